@@ -1,0 +1,64 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Every Swift target is built in the Swift 6 language mode with the same strictness.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "AuthFlow",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AuthFlowJOSE", targets: ["AuthFlowJOSE"]),
+        .library(name: "AuthFlowYAML", targets: ["AuthFlowYAML"]),
+        .library(name: "AuthFlowHTTP", targets: ["AuthFlowHTTP"]),
+        .library(name: "AuthFlow", targets: ["AuthFlow"]),
+        .executable(name: "authflow", targets: ["authflow"]),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped as system-library targets.
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // Foundation layer.
+        .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "AuthFlowYAML", dependencies: ["CYAML"], swiftSettings: strict),
+        .target(name: "AuthFlowHTTP", dependencies: ["CCurl", "CMicroHTTPD"], swiftSettings: strict),
+
+        // Core.
+        .target(
+            name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
+            swiftSettings: strict),
+
+        // Command-line tool.
+        .executableTarget(
+            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+
+        .testTarget(
+            name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP"], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowCLITests", dependencies: ["authflow"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,1 @@
+// The AuthFlow module. Its types are documented where they are declared.

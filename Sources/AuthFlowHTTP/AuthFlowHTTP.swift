@@ -1,0 +1,1 @@
+// The AuthFlowHTTP module. Its types are documented where they are declared.

@@ -1,0 +1,1 @@
+// The AuthFlowJOSE module. Its types are documented where they are declared.

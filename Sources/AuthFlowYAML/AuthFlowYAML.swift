@@ -1,0 +1,1 @@
+// The AuthFlowYAML module. Its types are documented where they are declared.

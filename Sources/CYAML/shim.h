@@ -1,0 +1,5 @@
+#ifndef AF_CYAML_SHIM_H
+#define AF_CYAML_SHIM_H
+// libyaml, as AuthFlowYAML's parser uses it.
+#include <yaml.h>
+#endif

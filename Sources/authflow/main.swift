@@ -1,0 +1,1 @@
+// The `authflow` command-line tool.
