@@ -1,0 +1,1 @@
+// The AuthFlowApple provider plugin.

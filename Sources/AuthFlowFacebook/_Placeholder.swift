@@ -1,0 +1,1 @@
+// The AuthFlowFacebook provider plugin.

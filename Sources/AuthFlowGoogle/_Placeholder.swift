@@ -1,0 +1,1 @@
+// The AuthFlowGoogle provider plugin.

@@ -1,0 +1,1 @@
+// ProviderRegistry.standard

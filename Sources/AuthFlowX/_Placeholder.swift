@@ -1,0 +1,1 @@
+// The AuthFlowX provider plugin.
