@@ -16,11 +16,12 @@ public struct FlowSecrets: Sendable, Hashable {
         self.pkceVerifier = pkceVerifier
     }
 
-    /// Draws 32 random bytes for each value and base64url-encodes them (43 characters each).
-    public static func generate(random: some SecureRandom) -> FlowSecrets {
+    /// Draws 32 random bytes for each value and base64url-encodes them (43 characters each; the verifier is
+    /// thus a valid RFC 7636 verifier).
+    public static func generate(random: any SecureRandom) -> FlowSecrets {
         FlowSecrets(
             state: Base64URL.encode(random.bytes(32)),
             nonce: Base64URL.encode(random.bytes(32)),
-            pkceVerifier: PKCE.generate(random: random).verifier)
+            pkceVerifier: Base64URL.encode(random.bytes(32)))
     }
 }

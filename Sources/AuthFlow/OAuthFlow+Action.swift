@@ -48,5 +48,7 @@ extension OAuthFlow {
         public let forceRefresh: Bool
         /// The `kid` that was not found, when refreshing.
         public let keyID: String?
+        /// The id_token being verified, so a cache can run its own rate-limited unknown-key refetch.
+        public let idToken: String
     }
 }

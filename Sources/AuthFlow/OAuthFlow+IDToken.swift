@@ -39,7 +39,7 @@ extension OAuthFlow {
                 return fail(.jwks, SignInError(.jwksUnavailable, "expected a JWKS endpoint, found none"), now: now)
             }
             state = .awaitingKeys(exchange, tokens, idToken: idToken, refetched: true)
-            return .fetchJWKS(JWKSFetch(url: url, forceRefresh: true, keyID: error.keyID))
+            return .fetchJWKS(JWKSFetch(url: url, forceRefresh: true, keyID: error.keyID, idToken: idToken))
         } catch {
             return fail(
                 .idTokenVerification,

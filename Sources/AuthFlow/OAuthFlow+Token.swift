@@ -41,7 +41,7 @@ extension OAuthFlow {
                 return fail(.jwks, SignInError(.jwksUnavailable, "expected a JWKS endpoint, found none"), now: now)
             }
             state = .awaitingKeys(exchange, tokens, idToken: idToken, refetched: false)
-            return .fetchJWKS(JWKSFetch(url: url, forceRefresh: false, keyID: nil))
+            return .fetchJWKS(JWKSFetch(url: url, forceRefresh: false, keyID: nil, idToken: idToken))
         }
         return requestUserinfo(exchange, tokens, idTokenClaims: nil, now: now)
     }

@@ -51,6 +51,8 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let flowStoreUnavailable = Code(rawValue: "flow_store_unavailable")
         /// The client credential (e.g. Apple's ES256 client secret) could not be produced.
         public static let clientAuthenticationFailed = Code(rawValue: "client_authentication_failed")
+        /// The application's `onUnverifiedProfile` handler failed, so the sign-in stopped before the code exchange.
+        public static let unverifiedProfileNotStored = Code(rawValue: "unverified_profile_not_stored")
         /// The request to begin or complete a sign-in is malformed (e.g. an empty browser binding).
         public static let invalidRequest = Code(rawValue: "invalid_request")
         /// The state machine received an event it was not waiting for (a driver bug, not user input).

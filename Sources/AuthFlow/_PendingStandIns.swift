@@ -69,9 +69,19 @@ public enum Base64URL {
     }
 }
 
-public enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
     case null, bool(Bool), integer(Int64), double(Double), string(String)
     case array([JSONValue]), object([String: JSONValue])
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(nilLiteral: ()) { self = .null }
 
     public static func parse(_ bytes: some Collection<UInt8>) throws(JOSEError) -> JSONValue {
         let object: Any
@@ -240,6 +250,9 @@ public struct PKCE: Sendable, Equatable {
 
 /// Stand-in key: an HMAC secret posing as an asymmetric key (tests only, until JOSE lands).
 public struct JWK: Sendable, Hashable {
+    public func pkcs8PEM() throws(JOSEError) -> String {
+        "-----BEGIN PRIVATE KEY-----\n" + Base64URL.encode(standInSecret) + "\n-----END PRIVATE KEY-----\n"
+    }
     public let keyType: String
     public let keyID: String?
     public let algorithm: JWSAlgorithm?
@@ -247,8 +260,11 @@ public struct JWK: Sendable, Hashable {
     let standInSecret: [UInt8]
     public var isPrivate: Bool { true }
     public init(pkcs8PEM: String, keyID: String? = nil) throws(JOSEError) {
-        guard pkcs8PEM.contains("BEGIN PRIVATE KEY") else { throw JOSEError(.invalidKey, "not a PKCS#8 PEM") }
-        self.init(keyType: "EC", keyID: keyID, algorithm: .es256, secret: Array(pkcs8PEM.utf8))
+        let lines = pkcs8PEM.split(separator: "\n")
+        guard lines.count == 3, lines[0] == "-----BEGIN PRIVATE KEY-----" else {
+            throw JOSEError(.invalidKey, "not a PKCS#8 PEM")
+        }
+        self.init(keyType: "EC", keyID: keyID, algorithm: .es256, secret: try Base64URL.decode(lines[1]))
     }
     init(keyType: String, keyID: String?, algorithm: JWSAlgorithm?, secret: [UInt8]) {
         self.keyType = keyType
@@ -331,7 +347,7 @@ public struct ClaimChecks: Sendable {
     public var nonce: String?
     public var leeway: Double = 60
     public var requireIssuedAt = true
-    public init(issuers: Set<String>, audiences: Set<String>, nonce: String? = nil, leeway: Double = 60) {
+    public init(issuers: Set<String> = [], audiences: Set<String> = [], nonce: String? = nil, leeway: Double = 60) {
         self.issuers = issuers
         self.audiences = audiences
         self.nonce = nonce
@@ -404,6 +420,75 @@ public struct JWKSFetchResult: Sendable {
     public init(body: [UInt8], maxAge: Int?) {
         self.body = body
         self.maxAge = maxAge
+    }
+    public init(body: [UInt8], cacheControl: String?) {
+        self.body = body
+        self.maxAge = nil
+    }
+}
+
+public actor JWKSCache {
+    private let fetch: @Sendable () async throws -> JWKSFetchResult
+    private var current: JWKSet?
+    public private(set) var fetchCount = 0
+    private var lastUnknownKeyRefetch: Date?
+    private let clock: any WallClock
+    public init(clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
+                refetchInterval: Double = 10, fetch: @escaping @Sendable () async throws -> JWKSFetchResult) {
+        self.clock = clock
+        self.fetch = fetch
+    }
+    public func keySet() async throws(JOSEError) -> JWKSet {
+        if let current { return current }
+        return try await refresh()
+    }
+    private func refresh() async throws(JOSEError) -> JWKSet {
+        fetchCount += 1
+        do {
+            let result = try await fetch()
+            let set = try StandInKeys.decode(result.body)
+            current = set
+            return set
+        } catch {
+            if let current { return current }
+            throw JOSEError(.jwksUnavailable, "unavailable")
+        }
+    }
+    public func verify(_ token: String, with verifier: JWTVerifier) async throws(JOSEError) -> JWTClaims {
+        let keys = try await keySet()
+        do throws(JOSEError) {
+            return try verifier.verify(token, keys: keys, now: clock.now())
+        } catch {
+            guard error.code == .keyNotFound else { throw error }
+            let now = clock.now()
+            if let last = lastUnknownKeyRefetch, now.timeIntervalSince(last) < 10 { throw error }
+            lastUnknownKeyRefetch = now
+            let fresh = try await refresh()
+            return try verifier.verify(token, keys: fresh, now: clock.now())
+        }
+    }
+}
+
+/// Stand-in JWKS wire format: {"keys":[{"kty","kid","alg","k"}]} with the stand-in secret in "k".
+public enum StandInKeys {
+    public static func encode(_ set: JWKSet) -> [UInt8] {
+        let keys: [JSONValue] = set.keys.map { key in
+            var o: [String: JSONValue] = ["kty": .string(key.keyType), "k": .string(Base64URL.encode(key.standInSecret))]
+            if let kid = key.keyID { o["kid"] = .string(kid) }
+            if let alg = key.algorithm { o["alg"] = .string(alg.rawValue) }
+            return .object(o)
+        }
+        return Array(JSONValue.object(["keys": .array(keys)]).serialized().utf8)
+    }
+    static func decode(_ bytes: [UInt8]) throws(JOSEError) -> JWKSet {
+        guard let keys = try JSONValue.parse(bytes)["keys"]?.arrayValue else { throw JOSEError(.invalidJSON, "keys") }
+        var out: [JWK] = []
+        for k in keys {
+            out.append(JWK(keyType: k["kty"]?.stringValue ?? "RSA", keyID: k["kid"]?.stringValue,
+                algorithm: k["alg"]?.stringValue.flatMap(JWSAlgorithm.init(rawValue:)),
+                secret: try Base64URL.decode(k["k"]?.stringValue ?? "")))
+        }
+        return JWKSet(keys: out)
     }
 }
 
