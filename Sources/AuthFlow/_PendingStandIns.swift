@@ -601,6 +601,7 @@ public enum FormURLEncoding {
 // MARK: - AuthFlow/Configuration stand-ins
 
 public struct SourceLocation: Sendable, Hashable {
+    public var description: String { "\(fileName):\(line):\(column)" }
     public let fileName: String
     public let line: Int
     public let column: Int
@@ -719,7 +720,7 @@ public struct ServerSettings: Sendable {
 public struct Configuration: Sendable {
     public let server: ServerSettings?
     public let providers: [ProviderSettings]
-    public init(server: ServerSettings?, providers: [ProviderSettings]) {
+    public init(server: ServerSettings? = nil, providers: [ProviderSettings]) {
         self.server = server
         self.providers = providers
     }

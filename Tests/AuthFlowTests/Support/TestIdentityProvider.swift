@@ -52,6 +52,11 @@ struct TestIdentityProvider: Sendable {
         return header + "." + payload + "."
     }
 
+    /// The JWKS document for `set`, as a provider serves it.
+    static func jwksBody(_ set: JWKSet) -> [UInt8] {
+        StandInKeys.encode(set)
+    }
+
     static func json(_ object: [String: JSONValue], status: Int = 200) -> HTTPClientResponse {
         HTTPClientResponse(
             status: status, headers: ["Content-Type": "application/json"],

@@ -30,6 +30,11 @@ struct TestPlugin: ProviderPlugin {
 
     var fetchesUserinfoWithIDToken: Bool { alsoUserinfo }
 
+    /// Like Apple's `user` field: an unsigned display name sent with the callback.
+    func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile? {
+        parameters.value("user_name").map { UnverifiedProfile(provider: provider.name, firstName: $0, lastName: nil) }
+    }
+
     func clientSecretJWT(for provider: ResolvedProvider, now: Date) throws(SignInError) -> String {
         do throws(JOSEError) {
             return try AppleClientSecret.make(
