@@ -1,0 +1,160 @@
+/// Assembles events into a tree, enforcing unique keys, the core-schema tags and ``YAMLLimits``.
+///
+/// Works with an explicit stack, so deep input cannot exhaust the call stack.
+struct YAMLTreeBuilder {
+    private struct Anchored {
+        var node: YAMLNode
+        var nodeCount: Int
+        var height: Int
+    }
+
+    private enum Frame {
+        case sequence(items: [YAMLNode], mark: YAMLMark)
+        case mapping(pairs: [(key: YAMLScalar, value: YAMLNode)], mark: YAMLMark, pendingKey: YAMLScalar?,
+                     keys: [String: YAMLMark])
+    }
+
+    private struct OpenFrame {
+        var frame: Frame
+        var anchor: String?
+        var nodeCountAtStart: Int
+        var height: Int
+    }
+
+    private let fileName: String
+    private let source: YAMLSourceText
+    private let limits: YAMLLimits
+    private var stack: [OpenFrame] = []
+    private var anchors: [String: Anchored] = [:]
+    private var nodeCount = 0
+
+    init(fileName: String, source: YAMLSourceText, limits: YAMLLimits) {
+        self.fileName = fileName
+        self.source = source
+        self.limits = limits
+    }
+
+    /// Takes the next node event; returns the root once it is complete.
+    mutating func add(_ event: YAMLEvent) throws(YAMLError) -> YAMLNode? {
+        switch event {
+        case .scalar(let scalar, let anchor):
+            try checkScalarTag(scalar)
+            try count(1, at: scalar.mark)
+            let node = YAMLNode.scalar(scalar)
+            if let anchor { anchors[anchor] = Anchored(node: node, nodeCount: 1, height: 0) }
+            return try attach(node, height: 0)
+        case .alias(let anchor, let mark):
+            guard let anchored = anchors[anchor] else {
+                throw error(.unknownAnchor, "alias *\(anchor) refers to no anchor defined before it", at: mark)
+            }
+            try count(anchored.nodeCount, at: mark)
+            if stack.count + anchored.height > limits.maxDepth { throw depthError(at: mark) }
+            return try attach(anchored.node, height: anchored.height)
+        case .collectionStart(let kind, let anchor, let tag, let mark):
+            try checkCollectionTag(tag, kind: kind, at: mark)
+            if stack.count + 1 > limits.maxDepth { throw depthError(at: mark) }
+            try count(1, at: mark)
+            let frame: Frame =
+                kind == .sequence
+                ? .sequence(items: [], mark: mark) : .mapping(pairs: [], mark: mark, pendingKey: nil, keys: [:])
+            stack.append(OpenFrame(frame: frame, anchor: anchor, nodeCountAtStart: nodeCount - 1, height: 1))
+            return nil
+        case .collectionEnd:
+            guard let open = stack.popLast() else {
+                throw error(.syntax, "unbalanced end of a collection", at: nil)
+            }
+            let node: YAMLNode
+            switch open.frame {
+            case .sequence(let items, let mark): node = .sequence(items, mark)
+            case .mapping(let pairs, let mark, _, _): node = .mapping(pairs, mark)
+            }
+            if let anchor = open.anchor {
+                anchors[anchor] = Anchored(
+                    node: node, nodeCount: nodeCount - open.nodeCountAtStart, height: open.height)
+            }
+            return try attach(node, height: open.height)
+        case .streamStart, .streamEnd, .documentStart, .documentEnd:
+            return nil
+        }
+    }
+
+    private mutating func attach(_ node: YAMLNode, height: Int) throws(YAMLError) -> YAMLNode? {
+        guard var open = stack.popLast() else { return node }
+        open.height = max(open.height, height + 1)
+        switch open.frame {
+        case .sequence(var items, let mark):
+            items.append(node)
+            open.frame = .sequence(items: items, mark: mark)
+        case .mapping(var pairs, let mark, let pendingKey, var keys):
+            if let key = pendingKey {
+                pairs.append((key: key, value: node))
+                open.frame = .mapping(pairs: pairs, mark: mark, pendingKey: nil, keys: keys)
+            } else {
+                guard case .scalar(let key) = node else {
+                    throw error(.complexKey, "expected a scalar mapping key, found \(node.foundDescription)",
+                                at: node.mark)
+                }
+                if let first = keys[key.value] {
+                    throw error(
+                        .duplicateKey,
+                        "duplicate key \(YAMLError.quote(key.value)) (first defined at line \(first.line), "
+                            + "column \(first.column))", at: key.mark)
+                }
+                keys[key.value] = key.mark
+                open.frame = .mapping(pairs: pairs, mark: mark, pendingKey: key, keys: keys)
+            }
+        }
+        stack.append(open)
+        return nil
+    }
+
+    private mutating func count(_ added: Int, at mark: YAMLMark) throws(YAMLError) {
+        nodeCount += added
+        guard nodeCount <= limits.maxNodes else {
+            throw error(
+                .tooManyNodes,
+                "document expands to more than \(limits.maxNodes) nodes (aliases included); refusing to expand it",
+                at: mark)
+        }
+    }
+
+    private func depthError(at mark: YAMLMark) -> YAMLError {
+        error(.tooDeep, "document nests deeper than \(limits.maxDepth) levels (aliases included)", at: mark)
+    }
+
+    private func checkScalarTag(_ scalar: YAMLScalar) throws(YAMLError) {
+        guard let tag = scalar.tag, tag != "!" else { return }
+        let prefix = YAMLScalar.coreTagPrefix
+        guard tag.hasPrefix(prefix) else { throw unsupportedTag(tag, at: scalar.mark) }
+        switch tag.dropFirst(prefix.count) {
+        case "str": return
+        case "null": if ["", "~", "null", "Null", "NULL"].contains(scalar.value) { return }
+        case "bool": if scalar.boolValue != nil { return }
+        case "int": if scalar.int64Value != nil { return }
+        case "float": if scalar.doubleValue != nil { return }
+        default: throw unsupportedTag(tag, at: scalar.mark)
+        }
+        throw error(
+            .invalidValue,
+            "value \(YAMLError.quote(scalar.value)) does not match its tag !!\(tag.dropFirst(prefix.count))",
+            at: scalar.mark)
+    }
+
+    private func checkCollectionTag(_ tag: String?, kind: YAMLEvent.Collection, at mark: YAMLMark)
+        throws(YAMLError)
+    {
+        guard let tag, tag != "!" else { return }
+        let expected = YAMLScalar.coreTagPrefix + (kind == .sequence ? "seq" : "map")
+        guard tag == expected else { throw unsupportedTag(tag, at: mark) }
+    }
+
+    private func unsupportedTag(_ tag: String, at mark: YAMLMark) -> YAMLError {
+        let shown = tag.hasPrefix(YAMLScalar.coreTagPrefix) ? "!!" + tag.dropFirst(YAMLScalar.coreTagPrefix.count) : tag
+        return error(
+            .unsupportedTag, "unsupported tag \(shown); only the YAML 1.2 core schema tags are accepted", at: mark)
+    }
+
+    private func error(_ code: YAMLError.Code, _ message: String, at mark: YAMLMark?) -> YAMLError {
+        YAMLError(code: code, message: message, fileName: fileName, mark: mark, source: source)
+    }
+}
