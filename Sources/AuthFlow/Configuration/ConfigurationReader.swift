@@ -59,23 +59,42 @@ struct ConfigurationReader {
         issues.append(ConfigurationIssue(code: code, message: message, location: mark.map(location)))
     }
 
-    /// `line` with everything after a credential key's colon replaced by `<redacted>`.
+    /// `line` with everything after a credential-like key's colon replaced by `<redacted>`.
+    ///
+    /// A key is credential-like when it is a credential key, a near miss of one (`clinet_secret`), or
+    /// names a secret, password, private or API key; this holds in flow mappings too.
     static func redacted(_ line: String) -> String {
-        for key in credentialKeys.sorted(by: { $0.count > $1.count }) {
-            var searchStart = line.startIndex
-            while let range = line.range(of: key + ":", range: searchStart..<line.endIndex) {
-                let before = range.lowerBound == line.startIndex ? nil : line[line.index(before: range.lowerBound)]
-                if before == nil || before == " " || before == "{" || before == "," || before == "\t"
-                    || before == "\"" || before == "'"
-                {
-                    let rest = line[range.upperBound...]
-                    if rest.allSatisfy({ $0 == " " || $0 == "\t" }) { return line }
-                    return line[..<range.upperBound] + " <redacted>"
-                }
-                searchStart = range.upperBound
+        let scalars = Array(line.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard isKeyScalar(scalars[index]) else {
+                index += 1
+                continue
             }
+            let start = index
+            while index < scalars.count, isKeyScalar(scalars[index]) { index += 1 }
+            guard index < scalars.count, scalars[index] == ":" else { continue }
+            let key = String(String.UnicodeScalarView(scalars[start..<index])).lowercased()
+            let rest = scalars[(index + 1)...]
+            if isCredentialLike(key), !rest.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                return String(String.UnicodeScalarView(scalars[...index])) + " <redacted>"
+            }
+            index += 1
         }
         return line
+    }
+
+    private static func isKeyScalar(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"
+            || scalar == "-"
+    }
+
+    private static func isCredentialLike(_ key: String) -> Bool {
+        if ["secret", "password", "passwd", "private", "credential", "api_key", "apikey"].contains(where: { key.contains($0) }) {
+            return true
+        }
+        let scalars = Array(key.unicodeScalars)
+        return credentialKeys.contains { KeySuggestion.levenshtein(scalars, Array($0.unicodeScalars)) <= 2 }
     }
 
     // MARK: Structure
