@@ -52,7 +52,8 @@ struct YAMLDecodingContext: Sendable {
         case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
             return error(.invalidValue, context.debugDescription, at: mark(of: context.codingPath))
         case .keyNotFound(let key, let context):
-            return error(.missingKey, "missing key \(YAMLError.quote(key.stringValue))", at: mark(of: context.codingPath))
+            return error(
+                .missingKey, "missing key \(YAMLError.quote(key.stringValue))", at: mark(of: context.codingPath))
         @unknown default:
             return error(.invalidValue, "\(decodingError)", at: root.mark)
         }

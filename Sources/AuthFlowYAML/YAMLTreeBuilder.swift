@@ -10,8 +10,9 @@ struct YAMLTreeBuilder {
 
     private enum Frame {
         case sequence(items: [YAMLNode], mark: YAMLMark)
-        case mapping(pairs: [(key: YAMLScalar, value: YAMLNode)], mark: YAMLMark, pendingKey: YAMLScalar?,
-                     keys: [String: YAMLMark])
+        case mapping(
+            pairs: [(key: YAMLScalar, value: YAMLNode)], mark: YAMLMark, pendingKey: YAMLScalar?,
+            keys: [String: YAMLMark])
     }
 
     private struct OpenFrame {
@@ -91,8 +92,9 @@ struct YAMLTreeBuilder {
                 open.frame = .mapping(pairs: pairs, mark: mark, pendingKey: nil, keys: keys)
             } else {
                 guard case .scalar(let key) = node else {
-                    throw error(.complexKey, "expected a scalar mapping key, found \(node.foundDescription)",
-                                at: node.mark)
+                    throw error(
+                        .complexKey, "expected a scalar mapping key, found \(node.foundDescription)",
+                        at: node.mark)
                 }
                 if let first = keys[key.value] {
                     throw error(

@@ -115,7 +115,9 @@ func parseError(_ text: String, limits: YAMLLimits = .init()) throws -> YAMLErro
     @Test func refusesAliasToUnknownAnchor() throws {
         let error = try parseError("a: *nowhere\n")
         #expect(error.code == .unknownAnchor)
-        #expect(error.description == "test.yaml:1:4: alias *nowhere refers to no anchor defined before it\na: *nowhere\n   ^")
+        #expect(
+            error.description
+                == "test.yaml:1:4: alias *nowhere refers to no anchor defined before it\na: *nowhere\n   ^")
     }
 
     @Test func refusesDeepNesting() throws {

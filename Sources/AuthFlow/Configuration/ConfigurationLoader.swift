@@ -1,5 +1,5 @@
-internal import Foundation
 internal import AuthFlowYAML
+internal import Foundation
 
 /// Reads `providers.yaml`: parses it, interpolates `${VAR}` and `*_file` keys, checks every key, and
 /// reports all problems at once.
@@ -108,7 +108,7 @@ public struct ConfigurationLoader: Sendable {
             default: break
             }
         }
-        return "it could not be read"
+        return "read failed"
     }
 
     static func directory(of fileName: String) -> String? {

@@ -11,8 +11,9 @@ extension ConfigurationReader {
     mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, publicURL: String?) -> [ProviderSettings] {
         guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
             let found = node.mapping != nil ? "an empty mapping" : node.foundDescription
-            report(.wrongType, "expected a mapping of provider names to settings for providers, found \(found)",
-                   at: node.mapping != nil || node.scalar?.isNull == true ? owner : node.mark)
+            report(
+                .wrongType, "expected a mapping of provider names to settings for providers, found \(found)",
+                at: node.mapping != nil || node.scalar?.isNull == true ? owner : node.mark)
             return []
         }
         var providers: [ProviderSettings] = []
@@ -49,7 +50,8 @@ extension ConfigurationReader {
             report(
                 .conflictingKeys, "use either client_secret or client_secret_file in \(path), not both",
                 at: fileKey.mark)
-        } else if let file = fileContents(section.value("client_secret_file"), path: section.path("client_secret_file")) {
+        } else if let file = fileContents(section.value("client_secret_file"), path: section.path("client_secret_file"))
+        {
             let trimmed = Self.trimmed(file.text)
             if trimmed.isEmpty {
                 report(
@@ -122,7 +124,8 @@ extension ConfigurationReader {
         -> EndpointOverrides
     {
         guard let pair = section["endpoints"],
-            let endpoints = fields(pair.value, owner: pair.key.mark, path: section.path("endpoints"), known: Self.endpointKeys)
+            let endpoints = fields(
+                pair.value, owner: pair.key.mark, path: section.path("endpoints"), known: Self.endpointKeys)
         else { return EndpointOverrides() }
         for (key, _) in endpoints.pairs where Self.endpointKeys.contains(key.value) {
             keyLocations["endpoints.\(key.value)"] = location(key.mark)

@@ -15,7 +15,9 @@ extension ConfigurationReader {
             server = readServer(pair.value, owner: pair.key.mark)
         }
         var sandbox: SandboxSettings?
-        if let pair = top["sandbox"], let section = fields(pair.value, owner: pair.key.mark, path: "sandbox", known: ["listen"]) {
+        if let pair = top["sandbox"],
+            let section = fields(pair.value, owner: pair.key.mark, path: "sandbox", known: ["listen"])
+        {
             let listen = listenAddress(section.value("listen"), path: "sandbox.listen")
             sandbox = SandboxSettings(listen: listen ?? ListenAddress(host: "127.0.0.1", port: 0))
         }
@@ -35,7 +37,8 @@ extension ConfigurationReader {
     mutating func readServer(_ node: YAMLNode, owner: YAMLMark) -> ServerSettings? {
         guard let section = fields(node, owner: owner, path: "server", known: Self.serverKeys) else { return nil }
         let listen =
-            listenAddress(section.value("listen"), path: "server.listen") ?? ListenAddress(host: "127.0.0.1", port: 8080)
+            listenAddress(section.value("listen"), path: "server.listen")
+            ?? ListenAddress(host: "127.0.0.1", port: 8080)
 
         var publicURL: String?
         if section.value("public_url") == nil {
@@ -139,10 +142,13 @@ extension ConfigurationReader {
             case "sqlite": kind = .sqlite
             case "redis", "postgres", "postgresql":
                 report(
-                    .notAvailable, "store kind \(YAMLError.quote(text.value)) is not available yet; use memory or sqlite",
+                    .notAvailable,
+                    "store kind \(YAMLError.quote(text.value)) is not available yet; use memory or sqlite",
                     at: text.scalar.mark)
             default:
-                report(.invalidValue, "expected memory or sqlite for store.kind, found \(text.shown)", at: text.scalar.mark)
+                report(
+                    .invalidValue, "expected memory or sqlite for store.kind, found \(text.shown)", at: text.scalar.mark
+                )
             }
         }
         let path = string(section.value("path"), path: "store.path") ?? "authflow.sqlite"

@@ -1,5 +1,5 @@
-internal import Foundation
 internal import AuthFlowYAML
+internal import Foundation
 
 /// Walks the YAML tree of a configuration, collecting every issue instead of stopping at the first.
 ///
@@ -29,8 +29,10 @@ struct ConfigurationReader {
 
     /// Keys whose values are credentials: their source lines are redacted and, in sandbox mode, an
     /// unset variable or missing file leaves them `nil`.
-    static let credentialKeys: Set<String> = ["secret", "client_secret", "client_secret_file", "private_key_file",
-                                              "team_id", "key_id"]
+    static let credentialKeys: Set<String> = [
+        "secret", "client_secret", "client_secret_file", "private_key_file",
+        "team_id", "key_id",
+    ]
 
     let fileName: String
     let source: YAMLSourceText
@@ -90,7 +92,9 @@ struct ConfigurationReader {
     }
 
     private static func isCredentialLike(_ key: String) -> Bool {
-        if ["secret", "password", "passwd", "private", "credential", "api_key", "apikey"].contains(where: { key.contains($0) }) {
+        if ["secret", "password", "passwd", "private", "credential", "api_key", "apikey"].contains(where: {
+            key.contains($0)
+        }) {
             return true
         }
         let scalars = Array(key.unicodeScalars)
@@ -139,7 +143,8 @@ struct ConfigurationReader {
         /// How a message quotes the value: never a value that came from the environment.
         var shown: String {
             fromEnvironment
-                ? "\(YAMLError.quote(scalar.value)) (as set in the environment)" : YAMLNode.scalar(scalar).foundDescription
+                ? "\(YAMLError.quote(scalar.value)) (as set in the environment)"
+                : YAMLNode.scalar(scalar).foundDescription
         }
     }
 
@@ -174,8 +179,9 @@ struct ConfigurationReader {
         guard let text = text(node, path: path, credential: credential) else { return nil }
         guard !text.value.isEmpty else {
             let origin = text.fromEnvironment || text.scalar.value.contains("${") ? " (after ${…} expansion)" : ""
-            report(.invalidValue, "expected a non-empty string for \(path), found an empty one\(origin)",
-                   at: text.scalar.mark)
+            report(
+                .invalidValue, "expected a non-empty string for \(path), found an empty one\(origin)",
+                at: text.scalar.mark)
             return nil
         }
         return text.value

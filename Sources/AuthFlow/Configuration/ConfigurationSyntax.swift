@@ -1,4 +1,5 @@
 internal import Foundation
+
 /// The small value syntaxes of `providers.yaml`: durations, URLs, provider names.
 enum ConfigurationSyntax {
     /// Seconds of `8h`, `30m`, `90s`, `2d`, or combinations in descending order (`1h30m`); `nil` otherwise.
@@ -49,7 +50,8 @@ enum ConfigurationSyntax {
     static func url(_ text: String) -> URLParts? {
         guard let separator = text.range(of: "://") else { return nil }
         let scheme = text[..<separator.lowerBound]
-        guard !scheme.isEmpty, scheme.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
+        guard !scheme.isEmpty,
+            scheme.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
         else { return nil }
         let rest = text[separator.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
@@ -75,7 +77,9 @@ enum ConfigurationSyntax {
             }
         }
         guard !host.isEmpty,
-            host.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !"/\\?#@ ".unicodeScalars.contains($0) })
+            host.unicodeScalars.allSatisfy({
+                $0.value > 0x20 && $0.value < 0x7F && !"/\\?#@ ".unicodeScalars.contains($0)
+            })
         else { return nil }
         let fragmentStart = afterAuthority.firstIndex(of: "#")
         let beforeFragment = afterAuthority[..<(fragmentStart ?? afterAuthority.endIndex)]

@@ -1,4 +1,5 @@
 internal import Foundation
+
 /// `${VAR}` and `${VAR:-default}` in configuration values.
 ///
 /// `${VAR}` is the variable's value (empty when set but empty); `${VAR:-default}` uses `default` when

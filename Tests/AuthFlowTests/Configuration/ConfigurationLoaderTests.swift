@@ -39,7 +39,10 @@ import Testing
             """
         let loader = makeLoader(
             environment: ["SECRET": String(repeating: "s", count: 32)],
-            files: ["conf/secrets/sso": "sso-secret\n", "/keys/apple.p8": "-----BEGIN PRIVATE KEY-----\nAA\n-----END PRIVATE KEY-----\n"])
+            files: [
+                "conf/secrets/sso": "sso-secret\n",
+                "/keys/apple.p8": "-----BEGIN PRIVATE KEY-----\nAA\n-----END PRIVATE KEY-----\n",
+            ])
         let configuration = try loader.load(yaml: yaml, fileName: "conf/providers.yaml")
         let server = try #require(configuration.server)
         #expect(server.listen == ListenAddress(host: "0.0.0.0", port: 9090))
@@ -63,9 +66,12 @@ import Testing
         #expect(sso.capabilityLocations["pkce"]?.line == 21)
         #expect(sso.capabilityLocations["pkce"]?.column == 7)
         #expect(sso.issuer == "https://sso.example.com")
-        #expect(sso.endpoints == EndpointOverrides(token: "http://127.0.0.1:9000/token", jwks: "http://[::1]:9000/jwks"))
+        #expect(
+            sso.endpoints == EndpointOverrides(token: "http://127.0.0.1:9000/token", jwks: "http://[::1]:9000/jwks"))
         #expect(sso.redirectURI == "https://app.example.com/auth/work-sso/callback")
-        #expect(sso.location == SourceLocation(fileName: "conf/providers.yaml", line: 14, column: 3, sourceLine: "  work-sso:"))
+        #expect(
+            sso.location
+                == SourceLocation(fileName: "conf/providers.yaml", line: 14, column: 3, sourceLine: "  work-sso:"))
         #expect(sso.typeLocation?.line == 15)
         #expect(sso.typeLocation?.column == 11)
         #expect(sso.keyLocations["client_id"]?.line == 16)
@@ -84,7 +90,9 @@ import Testing
     }
 
     @Test func appliesDefaults() throws {
-        let yaml = "server:\n  public_url: http://localhost:8080\n  secret: \(String(repeating: "k", count: 40))\n" + minimalProviders
+        let yaml =
+            "server:\n  public_url: http://localhost:8080\n  secret: \(String(repeating: "k", count: 40))\n"
+            + minimalProviders
         let configuration = try makeLoader().load(yaml: yaml, fileName: "providers.yaml")
         let server = try #require(configuration.server)
         #expect(server.listen == ListenAddress(host: "127.0.0.1", port: 8080))
@@ -212,7 +220,9 @@ import Testing
         let badName = try loadError(minimalProviders + "    issuer: \"${1X}\"\n")
         #expect(
             badName.issues.map(\.message)
-                == ["invalid environment variable name \"1X\" in ${…}; names are letters, digits and _ in providers.google.issuer"])
+                == [
+                    "invalid environment variable name \"1X\" in ${…}; names are letters, digits and _ in providers.google.issuer"
+                ])
     }
 
     @Test func usesDefaultsOfVariables() throws {
@@ -244,7 +254,7 @@ import Testing
         #expect(error.issues.map(\.code) == [.unreadableFile])
         #expect(
             error.description == """
-                providers.yaml:5:25: cannot read providers.google.client_secret_file "/run/secrets/google": it could not be read
+                providers.yaml:5:25: cannot read providers.google.client_secret_file "/run/secrets/google": no such file
                     client_secret_file: <redacted>
                                         ^
                 """)
@@ -262,7 +272,24 @@ import Testing
         let missingConfig = try #require(throws: ConfigurationError.self) {
             _ = try loader.load(path: "/nonexistent/authflow/providers.yaml")
         }
-        #expect(missingConfig.description == "cannot read configuration file \"/nonexistent/authflow/providers.yaml\": no such file")
+        #expect(
+            missingConfig.description
+                == "cannot read configuration file \"/nonexistent/authflow/providers.yaml\": no such file")
+    }
+
+    @Test func summarisesFailuresOfCustomReaders() throws {
+        struct Opaque: Error {}
+        let loader = ConfigurationLoader(environment: [:]) { _ in throw Opaque() }
+        let error = try #require(throws: ConfigurationError.self) {
+            _ = try loader.load(yaml: minimalProviders + "    client_secret_file: s\n", fileName: "p.yaml")
+        }
+        #expect(error.issues.map(\.message) == ["cannot read providers.google.client_secret_file \"s\": read failed"])
+    }
+
+    @Test func refusesAnEmptySecretFile() throws {
+        let error = try loadError(minimalProviders + "    client_secret_file: s\n", files: ["s": " \n"])
+        #expect(error.issues.map(\.message) == ["providers.google.client_secret_file \"s\" is empty"])
+        #expect(error.issues.map(\.code) == [.unreadableFile])
     }
 
     @Test func refusesAKeyFileThatIsNotPEM() throws {
@@ -270,7 +297,9 @@ import Testing
             minimalProviders + "    private_key_file: key.p8\n", files: ["key.p8": "hunter2-not-a-key"])
         #expect(
             error.issues.map(\.message)
-                == ["providers.google.private_key_file \"key.p8\" does not hold a PEM private key (expected -----BEGIN PRIVATE KEY-----)"])
+                == [
+                    "providers.google.private_key_file \"key.p8\" does not hold a PEM private key (expected -----BEGIN PRIVATE KEY-----)"
+                ])
         #expect(!error.description.contains("hunter2"))
     }
 
@@ -279,7 +308,9 @@ import Testing
             minimalProviders + "    client_secret: a\n    client_secret_file: f\n", files: ["f": "b"])
         #expect(error.issues.map(\.code) == [.conflictingKeys])
         #expect(error.issues.first?.location?.line == 6)
-        #expect(error.issues.first?.message == "use either client_secret or client_secret_file in providers.google, not both")
+        #expect(
+            error.issues.first?.message
+                == "use either client_secret or client_secret_file in providers.google, not both")
     }
 
     @Test func refusesNonHTTPSEndpoint() throws {
@@ -300,7 +331,8 @@ import Testing
             #expect(configuration.providers.first?.endpoints.token == url)
         }
         for url in [
-            "http://127.0.0.1.evil.example/t", "http://localhost.evil.example/t", "http://128.0.0.1/t", "ftp://localhost/t",
+            "http://127.0.0.1.evil.example/t", "http://localhost.evil.example/t", "http://128.0.0.1/t",
+            "ftp://localhost/t",
             "http://[::2]/t", "idp.example.com/token", "http://127.0.0.256/t",
         ] {
             let yaml = minimalProviders + "    endpoints: { token: \"\(url)\" }\n"
@@ -315,7 +347,8 @@ import Testing
     }
 
     @Test func refusesShortSecret() throws {
-        let error = try loadError("server:\n  public_url: http://localhost:8080\n  secret: tooshort\n" + minimalProviders)
+        let error = try loadError(
+            "server:\n  public_url: http://localhost:8080\n  secret: tooshort\n" + minimalProviders)
         #expect(error.issues.map(\.code) == [.weakSecret])
         #expect(
             error.description == """
@@ -337,7 +370,8 @@ import Testing
                                ^
                 """)
         for bad in ["3600", "0s", "30m8h", "h", "1.5h", "500d"] {
-            let yaml = "server:\n  public_url: http://localhost:8080\n  secret: \(String(repeating: "x", count: 32))\n"
+            let yaml =
+                "server:\n  public_url: http://localhost:8080\n  secret: \(String(repeating: "x", count: 32))\n"
                 + "  session_ttl: \"\(bad)\"\n" + minimalProviders
             #expect(try loadError(yaml).issues.map(\.code) == [.invalidDuration], "\(bad) must be refused")
         }

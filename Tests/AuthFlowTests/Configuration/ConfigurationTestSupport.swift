@@ -1,4 +1,5 @@
 import AuthFlow
+import Foundation
 import Testing
 
 /// A loader over an in-memory file system, so tests never depend on the disk.
@@ -6,12 +7,10 @@ func makeLoader(
     environment: [String: String] = [:], files: [String: String] = [:], mode: ConfigurationLoader.Mode = .normal
 ) -> ConfigurationLoader {
     ConfigurationLoader(environment: environment, mode: mode) { path in
-        guard let contents = files[path] else { throw TestFileMissing() }
+        guard let contents = files[path] else { throw CocoaError(.fileReadNoSuchFile) }
         return contents
     }
 }
-
-struct TestFileMissing: Error {}
 
 /// Loads `yaml` and returns the error it must throw.
 func loadError(
@@ -19,7 +18,8 @@ func loadError(
     mode: ConfigurationLoader.Mode = .normal
 ) throws -> ConfigurationError {
     do {
-        _ = try makeLoader(environment: environment, files: files, mode: mode).load(yaml: yaml, fileName: "providers.yaml")
+        _ = try makeLoader(environment: environment, files: files, mode: mode).load(
+            yaml: yaml, fileName: "providers.yaml")
     } catch {
         return error
     }
