@@ -79,9 +79,24 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func render(message: String, fileName: String, mark: YAMLMark?, sourceLine: String?) -> String {
         guard let mark else { return "\(fileName): \(message)" }
         var text = "\(fileName):\(mark.line):\(mark.column): \(message)"
-        guard let sourceLine else { return text }
+        guard var sourceLine else { return text }
+        var column = mark.column
+        let scalars = Array(sourceLine.unicodeScalars)
+        if scalars.count > maxShownLineLength {
+            // Show a window of a very long line around the column, marked with ellipses.
+            let start = max(0, min(column - 1 - maxShownLineLength / 2, scalars.count - maxShownLineLength))
+            let end = min(scalars.count, start + maxShownLineLength)
+            var window = String.UnicodeScalarView(scalars[start..<end])
+            if start > 0 {
+                window.insert("…", at: window.startIndex)
+                column += 1
+            }
+            if end < scalars.count { window.append("…") }
+            sourceLine = String(window)
+            column -= start
+        }
         var caret = ""
-        var remaining = mark.column - 1
+        var remaining = column - 1
         for scalar in sourceLine.unicodeScalars where remaining > 0 {
             caret.append(scalar == "\t" ? "\t" : " ")
             remaining -= 1
@@ -90,6 +105,9 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
         text += "\n\(sourceLine)\n\(caret)^"
         return text
     }
+
+    /// Source lines longer than this many characters are shown as a window around the column.
+    public static let maxShownLineLength = 160
 
     /// `text` in double quotes, with quotes, backslashes and control characters escaped and long text
     /// shortened, for quoting found values in messages.

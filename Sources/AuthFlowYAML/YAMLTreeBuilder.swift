@@ -8,18 +8,17 @@ struct YAMLTreeBuilder {
         var height: Int
     }
 
-    private enum Frame {
-        case sequence(items: [YAMLNode], mark: YAMLMark)
-        case mapping(
-            pairs: [(key: YAMLScalar, value: YAMLNode)], mark: YAMLMark, pendingKey: YAMLScalar?,
-            keys: [String: YAMLMark])
-    }
-
+    /// A collection being built. Mutated in place on the stack so appends never copy the arrays.
     private struct OpenFrame {
-        var frame: Frame
+        var kind: YAMLEvent.Collection
+        var mark: YAMLMark
+        var items: [YAMLNode] = []
+        var pairs: [(key: YAMLScalar, value: YAMLNode)] = []
+        var pendingKey: YAMLScalar?
+        var keys: [String: YAMLMark] = [:]
         var anchor: String?
         var nodeCountAtStart: Int
-        var height: Int
+        var height = 1
     }
 
     private let fileName: String
@@ -55,20 +54,14 @@ struct YAMLTreeBuilder {
             try checkCollectionTag(tag, kind: kind, at: mark)
             if stack.count + 1 > limits.maxDepth { throw depthError(at: mark) }
             try count(1, at: mark)
-            let frame: Frame =
-                kind == .sequence
-                ? .sequence(items: [], mark: mark) : .mapping(pairs: [], mark: mark, pendingKey: nil, keys: [:])
-            stack.append(OpenFrame(frame: frame, anchor: anchor, nodeCountAtStart: nodeCount - 1, height: 1))
+            stack.append(OpenFrame(kind: kind, mark: mark, anchor: anchor, nodeCountAtStart: nodeCount - 1))
             return nil
         case .collectionEnd:
             guard let open = stack.popLast() else {
                 throw error(.syntax, "unbalanced end of a collection", at: nil)
             }
-            let node: YAMLNode
-            switch open.frame {
-            case .sequence(let items, let mark): node = .sequence(items, mark)
-            case .mapping(let pairs, let mark, _, _): node = .mapping(pairs, mark)
-            }
+            let node: YAMLNode =
+                open.kind == .sequence ? .sequence(open.items, open.mark) : .mapping(open.pairs, open.mark)
             if let anchor = open.anchor {
                 anchors[anchor] = Anchored(
                     node: node, nodeCount: nodeCount - open.nodeCountAtStart, height: open.height)
@@ -80,33 +73,28 @@ struct YAMLTreeBuilder {
     }
 
     private mutating func attach(_ node: YAMLNode, height: Int) throws(YAMLError) -> YAMLNode? {
-        guard var open = stack.popLast() else { return node }
-        open.height = max(open.height, height + 1)
-        switch open.frame {
-        case .sequence(var items, let mark):
-            items.append(node)
-            open.frame = .sequence(items: items, mark: mark)
-        case .mapping(var pairs, let mark, let pendingKey, var keys):
-            if let key = pendingKey {
-                pairs.append((key: key, value: node))
-                open.frame = .mapping(pairs: pairs, mark: mark, pendingKey: nil, keys: keys)
-            } else {
-                guard case .scalar(let key) = node else {
-                    throw error(
-                        .complexKey, "expected a scalar mapping key, found \(node.foundDescription)",
-                        at: node.mark)
-                }
-                if let first = keys[key.value] {
-                    throw error(
-                        .duplicateKey,
-                        "duplicate key \(YAMLError.quote(key.value)) (first defined at line \(first.line), "
-                            + "column \(first.column))", at: key.mark)
-                }
-                keys[key.value] = key.mark
-                open.frame = .mapping(pairs: pairs, mark: mark, pendingKey: key, keys: keys)
+        let top = stack.count - 1
+        guard top >= 0 else { return node }
+        stack[top].height = max(stack[top].height, height + 1)
+        if stack[top].kind == .sequence {
+            stack[top].items.append(node)
+        } else if let key = stack[top].pendingKey {
+            stack[top].pairs.append((key: key, value: node))
+            stack[top].pendingKey = nil
+        } else {
+            guard case .scalar(let key) = node else {
+                throw error(
+                    .complexKey, "expected a scalar mapping key, found \(node.foundDescription)", at: node.mark)
             }
+            if let first = stack[top].keys[key.value] {
+                throw error(
+                    .duplicateKey,
+                    "duplicate key \(YAMLError.quote(key.value)) (first defined at line \(first.line), "
+                        + "column \(first.column))", at: key.mark)
+            }
+            stack[top].keys[key.value] = key.mark
+            stack[top].pendingKey = key
         }
-        stack.append(open)
         return nil
     }
 

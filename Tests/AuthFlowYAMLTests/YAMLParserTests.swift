@@ -75,6 +75,15 @@ func parseError(_ text: String, limits: YAMLLimits = .init()) throws -> YAMLErro
         #expect(text == "f:1:3: m\n\tab\n\t ^")
     }
 
+    @Test func showsAWindowOfVeryLongLines() {
+        let line = String(repeating: "a", count: 300) + "X" + String(repeating: "b", count: 300)
+        let text = YAMLError.render(message: "m", fileName: "f", mark: YAMLMark(line: 1, column: 301), sourceLine: line)
+        let expectedLine = "…" + String(repeating: "a", count: 80) + "X" + String(repeating: "b", count: 79) + "…"
+        #expect(text == "f:1:301: m\n\(expectedLine)\n" + String(repeating: " ", count: 81) + "^")
+        let start = YAMLError.render(message: "m", fileName: "f", mark: YAMLMark(line: 1, column: 2), sourceLine: line)
+        #expect(start == "f:1:2: m\n" + String(repeating: "a", count: 160) + "…\n ^")
+    }
+
     @Test func refusesDuplicateKeys() throws {
         let error = try parseError("providers:\n  google:\n    type: google\n    type: oidc\n")
         #expect(error.code == .duplicateKey)

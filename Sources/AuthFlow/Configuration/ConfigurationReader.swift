@@ -39,12 +39,15 @@ struct ConfigurationReader {
     let loader: ConfigurationLoader
     let baseDirectory: String?
     private(set) var issues: [ConfigurationIssue] = []
+    /// Redacted source lines, each computed once and shared by every location on that line.
+    private let lines: RedactedLines
 
     init(fileName: String, source: YAMLSourceText, loader: ConfigurationLoader, baseDirectory: String?) {
         self.fileName = fileName
         self.source = source
         self.loader = loader
         self.baseDirectory = baseDirectory
+        lines = RedactedLines(source: source)
     }
 
     var isSandbox: Bool { loader.mode == .sandbox }
@@ -52,9 +55,7 @@ struct ConfigurationReader {
     // MARK: Issues and locations
 
     func location(_ mark: YAMLMark) -> SourceLocation {
-        SourceLocation(
-            fileName: fileName, line: mark.line, column: mark.column,
-            sourceLine: source.line(mark.line).map(Self.redacted))
+        SourceLocation(fileName: fileName, line: mark.line, column: mark.column, sourceLine: lines.line(mark.line))
     }
 
     mutating func report(_ code: ConfigurationIssue.Code, _ message: String, at mark: YAMLMark?) {
@@ -98,7 +99,9 @@ struct ConfigurationReader {
             return true
         }
         let scalars = Array(key.unicodeScalars)
-        return credentialKeys.contains { KeySuggestion.levenshtein(scalars, Array($0.unicodeScalars)) <= 2 }
+        return credentialKeys.contains {
+            abs($0.utf8.count - scalars.count) <= 2 && KeySuggestion.levenshtein(scalars, Array($0.unicodeScalars)) <= 2
+        }
     }
 
     // MARK: Structure
@@ -271,5 +274,24 @@ struct ConfigurationReader {
                 at: node.mark)
             return nil
         }
+    }
+}
+
+/// Source lines with credential values redacted, cached per line (a long line with many keys is
+/// redacted once, and its text is shared by all of their locations).
+final class RedactedLines {
+    private let source: YAMLSourceText
+    private var cache: [Int: String] = [:]
+
+    init(source: YAMLSourceText) {
+        self.source = source
+    }
+
+    func line(_ number: Int) -> String? {
+        if let cached = cache[number] { return cached }
+        guard let line = source.line(number) else { return nil }
+        let redacted = ConfigurationReader.redacted(line)
+        cache[number] = redacted
+        return redacted
     }
 }

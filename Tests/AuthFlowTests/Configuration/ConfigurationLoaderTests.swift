@@ -484,6 +484,16 @@ import Testing
                 """)
     }
 
+    @Test func reportsManyIssuesOnOneLongLineCompactly() throws {
+        let keys = (0..<2000).map { "k\($0): 1" }.joined(separator: ", ")
+        let error = try loadError("providers:\n  google: {client_id: a, \(keys)}\n")
+        #expect(error.issues.count == 2000)
+        #expect(error.issues.allSatisfy { $0.code == .unknownKey })
+        let lastLines = error.issues.last?.description.split(separator: "\n") ?? []
+        #expect(lastLines.count == 3)
+        #expect(lastLines.dropFirst().allSatisfy { $0.count <= 162 })
+    }
+
     @Test func refusesAliasBomb() throws {
         var yaml = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
         var previous = "a"
