@@ -33,11 +33,13 @@ extension ProviderPlugin {
     public func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)] { [] }
 
     /// Refuses: the plugin mints no signed client secret.
-    public func clientSecretJWT(for provider: ResolvedProvider, now: Date) throws(SignInError) -> String {
+    public func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
+        -> String
+    {
         throw SignInError(
             .clientAuthenticationFailed,
             "provider type \(type) does not mint a signed client secret (expected a plugin that implements "
-                + "clientSecretJWT(for:now:))",
+                + "clientSecretJWT(for:now:lifetime:))",
             provider: provider.name)
     }
 

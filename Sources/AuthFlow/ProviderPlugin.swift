@@ -65,10 +65,11 @@ public protocol ProviderPlugin: Sendable {
     /// Extra authorization-request parameters (never overriding the ones the flow sets).
     func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)]
 
-    /// Mints the signed client secret when the client authentication is ``ClientAuthentication/es256ClientSecretJWT``.
+    /// Mints the signed client secret, valid for `lifetime` seconds from `now`, when the client authentication is
+    /// ``ClientAuthentication/es256ClientSecretJWT``.
     ///
     /// - Throws: ``SignInError`` with code `client_authentication_failed`.
-    func clientSecretJWT(for provider: ResolvedProvider, now: Date) throws(SignInError) -> String
+    func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String
 
     /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
     var fetchesUserinfoWithIDToken: Bool { get }

@@ -106,7 +106,7 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     .missingIssuer, "\(subject) has oidc enabled but no issuer; set issuer", settings.location))
         }
-        let redirectURI = settings.redirectURI ?? publicURL.map { Self.defaultRedirectURI(publicURL: $0, name: name) }
+        let redirectURI = settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0) }
         if redirectURI == nil {
             issues.append(
                 ResolutionIssue.make(
@@ -130,12 +130,5 @@ extension ProviderRegistry {
             acceptedIssuers: accepted, redirectURI: redirectURI,
             clientAuthentication: plugin.clientAuthentication(capabilities: enabled))
         return (provider, [])
-    }
-
-    /// `{publicURL}/auth/{name}/callback`, without a doubled slash.
-    static func defaultRedirectURI(publicURL: String, name: String) -> String {
-        var base = Substring(publicURL)
-        while base.hasSuffix("/") { base = base.dropLast() }
-        return "\(base)/auth/\(name)/callback"
     }
 }

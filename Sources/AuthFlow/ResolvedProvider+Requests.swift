@@ -51,7 +51,7 @@ extension ResolvedProvider {
         case .clientSecretPost:
             request = .form(url: url, fields: fields + clientFields(secret: settings.clientSecret?.value))
         case .es256ClientSecretJWT:
-            let secret = try plugin.clientSecretJWT(for: self, now: now)
+            let secret = try plugin.clientSecretJWT(for: self, now: now, lifetime: clientSecretLifetime)
             request = .form(url: url, fields: fields + clientFields(secret: secret))
         case .clientSecretBasic:
             if let secret = settings.clientSecret?.value {

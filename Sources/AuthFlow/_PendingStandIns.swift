@@ -1,7 +1,6 @@
 // TEMPORARY STAND-INS — DELETE WHEN THE REAL MODULES ARE MERGED.
 //
-// These declarations mirror the names fixed in CONTRACTS.md for AuthFlowJOSE, AuthFlowHTTP and
-// AuthFlow/Configuration so the core compiles before those streams land. They are `public` only
+// These declarations mirror the names fixed in CONTRACTS.md for AuthFlowJOSE and AuthFlowHTTP so the core compiles before those streams land. They are `public` only
 // because the core's public signatures name them; nothing here is API. The crypto below is a
 // test-grade imitation (no OpenSSL), never to be shipped.
 
@@ -251,7 +250,7 @@ public struct PKCE: Sendable, Equatable {
 /// Stand-in key: an HMAC secret posing as an asymmetric key (tests only, until JOSE lands).
 public struct JWK: Sendable, Hashable {
     public func pkcs8PEM() throws(JOSEError) -> String {
-        "-----BEGIN PRIVATE KEY-----\n" + Base64URL.encode(standInSecret) + "\n-----END PRIVATE KEY-----\n"
+        "-----BEGIN PRIVATE KEY-----\n" + keyType + ":" + Base64URL.encode(standInSecret) + "\n-----END PRIVATE KEY-----\n"
     }
     public let keyType: String
     public let keyID: String?
@@ -264,7 +263,11 @@ public struct JWK: Sendable, Hashable {
         guard lines.count == 3, lines[0] == "-----BEGIN PRIVATE KEY-----" else {
             throw JOSEError(.invalidKey, "not a PKCS#8 PEM")
         }
-        self.init(keyType: "EC", keyID: keyID, algorithm: .es256, secret: try Base64URL.decode(lines[1]))
+        let body = lines[1].split(separator: ":")
+        guard body.count == 2 else { throw JOSEError(.invalidKey, "not a stand-in key") }
+        let rsa = body[0] == "RSA"
+        self.init(keyType: rsa ? "RSA" : "EC", keyID: keyID, algorithm: rsa ? .rs256 : .es256,
+            secret: try Base64URL.decode(body[1]))
     }
     init(keyType: String, keyID: String?, algorithm: JWSAlgorithm?, secret: [UInt8]) {
         self.keyType = keyType
@@ -598,138 +601,13 @@ public enum FormURLEncoding {
     }
 }
 
-// MARK: - AuthFlow/Configuration stand-ins
-
-public struct SourceLocation: Sendable, Hashable {
-    public var description: String { "\(fileName):\(line):\(column)" }
-    public let fileName: String
-    public let line: Int
-    public let column: Int
-    public let sourceLine: String?
-    public init(fileName: String, line: Int, column: Int, sourceLine: String?) {
-        self.fileName = fileName
-        self.line = line
-        self.column = column
-        self.sourceLine = sourceLine
-    }
-}
-
-public struct ConfigurationIssue: Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-    }
-    public let code: Code
-    public let message: String
-    public let location: SourceLocation?
-    public init(code: Code, message: String, location: SourceLocation?) {
-        self.code = code
-        self.message = message
-        self.location = location
-    }
-    public var description: String {
-        guard let location else { return message }
-        var text = "\(location.fileName):\(location.line):\(location.column): \(message)"
-        if let line = location.sourceLine {
-            text += "\n\(line)\n" + String(repeating: " ", count: max(0, location.column - 1)) + "^"
-        }
-        return text
-    }
-}
-
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public let issues: [ConfigurationIssue]
-    public init(issues: [ConfigurationIssue]) { self.issues = issues }
-    public var description: String { issues.map(\.description).joined(separator: "\n") }
-}
-
-public struct Secret: Sendable, Hashable, CustomStringConvertible {
-    public let value: String
-    public init(_ value: String) { self.value = value }
-    public var description: String { "<redacted>" }
-}
-
-public struct EndpointOverrides: Sendable, Hashable {
-    public var authorization: String?
-    public var token: String?
-    public var userinfo: String?
-    public var jwks: String?
-    public var revocation: String?
-    public init(
-        authorization: String? = nil, token: String? = nil, userinfo: String? = nil, jwks: String? = nil,
-        revocation: String? = nil
-    ) {
-        self.authorization = authorization
-        self.token = token
-        self.userinfo = userinfo
-        self.jwks = jwks
-        self.revocation = revocation
-    }
-}
-
-public struct ProviderSettings: Sendable {
-    public let name: String
-    public let type: String
-    public let clientID: String?
-    public let clientSecret: Secret?
-    public let audiences: [String]
-    public let teamID: String?
-    public let keyID: String?
-    public let privateKey: Secret?
-    public let scopes: [String]?
-    public let capabilities: [String: Bool]
-    public let redirectURI: String?
-    public let issuer: String?
-    public let endpoints: EndpointOverrides
-    public let location: SourceLocation
-    public let typeLocation: SourceLocation?
-    public let capabilityLocations: [String: SourceLocation]
-    public let keyLocations: [String: SourceLocation]
-    public init(
-        name: String, type: String, clientID: String? = nil, clientSecret: Secret? = nil, audiences: [String] = [],
-        teamID: String? = nil, keyID: String? = nil, privateKey: Secret? = nil, scopes: [String]? = nil,
-        capabilities: [String: Bool] = [:], redirectURI: String? = nil, issuer: String? = nil,
-        endpoints: EndpointOverrides = .init(), location: SourceLocation, typeLocation: SourceLocation? = nil,
-        capabilityLocations: [String: SourceLocation] = [:], keyLocations: [String: SourceLocation] = [:]
-    ) {
-        self.name = name
-        self.type = type
-        self.clientID = clientID
-        self.clientSecret = clientSecret
-        self.audiences = audiences
-        self.teamID = teamID
-        self.keyID = keyID
-        self.privateKey = privateKey
-        self.scopes = scopes
-        self.capabilities = capabilities
-        self.redirectURI = redirectURI
-        self.issuer = issuer
-        self.endpoints = endpoints
-        self.location = location
-        self.typeLocation = typeLocation
-        self.capabilityLocations = capabilityLocations
-        self.keyLocations = keyLocations
-    }
-}
-
-public struct ServerSettings: Sendable {
-    public let publicURL: String
-    public init(publicURL: String) { self.publicURL = publicURL }
-}
-
-public struct Configuration: Sendable {
-    public let server: ServerSettings?
-    public let providers: [ProviderSettings]
-    public init(server: ServerSettings? = nil, providers: [ProviderSettings]) {
-        self.server = server
-        self.providers = providers
-    }
-}
-
-public struct ConfigurationLoader: Sendable {
-    public enum Mode: Sendable { case normal, sandbox }
-    public init(environment: [String: String], mode: Mode = .normal) {}
-    public func load(path: String) throws(ConfigurationError) -> Configuration {
-        throw ConfigurationError(issues: [ConfigurationIssue(code: .init(rawValue: "pending"), message: "loader pending", location: nil)])
+public struct JWSVerifier: Sendable {
+    public static func header(of compact: String) throws(JOSEError) -> JWSHeader {
+        guard let first = compact.split(separator: ".").first,
+            case .object(let json) = try JSONValue.parse(try Base64URL.decode(first))
+        else { throw JOSEError(.malformedToken, "header") }
+        return JWSHeader(
+            algorithm: json["alg"]?.stringValue ?? "", keyID: json["kid"]?.stringValue,
+            type: json["typ"]?.stringValue, json: json)
     }
 }

@@ -35,11 +35,11 @@ struct TestPlugin: ProviderPlugin {
         parameters.value("user_name").map { UnverifiedProfile(provider: provider.name, firstName: $0, lastName: nil) }
     }
 
-    func clientSecretJWT(for provider: ResolvedProvider, now: Date) throws(SignInError) -> String {
+    func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String {
         do throws(JOSEError) {
             return try AppleClientSecret.make(
                 teamID: "TEAMID1234", keyID: "CSKEY", clientID: provider.clientID, privateKey: clientSecretKey,
-                issuedAt: now, lifetime: 300)
+                issuedAt: now, lifetime: lifetime)
         } catch {
             throw SignInError(.clientAuthenticationFailed, "could not sign: \(error.code)")
         }

@@ -1,1 +1,0 @@
-// The AuthFlowApple provider plugin.

@@ -1,1 +1,0 @@
-// The AuthFlowFacebook provider plugin.

@@ -1,1 +1,0 @@
-// The AuthFlowGoogle provider plugin.

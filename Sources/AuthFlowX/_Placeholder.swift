@@ -1,1 +1,0 @@
-// The AuthFlowX provider plugin.
