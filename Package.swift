@@ -85,7 +85,7 @@ let package = Package(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
-                "AuthFlowJOSE", "AuthFlowHTTP",
+                "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
             ],
             swiftSettings: strict),
         .testTarget(
