@@ -43,7 +43,8 @@ extension OAuthFlow {
             return fail(
                 .callback,
                 SignInError(
-                    .invalidState, "expected the state of a pending sign-in, found one that is unknown, used or expired"),
+                    .invalidState, "expected the state of a pending sign-in, found one that is unknown, used or expired"
+                ),
                 now: now)
         }
         checks.append("state")
@@ -105,14 +106,16 @@ extension OAuthFlow {
             return fail(
                 .callback,
                 SignInError(
-                    .missingCode, "expected exactly one non-empty code parameter, found \(codes == 0 ? "none" : "\(codes)")"),
+                    .missingCode,
+                    "expected exactly one non-empty code parameter, found \(codes == 0 ? "none" : "\(codes)")"),
                 now: now, checks: checks)
         }
         checks.append("code")
         let request: HTTPClientRequest
         do throws(SignInError) {
             request = try provider.tokenRequest(
-                code: code, pkceVerifier: record.pkceVerifier, now: now, clientSecretLifetime: options.clientSecretLifetime)
+                code: code, pkceVerifier: record.pkceVerifier, now: now,
+                clientSecretLifetime: options.clientSecretLifetime)
         } catch {
             return fail(.callback, error, now: now, checks: checks)
         }

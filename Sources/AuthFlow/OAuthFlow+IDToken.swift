@@ -31,7 +31,7 @@ extension OAuthFlow {
         let claims: JWTClaims
         do throws(JOSEError) {
             claims = try verifier.verify(idToken, keys: keys, now: now)
-        } catch where error.code == .keyNotFound && !refetched {
+        } catch  where error.code == .keyNotFound && !refetched {
             appendTrace(
                 .idTokenVerification, now: now, checks: [], roundTrip: false, outcome: .succeeded,
                 detail: "unknown kid, refetching the JWKS once")

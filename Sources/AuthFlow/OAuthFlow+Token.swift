@@ -70,7 +70,8 @@ extension OAuthFlow {
 
     static func tokenSet(from json: JSONValue?, requireIDToken: Bool) throws(SignInError) -> TokenSet {
         guard let object = json?.objectValue else {
-            throw SignInError(.invalidTokenResponse, "expected a JSON object from the token endpoint, found something else")
+            throw SignInError(
+                .invalidTokenResponse, "expected a JSON object from the token endpoint, found something else")
         }
         guard let accessToken = object["access_token"]?.stringValue, !accessToken.isEmpty else {
             throw SignInError(.invalidTokenResponse, "expected a non-empty string access_token, found none")

@@ -38,7 +38,8 @@ extension OAuthFlow {
         } catch {
             var error = error
             if error.code != .userinfoError {
-                error = SignInError(error.code == .idTokenInvalid ? .userinfoError : error.code, error.message,
+                error = SignInError(
+                    error.code == .idTokenInvalid ? .userinfoError : error.code, error.message,
                     provider: error.provider, claim: error.claim)
             }
             error.upstreamStatus = response.status

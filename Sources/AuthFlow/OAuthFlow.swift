@@ -175,6 +175,7 @@ public struct OAuthFlow: Sendable {
         var error = error
         if error.provider == nil { error.provider = provider.name }
         appendTrace(step, now: now, checks: checks, roundTrip: roundTrip, outcome: .failed(error.code), detail: detail)
+        error.trace = trace
         state = .finished
         return .fail(error)
     }

@@ -40,7 +40,9 @@ extension ProviderRegistry {
                 message += "; did you mean '\(suggestion)'?"
             }
             message += " (known types: \(types.joined(separator: ", ")))"
-            return (nil, [ResolutionIssue.make(.unknownProviderType, message, settings.typeLocation ?? settings.location)])
+            return (
+                nil, [ResolutionIssue.make(.unknownProviderType, message, settings.typeLocation ?? settings.location)]
+            )
         }
         let subject = "provider '\(name)' (type \(plugin.type))"
         var issues: [ConfigurationIssue] = []
@@ -73,7 +75,9 @@ extension ProviderRegistry {
         let known = Capability.allCases.map(\.rawValue)
         for key in settings.capabilities.keys.sorted() where Capability(rawValue: key) == nil {
             var message = "unknown capability '\(key)' for provider '\(name)'"
-            if let suggestion = EditDistance.nearest(to: key, in: known) { message += "; did you mean '\(suggestion)'?" }
+            if let suggestion = EditDistance.nearest(to: key, in: known) {
+                message += "; did you mean '\(suggestion)'?"
+            }
             message += " (known capabilities: \(known.joined(separator: ", ")))"
             issues.append(
                 ResolutionIssue.make(
@@ -86,7 +90,8 @@ extension ProviderRegistry {
         for key in required where !key.isPresent(in: settings) {
             let alternative = key == .clientSecret ? " (or 'client_secret_file')" : ""
             issues.append(
-                ResolutionIssue.make(.missingRequiredKey, "\(subject) requires '\(key)'\(alternative)", settings.location))
+                ResolutionIssue.make(
+                    .missingRequiredKey, "\(subject) requires '\(key)'\(alternative)", settings.location))
         }
 
         // Endpoints, issuer and redirect URI.

@@ -37,7 +37,8 @@ extension ResolvedProvider {
             url: url, fields: fields, now: now, clientSecretLifetime: clientSecretLifetime)
         if clientAuthentication == .clientSecretGet {
             // A GET revocation is not a thing; fall back to a POST form with the same fields.
-            request = HTTPClientRequest.form(url: url, fields: fields + clientFields(secret: settings.clientSecret?.value))
+            request = HTTPClientRequest.form(
+                url: url, fields: fields + clientFields(secret: settings.clientSecret?.value))
             request.headers["Accept"] = "application/json"
         }
         return request
@@ -61,7 +62,8 @@ extension ResolvedProvider {
                 request = .form(url: url, fields: fields + clientFields(secret: nil))
             }
         case .clientSecretGet:
-            let query = [("client_id", clientID)] + fields.filter { $0.0 != "grant_type" }
+            let query =
+                [("client_id", clientID)] + fields.filter { $0.0 != "grant_type" }
                 + (settings.clientSecret.map { [("client_secret", $0.value)] } ?? [])
             request = HTTPClientRequest(method: "GET", url: QueryString.appending(query, to: url))
         }

@@ -83,7 +83,8 @@ public final class SignIn: Sendable {
                     provider: name)
             }
             return SignInStart(
-                redirectURL: redirect.url, state: redirect.record.state, expiresAt: now.addingTimeInterval(redirect.ttl),
+                redirectURL: redirect.url, state: redirect.record.state,
+                expiresAt: now.addingTimeInterval(redirect.ttl),
                 trace: flow.trace)
         case .fail(let error):
             throw error
@@ -175,7 +176,8 @@ public final class SignIn: Sendable {
     {
         guard let cache = keyCaches[provider.name] else {
             return flow.requestFailed(
-                SignInError(.jwksUnavailable, "expected a JWKS cache for an oidc provider, found none"), now: clock.now())
+                SignInError(.jwksUnavailable, "expected a JWKS cache for an oidc provider, found none"),
+                now: clock.now())
         }
         let before = await cache.fetchCount
         if fetch.forceRefresh {
@@ -189,7 +191,8 @@ public final class SignIn: Sendable {
             return flow.jwksReceived(keys, fetchedFromProvider: fetched, now: clock.now())
         } catch {
             return flow.requestFailed(
-                SignInError(.jwksUnavailable, "expected the provider's JWKS, found: \(error.message)", joseCode: error.code),
+                SignInError(
+                    .jwksUnavailable, "expected the provider's JWKS, found: \(error.message)", joseCode: error.code),
                 now: clock.now())
         }
     }

@@ -73,6 +73,9 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     public var claim: String?
     /// The upstream HTTP status, for token and userinfo endpoint errors.
     public var upstreamStatus: Int?
+    /// The steps of the sign-in up to and including the failed one (empty when the flow never ran).
+    /// Not part of equality.
+    public var trace: [TraceEvent] = []
 
     /// Creates an error.
     public init(
@@ -97,6 +100,13 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
             400
         default: 401
         }
+    }
+
+    /// Equal when everything but ``trace`` is equal.
+    public static func == (lhs: SignInError, rhs: SignInError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.provider == rhs.provider
+            && lhs.providerError == rhs.providerError && lhs.joseCode == rhs.joseCode && lhs.claim == rhs.claim
+            && lhs.upstreamStatus == rhs.upstreamStatus
     }
 
     /// `code: message`, safe to log.

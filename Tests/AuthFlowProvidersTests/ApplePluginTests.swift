@@ -203,9 +203,10 @@ import Testing
         let provider = try Fixtures.resolve(try Fixtures.apple())
         var flow = OAuthFlow(provider: provider)
         var starter = OAuthFlow(provider: provider)
-        guard case .redirect(let redirect) = starter.start(
-            returnTo: nil, intent: .login, browserBinding: Fixtures.binding, secrets: Fixtures.secrets,
-            now: Fixtures.now)
+        guard
+            case .redirect(let redirect) = starter.start(
+                returnTo: nil, intent: .login, browserBinding: Fixtures.binding, secrets: Fixtures.secrets,
+                now: Fixtures.now)
         else { return }
         _ = flow.callbackReceived(
             method: .get, parameters: CallbackParameters([("code", "c"), ("state", Fixtures.secrets.state)]),

@@ -51,20 +51,20 @@ import Testing
         try Self.withDirectory { directory in
             let file = directory.appendingPathComponent("providers.yaml")
             try """
-                server:
-                  public_url: https://app.example
-                  secret: ${SECRET}
-                providers:
-                  google:
-                    type: google
-                    client_id: abc
-                    client_secret: ${GOOGLE_SECRET}
-                  x:
-                    type: x
-                    client_id: abc
-                    client_secret: xyz
+            server:
+              public_url: https://app.example
+              secret: ${SECRET}
+            providers:
+              google:
+                type: google
+                client_id: abc
+                client_secret: ${GOOGLE_SECRET}
+              x:
+                type: x
+                client_id: abc
+                client_secret: xyz
 
-                """.write(to: file, atomically: true, encoding: .utf8)
+            """.write(to: file, atomically: true, encoding: .utf8)
             let result = try Self.check(
                 ["--config", file.path],
                 environment: ["SECRET": String(repeating: "k", count: 40), "GOOGLE_SECRET": "g"])
@@ -78,23 +78,25 @@ import Testing
         try Self.withDirectory { directory in
             let file = directory.appendingPathComponent("bad.yaml")
             try """
-                providers:
-                  apple:
-                    type: apple
-                    client_id: com.example.web
-                    redirect_uri: https://app.example/cb
-                    capabilities: { pkce: true }
-                  fb:
-                    type: facebok
-                    client_id: "1"
+            providers:
+              apple:
+                type: apple
+                client_id: com.example.web
+                redirect_uri: https://app.example/cb
+                capabilities: { pkce: true }
+              fb:
+                type: facebok
+                client_id: "1"
 
-                """.write(to: file, atomically: true, encoding: .utf8)
+            """.write(to: file, atomically: true, encoding: .utf8)
             let result = try Self.check(["--config=\(file.path)"])
             #expect(result.status == 1)
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("\(file.path):6:21: provider 'apple' (type apple) cannot enable pkce: "))
             #expect(result.stderr.contains("requires 'team_id'"))
-            #expect(result.stderr.contains("\(file.path):8:11: unknown provider type 'facebok' for provider 'fb'; did you mean 'facebook'?"))
+            #expect(
+                result.stderr.contains(
+                    "\(file.path):8:11: unknown provider type 'facebok' for provider 'fb'; did you mean 'facebook'?"))
             #expect(result.stderr.hasSuffix("\(file.path): 5 problems\n"))
         }
     }

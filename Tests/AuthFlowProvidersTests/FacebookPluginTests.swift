@@ -74,6 +74,8 @@ import Testing
     @Test func refusesOIDCQuotingTheReason() {
         let found = Fixtures.issues(Fixtures.settings("facebook", capabilities: ["oidc": true]))
         #expect(found.count == 1)
-        #expect(found.first?.message.hasPrefix("provider 'facebook' (type facebook) cannot enable oidc: Facebook's") == true)
+        #expect(
+            found.first?.message.hasPrefix("provider 'facebook' (type facebook) cannot enable oidc: Facebook's") == true
+        )
     }
 }

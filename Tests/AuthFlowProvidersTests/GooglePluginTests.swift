@@ -80,7 +80,8 @@ import Testing
     }
 
     @Test func refusesFormPostAndJWTClientAuth() {
-        let found = Fixtures.issues(Fixtures.settings("google", capabilities: ["form_post": true, "jwt_client_auth": true]))
+        let found = Fixtures.issues(
+            Fixtures.settings("google", capabilities: ["form_post": true, "jwt_client_auth": true]))
         #expect(found.map(\.code.rawValue) == ["unsupported_capability", "unsupported_capability"])
     }
 

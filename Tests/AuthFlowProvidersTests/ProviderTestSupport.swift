@@ -58,8 +58,9 @@ enum Fixtures {
         -> (OAuthFlow, OAuthFlow.Action, OAuthFlow.AuthorizationRedirect?)
     {
         var starter = OAuthFlow(provider: provider)
-        guard case .redirect(let redirect) = starter.start(
-            returnTo: "/", intent: .login, browserBinding: binding, secrets: secrets, now: now)
+        guard
+            case .redirect(let redirect) = starter.start(
+                returnTo: "/", intent: .login, browserBinding: binding, secrets: secrets, now: now)
         else { return (starter, .fail(SignInError(.invalidRequest, "no redirect")), nil) }
         var flow = OAuthFlow(provider: provider)
         _ = flow.callbackReceived(
@@ -96,7 +97,8 @@ enum Fixtures {
 
     static func form(_ body: [UInt8]?) -> [String: String] {
         var result: [String: String] = [:]
-        for (name, value) in FormURLEncoding.decode(String(decoding: body ?? [], as: UTF8.self)) where result[name] == nil {
+        for (name, value) in FormURLEncoding.decode(String(decoding: body ?? [], as: UTF8.self))
+        where result[name] == nil {
             result[name] = value
         }
         return result

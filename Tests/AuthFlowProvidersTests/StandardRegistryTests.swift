@@ -116,9 +116,10 @@ struct CorpSSOPlugin: ProviderPlugin {
         let configuration = try loader.load(yaml: template, fileName: "providers.yaml")
         let providers = try ProviderRegistry.standard.resolve(configuration)
         #expect(providers.map(\.name) == ["apple", "google", "facebook", "x"])
-        #expect(providers.map(\.clientAuthentication.rawValue) == [
-            "es256_client_secret_jwt", "client_secret_post", "client_secret_get", "client_secret_basic",
-        ])
+        #expect(
+            providers.map(\.clientAuthentication.rawValue) == [
+                "es256_client_secret_jwt", "client_secret_post", "client_secret_get", "client_secret_basic",
+            ])
         #expect(providers.map(\.callbackMethod.rawValue) == ["POST", "GET", "GET", "GET"])
         #expect(providers.map(\.roundTrips) == [1, 1, 2, 2])
         #expect(providers[0].redirectURI == "http://localhost:8080/auth/apple/callback")

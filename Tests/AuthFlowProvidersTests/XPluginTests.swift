@@ -74,7 +74,8 @@ import Testing
         #expect(request.url == "https://api.x.com/2/users/me")
         #expect(request.headers["Authorization"] == "Bearer access-token-value")
         let done = flow.userinfoResponseReceived(
-            Fixtures.json(["data": ["id": "2244994945", "name": "X Dev", "username": "XDevelopers"]]), now: Fixtures.now)
+            Fixtures.json(["data": ["id": "2244994945", "name": "X Dev", "username": "XDevelopers"]]), now: Fixtures.now
+        )
         guard case .complete(let result) = done else {
             Issue.record("expected completion, got \(done)")
             return

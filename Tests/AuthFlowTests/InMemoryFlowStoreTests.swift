@@ -44,7 +44,8 @@ import Testing
     @Test func refusesDuplicateStatesAndBadTTLs() async throws {
         let store = InMemoryFlowStore(clock: ManualClock(Date(timeIntervalSince1970: 1_000)))
         try await store.put(Self.record("dup"), ttl: 600)
-        await #expect(throws: FlowStoreError(.duplicateState, "expected a new state, found one that is already stored")) {
+        await #expect(throws: FlowStoreError(.duplicateState, "expected a new state, found one that is already stored"))
+        {
             try await store.put(Self.record("dup"), ttl: 600)
         }
         for ttl in [0, -1, Double.nan, Double.infinity] {

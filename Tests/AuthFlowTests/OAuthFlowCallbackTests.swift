@@ -101,6 +101,8 @@ import Testing
         #expect(error.statusHint == 401)
         #expect(error.provider == "test")
         #expect(flow.trace.last?.checks.contains("browser_binding") == true)
+        #expect(error.trace.map(\.step) == [.callback])
+        #expect(error.trace.last?.outcome == .failed(.providerError))
     }
 
     @Test func providerErrorEvenWithACodeIsNeverASuccess() throws {

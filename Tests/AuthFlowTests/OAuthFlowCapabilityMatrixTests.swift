@@ -111,8 +111,11 @@ import Testing
         #expect(result.tokens.accessToken == "at-secret-value")
         #expect(result.tokens.idToken == idToken)
         let steps = result.trace.map(\.step)
-        #expect(steps == (oidc ? [.callback, .tokenExchange, .jwks, .idTokenVerification, .complete]
-                                : [.callback, .tokenExchange, .userinfo, .complete]))
+        #expect(
+            steps
+                == (oidc
+                    ? [.callback, .tokenExchange, .jwks, .idTokenVerification, .complete]
+                    : [.callback, .tokenExchange, .userinfo, .complete]))
         #expect(provider.roundTrips == (oidc ? 1 : 2))
         #expect(result.trace.filter(\.providerRoundTrip).count == (oidc ? 2 : 2))
     }

@@ -20,7 +20,9 @@ import Testing
         return (flow, action)
     }
 
-    func expectRefusal(_ token: String, _ code: JOSEError.Code, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    func expectRefusal(
+        _ token: String, _ code: JOSEError.Code, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    )
         throws
     {
         let (flow, action) = try verify(token)
@@ -68,7 +70,8 @@ import Testing
     }
 
     @Test func refusesWrongIssuer() throws {
-        try expectRefusal(try idp.idToken(nonce: nonce, now: now, changes: ["iss": "https://evil.test"]), .issuerMismatch)
+        try expectRefusal(
+            try idp.idToken(nonce: nonce, now: now, changes: ["iss": "https://evil.test"]), .issuerMismatch)
         try expectRefusal(try idp.idToken(nonce: nonce, now: now, changes: ["iss": "idp.test"]), .issuerMismatch)
     }
 
@@ -90,7 +93,8 @@ import Testing
             try idp.idToken(nonce: nonce, now: now, changes: ["aud": audiences, "azp": "another-client"]),
             .authorizedPartyMismatch)
         let (flow, action) = try verify(
-            try idp.idToken(nonce: nonce, now: now, changes: ["aud": audiences, "azp": .string(TestProviders.clientID)]))
+            try idp.idToken(
+                nonce: nonce, now: now, changes: ["aud": audiences, "azp": .string(TestProviders.clientID)]))
         guard case .complete = action else {
             Issue.record("expected completion, got \(action)")
             return
@@ -110,7 +114,8 @@ import Testing
 
     @Test func refusesTokensNotYetValid() throws {
         let t = Int64(now.timeIntervalSince1970)
-        try expectRefusal(try idp.idToken(nonce: nonce, now: now, changes: ["nbf": .integer(t + 120)]), .tokenNotYetValid)
+        try expectRefusal(
+            try idp.idToken(nonce: nonce, now: now, changes: ["nbf": .integer(t + 120)]), .tokenNotYetValid)
     }
 
     @Test func refusesTokensIssuedInTheFuture() throws {

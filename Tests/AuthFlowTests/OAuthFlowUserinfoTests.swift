@@ -59,7 +59,8 @@ import Testing
 
     func oidcWithUserinfo() throws -> (FlowHarness, OAuthFlow) {
         let harness = FlowHarness(try TestProviders.resolve(["oidc": true], alsoUserinfo: true))
-        var flow = try harness.untilKeys(idToken: try harness.idp.idToken(nonce: harness.secrets.nonce, now: harness.now))
+        var flow = try harness.untilKeys(
+            idToken: try harness.idp.idToken(nonce: harness.secrets.nonce, now: harness.now))
         let action = flow.jwksReceived(harness.idp.keySet, fetchedFromProvider: false, now: harness.now)
         guard case .fetchUserinfo = action else {
             Issue.record("expected a userinfo call after the id_token, got \(action)")
@@ -70,7 +71,8 @@ import Testing
 
     @Test func refusesUserinfoSubjectMismatch() throws {
         var (harness, flow) = try oidcWithUserinfo()
-        let action = flow.userinfoResponseReceived(TestIdentityProvider.userinfo(subject: "someone-else"), now: harness.now)
+        let action = flow.userinfoResponseReceived(
+            TestIdentityProvider.userinfo(subject: "someone-else"), now: harness.now)
         #expect(action.failure?.code == .userinfoSubjectMismatch)
         #expect(action.failure?.statusHint == 401)
     }

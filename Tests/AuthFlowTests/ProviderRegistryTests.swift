@@ -71,7 +71,8 @@ private struct StrictPlugin: ProviderPlugin {
         let found = issues(settings(capabilities: ["oidc": true]))
         #expect(found.count == 1)
         #expect(found.first?.code.rawValue == "unsupported_capability")
-        #expect(found.first?.message == "provider 'corp' (type strict) cannot enable oidc: Strict has no OpenID Connect")
+        #expect(
+            found.first?.message == "provider 'corp' (type strict) cannot enable oidc: Strict has no OpenID Connect")
         #expect(found.first?.location == Self.at(5, 20, "    capabilities: {…}"))
     }
 
@@ -106,7 +107,8 @@ private struct StrictPlugin: ProviderPlugin {
         #expect(found.first?.code.rawValue == "unknown_provider_type")
         #expect(found.first?.location == Self.at(3, 11, "    type: strikt"))
         let far = issues(settings(type: "zzzzzzzz"))
-        #expect(far.first?.message == "unknown provider type 'zzzzzzzz' for provider 'corp' (known types: strict, test)")
+        #expect(
+            far.first?.message == "unknown provider type 'zzzzzzzz' for provider 'corp' (known types: strict, test)")
     }
 
     @Test func refusesMissingRequiredKeys() {
@@ -181,8 +183,12 @@ private struct StrictPlugin: ProviderPlugin {
         do {
             _ = try registry.resolve(configuration)
         } catch {
-            #expect(error.issues.map(\.code.rawValue).sorted() == ["missing_redirect_uri", "missing_redirect_uri",
-                "unknown_provider_type", "unsupported_capability"].sorted())
+            #expect(
+                error.issues.map(\.code.rawValue).sorted()
+                    == [
+                        "missing_redirect_uri", "missing_redirect_uri",
+                        "unknown_provider_type", "unsupported_capability",
+                    ].sorted())
         }
     }
 
@@ -223,7 +229,9 @@ private struct StrictPlugin: ProviderPlugin {
 enum EditDistanceProbe {
     struct Named: ProviderPlugin {
         let type: String
-        func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport { .optional(default: false) }
+        func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+            .optional(default: false)
+        }
         var defaultEndpoints: ProviderEndpoints { ProviderEndpoints() }
         func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
     }

@@ -91,7 +91,8 @@ private final class CountingRandom: SecureRandom {
         // Warm the cache with the old set.
         var start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: binding)
         serveProvider(nonce: Query.parameters(ofURL: start.redirectURL)["nonce"])
-        _ = try await driver.complete(provider: "test", method: .get, parameters: callback(for: start), browserBinding: binding)
+        _ = try await driver.complete(
+            provider: "test", method: .get, parameters: callback(for: start), browserBinding: binding)
         // The provider now signs with a new key.
         clock.advance(by: 30)
         start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: binding)
@@ -119,9 +120,11 @@ private final class CountingRandom: SecureRandom {
         let driver = try signIn([:])
         let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
         serveProvider(nonce: nil)
-        _ = try await driver.complete(provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+        _ = try await driver.complete(
+            provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
         await #expect(throws: SignInError.self) {
-            try await driver.complete(provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+            try await driver.complete(
+                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
         }
         do {
             _ = try await driver.complete(
@@ -137,7 +140,8 @@ private final class CountingRandom: SecureRandom {
         let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
         clock.advance(by: 601)
         do {
-            _ = try await driver.complete(provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+            _ = try await driver.complete(
+                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
             Issue.record("expected an expired flow to be refused")
         } catch {
             #expect(error.code == .invalidState)
@@ -188,7 +192,10 @@ private final class CountingRandom: SecureRandom {
 
     @Test func refusesUnknownProviders() async throws {
         let driver = try signIn([:])
-        await #expect(throws: SignInError(.unknownProvider, "expected a configured provider name, found one that is not configured")) {
+        await #expect(
+            throws: SignInError(
+                .unknownProvider, "expected a configured provider name, found one that is not configured")
+        ) {
             try await driver.begin(provider: "nope", returnTo: nil, browserBinding: "b")
         }
     }
@@ -199,7 +206,8 @@ private final class CountingRandom: SecureRandom {
         let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
         http.route("https://idp.test/token") { _ in throw Down() }
         do {
-            _ = try await driver.complete(provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+            _ = try await driver.complete(
+                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
             Issue.record("expected a transport failure")
         } catch {
             #expect(error.code == .providerUnreachable)
@@ -212,7 +220,8 @@ private final class CountingRandom: SecureRandom {
         serveProvider(nonce: Query.parameters(ofURL: start.redirectURL)["nonce"])
         http.route("https://idp.test/jwks") { _ in HTTPClientResponse(status: 503, headers: [:], body: []) }
         do {
-            _ = try await driver.complete(provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+            _ = try await driver.complete(
+                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
             Issue.record("expected the JWKS failure")
         } catch {
             #expect(error.code == .jwksUnavailable)

@@ -38,7 +38,8 @@ struct TestIdentityProvider: Sendable {
     }
 
     func sign(_ claims: [String: JSONValue], with signer: JWK? = nil, algorithm: JWSAlgorithm? = nil) throws -> String {
-        try JWS.sign(payload: Array(JSONValue.object(claims).serialized().utf8), key: signer ?? key, algorithm: algorithm)
+        try JWS.sign(
+            payload: Array(JSONValue.object(claims).serialized().utf8), key: signer ?? key, algorithm: algorithm)
     }
 
     func idToken(nonce: String?, now: Date, changes: [String: JSONValue?] = [:]) throws -> String {
