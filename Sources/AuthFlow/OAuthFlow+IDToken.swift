@@ -83,7 +83,7 @@ extension OAuthFlow {
         case (nil, _):
             return SignInError(
                 .idTokenInvalid, "expected a nonce claim (the token says nonce_supported), found none",
-                joseCode: .nonceMismatch, claim: "nonce")
+                joseCode: .missingClaim, claim: "nonce")
         default:
             return SignInError(
                 .idTokenInvalid, "expected the nonce sent with the authorization request, found another value",

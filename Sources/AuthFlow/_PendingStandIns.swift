@@ -378,7 +378,8 @@ public struct ClaimChecks: Sendable {
             throw JOSEError(.missingClaim, "iat", claim: "iat")
         }
         if let nonce {
-            guard claims.nonce == nonce else { throw JOSEError(.nonceMismatch, "nonce", claim: "nonce") }
+            guard let found = claims.nonce else { throw JOSEError(.missingClaim, "nonce", claim: "nonce") }
+            guard found == nonce else { throw JOSEError(.nonceMismatch, "nonce", claim: "nonce") }
         }
     }
 }

@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowApple
+import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
 import Foundation
@@ -146,7 +147,8 @@ import Testing
         for supported: JSONValue in [true, "true"] {
             let action = try signIn(claims(["nonce": nil, "nonce_supported": supported]))
             #expect(action.failure?.code == .idTokenInvalid)
-            #expect(action.failure?.joseCode == .nonceMismatch)
+            #expect(action.failure?.joseCode == .missingClaim)
+            #expect(action.failure?.claim == "nonce")
         }
     }
 

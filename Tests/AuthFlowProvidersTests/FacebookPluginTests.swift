@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowFacebook
+import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
 import Foundation

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
 import AuthFlowX

@@ -127,7 +127,7 @@ import Testing
 
     @Test func refusesWrongOrMissingNonce() throws {
         try expectRefusal(try idp.idToken(nonce: "another-nonce", now: now), .nonceMismatch)
-        try expectRefusal(try idp.idToken(nonce: nil, now: now), .nonceMismatch)
+        try expectRefusal(try idp.idToken(nonce: nil, now: now), .missingClaim)
     }
 
     @Test func refetchesTheKeySetOnceOnAnUnknownKid() throws {
