@@ -16,12 +16,14 @@ public struct HTTPServerResponse: Sendable {
 
     /// A `text/plain; charset=utf-8` response.
     public static func text(_ text: String, status: Int = 200) -> HTTPServerResponse {
-        HTTPServerResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+        HTTPServerResponse(
+            status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
     }
 
     /// A `text/html; charset=utf-8` response.
     public static func html(_ html: String, status: Int = 200) -> HTTPServerResponse {
-        HTTPServerResponse(status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(html.utf8))
+        HTTPServerResponse(
+            status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(html.utf8))
     }
 
     /// An `application/json` response from serialized JSON bytes.

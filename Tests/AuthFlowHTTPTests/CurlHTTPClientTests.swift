@@ -74,7 +74,8 @@ struct CurlHTTPClientTests {
     @Test func sendsLargeRequestBody() async throws {
         try await PeerServer.with { server in
             let body = [UInt8](repeating: UInt8(ascii: "z"), count: 300_000)
-            let echo = try json(try await client.send(HTTPClientRequest(method: "POST", url: server.base + "/echo", body: body)))
+            let echo = try json(
+                try await client.send(HTTPClientRequest(method: "POST", url: server.base + "/echo", body: body)))
             #expect((echo["body"] as? String)?.utf8.count == 300_000)
         }
     }
@@ -93,7 +94,9 @@ struct CurlHTTPClientTests {
         try await PeerServer.with { server in
             let quick = CurlHTTPClient(configuration: .init(defaultTimeout: 0.4))
             let started = Date()
-            await expectError(.timeout) { try await quick.send(HTTPClientRequest(url: server.base + "/sleep?seconds=5")) }
+            await expectError(.timeout) {
+                try await quick.send(HTTPClientRequest(url: server.base + "/sleep?seconds=5"))
+            }
             #expect(Date().timeIntervalSince(started) < 3)
         }
     }
@@ -101,7 +104,9 @@ struct CurlHTTPClientTests {
     @Test func refusesAnnouncedLargeBody() async throws {
         try await PeerServer.with { server in
             let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
-            await expectError(.responseTooLarge) { try await small.send(HTTPClientRequest(url: server.base + "/large?bytes=1001")) }
+            await expectError(.responseTooLarge) {
+                try await small.send(HTTPClientRequest(url: server.base + "/large?bytes=1001"))
+            }
             let exact = try await small.send(HTTPClientRequest(url: server.base + "/large?bytes=1000"))
             #expect(exact.status == 200)
             #expect(exact.body.count == 1000)
@@ -111,7 +116,9 @@ struct CurlHTTPClientTests {
     @Test func refusesStreamedLargeBody() async throws {
         try await PeerServer.with { server in
             let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
-            await expectError(.responseTooLarge) { try await small.send(HTTPClientRequest(url: server.base + "/stream?bytes=200000")) }
+            await expectError(.responseTooLarge) {
+                try await small.send(HTTPClientRequest(url: server.base + "/stream?bytes=200000"))
+            }
             let fits = try await small.send(HTTPClientRequest(url: server.base + "/stream?bytes=999"))
             #expect(fits.body.count == 999)
         }
@@ -160,7 +167,9 @@ struct CurlHTTPClientTests {
         await expectError(.connectionFailed) { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/")) }
     }
 
-    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/", "dict://127.0.0.1:1/", "/relative"])
+    @Test(arguments: [
+        "file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/", "dict://127.0.0.1:1/", "/relative",
+    ])
     func refusesNonHTTPSchemes(url: String) async {
         await expectError(.unsupportedScheme) { try await client.send(HTTPClientRequest(url: url)) }
     }
@@ -169,7 +178,9 @@ struct CurlHTTPClientTests {
         var injected = HTTPClientRequest(url: "http://127.0.0.1:1/")
         injected.headers["X-Test"] = "a\r\nInjected: yes"
         await expectError(.invalidRequest) { try await client.send(injected) }
-        await expectError(.invalidRequest) { try await client.send(HTTPClientRequest(method: "GET /x", url: "http://127.0.0.1:1/")) }
+        await expectError(.invalidRequest) {
+            try await client.send(HTTPClientRequest(method: "GET /x", url: "http://127.0.0.1:1/"))
+        }
         await expectError(.invalidURL) { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/a b")) }
         var negative = HTTPClientRequest(url: "http://127.0.0.1:1/")
         negative.timeout = -1
@@ -191,7 +202,9 @@ struct CurlHTTPClientTests {
         try await PeerServer.with { server in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<200 {
-                    group.addTask { try await client.send(HTTPClientRequest(url: server.base + "/echo?i=\(index)")).status }
+                    group.addTask {
+                        try await client.send(HTTPClientRequest(url: server.base + "/echo?i=\(index)")).status
+                    }
                 }
                 var statuses: [Int] = []
                 for try await status in group { statuses.append(status) }

@@ -27,18 +27,22 @@ struct HTTPServerPeerClientTests {
 
     @Test func refusesBodiesOverTheLimitWith413() async throws {
         let calls = Counter()
-        try await HTTPServerTests.with(.init(maxBodyBytes: 1000), router: HTTPServerTests.router(calls: calls)) { _, base in
+        try await HTTPServerTests.with(.init(maxBodyBytes: 1000), router: HTTPServerTests.router(calls: calls)) {
+            _, base in
             let form = ["--header", "Content-Type: application/x-www-form-urlencoded"]
-            let announced = try await PeerClientResult.run("POST", base + "/form", arguments: form + ["--body-size", "1001"])
+            let announced = try await PeerClientResult.run(
+                "POST", base + "/form", arguments: form + ["--body-size", "1001"])
             #expect(announced.status == 413)
             #expect(announced.body.contains("request_too_large"))
             let chunked = try await PeerClientResult.run(
                 "POST", base + "/form", arguments: form + ["--body-size", "5000", "--chunked"])
             #expect(chunked.status == 413)
-            let big = try await client.send(HTTPClientRequest(method: "POST", url: base + "/form", body: Array(repeating: 0x61, count: 200_000)))
+            let big = try await client.send(
+                HTTPClientRequest(method: "POST", url: base + "/form", body: Array(repeating: 0x61, count: 200_000)))
             #expect(big.status == 413)
             #expect(calls.value == 0)
-            let fits = try await PeerClientResult.run("POST", base + "/form", arguments: form + ["--body-size", "1000"])
+            let fits = try await PeerClientResult.run(
+                "POST", base + "/form", arguments: form + ["--body-size", "1000"])
             #expect(fits.status == 200)
             #expect(calls.value == 1)
         }
@@ -51,7 +55,9 @@ struct HTTPServerPeerClientTests {
             #expect(result.status == 200)
             #expect(result.body == "a=1;b=two;c=x=y")
             #expect(
-                result.values("Set-Cookie") == ["session=abc; Path=/; HttpOnly; SameSite=Lax", "flow=; Path=/auth; Max-Age=0"])
+                result.values("Set-Cookie") == [
+                    "session=abc; Path=/; HttpOnly; SameSite=Lax", "flow=; Path=/auth; Max-Age=0",
+                ])
             let viaCurl = try await client.send(HTTPClientRequest(url: base + "/cookies"))
             #expect(viaCurl.headers.values("set-cookie").count == 2)
         }

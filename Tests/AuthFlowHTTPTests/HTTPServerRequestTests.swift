@@ -9,8 +9,13 @@ struct HTTPServerRequestTests {
             body: Array("state=a%2Bb&code=x+y".utf8))
         #expect(try form.formValue("state") == "a+b")
         #expect(try form.formValue("code") == "x y")
-        let json = HTTPServerRequest(method: "POST", path: "/cb", headers: ["Content-Type": "application/json"], body: [])
-        #expect(throws: HTTPServerError(code: .unsupportedMediaType, message: "expected an application/x-www-form-urlencoded body, found application/json")) {
+        let json = HTTPServerRequest(
+            method: "POST", path: "/cb", headers: ["Content-Type": "application/json"], body: [])
+        #expect(
+            throws: HTTPServerError(
+                code: .unsupportedMediaType,
+                message: "expected an application/x-www-form-urlencoded body, found application/json")
+        ) {
             try json.formFields()
         }
         let none = HTTPServerRequest(method: "POST", path: "/cb", body: Array("a=1".utf8))
@@ -19,8 +24,10 @@ struct HTTPServerRequestTests {
 
     @Test func acceptsJSONMediaTypes() throws {
         let body = Array("{}".utf8)
-        let plain = HTTPServerRequest(method: "POST", path: "/", headers: ["Content-Type": "application/json"], body: body)
-        let problem = HTTPServerRequest(method: "POST", path: "/", headers: ["Content-Type": "application/problem+json"], body: body)
+        let plain = HTTPServerRequest(
+            method: "POST", path: "/", headers: ["Content-Type": "application/json"], body: body)
+        let problem = HTTPServerRequest(
+            method: "POST", path: "/", headers: ["Content-Type": "application/problem+json"], body: body)
         #expect(try plain.jsonBody() == body)
         #expect(try problem.jsonBody() == body)
         let text = HTTPServerRequest(method: "POST", path: "/", headers: ["Content-Type": "text/plain"], body: body)
@@ -42,7 +49,8 @@ struct HTTPServerRequestTests {
     }
 
     @Test func buildsJSONErrorsWithEscaping() {
-        let response = HTTPServerResponse.error("bad", message: "quote \" backslash \\ newline \n ctl \u{1}", status: 400)
+        let response = HTTPServerResponse.error(
+            "bad", message: "quote \" backslash \\ newline \n ctl \u{1}", status: 400)
         #expect(response.status == 400)
         #expect(
             String(decoding: response.body, as: UTF8.self)

@@ -12,7 +12,9 @@ struct HTTPServerTests {
     static func router(calls: Counter = Counter()) -> Router {
         var router = Router()
         router.add("GET", "/auth/{provider}/login") { request in
-            .text("provider=\(request.pathParameters["provider"] ?? "-") return_to=\(request.queryValue("return_to") ?? "-")")
+            .text(
+                "provider=\(request.pathParameters["provider"] ?? "-") return_to=\(request.queryValue("return_to") ?? "-")"
+            )
         }
         router.add("POST", "/form") { request in
             calls.increment()
@@ -251,11 +253,4 @@ struct HTTPServerTests {
             return columns.count > 3 && columns[1].hasSuffix(hexPort) && columns[3] == "0A"
         }
     }
-}
-
-/// A thread-safe call counter for handlers.
-final class Counter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
 }

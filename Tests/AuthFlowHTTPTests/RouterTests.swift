@@ -10,7 +10,9 @@ struct RouterTests {
         router.add("POST", "/auth/{provider}/callback") { .text("post " + ($0.pathParameters["provider"] ?? "")) }
         router.add("GET", "/auth/{provider}/callback") { .text("get " + ($0.pathParameters["provider"] ?? "")) }
         router.add("GET", "/healthz") { _ in .text("ok") }
-        router.add("GET", "/files/{a}/{b}") { .text(($0.pathParameters["a"] ?? "") + "|" + ($0.pathParameters["b"] ?? "")) }
+        router.add("GET", "/files/{a}/{b}") {
+            .text(($0.pathParameters["a"] ?? "") + "|" + ($0.pathParameters["b"] ?? ""))
+        }
         return router
     }()
 

@@ -30,7 +30,8 @@ public final class CurlHTTPClient: HTTPClient {
         let transfer = try CurlTransfer(request: request, configuration: configuration)
         let loop = self.loop
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPClientResponse, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<HTTPClientResponse, any Error>) in
                 transfer.continuation = continuation
                 loop.submit(transfer)
             }

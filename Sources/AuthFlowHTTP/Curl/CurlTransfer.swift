@@ -87,7 +87,9 @@ final class CurlTransfer: @unchecked Sendable {
         _ request: HTTPClientRequest, configuration: CurlHTTPClient.Configuration, timeout: Double
     ) throws(HTTPClientError) {
         var ok = true
-        func long(_ option: CURLoption, _ value: Int) { ok = ok && af_curl_easy_setopt_long(easy, option, value) == CURLE_OK }
+        func long(_ option: CURLoption, _ value: Int) {
+            ok = ok && af_curl_easy_setopt_long(easy, option, value) == CURLE_OK
+        }
         func string(_ option: CURLoption, _ value: String) {
             ok = ok && af_curl_easy_setopt_string(easy, option, value) == CURLE_OK
         }
@@ -122,11 +124,14 @@ final class CurlTransfer: @unchecked Sendable {
             // COPYPOSTFIELDS copies `POSTFIELDSIZE` bytes, so binary bodies are safe; an empty
             // body still needs a valid pointer.
             let bytes = body.isEmpty ? [0] : body
-            ok = ok && bytes.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress else { return false }
-                return af_curl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
-                    == CURLE_OK
-            }
+            ok =
+                ok
+                && bytes.withUnsafeBytes { buffer in
+                    guard let base = buffer.baseAddress else { return false }
+                    return af_curl_easy_setopt_pointer(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+                        == CURLE_OK
+                }
             if method != "POST" { string(CURLOPT_CUSTOMREQUEST, method) }
         default:
             string(CURLOPT_CUSTOMREQUEST, method)
@@ -136,7 +141,10 @@ final class CurlTransfer: @unchecked Sendable {
         for (name, value) in request.headers {
             // "Name;" sends a header with an empty value; "Name:" would remove it.
             let line = value.isEmpty ? name + ";" : name + ": " + value
-            guard let extended = curl_slist_append(list, line) else { ok = false; break }
+            guard let extended = curl_slist_append(list, line) else {
+                ok = false
+                break
+            }
             list = extended
         }
         // No `Expect: 100-continue` round trip for large bodies.

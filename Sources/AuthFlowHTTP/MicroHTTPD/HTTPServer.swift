@@ -61,10 +61,12 @@ public final class HTTPServer: Sendable {
     /// every connection (handlers still running by then get 503) and frees the port. Does
     /// nothing when the server is not running.
     public func stop() async {
-        guard let daemon = state.withLock({ state -> MicroHTTPDDaemon? in
-            defer { state.daemon = nil }
-            return state.daemon
-        }) else { return }
+        guard
+            let daemon = state.withLock({ state -> MicroHTTPDDaemon? in
+                defer { state.daemon = nil }
+                return state.daemon
+            })
+        else { return }
         await daemon.stop(gracePeriod: configuration.shutdownGracePeriod)
     }
 }

@@ -55,7 +55,8 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             }
             throw HTTPServerError(
                 code: .startFailed,
-                message: "expected to listen on \(configuration.host) port \(configuration.port), but it could not be bound")
+                message:
+                    "expected to listen on \(configuration.host) port \(configuration.port), but it could not be bound")
         }
         pointer = daemon
         port = Int(af_mhd_bound_port(daemon))

@@ -44,7 +44,8 @@ final class PythonPeer: Sendable {
 
     /// The path of a file in this Support folder.
     static func supportFile(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python").appendingPathComponent(name).path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python")
+            .appendingPathComponent(name).path
     }
 
     init(script: String, arguments: [String] = []) throws {
@@ -103,63 +104,4 @@ final class OutputBuffer: Sendable {
 struct PeerError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
-}
-
-/// An independent server (Python `http.server`) on loopback for one test.
-struct PeerServer: Sendable {
-    let peer: PythonPeer
-    let port: Int
-    let certificatePath: String?
-
-    var base: String { "\(certificatePath == nil ? "http" : "https")://127.0.0.1:\(port)" }
-
-    static func start(tls: String = "none") async throws -> PeerServer {
-        let peer = try PythonPeer(script: "peer_server.py", arguments: ["--tls", tls])
-        let portText = try await peer.value(for: "PORT")
-        let port = try #require(Int(portText))
-        let certificate = tls == "none" ? nil : try await peer.value(for: "CERT")
-        return PeerServer(peer: peer, port: port, certificatePath: certificate)
-    }
-
-    /// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
-    static func with<T>(tls: String = "none", _ body: (PeerServer) async throws -> T) async throws -> T {
-        let server = try await start(tls: tls)
-        defer { server.peer.stop() }
-        return try await body(server)
-    }
-}
-
-/// One request made by an independent client (Python `http.client`).
-struct PeerClientResult: Sendable {
-    let status: Int?
-    let headers: [[String]]
-    let body: String
-    let error: String?
-
-    func values(_ name: String) -> [String] {
-        headers.filter { $0.count == 2 && $0[0].lowercased() == name.lowercased() }.map { $0[1] }
-    }
-
-    static func run(_ method: String, _ url: String, arguments: [String] = []) async throws -> PeerClientResult {
-        let interpreter = try #require(PythonPeer.interpreter, "no Python interpreter (set AUTHFLOW_PYTHON)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = [PythonPeer.supportFile("peer_client.py"), method, url] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        if process.isRunning {
-            process.terminate()
-            throw PeerError(message: "the Python client did not finish within 20 s")
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        return PeerClientResult(
-            status: object["status"] as? Int, headers: object["headers"] as? [[String]] ?? [],
-            body: object["body"] as? String ?? "", error: object["error"] as? String)
-    }
 }
