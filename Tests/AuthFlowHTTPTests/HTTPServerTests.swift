@@ -112,26 +112,48 @@ struct HTTPServerTests {
     }
 
     @Test func slowHandlerDoesNotBlockOtherRequests() async throws {
-        try await Self.with(.init(threads: 1)) { _, base in
-            let started = Date()
-            let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=1000")) }
-            try await Task.sleep(for: .milliseconds(100))
-            let fast = try await client.send(HTTPClientRequest(url: base + "/fast"))
-            let fastElapsed = Date().timeIntervalSince(started)
-            #expect(fast.bodyText == "fast")
-            #expect(fastElapsed < 0.8, "the fast request waited for the slow handler (\(fastElapsed) s)")
-            let slowResponse = try await slow.value
-            #expect(slowResponse.bodyText == "slow done")
-            #expect(Date().timeIntervalSince(started) >= 1.0)
+        let started = Counter()
+        let server = Self.slowServer(.init(threads: 1), started: started)
+        let port = try server.start()
+        let base = "http://127.0.0.1:\(port)"
+        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=1000")) }
+        try await Self.wait(for: started, toReach: 1)
+        let fastStarted = Date()
+        let fast = try await client.send(HTTPClientRequest(url: base + "/fast"))
+        let fastElapsed = Date().timeIntervalSince(fastStarted)
+        #expect(fast.bodyText == "fast")
+        #expect(fastElapsed < 0.7, "the fast request waited for the slow handler (\(fastElapsed) s)")
+        let slowResponse = try await slow.value
+        #expect(slowResponse.bodyText == "slow done")
+        await server.stop()
+    }
+
+    /// A server whose `/slow` handler counts its starts in `started`, then sleeps `ms`.
+    static func slowServer(_ configuration: HTTPServer.Configuration = .init(), started: Counter) -> HTTPServer {
+        var router = Router()
+        router.add("GET", "/slow") { request in
+            started.increment()
+            try? await Task.sleep(for: .milliseconds(Int(request.queryValue("ms") ?? "0") ?? 0))
+            return .text("slow done")
         }
+        router.add("GET", "/fast") { _ in .text("fast") }
+        return HTTPServer(configuration: configuration, router: router)
+    }
+
+    /// Waits (at most 10 s) until `counter` reaches `value`.
+    static func wait(for counter: Counter, toReach value: Int) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while counter.value < value && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(counter.value >= value)
     }
 
     @Test func gracefulStopLetsInFlightRequestFinish() async throws {
-        let server = HTTPServer(router: Self.router())
+        let started = Counter()
+        let server = Self.slowServer(started: started)
         let port = try server.start()
         let base = "http://127.0.0.1:\(port)"
         let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=600")) }
-        try await Task.sleep(for: .milliseconds(150))
+        try await Self.wait(for: started, toReach: 1)
         await server.stop()
         let response = try await slow.value
         #expect(response.status == 200)
@@ -146,13 +168,14 @@ struct HTTPServerTests {
     }
 
     @Test func stopAnswers503WhenHandlersOutliveTheGracePeriod() async throws {
-        let server = HTTPServer(configuration: .init(shutdownGracePeriod: 0.2), router: Self.router())
+        let started = Counter()
+        let server = Self.slowServer(.init(shutdownGracePeriod: 0.2), started: started)
         let port = try server.start()
         let slow = Task { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=5000")) }
-        try await Task.sleep(for: .milliseconds(150))
-        let started = Date()
+        try await Self.wait(for: started, toReach: 1)
+        let stopping = Date()
         await server.stop()
-        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(Date().timeIntervalSince(stopping) < 2)
         let response = try await slow.value
         #expect(response.status == 503)
         #expect(response.bodyText.contains("shutting_down"))
@@ -228,8 +251,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func servesManyConcurrentRequests() async throws {
-        try await Self.with { _, base in
+    @Test func servesManyConcurrentRequestsWithAThreadPool() async throws {
+        try await Self.with(.init(threads: 2)) { _, base in
             let count = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<100 {
                     group.addTask {
