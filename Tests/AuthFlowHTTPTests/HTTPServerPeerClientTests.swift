@@ -62,4 +62,21 @@ struct HTTPServerPeerClientTests {
             #expect(viaCurl.headers.values("set-cookie").count == 2)
         }
     }
+
+    @Test func routesAndAnswers404And405ToIndependentClient() async throws {
+        try await HTTPServerTests.with { _, base in
+            let routed = try await PeerClientResult.run("GET", base + "/auth/apple/login?return_to=%2Fa+b")
+            #expect(routed.status == 200)
+            #expect(routed.body == "provider=apple return_to=/a b")
+            let missing = try await PeerClientResult.run("GET", base + "/missing")
+            #expect(missing.status == 404)
+            #expect(missing.values("Content-Type") == ["application/json"])
+            #expect(missing.body.hasPrefix(#"{"error":"not_found""#))
+            let wrong = try await PeerClientResult.run("PATCH", base + "/auth/apple/login")
+            #expect(wrong.status == 405)
+            #expect(wrong.values("Allow") == ["GET"])
+            let remote = try await PeerClientResult.run("GET", base + "/remote")
+            #expect(remote.body == "127.0.0.1")
+        }
+    }
 }
