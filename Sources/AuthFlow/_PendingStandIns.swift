@@ -1,6 +1,6 @@
 // TEMPORARY STAND-INS — DELETE WHEN THE REAL MODULES ARE MERGED.
 //
-// These declarations mirror the names fixed in CONTRACTS.md for AuthFlowJOSE and AuthFlowHTTP so the core compiles before those streams land. They are `public` only
+// These declarations mirror the names fixed in CONTRACTS.md for AuthFlowJOSE so the core compiles before those streams land. They are `public` only
 // because the core's public signatures name them; nothing here is API. The crypto below is a
 // test-grade imitation (no OpenSSL), never to be shipped.
 
@@ -508,97 +508,6 @@ public enum AppleClientSecret {
         ]
         let key = JWK(keyType: "EC", keyID: keyID, algorithm: .es256, secret: privateKey.standInSecret)
         return try JWS.sign(payload: Array(JSONValue.object(claims).serialized().utf8), key: key, algorithm: .es256)
-    }
-}
-
-// MARK: - AuthFlowHTTP stand-ins
-
-public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    var fields: [(name: String, value: String)] = []
-    public init(dictionaryLiteral elements: (String, String)...) { fields = elements.map { (name: $0.0, value: $0.1) } }
-    public subscript(name: String) -> String? {
-        get { fields.first { $0.name.lowercased() == name.lowercased() }?.value }
-        set {
-            fields.removeAll { $0.name.lowercased() == name.lowercased() }
-            if let newValue { fields.append((name: name, value: newValue)) }
-        }
-    }
-    public func values(_ name: String) -> [String] { fields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
-    public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
-}
-
-public struct HTTPClientRequest: Sendable {
-    public var method: String
-    public var url: String
-    public var headers: HTTPHeaders
-    public var body: [UInt8]?
-    public var timeout: Double?
-    public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-    }
-    public static func form(url: String, fields: [(String, String)]) -> HTTPClientRequest {
-        var r = HTTPClientRequest(method: "POST", url: url, body: Array(FormURLEncoding.encode(fields).utf8))
-        r.headers["Content-Type"] = "application/x-www-form-urlencoded"
-        return r
-    }
-    public mutating func setBasicAuthorization(user: String, password: String) {
-        let pair = FormURLEncoding.component(user) + ":" + FormURLEncoding.component(password)
-        headers["Authorization"] = "Basic " + Data(pair.utf8).base64EncodedString()
-    }
-    public mutating func setBearer(_ token: String) { headers["Authorization"] = "Bearer " + token }
-}
-
-public struct HTTPClientResponse: Sendable {
-    public let status: Int
-    public let headers: HTTPHeaders
-    public let body: [UInt8]
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-}
-
-public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
-    public let code: String
-    public let message: String
-    public var description: String { "\(code): \(message)" }
-}
-
-public protocol HTTPClient: Sendable {
-    func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse
-}
-
-public enum FormURLEncoding {
-    public static func encode(_ fields: [(String, String)]) -> String {
-        fields.map { component($0.0) + "=" + component($0.1) }.joined(separator: "&")
-    }
-    static func component(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "*"):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            case UInt8(ascii: " "): out += "+"
-            default: out += String(format: "%%%02X", b)
-            }
-        }
-        return out
-    }
-    public static func decode(_ text: some StringProtocol) -> [(String, String)] {
-        String(text).split(separator: "&").map { pair in
-            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func d(_ s: Substring) -> String {
-                (String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding) ?? String(s)
-            }
-            return (d(kv[0]), kv.count > 1 ? d(kv[1]) : "")
-        }
     }
 }
 
