@@ -173,6 +173,23 @@ private final class CountingRandom: SecureRandom {
         #expect(tokenCallsWhenSeen.withLock { $0 } == 0)
     }
 
+    @Test func neverHandsOutAProfileForAForeignBrowser() async throws {
+        let driver = try signIn(["form_post": true])
+        let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
+        let calls = Mutex<Int>(0)
+        do {
+            _ = try await driver.complete(
+                provider: "test", method: .post, parameters: callback(for: start, extra: [("user_name", "Mallory")]),
+                browserBinding: "attacker-browser"
+            ) { _ in calls.withLock { $0 += 1 } }
+            Issue.record("expected the binding check to refuse")
+        } catch {
+            #expect(error.code == .browserBindingMismatch)
+        }
+        #expect(calls.withLock { $0 } == 0)
+        #expect(http.requests.isEmpty)
+    }
+
     @Test func stopsWhenTheProfileCannotBeStored() async throws {
         struct StorageDown: Error {}
         let driver = try signIn([:])
