@@ -1,0 +1,65 @@
+extension JSONValue {
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    func serialize(into output: inout [UInt8]) {
+        switch self {
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .bool(let value):
+            output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value):
+            output.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            if value.isFinite {
+                if let exact = Int64(exactly: value), abs(value) < 1e15 {
+                    output.append(contentsOf: String(exact).utf8)
+                } else {
+                    output.append(contentsOf: "\(value)".utf8)
+                }
+            } else {
+                output.append(contentsOf: "null".utf8)
+            }
+        case .string(let value):
+            Self.serialize(string: value, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.serialize(into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            let names = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (index, name) in names.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.serialize(string: name, into: &output)
+                output.append(UInt8(ascii: ":"))
+                members[name]!.serialize(into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func serialize(string: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0..<0x20:
+                output.append(contentsOf: "\\u00".utf8)
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            default:
+                output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}
