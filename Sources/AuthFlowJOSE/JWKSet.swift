@@ -52,6 +52,13 @@ public struct JWKSet: Sendable {
         guard let entries = json["keys"]?.arrayValue else {
             throw JOSEError(.invalidJSON, "expected a JWK Set object with a 'keys' array")
         }
+        var seenKeyIDs: Set<String> = []
+        for entry in entries {
+            // A kid used twice is ambiguous even when one of the keys would be skipped.
+            if let keyID = entry["kid"]?.stringValue, !seenKeyIDs.insert(keyID).inserted {
+                throw JOSEError(.ambiguousKey, "expected each kid once in the key set, found it several times", keyID: keyID)
+            }
+        }
         var keys: [JWK] = []
         var skipped: [JOSEError] = []
         for entry in entries {
