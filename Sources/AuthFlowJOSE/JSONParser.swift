@@ -62,34 +62,40 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        // Members are collected first so the dictionary is allocated once at its final size.
+        var names: [String] = []
+        var values: [JSONValue] = []
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw failure("expected a quoted member name")
             }
-            let name = try parseString()
+            names.append(try parseString())
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
             index += 1
             skipWhitespace()
-            let value = try parseValue()
-            if members.updateValue(value, forKey: name) != nil {
-                throw failure("expected unique member names, found a duplicate member")
-            }
+            values.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw failure("expected ',' or '}', found the end of the data") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw failure("expected ',' or '}'")
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
             }
+            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
+            index += 1
+            break
         }
+        var members = [String: JSONValue](minimumCapacity: names.count)
+        for (name, value) in zip(names, values) where members.updateValue(value, forKey: name) != nil {
+            throw failure("expected unique member names, found a duplicate member")
+        }
+        return .object(members)
     }
 
     mutating func parseArray() throws(JOSEError) -> JSONValue {

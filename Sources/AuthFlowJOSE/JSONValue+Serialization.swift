@@ -30,19 +30,44 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            let names = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (index, name) in names.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+            var first = true
+            for (name, value) in members.sorted(by: { Self.precedes($0.key, $1.key) }) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
                 Self.serialize(string: name, into: &output)
                 output.append(UInt8(ascii: ":"))
-                members[name]!.serialize(into: &output)
+                value.serialize(into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
     }
 
+    /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        if let result = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                for index in 0..<min(x.count, y.count) where x[index] != y[index] { return x[index] < y[index] }
+                return x.count < y.count
+            }
+        }), let result {
+            return result
+        }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
     static func serialize(string: String, into output: inout [UInt8]) {
+        var string = string
         output.append(UInt8(ascii: "\""))
+        // Fast path: nothing to escape, copy the bytes at once.
+        let plain = string.withUTF8 { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -92,9 +92,16 @@ public struct JWSVerifier: Sendable {
         return try decoded.withUnsafeBufferPointer { buffer throws(JOSEError) in try JWSHeader(bytes: buffer) }
     }
 
+    /// `none` in any letter case, without allocating.
+    static func isNone(_ algorithm: String) -> Bool {
+        let utf8 = algorithm.utf8
+        guard utf8.count == 4 else { return false }
+        return zip(utf8, "none".utf8).allSatisfy { $0 | 0x20 == $1 }
+    }
+
     /// Header rules that hold before any key is looked at; returns the algorithm to use.
     func checkHeader(_ header: JWSHeader) throws(JOSEError) -> JWSAlgorithm {
-        if header.algorithm.lowercased() == "none" {
+        if Self.isNone(header.algorithm) {
             throw JOSEError(.unsignedTokenNotAllowed, "expected a signed token, found alg none", keyID: header.keyID)
         }
         if header.json["crit"] != nil {
