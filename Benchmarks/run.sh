@@ -4,14 +4,15 @@
 # Prints a table, then one JSON object on the last line.
 #
 # usage: Benchmarks/run.sh [seconds-per-measurement] [rounds]
-#   AUTHFLOW_PYTHON  Python with PyJWT (default: .venv/bin/python of the repository, then python3)
+#   AUTHFLOW_PYTHON      Python with PyJWT (default: .venv/bin/python of the repository, then python3)
+#   AUTHFLOW_BENCH_CORE  the CPU core to pin to (default 0)
 # Each tool is measured `rounds` times, interleaved, and its best round is kept, so a burst of
 # load from other processes penalises no tool more than another.
 set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_PER=${1:-3}
 ROUNDS=${2:-3}
-CORE=0
+CORE=${AUTHFLOW_BENCH_CORE:-0}
 
 PYTHON=${AUTHFLOW_PYTHON:-}
 if [ -z "$PYTHON" ]; then

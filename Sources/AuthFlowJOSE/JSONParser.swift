@@ -67,20 +67,22 @@ struct JSONParser {
             index += 1
             return .object([:])
         }
-        // Members are collected first so the dictionary is allocated once at its final size.
-        var names: [String] = []
-        var values: [JSONValue] = []
+        // Sized for a typical JWT payload so it is allocated once.
+        var members = [String: JSONValue](minimumCapacity: 16)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw failure("expected a quoted member name")
             }
-            names.append(try parseString())
+            let name = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
             index += 1
             skipWhitespace()
-            values.append(try parseValue())
+            let value = try parseValue()
+            if members.updateValue(value, forKey: name) != nil {
+                throw failure("expected unique member names, found a duplicate member")
+            }
             skipWhitespace()
             guard index < bytes.count else { throw failure("expected ',' or '}', found the end of the data") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -90,10 +92,6 @@ struct JSONParser {
             guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
             index += 1
             break
-        }
-        var members = [String: JSONValue](minimumCapacity: names.count)
-        for (name, value) in zip(names, values) where members.updateValue(value, forKey: name) != nil {
-            throw failure("expected unique member names, found a duplicate member")
         }
         return .object(members)
     }
@@ -125,7 +123,15 @@ struct JSONParser {
         index += 1
         let start = index
         var ascii = true
-        // Fast path: no escapes.
+        // Fast path: skip 8 plain bytes at a time (no quote, backslash, control or non-ASCII byte).
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if Self.hasSpecialByte(word) { break }
+                index += 8
+            }
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -258,6 +264,18 @@ struct JSONParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw failure("expected a finite number") }
         return .double(value)
+    }
+
+    /// Whether any byte of `word` is `"`, `\\`, below 0x20 or at least 0x80 (SWAR test).
+    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        return (word | control | zeroQuote | zeroBackslash) & highs != 0
     }
 
     @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

@@ -65,16 +65,10 @@ public struct JWSVerifier: Sendable {
     }
 
     static func split(_ bytes: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> Parts {
-        var first = -1
-        var second = -1
-        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ".") {
-            if first < 0 {
-                first = index
-            } else if second < 0 {
-                second = index
-            } else {
-                throw JOSEError(.malformedToken, "expected three dot-separated parts, found more")
-            }
+        let first = Self.indexOfDot(bytes, from: 0)
+        let second = first < 0 ? -1 : Self.indexOfDot(bytes, from: first + 1)
+        if second >= 0, Self.indexOfDot(bytes, from: second + 1) >= 0 {
+            throw JOSEError(.malformedToken, "expected three dot-separated parts, found more")
         }
         guard second >= 0 else {
             throw JOSEError(.malformedToken, "expected three dot-separated parts, found \(first < 0 ? 1 : 2)")
@@ -85,6 +79,25 @@ public struct JWSVerifier: Sendable {
             payload: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second]),
             signature: UnsafeBufferPointer(rebasing: bytes[(second + 1)...]),
             signingInputLength: second)
+    }
+
+    /// The index of the next `.` at or after `start`, or -1; scans 8 bytes at a time.
+    static func indexOfDot(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ (ones &* 0x2E)
+                if (word &- ones) & ~word & (ones &* 0x80) != 0 { break }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: ".") { return index }
+            index += 1
+        }
+        return -1
     }
 
     static func decodeHeader(_ part: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> JWSHeader {
