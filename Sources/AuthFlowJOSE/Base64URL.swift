@@ -75,7 +75,9 @@ public enum Base64URL {
     ///   or the impossible length, or non-zero unused bits.
     public static func decode(_ text: some StringProtocol) throws(JOSEError) -> [UInt8] {
         let utf8 = text.utf8
-        if let result = utf8.withContiguousStorageIfAvailable({ buffer in Result { () throws(JOSEError) in try decode(buffer: buffer) } }) {
+        if let result = utf8.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(JOSEError) in try decode(buffer: buffer) }
+        }) {
             return try result.get()
         }
         return try Array(utf8).withUnsafeBufferPointer { buffer throws(JOSEError) in try decode(buffer: buffer) }
@@ -85,7 +87,8 @@ public enum Base64URL {
     static func decode(buffer input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
         let count = input.count
         if count % 4 == 1 {
-            throw JOSEError(.invalidBase64URL, "expected a base64url length that is not 1 modulo 4, found \(count) characters")
+            throw JOSEError(
+                .invalidBase64URL, "expected a base64url length that is not 1 modulo 4, found \(count) characters")
         }
         let outputLength = (count / 4) * 3 + [0, 0, 1, 2][count % 4]
         var failure: Int? = nil
@@ -94,9 +97,14 @@ public enum Base64URL {
                 var i = 0
                 var o = 0
                 while i + 4 <= count {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
-                    if (a | b | c | d) & 0x80 != 0 { failure = i; break }
+                    let a = table[Int(input[i])]
+                    let b = table[Int(input[i + 1])]
+                    let c = table[Int(input[i + 2])]
+                    let d = table[Int(input[i + 3])]
+                    if (a | b | c | d) & 0x80 != 0 {
+                        failure = i
+                        break
+                    }
                     let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                     out[o] = UInt8(truncatingIfNeeded: value >> 16)
                     out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
@@ -107,15 +115,30 @@ public enum Base64URL {
                 if failure == nil {
                     switch count - i {
                     case 2:
-                        let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                        if (a | b) & 0x80 != 0 { failure = i; break }
-                        if b & 0x0F != 0 { failure = -1; break }
+                        let a = table[Int(input[i])]
+                        let b = table[Int(input[i + 1])]
+                        if (a | b) & 0x80 != 0 {
+                            failure = i
+                            break
+                        }
+                        if b & 0x0F != 0 {
+                            failure = -1
+                            break
+                        }
                         out[o] = a << 2 | b >> 4
                         o += 1
                     case 3:
-                        let a = table[Int(input[i])], b = table[Int(input[i + 1])], c = table[Int(input[i + 2])]
-                        if (a | b | c) & 0x80 != 0 { failure = i; break }
-                        if c & 0x03 != 0 { failure = -1; break }
+                        let a = table[Int(input[i])]
+                        let b = table[Int(input[i + 1])]
+                        let c = table[Int(input[i + 2])]
+                        if (a | b | c) & 0x80 != 0 {
+                            failure = i
+                            break
+                        }
+                        if c & 0x03 != 0 {
+                            failure = -1
+                            break
+                        }
                         let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
                         out[o] = UInt8(truncatingIfNeeded: value >> 16)
                         out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
@@ -129,7 +152,8 @@ public enum Base64URL {
         }
         if let failure {
             if failure < 0 {
-                throw JOSEError(.invalidBase64URL, "expected zero unused bits in the last base64url character, found non-zero bits")
+                throw JOSEError(
+                    .invalidBase64URL, "expected zero unused bits in the last base64url character, found non-zero bits")
             }
             var position = failure
             while position < count, decodeTable[Int(input[position])] != 0xFF { position += 1 }
@@ -139,7 +163,9 @@ public enum Base64URL {
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): found = "whitespace"
             default: found = "a character outside the base64url alphabet"
             }
-            throw JOSEError(.invalidBase64URL, "expected only base64url characters (A-Z a-z 0-9 - _), found \(found) at offset \(position)")
+            throw JOSEError(
+                .invalidBase64URL,
+                "expected only base64url characters (A-Z a-z 0-9 - _), found \(found) at offset \(position)")
         }
         return output
     }

@@ -35,7 +35,8 @@ public struct ClaimChecks: Sendable {
     public func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
         if !issuers.isEmpty { try Self.checkIssuer(claims, accepted: issuers) }
         if !audiences.isEmpty { try Self.checkAudience(claims, accepted: audiences) }
-        try Self.checkTimes(claims, now: now, leeway: leeway, requireExpiration: requireExpiration, requireIssuedAt: requireIssuedAt)
+        try Self.checkTimes(
+            claims, now: now, leeway: leeway, requireExpiration: requireExpiration, requireIssuedAt: requireIssuedAt)
         if let nonce { try Self.checkNonce(claims, expected: nonce) }
     }
 
@@ -49,7 +50,8 @@ public struct ClaimChecks: Sendable {
             throw JOSEError(.invalidClaim, "expected 'iss' to be a string", claim: "iss")
         }
         guard accepted.contains(issuer) else {
-            throw JOSEError(.issuerMismatch, "expected issuer \(list(accepted)), found '\(JWK.sanitized(issuer))'", claim: "iss")
+            throw JOSEError(
+                .issuerMismatch, "expected issuer \(list(accepted)), found '\(JWK.sanitized(issuer))'", claim: "iss")
         }
     }
 
@@ -77,7 +79,9 @@ public struct ClaimChecks: Sendable {
             throw JOSEError(.invalidClaim, "expected 'aud' to be a string or an array of strings", claim: "aud")
         }
         guard audiences.contains(where: accepted.contains) else {
-            throw JOSEError(.audienceMismatch, "expected 'aud' to contain \(list(accepted)), found \(audiences.count) other value(s)", claim: "aud")
+            throw JOSEError(
+                .audienceMismatch,
+                "expected 'aud' to contain \(list(accepted)), found \(audiences.count) other value(s)", claim: "aud")
         }
         var authorizedParty: String? = nil
         if let value = claims["azp"] {
@@ -88,10 +92,13 @@ public struct ClaimChecks: Sendable {
         }
         if audiences.count > 1 {
             guard let authorizedParty else {
-                throw JOSEError(.missingClaim, "expected an 'azp' claim because 'aud' has several values, found none", claim: "azp")
+                throw JOSEError(
+                    .missingClaim, "expected an 'azp' claim because 'aud' has several values, found none", claim: "azp")
             }
             guard accepted.contains(authorizedParty) else {
-                throw JOSEError(.authorizedPartyMismatch, "expected 'azp' to be \(list(accepted)), found another value", claim: "azp")
+                throw JOSEError(
+                    .authorizedPartyMismatch, "expected 'azp' to be \(list(accepted)), found another value",
+                    claim: "azp")
             }
         }
     }
@@ -100,22 +107,33 @@ public struct ClaimChecks: Sendable {
     /// `leeway` seconds of allowance.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.tokenExpired`,
     ///   `.tokenNotYetValid`, `.issuedInFuture`.
-    public static func checkTimes(_ claims: JWTClaims, now: Date, leeway: Double, requireExpiration: Bool = true,
-                                  requireIssuedAt: Bool = true) throws(JOSEError) {
+    public static func checkTimes(
+        _ claims: JWTClaims, now: Date, leeway: Double, requireExpiration: Bool = true,
+        requireIssuedAt: Bool = true
+    ) throws(JOSEError) {
         let current = now.timeIntervalSince1970
         if let exp = try numericDate(claims, "exp", required: requireExpiration) {
             guard current < exp + leeway else {
-                throw JOSEError(.tokenExpired, "expected 'exp' to be after now minus \(Int(leeway)) s leeway, found it \(Int(current - exp)) s in the past", claim: "exp")
+                throw JOSEError(
+                    .tokenExpired,
+                    "expected 'exp' to be after now minus \(Int(leeway)) s leeway, found it \(Int(current - exp)) s in the past",
+                    claim: "exp")
             }
         }
         if let nbf = try numericDate(claims, "nbf", required: false) {
             guard current + leeway >= nbf else {
-                throw JOSEError(.tokenNotYetValid, "expected 'nbf' to be before now plus \(Int(leeway)) s leeway, found it \(Int(nbf - current)) s in the future", claim: "nbf")
+                throw JOSEError(
+                    .tokenNotYetValid,
+                    "expected 'nbf' to be before now plus \(Int(leeway)) s leeway, found it \(Int(nbf - current)) s in the future",
+                    claim: "nbf")
             }
         }
         if let iat = try numericDate(claims, "iat", required: requireIssuedAt) {
             guard iat <= current + leeway else {
-                throw JOSEError(.issuedInFuture, "expected 'iat' to be at most \(Int(leeway)) s in the future, found it \(Int(iat - current)) s in the future", claim: "iat")
+                throw JOSEError(
+                    .issuedInFuture,
+                    "expected 'iat' to be at most \(Int(leeway)) s in the future, found it \(Int(iat - current)) s in the future",
+                    claim: "iat")
             }
         }
     }
@@ -134,7 +152,9 @@ public struct ClaimChecks: Sendable {
         var difference = UInt8(a.count == b.count ? 0 : 1)
         for index in 0..<min(a.count, b.count) { difference |= a[index] ^ b[index] }
         guard difference == 0 else {
-            throw JOSEError(.nonceMismatch, "expected 'nonce' to equal the nonce sent with the request, found another value", claim: "nonce")
+            throw JOSEError(
+                .nonceMismatch, "expected 'nonce' to equal the nonce sent with the request, found another value",
+                claim: "nonce")
         }
     }
 
@@ -150,6 +170,7 @@ public struct ClaimChecks: Sendable {
     }
 
     static func list(_ values: Set<String>) -> String {
-        values.count == 1 ? values.first.map { "'\($0)'" } ?? "" : "one of [" + values.sorted().joined(separator: ", ") + "]"
+        values.count == 1
+            ? values.first.map { "'\($0)'" } ?? "" : "one of [" + values.sorted().joined(separator: ", ") + "]"
     }
 }

@@ -35,9 +35,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw failure("expected a JSON value, found an unexpected character")
         }
@@ -55,7 +61,9 @@ struct JSONParser {
 
     mutating func enter() throws(JOSEError) {
         depth += 1
-        if depth > Self.maximumDepth { throw failure("expected at most \(Self.maximumDepth) levels of nesting, found more") }
+        if depth > Self.maximumDepth {
+            throw failure("expected at most \(Self.maximumDepth) levels of nesting, found more")
+        }
     }
 
     mutating func parseObject() throws(JOSEError) -> JSONValue {
@@ -76,7 +84,9 @@ struct JSONParser {
             }
             let name = try parseString()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure("expected ':' after a member name")
+            }
             index += 1
             skipWhitespace()
             let value = try parseValue()
@@ -113,7 +123,9 @@ struct JSONParser {
             guard index < bytes.count else { throw failure("expected ',' or ']', found the end of the data") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements)
             default: throw failure("expected ',' or ']'")
             }
         }
@@ -245,7 +257,9 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             integral = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("expected a digit in an exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
@@ -255,8 +269,12 @@ struct JSONParser {
             for position in (negative ? start + 1 : start)..<index {
                 let digit = Int64(bytes[position] - UInt8(ascii: "0"))
                 let (times, o1) = value.multipliedReportingOverflow(by: 10)
-                let (next, o2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-                if o1 || o2 { overflow = true; break }
+                let (next, o2) =
+                    negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+                if o1 || o2 {
+                    overflow = true
+                    break
+                }
                 value = next
             }
             if !overflow { return .integer(value) }

@@ -41,7 +41,9 @@ extension JWK {
 
     /// An HMAC key from raw secret bytes (at least 32).
     /// - Throws: `JOSEError` `.weakKey` for shorter secrets.
-    public static func symmetric(_ secret: [UInt8], keyID: String? = nil, algorithm: JWSAlgorithm? = nil) throws(JOSEError) -> JWK {
+    public static func symmetric(_ secret: [UInt8], keyID: String? = nil, algorithm: JWSAlgorithm? = nil)
+        throws(JOSEError) -> JWK
+    {
         try JWK(material: .oct(k: secret), keyID: keyID, algorithm: algorithm, use: nil, keyOperations: nil)
     }
 }

@@ -31,7 +31,10 @@ extension JWK {
         var algorithm: JWSAlgorithm? = nil
         if let name = try Self.optionalString(members, "alg", keyID: keyID) {
             guard let known = JWSAlgorithm(rawValue: name) else {
-                throw JOSEError(.unsupportedAlgorithm, "expected a JWS algorithm AuthFlow implements in 'alg', found '\(Self.sanitized(name))'", keyID: keyID)
+                throw JOSEError(
+                    .unsupportedAlgorithm,
+                    "expected a JWS algorithm AuthFlow implements in 'alg', found '\(Self.sanitized(name))'",
+                    keyID: keyID)
             }
             algorithm = known
         }
@@ -43,7 +46,8 @@ extension JWK {
             do {
                 return try Base64URL.decode(text)
             } catch {
-                throw JOSEError(.invalidKey, "expected '\(name)' to be strict base64url: \(error.message)", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected '\(name)' to be strict base64url: \(error.message)", keyID: keyID)
             }
         }
         func optionalBytes(_ name: String) throws(JOSEError) -> [UInt8]? {
@@ -60,7 +64,10 @@ extension JWK {
                 var parts = [try bytes("d")]
                 for name in ["p", "q", "dp", "dq", "qi"] {
                     guard members[name] != nil else {
-                        throw JOSEError(.invalidKey, "expected the RSA private key to carry p, q, dp, dq and qi, found no '\(name)'", keyID: keyID)
+                        throw JOSEError(
+                            .invalidKey,
+                            "expected the RSA private key to carry p, q, dp, dq and qi, found no '\(name)'",
+                            keyID: keyID)
                     }
                     parts.append(try bytes(name))
                 }
@@ -72,19 +79,23 @@ extension JWK {
                 throw JOSEError(.invalidKey, "expected a 'crv' member for kty EC, found none", keyID: keyID)
             }
             guard let curve = ECCurve(rawValue: curveName) else {
-                throw JOSEError(.invalidKey, "expected crv P-256, P-384 or P-521, found '\(Self.sanitized(curveName))'", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected crv P-256, P-384 or P-521, found '\(Self.sanitized(curveName))'",
+                    keyID: keyID)
             }
             material = .ec(curve: curve, x: try bytes("x"), y: try bytes("y"), d: try optionalBytes("d"))
         case "OKP":
             let curveName = try Self.optionalString(members, "crv", keyID: keyID) ?? ""
             guard curveName == "Ed25519" else {
-                throw JOSEError(.invalidKey, "expected crv Ed25519 for kty OKP, found '\(Self.sanitized(curveName))'", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected crv Ed25519 for kty OKP, found '\(Self.sanitized(curveName))'", keyID: keyID)
             }
             material = .ed25519(x: try bytes("x"), d: try optionalBytes("d"))
         case "oct":
             material = .oct(k: try bytes("k"))
         default:
-            throw JOSEError(.invalidKey, "expected kty RSA, EC, OKP or oct, found '\(Self.sanitized(keyType))'", keyID: keyID)
+            throw JOSEError(
+                .invalidKey, "expected kty RSA, EC, OKP or oct, found '\(Self.sanitized(keyType))'", keyID: keyID)
         }
         try self.init(material: material, keyID: keyID, algorithm: algorithm, use: use, keyOperations: keyOperations)
     }
@@ -144,7 +155,9 @@ extension JWK {
         return members
     }
 
-    static func optionalString(_ members: [String: JSONValue], _ name: String, keyID: String?) throws(JOSEError) -> String? {
+    static func optionalString(_ members: [String: JSONValue], _ name: String, keyID: String?) throws(JOSEError)
+        -> String?
+    {
         guard let value = members[name] else { return nil }
         guard let string = value.stringValue else {
             throw JOSEError(.invalidKey, "expected '\(name)' to be a string", keyID: keyID)
@@ -154,7 +167,9 @@ extension JWK {
 
     /// Short, printable echo of an untrusted name for error messages.
     static func sanitized(_ text: String) -> String {
-        let printable = text.unicodeScalars.prefix(40).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }
+        let printable = text.unicodeScalars.prefix(40).map {
+            $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?"
+        }
         return String(printable)
     }
 }

@@ -5,7 +5,10 @@ extension JWK {
     ///   supported type; `.weakKey` as for JWKs.
     public init(pkcs8PEM: String, keyID: String? = nil) throws(JOSEError) {
         guard let key = PKey.fromPEM(Array(pkcs8PEM.utf8)) else {
-            throw JOSEError(.invalidKey, "expected an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----), found something OpenSSL cannot read", keyID: keyID)
+            throw JOSEError(
+                .invalidKey,
+                "expected an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----), found something OpenSSL cannot read",
+                keyID: keyID)
         }
         try self.init(pkey: key, keyID: keyID)
     }
@@ -21,7 +24,8 @@ extension JWK {
             material = .rsa(n: n, e: e, privateParts: parts)
         case .ec:
             guard let curve = key.curve else {
-                throw JOSEError(.invalidKey, "expected an EC key on P-256, P-384 or P-521, found another curve", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected an EC key on P-256, P-384 or P-521, found another curve", keyID: keyID)
             }
             guard let (x, y, d) = key.ecComponents(curve: curve) else {
                 throw JOSEError(.invalidKey, "expected an EC key with readable components", keyID: keyID)
@@ -43,7 +47,10 @@ extension JWK {
     ///   OpenSSL cannot write it.
     public func pkcs8PEM() throws(JOSEError) -> String {
         guard isPrivate, keyType != "oct", let pkey else {
-            throw JOSEError(.invalidKey, "expected a private RSA, EC or Ed25519 key to export, found \(isPrivate ? "a symmetric key" : "a public key")", keyID: keyID)
+            throw JOSEError(
+                .invalidKey,
+                "expected a private RSA, EC or Ed25519 key to export, found \(isPrivate ? "a symmetric key" : "a public key")",
+                keyID: keyID)
         }
         guard let pem = pkey.pkcs8PEM() else {
             throw JOSEError(.cryptoFailure, "expected OpenSSL to write the PKCS#8 key, it failed", keyID: keyID)

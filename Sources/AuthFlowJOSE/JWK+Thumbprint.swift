@@ -12,7 +12,8 @@ extension JWK {
             let nText = Base64URL.encode(KeyMaterial.stripLeadingZeros(n))
             return #"{"e":"\#(eText)","kty":"RSA","n":"\#(nText)"}"#
         case .ec(let curve, let x, let y, _):
-            return #"{"crv":"\#(curve.rawValue)","kty":"EC","x":"\#(Base64URL.encode(x))","y":"\#(Base64URL.encode(y))"}"#
+            return
+                #"{"crv":"\#(curve.rawValue)","kty":"EC","x":"\#(Base64URL.encode(x))","y":"\#(Base64URL.encode(y))"}"#
         case .ed25519(let x, _):
             return #"{"crv":"Ed25519","kty":"OKP","x":"\#(Base64URL.encode(x))"}"#
         case .oct(let k):

@@ -31,8 +31,10 @@ public actor JWKSCache {
     public private(set) var fetchCount = 0
 
     /// Creates an empty cache; nothing is fetched until a key set is needed.
-    public init(clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
-                refetchInterval: Double = 10, fetch: @escaping @Sendable () async throws -> JWKSFetchResult) {
+    public init(
+        clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
+        refetchInterval: Double = 10, fetch: @escaping @Sendable () async throws -> JWKSFetchResult
+    ) {
         self.clock = clock
         self.minimumTTL = minimumTTL
         self.maximumTTL = max(maximumTTL, minimumTTL)
@@ -48,7 +50,9 @@ public actor JWKSCache {
         let now = clock.now()
         if let current {
             if now < expiresAt { return current }
-            if lastAttemptFailed, let lastAttempt, now.timeIntervalSince(lastAttempt) < refetchInterval { return current }
+            if lastAttemptFailed, let lastAttempt, now.timeIntervalSince(lastAttempt) < refetchInterval {
+                return current
+            }
         }
         return try await refresh()
     }
@@ -100,7 +104,8 @@ public actor JWKSCache {
             if storing { lastAttemptFailed = true }
             if let current { return current }
             let reason = (error as? JOSEError).map { "the document was unusable (\($0.code))" } ?? "the fetch failed"
-            throw JOSEError(.jwksUnavailable, "expected a JWK Set from the provider, but \(reason) and no earlier set is cached")
+            throw JOSEError(
+                .jwksUnavailable, "expected a JWK Set from the provider, but \(reason) and no earlier set is cached")
         }
     }
 }

@@ -25,7 +25,9 @@ public struct JWKSFetchResult: Sendable {
             if name == "no-store" || name == "no-cache" { return 0 }
             if name == "max-age", parts.count == 2 {
                 var value = parts[1].trimmingSpaces()
-                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                    value = String(value.dropFirst().dropLast())
+                }
                 if let seconds = Int(value), seconds >= 0 { result = seconds }
             }
         }

@@ -56,7 +56,8 @@ public struct JWKSet: Sendable {
         for entry in entries {
             // A kid used twice is ambiguous even when one of the keys would be skipped.
             if let keyID = entry["kid"]?.stringValue, !seenKeyIDs.insert(keyID).inserted {
-                throw JOSEError(.ambiguousKey, "expected each kid once in the key set, found it several times", keyID: keyID)
+                throw JOSEError(
+                    .ambiguousKey, "expected each kid once in the key set, found it several times", keyID: keyID)
             }
         }
         var keys: [JWK] = []
@@ -66,7 +67,9 @@ public struct JWKSet: Sendable {
                 var key = try JWK(json: entry)
                 if publicKeysOnly {
                     guard key.keyType != "oct" else {
-                        throw JOSEError(.keyMismatch, "expected only public keys in a remote JWK Set, found a symmetric key", keyID: key.keyID)
+                        throw JOSEError(
+                            .keyMismatch, "expected only public keys in a remote JWK Set, found a symmetric key",
+                            keyID: key.keyID)
                     }
                     key = key.publicKey
                 }
@@ -77,7 +80,8 @@ public struct JWKSet: Sendable {
         }
         self.init(keys: keys, skipped: skipped)
         if let duplicate = duplicateKeyIDs.first {
-            throw JOSEError(.ambiguousKey, "expected each kid once in the key set, found it several times", keyID: duplicate)
+            throw JOSEError(
+                .ambiguousKey, "expected each kid once in the key set, found it several times", keyID: duplicate)
         }
         if hasSymmetricKeys && hasAsymmetricKeys {
             throw JOSEError(.invalidKey, "expected a key set of only symmetric or only asymmetric keys, found both")
@@ -97,7 +101,9 @@ public struct JWKSet: Sendable {
             throw JOSEError(.invalidKey, "expected a key set of only symmetric or only asymmetric keys, found both")
         }
         if algorithm.isHMAC && hasAsymmetricKeys {
-            throw JOSEError(.keyMismatch, "expected an asymmetric algorithm for a public-key set, found \(algorithm.rawValue)", keyID: keyID)
+            throw JOSEError(
+                .keyMismatch, "expected an asymmetric algorithm for a public-key set, found \(algorithm.rawValue)",
+                keyID: keyID)
         }
         let key: JWK
         if let keyID {
@@ -106,19 +112,23 @@ public struct JWKSet: Sendable {
             }
             guard let position = indexByKeyID[keyID] else {
                 if let reason = skippedKeys.first(where: { $0.keyID == keyID }) { throw reason }
-                throw JOSEError(.keyNotFound, "expected a key with the token's kid in the key set, found none", keyID: keyID)
+                throw JOSEError(
+                    .keyNotFound, "expected a key with the token's kid in the key set, found none", keyID: keyID)
             }
             key = keys[position]
         } else {
             var found: JWK? = nil
             for candidate in keys where candidate.isUsableForVerification && candidate.permits(algorithm) {
                 if found != nil {
-                    throw JOSEError(.ambiguousKey, "expected one key fitting \(algorithm.rawValue) for a token without kid, found several")
+                    throw JOSEError(
+                        .ambiguousKey,
+                        "expected one key fitting \(algorithm.rawValue) for a token without kid, found several")
                 }
                 found = candidate
             }
             guard let found else {
-                throw JOSEError(.keyNotFound, "expected a key fitting \(algorithm.rawValue) for a token without kid, found none")
+                throw JOSEError(
+                    .keyNotFound, "expected a key fitting \(algorithm.rawValue) for a token without kid, found none")
             }
             key = found
         }
@@ -126,7 +136,9 @@ public struct JWKSet: Sendable {
             throw JOSEError(.keyMismatch, "expected a key whose use/key_ops allow verification", keyID: keyID)
         }
         if let own = key.algorithm, own != algorithm {
-            throw JOSEError(.keyMismatch, "expected \(own.rawValue) for this key, found \(algorithm.rawValue) in the token", keyID: keyID)
+            throw JOSEError(
+                .keyMismatch, "expected \(own.rawValue) for this key, found \(algorithm.rawValue) in the token",
+                keyID: keyID)
         }
         try key.material.check(algorithm: algorithm, keyID: keyID)
         return key

@@ -7,14 +7,18 @@ public enum JWS {
     /// - Throws: `JOSEError` `.invalidKey` for a public key; `.keyMismatch` when the algorithm
     ///   does not fit the key or the key's `use`/`key_ops` forbid signing; `.cryptoFailure` if
     ///   OpenSSL fails.
-    public static func sign(payload: some Collection<UInt8>, key: JWK, algorithm: JWSAlgorithm? = nil,
-                            extraHeader: [String: JSONValue] = [:]) throws(JOSEError) -> String {
+    public static func sign(
+        payload: some Collection<UInt8>, key: JWK, algorithm: JWSAlgorithm? = nil,
+        extraHeader: [String: JSONValue] = [:]
+    ) throws(JOSEError) -> String {
         try sign(payload: payload, key: key, algorithm: algorithm, headerKeyID: key.keyID, extraHeader: extraHeader)
     }
 
     /// As the public `sign`, with the header's `kid` given explicitly (nil leaves it out).
-    static func sign(payload: some Collection<UInt8>, key: JWK, algorithm: JWSAlgorithm?, headerKeyID: String?,
-                     extraHeader: [String: JSONValue]) throws(JOSEError) -> String {
+    static func sign(
+        payload: some Collection<UInt8>, key: JWK, algorithm: JWSAlgorithm?, headerKeyID: String?,
+        extraHeader: [String: JSONValue]
+    ) throws(JOSEError) -> String {
         guard key.isPrivate else {
             throw JOSEError(.invalidKey, "expected a private key to sign with, found a public key", keyID: key.keyID)
         }
@@ -25,7 +29,8 @@ public enum JWS {
             throw JOSEError(.unsupportedAlgorithm, "expected an algorithm for this key", keyID: key.keyID)
         }
         if let own = key.algorithm, own != algorithm {
-            throw JOSEError(.keyMismatch, "expected \(own.rawValue) for this key, found \(algorithm.rawValue)", keyID: key.keyID)
+            throw JOSEError(
+                .keyMismatch, "expected \(own.rawValue) for this key, found \(algorithm.rawValue)", keyID: key.keyID)
         }
         try key.material.check(algorithm: algorithm, keyID: key.keyID)
 
@@ -35,7 +40,8 @@ public enum JWS {
         let headerBytes = JSONValue.object(header).serializedBytes()
 
         var signingInput: [UInt8] = []
-        signingInput.reserveCapacity(Base64URL.encodedLength(headerBytes.count) + Base64URL.encodedLength(payload.count) + 100)
+        signingInput.reserveCapacity(
+            Base64URL.encodedLength(headerBytes.count) + Base64URL.encodedLength(payload.count) + 100)
         headerBytes.withUnsafeBufferPointer { Base64URL.append($0, to: &signingInput) }
         signingInput.append(UInt8(ascii: "."))
         if let done: Void = payload.withContiguousStorageIfAvailable({ Base64URL.append($0, to: &signingInput) }) {

@@ -21,12 +21,16 @@ public struct JWSHeader: Sendable {
         }
         var keyID: String? = nil
         if let value = members["kid"] {
-            guard let text = value.stringValue else { throw JOSEError(.malformedToken, "expected 'kid' to be a string") }
+            guard let text = value.stringValue else {
+                throw JOSEError(.malformedToken, "expected 'kid' to be a string")
+            }
             keyID = text
         }
         var type: String? = nil
         if let value = members["typ"] {
-            guard let text = value.stringValue else { throw JOSEError(.malformedToken, "expected 'typ' to be a string") }
+            guard let text = value.stringValue else {
+                throw JOSEError(.malformedToken, "expected 'typ' to be a string")
+            }
             type = text
         }
         self.algorithm = algorithm

@@ -22,20 +22,29 @@ public struct JWSVerifier: Sendable {
     ///   `.invalidJSON`, `.unsignedTokenNotAllowed`, `.unsupportedCriticalHeader`,
     ///   `.embeddedKeyRefused`, `.unsupportedAlgorithm`, `.algorithmNotAllowed`, `.keyNotFound`,
     ///   `.ambiguousKey`, `.keyMismatch`, `.weakKey`, `.invalidKey`, `.invalidSignature`.
-    public func verify(_ compact: String, keys: JWKSet) throws(JOSEError) -> (header: JWSHeader, payload: [UInt8], key: JWK) {
+    public func verify(_ compact: String, keys: JWKSet) throws(JOSEError) -> (
+        header: JWSHeader, payload: [UInt8], key: JWK
+    ) {
         try Self.withBytes(compact) { bytes throws(JOSEError) in try verify(bytes: bytes, keys: keys) }
     }
 
-    static func withBytes<T>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(JOSEError) -> T) throws(JOSEError) -> T {
-        if let result = text.utf8.withContiguousStorageIfAvailable({ buffer in Result { () throws(JOSEError) in try body(buffer) } }) {
+    static func withBytes<T>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(JOSEError) -> T)
+        throws(JOSEError) -> T
+    {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(JOSEError) in try body(buffer) }
+        }) {
             return try result.get()
         }
         return try Array(text.utf8).withUnsafeBufferPointer { buffer throws(JOSEError) in try body(buffer) }
     }
 
-    func verify(bytes: UnsafeBufferPointer<UInt8>, keys: JWKSet) throws(JOSEError) -> (header: JWSHeader, payload: [UInt8], key: JWK) {
+    func verify(bytes: UnsafeBufferPointer<UInt8>, keys: JWKSet) throws(JOSEError) -> (
+        header: JWSHeader, payload: [UInt8], key: JWK
+    ) {
         guard bytes.count <= maxTokenBytes else {
-            throw JOSEError(.tokenTooLarge, "expected a token of at most \(maxTokenBytes) bytes, found \(bytes.count) bytes")
+            throw JOSEError(
+                .tokenTooLarge, "expected a token of at most \(maxTokenBytes) bytes, found \(bytes.count) bytes")
         }
         let parts = try Self.split(bytes)
         let header = try Self.decodeHeader(parts.header)
@@ -44,9 +53,13 @@ public struct JWSVerifier: Sendable {
         let algorithm = try checkHeader(header)
         let key = try keys.key(keyID: header.keyID, algorithm: algorithm)
         let signingInput = UnsafeBufferPointer(rebasing: bytes[0..<parts.signingInputLength])
-        let valid = signature.withUnsafeBufferPointer { key.verifySignature($0, over: signingInput, algorithm: algorithm) }
+        let valid = signature.withUnsafeBufferPointer {
+            key.verifySignature($0, over: signingInput, algorithm: algorithm)
+        }
         guard valid else {
-            throw JOSEError(.invalidSignature, "expected a valid \(algorithm.rawValue) signature, found one that does not verify", keyID: header.keyID)
+            throw JOSEError(
+                .invalidSignature, "expected a valid \(algorithm.rawValue) signature, found one that does not verify",
+                keyID: header.keyID)
         }
         return (header, payload, key)
     }
@@ -73,7 +86,9 @@ public struct JWSVerifier: Sendable {
         guard second >= 0 else {
             throw JOSEError(.malformedToken, "expected three dot-separated parts, found \(first < 0 ? 1 : 2)")
         }
-        guard first > 0 else { throw JOSEError(.malformedToken, "expected a non-empty header part, found an empty one") }
+        guard first > 0 else {
+            throw JOSEError(.malformedToken, "expected a non-empty header part, found an empty one")
+        }
         return Parts(
             header: UnsafeBufferPointer(rebasing: bytes[0..<first]),
             payload: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second]),
@@ -118,17 +133,24 @@ public struct JWSVerifier: Sendable {
             throw JOSEError(.unsignedTokenNotAllowed, "expected a signed token, found alg none", keyID: header.keyID)
         }
         if header.json["crit"] != nil {
-            throw JOSEError(.unsupportedCriticalHeader, "expected no critical header extensions, found 'crit'", keyID: header.keyID)
+            throw JOSEError(
+                .unsupportedCriticalHeader, "expected no critical header extensions, found 'crit'", keyID: header.keyID)
         }
         for name in Self.keyHeaders where header.json[name] != nil {
-            throw JOSEError(.embeddedKeyRefused, "expected keys only from the configured key set, found a '\(name)' header", keyID: header.keyID)
+            throw JOSEError(
+                .embeddedKeyRefused, "expected keys only from the configured key set, found a '\(name)' header",
+                keyID: header.keyID)
         }
         guard let algorithm = JWSAlgorithm(rawValue: header.algorithm) else {
-            throw JOSEError(.unsupportedAlgorithm, "expected a JWS algorithm AuthFlow implements, found '\(JWK.sanitized(header.algorithm))'", keyID: header.keyID)
+            throw JOSEError(
+                .unsupportedAlgorithm,
+                "expected a JWS algorithm AuthFlow implements, found '\(JWK.sanitized(header.algorithm))'",
+                keyID: header.keyID)
         }
         guard allowedAlgorithms.contains(algorithm) else {
             let allowed = allowedAlgorithms.map(\.rawValue).sorted().joined(separator: ", ")
-            throw JOSEError(.algorithmNotAllowed, "expected one of [\(allowed)], found \(algorithm.rawValue)", keyID: header.keyID)
+            throw JOSEError(
+                .algorithmNotAllowed, "expected one of [\(allowed)], found \(algorithm.rawValue)", keyID: header.keyID)
         }
         return algorithm
     }

@@ -39,16 +39,25 @@ enum KeyMaterial: Hashable, Sendable {
     /// Refuses an algorithm the key cannot serve.
     func check(algorithm: JWSAlgorithm, keyID: String?) throws(JOSEError) {
         guard algorithm.keyType == keyType else {
-            throw JOSEError(.keyMismatch, "expected a key of type \(algorithm.keyType) for \(algorithm.rawValue), found kty \(keyType)", keyID: keyID)
+            throw JOSEError(
+                .keyMismatch,
+                "expected a key of type \(algorithm.keyType) for \(algorithm.rawValue), found kty \(keyType)",
+                keyID: keyID)
         }
         switch self {
         case .ec(let curve, _, _, _):
             guard algorithm.curve == curve else {
-                throw JOSEError(.keyMismatch, "expected curve \(algorithm.curve?.rawValue ?? "?") for \(algorithm.rawValue), found \(curve.rawValue)", keyID: keyID)
+                throw JOSEError(
+                    .keyMismatch,
+                    "expected curve \(algorithm.curve?.rawValue ?? "?") for \(algorithm.rawValue), found \(curve.rawValue)",
+                    keyID: keyID)
             }
         case .oct(let k):
             guard k.count >= algorithm.hashLength else {
-                throw JOSEError(.weakKey, "expected an HMAC key of at least \(algorithm.hashLength) bytes for \(algorithm.rawValue), found \(k.count)", keyID: keyID)
+                throw JOSEError(
+                    .weakKey,
+                    "expected an HMAC key of at least \(algorithm.hashLength) bytes for \(algorithm.rawValue), found \(k.count)",
+                    keyID: keyID)
             }
         default:
             break
@@ -64,22 +73,32 @@ enum KeyMaterial: Hashable, Sendable {
                 throw JOSEError(.invalidKey, "expected a usable RSA key, found one OpenSSL cannot load", keyID: keyID)
             }
             if parts != nil, !key.pairwiseCheck() {
-                throw JOSEError(.invalidKey, "expected the RSA private members to match n and e, found an inconsistent key", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected the RSA private members to match n and e, found an inconsistent key",
+                    keyID: keyID)
             }
             return key
         case .ec(let curve, let x, let y, let d):
             let size = curve.coordinateLength
             guard x.count == size, y.count == size else {
-                throw JOSEError(.invalidKey, "expected \(size)-byte x and y for \(curve.rawValue), found \(x.count) and \(y.count) bytes", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey,
+                    "expected \(size)-byte x and y for \(curve.rawValue), found \(x.count) and \(y.count) bytes",
+                    keyID: keyID)
             }
             if let d, d.count != size {
-                throw JOSEError(.invalidKey, "expected a \(size)-byte d for \(curve.rawValue), found \(d.count) bytes", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected a \(size)-byte d for \(curve.rawValue), found \(d.count) bytes", keyID: keyID
+                )
             }
             guard let key = PKey.ec(curve: curve, x: x, y: y, d: d), key.publicCheck() else {
-                throw JOSEError(.invalidKey, "expected a point on \(curve.rawValue), found one that is not on the curve", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected a point on \(curve.rawValue), found one that is not on the curve",
+                    keyID: keyID)
             }
             if d != nil, !key.pairwiseCheck() {
-                throw JOSEError(.invalidKey, "expected d to match the public point, found an inconsistent key", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected d to match the public point, found an inconsistent key", keyID: keyID)
             }
             return key
         case .ed25519(let x, let d):
@@ -91,12 +110,14 @@ enum KeyMaterial: Hashable, Sendable {
                     throw JOSEError(.invalidKey, "expected a 32-byte Ed25519 d, found \(d.count) bytes", keyID: keyID)
                 }
                 guard let key = PKey.ed25519(x: x, d: d), key.rawPublicKey == x else {
-                    throw JOSEError(.invalidKey, "expected d to match x, found an inconsistent Ed25519 key", keyID: keyID)
+                    throw JOSEError(
+                        .invalidKey, "expected d to match x, found an inconsistent Ed25519 key", keyID: keyID)
                 }
                 return key
             }
             guard let key = PKey.ed25519(x: x, d: nil) else {
-                throw JOSEError(.invalidKey, "expected a usable Ed25519 public key, found one OpenSSL cannot load", keyID: keyID)
+                throw JOSEError(
+                    .invalidKey, "expected a usable Ed25519 public key, found one OpenSSL cannot load", keyID: keyID)
             }
             return key
         case .oct(let k):
@@ -123,16 +144,22 @@ enum KeyMaterial: Hashable, Sendable {
         let exponent = stripLeadingZeros(e)
         let bits = bitLength(modulus)
         guard bits >= minimumRSABits else {
-            throw JOSEError(.weakKey, "expected an RSA modulus of at least \(minimumRSABits) bits, found \(bits) bits", keyID: keyID)
+            throw JOSEError(
+                .weakKey, "expected an RSA modulus of at least \(minimumRSABits) bits, found \(bits) bits", keyID: keyID
+            )
         }
         guard bits <= maximumRSABits else {
-            throw JOSEError(.invalidKey, "expected an RSA modulus of at most \(maximumRSABits) bits, found \(bits) bits", keyID: keyID)
+            throw JOSEError(
+                .invalidKey, "expected an RSA modulus of at most \(maximumRSABits) bits, found \(bits) bits",
+                keyID: keyID)
         }
         guard let lastModulusByte = modulus.last, lastModulusByte & 1 == 1 else {
             throw JOSEError(.invalidKey, "expected an odd RSA modulus, found an even one", keyID: keyID)
         }
         guard let lastExponentByte = exponent.last, exponent.count <= 32 else {
-            throw JOSEError(.invalidKey, "expected an RSA public exponent of 1 to 32 bytes, found \(exponent.count) bytes", keyID: keyID)
+            throw JOSEError(
+                .invalidKey, "expected an RSA public exponent of 1 to 32 bytes, found \(exponent.count) bytes",
+                keyID: keyID)
         }
         guard lastExponentByte & 1 == 1 else {
             throw JOSEError(.weakKey, "expected an odd RSA public exponent, found an even one", keyID: keyID)
@@ -141,7 +168,9 @@ enum KeyMaterial: Hashable, Sendable {
             throw JOSEError(.weakKey, "expected an RSA public exponent greater than 1, found 1", keyID: keyID)
         }
         if ROCA.isVulnerable(modulus: modulus) {
-            throw JOSEError(.weakKey, "expected an RSA modulus without the ROCA (CVE-2017-15361) structure, found a vulnerable one", keyID: keyID)
+            throw JOSEError(
+                .weakKey, "expected an RSA modulus without the ROCA (CVE-2017-15361) structure, found a vulnerable one",
+                keyID: keyID)
         }
     }
 }

@@ -21,15 +21,20 @@ public struct PKCE: Sendable, Equatable {
     public init(verifier: String) throws(JOSEError) {
         let bytes = Array(verifier.utf8)
         guard (43...128).contains(bytes.count) else {
-            throw JOSEError(.invalidClaim, "expected a code_verifier of 43 to 128 characters, found \(bytes.count)", claim: "code_verifier")
+            throw JOSEError(
+                .invalidClaim, "expected a code_verifier of 43 to 128 characters, found \(bytes.count)",
+                claim: "code_verifier")
         }
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 continue
             default:
-                throw JOSEError(.invalidClaim, "expected only A-Z a-z 0-9 - . _ ~ in a code_verifier, found another character", claim: "code_verifier")
+                throw JOSEError(
+                    .invalidClaim, "expected only A-Z a-z 0-9 - . _ ~ in a code_verifier, found another character",
+                    claim: "code_verifier")
             }
         }
         self.init(checkedVerifier: verifier)

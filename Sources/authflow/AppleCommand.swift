@@ -20,11 +20,13 @@ enum AppleCommand {
     static func run(_ arguments: [String]) -> Int32 {
         guard arguments.first == "client-secret" else {
             if arguments.first == "--help" || arguments.first == "-h" { return CommandIO.usage(usageText, code: 0) }
-            return CommandIO.usage(usageText, code: CommandIO.usageError,
-                                   problem: arguments.first.map { "unknown apple command '\($0)'" } ?? "missing apple command")
+            return CommandIO.usage(
+                usageText, code: CommandIO.usageError,
+                problem: arguments.first.map { "unknown apple command '\($0)'" } ?? "missing apple command")
         }
         do throws(CommandIO.UsageProblem) {
-            let options = try CommandIO.parse(Array(arguments.dropFirst()), known: ["team-id", "key-id", "client-id", "key-file", "ttl"])
+            let options = try CommandIO.parse(
+                Array(arguments.dropFirst()), known: ["team-id", "key-id", "client-id", "key-file", "ttl"])
             if options.help { return CommandIO.usage(usageText, code: 0) }
             return try clientSecret(options)
         } catch {
@@ -41,17 +43,21 @@ enum AppleCommand {
         }
         var ttl = defaultTTL
         if let text = options.last("ttl") {
-            guard let value = Int64(text), value >= 1 else { throw .init(message: "--ttl needs a whole number of seconds ≥ 1") }
+            guard let value = Int64(text), value >= 1 else {
+                throw .init(message: "--ttl needs a whole number of seconds ≥ 1")
+            }
             guard value <= AppleClientSecret.maximumLifetime else {
-                throw .init(message: "--ttl \(value) exceeds Apple's maximum of \(AppleClientSecret.maximumLifetime) seconds")
+                throw .init(
+                    message: "--ttl \(value) exceeds Apple's maximum of \(AppleClientSecret.maximumLifetime) seconds")
             }
             ttl = value
         }
         let pem = String(decoding: try CommandIO.readFile(values["key-file"] ?? "", what: "key"), as: UTF8.self)
         do throws(JOSEError) {
             let key = try JWK(pkcs8PEM: pem, keyID: values["key-id"])
-            let secret = try AppleClientSecret.make(teamID: values["team-id"] ?? "", keyID: values["key-id"] ?? "",
-                                                    clientID: values["client-id"] ?? "", privateKey: key, issuedAt: Date(), lifetime: ttl)
+            let secret = try AppleClientSecret.make(
+                teamID: values["team-id"] ?? "", keyID: values["key-id"] ?? "",
+                clientID: values["client-id"] ?? "", privateKey: key, issuedAt: Date(), lifetime: ttl)
             CommandIO.out(secret)
             return CommandIO.success
         } catch {

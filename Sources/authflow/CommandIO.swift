@@ -63,12 +63,21 @@ enum CommandIO {
             let argument = arguments[index]
             index += 1
             if onlyPositional || !argument.hasPrefix("--") || argument == "-" {
-                if argument == "-h" && !onlyPositional { options.help = true; continue }
+                if argument == "-h" && !onlyPositional {
+                    options.help = true
+                    continue
+                }
                 options.positional.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositional = true; continue }
-            if argument == "--help" { options.help = true; continue }
+            if argument == "--" {
+                onlyPositional = true
+                continue
+            }
+            if argument == "--help" {
+                options.help = true
+                continue
+            }
             var name = String(argument.dropFirst(2))
             var value: String? = nil
             if let equals = name.firstIndex(of: "=") {

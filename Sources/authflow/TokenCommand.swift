@@ -22,11 +22,13 @@ enum TokenCommand {
     static func run(_ arguments: [String]) -> Int32 {
         guard arguments.first == "verify" else {
             if arguments.first == "--help" || arguments.first == "-h" { return CommandIO.usage(usageText, code: 0) }
-            return CommandIO.usage(usageText, code: CommandIO.usageError,
-                                   problem: arguments.first.map { "unknown token command '\($0)'" } ?? "missing token command")
+            return CommandIO.usage(
+                usageText, code: CommandIO.usageError,
+                problem: arguments.first.map { "unknown token command '\($0)'" } ?? "missing token command")
         }
         do throws(CommandIO.UsageProblem) {
-            let options = try CommandIO.parse(Array(arguments.dropFirst()), known: ["jwks", "issuer", "audience", "nonce", "alg", "leeway"])
+            let options = try CommandIO.parse(
+                Array(arguments.dropFirst()), known: ["jwks", "issuer", "audience", "nonce", "alg", "leeway"])
             if options.help { return CommandIO.usage(usageText, code: 0) }
             return try verify(options)
         } catch {
@@ -41,13 +43,18 @@ enum TokenCommand {
             throw .init(message: "--jwks URLs are not supported yet; download the key set and pass the file instead")
         }
         guard options.positional.count == 1, let tokenArgument = options.positional.first else {
-            throw .init(message: options.positional.isEmpty ? "missing TOKEN" : "expected one TOKEN, found \(options.positional.count)")
+            throw .init(
+                message: options.positional.isEmpty
+                    ? "missing TOKEN" : "expected one TOKEN, found \(options.positional.count)")
         }
         var algorithms: Set<JWSAlgorithm> = []
         for value in options.all("alg") {
             for name in value.split(separator: ",") {
                 guard let algorithm = JWSAlgorithm(rawValue: String(name)) else {
-                    throw .init(message: "unknown algorithm '\(name)' (expected one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: " ")))")
+                    throw .init(
+                        message:
+                            "unknown algorithm '\(name)' (expected one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: " ")))"
+                    )
                 }
                 algorithms.insert(algorithm)
             }
@@ -55,7 +62,9 @@ enum TokenCommand {
         if algorithms.isEmpty { algorithms = JWSAlgorithm.asymmetric }
         var leeway = 60.0
         if let text = options.last("leeway") {
-            guard let value = Double(text), value >= 0, value.isFinite else { throw .init(message: "--leeway needs a number of seconds ≥ 0") }
+            guard let value = Double(text), value >= 0, value.isFinite else {
+                throw .init(message: "--leeway needs a number of seconds ≥ 0")
+            }
             leeway = value
         }
         let token: String
@@ -70,8 +79,9 @@ enum TokenCommand {
         do throws(JOSEError) {
             let keys = try loadKeys(jwksBytes)
             for skipped in keys.skippedKeys { CommandIO.err("authflow: note: skipped a key in the JWKS: \(skipped)") }
-            let checks = ClaimChecks(issuers: Set(options.all("issuer")), audiences: Set(options.all("audience")),
-                                     nonce: options.last("nonce"), leeway: leeway)
+            let checks = ClaimChecks(
+                issuers: Set(options.all("issuer")), audiences: Set(options.all("audience")),
+                nonce: options.last("nonce"), leeway: leeway)
             let verifier = JWTVerifier(allowedAlgorithms: algorithms, checks: checks)
             let claims = try verifier.verify(token, keys: keys, now: Date())
             CommandIO.out(JSONValue.object(claims.json).serialized())

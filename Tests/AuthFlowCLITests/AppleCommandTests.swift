@@ -7,7 +7,10 @@ struct AppleCommandTests {
     static let key: JWK = try! JWK.generateP256()
 
     func arguments(keyFile: String, ttl: String? = nil) -> [String] {
-        var list = ["apple", "client-secret", "--team-id", "ABCDE12345", "--key-id", "KEY1234567", "--client-id", "com.example.web", "--key-file", keyFile]
+        var list = [
+            "apple", "client-secret", "--team-id", "ABCDE12345", "--key-id", "KEY1234567", "--client-id",
+            "com.example.web", "--key-file", keyFile,
+        ]
         if let ttl { list += ["--ttl", ttl] }
         return list
     }
@@ -25,8 +28,11 @@ struct AppleCommandTests {
         #expect(!result.stdout.contains(body) && !result.stderr.contains(body))
         #expect(!result.stdout.contains("PRIVATE KEY"))
 
-        let verifier = JWTVerifier(allowedAlgorithms: [.es256], checks: ClaimChecks(issuers: ["ABCDE12345"], audiences: ["https://appleid.apple.com"]))
-        let claims = try verifier.verify(secret, keys: JWKSet(keys: [try Self.key.publicKey.with(keyID: "KEY1234567")]), now: Date())
+        let verifier = JWTVerifier(
+            allowedAlgorithms: [.es256],
+            checks: ClaimChecks(issuers: ["ABCDE12345"], audiences: ["https://appleid.apple.com"]))
+        let claims = try verifier.verify(
+            secret, keys: JWKSet(keys: [try Self.key.publicKey.with(keyID: "KEY1234567")]), now: Date())
         #expect(claims.subject == "com.example.web")
         #expect((claims.expiresAt ?? 0) - (claims.issuedAt ?? 0) == 7200)
         #expect(try JWSVerifier.header(of: secret).keyID == "KEY1234567")
@@ -37,19 +43,25 @@ struct AppleCommandTests {
         let keyFile = try directory.write("key.p8", try Self.key.pkcs8PEM())
         let result = try CLIRunner.authflow(arguments(keyFile: keyFile))
         #expect(result.status == 0, "\(result.stderr)")
-        let claims = try JWTClaims(payload: Base64URL.decode(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")[1]))
+        let claims = try JWTClaims(
+            payload: Base64URL.decode(
+                result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")[1]))
         #expect((claims.expiresAt ?? 0) - (claims.issuedAt ?? 0) == 3600)
     }
 
-    @Test(.enabled(if: CLIRunner.python != nil || CLIRunner.peersRequired, "set AUTHFLOW_PYTHON to run the PyJWT check"))
+    @Test(
+        .enabled(if: CLIRunner.python != nil || CLIRunner.peersRequired, "set AUTHFLOW_PYTHON to run the PyJWT check"))
     func printedSecretVerifiesWithPyJWT() throws {
         let directory = try ScratchDirectory()
         let keyFile = try directory.write("key.p8", try Self.key.pkcs8PEM())
         let result = try CLIRunner.authflow(arguments(keyFile: keyFile))
         try #require(result.status == 0, "\(result.stderr)")
-        let jwks = try directory.write("jwks.json", JWKSet(keys: [try Self.key.publicKey.with(keyID: "KEY1234567")]).jsonValue().serialized())
-        let peer = try CLIRunner.peer(["verify", "--lib", "pyjwt", "--alg", "ES256", "--jwks", jwks, "--issuer", "ABCDE12345",
-                                       "--audience", "https://appleid.apple.com", result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        let jwks = try directory.write(
+            "jwks.json", JWKSet(keys: [try Self.key.publicKey.with(keyID: "KEY1234567")]).jsonValue().serialized())
+        let peer = try CLIRunner.peer([
+            "verify", "--lib", "pyjwt", "--alg", "ES256", "--jwks", jwks, "--issuer", "ABCDE12345",
+            "--audience", "https://appleid.apple.com", result.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+        ])
         #expect(peer.status == 0, "\(peer.stderr)")
         #expect(peer.stdout.contains("com.example.web"))
     }
@@ -87,7 +99,8 @@ struct AppleCommandTests {
         #expect(result.stderr.contains("keyMismatch"))
         let body = rsaPEM.split(separator: "\n").dropFirst().first.map(String.init) ?? "missing"
         #expect(!result.stderr.contains(body))
-        let garbage = try directory.write("garbage.p8", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        let garbage = try directory.write(
+            "garbage.p8", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
         #expect(try CLIRunner.authflow(arguments(keyFile: garbage)).status == 1)
     }
 }

@@ -51,7 +51,9 @@ enum CLIRunner {
         return try run(python, [peerScript] + arguments)
     }
 
-    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws -> Output {
+    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws
+        -> Output
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -74,8 +76,9 @@ enum CLIRunner {
         process.waitUntilExit()
         group.wait()
         killer.cancel()
-        return Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 

@@ -10,8 +10,10 @@ struct TokenCommandTests {
 
     static func token(_ changes: [String: JSONValue?] = [:], key: JWK = key) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
-        var claims: [String: JSONValue] = ["iss": .string(issuer), "aud": .string(audience), "sub": "u-1",
-                                           "iat": .integer(now), "exp": .integer(now + 600), "nonce": "abc"]
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer), "aud": .string(audience), "sub": "u-1",
+            "iat": .integer(now), "exp": .integer(now + 600), "nonce": "abc",
+        ]
         for (name, value) in changes { claims[name] = value }
         return try JWT.sign(claims: claims, key: key)
     }
@@ -22,8 +24,10 @@ struct TokenCommandTests {
 
     @Test func printsClaimsAndExitsZeroForAValidToken() throws {
         let directory = try ScratchDirectory()
-        let result = try CLIRunner.authflow(["token", "verify", "--jwks", try Self.jwksFile(directory), "--issuer", Self.issuer,
-                                             "--audience", Self.audience, "--nonce", "abc", "--alg", "ES256", try Self.token()])
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", try Self.jwksFile(directory), "--issuer", Self.issuer,
+            "--audience", Self.audience, "--nonce", "abc", "--alg", "ES256", try Self.token(),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
         let claims = try JSONValue.parse(Array(result.stdout.utf8))
@@ -33,7 +37,8 @@ struct TokenCommandTests {
 
     @Test func readsTheTokenFromStandardInput() throws {
         let directory = try ScratchDirectory()
-        let result = try CLIRunner.authflow(["token", "verify", "--jwks", try Self.jwksFile(directory), "-"], stdin: try Self.token() + "\n")
+        let result = try CLIRunner.authflow(
+            ["token", "verify", "--jwks", try Self.jwksFile(directory), "-"], stdin: try Self.token() + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\"sub\":\"u-1\""))
     }
@@ -46,8 +51,10 @@ struct TokenCommandTests {
     ])
     func printsTheReasonAndExitsOneForAnInvalidToken(claim: String, value: JSONValue, code: String) throws {
         let directory = try ScratchDirectory()
-        let result = try CLIRunner.authflow(["token", "verify", "--jwks", try Self.jwksFile(directory), "--issuer", Self.issuer,
-                                             "--audience", Self.audience, "--nonce", "abc", try Self.token([claim: value])])
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", try Self.jwksFile(directory), "--issuer", Self.issuer,
+            "--audience", Self.audience, "--nonce", "abc", try Self.token([claim: value]),
+        ])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains(code), "\(result.stderr)")
@@ -66,13 +73,17 @@ struct TokenCommandTests {
 
     @Test func refusesAnAlgorithmOutsideTheAllowList() throws {
         let directory = try ScratchDirectory()
-        let result = try CLIRunner.authflow(["token", "verify", "--jwks", try Self.jwksFile(directory), "--alg", "RS256,PS256", try Self.token()])
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", try Self.jwksFile(directory), "--alg", "RS256,PS256", try Self.token(),
+        ])
         #expect(result.status == 1)
         #expect(result.stderr.contains("algorithmNotAllowed"))
     }
 
     @Test func explainsThatURLsAreNotSupportedYet() throws {
-        let result = try CLIRunner.authflow(["token", "verify", "--jwks", "https://www.googleapis.com/oauth2/v3/certs", try Self.token()])
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", "https://www.googleapis.com/oauth2/v3/certs", try Self.token(),
+        ])
         #expect(result.status == 2)
         #expect(result.stderr.contains("URLs are not supported yet"))
         #expect(result.stdout.isEmpty)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AuthFlowJOSE
 
 @Suite("Base64URL and JSONValue")
@@ -26,7 +27,8 @@ struct EncodingTests {
     }
 
     @Test func jsonParsesAndSerializesDeterministically() throws {
-        let value = try JSONValue.parse(Array(#" {"b":[1,-2,3.5,1e3,true,false,null],"a":"x\"\\\/\n\u00e9\ud83d\ude00"} "#.utf8))
+        let value = try JSONValue.parse(
+            Array(#" {"b":[1,-2,3.5,1e3,true,false,null],"a":"x\"\\\/\n\u00e9\ud83d\ude00"} "#.utf8))
         #expect(value["a"]?.stringValue == "x\"\\/\né😀")
         #expect(value["b"]?.arrayValue?[0].int64Value == 1)
         #expect(value["b"]?.arrayValue?[2] == .double(3.5))
@@ -44,7 +46,8 @@ struct EncodingTests {
     }
 
     @Test func jsonRefusesInvalidUTF8AndDeepNesting() {
-        #expect(joseError { () throws(JOSEError) in _ = try JSONValue.parse([0x22, 0xFF, 0x22]) }?.code == .invalidJSON)
+        #expect(
+            joseError { () throws(JOSEError) in _ = try JSONValue.parse([0x22, 0xFF, 0x22]) }?.code == .invalidJSON)
         let deep = Array(String(repeating: "[", count: 65).utf8) + Array(String(repeating: "]", count: 65).utf8)
         #expect(joseError { () throws(JOSEError) in _ = try JSONValue.parse(deep) }?.code == .invalidJSON)
         let fine = Array(String(repeating: "[", count: 64).utf8) + Array(String(repeating: "]", count: 64).utf8)
@@ -54,6 +57,6 @@ struct EncodingTests {
     @Test func jsonKeepsLargeIntegersExactAndOverflowsToDouble() throws {
         #expect(try JSONValue.parse(Array("9223372036854775807".utf8)) == .integer(.max))
         #expect(try JSONValue.parse(Array("-9223372036854775808".utf8)) == .integer(.min))
-        #expect(try JSONValue.parse(Array("9223372036854775808".utf8)) == .double(9223372036854775808))
+        #expect(try JSONValue.parse(Array("9223372036854775808".utf8)) == .double(9_223_372_036_854_775_808))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import AuthFlowJOSE
 
 /// A scripted JWKS endpoint: serves whatever document is current, or fails, and counts calls.
@@ -35,7 +36,9 @@ final class FakeJWKSEndpoint: Sendable {
 
 @Suite("JWKS cache")
 struct JWKSCacheTests {
-    let verifier = JWTVerifier(allowedAlgorithms: [.es256, .rs256, .edDSA], checks: ClaimChecks(issuers: [TestKeys.issuer], audiences: [TestKeys.audience]))
+    let verifier = JWTVerifier(
+        allowedAlgorithms: [.es256, .rs256, .edDSA],
+        checks: ClaimChecks(issuers: [TestKeys.issuer], audiences: [TestKeys.audience]))
 
     func makeCache(_ endpoint: FakeJWKSEndpoint, clock: ManualClock) -> JWKSCache {
         JWKSCache(clock: clock, fetch: { try endpoint.fetch() })
@@ -145,10 +148,12 @@ struct JWKSCacheTests {
 
     @Test func sharesOneFetchBetweenConcurrentCallers() async throws {
         let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
-        let cache = JWKSCache(clock: ManualClock(TestKeys.now), fetch: {
-            try await Task.sleep(for: .milliseconds(50))
-            return try endpoint.fetch()
-        })
+        let cache = JWKSCache(
+            clock: ManualClock(TestKeys.now),
+            fetch: {
+                try await Task.sleep(for: .milliseconds(50))
+                return try endpoint.fetch()
+            })
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { _ = try await cache.keySet() } }
             try await group.waitForAll()

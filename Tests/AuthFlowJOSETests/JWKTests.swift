@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AuthFlowJOSE
 
 @Suite("JWK")
@@ -95,19 +96,29 @@ struct JWKTests {
 
     @Test func refusesShortHMACKeysAndSymmetricKeysInAPublicSet() throws {
         #expect(refusal(["kty": "oct", "k": ""])?.code == .weakKey)
-        #expect(refusal(["kty": "oct", "k": .string(Base64URL.encode([UInt8](repeating: 1, count: 31)))])?.code == .weakKey)
-        #expect(refusal(["kty": "oct", "alg": "HS512", "k": .string(Base64URL.encode([UInt8](repeating: 1, count: 48)))])?.code == .weakKey)
-        let mixed: JSONValue = ["keys": [TestKeys.ec.jsonValue(), ["kty": "oct", "k": .string(Base64URL.encode([UInt8](repeating: 1, count: 32)))]]]
+        #expect(
+            refusal(["kty": "oct", "k": .string(Base64URL.encode([UInt8](repeating: 1, count: 31)))])?.code == .weakKey)
+        #expect(
+            refusal(["kty": "oct", "alg": "HS512", "k": .string(Base64URL.encode([UInt8](repeating: 1, count: 48)))])?
+                .code == .weakKey)
+        let mixed: JSONValue = [
+            "keys": [
+                TestKeys.ec.jsonValue(),
+                ["kty": "oct", "k": .string(Base64URL.encode([UInt8](repeating: 1, count: 32)))],
+            ]
+        ]
         let error = joseError { () throws(JOSEError) in _ = try JWKSet(jsonData: Array(mixed.serialized().utf8)) }
         #expect(error?.code == .invalidKey)
     }
 
     @Test func skipsUnknownKeyTypesInASet() throws {
-        let document: JSONValue = ["keys": [
-            ["kty": "AKP", "kid": "pq", "alg": "ML-DSA-99", "pub": "AAAA"],
-            ["kty": "WEIRD", "kid": "w"],
-            TestKeys.ec.jsonValue(),
-        ]]
+        let document: JSONValue = [
+            "keys": [
+                ["kty": "AKP", "kid": "pq", "alg": "ML-DSA-99", "pub": "AAAA"],
+                ["kty": "WEIRD", "kid": "w"],
+                TestKeys.ec.jsonValue(),
+            ]
+        ]
         let set = try JWKSet(jsonData: Array(document.serialized().utf8))
         #expect(set.keys.count == 1)
         #expect(set.skippedKeys.count == 2)
@@ -119,7 +130,9 @@ struct JWKTests {
         let group = document["testGroups"]?.arrayValue?.first { $0["comment"]?.stringValue == "keysize_too_small" }
         let set = try JWKSet(jsonData: Array((group?["public"] ?? .null).serialized().utf8))
         let token = group?["tests"]?.arrayValue?.first?["jws"]?.stringValue ?? ""
-        let error = joseError { () throws(JOSEError) in _ = try JWSVerifier(allowedAlgorithms: [.rs256]).verify(token, keys: set) }
+        let error = joseError { () throws(JOSEError) in
+            _ = try JWSVerifier(allowedAlgorithms: [.rs256]).verify(token, keys: set)
+        }
         #expect(error?.code == .weakKey)
         #expect(error?.keyID == "RS256_1024")
     }

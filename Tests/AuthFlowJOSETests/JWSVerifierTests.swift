@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AuthFlowJOSE
 
 @Suite("JWS verification")
@@ -26,7 +27,8 @@ struct JWSVerifierTests {
     }
 
     @Test func refusesAlgNone() {
-        let token = Base64URL.encode(Array(#"{"alg":"none","kid":"ec-1"}"#.utf8)) + "." + Base64URL.encode(payload) + "."
+        let token =
+            Base64URL.encode(Array(#"{"alg":"none","kid":"ec-1"}"#.utf8)) + "." + Base64URL.encode(payload) + "."
         #expect(refusal(token)?.code == .unsignedTokenNotAllowed)
         let upper = Base64URL.encode(Array(#"{"alg":"NONE"}"#.utf8)) + "." + Base64URL.encode(payload) + "."
         #expect(refusal(upper)?.code == .unsignedTokenNotAllowed)
@@ -36,7 +38,8 @@ struct JWSVerifierTests {
         // The classic confusion attack: HMAC keyed with the public key's own bytes.
         let secret = Array(TestKeys.ec.publicKey.jsonValue().serialized().utf8)
         let hmacKey = try JWK.symmetric(secret)
-        let token = TestKeys.token(header: ["alg": "HS256", "kid": "ec-1"], payload: payload, key: hmacKey, algorithm: .hs256)
+        let token = TestKeys.token(
+            header: ["alg": "HS256", "kid": "ec-1"], payload: payload, key: hmacKey, algorithm: .hs256)
         #expect(refusal(token)?.code == .algorithmNotAllowed)
         // Even when the caller (wrongly) allows HS256, a public-key set never verifies HMAC.
         let lax = JWSVerifier(allowedAlgorithms: Set(JWSAlgorithm.allCases))
@@ -44,14 +47,18 @@ struct JWSVerifierTests {
     }
 
     @Test func refusesUnknownCriticalHeader() {
-        let token = TestKeys.token(header: ["alg": "ES256", "kid": "ec-1", "crit": ["exp"], "exp": 1], payload: payload, key: TestKeys.ec, algorithm: .es256)
+        let token = TestKeys.token(
+            header: ["alg": "ES256", "kid": "ec-1", "crit": ["exp"], "exp": 1], payload: payload, key: TestKeys.ec,
+            algorithm: .es256)
         #expect(refusal(token)?.code == .unsupportedCriticalHeader)
     }
 
     @Test(arguments: ["jwk", "jku", "x5u", "x5c"])
     func refusesEmbeddedOrReferencedKeys(member: String) {
         let value: JSONValue = member == "jwk" ? TestKeys.ec.publicKey.jsonValue() : "https://attacker.example/keys"
-        let token = TestKeys.token(header: ["alg": "ES256", "kid": "ec-1", member: value], payload: payload, key: TestKeys.ec, algorithm: .es256)
+        let token = TestKeys.token(
+            header: ["alg": "ES256", "kid": "ec-1", member: value], payload: payload, key: TestKeys.ec,
+            algorithm: .es256)
         #expect(refusal(token)?.code == .embeddedKeyRefused)
     }
 
@@ -72,7 +79,9 @@ struct JWSVerifierTests {
         let huge = String(repeating: "A", count: 101)
         #expect(refusal(huge, verifier: small)?.code == .tokenTooLarge)
         let token = TestKeys.idToken()
-        #expect(refusal(token, verifier: JWSVerifier(allowedAlgorithms: [.es256], maxTokenBytes: token.utf8.count - 1))?.code == .tokenTooLarge)
+        #expect(
+            refusal(token, verifier: JWSVerifier(allowedAlgorithms: [.es256], maxTokenBytes: token.utf8.count - 1))?
+                .code == .tokenTooLarge)
     }
 
     @Test func refusesPaddingWhitespaceAndForeignCharacters() throws {
@@ -84,7 +93,8 @@ struct JWSVerifierTests {
             parts[0] + "." + parts[1] + "." + parts[2] + "=",
             " " + token,
             parts[0] + ".\n" + parts[1] + "." + parts[2],
-            parts[0] + "." + parts[1] + "." + parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "+",
+            parts[0] + "." + parts[1] + "."
+                + parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "+",
         ] {
             #expect(refusal(variant)?.code == .invalidBase64URL, "\(variant.prefix(8))")
         }
@@ -102,7 +112,8 @@ struct JWSVerifierTests {
     }
 
     @Test func refusesUnknownKid() {
-        let token = TestKeys.token(header: ["alg": "ES256", "kid": "nope"], payload: payload, key: TestKeys.ec, algorithm: .es256)
+        let token = TestKeys.token(
+            header: ["alg": "ES256", "kid": "nope"], payload: payload, key: TestKeys.ec, algorithm: .es256)
         let error = refusal(token)
         #expect(error?.code == .keyNotFound)
         #expect(error?.keyID == "nope")
@@ -110,11 +121,13 @@ struct JWSVerifierTests {
 
     @Test func refusesAlgorithmThatDoesNotFitTheKey() {
         // The token claims RS256 but names the EC key.
-        let token = TestKeys.token(header: ["alg": "RS256", "kid": "ec-1"], payload: payload, key: TestKeys.rsa, algorithm: .rs256)
+        let token = TestKeys.token(
+            header: ["alg": "RS256", "kid": "ec-1"], payload: payload, key: TestKeys.rsa, algorithm: .rs256)
         #expect(refusal(token)?.code == .keyMismatch)
         // A key pinned to RS256 refuses PS256 tokens.
         let pinned = try? TestKeys.rsa.publicKey.with(keyID: "rsa-1", algorithm: .rs256)
-        let ps = TestKeys.token(header: ["alg": "PS256", "kid": "rsa-1"], payload: payload, key: TestKeys.rsa, algorithm: .ps256)
+        let ps = TestKeys.token(
+            header: ["alg": "PS256", "kid": "rsa-1"], payload: payload, key: TestKeys.rsa, algorithm: .ps256)
         #expect(refusal(ps, keys: JWKSet(keys: [pinned!]))?.code == .keyMismatch)
     }
 
@@ -134,15 +147,18 @@ struct JWSVerifierTests {
         var signature = try Base64URL.decode(parts[2])
         signature = signature.map { $0 ^ 0x5A }
         #expect(refusal(parts[0] + "." + parts[1] + "." + Base64URL.encode(signature))?.code == .invalidSignature)
-        #expect(refusal(parts[0] + "." + Base64URL.encode(Array(#"{"sub":"y"}"#.utf8)) + "." + parts[2])?.code == .invalidSignature)
+        #expect(
+            refusal(parts[0] + "." + Base64URL.encode(Array(#"{"sub":"y"}"#.utf8)) + "." + parts[2])?.code
+                == .invalidSignature)
     }
 
     @Test func refusesKeyMarkedForEncryption() throws {
-        let encryptionKey = try JWK(json: {
-            guard case .object(var members) = TestKeys.ec.publicKey.jsonValue() else { return .null }
-            members["use"] = "enc"
-            return .object(members)
-        }())
+        let encryptionKey = try JWK(
+            json: {
+                guard case .object(var members) = TestKeys.ec.publicKey.jsonValue() else { return .null }
+                members["use"] = "enc"
+                return .object(members)
+            }())
         let token = try JWS.sign(payload: payload, key: TestKeys.ec)
         #expect(refusal(token, keys: JWKSet(keys: [encryptionKey]))?.code == .keyMismatch)
     }

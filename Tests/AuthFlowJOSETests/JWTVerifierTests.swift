@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AuthFlowJOSE
 
 @Suite("JWT claim checks")
@@ -8,9 +9,13 @@ struct JWTVerifierTests {
         allowedAlgorithms: [.es256, .rs256],
         checks: ClaimChecks(issuers: [TestKeys.issuer], audiences: [TestKeys.audience], nonce: "n-0S6_WzA2Mj"))
 
-    func refusal(_ changes: [String: JSONValue?], verifier: JWTVerifier? = nil, at now: Date = TestKeys.now) -> JOSEError? {
+    func refusal(_ changes: [String: JSONValue?], verifier: JWTVerifier? = nil, at now: Date = TestKeys.now)
+        -> JOSEError?
+    {
         let token = TestKeys.idToken(changes)
-        return joseError { () throws(JOSEError) in _ = try (verifier ?? self.verifier).verify(token, keys: TestKeys.publicSet, now: now) }
+        return joseError { () throws(JOSEError) in
+            _ = try (verifier ?? self.verifier).verify(token, keys: TestKeys.publicSet, now: now)
+        }
     }
 
     @Test func acceptsAValidIDToken() throws {
@@ -30,7 +35,10 @@ struct JWTVerifierTests {
     }
 
     @Test func acceptsAnyIssuerOfASet() throws {
-        let google = JWTVerifier(allowedAlgorithms: [.es256], checks: ClaimChecks(issuers: ["accounts.google.com", "https://accounts.google.com"], audiences: [TestKeys.audience]))
+        let google = JWTVerifier(
+            allowedAlgorithms: [.es256],
+            checks: ClaimChecks(
+                issuers: ["accounts.google.com", "https://accounts.google.com"], audiences: [TestKeys.audience]))
         let token = TestKeys.idToken(["iss": "accounts.google.com"])
         #expect(try google.verify(token, keys: TestKeys.publicSet, now: TestKeys.now).issuer == "accounts.google.com")
     }
@@ -104,13 +112,17 @@ struct JWTVerifierTests {
         let token = TestKeys.idToken(["exp": 1])
         let parts = token.split(separator: ".").map(String.init)
         let forged = parts[0] + "." + parts[1] + "." + Base64URL.encode(try Base64URL.decode(parts[2]).map { $0 ^ 1 })
-        let error = joseError { () throws(JOSEError) in _ = try verifier.verify(forged, keys: TestKeys.publicSet, now: TestKeys.now) }
+        let error = joseError { () throws(JOSEError) in
+            _ = try verifier.verify(forged, keys: TestKeys.publicSet, now: TestKeys.now)
+        }
         #expect(error?.code == .invalidSignature)
     }
 
     @Test func refusesPayloadThatIsNotAnObject() {
         let token = try? JWS.sign(payload: Array("[1,2]".utf8), key: TestKeys.ec)
-        let error = joseError { () throws(JOSEError) in _ = try verifier.verify(token ?? "", keys: TestKeys.publicSet, now: TestKeys.now) }
+        let error = joseError { () throws(JOSEError) in
+            _ = try verifier.verify(token ?? "", keys: TestKeys.publicSet, now: TestKeys.now)
+        }
         #expect(error?.code == .invalidJSON)
     }
 
@@ -124,7 +136,9 @@ struct JWTVerifierTests {
 
     @Test func errorMessagesNeverContainTheToken() {
         let token = TestKeys.idToken(["iss": "https://evil.example"])
-        let error = joseError { () throws(JOSEError) in _ = try verifier.verify(token, keys: TestKeys.publicSet, now: TestKeys.now) }
+        let error = joseError { () throws(JOSEError) in
+            _ = try verifier.verify(token, keys: TestKeys.publicSet, now: TestKeys.now)
+        }
         let signature = String(token.split(separator: ".").last ?? "")
         #expect(error != nil)
         #expect(error.map { !$0.description.contains(signature) } == true)

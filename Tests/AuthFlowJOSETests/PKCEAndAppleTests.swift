@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AuthFlowJOSE
 
 @Suite("PKCE and Apple client secret")
@@ -13,21 +14,28 @@ struct PKCEAndAppleTests {
     }
 
     @Test func refusesVerifiersOfWrongLengthOrAlphabet() {
-        for bad in [String(repeating: "a", count: 42), String(repeating: "a", count: 129), String(repeating: "a", count: 42) + "+"] {
+        for bad in [
+            String(repeating: "a", count: 42), String(repeating: "a", count: 129),
+            String(repeating: "a", count: 42) + "+",
+        ] {
             #expect(joseError { () throws(JOSEError) in _ = try PKCE(verifier: bad) }?.code == .invalidClaim)
         }
-        #expect(joseError { () throws(JOSEError) in _ = try PKCE(verifier: String(repeating: "a-._~", count: 25)) } == nil)
+        #expect(
+            joseError { () throws(JOSEError) in _ = try PKCE(verifier: String(repeating: "a-._~", count: 25)) } == nil)
     }
 
     @Test func mintsAnAppleClientSecretThatVerifies() throws {
         let key = try JWK(pkcs8PEM: try TestKeys.ec.pkcs8PEM())
         let issuedAt = TestKeys.now
-        let secret = try AppleClientSecret.make(teamID: "ABCDE12345", keyID: "KEY1234567", clientID: "com.example.web",
-                                                privateKey: key, issuedAt: issuedAt, lifetime: 3600)
+        let secret = try AppleClientSecret.make(
+            teamID: "ABCDE12345", keyID: "KEY1234567", clientID: "com.example.web",
+            privateKey: key, issuedAt: issuedAt, lifetime: 3600)
         let header = try JWSVerifier.header(of: secret)
         #expect(header.algorithm == "ES256")
         #expect(header.keyID == "KEY1234567")
-        let verifier = JWTVerifier(allowedAlgorithms: [.es256], checks: ClaimChecks(issuers: ["ABCDE12345"], audiences: ["https://appleid.apple.com"]))
+        let verifier = JWTVerifier(
+            allowedAlgorithms: [.es256],
+            checks: ClaimChecks(issuers: ["ABCDE12345"], audiences: ["https://appleid.apple.com"]))
         let publicKey = try key.publicKey.with(keyID: "KEY1234567")
         let claims = try verifier.verify(secret, keys: JWKSet(keys: [publicKey]), now: issuedAt)
         #expect(claims.subject == "com.example.web")
@@ -37,20 +45,29 @@ struct PKCEAndAppleTests {
 
     @Test func refusesLifetimesAboveApplesMaximumAndNonP256Keys() {
         let tooLong = joseError { () throws(JOSEError) in
-            _ = try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.ec, issuedAt: TestKeys.now,
-                                           lifetime: AppleClientSecret.maximumLifetime + 1)
+            _ = try AppleClientSecret.make(
+                teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.ec, issuedAt: TestKeys.now,
+                lifetime: AppleClientSecret.maximumLifetime + 1)
         }
         #expect(tooLong?.code == .invalidClaim)
-        #expect(joseError { () throws(JOSEError) in
-            _ = try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.ec, issuedAt: TestKeys.now,
-                                           lifetime: AppleClientSecret.maximumLifetime)
-        } == nil)
-        #expect(joseError { () throws(JOSEError) in
-            _ = try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.rsa, issuedAt: TestKeys.now, lifetime: 60)
-        }?.code == .keyMismatch)
-        #expect(joseError { () throws(JOSEError) in
-            _ = try AppleClientSecret.make(teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.ec.publicKey, issuedAt: TestKeys.now, lifetime: 60)
-        }?.code == .keyMismatch)
+        #expect(
+            joseError { () throws(JOSEError) in
+                _ = try AppleClientSecret.make(
+                    teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.ec, issuedAt: TestKeys.now,
+                    lifetime: AppleClientSecret.maximumLifetime)
+            } == nil)
+        #expect(
+            joseError { () throws(JOSEError) in
+                _ = try AppleClientSecret.make(
+                    teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.rsa, issuedAt: TestKeys.now,
+                    lifetime: 60)
+            }?.code == .keyMismatch)
+        #expect(
+            joseError { () throws(JOSEError) in
+                _ = try AppleClientSecret.make(
+                    teamID: "T", keyID: "K", clientID: "C", privateKey: TestKeys.ec.publicKey, issuedAt: TestKeys.now,
+                    lifetime: 60)
+            }?.code == .keyMismatch)
     }
 
     @Test func manualClockMovesOnlyWhenTold() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AuthFlowJOSE
 
 /// Every vector of Fixtures/rfc-vectors.json (RFC 7515, 7520, 7636, 7638 known answers).
@@ -36,13 +37,15 @@ struct RFCVectorTests {
             let compact = expected["compact"]?.stringValue ?? ""
             _ = try all.verify(compact, keys: JWKSet(keys: [publicKey]))
             // RS256 is deterministic: re-signing reproduces the RFC's bytes.
-            let resigned = try JWS.sign(payload: Array((inputs["payload_utf8"]?.stringValue ?? "").utf8), key: privateKey, algorithm: .rs256)
+            let resigned = try JWS.sign(
+                payload: Array((inputs["payload_utf8"]?.stringValue ?? "").utf8), key: privateKey, algorithm: .rs256)
             expectEqual(resigned, compact, "re-signed compact")
         case "rfc7515-A.3-ES256":
             let key = try JWK(json: inputs["public_jwk"] ?? .null)
             let compact = expected["compact"]?.stringValue ?? ""
-            expectEqual(Base64URL.encode(octets(expected["signature_R_octets"]) + octets(expected["signature_S_octets"])),
-                        expected["signature_b64u"]?.stringValue ?? "", "r‖s encoding")
+            expectEqual(
+                Base64URL.encode(octets(expected["signature_R_octets"]) + octets(expected["signature_S_octets"])),
+                expected["signature_b64u"]?.stringValue ?? "", "r‖s encoding")
             _ = try all.verify(compact, keys: JWKSet(keys: [key]))
             // Flipping one bit of R must break it.
             var raw = octets(expected["signature_R_octets"]) + octets(expected["signature_S_octets"])
@@ -71,14 +74,17 @@ struct RFCVectorTests {
             let compact = expected["compact"]?.stringValue ?? ""
             let verified = try all.verify(compact, keys: JWKSet(keys: [key]))
             expectEqual(Base64URL.encode(verified.payload), inputs["payload_b64u"]?.stringValue ?? "", "payload")
-            expectEqual(compact.split(separator: ".").last.map(String.init) ?? "", expected["signature_b64u"]?.stringValue ?? "", "signature")
+            expectEqual(
+                compact.split(separator: ".").last.map(String.init) ?? "",
+                expected["signature_b64u"]?.stringValue ?? "", "signature")
         case "rfc7636-B-S256":
             let random = FixedRandom(octets(inputs["verifier_random_octets"]))
             let pkce = PKCE.generate(random: random)
             expectEqual(pkce.verifier, expected["code_verifier"]?.stringValue ?? "", "verifier")
             expectEqual(pkce.challenge, expected["code_challenge"]?.stringValue ?? "", "challenge")
             expectEqual(pkce.method, expected["code_challenge_method"]?.stringValue ?? "", "method")
-            expectEqual(Digest.sha256(Array(pkce.verifier.utf8)), octets(expected["sha256_of_verifier_octets"]), "sha256")
+            expectEqual(
+                Digest.sha256(Array(pkce.verifier.utf8)), octets(expected["sha256_of_verifier_octets"]), "sha256")
             expectEqual(try PKCE(verifier: pkce.verifier), pkce, "re-wrapped verifier")
         case "rfc7638-3.1-RSA-thumbprint", "rfc7517-A.1-EC-thumbprint":
             let key = try JWK(json: inputs["jwk"] ?? .null)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AuthFlowJOSE
 
 /// Every case of every Wycheproof file in Fixtures/wycheproof, through ``Wycheproof/run``.
@@ -17,7 +18,9 @@ struct WycheproofTests {
     }
 
     static func expectClean(_ report: Wycheproof.Report, minimumAccepted: Int = 1) {
-        #expect(report.failures.isEmpty, "\(report.file): \(report.failures.count) failures:\n\(report.failures.joined(separator: "\n"))")
+        #expect(
+            report.failures.isEmpty,
+            "\(report.file): \(report.failures.count) failures:\n\(report.failures.joined(separator: "\n"))")
         #expect(report.ran == report.declaredCount)
         #expect(report.accepted >= minimumAccepted)
     }
@@ -36,7 +39,9 @@ struct WycheproofTests {
                         while bytes.count < 32 { bytes.insert(0, at: 0) }
                         return Base64URL.encode(bytes)
                     }
-                    key = try JWK(json: ["kty": "EC", "crv": "P-256", "x": .string(coordinate("wx")), "y": .string(coordinate("wy"))])
+                    key = try JWK(json: [
+                        "kty": "EC", "crv": "P-256", "x": .string(coordinate("wx")), "y": .string(coordinate("wy")),
+                    ])
                 }
             } catch {
                 return error
@@ -103,7 +108,9 @@ struct WycheproofTests {
         var tokens: [Int64: String] = [:]
         for group in document["testGroups"]?.arrayValue ?? [] {
             for test in group["tests"]?.arrayValue ?? [] {
-                if let id = test["tcId"]?.int64Value, [357, 367, 370].contains(id) { tokens[id] = test["jws"]?.stringValue }
+                if let id = test["tcId"]?.int64Value, [357, 367, 370].contains(id) {
+                    tokens[id] = test["jws"]?.stringValue
+                }
             }
         }
         #expect(tokens.count == 3)

@@ -56,7 +56,9 @@ enum OpenSSLDigest {
     }
 
     /// Hashes into a caller-provided buffer of at least 64 bytes; returns the digest length or 0.
-    static func hash(_ function: HashFunction, _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func hash(
+        _ function: HashFunction, _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         var length: UInt32 = 0
         guard EVP_Digest(input.baseAddress, input.count, out, &length, function.md, nil) == 1 else {
             ERR_clear_error()
@@ -65,14 +67,19 @@ enum OpenSSLDigest {
         return Int(length)
     }
 
-    static func hmac(_ function: HashFunction, key: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    static func hmac(_ function: HashFunction, key: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>)
+        -> [UInt8]
+    {
         var dummy: UInt8 = 0
         return withUnsafeMutablePointer(to: &dummy) { dummyPointer in
             [UInt8](unsafeUninitializedCapacity: 64) { out, initialized in
                 var length: UInt32 = 0
                 let keyPointer = UnsafeRawPointer(key.baseAddress ?? UnsafePointer(dummyPointer))
                 let messagePointer = message.baseAddress ?? UnsafePointer(dummyPointer)
-                if HMAC(function.md, keyPointer, Int32(key.count), messagePointer, message.count, out.baseAddress, &length) != nil {
+                if HMAC(
+                    function.md, keyPointer, Int32(key.count), messagePointer, message.count, out.baseAddress, &length)
+                    != nil
+                {
                     initialized = Int(length)
                 } else {
                     ERR_clear_error()

@@ -35,16 +35,26 @@ final class PKey: @unchecked Sendable {
     /// and every value lives in memory the builder owns until the key exists.
     static func fromData(type: String, keyPair: Bool, _ fill: (ParameterBuilder) -> Bool) -> PKey? {
         guard let builder = ParameterBuilder() else { return nil }
-        guard fill(builder) else { ERR_clear_error(); return nil }
+        guard fill(builder) else {
+            ERR_clear_error()
+            return nil
+        }
         return builder.build(type: type, selection: keyPair ? af_selection_keypair() : af_selection_public_key())
     }
 
     static func rsa(n: [UInt8], e: [UInt8], privateParts: [[UInt8]]?) -> PKey? {
         fromData(type: "RSA", keyPair: privateParts != nil) { builder in
-            guard builder.pushBigNumber(af_param_rsa_n(), n), builder.pushBigNumber(af_param_rsa_e(), e) else { return false }
+            guard builder.pushBigNumber(af_param_rsa_n(), n), builder.pushBigNumber(af_param_rsa_e(), e) else {
+                return false
+            }
             if let parts = privateParts {
-                let names = [af_param_rsa_d(), af_param_rsa_p(), af_param_rsa_q(), af_param_rsa_dp(), af_param_rsa_dq(), af_param_rsa_qi()]
-                for (name, value) in zip(names, parts) where !builder.pushBigNumber(name, value, secret: true) { return false }
+                let names = [
+                    af_param_rsa_d(), af_param_rsa_p(), af_param_rsa_q(), af_param_rsa_dp(), af_param_rsa_dq(),
+                    af_param_rsa_qi(),
+                ]
+                for (name, value) in zip(names, parts) where !builder.pushBigNumber(name, value, secret: true) {
+                    return false
+                }
             }
             return true
         }
@@ -68,16 +78,26 @@ final class PKey: @unchecked Sendable {
     static func ed25519(x: [UInt8], d: [UInt8]?) -> PKey? {
         let key: OpaquePointer?
         if let d {
-            key = d.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) }
+            key = d.withUnsafeBufferPointer {
+                EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count)
+            }
         } else {
-            key = x.withUnsafeBufferPointer { EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count) }
+            key = x.withUnsafeBufferPointer {
+                EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count)
+            }
         }
-        guard let key else { ERR_clear_error(); return nil }
+        guard let key else {
+            ERR_clear_error()
+            return nil
+        }
         return PKey(owning: key)
     }
 
     static func generate(type: String, configure: (OpaquePointer) -> Int32) -> PKey? {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { ERR_clear_error(); return nil }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
+            ERR_clear_error()
+            return nil
+        }
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer? = nil
         guard EVP_PKEY_keygen_init(context) == 1, configure(context) == 1, EVP_PKEY_generate(context, &key) == 1,
@@ -105,7 +125,10 @@ final class PKey: @unchecked Sendable {
 
     /// `EVP_PKEY_public_check`: for EC keys, that the point is on the curve and not infinity.
     func publicCheck() -> Bool {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else { ERR_clear_error(); return false }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
+            ERR_clear_error()
+            return false
+        }
         defer { EVP_PKEY_CTX_free(context) }
         let ok = EVP_PKEY_public_check(context) == 1
         if !ok { ERR_clear_error() }
@@ -114,7 +137,10 @@ final class PKey: @unchecked Sendable {
 
     /// `EVP_PKEY_pairwise_check`: that the private and public halves belong together.
     func pairwiseCheck() -> Bool {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else { ERR_clear_error(); return false }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
+            ERR_clear_error()
+            return false
+        }
         defer { EVP_PKEY_CTX_free(context) }
         let ok = EVP_PKEY_pairwise_check(context) == 1
         if !ok { ERR_clear_error() }
@@ -135,7 +161,10 @@ final class PKey: @unchecked Sendable {
     var curve: ECCurve? {
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0
-        guard EVP_PKEY_get_group_name(pointer, &buffer, buffer.count, &length) == 1 else { ERR_clear_error(); return nil }
+        guard EVP_PKEY_get_group_name(pointer, &buffer, buffer.count, &length) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
         let name = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch name {
         case "prime256v1", "P-256", "secp256r1": return .p256
@@ -148,35 +177,56 @@ final class PKey: @unchecked Sendable {
     /// A big-number parameter as unsigned big-endian bytes, left-padded to `padTo` when given.
     func bigNumber(_ name: UnsafePointer<CChar>?, padTo: Int? = nil) -> [UInt8]? {
         var number: OpaquePointer? = nil
-        guard EVP_PKEY_get_bn_param(pointer, name, &number) == 1, let number else { ERR_clear_error(); return nil }
+        guard EVP_PKEY_get_bn_param(pointer, name, &number) == 1, let number else {
+            ERR_clear_error()
+            return nil
+        }
         defer { BN_clear_free(number) }
         let length = Int((BN_num_bits(number) + 7) / 8)
         let size = max(padTo ?? length, length)
         var out = [UInt8](repeating: 0, count: size)
-        guard BN_bn2binpad(number, &out, Int32(size)) == Int32(size) else { ERR_clear_error(); return nil }
+        guard BN_bn2binpad(number, &out, Int32(size)) == Int32(size) else {
+            ERR_clear_error()
+            return nil
+        }
         return out
     }
 
     var rawPublicKey: [UInt8]? {
         var length = 0
-        guard EVP_PKEY_get_raw_public_key(pointer, nil, &length) == 1 else { ERR_clear_error(); return nil }
+        guard EVP_PKEY_get_raw_public_key(pointer, nil, &length) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
         var out = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_get_raw_public_key(pointer, &out, &length) == 1 else { ERR_clear_error(); return nil }
+        guard EVP_PKEY_get_raw_public_key(pointer, &out, &length) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
         return Array(out.prefix(length))
     }
 
     var rawPrivateKey: [UInt8]? {
         var length = 0
-        guard EVP_PKEY_get_raw_private_key(pointer, nil, &length) == 1 else { ERR_clear_error(); return nil }
+        guard EVP_PKEY_get_raw_private_key(pointer, nil, &length) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
         var out = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_get_raw_private_key(pointer, &out, &length) == 1 else { ERR_clear_error(); return nil }
+        guard EVP_PKEY_get_raw_private_key(pointer, &out, &length) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
         return Array(out.prefix(length))
     }
 
     /// Components of an RSA key: n, e and, for private keys, d, p, q, dp, dq, qi.
     func rsaComponents() -> (n: [UInt8], e: [UInt8], privateParts: [[UInt8]]?)? {
         guard let n = bigNumber(af_param_rsa_n()), let e = bigNumber(af_param_rsa_e()) else { return nil }
-        let names = [af_param_rsa_d(), af_param_rsa_p(), af_param_rsa_q(), af_param_rsa_dp(), af_param_rsa_dq(), af_param_rsa_qi()]
+        let names = [
+            af_param_rsa_d(), af_param_rsa_p(), af_param_rsa_q(), af_param_rsa_dp(), af_param_rsa_dq(),
+            af_param_rsa_qi(),
+        ]
         var parts: [[UInt8]] = []
         for name in names {
             guard let part = bigNumber(name) else { return (n, e, nil) }
@@ -197,17 +247,29 @@ final class PKey: @unchecked Sendable {
     /// Reads a private key from PEM (PKCS#8, or a traditional RSA/EC key); encrypted keys fail.
     static func fromPEM(_ pem: [UInt8]) -> PKey? {
         let bio = pem.withUnsafeBufferPointer { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let bio else { ERR_clear_error(); return nil }
+        guard let bio else {
+            ERR_clear_error()
+            return nil
+        }
         defer { BIO_free(bio) }
-        guard let key = af_pem_read_private_key(bio) else { ERR_clear_error(); return nil }
+        guard let key = af_pem_read_private_key(bio) else {
+            ERR_clear_error()
+            return nil
+        }
         return PKey(owning: key)
     }
 
     /// The private key as unencrypted PKCS#8 PEM.
     func pkcs8PEM() -> String? {
-        guard let bio = BIO_new(BIO_s_mem()) else { ERR_clear_error(); return nil }
+        guard let bio = BIO_new(BIO_s_mem()) else {
+            ERR_clear_error()
+            return nil
+        }
         defer { BIO_free(bio) }
-        guard PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else { ERR_clear_error(); return nil }
+        guard PEM_write_bio_PKCS8PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
         var data: UnsafeMutablePointer<CChar>? = nil
         let length = af_bio_get_mem_data(bio, &data)
         guard length > 0, let data else { return nil }
@@ -225,7 +287,10 @@ final class PKey: @unchecked Sendable {
     private func acquireContext(_ algorithm: JWSAlgorithm, signing: Bool) -> PooledContext? {
         let key = poolKey(algorithm, signing: signing)
         if let context = pool.withLock({ $0[key]?.popLast() }) { return context }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else { ERR_clear_error(); return nil }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
+            ERR_clear_error()
+            return nil
+        }
         let md = algorithm.hashFunction.md
         var ok = (signing ? EVP_PKEY_sign_init(context) : EVP_PKEY_verify_init(context)) == 1
         switch algorithm {
@@ -263,12 +328,18 @@ final class PKey: @unchecked Sendable {
     }
 
     /// Verifies a signature in OpenSSL's encoding (DER for ECDSA) over `message`.
-    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>, algorithm: JWSAlgorithm) -> Bool {
+    func verify(signature: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>, algorithm: JWSAlgorithm)
+        -> Bool
+    {
         if algorithm == .edDSA {
-            guard let context = EVP_MD_CTX_new() else { ERR_clear_error(); return false }
+            guard let context = EVP_MD_CTX_new() else {
+                ERR_clear_error()
+                return false
+            }
             defer { EVP_MD_CTX_free(context) }
             guard EVP_DigestVerifyInit(context, nil, nil, nil, pointer) == 1,
-                EVP_DigestVerify(context, signature.baseAddress, signature.count, message.baseAddress, message.count) == 1
+                EVP_DigestVerify(context, signature.baseAddress, signature.count, message.baseAddress, message.count)
+                    == 1
             else {
                 ERR_clear_error()
                 return false
@@ -278,7 +349,8 @@ final class PKey: @unchecked Sendable {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest in
             let length = OpenSSLDigest.hash(algorithm.hashFunction, message, into: digest.baseAddress!)
             guard length > 0, let context = acquireContext(algorithm, signing: false) else { return false }
-            let result = EVP_PKEY_verify(context.pointer, signature.baseAddress, signature.count, digest.baseAddress, length)
+            let result = EVP_PKEY_verify(
+                context.pointer, signature.baseAddress, signature.count, digest.baseAddress, length)
             releaseContext(context, algorithm, signing: false)
             if result != 1 {
                 ERR_clear_error()
@@ -291,7 +363,10 @@ final class PKey: @unchecked Sendable {
     /// Signs `message`; ECDSA signatures come back in DER.
     func sign(message: UnsafeBufferPointer<UInt8>, algorithm: JWSAlgorithm) -> [UInt8]? {
         if algorithm == .edDSA {
-            guard let context = EVP_MD_CTX_new() else { ERR_clear_error(); return nil }
+            guard let context = EVP_MD_CTX_new() else {
+                ERR_clear_error()
+                return nil
+            }
             defer { EVP_MD_CTX_free(context) }
             var length = 64
             var out = [UInt8](repeating: 0, count: 64)
@@ -329,7 +404,10 @@ final class ParameterBuilder {
     private var buffers: [UnsafeMutableBufferPointer<UInt8>] = []
 
     init?() {
-        guard let builder = OSSL_PARAM_BLD_new() else { ERR_clear_error(); return nil }
+        guard let builder = OSSL_PARAM_BLD_new() else {
+            ERR_clear_error()
+            return nil
+        }
         self.builder = builder
     }
 
@@ -345,7 +423,9 @@ final class ParameterBuilder {
     }
 
     func pushBigNumber(_ name: UnsafePointer<CChar>?, _ bytes: [UInt8], secret: Bool = false) -> Bool {
-        guard let number = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else { return false }
+        guard let number = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else {
+            return false
+        }
         numbers.append((number, secret))
         return OSSL_PARAM_BLD_push_BN(builder, name, number) == 1
     }
@@ -362,12 +442,20 @@ final class ParameterBuilder {
     }
 
     func build(type: String, selection: Int32) -> PKey? {
-        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else { ERR_clear_error(); return nil }
+        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else {
+            ERR_clear_error()
+            return nil
+        }
         defer { OSSL_PARAM_free(parameters) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { ERR_clear_error(); return nil }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
+            ERR_clear_error()
+            return nil
+        }
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer? = nil
-        guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &key, selection, parameters) == 1, let key else {
+        guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &key, selection, parameters) == 1,
+            let key
+        else {
             ERR_clear_error()
             return nil
         }

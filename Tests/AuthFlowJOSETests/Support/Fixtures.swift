@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import AuthFlowJOSE
 
 /// Reads files from the test bundle's `Fixtures` folder.

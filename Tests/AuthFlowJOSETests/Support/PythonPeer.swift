@@ -6,7 +6,9 @@ import Foundation
 /// case they run and fail on the missing interpreter.
 enum PythonPeer {
     static let environment = ProcessInfo.processInfo.environment
-    static let python: String? = environment["AUTHFLOW_PYTHON"].flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+    static let python: String? = environment["AUTHFLOW_PYTHON"].flatMap {
+        FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
+    }
     static let required = environment["AUTHFLOW_REQUIRE_PEERS"] == "1"
     /// Whether peer tests should run at all (they then fail if Python is missing).
     static let shouldRun = python != nil || required
@@ -33,7 +35,9 @@ enum PythonPeer {
 
 /// Runs a process with a timeout and collects its output.
 enum ProcessRunner {
-    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws -> PythonPeer.Output {
+    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws
+        -> PythonPeer.Output
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -56,8 +60,9 @@ enum ProcessRunner {
         process.waitUntilExit()
         group.wait()
         killer.cancel()
-        return PythonPeer.Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                 stderr: String(decoding: errData, as: UTF8.self))
+        return PythonPeer.Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import AuthFlowJOSE
 
 /// Keys generated once per test process, and helpers to build tokens with any header.
@@ -18,7 +19,8 @@ enum TestKeys {
     static func claims(_ changes: [String: JSONValue?] = [:]) -> [String: JSONValue] {
         var claims: [String: JSONValue] = [
             "iss": .string(issuer), "aud": .string(audience), "sub": "user-1",
-            "iat": .integer(Int64(now.timeIntervalSince1970) - 10), "exp": .integer(Int64(now.timeIntervalSince1970) + 600),
+            "iat": .integer(Int64(now.timeIntervalSince1970) - 10),
+            "exp": .integer(Int64(now.timeIntervalSince1970) + 600),
             "nonce": "n-0S6_WzA2Mj",
         ]
         for (name, value) in changes { claims[name] = value }
@@ -32,7 +34,9 @@ enum TestKeys {
         return input + "." + Base64URL.encode(signature)
     }
 
-    static func token(header: [String: JSONValue], claims: [String: JSONValue], key: JWK, algorithm: JWSAlgorithm) -> String {
+    static func token(header: [String: JSONValue], claims: [String: JSONValue], key: JWK, algorithm: JWSAlgorithm)
+        -> String
+    {
         token(header: header, payload: JSONValue.object(claims).serializedBytes(), key: key, algorithm: algorithm)
     }
 

@@ -24,8 +24,10 @@ enum Wycheproof {
         case accepted
     }
 
-    static func run(_ file: String, deviations: [Int: Deviation] = [:],
-                    _ body: (_ group: JSONValue, _ test: JSONValue) -> JOSEError?) throws -> Report {
+    static func run(
+        _ file: String, deviations: [Int: Deviation] = [:],
+        _ body: (_ group: JSONValue, _ test: JSONValue) -> JOSEError?
+    ) throws -> Report {
         let document = try Fixtures.json("wycheproof/\(file)")
         var report = Report(file: file, declaredCount: Int(document["numberOfTests"]?.int64Value ?? -1))
         for group in document["testGroups"]?.arrayValue ?? [] {
@@ -39,12 +41,15 @@ enum Wycheproof {
                 switch deviations[tcId] {
                 case .refused(let code)?:
                     if refusal?.code != code {
-                        report.failures.append("tcId \(tcId) (\(comment)): documented deviation expects refusal \(code), got \(refusal.map { "\($0)" } ?? "acceptance")")
+                        report.failures.append(
+                            "tcId \(tcId) (\(comment)): documented deviation expects refusal \(code), got \(refusal.map { "\($0)" } ?? "acceptance")"
+                        )
                     }
                     continue
                 case .accepted?:
                     if let refusal {
-                        report.failures.append("tcId \(tcId) (\(comment)): documented deviation expects acceptance, got \(refusal)")
+                        report.failures.append(
+                            "tcId \(tcId) (\(comment)): documented deviation expects acceptance, got \(refusal)")
                     }
                     continue
                 case nil:
