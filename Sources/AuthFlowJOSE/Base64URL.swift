@@ -13,6 +13,19 @@ public enum Base64URL {
         return table
     }()
 
+    /// The four positions of a quantum, pre-shifted: entry `256 * k + c` is the value of `c` at
+    /// position `k` of 4, with 0xFF00_0000 marking a byte outside the alphabet, so one OR of four
+    /// lookups yields three bytes and a validity flag.
+    static let shiftedTables: [UInt32] = {
+        var tables = [UInt32](repeating: 0xFF00_0000, count: 4 * 256)
+        for (index, byte) in alphabet.enumerated() {
+            for position in 0..<4 {
+                tables[position * 256 + Int(byte)] = UInt32(index) << (18 - 6 * position)
+            }
+        }
+        return tables
+    }()
+
     /// Encodes bytes without padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         if let string = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return string }
@@ -96,21 +109,21 @@ public enum Base64URL {
             decodeTable.withUnsafeBufferPointer { table in
                 var i = 0
                 var o = 0
-                while i + 4 <= count {
-                    let a = table[Int(input[i])]
-                    let b = table[Int(input[i + 1])]
-                    let c = table[Int(input[i + 2])]
-                    let d = table[Int(input[i + 3])]
-                    if (a | b | c | d) & 0x80 != 0 {
-                        failure = i
-                        break
+                shiftedTables.withUnsafeBufferPointer { tables in
+                    while i + 4 <= count {
+                        let value =
+                            tables[Int(input[i])] | tables[256 + Int(input[i + 1])]
+                            | tables[512 + Int(input[i + 2])] | tables[768 + Int(input[i + 3])]
+                        if value & 0xFF00_0000 != 0 {
+                            failure = i
+                            return
+                        }
+                        out[o] = UInt8(truncatingIfNeeded: value >> 16)
+                        out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                        out[o + 2] = UInt8(truncatingIfNeeded: value)
+                        i += 4
+                        o += 3
                     }
-                    let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    out[o] = UInt8(truncatingIfNeeded: value >> 16)
-                    out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
-                    out[o + 2] = UInt8(truncatingIfNeeded: value)
-                    i += 4
-                    o += 3
                 }
                 if failure == nil {
                     switch count - i {

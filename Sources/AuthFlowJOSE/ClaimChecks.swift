@@ -147,10 +147,8 @@ public struct ClaimChecks: Sendable {
         guard let nonce = value.stringValue else {
             throw JOSEError(.invalidClaim, "expected 'nonce' to be a string", claim: "nonce")
         }
-        let a = Array(nonce.utf8)
-        let b = Array(expected.utf8)
-        var difference = UInt8(a.count == b.count ? 0 : 1)
-        for index in 0..<min(a.count, b.count) { difference |= a[index] ^ b[index] }
+        var difference = nonce.utf8.count == expected.utf8.count ? 0 : 1
+        for (x, y) in zip(nonce.utf8, expected.utf8) { difference |= Int(x ^ y) }
         guard difference == 0 else {
             throw JOSEError(
                 .nonceMismatch, "expected 'nonce' to equal the nonce sent with the request, found another value",
