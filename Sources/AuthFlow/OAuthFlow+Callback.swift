@@ -1,4 +1,4 @@
-public import AuthFlowHTTP
+import AuthFlowHTTP
 public import Foundation
 
 extension OAuthFlow {

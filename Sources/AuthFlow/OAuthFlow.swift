@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+import AuthFlowJOSE
 public import Foundation
 
 /// The OAuth 2.0 / OpenID Connect authorization-code flow as a pure state machine.

@@ -1,6 +1,6 @@
 public import AuthFlowHTTP
 public import AuthFlowJOSE
-public import Foundation
+import Foundation
 
 /// The thin async driver of ``OAuthFlow``: performs its actions with an HTTP client, a flow store,
 /// per-provider JWKS caches, a clock and a random source.

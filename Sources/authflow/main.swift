@@ -5,7 +5,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let rest = Array(arguments.dropFirst())
 switch arguments.first {
 case "check": exit(CheckCommand.run(rest))
-default:
-    FileHandle.standardError.write(Data("usage: authflow <command> [options]\n  check [--config FILE]\n".utf8))
-    exit(2)
+case "token": exit(TokenCommand.run(rest))
+case "apple": exit(AppleCommand.run(rest))
+case "-h", "--help", "help": exit(CommandIO.usage(CommandIO.overview, code: 0))
+default: exit(CommandIO.usage(CommandIO.overview, code: 2, problem: arguments.first.map { "unknown command '\($0)'" }))
 }

@@ -55,7 +55,7 @@ struct TestIdentityProvider: Sendable {
 
     /// The JWKS document for `set`, as a provider serves it.
     static func jwksBody(_ set: JWKSet) -> [UInt8] {
-        StandInKeys.encode(set)
+        Array(set.jsonValue().serialized().utf8)
     }
 
     static func json(_ object: [String: JSONValue], status: Int = 200) -> HTTPClientResponse {
