@@ -69,6 +69,20 @@ import Testing
         #expect(action.failure?.joseCode == .algorithmNotAllowed)
     }
 
+    @Test func refusesHMACTokensEvenWhenAPluginAllowsThem() throws {
+        let plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey, algorithms: [.rs256, .hs256])
+        let provider = try ProviderRegistry([plugin]).resolve(
+            TestProviders.settings(capabilities: ["oidc": true]), publicURL: TestProviders.publicURL)
+        #expect(provider.idTokenAlgorithms == [.rs256])
+        let secret = try JWK.symmetric(Array("a-shared-secret-of-32-bytes-long!!".utf8), keyID: "hs", algorithm: .hs256)
+        let token = try idp.sign(idp.claims(nonce: nonce, now: now), with: secret, algorithm: .hs256)
+        var flow = try FlowHarness(provider).untilKeys(idToken: token)
+        let action = flow.jwksReceived(JWKSet(keys: [secret, idp.key.publicKey]), fetchedFromProvider: false, now: now)
+        let error = try #require(action.failure)
+        #expect(error.code == .idTokenInvalid)
+        #expect(error.joseCode != nil)
+    }
+
     @Test func refusesWrongIssuer() throws {
         try expectRefusal(
             try idp.idToken(nonce: nonce, now: now, changes: ["iss": "https://evil.test"]), .issuerMismatch)

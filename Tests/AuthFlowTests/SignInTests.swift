@@ -104,6 +104,26 @@ private final class CountingRandom: SecureRandom {
         #expect(http.requests(to: "https://idp.test/jwks").count == 2)
     }
 
+    @Test func rateLimitsUnknownKidRefetches() async throws {
+        let driver = try signIn(["oidc": true])
+        let stranger = try JWK.generateRSA(keyID: "k-unknown")
+        for round in 0..<3 {
+            let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
+            serveProvider(nonce: Query.parameters(ofURL: start.redirectURL)["nonce"], signer: stranger)
+            do {
+                _ = try await driver.complete(
+                    provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+                Issue.record("expected round \(round) to be refused")
+            } catch {
+                #expect(error.code == .idTokenInvalid)
+                #expect(error.joseCode == .keyNotFound)
+            }
+            clock.advance(by: 1)
+        }
+        // One initial fetch, one refetch for the unknown kid; later rounds fall inside the 10 s interval.
+        #expect(http.requests(to: "https://idp.test/jwks").count == 2)
+    }
+
     @Test func signsInWithOAuth2Userinfo() async throws {
         let driver = try signIn([:])
         let start = try await driver.begin(provider: "test", returnTo: "/", intent: .register, browserBinding: "b1")

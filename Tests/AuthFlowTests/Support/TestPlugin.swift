@@ -9,6 +9,7 @@ struct TestPlugin: ProviderPlugin {
     var type: String { "test" }
     let clientSecretKey: JWK
     var alsoUserinfo = false
+    var algorithms: Set<JWSAlgorithm> = [.rs256]
 
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         .optional(default: false)
@@ -29,6 +30,8 @@ struct TestPlugin: ProviderPlugin {
     }
 
     var fetchesUserinfoWithIDToken: Bool { alsoUserinfo }
+
+    var idTokenAlgorithms: Set<JWSAlgorithm> { algorithms }
 
     /// Like Apple's `user` field: an unsigned display name sent with the callback.
     func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile? {
