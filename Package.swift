@@ -90,6 +90,6 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE"], swiftSettings: strict),
+            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]
 )
