@@ -1,0 +1,193 @@
+"""Sign-in through `authflow serve --sandbox` at the HTTP level, one emulated browser per
+`Browser`: every provider signs in, and every way of forging, replaying or misdirecting a callback is
+refused with the server's JSON error."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+
+import authflow_harness as harness
+from authflow_harness import Callback, Identity, PROVIDERS, SESSION_KEYS, expect_error, expect_redirect
+
+#: What `/auth/session` shows per provider for a typed identity: Facebook never vouches for an email
+#: and X only with the users.email scope (not configured), so their email stays null (DESIGN §3:
+#: `email` only from verified sources).
+VERIFIED_EMAIL = {"apple": True, "google": True, "facebook": False, "x": False}
+
+
+def check_session(session: dict, provider: str, identity: Identity) -> None:
+    assert set(session) == SESSION_KEYS, f"/auth/session keys: {sorted(session)}"
+    assert session["provider"] == provider
+    assert session["subject"] == identity.subject
+    assert isinstance(session["user_id"], str) and session["user_id"], session
+    assert session["expires_at"] is not None, session
+    if VERIFIED_EMAIL[provider]:
+        assert session["email"] == identity.email, session
+        assert session["email_verified"] is True, session
+    else:
+        assert session["email"] is None, session
+        assert session["email_verified"] in (False, None), session
+    assert session["name"] == identity.name, session
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_each_provider_signs_in_and_session_shows_identity(app, provider):
+    browser = app.browser()
+    identity = Identity.fresh(provider, name="Ada Lovelace")
+    assert browser.session_info().status_code == 401
+    flow = browser.sign_in(provider, identity, return_to="/account?tab=profile")
+    expect_redirect(flow.result, "/account?tab=profile", context=f"{provider} callback")
+    if provider == "apple":
+        # form_post: the provider's page POSTs to the app from another site.
+        assert flow.callback.method == "POST"
+        assert harness.origin_of(flow.provider_answer.url) == app.sandbox_url
+        assert {"code", "state", "id_token", "user"} <= {k for k, _ in flow.callback.fields}
+    else:
+        assert flow.callback.method == "GET"
+    cookies = [c for c in harness.set_cookie_headers(flow.result) if "max-age=0" not in c.lower()]
+    assert cookies, "the callback set no cookie"
+    for header in cookies:
+        assert "httponly" in header.lower(), f"cookie without HttpOnly: {header}"
+    response = browser.session_info()
+    assert response.status_code == 200, response.text
+    check_session(response.json(), provider, identity)
+
+
+def test_signed_out_session_and_check_are_401(app):
+    browser = app.browser()
+    expect_error(browser.session_info(), "not_signed_in", (401,), context="/auth/session signed out")
+    assert browser.check().status_code == 401
+
+
+def test_auth_check_answers_202_with_user_headers(app):
+    browser = app.browser()
+    identity = Identity.fresh("google")
+    session = browser.signed_in("google", identity)
+    response = browser.check()
+    assert response.status_code == 202, response.text
+    assert response.headers.get("X-Auth-User") == session["user_id"]
+    assert response.headers.get("X-Auth-Email") == identity.email
+    # A forged cookie value is not a session.
+    forged = app.browser("forger")
+    for cookie in browser.session.cookies:
+        copy = harness.copy_cookie(cookie, value=cookie.value[:-2] + ("AA" if not cookie.value.endswith("AA") else "BB"))
+        forged.session.cookies.set_cookie(copy)
+    assert forged.check().status_code == 401
+    assert forged.session_info().status_code == 401
+
+
+def test_logout_ends_the_session_server_side(app):
+    browser = app.browser()
+    browser.signed_in("x", Identity.fresh("x"))
+    stolen = app.browser("copy")
+    for cookie in browser.session.cookies:
+        stolen.session.cookies.set_cookie(cookie)
+    assert stolen.session_info().status_code == 200, "a copied cookie should work before logout"
+    response = browser.logout()
+    assert response.status_code in (204, 302, 303), response.text
+    assert browser.session_info().status_code == 401
+    # The old cookie, replayed by anyone, no longer works.
+    assert stolen.session_info().status_code == 401
+    assert stolen.check().status_code == 401
+
+
+def test_logout_with_return_to_redirects_there(app):
+    browser = app.browser()
+    browser.signed_in("google", Identity.fresh("google"))
+    response = browser.app_post("/auth/logout?return_to=/")
+    expect_redirect(response, "/", context="logout with return_to")
+    assert browser.session_info().status_code == 401
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_replayed_callback_is_refused(app, provider):
+    browser = app.browser()
+    identity = Identity.fresh(provider)
+    flow = browser.sign_in(provider, identity)
+    expect_redirect(flow.result, "/", context="first delivery")
+    replay = browser.deliver(flow.callback)
+    expect_error(replay, "invalid_state", context=f"{provider} replayed callback")
+    # The refusal does not touch the session the first delivery created.
+    assert browser.session_info().json()["subject"] == identity.subject
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_callback_from_another_browser_is_refused(app, provider):
+    victim = app.browser("victim")
+    flow = victim.start(provider)
+    victim.consent(flow, Identity.fresh(provider))
+    callback = victim.callback_from(flow)
+    # The attacker's browser never began this sign-in, so it holds no binding cookie for it.
+    attacker = app.browser("attacker")
+    response = attacker.deliver(callback)
+    expect_error(response, "browser_binding_mismatch", context=f"{provider} callback in another browser")
+    assert attacker.session_info().status_code == 401
+
+
+@pytest.mark.parametrize(("issued_for", "delivered_to"), [("google", "facebook"), ("apple", "x"), ("x", "google")])
+def test_state_issued_for_another_provider_is_refused(app, issued_for, delivered_to):
+    browser = app.browser()
+    flow = browser.start(issued_for)
+    browser.consent(flow, Identity.fresh(issued_for))
+    callback = browser.callback_from(flow)
+    parameters = callback.fields if callback.method == "POST" else \
+        [(k, v[0]) for k, v in parse_qs(urlsplit(callback.url).query).items()]
+    target = f"{app.app_url}/auth/{delivered_to}/callback?" + urlencode(parameters)
+    response = browser.deliver(Callback("GET", target))
+    expect_error(response, "state_provider_mismatch", context=f"{issued_for} state at {delivered_to}")
+    assert browser.session_info().status_code == 401
+
+
+def test_unknown_or_missing_state_is_refused(app):
+    browser = app.browser()
+    bogus = browser.deliver(Callback("GET", f"{app.app_url}/auth/google/callback?code=4/0abc&state=not-a-state"))
+    expect_error(bogus, "invalid_state", context="unknown state")
+    missing = browser.deliver(Callback("GET", f"{app.app_url}/auth/google/callback?code=4/0abc"))
+    expect_error(missing, "invalid_state", context="no state")
+    apple = browser.deliver(Callback("POST", f"{app.app_url}/auth/apple/callback",
+                                     [("code", "c.abc"), ("state", "not-a-state")]))
+    expect_error(apple, "invalid_state", context="unknown state in Apple's form_post")
+    assert browser.session_info().status_code == 401
+
+
+def test_cancelled_consent_is_a_provider_error(app):
+    browser = app.browser()
+    flow = browser.start("google")
+    browser.consent(flow, None, decision="cancel")
+    response = browser.deliver(browser.callback_from(flow))
+    expect_error(response, "provider_error", context="cancelled consent")
+    assert browser.session_info().status_code == 401
+
+
+def test_error_is_html_when_the_browser_prefers_it(app):
+    browser = app.browser()
+    response = browser.get("/auth/google/callback?code=x&state=unknown", initiator=app.sandbox_url,
+                           headers={"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"})
+    assert response.status_code == 400, response.text
+    assert response.headers.get("Content-Type", "").startswith("text/html"), response.headers
+    assert "invalid_state" in response.text
+    assert "<script" not in response.text.lower()
+
+
+@pytest.mark.parametrize("return_to", [
+    "//evil.example", "/\\evil.example", "https://evil.example", "/%2F%2Fevil.example", "javascript:alert(1)",
+    "http://localhost.evil.example/", "/\t/evil.example", "\\\\evil.example", "%2F%2Fevil.example",
+    "/%5Cevil.example",
+])
+def test_open_redirect_return_to_is_refused(app, return_to):
+    browser = app.browser()
+    response = browser.begin("google", return_to=return_to)
+    expect_error(response, "invalid_return_to", context=f"return_to={return_to!r}")
+    assert "Location" not in response.headers
+
+
+def test_unknown_provider_is_refused(app):
+    response = app.browser().begin("myspace")
+    expect_error(response, "unknown_provider", (400, 404), context="unknown provider")
+
+
+def test_healthz_answers(app):
+    response = harness.direct.get(app.app_url + "/healthz", timeout=harness.HTTP_TIMEOUT)
+    assert response.status_code == 200
