@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import collections
 import copy
 import hashlib
 import http.cookiejar
@@ -337,6 +338,19 @@ class ServerProcess:
             raise ServerError(f"GET /_sandbox/revocations: expected {{\"revocations\": [...]}}, found {body!r:.300}")
         return body["revocations"]
 
+    def new_revocations(self, before: list[dict], provider: str | None = None) -> list[dict]:
+        """The revocations the sandbox saw since `before` (an earlier `revocations()`); the admin endpoint
+        lists them grouped by provider, so entries are compared as a multiset, not by position."""
+        remaining = collections.Counter(json.dumps(entry, sort_keys=True) for entry in before)
+        fresh = []
+        for entry in self.revocations():
+            key = json.dumps(entry, sort_keys=True)
+            if remaining[key] > 0:
+                remaining[key] -= 1
+            else:
+                fresh.append(entry)
+        return [entry for entry in fresh if provider is None or entry.get("provider") == provider]
+
 
 def start_server(workdir: Path, config: Path, *, sandbox: bool = True, label: str = "serve",
                  extra_args: tuple[str, ...] = (), env_extra: dict | None = None) -> ServerProcess:
@@ -439,9 +453,12 @@ class _FormParser(HTMLParser):
         self.forms: list[Form] = []
         self._current: Form | None = None
         self.ids: dict[str, dict] = {}
+        self.meta_referrer: str | None = None
 
     def handle_starttag(self, tag, attrs):
         attributes = {name: (value if value is not None else "") for name, value in attrs}
+        if tag == "meta" and attributes.get("name", "").lower() == "referrer":
+            self.meta_referrer = attributes.get("content", "").strip().lower()
         if "id" in attributes:
             self.ids[attributes["id"]] = {"tag": tag, **attributes}
         if tag == "form":
@@ -499,6 +516,41 @@ def fetch_site(initiator: str | None, target: str) -> str:
     if site_of(initiator) == site_of(target):
         return "same-site"
     return "cross-site"
+
+
+REFERRER_POLICIES = {
+    "no-referrer", "no-referrer-when-downgrade", "same-origin", "origin", "strict-origin",
+    "origin-when-cross-origin", "strict-origin-when-cross-origin", "unsafe-url",
+}
+
+
+def referrer_policy(page: requests.Response) -> str:
+    """The document's referrer policy: the last known token of the Referrer-Policy header, overridden by a
+    `<meta name="referrer">`; Chromium's default otherwise."""
+    policy = "strict-origin-when-cross-origin"
+    for token in page.headers.get("Referrer-Policy", "").split(","):
+        if token.strip().lower() in REFERRER_POLICIES:
+            policy = token.strip().lower()
+    if "html" in page.headers.get("Content-Type", ""):
+        parser = _FormParser()
+        parser.feed(page.text)
+        if parser.meta_referrer in REFERRER_POLICIES:
+            policy = parser.meta_referrer
+    return policy
+
+
+def origin_header(page_url: str, policy: str, target: str) -> str:
+    """The `Origin` a browser sends with a POST made by the page at `page_url` (Fetch, "append a request
+    `Origin` header"): the page's origin, or `null` where its referrer policy withholds it."""
+    origin = origin_of(page_url)
+    if policy == "no-referrer":
+        return "null"
+    if policy == "same-origin" and origin_of(target) != origin:
+        return "null"
+    if policy in ("no-referrer-when-downgrade", "strict-origin", "strict-origin-when-cross-origin") \
+            and urlsplit(page_url).scheme == "https" and urlsplit(target).scheme != "https":
+        return "null"
+    return origin
 
 
 def cookie_same_site(cookie: http.cookiejar.Cookie) -> str:
@@ -580,6 +632,8 @@ class Callback:
     method: str  # "GET" or "POST"
     url: str
     fields: list[tuple[str, str]] | None = None  # POST form fields
+    page_url: str | None = None  # the provider page that sent the browser here
+    page_policy: str = "strict-origin-when-cross-origin"  # that page's referrer policy
 
     @property
     def state(self) -> str | None:
@@ -716,9 +770,21 @@ class Browser:
             fields += [("identity", "preset-0")]
         fields += extra_fields or []
         fields.append(("decision", decision))
-        answer = self.post(form.action, initiator=page.url, data=fields)
+        answer = self.submit(page, form, fields)
         flow.provider_answer = answer
         return answer
+
+    def submit(self, page: requests.Response, form: Form, fields=None, headers: dict | None = None
+               ) -> requests.Response:
+        """Submits `form` of `page` as the browser would: for a POST, with the `Origin` the page's referrer
+        policy allows."""
+        data = form.fields() if fields is None else fields
+        if form.method != "post":
+            separator = "&" if "?" in form.action else "?"
+            return self.get(form.action + separator + urlencode(data), initiator=page.url, headers=headers)
+        extra = {"Origin": origin_header(page.url, referrer_policy(page), form.action)}
+        extra.update(headers or {})
+        return self.post(form.action, initiator=page.url, data=data, headers=extra)
 
     def callback_from(self, flow: SignIn) -> Callback:
         """What the provider's answer tells the browser to do next, without doing it."""
@@ -730,7 +796,8 @@ class Browser:
         if answer.status_code == 200:
             forms = parse_forms(answer.text, answer.url)
             if len(forms) == 1 and forms[0].method == "post":
-                return Callback("POST", forms[0].action, forms[0].fields())
+                return Callback("POST", forms[0].action, forms[0].fields(), page_url=answer.url,
+                                page_policy=referrer_policy(answer))
         raise AssertionError(
             f"{flow.provider}: the sandbox answered the consent with {answer.status_code}, expected a redirect "
             f"or a form_post page: {answer.text[:500]!r}")
@@ -740,17 +807,19 @@ class Browser:
         """Sends the callback as the browser would coming from the provider's page (cross-site). When the
         app answers a cross-site form POST with its same-site bounce page (a form that POSTs the same
         fields to the app again), submits that from the app's own origin."""
-        initiator = initiator or self.sandbox
+        initiator = initiator or callback.page_url or self.sandbox
         if callback.method == "GET":
             response = self.get(callback.url, initiator=initiator, headers=headers)
         else:
-            response = self.post(callback.url, initiator=initiator, data=callback.fields, headers=headers)
+            extra = {"Origin": origin_header(initiator, callback.page_policy, callback.url)}
+            extra.update(headers or {})
+            response = self.post(callback.url, initiator=initiator, data=callback.fields, headers=extra)
         if follow_bounce:
             bounce = self.bounce_form(response)
             if bounce is not None:
                 if flow is not None:
                     flow.bounced = True
-                response = self.post(bounce.action, initiator=response.url, data=bounce.fields(), headers=headers)
+                response = self.submit(response, bounce, headers=headers)
         return response
 
     def bounce_form(self, response: requests.Response) -> Form | None:

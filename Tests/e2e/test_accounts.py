@@ -8,11 +8,6 @@ import pytest
 from authflow_harness import Identity, expect_error, expect_redirect
 
 
-def new_revocations(app, before: int, provider: str) -> list[dict]:
-    entries = app.revocations()[before:]
-    return [entry for entry in entries if entry.get("provider") == provider]
-
-
 def check_revocation_shape(entry: dict) -> None:
     assert {"provider", "client_id", "token_type_hint", "token_sha256"} <= set(entry), entry
     assert isinstance(entry["token_sha256"], str) and len(entry["token_sha256"]) == 64, entry
@@ -29,6 +24,16 @@ def test_register_refuses_an_identity_that_already_has_a_user(app):
     assert second.session_info().status_code == 401
     # The refused registration changed nothing: the identity still signs in to its user.
     assert app.browser().signed_in("google", identity)["user_id"] == owner["user_id"]
+
+
+def test_signup_false_refuses_new_identities(servers):
+    closed = servers.launch(server_extra="  signup: false", store_kind="memory")
+    browser = closed.browser()
+    flow = browser.sign_in("google", Identity.fresh("google"))
+    expect_error(flow.result, "signup_disabled", (403,), context="first sign-in with signup: false")
+    assert browser.session_info().status_code == 401
+    expect_error(browser.begin("google", intent="register"), "signup_disabled", (403,),
+                 context="register with signup: false")
 
 
 def test_register_creates_a_user_for_a_new_identity(app):
@@ -78,11 +83,11 @@ def test_disconnect_revokes_at_the_provider_and_unlinks(app):
     browser = app.browser()
     user_id = browser.signed_in("google", google)["user_id"]
     expect_redirect(browser.sign_in("x", x, intent="link").result, "/", context="link x")
-    before = len(app.revocations())
+    before = app.revocations()
     response = browser.app_post("/auth/google/disconnect")
     assert response.status_code in (200, 204, 302, 303), response.text
-    revoked = new_revocations(app, before, "google")
-    assert revoked, f"no Google revocation after disconnect: {app.revocations()[before:]}"
+    revoked = app.new_revocations(before, "google")
+    assert revoked, f"no Google revocation after disconnect: {app.new_revocations(before)}"
     check_revocation_shape(revoked[0])
     # Google no longer leads to that user (a fresh sign-in makes a new one); X still does.
     assert app.browser().signed_in("google", google)["user_id"] != user_id
@@ -102,13 +107,13 @@ def test_account_delete_revokes_everything_and_removes_the_user(app):
     expect_redirect(browser.sign_in("google", google, intent="link").result, "/", context="link google")
     other = app.browser("second device")
     assert other.signed_in("google", google)["user_id"] == user_id
-    before = len(app.revocations())
+    before = app.revocations()
     response = browser.app_post("/auth/account/delete")
     assert response.status_code == 204, response.text
-    apple_revoked = new_revocations(app, before, "apple")
-    google_revoked = new_revocations(app, before, "google")
-    assert apple_revoked, f"Apple saw no revocation: {app.revocations()[before:]}"
-    assert google_revoked, f"Google saw no revocation: {app.revocations()[before:]}"
+    apple_revoked = app.new_revocations(before, "apple")
+    google_revoked = app.new_revocations(before, "google")
+    assert apple_revoked, f"Apple saw no revocation: {app.new_revocations(before)}"
+    assert google_revoked, f"Google saw no revocation: {app.new_revocations(before)}"
     check_revocation_shape(apple_revoked[0])
     # Every session of the user ends, on every device.
     assert browser.session_info().status_code == 401
@@ -142,11 +147,11 @@ def test_cross_origin_post_is_refused(app, path, variant):
     headers = {k: (app.sandbox_url if v == "SANDBOX" else v) for k, v in CROSS_ORIGIN[variant].items()}
     # Cookies are sent as an old browser (or a SameSite=None cookie) would: the server's own origin
     # check must refuse the request, not the browser.
-    before = len(app.revocations())
+    before = app.revocations()
     response = browser.request("POST", app.app_url + path, initiator=None, data={}, headers=headers)
     expect_error(response, "cross_origin_request", (403,), context=f"{variant} POST {path}")
     # Nothing happened: still signed in, same user, nothing revoked.
     after = browser.session_info()
     assert after.status_code == 200 and after.json()["user_id"] == session["user_id"]
     assert app.browser().signed_in("google", google)["user_id"] == session["user_id"]
-    assert app.revocations()[before:] == []
+    assert app.new_revocations(before) == []

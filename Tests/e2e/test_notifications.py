@@ -81,18 +81,18 @@ def test_account_delete_ends_sessions_and_revokes_at_apple_once(app):
     second_device = app.browser("second device")
     assert second_device.signed_in("apple", identity)["user_id"] == session["user_id"]
     body = capture_notification(app, "account-delete", identity.subject)
-    before = len(app.revocations())
+    before = app.revocations()
     response = post_notification(app, body)
     assert response.status_code == 200, response.text
     assert browser.session_info().status_code == 401
     assert second_device.session_info().status_code == 401
-    revoked = [entry for entry in app.revocations()[before:] if entry.get("provider") == "apple"]
-    assert len(revoked) == 1, f"expected one Apple revocation, found {app.revocations()[before:]}"
+    revoked = app.new_revocations(before, "apple")
+    assert len(revoked) == 1, f"expected one Apple revocation, found {app.new_revocations(before)}"
     assert revoked[0].get("client_id") == APPLE_CLIENT_ID, revoked[0]
     # A replay is acknowledged and revokes nothing more.
-    count = len(app.revocations())
+    before = app.revocations()
     assert post_notification(app, body).status_code == 200
-    assert len(app.revocations()) == count
+    assert app.new_revocations(before) == []
     # Apple says the account is gone: its sub no longer signs in.
     flow = app.browser().sign_in("apple", identity)
     expect_error(flow.result, "identity_disabled", (401, 403), context="sign-in after account-delete")

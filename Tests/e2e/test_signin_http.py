@@ -43,7 +43,7 @@ def test_each_provider_signs_in_and_session_shows_identity(app, provider):
         # form_post: the provider's page POSTs to the app from another site.
         assert flow.callback.method == "POST"
         assert harness.origin_of(flow.provider_answer.url) == app.sandbox_url
-        assert {"code", "state", "id_token", "user"} <= {k for k, _ in flow.callback.fields}
+        assert {"code", "state", "user"} <= {k for k, _ in flow.callback.fields}
     else:
         assert flow.callback.method == "GET"
     cookies = [c for c in harness.set_cookie_headers(flow.result) if "max-age=0" not in c.lower()]
@@ -78,6 +78,15 @@ def test_auth_check_answers_202_with_user_headers(app):
     assert forged.session_info().status_code == 401
 
 
+def test_auth_check_sends_no_unverified_email(app):
+    browser = app.browser()
+    browser.signed_in("facebook", Identity.fresh("facebook"))  # Facebook does not vouch for emails
+    response = browser.check()
+    assert response.status_code == 202
+    assert response.headers.get("X-Auth-User")
+    assert not response.headers.get("X-Auth-Email"), response.headers
+
+
 def test_logout_ends_the_session_server_side(app):
     browser = app.browser()
     browser.signed_in("x", Identity.fresh("x"))
@@ -91,6 +100,22 @@ def test_logout_ends_the_session_server_side(app):
     # The old cookie, replayed by anyone, no longer works.
     assert stolen.session_info().status_code == 401
     assert stolen.check().status_code == 401
+
+
+def test_demo_page_sign_out_form_works_as_a_browser_submits_it(app):
+    """The demo page's #signout form, submitted with the `Origin` Chromium sends for it (which depends on
+    the page's referrer policy), signs out."""
+    browser = app.browser()
+    browser.signed_in("google", Identity.fresh("google"))
+    page = browser.get("/", initiator=app.app_url)
+    assert page.status_code == 200, page.text
+    forms = [form for form in harness.parse_forms(page.text, page.url)
+             if any(button.get("id") == "signout" for button in form.buttons)]
+    assert len(forms) == 1, "no #signout form on the signed-in demo page"
+    response = browser.submit(page, forms[0])
+    expect_redirect(response, "/", context=f"sign-out form (Origin: "
+                    f"{harness.origin_header(page.url, harness.referrer_policy(page), forms[0].action)})")
+    assert browser.session_info().status_code == 401
 
 
 def test_logout_with_return_to_redirects_there(app):
@@ -124,6 +149,43 @@ def test_callback_from_another_browser_is_refused(app, provider):
     response = attacker.deliver(callback)
     expect_error(response, "browser_binding_mismatch", context=f"{provider} callback in another browser")
     assert attacker.session_info().status_code == 401
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_login_csrf_callback_of_the_attacker_in_the_victims_browser_is_refused(app, provider):
+    """The attacker completes consent with their own account and makes the victim's browser deliver the
+    callback; the victim's browser holds a flow cookie of its own, which does not match."""
+    attacker = app.browser("attacker")
+    attack = attacker.start(provider)
+    attacker.consent(attack, Identity.fresh(provider, name="Mallory"))
+    callback = attacker.callback_from(attack)
+    victim = app.browser("victim")
+    victim.start(provider)  # the victim has begun a sign-in: it has a flow cookie
+    response = victim.deliver(callback)
+    expect_error(response, "browser_binding_mismatch", context=f"{provider} login CSRF")
+    assert victim.session_info().status_code == 401
+
+
+def test_session_id_is_replaced_at_sign_in(app):
+    """A session cookie planted before sign-in (session fixation) is not the one the sign-in creates."""
+    probe = app.browser("probe")
+    before = {cookie.name for cookie in probe.session.cookies}
+    flow = probe.sign_in("google", Identity.fresh("google"))
+    expect_redirect(flow.result, "/", context="probe sign-in")
+    names = {header.split("=", 1)[0].strip() for header in harness.set_cookie_headers(flow.result)} - before
+    assert names, "the callback set no session cookie"
+    for header in harness.set_cookie_headers(flow.result):
+        lowered = header.lower()
+        assert "httponly" in lowered and ("samesite=lax" in lowered or "samesite=strict" in lowered), header
+        assert "path=/" in lowered, header
+    victim = app.browser("victim")
+    planted = "planted-by-the-attacker-0123456789abcdefghijklmnopqrstuv"
+    for name in names:
+        victim.session.cookies.set(name, planted)
+    assert victim.session_info().status_code == 401
+    victim.signed_in("google", Identity.fresh("google"))
+    values = {cookie.value for cookie in victim.session.cookies if cookie.name in names}
+    assert planted not in values, "the planted session id was kept"
 
 
 @pytest.mark.parametrize(("issued_for", "delivered_to"), [("google", "facebook"), ("apple", "x"), ("x", "google")])
