@@ -77,7 +77,7 @@ def element(driver, selector: str):
 
 
 @pytest.mark.parametrize("provider", harness.PROVIDERS)
-def test_browser_signs_in_and_out(app, driver, screenshots, provider, request):
+def test_browser_signs_in_and_out(driver, app, screenshots, provider, request):
     from selenium.webdriver.common.by import By
 
     identity = Identity.fresh(provider, name="Dorothy Vaughan")

@@ -180,8 +180,9 @@ def test_session_id_is_replaced_at_sign_in(app):
         assert "path=/" in lowered, header
     victim = app.browser("victim")
     planted = "planted-by-the-attacker-0123456789abcdefghijklmnopqrstuv"
-    for name in names:
-        victim.session.cookies.set(name, planted)
+    for cookie in probe.session.cookies:
+        if cookie.name in names:  # same name, domain and path as the real one: the browser keeps one
+            victim.session.cookies.set_cookie(harness.copy_cookie(cookie, value=planted))
     assert victim.session_info().status_code == 401
     victim.signed_in("google", Identity.fresh("google"))
     values = {cookie.value for cookie in victim.session.cookies if cookie.name in names}
