@@ -36,6 +36,27 @@ def test_signup_false_refuses_new_identities(servers):
                  context="register with signup: false")
 
 
+def test_link_by_verified_email_links_only_verified_emails(servers):
+    linking = servers.launch(server_extra="  link_by_verified_email: true", store_kind="memory")
+    google = Identity.fresh("google", name="Owner")
+    email = google.email
+    owner = linking.browser().signed_in("google", google)
+    # Apple vouches for the same address: the new identity joins the existing user.
+    apple = Identity.fresh("apple")
+    apple.email = email
+    assert linking.browser().signed_in("apple", apple)["user_id"] == owner["user_id"]
+    # Facebook never vouches for emails, and this Google account's address is unverified: neither may
+    # take over the user by claiming its address.
+    facebook = Identity.fresh("facebook")
+    facebook.email = email
+    assert linking.browser().signed_in("facebook", facebook)["user_id"] != owner["user_id"]
+    unverified = Identity.fresh("google", email_verified=False)
+    unverified.email = email
+    session = linking.browser().signed_in("google", unverified)
+    assert session["user_id"] != owner["user_id"]
+    assert session["email"] is None and session["email_verified"] is False, session
+
+
 def test_register_creates_a_user_for_a_new_identity(app):
     browser = app.browser()
     identity = Identity.fresh("facebook")

@@ -246,6 +246,23 @@ def test_open_redirect_return_to_is_refused(app, return_to):
     assert "Location" not in response.headers
 
 
+@pytest.mark.parametrize("path", ["/auth/logout", "/auth/google/disconnect", "/auth/account/delete"])
+def test_state_changing_posts_refuse_an_off_site_return_to(app, path):
+    browser = app.browser()
+    browser.signed_in("google", Identity.fresh("google"))
+    response = browser.app_post(path + "?" + urlencode({"return_to": "//evil.example/"}))
+    expect_error(response, "invalid_return_to", (400,), context=f"POST {path} with return_to=//evil.example/")
+    assert "Location" not in response.headers
+
+
+def test_unverified_google_email_is_not_shown(app):
+    browser = app.browser()
+    identity = Identity.fresh("google", email_verified=False)
+    session = browser.signed_in("google", identity)
+    assert session["email"] is None and session["email_verified"] is False, session
+    assert not browser.check().headers.get("X-Auth-Email")
+
+
 def test_unknown_provider_is_refused(app):
     response = app.browser().begin("myspace")
     expect_error(response, "unknown_provider", (400, 404), context="unknown provider")
