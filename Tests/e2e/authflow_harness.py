@@ -16,7 +16,6 @@ import atexit
 import base64
 import collections
 import copy
-import hashlib
 import http.cookiejar
 import http.server
 import json
@@ -273,10 +272,6 @@ class ServerProcess:
             self._lines.put(line)
         self._lines.put(None)
 
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
     def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
         """SIGTERM, then SIGKILL after `timeout`; returns the exit code."""
         if self.process is None:
@@ -442,9 +437,6 @@ class Form:
             if element.get("name") == name:
                 return element.get("value")
         return None
-
-    def input_named(self, name: str) -> list[dict]:
-        return [element for element in self.inputs if element.get("name") == name]
 
 
 class _FormParser(HTMLParser):
@@ -732,10 +724,6 @@ class Browser:
     def logout(self) -> requests.Response:
         return self.app_post("/auth/logout")
 
-    @property
-    def cookie_names(self) -> set[str]:
-        return {cookie.name for cookie in self.session.cookies}
-
     # -- the sign-in, hop by hop -----------------------------------------------------------------
 
     def begin(self, provider: str, intent: str = "login", return_to: str | None = "/") -> requests.Response:
@@ -894,10 +882,6 @@ def b64url_decode(segment: str) -> bytes:
 
 def b64url_encode(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------
