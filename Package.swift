@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AuthFlowGoogle", targets: ["AuthFlowGoogle"]),
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
+        .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .executable(name: "authflow", targets: ["authflow"]),
     ],
@@ -62,8 +63,11 @@ let package = Package(
             name: "AuthFlowX", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
         .target(
+            name: "AuthFlowOIDC", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
             name: "AuthFlowProviders",
-            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX"],
+            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC"],
             swiftSettings: strict),
 
         // Command-line tool.
@@ -88,6 +92,10 @@ let package = Package(
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
                 "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowOIDCTests",
+            dependencies: ["AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
