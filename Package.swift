@@ -43,9 +43,12 @@ let package = Package(
             name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
             swiftSettings: strict),
 
+        // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
+        .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+
         // Command-line tool.
         .executableTarget(
-            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox"],
             swiftSettings: strict),
 
         .testTarget(
@@ -57,6 +60,9 @@ let package = Package(
             name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSandboxTests", dependencies: ["AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow"], swiftSettings: strict),
