@@ -311,6 +311,12 @@ public struct JWK: Sendable, Hashable {
     public static func generateRSA(bits: Int = 2048, keyID: String? = nil) throws(JOSEError) -> JWK {
         JWK(keyType: "RSA", keyID: keyID, algorithm: nil, fakeSecret: SystemRandom().bytes(32), isPrivate: true)
     }
+    public func with(keyID: String?, algorithm: JWSAlgorithm? = nil, use: String? = nil) throws(JOSEError) -> JWK {
+        JWK(keyType: keyType, keyID: keyID, algorithm: algorithm, fakeSecret: fakeSecret, isPrivate: isPrivate)
+    }
+    public static func symmetric(_ secret: [UInt8], keyID: String? = nil, algorithm: JWSAlgorithm? = nil) throws(JOSEError) -> JWK {
+        JWK(keyType: "oct", keyID: keyID, algorithm: algorithm, fakeSecret: secret, isPrivate: true)
+    }
     public var publicKey: JWK {
         JWK(keyType: keyType, keyID: keyID, algorithm: algorithm, fakeSecret: fakeSecret, isPrivate: false)
     }
@@ -327,7 +333,7 @@ public struct JWK: Sendable, Hashable {
         return "-----BEGIN PRIVATE KEY-----\n\(body)\n-----END PRIVATE KEY-----\n"
     }
     public func thumbprint() -> String { Base64URL.encode(Digest.sha256(fakeSecret)) }
-    public var defaultAlgorithm: JWSAlgorithm? { keyType == "RSA" ? .rs256 : keyType == "EC" ? .es256 : nil }
+    public var defaultAlgorithm: JWSAlgorithm? { keyType == "RSA" ? .rs256 : keyType == "EC" ? .es256 : keyType == "oct" ? .hs256 : nil }
 }
 
 public struct JWKSet: Sendable {
@@ -429,6 +435,48 @@ public struct JWTClaims: Sendable {
         case .string("false")?: return false
         default: return nil
         }
+    }
+}
+
+public struct ClaimChecks: Sendable {
+    public var issuers: Set<String>
+    public var audiences: Set<String>
+    public var nonce: String?
+    public var leeway: Double
+    public init(issuers: Set<String> = [], audiences: Set<String> = [], nonce: String? = nil, leeway: Double = 60) {
+        self.issuers = issuers
+        self.audiences = audiences
+        self.nonce = nonce
+        self.leeway = leeway
+    }
+    public func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
+        if !issuers.isEmpty, !issuers.contains(claims.issuer ?? "") {
+            throw JOSEError(code: .issuerMismatch, message: "iss", claim: "iss")
+        }
+        if !audiences.isEmpty, !claims.audience.contains(where: audiences.contains) {
+            throw JOSEError(code: .audienceMismatch, message: "aud", claim: "aud")
+        }
+        guard let exp = claims.expiresAt, Double(exp) + leeway > now.timeIntervalSince1970 else {
+            throw JOSEError(code: .tokenExpired, message: "exp", claim: "exp")
+        }
+        guard let iat = claims.issuedAt, Double(iat) - leeway <= now.timeIntervalSince1970 else {
+            throw JOSEError(code: .issuedInFuture, message: "iat", claim: "iat")
+        }
+        if let nonce, claims.nonce != nonce { throw JOSEError(code: .nonceMismatch, message: "nonce", claim: "nonce") }
+    }
+}
+
+public struct JWTVerifier: Sendable {
+    public let jws: JWSVerifier
+    public let checks: ClaimChecks
+    public init(allowedAlgorithms: Set<JWSAlgorithm>, checks: ClaimChecks, maxTokenBytes: Int = 16 * 1024) {
+        jws = JWSVerifier(allowedAlgorithms: allowedAlgorithms)
+        self.checks = checks
+    }
+    public func verify(_ token: String, keys: JWKSet, now: Date) throws(JOSEError) -> JWTClaims {
+        let claims = try JWTClaims(payload: jws.verify(token, keys: keys).payload)
+        try checks.validate(claims, now: now)
+        return claims
     }
 }
 
@@ -562,6 +610,11 @@ public struct HTTPClientResponse: Sendable {
     public let status: Int
     public let headers: HTTPHeaders
     public let body: [UInt8]
+    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }
 public protocol HTTPClient: Sendable { func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse }
 public final class CurlHTTPClient: HTTPClient {
@@ -572,6 +625,9 @@ public final class CurlHTTPClient: HTTPClient {
 }
 
 public enum FormURLEncoding {
+    public static func escape(_ component: String) -> String {
+        String(encode([("", component)]).dropFirst())
+    }
     public static func encode(_ fields: [(String, String)]) -> String {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
         func escape(_ s: String) -> String {
