@@ -1,0 +1,149 @@
+internal import AuthFlowYAML
+
+extension ConfigurationReader {
+    static let providerKeys = [
+        "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
+        "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints",
+    ]
+    static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
+    static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation"]
+
+    mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, publicURL: String?) -> [ProviderSettings] {
+        guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
+            let found = node.mapping != nil ? "an empty mapping" : node.foundDescription
+            report(
+                .wrongType, "expected a mapping of provider names to settings for providers, found \(found)",
+                at: node.mapping != nil || node.scalar?.isNull == true ? owner : node.mark)
+            return []
+        }
+        var providers: [ProviderSettings] = []
+        for (key, value) in pairs {
+            guard ConfigurationSyntax.isValidProviderName(key.value) else {
+                report(
+                    .invalidProviderName,
+                    "provider name \(YAMLError.quote(key.value)) may use only a-z, 0-9, _ and - (it is part of URLs)",
+                    at: key.mark)
+                continue
+            }
+            if let provider = readProvider(name: key.value, key: key, node: value, publicURL: publicURL) {
+                providers.append(provider)
+            }
+        }
+        return providers
+    }
+
+    private mutating func readProvider(name: String, key: YAMLScalar, node: YAMLNode, publicURL: String?)
+        -> ProviderSettings?
+    {
+        let path = "providers.\(name)"
+        guard let section = fields(node, owner: key.mark, path: path, known: Self.providerKeys) else { return nil }
+        var keyLocations: [String: SourceLocation] = [:]
+        for (fieldKey, _) in section.pairs { keyLocations[fieldKey.value] = location(fieldKey.mark) }
+
+        let type = string(section.value("type"), path: section.path("type"))
+        let typeLocation = section.value("type").map { location($0.mark) }
+        let clientID = string(section.value("client_id"), path: section.path("client_id"))
+        if section.value("client_id") == nil { reportMissing("client_id", in: section) }
+
+        var clientSecret: Secret?
+        if section.value("client_secret") != nil, let fileKey = section["client_secret_file"]?.key {
+            report(
+                .conflictingKeys, "use either client_secret or client_secret_file in \(path), not both",
+                at: fileKey.mark)
+        } else if let file = fileContents(section.value("client_secret_file"), path: section.path("client_secret_file"))
+        {
+            let trimmed = Self.trimmed(file.text)
+            if trimmed.isEmpty {
+                report(
+                    .unreadableFile,
+                    "\(section.path("client_secret_file")) \(YAMLError.quote(file.file)) is empty", at: file.mark)
+            } else {
+                clientSecret = Secret(trimmed)
+            }
+        } else {
+            clientSecret = string(section.value("client_secret"), path: section.path("client_secret"), credential: true)
+                .map(Secret.init)
+        }
+
+        var privateKey: Secret?
+        if let file = fileContents(section.value("private_key_file"), path: section.path("private_key_file")) {
+            if file.text.contains("-----BEGIN ") && file.text.contains("PRIVATE KEY-----") {
+                privateKey = Secret(file.text)
+            } else {
+                report(
+                    .unreadableFile,
+                    "\(section.path("private_key_file")) \(YAMLError.quote(file.file)) does not hold a PEM private key "
+                        + "(expected -----BEGIN PRIVATE KEY-----)", at: file.mark)
+            }
+        }
+
+        let capabilities = readCapabilities(section, keyLocations: &keyLocations)
+        let endpoints = readEndpoints(section, keyLocations: &keyLocations)
+        let scopes = stringList(section.value("scopes"), path: section.path("scopes"))
+        for (index, scope) in (scopes ?? []).enumerated() where scope.contains(where: { $0 == " " || $0 == "\t" }) {
+            let mark = section.value("scopes")?.sequence?[index].mark
+            report(
+                .invalidValue,
+                "scope \(YAMLError.quote(scope)) in \(section.path("scopes")) contains a space; list each scope separately",
+                at: mark)
+        }
+        var redirectURI = url(section.value("redirect_uri"), path: section.path("redirect_uri"))
+        if redirectURI == nil, section.value("redirect_uri") == nil, let publicURL {
+            redirectURI = "\(publicURL)/auth/\(name)/callback"
+        }
+        return ProviderSettings(
+            name: name, type: type ?? name, clientID: clientID, clientSecret: clientSecret,
+            audiences: stringList(section.value("audiences"), path: section.path("audiences")) ?? [],
+            teamID: string(section.value("team_id"), path: section.path("team_id"), credential: true),
+            keyID: string(section.value("key_id"), path: section.path("key_id"), credential: true),
+            privateKey: privateKey, scopes: scopes, capabilities: capabilities.values, redirectURI: redirectURI,
+            issuer: url(section.value("issuer"), path: section.path("issuer"), allowsQuery: false),
+            endpoints: endpoints, location: location(key.mark), typeLocation: typeLocation,
+            capabilityLocations: capabilities.locations, keyLocations: keyLocations)
+    }
+
+    private mutating func readCapabilities(_ section: Fields, keyLocations: inout [String: SourceLocation])
+        -> (values: [String: Bool], locations: [String: SourceLocation])
+    {
+        guard let pair = section["capabilities"],
+            let capabilities = fields(
+                pair.value, owner: pair.key.mark, path: section.path("capabilities"), known: Self.capabilityKeys)
+        else { return ([:], [:]) }
+        var values: [String: Bool] = [:]
+        var locations: [String: SourceLocation] = [:]
+        for (key, value) in capabilities.pairs where Self.capabilityKeys.contains(key.value) {
+            let keyLocation = location(key.mark)
+            locations[key.value] = keyLocation
+            keyLocations["capabilities.\(key.value)"] = keyLocation
+            if let flag = bool(value, path: capabilities.path(key.value)) { values[key.value] = flag }
+        }
+        return (values, locations)
+    }
+
+    private mutating func readEndpoints(_ section: Fields, keyLocations: inout [String: SourceLocation])
+        -> EndpointOverrides
+    {
+        guard let pair = section["endpoints"],
+            let endpoints = fields(
+                pair.value, owner: pair.key.mark, path: section.path("endpoints"), known: Self.endpointKeys)
+        else { return EndpointOverrides() }
+        for (key, _) in endpoints.pairs where Self.endpointKeys.contains(key.value) {
+            keyLocations["endpoints.\(key.value)"] = location(key.mark)
+        }
+        func read(_ key: String) -> String? {
+            url(endpoints.value(key), path: endpoints.path(key))
+        }
+        return EndpointOverrides(
+            authorization: read("authorization"), token: read("token"), userinfo: read("userinfo"),
+            jwks: read("jwks"), revocation: read("revocation"))
+    }
+
+    /// `text` without leading and trailing ASCII whitespace (secret files usually end with a newline).
+    static func trimmed(_ text: String) -> String {
+        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        var scalars = Substring(text).unicodeScalars
+        while let first = scalars.first, isSpace(first) { scalars.removeFirst() }
+        while let last = scalars.last, isSpace(last) { scalars.removeLast() }
+        return String(scalars)
+    }
+}

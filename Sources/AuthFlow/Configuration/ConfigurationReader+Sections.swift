@@ -1,0 +1,157 @@
+internal import AuthFlowYAML
+
+extension ConfigurationReader {
+    static let rootKeys = ["server", "sandbox", "store", "providers"]
+    static let serverKeys = [
+        "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "signup", "link_by_verified_email",
+    ]
+
+    /// The whole configuration, or `nil` when something could not be read (the issues say what).
+    mutating func readConfiguration(_ root: YAMLNode) -> Configuration? {
+        let start = YAMLMark(line: 1, column: 1)
+        guard let top = fields(root, owner: root.mark, path: "", known: Self.rootKeys) else { return nil }
+        var server: ServerSettings?
+        if let pair = top["server"] {
+            server = readServer(pair.value, owner: pair.key.mark)
+        }
+        var sandbox: SandboxSettings?
+        if let pair = top["sandbox"],
+            let section = fields(pair.value, owner: pair.key.mark, path: "sandbox", known: ["listen"])
+        {
+            let listen = listenAddress(section.value("listen"), path: "sandbox.listen")
+            sandbox = SandboxSettings(listen: listen ?? ListenAddress(host: "127.0.0.1", port: 0))
+        }
+        var store = StoreSettings()
+        if let pair = top["store"] {
+            store = readStore(pair.value, owner: pair.key.mark) ?? store
+        }
+        var providers: [ProviderSettings] = []
+        if let pair = top["providers"] {
+            providers = readProviders(pair.value, owner: pair.key.mark, publicURL: server?.publicURL)
+        } else {
+            report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
+        }
+        return Configuration(server: server, sandbox: sandbox, store: store, providers: providers)
+    }
+
+    mutating func readServer(_ node: YAMLNode, owner: YAMLMark) -> ServerSettings? {
+        guard let section = fields(node, owner: owner, path: "server", known: Self.serverKeys) else { return nil }
+        let listen =
+            listenAddress(section.value("listen"), path: "server.listen")
+            ?? ListenAddress(host: "127.0.0.1", port: 8080)
+
+        var publicURL: String?
+        if section.value("public_url") == nil {
+            reportMissing("public_url", in: section)
+        } else if let text = text(section.value("public_url"), path: "server.public_url", expected: "a URL"),
+            let parts = checkURL(text, path: "server.public_url", allowsQuery: false)
+        {
+            _ = parts
+            var base = Substring(text.value)
+            while base.hasSuffix("/") { base = base.dropLast() }
+            publicURL = String(base)
+        }
+
+        let secret = serverSecret(section)
+
+        var allowedReturnTo = ["/"]
+        if let node = section.value("allowed_return_to"), case .sequence(let items, _) = node {
+            allowedReturnTo = []
+            for item in items {
+                guard let text = text(item, path: "server.allowed_return_to") else { continue }
+                if isPathPrefix(text.value) || isOrigin(text.value) {
+                    allowedReturnTo.append(text.value)
+                } else {
+                    report(
+                        .invalidValue,
+                        "expected a path prefix starting with \"/\" or an origin like https://app.example.com in "
+                            + "server.allowed_return_to, found \(text.shown)", at: text.scalar.mark)
+                }
+            }
+        } else if let node = section.value("allowed_return_to") {
+            report(
+                .wrongType, "expected a list for server.allowed_return_to (e.g. [/]), found \(node.foundDescription)",
+                at: node.mark)
+        }
+
+        var sessionTTL: Double = 8 * 3600
+        if let text = text(section.value("session_ttl"), path: "server.session_ttl", expected: "a duration") {
+            if let seconds = ConfigurationSyntax.duration(text.value), seconds > 0, seconds <= 400 * 86_400 {
+                sessionTTL = Double(seconds)
+            } else {
+                report(
+                    .invalidDuration,
+                    "expected a duration like 8h, 30m, 90s or 1h30m (at most 400d) for server.session_ttl, "
+                        + "found \(text.shown)", at: text.scalar.mark)
+            }
+        }
+        let signup = bool(section.value("signup"), path: "server.signup") ?? true
+        let link = bool(section.value("link_by_verified_email"), path: "server.link_by_verified_email") ?? false
+        guard let publicURL else { return nil }
+        return ServerSettings(
+            listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
+            sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link)
+    }
+
+    private mutating func serverSecret(_ section: Fields) -> Secret? {
+        guard let node = section.value("secret") else {
+            if !isSandbox { reportMissing("secret", in: section) }
+            return nil
+        }
+        guard let value = string(node, path: "server.secret", credential: true) else { return nil }
+        let bytes = value.utf8.count
+        guard bytes >= 32 else {
+            report(
+                .weakSecret,
+                "server.secret must be at least 32 bytes, found \(bytes) bytes (generate one with: openssl rand -hex 32)",
+                at: node.mark)
+            return nil
+        }
+        return Secret(value)
+    }
+
+    private func isPathPrefix(_ text: String) -> Bool {
+        text.hasPrefix("/") && !text.hasPrefix("//")
+            && !text.unicodeScalars.contains { $0 == "\\" || $0.value <= 0x20 || $0.value == 0x7F }
+    }
+
+    private func isOrigin(_ text: String) -> Bool {
+        guard let parts = ConfigurationSyntax.url(text), !parts.hasUserInfo, !parts.hasQuery, !parts.hasFragment,
+            parts.path.isEmpty || parts.path == "/"
+        else { return false }
+        return parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback)
+    }
+
+    mutating func listenAddress(_ node: YAMLNode?, path: String) -> ListenAddress? {
+        guard let text = text(node, path: path, expected: "host:port") else { return nil }
+        guard let address = ListenAddress(parsing: text.value) else {
+            report(
+                .invalidValue, "expected host:port for \(path) (e.g. 127.0.0.1:8080), found \(text.shown)",
+                at: text.scalar.mark)
+            return nil
+        }
+        return address
+    }
+
+    mutating func readStore(_ node: YAMLNode, owner: YAMLMark) -> StoreSettings? {
+        guard let section = fields(node, owner: owner, path: "store", known: ["kind", "path"]) else { return nil }
+        var kind = StoreKind.sqlite
+        if let text = text(section.value("kind"), path: "store.kind") {
+            switch text.value {
+            case "memory": kind = .memory
+            case "sqlite": kind = .sqlite
+            case "redis", "postgres", "postgresql":
+                report(
+                    .notAvailable,
+                    "store kind \(YAMLError.quote(text.value)) is not available yet; use memory or sqlite",
+                    at: text.scalar.mark)
+            default:
+                report(
+                    .invalidValue, "expected memory or sqlite for store.kind, found \(text.shown)", at: text.scalar.mark
+                )
+            }
+        }
+        let path = string(section.value("path"), path: "store.path") ?? "authflow.sqlite"
+        return StoreSettings(kind: kind, path: path)
+    }
+}

@@ -1,0 +1,297 @@
+internal import AuthFlowYAML
+internal import Foundation
+
+/// Walks the YAML tree of a configuration, collecting every issue instead of stopping at the first.
+///
+/// The value helpers return `nil` both for "absent" and for "invalid (already reported)"; callers that
+/// need a value check presence first.
+struct ConfigurationReader {
+    /// A mapping whose unknown keys have been reported.
+    struct Fields {
+        let pairs: [(key: YAMLScalar, value: YAMLNode)]
+        /// Where to report a missing key: the key that owns this mapping, or the mapping itself.
+        let owner: YAMLMark
+        let path: String
+
+        subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? {
+            pairs.first { $0.key.value == key }
+        }
+
+        /// The value of `key` unless it is absent or `null`.
+        func value(_ key: String) -> YAMLNode? {
+            guard let pair = self[key] else { return nil }
+            if case .scalar(let scalar) = pair.value, scalar.isNull { return nil }
+            return pair.value
+        }
+
+        func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    }
+
+    /// Keys whose values are credentials: their source lines are redacted and, in sandbox mode, an
+    /// unset variable or missing file leaves them `nil`.
+    static let credentialKeys: Set<String> = [
+        "secret", "client_secret", "client_secret_file", "private_key_file",
+        "team_id", "key_id",
+    ]
+
+    let fileName: String
+    let source: YAMLSourceText
+    let loader: ConfigurationLoader
+    let baseDirectory: String?
+    private(set) var issues: [ConfigurationIssue] = []
+    /// Redacted source lines, each computed once and shared by every location on that line.
+    private let lines: RedactedLines
+
+    init(fileName: String, source: YAMLSourceText, loader: ConfigurationLoader, baseDirectory: String?) {
+        self.fileName = fileName
+        self.source = source
+        self.loader = loader
+        self.baseDirectory = baseDirectory
+        lines = RedactedLines(source: source)
+    }
+
+    var isSandbox: Bool { loader.mode == .sandbox }
+
+    // MARK: Issues and locations
+
+    func location(_ mark: YAMLMark) -> SourceLocation {
+        SourceLocation(fileName: fileName, line: mark.line, column: mark.column, sourceLine: lines.line(mark.line))
+    }
+
+    mutating func report(_ code: ConfigurationIssue.Code, _ message: String, at mark: YAMLMark?) {
+        issues.append(ConfigurationIssue(code: code, message: message, location: mark.map(location)))
+    }
+
+    /// `line` with everything after a credential-like key's colon replaced by `<redacted>`.
+    ///
+    /// A key is credential-like when it is a credential key, a near miss of one (`clinet_secret`), or
+    /// names a secret, password, private or API key; this holds in flow mappings too.
+    static func redacted(_ line: String) -> String {
+        let scalars = Array(line.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard isKeyScalar(scalars[index]) else {
+                index += 1
+                continue
+            }
+            let start = index
+            while index < scalars.count, isKeyScalar(scalars[index]) { index += 1 }
+            guard index < scalars.count, scalars[index] == ":" else { continue }
+            let key = String(String.UnicodeScalarView(scalars[start..<index])).lowercased()
+            let rest = scalars[(index + 1)...]
+            if isCredentialLike(key), !rest.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                return String(String.UnicodeScalarView(scalars[...index])) + " <redacted>"
+            }
+            index += 1
+        }
+        return line
+    }
+
+    private static func isKeyScalar(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"
+            || scalar == "-"
+    }
+
+    private static func isCredentialLike(_ key: String) -> Bool {
+        if ["secret", "password", "passwd", "private", "credential", "api_key", "apikey"].contains(where: {
+            key.contains($0)
+        }) {
+            return true
+        }
+        let scalars = Array(key.unicodeScalars)
+        return credentialKeys.contains {
+            abs($0.utf8.count - scalars.count) <= 2 && KeySuggestion.levenshtein(scalars, Array($0.unicodeScalars)) <= 2
+        }
+    }
+
+    // MARK: Structure
+
+    /// The mapping in `node` with its keys checked against `known`; `null` reads as an empty mapping.
+    mutating func fields(_ node: YAMLNode, owner: YAMLMark, path: String, known: [String]) -> Fields? {
+        let pairs: [(key: YAMLScalar, value: YAMLNode)]
+        switch node {
+        case .mapping(let mappingPairs, _):
+            pairs = mappingPairs
+        case .scalar(let scalar) where scalar.isNull:
+            pairs = []
+        default:
+            report(.wrongType, "expected a mapping for \(path), found \(node.foundDescription)", at: node.mark)
+            return nil
+        }
+        for (key, _) in pairs where !known.contains(key.value) {
+            var message = "unknown key \(YAMLError.quote(key.value))" + (path.isEmpty ? "" : " in \(path)")
+            if let suggestion = KeySuggestion.nearest(to: key.value, in: known) {
+                message += "; did you mean \(YAMLError.quote(suggestion))?"
+            } else {
+                message += "; known keys: " + known.joined(separator: ", ")
+            }
+            report(.unknownKey, message, at: key.mark)
+        }
+        return Fields(pairs: pairs, owner: owner, path: path)
+    }
+
+    mutating func reportMissing(_ key: String, in fields: Fields) {
+        let place = fields.path.isEmpty ? "" : " in \(fields.path)"
+        report(.missingKey, "missing required key \(YAMLError.quote(key))\(place)", at: fields.owner)
+    }
+
+    // MARK: Scalars
+
+    /// A scalar's text after `${VAR}` expansion.
+    struct Text {
+        let value: String
+        let scalar: YAMLScalar
+        let fromEnvironment: Bool
+
+        /// How a message quotes the value: never a value that came from the environment.
+        var shown: String {
+            fromEnvironment
+                ? "\(YAMLError.quote(scalar.value)) (as set in the environment)"
+                : YAMLNode.scalar(scalar).foundDescription
+        }
+    }
+
+    /// The expanded text of the scalar `node` at `path`; `nil` when absent, not a scalar, or unresolved
+    /// (reported, except for credentials in sandbox mode).
+    mutating func text(_ node: YAMLNode?, path: String, credential: Bool = false, expected: String = "a string")
+        -> Text?
+    {
+        guard let node else { return nil }
+        guard case .scalar(let scalar) = node, !scalar.isNull else {
+            report(.wrongType, "expected \(expected) for \(path), found \(node.foundDescription)", at: node.mark)
+            return nil
+        }
+        switch EnvironmentInterpolation.expand(scalar.value, environment: loader.environment) {
+        case .text(let value, let fromEnvironment):
+            return Text(value: value, scalar: scalar, fromEnvironment: fromEnvironment)
+        case .missing(let names):
+            if credential && isSandbox { return nil }
+            for name in names {
+                report(
+                    .undefinedVariable, "environment variable \(name) is not set (needed by \(path))", at: scalar.mark)
+            }
+            return nil
+        case .malformed(let message):
+            report(.undefinedVariable, "\(message) in \(path)", at: scalar.mark)
+            return nil
+        }
+    }
+
+    /// A non-empty string.
+    mutating func string(_ node: YAMLNode?, path: String, credential: Bool = false) -> String? {
+        guard let text = text(node, path: path, credential: credential) else { return nil }
+        guard !text.value.isEmpty else {
+            let origin = text.fromEnvironment || text.scalar.value.contains("${") ? " (after ${…} expansion)" : ""
+            report(
+                .invalidValue, "expected a non-empty string for \(path), found an empty one\(origin)",
+                at: text.scalar.mark)
+            return nil
+        }
+        return text.value
+    }
+
+    /// `true` or `false`: a plain YAML boolean, or exactly `true`/`false` from `${VAR}`.
+    mutating func bool(_ node: YAMLNode?, path: String) -> Bool? {
+        guard let node else { return nil }
+        if case .scalar(let scalar) = node, let value = scalar.boolValue { return value }
+        guard let text = text(node, path: path, expected: "a boolean") else { return nil }
+        if text.fromEnvironment || text.scalar.value.contains("${") {
+            if text.value == "true" { return true }
+            if text.value == "false" { return false }
+        }
+        var message = "expected a boolean (true or false) for \(path), found \(text.shown)"
+        if !text.scalar.isString, ["yes", "no", "on", "off", "y", "n"].contains(text.value.lowercased()) {
+            message += "; YAML 1.2 reads yes/no/on/off as strings"
+        } else if text.scalar.isString, text.value == "true" || text.value == "false" {
+            message += "; remove the quotes"
+        }
+        report(.wrongType, message, at: text.scalar.mark)
+        return nil
+    }
+
+    /// A sequence of non-empty strings; `null` reads as absent.
+    mutating func stringList(_ node: YAMLNode?, path: String) -> [String]? {
+        guard let node else { return nil }
+        guard case .sequence(let items, _) = node else {
+            report(
+                .wrongType, "expected a list for \(path) (e.g. [a, b]), found \(node.foundDescription)", at: node.mark)
+            return nil
+        }
+        var values: [String] = []
+        for item in items {
+            if let value = string(item, path: path) { values.append(value) }
+        }
+        return values
+    }
+
+    /// An `https://` URL (or `http://` on a loopback host) without credentials or fragment.
+    mutating func url(_ node: YAMLNode?, path: String, allowsQuery: Bool = true) -> String? {
+        guard let text = text(node, path: path, expected: "a URL") else { return nil }
+        guard checkURL(text, path: path, allowsQuery: allowsQuery) != nil else { return nil }
+        return text.value
+    }
+
+    @discardableResult
+    mutating func checkURL(_ text: Text, path: String, allowsQuery: Bool = true) -> ConfigurationSyntax.URLParts? {
+        guard let parts = ConfigurationSyntax.url(text.value), parts.scheme == "https" || parts.scheme == "http" else {
+            report(
+                .invalidValue, "expected an absolute https:// URL for \(path), found \(text.shown)",
+                at: text.scalar.mark)
+            return nil
+        }
+        if parts.hasUserInfo {
+            report(.invalidValue, "the URL of \(path) must not contain user:password@", at: text.scalar.mark)
+            return nil
+        }
+        if parts.scheme == "http", !parts.isLoopback {
+            report(
+                .insecureURL,
+                "expected an https:// URL for \(path) (http:// is allowed only on localhost, 127.0.0.0/8 and [::1]), "
+                    + "found \(text.shown)", at: text.scalar.mark)
+            return nil
+        }
+        if parts.hasFragment || (!allowsQuery && parts.hasQuery) {
+            let what = allowsQuery ? "a #fragment" : "a ?query or #fragment"
+            report(.invalidValue, "the URL of \(path) must not have \(what), found \(text.shown)", at: text.scalar.mark)
+            return nil
+        }
+        return parts
+    }
+
+    /// Reads the file named by the scalar `node` (a `*_file` key); `nil` when absent or unreadable
+    /// (reported, except in sandbox mode, where every `*_file` key is a credential).
+    mutating func fileContents(_ node: YAMLNode?, path: String) -> (text: String, mark: YAMLMark, file: String)? {
+        guard let name = string(node, path: path, credential: true), let node else { return nil }
+        let resolved = name.hasPrefix("/") || baseDirectory == nil ? name : "\(baseDirectory ?? "")/\(name)"
+        do {
+            let contents = try loader.readFile(resolved)
+            return (contents, node.mark, resolved)
+        } catch {
+            if isSandbox { return nil }
+            report(
+                .unreadableFile,
+                "cannot read \(path) \(YAMLError.quote(resolved)): \(ConfigurationLoader.reason(error))",
+                at: node.mark)
+            return nil
+        }
+    }
+}
+
+/// Source lines with credential values redacted, cached per line (a long line with many keys is
+/// redacted once, and its text is shared by all of their locations).
+final class RedactedLines {
+    private let source: YAMLSourceText
+    private var cache: [Int: String] = [:]
+
+    init(source: YAMLSourceText) {
+        self.source = source
+    }
+
+    func line(_ number: Int) -> String? {
+        if let cached = cache[number] { return cached }
+        guard let line = source.line(number) else { return nil }
+        let redacted = ConfigurationReader.redacted(line)
+        cache[number] = redacted
+        return redacted
+    }
+}

@@ -1,0 +1,93 @@
+/// One entry of `providers:`, as written (and interpolated); not yet checked against its plugin.
+///
+/// The core resolves it against the provider plugin named by ``type`` and reports problems (unknown
+/// type, unsupported capability) at the locations kept here.
+public struct ProviderSettings: Sendable, Hashable {
+    /// The name under `providers:`, used in URLs (`/auth/{name}/login`); `[a-z0-9_-]`.
+    public let name: String
+    /// Which plugin (`apple`, `google`, `facebook`, `x`, `oidc`, or an application's own); defaults to ``name``.
+    public let type: String
+    /// `client_id`. Optional here because a plugin might not need one; every built-in does.
+    public let clientID: String?
+    /// `client_secret`, or the trimmed contents of `client_secret_file`.
+    public let clientSecret: Secret?
+    /// `audiences`: extra accepted id_token audiences (native app bundle IDs); default empty.
+    public let audiences: [String]
+    /// `team_id` (Apple).
+    public let teamID: String?
+    /// `key_id` (Apple).
+    public let keyID: String?
+    /// The PEM text of `private_key_file` (Apple's `.p8`).
+    public let privateKey: Secret?
+    /// `scopes`; `nil` keeps the plugin's defaults.
+    public let scopes: [String]?
+    /// `capabilities`: `pkce`, `oidc`, `jwt_client_auth`, `form_post` → requested on/off. Absent ones
+    /// keep the plugin's default.
+    public let capabilities: [String: Bool]
+    /// `redirect_uri`; when absent and `server.public_url` is set, `{public_url}/auth/{name}/callback`.
+    public let redirectURI: String?
+    /// `issuer`: the expected `iss` of id_tokens (and the discovery base for `type: oidc`).
+    public let issuer: String?
+    /// `endpoints`: overrides of the plugin's default URLs.
+    public let endpoints: EndpointOverrides
+    /// Where the provider's name is written.
+    public let location: SourceLocation
+    /// Where the `type` value is written; `nil` when `type` was left out.
+    public let typeLocation: SourceLocation?
+    /// Where each capability key is written, by capability name.
+    public let capabilityLocations: [String: SourceLocation]
+    /// Where each key is written, by its YAML name; nested keys are dotted (`endpoints.token`,
+    /// `capabilities.pkce`).
+    public let keyLocations: [String: SourceLocation]
+
+    /// Creates provider settings (the loader does this; tests and applications may too).
+    public init(
+        name: String, type: String, clientID: String? = nil, clientSecret: Secret? = nil, audiences: [String] = [],
+        teamID: String? = nil, keyID: String? = nil, privateKey: Secret? = nil, scopes: [String]? = nil,
+        capabilities: [String: Bool] = [:], redirectURI: String? = nil, issuer: String? = nil,
+        endpoints: EndpointOverrides = EndpointOverrides(), location: SourceLocation,
+        typeLocation: SourceLocation? = nil, capabilityLocations: [String: SourceLocation] = [:],
+        keyLocations: [String: SourceLocation] = [:]
+    ) {
+        self.name = name
+        self.type = type
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.audiences = audiences
+        self.teamID = teamID
+        self.keyID = keyID
+        self.privateKey = privateKey
+        self.scopes = scopes
+        self.capabilities = capabilities
+        self.redirectURI = redirectURI
+        self.issuer = issuer
+        self.endpoints = endpoints
+        self.location = location
+        self.typeLocation = typeLocation
+        self.capabilityLocations = capabilityLocations
+        self.keyLocations = keyLocations
+    }
+
+    /// ``redirectURI`` when set, otherwise `{publicURL}/auth/{name}/callback` (a trailing `/` of
+    /// `publicURL` is dropped).
+    public func redirectURI(publicURL: String) -> String {
+        if let redirectURI { return redirectURI }
+        var base = Substring(publicURL)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        return "\(base)/auth/\(name)/callback"
+    }
+
+    /// The location of `key` (see ``keyLocations``), or of the provider's name when the key is absent.
+    public func location(of key: String) -> SourceLocation {
+        keyLocations[key] ?? location
+    }
+
+    /// A copy with ``redirectURI`` set.
+    func with(redirectURI: String?) -> ProviderSettings {
+        ProviderSettings(
+            name: name, type: type, clientID: clientID, clientSecret: clientSecret, audiences: audiences,
+            teamID: teamID, keyID: keyID, privateKey: privateKey, scopes: scopes, capabilities: capabilities,
+            redirectURI: redirectURI, issuer: issuer, endpoints: endpoints, location: location,
+            typeLocation: typeLocation, capabilityLocations: capabilityLocations, keyLocations: keyLocations)
+    }
+}

@@ -1,0 +1,10 @@
+/// The `sandbox:` section, used by `authflow serve --sandbox` and `authflow demo`.
+public struct SandboxSettings: Sendable, Hashable {
+    /// Where the sandbox identity provider listens; default `127.0.0.1:0` (any free port).
+    public let listen: ListenAddress
+
+    /// Creates sandbox settings.
+    public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 0)) {
+        self.listen = listen
+    }
+}

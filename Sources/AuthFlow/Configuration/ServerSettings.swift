@@ -1,0 +1,34 @@
+/// The `server:` section, used by `authflow serve`.
+public struct ServerSettings: Sendable, Hashable {
+    /// Where the sign-in server listens; default `127.0.0.1:8080`.
+    public let listen: ListenAddress
+    /// The URL browsers reach the server at, without a trailing slash (`https://app.example.com`).
+    public let publicURL: String
+    /// Keys cookie MACs and token encryption; at least 32 bytes. `nil` only in sandbox mode, when it
+    /// was not given or its `${VAR}` is unset (the sandbox generates one).
+    public let secret: Secret?
+    /// Path prefixes (`/app`) and absolute origins (`https://app.example.com`) that `return_to` may
+    /// point at; default `["/"]`.
+    public let allowedReturnTo: [String]
+    /// Session lifetime in seconds; default 8 hours.
+    public let sessionTTL: Double
+    /// Whether a first sign-in creates a user; default `true`.
+    public let signup: Bool
+    /// Whether a sign-in with a verified email that matches an existing user links to it; default `false`.
+    public let linkByVerifiedEmail: Bool
+
+    /// Creates server settings.
+    public init(
+        listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), publicURL: String, secret: Secret?,
+        allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
+        linkByVerifiedEmail: Bool = false
+    ) {
+        self.listen = listen
+        self.publicURL = publicURL
+        self.secret = secret
+        self.allowedReturnTo = allowedReturnTo
+        self.sessionTTL = sessionTTL
+        self.signup = signup
+        self.linkByVerifiedEmail = linkByVerifiedEmail
+    }
+}

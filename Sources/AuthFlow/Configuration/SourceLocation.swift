@@ -1,0 +1,25 @@
+/// Where something was written in a configuration file, with the line itself for diagnostics.
+///
+/// A line holding a credential (`secret:`, `client_secret:`, …) is kept with its value redacted, so
+/// rendering a location never prints a secret.
+public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The file name as given to the loader.
+    public let fileName: String
+    /// The 1-based line.
+    public let line: Int
+    /// The 1-based column, in characters.
+    public let column: Int
+    /// The source line (credential values redacted), when known.
+    public let sourceLine: String?
+
+    /// Creates a location.
+    public init(fileName: String, line: Int, column: Int, sourceLine: String?) {
+        self.fileName = fileName
+        self.line = line
+        self.column = column
+        self.sourceLine = sourceLine
+    }
+
+    /// `file:line:column`.
+    public var description: String { "\(fileName):\(line):\(column)" }
+}

@@ -1,1 +1,0 @@
-// The AuthFlowYAML module. Its types are documented where they are declared.

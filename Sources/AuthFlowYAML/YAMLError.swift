@@ -1,0 +1,139 @@
+/// Why a YAML document could not be parsed or decoded, and where.
+///
+/// Its `description` is what a compiler would print:
+/// ```
+/// providers.yaml:3:15: expected a boolean, found "maybe"
+///   signup: maybe
+///           ^
+/// ```
+public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable identifier of the kind of failure, for code that switches on it.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The identifier, e.g. `duplicate_key`.
+        public let rawValue: String
+        /// Wraps an identifier.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The identifier.
+        public var description: String { rawValue }
+
+        /// The text is not well-formed YAML (libyaml's scanner or parser refused it).
+        public static let syntax = Code(rawValue: "syntax")
+        /// A mapping has the same key twice.
+        public static let duplicateKey = Code(rawValue: "duplicate_key")
+        /// The document is larger than ``YAMLLimits/maxDocumentBytes``.
+        public static let documentTooLarge = Code(rawValue: "document_too_large")
+        /// The tree, aliases expanded, would exceed ``YAMLLimits/maxNodes``.
+        public static let tooManyNodes = Code(rawValue: "too_many_nodes")
+        /// Nesting, aliases expanded, would exceed ``YAMLLimits/maxDepth``.
+        public static let tooDeep = Code(rawValue: "too_deep")
+        /// The stream holds more than one document.
+        public static let multipleDocuments = Code(rawValue: "multiple_documents")
+        /// An alias names an anchor that was not defined before it.
+        public static let unknownAnchor = Code(rawValue: "unknown_anchor")
+        /// A tag outside the YAML 1.2 core schema.
+        public static let unsupportedTag = Code(rawValue: "unsupported_tag")
+        /// A mapping key that is a sequence or a mapping.
+        public static let complexKey = Code(rawValue: "complex_key")
+        /// A node has another type than the one being decoded.
+        public static let typeMismatch = Code(rawValue: "type_mismatch")
+        /// A mapping lacks a key that the decoded type requires.
+        public static let missingKey = Code(rawValue: "missing_key")
+        /// A value has the right type but is not acceptable (out of range, refused by the type).
+        public static let invalidValue = Code(rawValue: "invalid_value")
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What was expected and what was found.
+    public let message: String
+    /// The name of the source the document came from, as given to the parser.
+    public let fileName: String
+    /// Where the problem is, when known.
+    public let mark: YAMLMark?
+    /// The source line at ``mark``, when known.
+    public let sourceLine: String?
+
+    /// Creates an error.
+    public init(code: Code, message: String, fileName: String, mark: YAMLMark?, sourceLine: String?) {
+        self.code = code
+        self.message = message
+        self.fileName = fileName
+        self.mark = mark
+        self.sourceLine = sourceLine
+    }
+
+    /// Creates an error at `mark`, taking the source line from `source`.
+    init(code: Code, message: String, fileName: String, mark: YAMLMark?, source: YAMLSourceText) {
+        self.init(
+            code: code, message: message, fileName: fileName, mark: mark,
+            sourceLine: mark.flatMap { source.line($0.line) })
+    }
+
+    /// `file:line:column: message`, then the source line and a caret under the column.
+    public var description: String {
+        Self.render(message: message, fileName: fileName, mark: mark, sourceLine: sourceLine)
+    }
+
+    /// Renders any diagnostic the way ``YAMLError`` prints: `file:line:column: message`, then (when
+    /// `sourceLine` is given) the line and a caret under `mark.column`; `file: message` without a mark.
+    public static func render(message: String, fileName: String, mark: YAMLMark?, sourceLine: String?) -> String {
+        guard let mark else { return "\(fileName): \(message)" }
+        var text = "\(fileName):\(mark.line):\(mark.column): \(message)"
+        guard var sourceLine else { return text }
+        var column = mark.column
+        let scalars = Array(sourceLine.unicodeScalars)
+        if scalars.count > maxShownLineLength {
+            // Show a window of a very long line around the column, marked with ellipses.
+            let start = max(0, min(column - 1 - maxShownLineLength / 2, scalars.count - maxShownLineLength))
+            let end = min(scalars.count, start + maxShownLineLength)
+            var window = String.UnicodeScalarView(scalars[start..<end])
+            if start > 0 {
+                window.insert("…", at: window.startIndex)
+                column += 1
+            }
+            if end < scalars.count { window.append("…") }
+            sourceLine = String(window)
+            column -= start
+        }
+        var caret = ""
+        var remaining = column - 1
+        for scalar in sourceLine.unicodeScalars where remaining > 0 {
+            caret.append(scalar == "\t" ? "\t" : " ")
+            remaining -= 1
+        }
+        if remaining > 0 { caret += String(repeating: " ", count: remaining) }
+        text += "\n\(sourceLine)\n\(caret)^"
+        return text
+    }
+
+    /// Source lines longer than this many characters are shown as a window around the column.
+    public static let maxShownLineLength = 160
+
+    /// `text` in double quotes, with quotes, backslashes and control characters escaped and long text
+    /// shortened, for quoting found values in messages.
+    public static func quote(_ text: String, limit: Int = 60) -> String {
+        var out = "\""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == limit {
+                out += "…"
+                break
+            }
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+            count += 1
+        }
+        return out + "\""
+    }
+}
