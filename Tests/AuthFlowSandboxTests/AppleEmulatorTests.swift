@@ -8,9 +8,9 @@ import Testing
 struct AppleEmulatorTests {
     typealias H = SandboxHarness
 
-    @Test(arguments: [nil, "query", "fragment"] as [String?])
-    func refusesNameOrEmailScopeWithoutFormPost(mode: String?) async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available, [nil, "query", "fragment"] as [String?])
+    func refusesNameOrEmailScopeWithoutFormPost(transport: Transport, mode: String?) async throws {
+        let harness = try H(transport: transport)
         var query = H.authorizationQuery(.apple).filter { $0.0 != "response_mode" }
         if let mode { query.append(("response_mode", mode)) }
         let reply = try await harness.get(H.authorizePath(.apple), query)
@@ -19,8 +19,8 @@ struct AppleEmulatorTests {
         #expect(reply.location == nil)
     }
 
-    @Test func acceptsQueryModeWithoutNameOrEmailScope() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func acceptsQueryModeWithoutNameOrEmailScope(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let query: [(String, String)] = [
             ("client_id", H.appleClientID), ("redirect_uri", H.redirectURI(.apple)), ("response_type", "code"),
             ("state", "s1"),
@@ -33,8 +33,8 @@ struct AppleEmulatorTests {
         #expect(fields["user"] == nil)
     }
 
-    @Test func refusesUnknownClientAndInexactRedirectURI() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesUnknownClientAndInexactRedirectURI(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         var query = H.authorizationQuery(.apple)
         query[0] = ("client_id", "com.example.other")
         let unknown = try await harness.get(H.authorizePath(.apple), query)
@@ -50,8 +50,8 @@ struct AppleEmulatorTests {
         }
     }
 
-    @Test func refusesIDTokenResponseTypeInQueryMode() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesIDTokenResponseTypeInQueryMode(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let query: [(String, String)] = [
             ("client_id", H.appleClientID), ("redirect_uri", H.redirectURI(.apple)),
             ("response_type", "code id_token"), ("response_mode", "query"),
@@ -61,8 +61,8 @@ struct AppleEmulatorTests {
         #expect(reply.text.contains("form_post or fragment"))
     }
 
-    @Test func formPostPageAutoSubmitsWithNoscriptButton() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func formPostPageAutoSubmitsWithNoscriptButton(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let reply = try await harness.authorize(.apple, query: H.authorizationQuery(.apple, state: "st<\"&'>"))
         #expect(reply.status == 200)
         #expect(reply.headers["Content-Type"]?.hasPrefix("text/html") == true)
@@ -80,8 +80,8 @@ struct AppleEmulatorTests {
         #expect(fields["code"] != nil)
     }
 
-    @Test func sendsUserOnlyOnFirstConsent() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func sendsUserOnlyOnFirstConsent(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let first = H.callbackFields(try await harness.authorize(.apple, query: H.authorizationQuery(.apple)))
         let userText = try #require(first["user"])
         let user = try JSONValue.parse(Array(userText.utf8))
@@ -99,8 +99,8 @@ struct AppleEmulatorTests {
         #expect(other["user"] != nil)
     }
 
-    @Test func userFieldCarriesOnlyRequestedScopes() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func userFieldCarriesOnlyRequestedScopes(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         var query = H.authorizationQuery(.apple)
         query = query.map { $0.0 == "scope" ? ("scope", "name") : $0 }
         let fields = H.callbackFields(try await harness.authorize(.apple, query: query))
@@ -109,8 +109,8 @@ struct AppleEmulatorTests {
         #expect(user["email"] == nil)
     }
 
-    @Test func issuesVerifiableIDTokenWithStringBooleansAndNonce() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func issuesVerifiableIDTokenWithStringBooleansAndNonce(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let reply = try await harness.exchange(.apple, code: code)
         #expect(reply.status == 200, "\(reply.text)")
@@ -130,14 +130,14 @@ struct AppleEmulatorTests {
         let issuedAt = try #require(claims.issuedAt)
         #expect(try #require(claims.expiresAt) - issuedAt == 600)
         #expect(claims.issuer == harness.sandbox.issuer(for: .apple))
-        #expect(claims.issuer == "http://sandbox.test/apple")
+        #expect(claims.issuer == harness.sandbox.baseURL + "/apple")
         let header = try unverifiedParts(idToken).header
         #expect(header["alg"] == .string("RS256"))
         #expect(header["kid"] == .string("APPLEKEY01"))
     }
 
-    @Test func privateRelayIdentityHasStringTrue() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func privateRelayIdentityHasStringTrue(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple, identity: [("identity", "preset-1")])
         let body = try await harness.exchange(.apple, code: code).json()
         let idToken = try #require(body["id_token"]?.stringValue)
@@ -145,8 +145,8 @@ struct AppleEmulatorTests {
         #expect(claims["is_private_email"] == .string("true"))
     }
 
-    @Test func acceptsAWellFormedClientSecret() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func acceptsAWellFormedClientSecret(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let secret = try AppleClientSecret.make(
             teamID: H.teamID, keyID: H.appleKeyID, clientID: H.appleClientID, privateKey: harness.appleClientKey,
@@ -166,9 +166,9 @@ struct AppleEmulatorTests {
         var testDescription: String { rawValue }
     }
 
-    @Test(arguments: SecretDefect.allCases)
-    func refusesDefectiveClientSecret(defect: SecretDefect) async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available, SecretDefect.allCases)
+    func refusesDefectiveClientSecret(transport: Transport, defect: SecretDefect) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let now = Int64(harness.clock.now().timeIntervalSince1970)
         let secret: String
@@ -211,8 +211,8 @@ struct AppleEmulatorTests {
         #expect(reply.oauthError == "invalid_client", "\(reply.text)")
     }
 
-    @Test func refusesClientSecretBasicAndMissingSecret() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesClientSecretBasicAndMissingSecret(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let base: [(String, String)] = [
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", H.redirectURI(.apple)),
@@ -228,8 +228,8 @@ struct AppleEmulatorTests {
         #expect(try await harness.exchange(.apple, code: code).status == 200)
     }
 
-    @Test func refreshReturnsNewTokensButNoRefreshToken() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refreshReturnsNewTokensButNoRefreshToken(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let first = try await harness.exchange(.apple, code: code).json()
         let refreshToken = try #require(first["refresh_token"]?.stringValue)
@@ -249,8 +249,8 @@ struct AppleEmulatorTests {
         }
     }
 
-    @Test func revokeAnswers200WhateverTheTokenAndRecordsIt() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func revokeAnswers200WhateverTheTokenAndRecordsIt(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let tokens = try await harness.exchange(.apple, code: code).json()
         let refreshToken = try #require(tokens["refresh_token"]?.stringValue)
@@ -281,8 +281,8 @@ struct AppleEmulatorTests {
         #expect(again["user"] != nil)
     }
 
-    @Test func revokeStillAuthenticatesTheClient() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func revokeStillAuthenticatesTheClient(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let reply = try await harness.post(
             "/apple/auth/revoke",
             form: [
@@ -294,8 +294,8 @@ struct AppleEmulatorTests {
         #expect(harness.sandbox.revocations(for: .apple).isEmpty)
     }
 
-    @Test func pkceIsIgnoredUnlessSentThenRequired() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func pkceIsIgnoredUnlessSentThenRequired(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         // No challenge: a stray verifier is ignored, as Apple does.
         let (plainCode, _) = try await harness.code(.apple)
         let stray = try await harness.exchange(.apple, code: plainCode, verifier: String(repeating: "a", count: 43))
@@ -315,8 +315,8 @@ struct AppleEmulatorTests {
         #expect(try await harness.exchange(.apple, code: goodCode, verifier: pkce.verifier).status == 200)
     }
 
-    @Test func codeExpiresAfterFiveMinutes() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func codeExpiresAfterFiveMinutes(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (fresh, _) = try await harness.code(.apple)
         harness.clock.advance(by: 299)
         #expect(try await harness.exchange(.apple, code: fresh).status == 200)
@@ -328,15 +328,15 @@ struct AppleEmulatorTests {
         #expect(reply.text.contains("expired"))
     }
 
-    @Test func codeIsBoundToTheRedirectURI() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func codeIsBoundToTheRedirectURI(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let reply = try await harness.exchange(.apple, code: code, redirectURI: "https://app.example/other")
         #expect(reply.oauthError == "invalid_grant")
     }
 
-    @Test func responseTypeCodeIDTokenDeliversAnIDTokenInTheFormPost() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func responseTypeCodeIDTokenDeliversAnIDTokenInTheFormPost(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         var query = H.authorizationQuery(.apple)
         query = query.map { $0.0 == "response_type" ? ("response_type", "code id_token") : $0 }
         let fields = H.callbackFields(try await harness.authorize(.apple, query: query))
@@ -346,12 +346,12 @@ struct AppleEmulatorTests {
         #expect(claims.subject != nil)
     }
 
-    @Test func discoveryDescribesTheSandbox() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func discoveryDescribesTheSandbox(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let document = try await harness.get("/apple/.well-known/openid-configuration").json()
-        #expect(document["issuer"] == .string("http://sandbox.test/apple"))
-        #expect(document["token_endpoint"] == .string("http://sandbox.test/apple/auth/token"))
-        #expect(document["jwks_uri"] == .string("http://sandbox.test/apple/auth/keys"))
+        #expect(document["issuer"] == .string(harness.sandbox.baseURL + "/apple"))
+        #expect(document["token_endpoint"] == .string(harness.sandbox.baseURL + "/apple/auth/token"))
+        #expect(document["jwks_uri"] == .string(harness.sandbox.baseURL + "/apple/auth/keys"))
         #expect(document["token_endpoint_auth_methods_supported"] == .array([.string("client_secret_post")]))
         #expect(document["id_token_signing_alg_values_supported"] == .array([.string("RS256")]))
         #expect(harness.sandbox.requestCounts(for: .apple).discovery == 1)

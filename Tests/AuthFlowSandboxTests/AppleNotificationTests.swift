@@ -28,14 +28,14 @@ struct AppleNotificationTests {
         try await harness.verifyIDToken(jws, provider: .apple, audience: H.appleClientID)
     }
 
-    @Test func notificationIsSignedWithTheAppleKeysAndCarriesEventsAsAString() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func notificationIsSignedWithTheAppleKeysAndCarriesEventsAsAString(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let event = AppleNotificationEvent(
             kind: .emailDisabled, subject: "001234.abc.0001", clientID: H.appleClientID,
             email: "relay@privaterelay.appleid.com", isPrivateEmail: true)
         let signed = try harness.sandbox.appleNotificationJWS(for: event)
         let claims = try await verifiedClaims(harness, signed.jws)
-        #expect(claims.issuer == "http://sandbox.test/apple")
+        #expect(claims.issuer == harness.sandbox.baseURL + "/apple")
         #expect(claims.audience == [H.appleClientID])
         #expect(claims.string("jti") == signed.jti)
         #expect(try #require(claims.expiresAt) > Int64(harness.clock.now().timeIntervalSince1970))
@@ -48,9 +48,9 @@ struct AppleNotificationTests {
         #expect(events["event_time"] == .integer(1_750_000_000_000))
     }
 
-    @Test(arguments: AppleNotificationEvent.Kind.allCases)
-    func eventTypesUseApplesSpelling(kind: AppleNotificationEvent.Kind) async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available, AppleNotificationEvent.Kind.allCases)
+    func eventTypesUseApplesSpelling(transport: Transport, kind: AppleNotificationEvent.Kind) async throws {
+        let harness = try H(transport: transport)
         let signed = try harness.sandbox.appleNotificationJWS(
             for: AppleNotificationEvent(kind: kind, subject: "s", clientID: H.appleClientID))
         let claims = try await verifiedClaims(harness, signed.jws)
@@ -60,9 +60,9 @@ struct AppleNotificationTests {
         #expect(["email-disabled", "email-enabled", "consent-revoked", "account-delete"].contains(kind.rawValue))
     }
 
-    @Test func sendPostsAPayloadObject() async throws {
+    @Test(arguments: Transport.available) func sendPostsAPayloadObject(transport: Transport) async throws {
         let recorder = RecordingHTTPClient(status: 200)
-        let harness = try H(notificationClient: recorder)
+        let harness = try H(transport: transport, notificationClient: recorder)
         let delivery = try await harness.sandbox.sendAppleNotification(
             AppleNotificationEvent(kind: .consentRevoked, subject: "s1", clientID: H.appleClientID),
             to: "http://127.0.0.1:9/auth/apple/notifications")
@@ -77,9 +77,9 @@ struct AppleNotificationTests {
         #expect(claims.string("jti") == delivery.jti)
     }
 
-    @Test func consentRevokedMakesTheNextSignInAFirstConsent() async throws {
+    @Test(arguments: Transport.available) func consentRevokedMakesTheNextSignInAFirstConsent(transport: Transport) async throws {
         let recorder = RecordingHTTPClient()
-        let harness = try H(notificationClient: recorder)
+        let harness = try H(transport: transport, notificationClient: recorder)
         let (code, fields) = try await harness.code(.apple)
         #expect(fields["user"] != nil)
         let refreshToken = try #require(try await harness.exchange(.apple, code: code).json()["refresh_token"]?.stringValue)
@@ -99,17 +99,17 @@ struct AppleNotificationTests {
         #expect(refresh.oauthError == "invalid_grant")
     }
 
-    @Test func refusesANonHTTPURL() async throws {
-        let harness = try H(notificationClient: RecordingHTTPClient())
+    @Test(arguments: Transport.available) func refusesANonHTTPURL(transport: Transport) async throws {
+        let harness = try H(transport: transport, notificationClient: RecordingHTTPClient())
         await #expect(throws: SandboxError.self) {
             try await harness.sandbox.sendAppleNotification(
                 AppleNotificationEvent(kind: .accountDelete, subject: "s", clientID: H.appleClientID), to: "file:///etc/passwd")
         }
     }
 
-    @Test func adminEndpointSendsForLoopbackCallersOnly() async throws {
+    @Test(arguments: Transport.available) func adminEndpointSendsForLoopbackCallersOnly(transport: Transport) async throws {
         let recorder = RecordingHTTPClient(status: 204)
-        let harness = try H(notificationClient: recorder)
+        let harness = try H(transport: transport, notificationClient: recorder)
         let form: [(String, String)] = [
             ("type", "account-delete"), ("sub", "s9"), ("client_id", H.appleClientID), ("to", "http://127.0.0.1:9/n"),
         ]

@@ -23,8 +23,8 @@ struct FacebookEmulatorTests {
         return try #require(try reply.json()["access_token"]?.stringValue)
     }
 
-    @Test func tokenEndpointAnswersGetOnlyWithBearerTokenAndNoRefreshToken() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func tokenEndpointAnswersGetOnlyWithBearerTokenAndNoRefreshToken(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, fields) = try await harness.code(.facebook)
         #expect(fields["state"] == "st-123")
 
@@ -46,16 +46,16 @@ struct FacebookEmulatorTests {
         #expect(body["id_token"] == nil)
     }
 
-    @Test func redirectCarriesTheFacebookFragment() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func redirectCarriesTheFacebookFragment(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let reply = try await harness.authorize(.facebook, query: H.authorizationQuery(.facebook))
         #expect(reply.status == 302)
         #expect(reply.location?.hasPrefix(H.redirectURI(.facebook) + "?") == true)
         #expect(reply.location?.hasSuffix("#_=_") == true)
     }
 
-    @Test func refusesUnknownAppAndWrongSecretWithGraphErrors() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesUnknownAppAndWrongSecretWithGraphErrors(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.facebook)
         let wrongSecret = try await harness.get(
             H.tokenPath(.facebook),
@@ -73,16 +73,16 @@ struct FacebookEmulatorTests {
         #expect(try await harness.exchange(.facebook, code: code).status == 200)
     }
 
-    @Test func redirectURIMustMatchAtTheTokenEndpoint() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func redirectURIMustMatchAtTheTokenEndpoint(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.facebook)
         let reply = try await harness.exchange(.facebook, code: code, redirectURI: "https://app.example/elsewhere")
         #expect(reply.status == 400)
         #expect(try reply.json()["error"]?["error_subcode"] == .integer(36_008))
     }
 
-    @Test func meRequiresAValidAppSecretProof() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func meRequiresAValidAppSecretProof(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let token = try await accessToken(harness)
         let missing = try await harness.get("/facebook/me", [("access_token", token)])
         #expect(missing.status == 400)
@@ -103,8 +103,8 @@ struct FacebookEmulatorTests {
         #expect(body == .object(["id": .string("10158234567890123"), "name": .string("Alice Example")]))
     }
 
-    @Test func meReturnsOnlyRequestedFieldsAndEmailOnlyWithPermission() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func meReturnsOnlyRequestedFieldsAndEmailOnlyWithPermission(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let token = try await accessToken(harness)
         let withEmail = try await harness.get(
             "/facebook/v19.0/me",
@@ -125,16 +125,16 @@ struct FacebookEmulatorTests {
         #expect(try noEmail.json()["email"] == nil)
     }
 
-    @Test func meRefusesUnknownOrMissingTokens() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func meRefusesUnknownOrMissingTokens(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let unknown = try await harness.get("/facebook/me", [("access_token", "EAAbogus"), ("appsecret_proof", "00")])
         #expect(unknown.graphCode == 190)
         let missing = try await harness.get("/facebook/me")
         #expect(missing.status == 400)
     }
 
-    @Test func pkceIsCheckedWhenUsed() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func pkceIsCheckedWhenUsed(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let pkce = PKCE.generate(random: CountingRandom(seed: 9))
         let (code, _) = try await harness.code(.facebook, pkce: pkce)
         let wrong = try await harness.exchange(.facebook, code: code, verifier: String(repeating: "w", count: 43))
@@ -146,8 +146,8 @@ struct FacebookEmulatorTests {
         #expect(try await harness.exchange(.facebook, code: third, verifier: pkce.verifier).status == 200)
     }
 
-    @Test func openIDScopeAddsAVerifiableIDToken() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func openIDScopeAddsAVerifiableIDToken(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let query = H.authorizationQuery(.facebook).map { $0.0 == "scope" ? ("scope", "openid,email") : $0 }
         let (code, _) = try await harness.code(.facebook, query: query)
         let body = try await harness.exchange(.facebook, code: code).json()
@@ -158,16 +158,16 @@ struct FacebookEmulatorTests {
         #expect(claims["jti"] != nil)
     }
 
-    @Test func refusesUnknownScopes() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesUnknownScopes(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let query = H.authorizationQuery(.facebook).map { $0.0 == "scope" ? ("scope", "email,user_posts") : $0 }
         let reply = try await harness.get(H.authorizePath(.facebook), query)
         #expect(reply.status == 400)
         #expect(reply.text.contains("Invalid Scopes"))
     }
 
-    @Test func exchangesForALongLivedToken() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func exchangesForALongLivedToken(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let token = try await accessToken(harness)
         let reply = try await harness.get(
             H.tokenPath(.facebook),

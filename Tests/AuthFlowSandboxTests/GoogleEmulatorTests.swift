@@ -8,11 +8,11 @@ import Testing
 struct GoogleEmulatorTests {
     typealias H = SandboxHarness
 
-    @Test func discoveryListsTheSandboxEndpointsAndIssuer() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func discoveryListsTheSandboxEndpointsAndIssuer(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let document = try await harness.get("/google/.well-known/openid-configuration").json()
         let endpoints = harness.sandbox.endpoints(for: .google)
-        #expect(document["issuer"] == .string("http://sandbox.test/google"))
+        #expect(document["issuer"] == .string(harness.sandbox.baseURL + "/google"))
         #expect(document["authorization_endpoint"] == .string(endpoints.authorization))
         #expect(document["token_endpoint"] == .string(endpoints.token))
         #expect(document["userinfo_endpoint"] == .string(try #require(endpoints.userinfo)))
@@ -23,8 +23,8 @@ struct GoogleEmulatorTests {
                 == .array([.string("client_secret_post"), .string("client_secret_basic")]))
     }
 
-    @Test func jwksPublishesPublicRSAKeysWithKidAndCountsFetches() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func jwksPublishesPublicRSAKeysWithKidAndCountsFetches(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         for _ in 0..<3 { _ = try await harness.get("/google/oauth2/v3/certs") }
         let reply = try await harness.get("/google/oauth2/v3/certs")
         let keys = try #require(try reply.json()["keys"]?.arrayValue)
@@ -36,8 +36,8 @@ struct GoogleEmulatorTests {
         #expect(harness.sandbox.requestCounts(for: .google).jwks == 4)
     }
 
-    @Test func s256PKCESucceedsAndIssuesVerifiableIDToken() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func s256PKCESucceedsAndIssuesVerifiableIDToken(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let pkce = PKCE.generate(random: CountingRandom(seed: 3))
         let (code, fields) = try await harness.code(.google, pkce: pkce)
         #expect(fields["state"] == "st-123")
@@ -56,8 +56,8 @@ struct GoogleEmulatorTests {
         #expect(try unverifiedParts(idToken).header["kid"] == .string("google-key-1"))
     }
 
-    @Test func plainPKCESucceeds() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func plainPKCESucceeds(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let verifier = String(repeating: "v", count: 50)
         var query = H.authorizationQuery(.google)
         query += [("code_challenge", verifier), ("code_challenge_method", "plain")]
@@ -65,8 +65,8 @@ struct GoogleEmulatorTests {
         #expect(try await harness.exchange(.google, code: code, verifier: verifier).status == 200)
     }
 
-    @Test func refusesWrongMissingOrUnexpectedVerifier() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesWrongMissingOrUnexpectedVerifier(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let pkce = PKCE.generate(random: CountingRandom(seed: 4))
         let (wrongCode, _) = try await harness.code(.google, pkce: pkce)
         let wrong = try await harness.exchange(
@@ -84,8 +84,8 @@ struct GoogleEmulatorTests {
         #expect(unexpected.oauthError == "invalid_grant")
     }
 
-    @Test func refusesMalformedChallengeAtAuthorization() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesMalformedChallengeAtAuthorization(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         for pair in [("short", "S256"), (String(repeating: "a", count: 43), "S512")] {
             var query = H.authorizationQuery(.google)
             query += [("code_challenge", pair.0), ("code_challenge_method", pair.1)]
@@ -94,8 +94,8 @@ struct GoogleEmulatorTests {
         }
     }
 
-    @Test func acceptsClientSecretBasicAndRefusesBothMethodsOrWrongSecret() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func acceptsClientSecretBasicAndRefusesBothMethodsOrWrongSecret(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
         let form: [(String, String)] = [
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", H.redirectURI(.google)),
@@ -114,8 +114,8 @@ struct GoogleEmulatorTests {
         #expect(basic.status == 200, "\(basic.text)")
     }
 
-    @Test func idTokenOnlyWithOpenIDScope() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func idTokenOnlyWithOpenIDScope(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let query = H.authorizationQuery(.google).map { $0.0 == "scope" ? ("scope", "email profile") : $0 }
         let (code, _) = try await harness.code(.google, query: query)
         let body = try await harness.exchange(.google, code: code).json()
@@ -123,8 +123,8 @@ struct GoogleEmulatorTests {
         #expect(body["id_token"] == nil)
     }
 
-    @Test func userinfoAcceptsBearerHeaderOnly() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func userinfoAcceptsBearerHeaderOnly(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
         let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
 
@@ -147,8 +147,8 @@ struct GoogleEmulatorTests {
         #expect(harness.sandbox.requestCounts(for: .google).userinfo == 4)
     }
 
-    @Test func accessTokenExpires() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func accessTokenExpires(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
         let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
         harness.clock.advance(by: 3600)
@@ -156,8 +156,8 @@ struct GoogleEmulatorTests {
         #expect(reply.status == 401)
     }
 
-    @Test func refreshTokenOnlyForOfflineAccessOnFirstOrForcedConsent() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refreshTokenOnlyForOfflineAccessOnFirstOrForcedConsent(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let offline = H.authorizationQuery(.google) + [("access_type", "offline")]
         let (first, _) = try await harness.code(.google, query: offline)
         let firstBody = try await harness.exchange(.google, code: first).json()
@@ -182,8 +182,8 @@ struct GoogleEmulatorTests {
             try #require(body["id_token"]?.stringValue), provider: .google, audience: H.googleClientID)
     }
 
-    @Test func promptNoneCannotSucceedSilently() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func promptNoneCannotSucceedSilently(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let reply = try await harness.get(H.authorizePath(.google), H.authorizationQuery(.google) + [("prompt", "none")])
         #expect(reply.status == 302)
         let fields = H.callbackFields(reply)
@@ -191,8 +191,8 @@ struct GoogleEmulatorTests {
         #expect(fields["state"] == "st-123")
     }
 
-    @Test func refusesUnknownScopeAndResponseType() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesUnknownScopeAndResponseType(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let badScope = H.authorizationQuery(.google).map { $0.0 == "scope" ? ("scope", "openid drive") : $0 }
         #expect(try await harness.get(H.authorizePath(.google), badScope).text.contains("invalid_scope"))
         let implicit = H.authorizationQuery(.google).map { $0.0 == "response_type" ? ("response_type", "token") : $0 }
@@ -203,8 +203,8 @@ struct GoogleEmulatorTests {
         #expect(try await harness.get(H.authorizePath(.google), mismatch).text.contains("redirect_uri_mismatch"))
     }
 
-    @Test func revokeInvalidatesTheGrant() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func revokeInvalidatesTheGrant(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
         let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
         #expect(try await harness.post("/google/revoke", form: [("token", accessToken)]).status == 200)

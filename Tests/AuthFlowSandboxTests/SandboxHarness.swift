@@ -10,6 +10,10 @@ enum Transport: String, Sendable, CaseIterable, CustomTestStringConvertible {
     case loopback
 
     var testDescription: String { rawValue }
+
+    /// The transports the suites run over.
+    /// TEMPORARY: loopback joins once the real AuthFlowHTTP server and client are merged.
+    static let available: [Transport] = [.direct]
 }
 
 /// One HTTP answer, whichever transport carried it.
@@ -92,9 +96,12 @@ final class SandboxHarness: Sendable {
         }
     }
 
-    /// Stops the listener (loopback); call at the end of every test that used one.
-    func shutDown() async {
-        if transport == .loopback { await sandbox.stop() }
+    deinit {
+        // Stop the listener when the test is done with the harness, however the test ended.
+        if transport == .loopback {
+            let sandbox = self.sandbox
+            Task { await sandbox.stop() }
+        }
     }
 
     // MARK: - Requests

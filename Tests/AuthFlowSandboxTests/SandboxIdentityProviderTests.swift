@@ -12,9 +12,9 @@ struct SandboxIdentityProviderTests {
         provider == .x ? PKCE.generate(random: CountingRandom(seed: 21)) : nil
     }
 
-    @Test(arguments: SandboxProvider.allCases)
-    func refusesAReplayedCode(provider: SandboxProvider) async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available, SandboxProvider.allCases)
+    func refusesAReplayedCode(transport: Transport, provider: SandboxProvider) async throws {
+        let harness = try H(transport: transport)
         let pkce = Self.pkce(for: provider)
         let (code, _) = try await harness.code(provider, pkce: pkce)
         let first = try await harness.exchange(provider, code: code, verifier: pkce?.verifier)
@@ -28,9 +28,9 @@ struct SandboxIdentityProviderTests {
         }
     }
 
-    @Test(arguments: [SandboxProvider.google, .facebook, .x])
-    func replayRevokesTheTokensIssuedFromTheCode(provider: SandboxProvider) async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available, [SandboxProvider.google, .facebook, .x])
+    func replayRevokesTheTokensIssuedFromTheCode(transport: Transport, provider: SandboxProvider) async throws {
+        let harness = try H(transport: transport)
         let pkce = Self.pkce(for: provider)
         let (code, _) = try await harness.code(provider, pkce: pkce)
         let accessToken = try #require(
@@ -49,9 +49,9 @@ struct SandboxIdentityProviderTests {
         #expect(userinfo.status == 400 || userinfo.status == 401)
     }
 
-    @Test(arguments: SandboxProvider.allCases)
-    func cancelAtTheConsentPageGivesAccessDenied(provider: SandboxProvider) async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available, SandboxProvider.allCases)
+    func cancelAtTheConsentPageGivesAccessDenied(transport: Transport, provider: SandboxProvider) async throws {
+        let harness = try H(transport: transport)
         let reply = try await harness.authorize(
             provider, query: H.authorizationQuery(provider, pkce: Self.pkce(for: provider)), decision: "cancel")
         if provider == .apple {
@@ -65,8 +65,8 @@ struct SandboxIdentityProviderTests {
         #expect(fields["code"] == nil)
     }
 
-    @Test func consentTicketIsSingleUseAndBoundToItsProvider() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func consentTicketIsSingleUseAndBoundToItsProvider(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let ticket = try await harness.consentTicket(.google, query: H.authorizationQuery(.google))
         let wrongProvider = try await harness.post(
             "/facebook/consent", form: [("ticket", ticket), ("decision", "allow"), ("identity", "preset-0")])
@@ -86,8 +86,8 @@ struct SandboxIdentityProviderTests {
         #expect(second.location == nil)
     }
 
-    @Test func consentTicketExpires() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func consentTicketExpires(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let ticket = try await harness.consentTicket(.google, query: H.authorizationQuery(.google))
         harness.clock.advance(by: 601)
         let reply = try await harness.post(
@@ -96,8 +96,8 @@ struct SandboxIdentityProviderTests {
         #expect(reply.text.contains("expired"))
     }
 
-    @Test func typedIdentityIsUsedVerbatim() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func typedIdentityIsUsedVerbatim(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(
             .google,
             identity: [
@@ -113,8 +113,8 @@ struct SandboxIdentityProviderTests {
         #expect(claims["given_name"] == .string("Typed"))
     }
 
-    @Test func refusesMalformedTypedIdentity() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesMalformedTypedIdentity(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         for identity in [
             [("identity", "custom")], [("identity", "custom"), ("subject", "s"), ("email", "no-at-sign")],
             [("identity", "preset-99")], [("identity", "custom"), ("subject", "a\u{1}b")],
@@ -125,8 +125,8 @@ struct SandboxIdentityProviderTests {
         }
     }
 
-    @Test func consentPageEscapesEverythingItEchoes() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func consentPageEscapesEverythingItEchoes(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let odd = "https://app.example/cb?x=<script>&y=\"'"
         try harness.sandbox.register(.google(clientID: "<b>client</b>", clientSecret: "s", redirectURIs: [odd]))
         let page = try await harness.get(
@@ -139,16 +139,16 @@ struct SandboxIdentityProviderTests {
         #expect(page.headers["X-Frame-Options"] == "DENY")
     }
 
-    @Test func refusesRepeatedParameters() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesRepeatedParameters(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let reply = try await harness.get(
             H.authorizePath(.google), H.authorizationQuery(.google) + [("redirect_uri", "https://evil.example/cb")])
         #expect(reply.status == 400)
         #expect(reply.text.contains("more than once"))
     }
 
-    @Test func unknownPathsAndMethodsAreRefused() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func unknownPathsAndMethodsAreRefused(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         #expect(try await harness.get("/nowhere").status == 404)
         #expect(try await harness.get("/google/nowhere").status == 404)
         let wrongMethod = try await harness.get("/google/token")
@@ -157,9 +157,9 @@ struct SandboxIdentityProviderTests {
         #expect(try await harness.post("/apple/auth/keys", form: []).status == 405)
     }
 
-    @Test(arguments: [SandboxProvider.apple, .google, .facebook])
-    func keyRotationChangesTheKidInTheJWKS(provider: SandboxProvider) async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available, [SandboxProvider.apple, .google, .facebook])
+    func keyRotationChangesTheKidInTheJWKS(transport: Transport, provider: SandboxProvider) async throws {
+        let harness = try H(transport: transport)
         let path = try #require(harness.sandbox.endpoints(for: provider).jwks).replacingOccurrences(
             of: harness.sandbox.baseURL, with: "")
         let before = try await harness.get(path).json()["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }
@@ -175,8 +175,8 @@ struct SandboxIdentityProviderTests {
         #expect(abrupt.first?["kid"]?.stringValue != newKid)
     }
 
-    @Test func tokensAfterRotationAreSignedWithTheNewKey() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func tokensAfterRotationAreSignedWithTheNewKey(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let newKid = try harness.sandbox.rotateSigningKey(for: .google)
         #expect(newKid.count == 40)
         let (code, _) = try await harness.code(.google)
@@ -185,13 +185,13 @@ struct SandboxIdentityProviderTests {
         _ = try await harness.verifyIDToken(idToken, provider: .google, audience: H.googleClientID)
     }
 
-    @Test func rotationIsRefusedForX() throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func rotationIsRefusedForX(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         #expect(throws: SandboxError.self) { try harness.sandbox.rotateSigningKey(for: .x) }
     }
 
-    @Test func autoConsentSkipsThePage() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func autoConsentSkipsThePage(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let identity = SandboxIdentity(subject: "auto-1", email: "auto@example.com", givenName: "Auto")
         harness.sandbox.setAutoConsent(identity, for: .google)
         let reply = try await harness.get(H.authorizePath(.google), H.authorizationQuery(.google))
@@ -250,8 +250,8 @@ struct SandboxIdentityProviderTests {
         #expect(key.keyID?.count == 10)
     }
 
-    @Test func unregisteringAClientStopsItsTokens() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func unregisteringAClientStopsItsTokens(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
         let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
         harness.sandbox.unregister(.google, clientID: H.googleClientID)
@@ -259,8 +259,8 @@ struct SandboxIdentityProviderTests {
         #expect(reply.status == 401)
     }
 
-    @Test func indexListsEveryProvider() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func indexListsEveryProvider(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let index = try await harness.get("/").json()
         for provider in SandboxProvider.allCases {
             #expect(index["providers"]?[provider.rawValue]?["authorization_endpoint"] != nil)

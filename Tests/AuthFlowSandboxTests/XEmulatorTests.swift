@@ -28,16 +28,16 @@ struct XEmulatorTests {
         try await harness.get("/x/2/users/me", headers: ["Authorization": "Bearer " + accessToken])
     }
 
-    @Test func refusesAuthorizationWithoutCodeChallenge() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesAuthorizationWithoutCodeChallenge(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let reply = try await harness.get(H.authorizePath(.x), H.authorizationQuery(.x))
         #expect(reply.status == 400)
         #expect(reply.text.contains("code_challenge"))
         #expect(reply.location == nil)
     }
 
-    @Test func requiresStateOfAtMost500Characters() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func requiresStateOfAtMost500Characters(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let withoutState = H.authorizationQuery(.x, pkce: Self.pkce).filter { $0.0 != "state" }
         #expect(try await harness.get(H.authorizePath(.x), withoutState).status == 400)
         let long = H.authorizationQuery(.x, state: String(repeating: "s", count: 501), pkce: Self.pkce)
@@ -46,16 +46,16 @@ struct XEmulatorTests {
         #expect(try await harness.get(H.authorizePath(.x), longest).status == 200)
     }
 
-    @Test func refusesUnknownScope() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesUnknownScope(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let query = H.authorizationQuery(.x, pkce: Self.pkce).map { $0.0 == "scope" ? ("scope", "users.read openid") : $0 }
         let reply = try await harness.get(H.authorizePath(.x), query)
         #expect(reply.status == 400)
         #expect(reply.text.contains("invalid_scope"))
     }
 
-    @Test func acceptsTheSDKsLowercaseS256AndPlain() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func acceptsTheSDKsLowercaseS256AndPlain(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let lower = H.authorizationQuery(.x).filter { $0.0 != "state" } + [
             ("state", "s"), ("code_challenge", Self.pkce.challenge), ("code_challenge_method", "s256"),
         ]
@@ -69,8 +69,8 @@ struct XEmulatorTests {
                 == 200)
     }
 
-    @Test func tokenRequestRequiresHTTPBasic() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func tokenRequestRequiresHTTPBasic(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.x, pkce: Self.pkce)
         let form: [(String, String)] = [
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", H.redirectURI(.x)),
@@ -91,8 +91,8 @@ struct XEmulatorTests {
         #expect(try await harness.exchange(.x, code: code, verifier: Self.pkce.verifier).status == 200)
     }
 
-    @Test func publicClientSendsClientIDInTheBody() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func publicClientSendsClientIDInTheBody(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let query = H.authorizationQuery(.x, pkce: Self.pkce).map { $0.0 == "client_id" ? ("client_id", H.xPublicClientID) : $0 }
         let (code, _) = try await harness.code(.x, query: query)
         let reply = try await harness.post(
@@ -104,8 +104,8 @@ struct XEmulatorTests {
         #expect(reply.status == 200, "\(reply.text)")
     }
 
-    @Test func refusesWrongOrMissingVerifier() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refusesWrongOrMissingVerifier(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.x, pkce: Self.pkce)
         let missing = try await harness.exchange(.x, code: code)
         #expect(missing.oauthError == "invalid_request")
@@ -115,8 +115,8 @@ struct XEmulatorTests {
         #expect(try await harness.exchange(.x, code: code, verifier: Self.pkce.verifier).oauthError == "invalid_grant")
     }
 
-    @Test func codeIsValidForThirtySeconds() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func codeIsValidForThirtySeconds(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let (fresh, _) = try await harness.code(.x, pkce: Self.pkce)
         harness.clock.advance(by: 29)
         #expect(try await harness.exchange(.x, code: fresh, verifier: Self.pkce.verifier).status == 200)
@@ -126,8 +126,8 @@ struct XEmulatorTests {
         #expect(reply.oauthError == "invalid_grant")
     }
 
-    @Test func tokenResponseHasTwoHourBearerTokenAndScope() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func tokenResponseHasTwoHourBearerTokenAndScope(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let body = try await tokens(harness)
         #expect(body["token_type"] == .string("bearer"))
         #expect(body["expires_in"] == .integer(7200))
@@ -139,14 +139,14 @@ struct XEmulatorTests {
         #expect(try await me(harness, accessToken).status == 401)
     }
 
-    @Test func refreshTokenOnlyWithOfflineAccess() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refreshTokenOnlyWithOfflineAccess(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let body = try await tokens(harness, scope: "tweet.read users.read")
         #expect(body["refresh_token"] == nil)
     }
 
-    @Test func refreshTokensRotateAndReuseRevokesTheFamily() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refreshTokensRotateAndReuseRevokesTheFamily(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let body = try await tokens(harness)
         let first = try #require(body["refresh_token"]?.stringValue)
 
@@ -165,8 +165,8 @@ struct XEmulatorTests {
         #expect(try await me(harness, newAccess).status == 401)
     }
 
-    @Test func refreshNeedsBasicToo() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func refreshNeedsBasicToo(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let refreshToken = try #require(try await tokens(harness)["refresh_token"]?.stringValue)
         let reply = try await harness.post(
             H.tokenPath(.x),
@@ -175,8 +175,8 @@ struct XEmulatorTests {
         #expect(reply.oauthError == "unauthorized_client")
     }
 
-    @Test func usersMeRequiresTweetReadAndUsersRead() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func usersMeRequiresTweetReadAndUsersRead(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let full = try #require(try await tokens(harness)["access_token"]?.stringValue)
         let reply = try await me(harness, full)
         #expect(reply.status == 200)
@@ -196,8 +196,8 @@ struct XEmulatorTests {
         #expect(try await harness.get("/x/2/users/me").status == 401)
     }
 
-    @Test func revokeRecordsAndInvalidates() async throws {
-        let harness = try H()
+    @Test(arguments: Transport.available) func revokeRecordsAndInvalidates(transport: Transport) async throws {
+        let harness = try H(transport: transport)
         let accessToken = try #require(try await tokens(harness)["access_token"]?.stringValue)
         let reply = try await harness.post(
             "/x/2/oauth2/revoke", form: [("token", accessToken), ("token_type_hint", "access_token")],
