@@ -68,9 +68,13 @@ final class SandboxHarness: Sendable {
     let appleClientKey: JWK
     let httpClient: CurlHTTPClient?
 
-    init(transport: Transport = .direct, notificationClient: (any HTTPClient)? = nil) throws {
+    /// - Parameter start: the manual clock's start; a fixed instant unless a test needs real time (peers).
+    init(
+        transport: Transport = .direct, notificationClient: (any HTTPClient)? = nil,
+        start: Date = Date(timeIntervalSince1970: 1_750_000_000)
+    ) throws {
         self.transport = transport
-        clock = ManualClock(Date(timeIntervalSince1970: 1_750_000_000))
+        clock = ManualClock(start)
         appleClientKey = try Self.sharedAppleClientKey.get()
         var configuration = SandboxConfiguration(
             publicBaseURL: transport == .direct ? "http://sandbox.test" : nil, clock: clock,
