@@ -57,7 +57,8 @@ let package = Package(
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP"], swiftSettings: strict),
+            name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP"], exclude: ["Support/Python"],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML"],
             swiftSettings: strict),

@@ -1,1 +1,0 @@
-// The AuthFlowHTTP module. Its types are documented where they are declared.

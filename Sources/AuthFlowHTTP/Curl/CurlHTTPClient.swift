@@ -1,0 +1,42 @@
+internal import CCurl
+
+/// The production `HTTPClient`, on libcurl.
+///
+/// One dedicated thread drives a curl multi handle, so connections (and TLS sessions) to the
+/// same host are reused across requests. Each request has a total timeout and a connect
+/// timeout, TLS 1.2 or newer with certificate and host verification, no automatic redirects,
+/// only `http`/`https`, no proxy unless one is configured, and a response size cap.
+public final class CurlHTTPClient: HTTPClient {
+    private let configuration: Configuration
+    private let loop: CurlMultiLoop
+
+    /// A client with its own connection pool and transfer thread.
+    public init(configuration: Configuration = .init()) {
+        CurlGlobal.initializeOnce()
+        self.configuration = configuration
+        self.loop = CurlMultiLoop(maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+    }
+
+    deinit {
+        loop.shutdown()
+    }
+
+    /// Sends `request`; see `HTTPClient.send`. Cancelling the calling task aborts the transfer.
+    ///
+    /// - Throws: `HTTPClientError` (`invalidURL`, `unsupportedScheme`, `invalidRequest`,
+    ///   `timeout`, `connectionFailed`, `tlsFailure`, `responseTooLarge`, `cancelled`,
+    ///   `clientShutDown`, `transferFailed`).
+    public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        let transfer = try CurlTransfer(request: request, configuration: configuration)
+        let loop = self.loop
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<HTTPClientResponse, any Error>) in
+                transfer.continuation = continuation
+                loop.submit(transfer)
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+    }
+}

@@ -1,0 +1,263 @@
+internal import CCurl
+import Synchronization
+
+/// One request on its own curl easy handle: the options, the received headers and body, and the
+/// continuation to resume. After `CurlMultiLoop.submit` only the loop thread touches it, except
+/// for `isCancelled`, which is atomic.
+final class CurlTransfer: @unchecked Sendable {
+    let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    let redactedURL: String
+    let maxResponseBytes: Int
+    var continuation: CheckedContinuation<HTTPClientResponse, any Error>?
+    private let cancelled = Atomic<Bool>(false)
+
+    private(set) var body: [UInt8] = []
+    private(set) var headers = HTTPHeaders()
+    private var headerBytes = 0
+    private(set) var exceededLimit = false
+
+    /// Largest total size of response header lines accepted.
+    static let maxHeaderBytes = 64 * 1024
+
+    init(request: HTTPClientRequest, configuration: CurlHTTPClient.Configuration) throws(HTTPClientError) {
+        let redacted = HTTPClientError.redact(request.url)
+        redactedURL = redacted
+        maxResponseBytes = max(0, configuration.maxResponseBytes)
+        try Self.validate(request, redactedURL: redacted)
+        let timeout = request.timeout ?? configuration.defaultTimeout
+        guard timeout.isFinite, timeout > 0, timeout <= 86_400, configuration.connectTimeout.isFinite,
+            configuration.connectTimeout > 0
+        else {
+            throw HTTPClientError(
+                code: .invalidRequest, message: "expected a positive finite timeout, found \(timeout)",
+                url: redacted)
+        }
+        guard let handle = curl_easy_init() else {
+            throw HTTPClientError(code: .transferFailed, message: "libcurl could not create a handle", url: redacted)
+        }
+        easy = handle
+        try configure(request, configuration: configuration, timeout: timeout)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        if let headerList { curl_slist_free_all(headerList) }
+    }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    func markCancelled() { cancelled.store(true, ordering: .releasing) }
+
+    /// Resumes the continuation (at most once; later calls do nothing).
+    func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(with: result.mapError { $0 as any Error })
+    }
+
+    // MARK: - Setup
+
+    private static func validate(_ request: HTTPClientRequest, redactedURL: String) throws(HTTPClientError) {
+        let lower = request.url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw HTTPClientError(
+                code: .unsupportedScheme, message: "expected an http or https URL, found another scheme",
+                url: redactedURL)
+        }
+        guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw HTTPClientError(
+                code: .invalidURL, message: "expected a URL without spaces or control characters", url: redactedURL)
+        }
+        guard HTTPHeaders.isValidName(request.method) else {
+            throw HTTPClientError(
+                code: .invalidRequest, message: "expected the method to be an HTTP token", url: redactedURL)
+        }
+        for (name, value) in request.headers {
+            guard HTTPHeaders.isValidName(name), HTTPHeaders.isValidValue(value) else {
+                throw HTTPClientError(
+                    code: .invalidRequest,
+                    message: "expected header names to be tokens and values free of CR, LF and NUL",
+                    url: redactedURL)
+            }
+        }
+    }
+
+    private func configure(
+        _ request: HTTPClientRequest, configuration: CurlHTTPClient.Configuration, timeout: Double
+    ) throws(HTTPClientError) {
+        var ok = true
+        func long(_ option: CURLoption, _ value: Int) {
+            ok = ok && af_curl_easy_setopt_long(easy, option, value) == CURLE_OK
+        }
+        func string(_ option: CURLoption, _ value: String) {
+            ok = ok && af_curl_easy_setopt_string(easy, option, value) == CURLE_OK
+        }
+        string(CURLOPT_URL, request.url)
+        string(CURLOPT_PROTOCOLS_STR, "http,https")
+        string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        long(CURLOPT_FOLLOWLOCATION, 0)
+        long(CURLOPT_NOSIGNAL, 1)
+        long(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+        long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(configuration.connectTimeout, timeout)))
+        long(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        long(CURLOPT_SSL_VERIFYPEER, 1)
+        long(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caBundlePath = configuration.caBundlePath { string(CURLOPT_CAINFO, caBundlePath) }
+        if let proxy = configuration.proxy {
+            string(CURLOPT_PROXY, proxy)
+        } else {
+            string(CURLOPT_PROXY, "")
+            string(CURLOPT_NOPROXY, "*")
+        }
+        ok = ok && af_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)) == CURLE_OK
+        if !request.headers.contains("User-Agent") { string(CURLOPT_USERAGENT, configuration.userAgent) }
+
+        let method = request.method
+        switch (method, request.body) {
+        case ("GET", nil):
+            long(CURLOPT_HTTPGET, 1)
+        case ("HEAD", nil):
+            long(CURLOPT_NOBODY, 1)
+        case (_, let body?):
+            ok = ok && af_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) == CURLE_OK
+            // COPYPOSTFIELDS copies `POSTFIELDSIZE` bytes, so binary bodies are safe; an empty
+            // body still needs a valid pointer.
+            let bytes = body.isEmpty ? [0] : body
+            ok =
+                ok
+                && bytes.withUnsafeBytes { buffer in
+                    guard let base = buffer.baseAddress else { return false }
+                    return af_curl_easy_setopt_pointer(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+                        == CURLE_OK
+                }
+            if method != "POST" { string(CURLOPT_CUSTOMREQUEST, method) }
+        default:
+            string(CURLOPT_CUSTOMREQUEST, method)
+        }
+
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for (name, value) in request.headers {
+            // "Name;" sends a header with an empty value; "Name:" would remove it.
+            let line = value.isEmpty ? name + ";" : name + ": " + value
+            guard let extended = curl_slist_append(list, line) else {
+                ok = false
+                break
+            }
+            list = extended
+        }
+        // No `Expect: 100-continue` round trip for large bodies.
+        if let extended = curl_slist_append(list, "Expect:") { list = extended } else { ok = false }
+        headerList = list
+        ok = ok && af_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list) == CURLE_OK
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        ok = ok && af_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me) == CURLE_OK
+        ok = ok && af_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me) == CURLE_OK
+        ok = ok && af_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me) == CURLE_OK
+        ok = ok && af_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody) == CURLE_OK
+        ok = ok && af_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader) == CURLE_OK
+        guard ok else {
+            throw HTTPClientError(
+                code: .invalidRequest, message: "libcurl refused an option of this request", url: redactedURL)
+        }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int {
+        max(1, Int((seconds * 1000).rounded(.up)))
+    }
+
+    // MARK: - Receiving (loop thread)
+
+    /// Appends body bytes; false (abort) once the total would exceed the cap.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + bytes.count <= maxResponseBytes else {
+            exceededLimit = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Records one header line; false (abort) when the headers are too large or announce a body
+    /// larger than the cap.
+    func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += bytes.count
+        guard headerBytes <= Self.maxHeaderBytes else { return false }
+        var line = Array(bytes)
+        while let last = line.last, last == 0x0A || last == 0x0D { line.removeLast() }
+        if line.starts(with: Array("HTTP/".utf8)) {
+            headers = HTTPHeaders()  // a new (final or interim) response begins
+            return true
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return true }
+        let name = String(decoding: line[..<colon], as: UTF8.self)
+        var value = line[(colon + 1)...]
+        while let first = value.first, first == 0x20 || first == 0x09 { value.removeFirst() }
+        while let last = value.last, last == 0x20 || last == 0x09 { value.removeLast() }
+        let text = String(decoding: value, as: UTF8.self)
+        if HTTPHeaders.sameName(name, "Content-Length"), let length = Int(text), length > maxResponseBytes {
+            exceededLimit = true
+            return false
+        }
+        headers.add(name, text)
+        return true
+    }
+
+    /// The response, once curl reported the transfer done with `code`.
+    func outcome(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPClientError> {
+        if exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
+            return .failure(
+                HTTPClientError(
+                    code: .responseTooLarge,
+                    message: "expected a response body of at most \(maxResponseBytes) bytes, found a larger one",
+                    url: redactedURL))
+        }
+        guard code == CURLE_OK else { return .failure(Self.error(for: code, url: redactedURL)) }
+        var status = 0
+        _ = af_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTPClientResponse(status: status, headers: headers, body: body))
+    }
+
+    static func error(for code: CURLcode, url: String) -> HTTPClientError {
+        let detail = String(cString: curl_easy_strerror(code))
+        let kind: HTTPClientError.Code
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            kind = .timeout
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_GOT_NOTHING,
+            CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            kind = .connectionFailed
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            kind = .tlsFailure
+        case CURLE_URL_MALFORMAT:
+            kind = .invalidURL
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            kind = .unsupportedScheme
+        default:
+            kind = .transferFailed
+        }
+        return HTTPClientError(code: kind, message: "the request failed: \(detail)", url: url)
+    }
+}
+
+/// CURLOPT_WRITEFUNCTION: hands body bytes to the transfer; returning less than given aborts.
+private let curlWriteBody: curl_write_callback = { data, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return 0 }
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+/// CURLOPT_HEADERFUNCTION: hands one header line to the transfer.
+private let curlWriteHeader: curl_write_callback = { data, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}

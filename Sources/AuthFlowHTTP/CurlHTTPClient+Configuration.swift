@@ -1,0 +1,34 @@
+extension CurlHTTPClient {
+    /// Settings shared by every request of a `CurlHTTPClient`.
+    public struct Configuration: Sendable {
+        /// Total time allowed for a request, in seconds, when the request sets none.
+        public var defaultTimeout: Double
+        /// Time allowed to establish the connection (TCP and TLS), in seconds.
+        public var connectTimeout: Double
+        /// The largest response body accepted, in bytes; larger ones fail with `responseTooLarge`.
+        public var maxResponseBytes: Int
+        /// The `User-Agent` sent when the request has none.
+        public var userAgent: String
+        /// The most connections kept open to one host at a time (further requests wait).
+        public var maxConnectionsPerHost: Int
+        /// A proxy URL to use; nil (the default) uses none, whatever the environment says.
+        public var proxy: String?
+        /// A PEM file of trusted CA certificates replacing the system store; nil uses the system's.
+        public var caBundlePath: String?
+
+        /// Defaults: 10 s per request, 5 s to connect, 1 MiB responses, 8 connections per host.
+        public init(
+            defaultTimeout: Double = 10, connectTimeout: Double = 5, maxResponseBytes: Int = 1 << 20,
+            userAgent: String = "AuthFlow", maxConnectionsPerHost: Int = 8, proxy: String? = nil,
+            caBundlePath: String? = nil
+        ) {
+            self.defaultTimeout = defaultTimeout
+            self.connectTimeout = connectTimeout
+            self.maxResponseBytes = maxResponseBytes
+            self.userAgent = userAgent
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.proxy = proxy
+            self.caBundlePath = caBundlePath
+        }
+    }
+}

@@ -1,0 +1,108 @@
+/// HTTP header fields: ordered as received or added, names compared case-insensitively (ASCII),
+/// and multi-valued (several `Set-Cookie` fields stay separate).
+///
+/// Values are stored as given; the client and server refuse fields whose name is not an HTTP
+/// token or whose value contains CR, LF or NUL when they put them on the wire.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, Equatable {
+    /// One header field.
+    public typealias Element = (name: String, value: String)
+
+    private var fields: [Element] = []
+
+    /// An empty set of headers.
+    public init() {}
+
+    /// Headers from name/value pairs, in order; repeated names stay separate fields.
+    public init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Headers from a literal such as `["Accept": "application/json"]`, in source order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value of `name`; setting replaces every field of that name (nil removes them).
+    /// The new value takes the position of the first removed field, or goes at the end.
+    public subscript(name: String) -> String? {
+        get { fields.first { Self.sameName($0.name, name) }?.value }
+        set {
+            let position = fields.firstIndex { Self.sameName($0.name, name) }
+            fields.removeAll { Self.sameName($0.name, name) }
+            guard let newValue else { return }
+            fields.insert((name: name, value: newValue), at: Swift.min(position ?? fields.count, fields.count))
+        }
+    }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// Appends a field, keeping any existing fields of the same name.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { Self.sameName($0.name, name) }
+    }
+
+    /// Whether at least one field is named `name`.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { Self.sameName($0.name, name) }
+    }
+
+    /// The number of fields (a repeated name counts once per field).
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        fields.makeIterator()
+    }
+
+    /// Equal when the same fields appear in the same order (names compared case-insensitively).
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { sameName($0.name, $1.name) && $0.value == $1.value }
+    }
+
+    /// ASCII case-insensitive comparison of two header names, byte by byte.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8
+        let y = b.utf8
+        guard x.count == y.count else { return false }
+        for (p, q) in zip(x, y) where p != q {
+            guard lowercased(p) == lowercased(q) else { return false }
+        }
+        return true
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+    }
+
+    /// Whether `name` is a non-empty HTTP token (RFC 9110 §5.6.2).
+    static func isValidName(_ name: String) -> Bool {
+        !name.utf8.isEmpty && name.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `value` can be sent as a field value: no CR, LF or NUL.
+    static func isValidValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

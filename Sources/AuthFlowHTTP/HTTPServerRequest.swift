@@ -1,0 +1,37 @@
+/// A complete request received by `HTTPServer` (body fully read, within the size limit).
+public struct HTTPServerRequest: Sendable {
+    /// The method as sent, e.g. `GET`.
+    public let method: String
+    /// The path as sent, without the query and with percent-escapes left intact
+    /// (e.g. `/auth/google/callback`). `Router` decodes each segment when matching.
+    public let path: String
+    /// The query parameters, decoded (`+` and `%XX`), in order; repeated names stay separate.
+    public let query: [(String, String)]
+    /// The request headers, in order.
+    public let headers: HTTPHeaders
+    /// The body (empty when there is none).
+    public let body: [UInt8]
+    /// The client's numeric IP address (IPv4 or IPv6, without port).
+    public let remoteAddress: String
+    /// Values of the `{name}` segments of the matched route, decoded; filled by `Router`.
+    public var pathParameters: [String: String]
+
+    /// A request with the given parts (the server builds these; tests may too).
+    public init(
+        method: String, path: String, query: [(String, String)] = [], headers: HTTPHeaders = [:], body: [UInt8] = [],
+        remoteAddress: String = "127.0.0.1", pathParameters: [String: String] = [:]
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.pathParameters = pathParameters
+    }
+
+    /// The first value of query parameter `name`, or nil.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.0 == name }?.1
+    }
+}

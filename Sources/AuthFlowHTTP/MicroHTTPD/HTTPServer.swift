@@ -1,0 +1,72 @@
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd that runs an async handler for each request.
+///
+/// Handlers run as Swift tasks while the connection is suspended, so a slow handler (one that
+/// awaits a provider, a store, a timer) never holds one of the server's polling threads. Bodies
+/// larger than `Configuration.maxBodyBytes` get 413 without reaching the handler. The server
+/// logs nothing, so request bodies and headers (which carry codes, tokens and cookies) never
+/// leave the handler.
+public final class HTTPServer: Sendable {
+    private struct State {
+        var daemon: MicroHTTPDDaemon?
+        var port = 0
+    }
+
+    /// The configuration the server was created with.
+    public let configuration: Configuration
+    private let handler: HTTPHandler
+    private let state = Mutex(State())
+
+    /// A server that will pass every request to `handler` (often `router.handle`).
+    public init(configuration: Configuration = .init(), handler: @escaping HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// A server dispatching through `router`.
+    public convenience init(configuration: Configuration = .init(), router: Router) {
+        self.init(configuration: configuration) { request in await router.handle(request) }
+    }
+
+    deinit {
+        state.withLock { $0.daemon }?.stopNow()
+    }
+
+    /// Starts listening and returns the bound port. A stopped server may be started again.
+    ///
+    /// - Throws: `HTTPServerError` `.alreadyRunning`, `.invalidConfiguration` (host not a literal
+    ///   IP address, port or limits out of range) or `.startFailed` (e.g. the port is in use).
+    @discardableResult
+    public func start() throws(HTTPServerError) -> Int {
+        try state.withLock { state throws(HTTPServerError) -> Int in
+            guard state.daemon == nil else {
+                throw HTTPServerError(code: .alreadyRunning, message: "expected a stopped server, found it running")
+            }
+            let daemon = try MicroHTTPDDaemon(configuration: configuration, handler: handler)
+            state.daemon = daemon
+            state.port = daemon.port
+            return daemon.port
+        }
+    }
+
+    /// The bound port of the running (or last running) server; 0 before the first start.
+    public var port: Int { state.withLock { $0.port } }
+
+    /// Whether the server is running.
+    public var isRunning: Bool { state.withLock { $0.daemon != nil } }
+
+    /// Stops gracefully: stops accepting connections, waits up to
+    /// `Configuration.shutdownGracePeriod` for requests in progress to be answered, then closes
+    /// every connection (handlers still running by then get 503) and frees the port. Does
+    /// nothing when the server is not running.
+    public func stop() async {
+        guard
+            let daemon = state.withLock({ state -> MicroHTTPDDaemon? in
+                defer { state.daemon = nil }
+                return state.daemon
+            })
+        else { return }
+        await daemon.stop(gracePeriod: configuration.shutdownGracePeriod)
+    }
+}

@@ -1,0 +1,272 @@
+internal import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// One running libmicrohttpd daemon and the bridge between its threads and Swift tasks.
+///
+/// libmicrohttpd calls `access` on its polling thread. When a request's body is complete the
+/// connection is suspended (so the thread goes on serving others), the handler runs in a `Task`,
+/// the response is stored in the request's context and the connection is resumed; libmicrohttpd
+/// (woken through its inter-thread channel) calls `access` again, which queues the stored
+/// response. Suspended connections are tracked under `shared` so that stopping can answer and
+/// resume the ones whose handler has not finished: libmicrohttpd forbids stopping a daemon with
+/// suspended connections, and a handler finishing after the stop must not touch the freed
+/// connection.
+final class MicroHTTPDDaemon: @unchecked Sendable {
+    private struct Shared {
+        var accepting = true
+        var suspended: [ObjectIdentifier: MicroHTTPDRequestContext] = [:]
+        var resumesInProgress = 0
+        var stopped = false
+    }
+
+    private var pointer: OpaquePointer?
+    private(set) var port: Int
+    private let handler: HTTPHandler
+    private let maxBodyBytes: Int
+    private let inFlight = Atomic<Int>(0)
+    private let shared = Mutex(Shared())
+
+    init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
+        self.handler = handler
+        self.maxBodyBytes = configuration.maxBodyBytes
+        self.port = 0
+        let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
+        guard (0...65_535).contains(configuration.port), configuration.maxBodyBytes >= 0,
+            (1...64).contains(configuration.threads), configuration.requestTimeout >= 0,
+            configuration.connectionMemoryLimit >= 4096
+        else {
+            throw HTTPServerError(
+                code: .invalidConfiguration,
+                message: "expected port 0–65535, threads 1–64, non-negative limits and at least 4 KiB per connection")
+        }
+        let flags =
+            MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        var result: Int32 = 0
+        let daemon = af_mhd_start_daemon(
+            flags, host, UInt16(configuration.port), microHTTPDAccess, Unmanaged.passUnretained(self).toOpaque(),
+            microHTTPDCompleted, Unmanaged.passUnretained(self).toOpaque(), configuration.connectionMemoryLimit,
+            UInt32(configuration.requestTimeout), UInt32(configuration.threads), &result)
+        guard let daemon else {
+            if result == Int32(AF_MHD_START_BAD_HOST) {
+                throw HTTPServerError(
+                    code: .invalidConfiguration,
+                    message: "expected a literal IPv4 or IPv6 address to listen on, found \"\(configuration.host)\"")
+            }
+            throw HTTPServerError(
+                code: .startFailed,
+                message:
+                    "expected to listen on \(configuration.host) port \(configuration.port), but it could not be bound")
+        }
+        pointer = daemon
+        port = Int(af_mhd_bound_port(daemon))
+    }
+
+    // MARK: - Stopping
+
+    /// Graceful stop; see `HTTPServer.stop()`.
+    func stop(gracePeriod: Double) async {
+        guard let pointer, beginStop() else { return }
+        let listenSocket = MHD_quiesce_daemon(pointer)
+        let deadline = Date().addingTimeInterval(max(0, gracePeriod))
+        while inFlight.load(ordering: .acquiring) > 0 && Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if answerUnfinished() > 0 {
+            // Give libmicrohttpd a moment to send the 503s before it closes the connections.
+            let sendDeadline = Date().addingTimeInterval(1)
+            while inFlight.load(ordering: .acquiring) > 0 && Date() < sendDeadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        stopDaemon(listenSocket: listenSocket)
+    }
+
+    /// Immediate stop, for a server dropped while running.
+    func stopNow() {
+        guard let pointer, beginStop() else { return }
+        let listenSocket = MHD_quiesce_daemon(pointer)
+        answerUnfinished()
+        stopDaemon(listenSocket: listenSocket)
+    }
+
+    private func beginStop() -> Bool {
+        shared.withLock { shared in
+            defer { shared.stopped = true }
+            return !shared.stopped
+        }
+    }
+
+    /// Takes over every connection whose handler is still running: answers it with 503 and
+    /// resumes it (libmicrohttpd must not be stopped with suspended connections). A handler
+    /// finishing later finds its connection gone from `suspended` and does nothing.
+    @discardableResult
+    private func answerUnfinished() -> Int {
+        let unfinished = shared.withLock { shared in
+            shared.accepting = false
+            defer { shared.suspended = [:] }
+            return Array(shared.suspended.values)
+        }
+        // A handler that passed the `accepting` check may be inside MHD_resume_connection.
+        let deadline = Date().addingTimeInterval(2)
+        while shared.withLock({ $0.resumesInProgress }) > 0 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        for context in unfinished {
+            context.setResponse(
+                .error("shutting_down", message: "The server stopped before this request was answered.", status: 503))
+            MHD_resume_connection(context.connection)
+        }
+        return unfinished.count
+    }
+
+    private func stopDaemon(listenSocket: Int32) {
+        guard let pointer else { return }
+        MHD_stop_daemon(pointer)
+        self.pointer = nil
+        if listenSocket >= 0 { close(listenSocket) }
+    }
+
+    // MARK: - libmicrohttpd callbacks (polling thread)
+
+    fileprivate func access(
+        connection: OpaquePointer, url: String, method: String, uploadData: UnsafePointer<CChar>?,
+        uploadDataSize: UnsafeMutablePointer<Int>, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let stored = requestContext.pointee else {
+            let context = MicroHTTPDRequestContext(connection: connection, method: method, rawURL: url)
+            requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+            inFlight.add(1, ordering: .acquiringAndReleasing)
+            if let length = context.headers["Content-Length"], let announced = Int(length), announced > maxBodyBytes {
+                context.responded = true
+                return queue(Self.tooLarge(maxBodyBytes), on: connection)
+            }
+            return MHD_Result.YES
+        }
+        let context = Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored).takeUnretainedValue()
+        let size = uploadDataSize.pointee
+        if size > 0 {
+            uploadDataSize.pointee = 0
+            if context.responded || context.bodyTooLarge || context.body.count + size > maxBodyBytes {
+                context.bodyTooLarge = true
+                context.discardedBytes += size
+                // Stop reading a client that keeps streaming far beyond the limit.
+                return context.discardedBytes > 4 * max(maxBodyBytes, 64 * 1024) ? MHD_Result.NO : MHD_Result.YES
+            }
+            if let uploadData {
+                context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
+            }
+            return MHD_Result.YES
+        }
+        if context.responded { return MHD_Result.YES }
+        if let response = context.takeResponse() {
+            context.responded = true
+            return queue(response, on: connection)
+        }
+        if context.bodyTooLarge {
+            context.responded = true
+            return queue(Self.tooLarge(maxBodyBytes), on: connection)
+        }
+        guard !context.handlerStarted else { return MHD_Result.YES }
+        context.handlerStarted = true
+        let request = context.request()
+        MHD_suspend_connection(connection)
+        let tracked = shared.withLock { shared -> Bool in
+            guard shared.accepting else { return false }
+            shared.suspended[ObjectIdentifier(context)] = context
+            return true
+        }
+        guard tracked else {
+            context.setResponse(
+                .error("shutting_down", message: "The server is stopping.", status: 503))
+            MHD_resume_connection(connection)
+            return MHD_Result.YES
+        }
+        let handler = self.handler
+        Task { [self] in
+            let response = await handler(request)
+            complete(context, with: response)
+        }
+        return MHD_Result.YES
+    }
+
+    /// Stores the handler's response and resumes the connection, unless stopping took it over.
+    private func complete(_ context: MicroHTTPDRequestContext, with response: HTTPServerResponse) {
+        let mayResume = shared.withLock { shared -> Bool in
+            guard shared.accepting, shared.suspended.removeValue(forKey: ObjectIdentifier(context)) != nil else {
+                return false
+            }
+            shared.resumesInProgress += 1
+            return true
+        }
+        guard mayResume else { return }
+        context.setResponse(response)
+        MHD_resume_connection(context.connection)
+        shared.withLock { $0.resumesInProgress -= 1 }
+    }
+
+    fileprivate func completed(requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let stored = requestContext.pointee else { return }
+        requestContext.pointee = nil
+        Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored).release()
+        inFlight.subtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    private static func tooLarge(_ limit: Int) -> HTTPServerResponse {
+        .error("request_too_large", message: "The request body exceeds \(limit) bytes.", status: 413)
+    }
+
+    /// Hands `response` to libmicrohttpd. A response with an invalid status or header (one
+    /// that could split the response) is replaced by a 500.
+    private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
+        if let made = Self.make(response) {
+            defer { MHD_destroy_response(made.pointer) }
+            return MHD_queue_response(connection, made.status, made.pointer)
+        }
+        let fallback = HTTPServerResponse.error(
+            "invalid_response", message: "The server produced an invalid response.", status: 500)
+        guard let made = Self.make(fallback) else { return MHD_Result.NO }
+        defer { MHD_destroy_response(made.pointer) }
+        return MHD_queue_response(connection, made.status, made.pointer)
+    }
+
+    private static func make(_ response: HTTPServerResponse) -> (pointer: OpaquePointer, status: UInt32)? {
+        guard (100...999).contains(response.status) else { return nil }
+        for (name, value) in response.headers {
+            guard HTTPHeaders.isValidName(name), HTTPHeaders.isValidValue(value) else { return nil }
+        }
+        var body = response.body.isEmpty ? [UInt8(0)] : response.body
+        let count = response.body.count
+        let made = body.withUnsafeMutableBytes { buffer in
+            MHD_create_response_from_buffer(count, buffer.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let made else { return nil }
+        for (name, value) in response.headers {
+            if HTTPHeaders.sameName(name, "Content-Length") || HTTPHeaders.sameName(name, "Transfer-Encoding") {
+                continue
+            }
+            guard MHD_add_response_header(made, name, value) == MHD_Result.YES else {
+                MHD_destroy_response(made)
+                return nil
+            }
+        }
+        return (made, UInt32(response.status))
+    }
+}
+
+/// MHD_AccessHandlerCallback: forwards to the daemon object passed as `cls`.
+private let microHTTPDAccess: MHD_AccessHandlerCallback = {
+    cls, connection, url, method, _, uploadData, uploadDataSize, requestContext in
+    guard let cls, let connection, let uploadDataSize, let requestContext else { return MHD_Result.NO }
+    let daemon = Unmanaged<MicroHTTPDDaemon>.fromOpaque(cls).takeUnretainedValue()
+    return daemon.access(
+        connection: connection, url: url.map { String(cString: $0) } ?? "",
+        method: method.map { String(cString: $0) } ?? "", uploadData: uploadData, uploadDataSize: uploadDataSize,
+        requestContext: requestContext)
+}
+
+/// MHD_RequestCompletedCallback: releases the request's context.
+private let microHTTPDCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+    guard let cls, let requestContext else { return }
+    Unmanaged<MicroHTTPDDaemon>.fromOpaque(cls).takeUnretainedValue().completed(requestContext: requestContext)
+}

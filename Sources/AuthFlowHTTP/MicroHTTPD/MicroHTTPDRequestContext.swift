@@ -1,0 +1,82 @@
+internal import CMicroHTTPD
+import Synchronization
+
+/// What the server knows about one request between libmicrohttpd's first call for it and its
+/// completion notice. Request data is touched only on the libmicrohttpd thread serving the
+/// connection; the response slot is shared with the handler's task, under a `Mutex`.
+final class MicroHTTPDRequestContext: @unchecked Sendable {
+    let connection: OpaquePointer
+    let method: String
+    let rawURL: String
+    let headers: HTTPHeaders
+    let query: [(String, String)]
+    let remoteAddress: String
+
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var discardedBytes = 0
+    var handlerStarted = false
+    var responded = false
+    private let pendingResponse = Mutex<HTTPServerResponse?>(nil)
+
+    init(connection: OpaquePointer, method: String, rawURL: String) {
+        self.connection = connection
+        self.method = method
+        self.rawURL = rawURL
+        self.headers = HTTPHeaders(Self.values(of: connection, kind: MHD_ValueKind.HEADER_KIND))
+        self.query = Self.values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND).map { pair in
+            // libmicrohttpd already turned `+` into a space; escapes are still intact.
+            (FormURLEncoding.unescape(pair.0), FormURLEncoding.unescape(pair.1))
+        }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let status = buffer.withUnsafeMutableBufferPointer { pointer in
+            af_mhd_client_address(connection, pointer.baseAddress, socklen_t(pointer.count))
+        }
+        remoteAddress =
+            status == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    }
+
+    /// Stores the response to send when the connection resumes.
+    func setResponse(_ response: HTTPServerResponse) {
+        pendingResponse.withLock { $0 = response }
+    }
+
+    /// Takes the stored response, if any.
+    func takeResponse() -> HTTPServerResponse? {
+        pendingResponse.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+    }
+
+    /// The request value handed to the handler.
+    func request() -> HTTPServerRequest {
+        HTTPServerRequest(
+            method: method, path: rawURL, query: query, headers: headers, body: body, remoteAddress: remoteAddress)
+    }
+
+    private final class Pairs {
+        var values: [(String, String)] = []
+    }
+
+    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
+        let pairs = Pairs()
+        withExtendedLifetime(pairs) {
+            _ = MHD_get_connection_values_n(
+                connection, kind, collectPair, Unmanaged.passUnretained(pairs).toOpaque())
+        }
+        return pairs.values
+    }
+
+    private static let collectPair: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+        guard let context else { return MHD_Result.NO }
+        let pairs = Unmanaged<Pairs>.fromOpaque(context).takeUnretainedValue()
+        pairs.values.append((text(key, keySize), text(value, valueSize)))
+        return MHD_Result.YES
+    }
+
+    private static func text(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
+        guard let pointer, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+}

@@ -1,0 +1,246 @@
+import AuthFlowHTTP
+import Foundation
+import Testing
+
+/// CurlHTTPClient against an independent server (Python http.server) on loopback.
+@Suite(
+    "CurlHTTPClient against a Python server",
+    .enabled(if: PythonPeer.available || PythonPeer.requirePeers, "needs python3 or AUTHFLOW_PYTHON"),
+    .timeLimit(.minutes(1)))
+struct CurlHTTPClientTests {
+    let client = CurlHTTPClient()
+
+    private func json(_ response: HTTPClientResponse) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    private func header(_ name: String, in echo: [String: Any]) -> [String] {
+        let headers = echo["headers"] as? [[String]] ?? []
+        return headers.filter { $0.count == 2 && $0[0].lowercased() == name.lowercased() }.map { $0[1] }
+    }
+
+    private func expectError(
+        _ code: HTTPClientError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws -> HTTPClientResponse
+    ) async {
+        do {
+            let response = try await body()
+            Issue.record("expected \(code), got status \(response.status)", sourceLocation: sourceLocation)
+        } catch let error as HTTPClientError {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected HTTPClientError \(code), got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func getsWithQueryAndHeaders() async throws {
+        try await PeerServer.with { server in
+            var request = HTTPClientRequest(url: server.base + "/echo?a=1&b=two%20words")
+            request.headers.add("X-Trace", "one")
+            request.headers.add("X-Trace", "two")
+            let response = try await client.send(request)
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"] == "application/json")
+            let echo = try json(response)
+            #expect(echo["method"] as? String == "GET")
+            #expect(echo["query"] as? [[String]] == [["a", "1"], ["b", "two words"]])
+            #expect(header("X-Trace", in: echo) == ["one", "two"])
+            #expect(header("User-Agent", in: echo) == ["AuthFlow"])
+        }
+    }
+
+    @Test func postsFormBody() async throws {
+        try await PeerServer.with { server in
+            let request = HTTPClientRequest.form(
+                url: server.base + "/echo", fields: [("grant_type", "authorization_code"), ("code", "a b&c=d+é")])
+            let echo = try json(try await client.send(request))
+            #expect(echo["method"] as? String == "POST")
+            #expect(echo["body"] as? String == "grant_type=authorization_code&code=a+b%26c%3Dd%2B%C3%A9")
+            #expect(header("Content-Type", in: echo) == ["application/x-www-form-urlencoded"])
+            #expect(header("Expect", in: echo).isEmpty)
+        }
+    }
+
+    @Test func sendsJSONBodyWithOtherMethods() async throws {
+        try await PeerServer.with { server in
+            let body = Array(#"{"hello":"wörld"}"#.utf8)
+            let echo = try json(try await client.send(.json(url: server.base + "/echo", body: body, method: "PUT")))
+            #expect(echo["method"] as? String == "PUT")
+            #expect(echo["body"] as? String == #"{"hello":"wörld"}"#)
+            #expect(header("Content-Type", in: echo) == ["application/json"])
+        }
+    }
+
+    @Test func sendsLargeRequestBody() async throws {
+        try await PeerServer.with { server in
+            let body = [UInt8](repeating: UInt8(ascii: "z"), count: 300_000)
+            let echo = try json(
+                try await client.send(HTTPClientRequest(method: "POST", url: server.base + "/echo", body: body)))
+            #expect((echo["body"] as? String)?.utf8.count == 300_000)
+        }
+    }
+
+    @Test func timesOutWithTypedError() async throws {
+        try await PeerServer.with { server in
+            var request = HTTPClientRequest(url: server.base + "/sleep?seconds=5")
+            request.timeout = 0.5
+            let started = Date()
+            await expectError(.timeout) { try await client.send(request) }
+            #expect(Date().timeIntervalSince(started) < 3)
+        }
+    }
+
+    @Test func defaultTimeoutApplies() async throws {
+        try await PeerServer.with { server in
+            let quick = CurlHTTPClient(configuration: .init(defaultTimeout: 0.4))
+            let started = Date()
+            await expectError(.timeout) {
+                try await quick.send(HTTPClientRequest(url: server.base + "/sleep?seconds=5"))
+            }
+            #expect(Date().timeIntervalSince(started) < 3)
+        }
+    }
+
+    @Test func refusesAnnouncedLargeBody() async throws {
+        try await PeerServer.with { server in
+            let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
+            await expectError(.responseTooLarge) {
+                try await small.send(HTTPClientRequest(url: server.base + "/large?bytes=1001"))
+            }
+            let exact = try await small.send(HTTPClientRequest(url: server.base + "/large?bytes=1000"))
+            #expect(exact.status == 200)
+            #expect(exact.body.count == 1000)
+        }
+    }
+
+    @Test func refusesStreamedLargeBody() async throws {
+        try await PeerServer.with { server in
+            let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
+            await expectError(.responseTooLarge) {
+                try await small.send(HTTPClientRequest(url: server.base + "/stream?bytes=200000"))
+            }
+            let fits = try await small.send(HTTPClientRequest(url: server.base + "/stream?bytes=999"))
+            #expect(fits.body.count == 999)
+        }
+    }
+
+    @Test func doesNotFollowRedirects() async throws {
+        try await PeerServer.with { server in
+            let response = try await client.send(HTTPClientRequest(url: server.base + "/redirect"))
+            #expect(response.status == 302)
+            #expect(response.headers["Location"] == "/echo")
+        }
+    }
+
+    @Test func returnsErrorStatusesAsResponses() async throws {
+        try await PeerServer.with { server in
+            let response = try await client.send(HTTPClientRequest(url: server.base + "/status?code=401"))
+            #expect(response.status == 401)
+        }
+    }
+
+    @Test func basicAuthorizationFollowsRFC6749() async throws {
+        try await PeerServer.with { server in
+            var request = HTTPClientRequest(url: server.base + "/basic")
+            request.setBasicAuthorization(user: "my client:id é+&~", password: "s3cr%t =/?*")
+            // Form-urlencoded first ("my+client%3Aid+%C3%A9%2B%26~:s3cr%25t+%3D%2F%3F%2A"), then base64.
+            #expect(
+                request.headers["Authorization"]
+                    == "Basic bXkrY2xpZW50JTNBaWQrJUMzJUE5JTJCJTI2fjpzM2NyJTI1dCslM0QlMkYlM0YlMkE=")
+            let decoded = try json(try await client.send(request))
+            #expect(decoded["user"] as? String == "my client:id é+&~")
+            #expect(decoded["password"] as? String == "s3cr%t =/?*")
+        }
+    }
+
+    @Test func sendsBearerToken() async throws {
+        try await PeerServer.with { server in
+            var request = HTTPClientRequest(url: server.base + "/echo")
+            request.setBearer("token-123")
+            let echo = try json(try await client.send(request))
+            #expect(header("Authorization", in: echo) == ["Bearer token-123"])
+        }
+    }
+
+    @Test func reportsConnectionRefused() async throws {
+        // Nothing listens on port 1 of the loopback interface.
+        await expectError(.connectionFailed) { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/")) }
+    }
+
+    @Test(arguments: [
+        "file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/", "dict://127.0.0.1:1/", "/relative",
+    ])
+    func refusesNonHTTPSchemes(url: String) async {
+        await expectError(.unsupportedScheme) { try await client.send(HTTPClientRequest(url: url)) }
+    }
+
+    @Test func refusesHeaderInjectionAndBadMethods() async {
+        var injected = HTTPClientRequest(url: "http://127.0.0.1:1/")
+        injected.headers["X-Test"] = "a\r\nInjected: yes"
+        await expectError(.invalidRequest) { try await client.send(injected) }
+        await expectError(.invalidRequest) {
+            try await client.send(HTTPClientRequest(method: "GET /x", url: "http://127.0.0.1:1/"))
+        }
+        await expectError(.invalidURL) { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/a b")) }
+        var negative = HTTPClientRequest(url: "http://127.0.0.1:1/")
+        negative.timeout = -1
+        await expectError(.invalidRequest) { try await client.send(negative) }
+    }
+
+    @Test func errorsNeverCarryTheQueryOrCredentials() async throws {
+        do {
+            _ = try await client.send(HTTPClientRequest(url: "http://user:pw@127.0.0.1:1/token?code=SECRETCODE#frag"))
+            Issue.record("expected a connection failure")
+        } catch let error as HTTPClientError {
+            #expect(error.url == "http://127.0.0.1:1/token")
+            #expect(!error.description.contains("SECRETCODE"))
+            #expect(!error.description.contains("pw"))
+        }
+    }
+
+    @Test func completesManyConcurrentRequests() async throws {
+        try await PeerServer.with { server in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        try await client.send(HTTPClientRequest(url: server.base + "/echo?i=\(index)")).status
+                    }
+                }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                return statuses
+            }
+            #expect(statuses.count == 200)
+            #expect(statuses.allSatisfy { $0 == 200 })
+        }
+    }
+
+    @Test func reusesConnections() async throws {
+        try await PeerServer.with { server in
+            var ports: Set<Int> = []
+            for _ in 0..<5 {
+                let echo = try json(try await client.send(HTTPClientRequest(url: server.base + "/echo")))
+                ports.insert(try #require(echo["client_port"] as? Int))
+            }
+            #expect(ports.count == 1)
+        }
+    }
+
+    @Test func cancellationAbortsTheTransfer() async throws {
+        try await PeerServer.with { server in
+            let started = Date()
+            let task = Task { try await client.send(HTTPClientRequest(url: server.base + "/sleep?seconds=5")) }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            await expectError(.cancelled) { try await task.value }
+            #expect(Date().timeIntervalSince(started) < 3)
+            // An already-cancelled task fails at once, too.
+            let early = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.send(HTTPClientRequest(url: server.base + "/sleep?seconds=5"))
+            }
+            await expectError(.cancelled) { try await early.value }
+            #expect(Date().timeIntervalSince(started) < 3)
+        }
+    }
+}

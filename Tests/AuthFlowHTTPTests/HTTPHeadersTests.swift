@@ -1,0 +1,41 @@
+import AuthFlowHTTP
+import Testing
+
+@Suite("HTTPHeaders")
+struct HTTPHeadersTests {
+    @Test func looksUpNamesCaseInsensitively() {
+        let headers: HTTPHeaders = ["Content-Type": "text/plain"]
+        #expect(headers["content-type"] == "text/plain")
+        #expect(headers["CONTENT-TYPE"] == "text/plain")
+        #expect(headers["Content-Length"] == nil)
+        #expect(headers.contains("content-TYPE"))
+    }
+
+    @Test func keepsSeveralValuesInOrder() {
+        var headers = HTTPHeaders()
+        headers.add("Set-Cookie", "a=1")
+        headers.add("X-Other", "x")
+        headers.add("set-cookie", "b=2")
+        #expect(headers.values("SET-COOKIE") == ["a=1", "b=2"])
+        #expect(headers["Set-Cookie"] == "a=1")
+        #expect(headers.map(\.name) == ["Set-Cookie", "X-Other", "set-cookie"])
+        #expect(headers.count == 3)
+    }
+
+    @Test func subscriptSetReplacesAllAtFirstPosition() {
+        var headers: HTTPHeaders = ["A": "1", "B": "2"]
+        headers.add("a", "3")
+        headers["A"] = "new"
+        #expect(headers.map(\.name) == ["A", "B"])
+        #expect(headers.values("a") == ["new"])
+        headers["b"] = nil
+        #expect(headers.map(\.value) == ["new"])
+        headers.remove("A")
+        #expect(headers.isEmpty)
+    }
+
+    @Test func equalityIgnoresNameCase() {
+        #expect(HTTPHeaders([("a", "1")]) == HTTPHeaders([("A", "1")]))
+        #expect(HTTPHeaders([("a", "1")]) != HTTPHeaders([("a", "2")]))
+    }
+}

@@ -1,0 +1,62 @@
+import AuthFlowHTTP
+import Testing
+
+@Suite("HTTPServerRequest and HTTPServerResponse values")
+struct HTTPServerRequestTests {
+    @Test func readsFormFieldsOnlyFromFormBodies() throws {
+        let form = HTTPServerRequest(
+            method: "POST", path: "/cb", headers: ["Content-Type": "Application/X-WWW-Form-Urlencoded ; charset=UTF-8"],
+            body: Array("state=a%2Bb&code=x+y".utf8))
+        #expect(try form.formValue("state") == "a+b")
+        #expect(try form.formValue("code") == "x y")
+        let json = HTTPServerRequest(
+            method: "POST", path: "/cb", headers: ["Content-Type": "application/json"], body: [])
+        #expect(
+            throws: HTTPServerError(
+                code: .unsupportedMediaType,
+                message: "expected an application/x-www-form-urlencoded body, found application/json")
+        ) {
+            try json.formFields()
+        }
+        let none = HTTPServerRequest(method: "POST", path: "/cb", body: Array("a=1".utf8))
+        #expect(throws: HTTPServerError.self) { try none.formFields() }
+    }
+
+    @Test func acceptsJSONMediaTypes() throws {
+        let body = Array("{}".utf8)
+        let plain = HTTPServerRequest(
+            method: "POST", path: "/", headers: ["Content-Type": "application/json"], body: body)
+        let problem = HTTPServerRequest(
+            method: "POST", path: "/", headers: ["Content-Type": "application/problem+json"], body: body)
+        #expect(try plain.jsonBody() == body)
+        #expect(try problem.jsonBody() == body)
+        let text = HTTPServerRequest(method: "POST", path: "/", headers: ["Content-Type": "text/plain"], body: body)
+        #expect(throws: HTTPServerError.self) { try text.jsonBody() }
+    }
+
+    @Test func parsesCookiesFromSeveralHeaders() {
+        var headers = HTTPHeaders()
+        headers.add("Cookie", "a=1; b=\"q\"")
+        headers.add("cookie", "a=2;c=;=x; d")
+        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+        #expect(request.cookies() == ["a": "1", "b": "q", "c": ""])
+    }
+
+    @Test func queryValueReturnsFirst() {
+        let request = HTTPServerRequest(method: "GET", path: "/", query: [("a", "1"), ("a", "2")])
+        #expect(request.queryValue("a") == "1")
+        #expect(request.queryValue("b") == nil)
+    }
+
+    @Test func buildsJSONErrorsWithEscaping() {
+        let response = HTTPServerResponse.error(
+            "bad", message: "quote \" backslash \\ newline \n ctl \u{1}", status: 400)
+        #expect(response.status == 400)
+        #expect(
+            String(decoding: response.body, as: UTF8.self)
+                == #"{"error":"bad","message":"quote \" backslash \\ newline \n ctl \u0001"}"#)
+        #expect(HTTPServerResponse.redirect(to: "/home").headers["Location"] == "/home")
+        #expect(HTTPServerResponse.redirect(to: "/home").status == 302)
+        #expect(HTTPServerResponse.empty().status == 204)
+    }
+}

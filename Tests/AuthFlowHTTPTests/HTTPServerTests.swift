@@ -1,0 +1,279 @@
+import AuthFlowHTTP
+import Foundation
+import Synchronization
+import Testing
+
+/// HTTPServer on loopback, driven by CurlHTTPClient and by an independent Python client.
+@Suite("HTTPServer on loopback", .timeLimit(.minutes(1)))
+struct HTTPServerTests {
+    let client = CurlHTTPClient()
+
+    /// A server with a few routes used across the tests; started, and stopped by `with`.
+    static func router(calls: Counter = Counter()) -> Router {
+        var router = Router()
+        router.add("GET", "/auth/{provider}/login") { request in
+            .text(
+                "provider=\(request.pathParameters["provider"] ?? "-") return_to=\(request.queryValue("return_to") ?? "-")"
+            )
+        }
+        router.add("POST", "/form") { request in
+            calls.increment()
+            do throws(HTTPServerError) {
+                let fields = try request.formFields()
+                let query = request.query.map { "\($0.0)=\($0.1)" }.joined(separator: "|")
+                return .text("query:" + query + " form:" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: "|"))
+            } catch {
+                return .error(error.code.rawValue, message: error.message, status: 415)
+            }
+        }
+        router.add("POST", "/json") { request in
+            do throws(HTTPServerError) {
+                return .json(try request.jsonBody())
+            } catch {
+                return .error(error.code.rawValue, message: error.message, status: 415)
+            }
+        }
+        router.add("GET", "/cookies") { request in
+            let cookies = request.cookies().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            var response = HTTPServerResponse.text(cookies.joined(separator: ";"))
+            response.addCookie("session=abc; Path=/; HttpOnly; SameSite=Lax")
+            response.addCookie("flow=; Path=/auth; Max-Age=0")
+            return response
+        }
+        router.add("GET", "/slow") { request in
+            let milliseconds = Int(request.queryValue("ms") ?? "1000") ?? 1000
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+            return .text("slow done")
+        }
+        router.add("GET", "/fast") { _ in .text("fast") }
+        router.add("GET", "/remote") { request in .text(request.remoteAddress) }
+        router.add("GET", "/bad-header") { _ in
+            HTTPServerResponse(status: 200, headers: ["X-Split": "a\r\nSet-Cookie: evil=1"], body: [])
+        }
+        return router
+    }
+
+    static func with<T>(
+        _ configuration: HTTPServer.Configuration = .init(), router: Router = router(),
+        _ body: (HTTPServer, String) async throws -> T
+    ) async throws -> T {
+        let server = HTTPServer(configuration: configuration, router: router)
+        let port = try server.start()
+        do {
+            let result = try await body(server, "http://127.0.0.1:\(port)")
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    @Test func routesWithPathParametersAndQuery() async throws {
+        try await Self.with { _, base in
+            let response = try await client.send(
+                HTTPClientRequest(url: base + "/auth/goo%67le/login?return_to=%2Fhome%3Fa%3D1&x=y"))
+            #expect(response.status == 200)
+            #expect(response.bodyText == "provider=google return_to=/home?a=1")
+        }
+    }
+
+    @Test func answersUnknownPathsWith404JSON() async throws {
+        try await Self.with { _, base in
+            for path in ["/nope", "/auth/google/login/extra", "/auth//login", "/"] {
+                let response = try await client.send(HTTPClientRequest(url: base + path))
+                #expect(response.status == 404, "\(path)")
+                #expect(response.headers["Content-Type"] == "application/json")
+                #expect(response.bodyText.hasPrefix(#"{"error":"not_found""#))
+            }
+        }
+    }
+
+    @Test func answersWrongMethodWith405JSON() async throws {
+        try await Self.with { _, base in
+            let response = try await client.send(HTTPClientRequest(method: "DELETE", url: base + "/auth/x/login"))
+            #expect(response.status == 405)
+            #expect(response.headers["Allow"] == "GET")
+            #expect(response.bodyText.hasPrefix(#"{"error":"method_not_allowed""#))
+        }
+    }
+
+    @Test func refusesFormAccessOnOtherMediaTypes() async throws {
+        try await Self.with { _, base in
+            let response = try await client.send(.json(url: base + "/form", body: Array("{}".utf8)))
+            #expect(response.status == 415)
+            #expect(response.bodyText.contains("unsupported_media_type"))
+            let json = try await client.send(.json(url: base + "/json", body: Array(#"{"a":[1,2]}"#.utf8)))
+            #expect(json.status == 200)
+            #expect(json.bodyText == #"{"a":[1,2]}"#)
+            let notJSON = try await client.send(.form(url: base + "/json", fields: [("a", "1")]))
+            #expect(notJSON.status == 415)
+        }
+    }
+
+    @Test func slowHandlerDoesNotBlockOtherRequests() async throws {
+        let started = Counter()
+        let server = Self.slowServer(.init(threads: 1), started: started)
+        let port = try server.start()
+        let base = "http://127.0.0.1:\(port)"
+        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=1000")) }
+        try await Self.wait(for: started, toReach: 1)
+        let fastStarted = Date()
+        let fast = try await client.send(HTTPClientRequest(url: base + "/fast"))
+        let fastElapsed = Date().timeIntervalSince(fastStarted)
+        #expect(fast.bodyText == "fast")
+        #expect(fastElapsed < 0.7, "the fast request waited for the slow handler (\(fastElapsed) s)")
+        let slowResponse = try await slow.value
+        #expect(slowResponse.bodyText == "slow done")
+        await server.stop()
+    }
+
+    /// A server whose `/slow` handler counts its starts in `started`, then sleeps `ms`.
+    static func slowServer(_ configuration: HTTPServer.Configuration = .init(), started: Counter) -> HTTPServer {
+        var router = Router()
+        router.add("GET", "/slow") { request in
+            started.increment()
+            try? await Task.sleep(for: .milliseconds(Int(request.queryValue("ms") ?? "0") ?? 0))
+            return .text("slow done")
+        }
+        router.add("GET", "/fast") { _ in .text("fast") }
+        return HTTPServer(configuration: configuration, router: router)
+    }
+
+    /// Waits (at most 10 s) until `counter` reaches `value`.
+    static func wait(for counter: Counter, toReach value: Int) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while counter.value < value && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(counter.value >= value)
+    }
+
+    @Test func gracefulStopLetsInFlightRequestFinish() async throws {
+        let started = Counter()
+        let server = Self.slowServer(started: started)
+        let port = try server.start()
+        let base = "http://127.0.0.1:\(port)"
+        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=600")) }
+        try await Self.wait(for: started, toReach: 1)
+        await server.stop()
+        let response = try await slow.value
+        #expect(response.status == 200)
+        #expect(response.bodyText == "slow done")
+        #expect(!server.isRunning)
+        do {
+            _ = try await CurlHTTPClient().send(HTTPClientRequest(url: base + "/fast"))
+            Issue.record("expected the stopped server to refuse connections")
+        } catch let error as HTTPClientError {
+            #expect(error.code == .connectionFailed)
+        }
+    }
+
+    @Test func stopAnswers503WhenHandlersOutliveTheGracePeriod() async throws {
+        let started = Counter()
+        let server = Self.slowServer(.init(shutdownGracePeriod: 0.2), started: started)
+        let port = try server.start()
+        let slow = Task { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=5000")) }
+        try await Self.wait(for: started, toReach: 1)
+        let stopping = Date()
+        await server.stop()
+        #expect(Date().timeIntervalSince(stopping) < 2)
+        let response = try await slow.value
+        #expect(response.status == 503)
+        #expect(response.bodyText.contains("shutting_down"))
+    }
+
+    @Test func restartsRepeatedlyOnTheSamePortWithoutLeaking() async throws {
+        let server = HTTPServer(router: Self.router())
+        let port = try server.start()
+        await server.stop()
+        #expect(!isListening(on: port))
+        for _ in 0..<5 {
+            let again = HTTPServer(configuration: .init(port: port), router: Self.router())
+            #expect(try again.start() == port)
+            let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/fast"))
+            #expect(response.status == 200)
+            #expect(isListening(on: port))
+            await again.stop()
+            #expect(!isListening(on: port))
+            #expect(try again.start() == port)
+            await again.stop()
+            #expect(!isListening(on: port))
+        }
+    }
+
+    @Test func refusesSecondStartAndBusyPortAndBadHost() async throws {
+        try await Self.with { server, base in
+            #expect(throws: HTTPServerError.self) { try server.start() }
+            let busy = HTTPServer(configuration: .init(port: server.port)) { _ in .empty() }
+            do throws(HTTPServerError) {
+                _ = try busy.start()
+                Issue.record("expected the busy port to be refused")
+            } catch {
+                #expect(error.code == .startFailed)
+            }
+            _ = base
+        }
+        let badHost = HTTPServer(configuration: .init(host: "example.com")) { _ in .empty() }
+        do throws(HTTPServerError) {
+            _ = try badHost.start()
+            Issue.record("expected a host name to be refused")
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+        }
+    }
+
+    @Test func exposesRemoteAddress() async throws {
+        try await Self.with { _, base in
+            let response = try await client.send(HTTPClientRequest(url: base + "/remote"))
+            #expect(response.bodyText == "127.0.0.1")
+        }
+    }
+
+    @Test func listensOnIPv6Loopback() async throws {
+        let server = HTTPServer(configuration: .init(host: "::1"), router: Self.router())
+        let port: Int
+        do {
+            port = try server.start()
+        } catch {
+            // Only a machine without IPv6 loopback may refuse; anything else is a failure.
+            #expect(!FileManager.default.fileExists(atPath: "/proc/net/if_inet6"), "\(error)")
+            return
+        }
+        let response = try await client.send(HTTPClientRequest(url: "http://[::1]:\(port)/remote"))
+        #expect(response.bodyText == "::1")
+        await server.stop()
+    }
+
+    @Test func replacesResponsesWithInjectedHeadersBy500() async throws {
+        try await Self.with { _, base in
+            let response = try await client.send(HTTPClientRequest(url: base + "/bad-header"))
+            #expect(response.status == 500)
+            #expect(response.headers["Set-Cookie"] == nil)
+        }
+    }
+
+    @Test func servesManyConcurrentRequestsWithAThreadPool() async throws {
+        try await Self.with(.init(threads: 2)) { _, base in
+            let count = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        try await client.send(HTTPClientRequest(url: base + "/slow?ms=\(index % 5 * 20)")).status
+                    }
+                }
+                var ok = 0
+                for try await status in group where status == 200 { ok += 1 }
+                return ok
+            }
+            #expect(count == 100)
+        }
+    }
+
+    /// Whether some socket listens on TCP `port` (from /proc/net/tcp; state 0A is LISTEN).
+    private func isListening(on port: Int) -> Bool {
+        let hexPort = ":" + String(format: "%04X", port)
+        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").contains { line in
+            let columns = line.split(separator: " ")
+            return columns.count > 3 && columns[1].hasSuffix(hexPort) && columns[3] == "0A"
+        }
+    }
+}
