@@ -12,8 +12,7 @@ enum Transport: String, Sendable, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The transports the suites run over.
-    /// TEMPORARY: loopback joins once the real AuthFlowHTTP server and client are merged.
-    static let available: [Transport] = [.direct]
+    static let available: [Transport] = [.direct, .loopback]
 }
 
 /// One HTTP answer, whichever transport carried it.
