@@ -46,15 +46,18 @@ struct AppleClientSecretValidator: Sendable {
             return refuse("client_secret claims are not a JSON object: \(error.message)")
         }
         guard claims.issuer == credentials.teamID else {
-            return refuse("client_secret iss must be the team id '\(credentials.teamID)', found " + quoted(claims.issuer))
+            return refuse(
+                "client_secret iss must be the team id '\(credentials.teamID)', found " + quoted(claims.issuer))
         }
         guard claims.subject == client.clientID else {
-            return refuse("client_secret sub must be the client_id '\(client.clientID)', found " + quoted(claims.subject))
+            return refuse(
+                "client_secret sub must be the client_id '\(client.clientID)', found " + quoted(claims.subject))
         }
         guard claims.audience == [Self.audience] else {
             return refuse(
                 "client_secret aud must be '\(Self.audience)', found "
-                    + (claims.audience.isEmpty ? "none" : claims.audience.map { "'\(clip($0))'" }.joined(separator: ", ")))
+                    + (claims.audience.isEmpty
+                        ? "none" : claims.audience.map { "'\(clip($0))'" }.joined(separator: ", ")))
         }
         guard let issuedAt = claims.issuedAt else { return refuse("client_secret has no numeric iat claim") }
         guard let expiresAt = claims.expiresAt else { return refuse("client_secret has no numeric exp claim") }

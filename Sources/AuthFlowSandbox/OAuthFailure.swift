@@ -33,7 +33,8 @@ struct OAuthFailure: Error, Sendable {
     static func unsupportedGrantType(_ found: String?) -> OAuthFailure {
         OAuthFailure(
             "unsupported_grant_type",
-            "grant_type must be authorization_code or refresh_token, found " + (found.map { "'\(clip($0))'" } ?? "none"))
+            "grant_type must be authorization_code or refresh_token, found " + (found.map { "'\(clip($0))'" } ?? "none")
+        )
     }
 
     /// `{"error": …, "error_description": …}` with `Cache-Control: no-store` (RFC 6749 §5.2).
@@ -55,7 +56,8 @@ struct OAuthFailure: Error, Sendable {
             "fbtrace_id": .string("sandbox"),
         ]
         if let graphSubcode { object["error_subcode"] = .integer(Int64(graphSubcode)) }
-        var response = HTTPServerResponse.json(JSONValue.object(["error": .object(object)]).serialized(), status: status)
+        var response = HTTPServerResponse.json(
+            JSONValue.object(["error": .object(object)]).serialized(), status: status)
         response.headers["Cache-Control"] = "no-store"
         let quotedMessage = String(description.unicodeScalars.filter { $0 != "\"" && $0 != "\\" })
         response.headers["WWW-Authenticate"] = "OAuth \"Facebook Platform\" \"\(error)\" \"\(quotedMessage)\""

@@ -2,7 +2,10 @@ import AuthFlowJOSE
 
 /// A code challenge received at an authorization endpoint (RFC 7636) and the check of its verifier.
 struct PKCEChallenge: Sendable, Hashable {
-    enum Method: String, Sendable { case s256 = "S256", plain }
+    enum Method: String, Sendable {
+        case s256 = "S256"
+        case plain
+    }
 
     let value: String
     let method: Method

@@ -22,7 +22,8 @@ public struct SandboxEndpoints: Sendable, Hashable {
         switch provider {
         case .apple:
             return SandboxEndpoints(
-                provider: provider, issuer: issuer, authorization: root + "/auth/authorize", token: root + "/auth/token",
+                provider: provider, issuer: issuer, authorization: root + "/auth/authorize",
+                token: root + "/auth/token",
                 userinfo: nil, jwks: root + "/auth/keys", revocation: root + "/auth/revoke",
                 discovery: root + "/.well-known/openid-configuration")
         case .google:

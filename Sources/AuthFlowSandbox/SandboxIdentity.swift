@@ -47,7 +47,8 @@ public struct SandboxIdentity: Sendable, Hashable {
                     subject: "001234.8f14e45fceea167a5a36dedd4bea2543.1021", email: "alice@example.com",
                     givenName: "Alice", familyName: "Example"),
                 SandboxIdentity(
-                    subject: "001234.c9f0f895fb98ab9159f51fd0297e236d.1022", email: "x7k2m9q4ab@privaterelay.appleid.com",
+                    subject: "001234.c9f0f895fb98ab9159f51fd0297e236d.1022",
+                    email: "x7k2m9q4ab@privaterelay.appleid.com",
                     givenName: "Bob", familyName: "Relay", isPrivateEmail: true),
             ]
         case .google:
@@ -56,7 +57,8 @@ public struct SandboxIdentity: Sendable, Hashable {
                     subject: "109876543210123456789", email: "alice@example.com", givenName: "Alice",
                     familyName: "Example"),
                 SandboxIdentity(
-                    subject: "109876543210123456790", email: "bob@example.org", givenName: "Bob", familyName: "Unverified",
+                    subject: "109876543210123456790", email: "bob@example.org", givenName: "Bob",
+                    familyName: "Unverified",
                     emailVerified: false),
             ]
         case .facebook:

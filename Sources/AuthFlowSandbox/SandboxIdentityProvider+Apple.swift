@@ -20,7 +20,8 @@ extension SandboxIdentityProvider {
         guard responseTypes == ["code"] || responseTypes == ["code", "id_token"] else {
             return .failure(
                 AuthorizationRefusal(
-                    "unsupported_response_type", "response_type must be 'code' or 'code id_token', found "
+                    "unsupported_response_type",
+                    "response_type must be 'code' or 'code id_token', found "
                         + (parameters["response_type"].map { "'\(clip($0))'" } ?? "none")))
         }
         let mode: AuthorizationRequest.ResponseMode
@@ -36,13 +37,14 @@ extension SandboxIdentityProvider {
         if responseTypes.contains("id_token"), mode == .query {
             return .failure(
                 AuthorizationRefusal(
-                    "invalid_request", "response_mode must be form_post or fragment when response_type includes id_token"))
+                    "invalid_request",
+                    "response_mode must be form_post or fragment when response_type includes id_token"))
         }
         let scopes = Self.scopes(parameters["scope"])
         if let unknown = scopes.first(where: { !Self.appleScopes.contains($0) }) {
             return .failure(AuthorizationRefusal("invalid_scope", "unsupported scope '\(clip(unknown))'"))
         }
-        if (scopes.contains("name") || scopes.contains("email")), mode != .formPost {
+        if scopes.contains("name") || scopes.contains("email"), mode != .formPost {
             return .failure(
                 AuthorizationRefusal(
                     "invalid_request", "response_mode must be form_post when name or email scope is requested"))
@@ -118,7 +120,8 @@ extension SandboxIdentityProvider {
             let tokens = issueTokens(code: code, record: record, withRefresh: true)
             do {
                 let idToken = try signIDToken(
-                    provider: .apple, clientID: client.clientID, identity: record.identity, scopes: record.request.scopes,
+                    provider: .apple, clientID: client.clientID, identity: record.identity,
+                    scopes: record.request.scopes,
                     nonce: record.request.nonce, authTime: record.authTime, accessToken: tokens.accessToken)
                 var body: [String: JSONValue] = [
                     "access_token": .string(tokens.accessToken), "token_type": .string("Bearer"),

@@ -14,7 +14,9 @@ extension SandboxIdentityProvider {
     /// `email` and `is_private_email` (a string) for the email events, exactly as Apple sends it.
     /// - Returns: the compact JWS and its `jti`.
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when the Apple signing key is unavailable.
-    public func appleNotificationJWS(for event: AppleNotificationEvent) throws(SandboxError) -> (jws: String, jti: String) {
+    public func appleNotificationJWS(for event: AppleNotificationEvent) throws(SandboxError) -> (
+        jws: String, jti: String
+    ) {
         let ring = try keyRing(for: .apple)
         let now = self.now
         let issuedAt = Int64(now.timeIntervalSince1970)
@@ -23,7 +25,9 @@ extension SandboxIdentityProvider {
             "event_time": .integer(Int64((now.timeIntervalSince1970 * 1000).rounded(.down))),
         ]
         if let email = event.email { eventObject["email"] = .string(email) }
-        if let isPrivate = event.isPrivateEmail { eventObject["is_private_email"] = .string(isPrivate ? "true" : "false") }
+        if let isPrivate = event.isPrivateEmail {
+            eventObject["is_private_email"] = .string(isPrivate ? "true" : "false")
+        }
         let jti = hex(configuration.random.bytes(16))
         let claims: JSONValue = .object([
             "iss": .string(issuer(for: .apple) ?? baseURL + "/apple"), "aud": .string(event.clientID),
@@ -40,7 +44,9 @@ extension SandboxIdentityProvider {
     }
 
     /// The body Apple POSTs: `{"payload": "<JWS>"}`.
-    public func appleNotificationBody(for event: AppleNotificationEvent) throws(SandboxError) -> (body: [UInt8], jti: String) {
+    public func appleNotificationBody(for event: AppleNotificationEvent) throws(SandboxError) -> (
+        body: [UInt8], jti: String
+    ) {
         let signed = try appleNotificationJWS(for: event)
         return (Array(JSONValue.object(["payload": .string(signed.jws)]).serialized().utf8), signed.jti)
     }

@@ -155,7 +155,9 @@ extension SandboxIdentityProvider {
         var fields: [(String, String)] = [("error", "access_denied")]
         switch authorization.provider {
         case .facebook:
-            fields += [("error_code", "200"), ("error_description", "Permissions error"), ("error_reason", "user_denied")]
+            fields += [
+                ("error_code", "200"), ("error_description", "Permissions error"), ("error_reason", "user_denied"),
+            ]
         case .google, .x, .apple:
             fields.append(("error_description", "The user cancelled the sign-in."))
         }
@@ -231,7 +233,8 @@ extension SandboxIdentityProvider {
         guard let client = state.withLock({ $0.client(provider, clientID) }) else {
             return .failure(
                 AuthorizationRefusal(
-                    "invalid_client", "client_id '\(clip(clientID))' is not registered with this provider", status: 401))
+                    "invalid_client", "client_id '\(clip(clientID))' is not registered with this provider", status: 401)
+            )
         }
         guard let redirectURI = parameters["redirect_uri"] else {
             return .failure(AuthorizationRefusal("invalid_request", "missing required parameter redirect_uri"))
@@ -260,7 +263,8 @@ extension SandboxIdentityProvider {
     ) -> Result<PKCEChallenge?, AuthorizationRefusal> {
         guard let value = parameters["code_challenge"] else {
             if parameters["code_challenge_method"] != nil {
-                return .failure(AuthorizationRefusal("invalid_request", "code_challenge_method was sent without code_challenge"))
+                return .failure(
+                    AuthorizationRefusal("invalid_request", "code_challenge_method was sent without code_challenge"))
             }
             return .success(nil)
         }
@@ -289,6 +293,7 @@ extension SandboxIdentityProvider {
     func busy(_ provider: SandboxProvider) -> HTTPServerResponse {
         SandboxPages.error(
             provider: provider,
-            refusal: AuthorizationRefusal("temporarily_unavailable", "too many pending sign-ins; try again later", status: 503))
+            refusal: AuthorizationRefusal(
+                "temporarily_unavailable", "too many pending sign-ins; try again later", status: 503))
     }
 }

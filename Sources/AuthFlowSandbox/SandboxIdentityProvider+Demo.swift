@@ -50,13 +50,15 @@ extension SandboxIdentityProvider {
                     do {
                         pem = try key.pkcs8PEM()
                     } catch {
-                        throw SandboxError(code: .keyFailure, message: "could not export the Apple key: \(error.message)")
+                        throw SandboxError(
+                            code: .keyFailure, message: "could not export the Apple key: \(error.message)")
                     }
                     file = try Self.writePrivateFile(credentialsDirectory, "AuthKey_\(keyID).p8", pem)
                 }
                 clients.append(
                     SandboxDemoClient(
-                        provider: provider, clientID: clientID, clientSecret: nil, teamID: Self.demoTeamID, keyID: keyID,
+                        provider: provider, clientID: clientID, clientSecret: nil, teamID: Self.demoTeamID,
+                        keyID: keyID,
                         privateKey: key, credentialFile: file, redirectURIs: uris))
             case .google, .facebook, .x:
                 let secret = Base64URL.encode(configuration.random.bytes(24))

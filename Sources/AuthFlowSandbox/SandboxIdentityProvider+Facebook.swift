@@ -23,7 +23,8 @@ extension SandboxIdentityProvider {
         if let responseType = parameters["response_type"], responseType != "code" {
             return .failure(
                 AuthorizationRefusal(
-                    "unsupported_response_type", "this sandbox supports response_type=code only, found '\(clip(responseType))'"))
+                    "unsupported_response_type",
+                    "this sandbox supports response_type=code only, found '\(clip(responseType))'"))
         }
         var scopes = Self.scopes(parameters["scope"], commaSeparated: true)
         if let unknown = scopes.first(where: { !Self.facebookScopes.contains($0) }) {
@@ -107,13 +108,17 @@ extension SandboxIdentityProvider {
             let grant: GrantRecord
             switch state.withLock({ $0.liveGrant(accessToken: shortLived, provider: .facebook, now: now) }) {
             case .failure(let problem):
-                return OAuthFailure("invalid_token", "Error validating access token: \(problem.description)", graphCode: 190)
-                    .graphResponse()
+                return OAuthFailure(
+                    "invalid_token", "Error validating access token: \(problem.description)", graphCode: 190
+                )
+                .graphResponse()
             case .success(let value): grant = value
             }
             guard grant.clientID == clientID else {
-                return OAuthFailure("invalid_token", "Error validating access token: issued to another app", graphCode: 190)
-                    .graphResponse()
+                return OAuthFailure(
+                    "invalid_token", "Error validating access token: issued to another app", graphCode: 190
+                )
+                .graphResponse()
             }
             let accessToken = randomToken(prefix: Self.accessTokenPrefix(.facebook))
             let expiresAt = now.addingTimeInterval(Double(Self.facebookLongLivedLifetime))
@@ -166,7 +171,8 @@ extension SandboxIdentityProvider {
             }
             let expected = hex(Digest.hmacSHA256(key: Array(secret.utf8), message: Array(token.utf8)))
             guard constantTimeEquals(proof.lowercased(), expected) else {
-                return OAuthFailure.invalidRequest("Invalid appsecret_proof provided in the API argument").graphResponse()
+                return OAuthFailure.invalidRequest("Invalid appsecret_proof provided in the API argument")
+                    .graphResponse()
             }
         }
         var fields = ["id", "name"]

@@ -19,7 +19,8 @@ extension SandboxIdentityProvider {
         guard parameters["response_type"] == "code" else {
             return .failure(
                 AuthorizationRefusal(
-                    "unsupported_response_type", "response_type must be 'code', found "
+                    "unsupported_response_type",
+                    "response_type must be 'code', found "
                         + (parameters["response_type"].map { "'\(clip($0))'" } ?? "none")))
         }
         if let mode = parameters["response_mode"], mode != "query" {
@@ -37,7 +38,9 @@ extension SandboxIdentityProvider {
         case nil, "online"?: offline = false
         case "offline"?: offline = true
         case let other?:
-            return .failure(AuthorizationRefusal("invalid_request", "access_type must be online or offline, found '\(clip(other))'"))
+            return .failure(
+                AuthorizationRefusal("invalid_request", "access_type must be online or offline, found '\(clip(other))'")
+            )
         }
         let prompts = Self.scopes(parameters["prompt"])
         if let unknown = prompts.first(where: { !["none", "consent", "select_account"].contains($0) }) {
@@ -59,7 +62,8 @@ extension SandboxIdentityProvider {
     }
 
     /// Google's client authentication: `client_secret_post` or `client_secret_basic`, never both.
-    func authenticateGoogleClient(_ form: Parameters, request: HTTPServerRequest) -> Result<SandboxClient, OAuthFailure> {
+    func authenticateGoogleClient(_ form: Parameters, request: HTTPServerRequest) -> Result<SandboxClient, OAuthFailure>
+    {
         var basic: BasicCredentials?
         switch BasicCredentials.parse(request) {
         case nil: basic = nil
@@ -67,7 +71,8 @@ extension SandboxIdentityProvider {
         case .success(let credentials)?: basic = credentials
         }
         if basic != nil, form.contains("client_secret") {
-            return .failure(.invalidRequest("the client authenticated with both HTTP Basic and client_secret in the body"))
+            return .failure(
+                .invalidRequest("the client authenticated with both HTTP Basic and client_secret in the body"))
         }
         if let basic, let bodyID = form["client_id"], bodyID != basic.clientID {
             return .failure(.invalidRequest("client_id in the body differs from the HTTP Basic client id"))
@@ -156,7 +161,8 @@ extension SandboxIdentityProvider {
                 do {
                     body["id_token"] = .string(
                         try signIDToken(
-                            provider: .google, clientID: client.clientID, identity: grant.identity, scopes: grant.scopes,
+                            provider: .google, clientID: client.clientID, identity: grant.identity,
+                            scopes: grant.scopes,
                             nonce: nil, authTime: grant.authTime, accessToken: accessToken))
                 } catch {
                     return OAuthFailure("server_error", error.message, status: 500).oauthResponse()

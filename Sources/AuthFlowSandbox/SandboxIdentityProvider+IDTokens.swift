@@ -60,7 +60,8 @@ extension SandboxIdentityProvider {
         do {
             return try JWS.sign(payload: payload, key: ring.current, algorithm: .rs256, extraHeader: header)
         } catch {
-            throw SandboxError(code: .keyFailure, message: "could not sign an id_token: \(error.message)", provider: provider)
+            throw SandboxError(
+                code: .keyFailure, message: "could not sign an id_token: \(error.message)", provider: provider)
         }
     }
 

@@ -75,7 +75,8 @@ extension SandboxIdentityProvider {
         case "/me": return only("GET", request) { handleFacebookMe(request) }
         case "/.well-known/oauth/openid/jwks/", "/.well-known/oauth/openid/jwks":
             return only("GET", request) { jwks(.facebook) }
-        case "/.well-known/openid-configuration": return only("GET", request) { discovery(.facebook, facebookDiscovery) }
+        case "/.well-known/openid-configuration":
+            return only("GET", request) { discovery(.facebook, facebookDiscovery) }
         default: return Self.notFound()
         }
     }
@@ -118,8 +119,10 @@ extension SandboxIdentityProvider {
             providers[provider.rawValue] = .object(object)
         }
         return HTTPServerResponse.json(
-            JSONValue.object(["sandbox": .string("AuthFlow sandbox identity provider"), "providers": .object(providers)])
-                .serialized())
+            JSONValue.object([
+                "sandbox": .string("AuthFlow sandbox identity provider"), "providers": .object(providers),
+            ])
+            .serialized())
     }
 
     private func jwks(_ provider: SandboxProvider) -> HTTPServerResponse {

@@ -45,7 +45,8 @@ extension SandboxIdentityProvider {
         }
         guard parameters["code_challenge_method"] != nil else {
             return .failure(
-                AuthorizationRefusal("invalid_request", "missing required parameter code_challenge_method (S256 or plain)"))
+                AuthorizationRefusal(
+                    "invalid_request", "missing required parameter code_challenge_method (S256 or plain)"))
         }
         let challenge: PKCEChallenge?
         switch Self.challenge(parameters, acceptLowercaseS256: true) {
@@ -119,7 +120,8 @@ extension SandboxIdentityProvider {
             }
             let tokens = issueTokens(
                 code: code, record: record, withRefresh: record.request.hasScope("offline.access"))
-            return xTokenResponse(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, scopes: tokens.grant.scopes)
+            return xTokenResponse(
+                accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, scopes: tokens.grant.scopes)
         case "refresh_token"?:
             guard let refreshToken = form["refresh_token"] else {
                 return OAuthFailure.invalidRequest("missing required parameter refresh_token").oauthResponse()
@@ -178,7 +180,9 @@ extension SandboxIdentityProvider {
         guard let token = form["token"] else {
             return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()
         }
-        revoke(token: token, hint: form["token_type_hint"], provider: .x, clientID: client.clientID, rules: RevocationRules())
+        revoke(
+            token: token, hint: form["token_type_hint"], provider: .x, clientID: client.clientID,
+            rules: RevocationRules())
         return tokenResponse(["revoked": .bool(true)])
     }
 
@@ -207,7 +211,8 @@ extension SandboxIdentityProvider {
         let missing = ["tweet.read", "users.read"].filter { !grant.scopes.contains($0) }
         guard missing.isEmpty else {
             return problem(
-                "Forbidden", "this endpoint requires the scopes tweet.read and users.read; missing "
+                "Forbidden",
+                "this endpoint requires the scopes tweet.read and users.read; missing "
                     + missing.joined(separator: ", "), status: 403)
         }
         let identity = grant.identity

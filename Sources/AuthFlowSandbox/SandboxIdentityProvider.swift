@@ -55,7 +55,8 @@ public final class SandboxIdentityProvider: Sendable {
             guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", components.host?.isEmpty == false, components.fragment == nil
             else {
-                throw refuse("expected redirect URIs to be absolute http(s) URLs without a fragment, found '\(clip(uri))'")
+                throw refuse(
+                    "expected redirect URIs to be absolute http(s) URLs without a fragment, found '\(clip(uri))'")
             }
         }
         var registered = client
@@ -73,7 +74,9 @@ public final class SandboxIdentityProvider: Sendable {
                 throw refuse("expected Apple credentials with a team id and key id, found none")
             }
             guard apple.publicKey.keyType == "EC" else {
-                throw refuse("expected the ES256 (EC P-256) public key of the client-secret signing key, found a \(apple.publicKey.keyType) key")
+                throw refuse(
+                    "expected the ES256 (EC P-256) public key of the client-secret signing key, found a \(apple.publicKey.keyType) key"
+                )
             }
             // Pin the registered key id on the key, so the client secret's `kid` must name exactly it.
             var json = apple.publicKey.publicKey.jsonValue().objectValue ?? [:]
@@ -208,11 +211,14 @@ public final class SandboxIdentityProvider: Sendable {
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when the provider has no id_tokens (X) or key
     ///   generation fails.
     @discardableResult
-    public func rotateSigningKey(for provider: SandboxProvider, keepPrevious: Bool = true) throws(SandboxError) -> String {
+    public func rotateSigningKey(for provider: SandboxProvider, keepPrevious: Bool = true) throws(SandboxError)
+        -> String
+    {
         let key = try makeSigningKey(for: provider)
         state.withLock { state in
             if let ring = state.keyRings[provider] {
-                state.keyRings[provider] = SigningKeyRing(current: key, previous: keepPrevious ? [ring.current] + ring.previous : [])
+                state.keyRings[provider] = SigningKeyRing(
+                    current: key, previous: keepPrevious ? [ring.current] + ring.previous : [])
             } else {
                 state.keyRings[provider] = SigningKeyRing(current: key)
             }
@@ -248,7 +254,8 @@ public final class SandboxIdentityProvider: Sendable {
                 bits: 2048, keyID: SigningKeyRing.makeKeyID(for: provider, random: configuration.random))
         } catch {
             throw SandboxError(
-                code: .keyFailure, message: "could not generate an RSA signing key: \(error.message)", provider: provider)
+                code: .keyFailure, message: "could not generate an RSA signing key: \(error.message)",
+                provider: provider)
         }
     }
 

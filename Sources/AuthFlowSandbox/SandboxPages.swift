@@ -99,7 +99,8 @@ enum SandboxPages {
             """
         var response = page(document(title: "Sign in with \(provider.displayName) (sandbox)", body: body))
         response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+        response.headers["Content-Security-Policy"] =
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
         return response
     }
 

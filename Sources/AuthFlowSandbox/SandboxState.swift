@@ -161,7 +161,8 @@ struct SandboxState: Sendable {
             return .failure(.invalidGrant("code_verifier is required because a code_challenge was sent"))
         case (nil, .some):
             if !policy.ignoresUnexpectedVerifier {
-                return .failure(.invalidGrant("code_verifier was sent but the authorization request had no code_challenge"))
+                return .failure(
+                    .invalidGrant("code_verifier was sent but the authorization request had no code_challenge"))
             }
         case (nil, nil):
             break
@@ -187,8 +188,10 @@ struct SandboxState: Sendable {
     }
 
     /// The grant behind a live access token of `provider`, or why there is none.
-    func liveGrant(accessToken: String, provider: SandboxProvider, now: Date) -> Result<GrantRecord, AccessTokenProblem> {
-        guard let record = accessTokens[accessToken], let grant = grants[record.grantID], grant.provider == provider else {
+    func liveGrant(accessToken: String, provider: SandboxProvider, now: Date) -> Result<GrantRecord, AccessTokenProblem>
+    {
+        guard let record = accessTokens[accessToken], let grant = grants[record.grantID], grant.provider == provider
+        else {
             return .failure(.unknown)
         }
         guard !record.revoked, !grant.revoked else { return .failure(.revoked) }

@@ -23,7 +23,9 @@ struct SigningKeyRing: Sendable {
     /// A `kid` shaped like the provider's own: Apple's are 10 characters, Google's and Facebook's 40 hex digits.
     static func makeKeyID(for provider: SandboxProvider, random: any SecureRandom) -> String {
         switch provider {
-        case .apple: return randomString(length: 10, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8), random: random)
+        case .apple:
+            return randomString(
+                length: 10, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8), random: random)
         case .google, .facebook, .x: return hex(random.bytes(20))
         }
     }

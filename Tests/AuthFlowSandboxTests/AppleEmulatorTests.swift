@@ -19,7 +19,9 @@ struct AppleEmulatorTests {
         #expect(reply.location == nil)
     }
 
-    @Test(arguments: Transport.available) func acceptsQueryModeWithoutNameOrEmailScope(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func acceptsQueryModeWithoutNameOrEmailScope(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let query: [(String, String)] = [
             ("client_id", H.appleClientID), ("redirect_uri", H.redirectURI(.apple)), ("response_type", "code"),
@@ -33,7 +35,9 @@ struct AppleEmulatorTests {
         #expect(fields["user"] == nil)
     }
 
-    @Test(arguments: Transport.available) func refusesUnknownClientAndInexactRedirectURI(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refusesUnknownClientAndInexactRedirectURI(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         var query = H.authorizationQuery(.apple)
         query[0] = ("client_id", "com.example.other")
@@ -41,7 +45,9 @@ struct AppleEmulatorTests {
         #expect(unknown.status == 401)
         #expect(unknown.text.contains("invalid_client"))
 
-        for redirect in [H.redirectURI(.apple) + "/", "https://APP.example/auth/apple/callback", "https://evil.example/cb"] {
+        for redirect in [
+            H.redirectURI(.apple) + "/", "https://APP.example/auth/apple/callback", "https://evil.example/cb",
+        ] {
             var mismatched = H.authorizationQuery(.apple)
             mismatched[1] = ("redirect_uri", redirect)
             let reply = try await harness.get(H.authorizePath(.apple), mismatched)
@@ -50,7 +56,8 @@ struct AppleEmulatorTests {
         }
     }
 
-    @Test(arguments: Transport.available) func refusesIDTokenResponseTypeInQueryMode(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refusesIDTokenResponseTypeInQueryMode(transport: Transport) async throws
+    {
         let harness = try H(transport: transport)
         let query: [(String, String)] = [
             ("client_id", H.appleClientID), ("redirect_uri", H.redirectURI(.apple)),
@@ -61,7 +68,9 @@ struct AppleEmulatorTests {
         #expect(reply.text.contains("form_post or fragment"))
     }
 
-    @Test(arguments: Transport.available) func formPostPageAutoSubmitsWithNoscriptButton(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func formPostPageAutoSubmitsWithNoscriptButton(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let reply = try await harness.authorize(.apple, query: H.authorizationQuery(.apple, state: "st<\"&'>"))
         #expect(reply.status == 200)
@@ -95,7 +104,8 @@ struct AppleEmulatorTests {
 
         // Another identity is a first consent of its own.
         let other = H.callbackFields(
-            try await harness.authorize(.apple, query: H.authorizationQuery(.apple), identity: [("identity", "preset-1")]))
+            try await harness.authorize(
+                .apple, query: H.authorizationQuery(.apple), identity: [("identity", "preset-1")]))
         #expect(other["user"] != nil)
     }
 
@@ -109,7 +119,9 @@ struct AppleEmulatorTests {
         #expect(user["email"] == nil)
     }
 
-    @Test(arguments: Transport.available) func issuesVerifiableIDTokenWithStringBooleansAndNonce(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func issuesVerifiableIDTokenWithStringBooleansAndNonce(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let reply = try await harness.exchange(.apple, code: code)
@@ -177,7 +189,8 @@ struct AppleEmulatorTests {
             secret = try harness.appleClientSecret(key: try JWK.generateP256(keyID: H.appleKeyID))
         case .wrongIssuer: secret = try harness.appleClientSecret(claims: ["iss": .string("OTHERTEAM1")])
         case .wrongSubject: secret = try harness.appleClientSecret(claims: ["sub": .string("com.example.other")])
-        case .wrongAudience: secret = try harness.appleClientSecret(claims: ["aud": .string("https://appleid.apple.co")])
+        case .wrongAudience:
+            secret = try harness.appleClientSecret(claims: ["aud": .string("https://appleid.apple.co")])
         case .audienceArrayWithExtra:
             secret = try harness.appleClientSecret(
                 claims: ["aud": .array([.string("https://appleid.apple.com"), .string("https://evil.example")])])
@@ -211,7 +224,9 @@ struct AppleEmulatorTests {
         #expect(reply.oauthError == "invalid_client", "\(reply.text)")
     }
 
-    @Test(arguments: Transport.available) func refusesClientSecretBasicAndMissingSecret(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refusesClientSecretBasicAndMissingSecret(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let base: [(String, String)] = [
@@ -228,7 +243,9 @@ struct AppleEmulatorTests {
         #expect(try await harness.exchange(.apple, code: code).status == 200)
     }
 
-    @Test(arguments: Transport.available) func refreshReturnsNewTokensButNoRefreshToken(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refreshReturnsNewTokensButNoRefreshToken(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let first = try await harness.exchange(.apple, code: code).json()
@@ -249,7 +266,9 @@ struct AppleEmulatorTests {
         }
     }
 
-    @Test(arguments: Transport.available) func revokeAnswers200WhateverTheTokenAndRecordsIt(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func revokeAnswers200WhateverTheTokenAndRecordsIt(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.apple)
         let tokens = try await harness.exchange(.apple, code: code).json()
@@ -286,7 +305,8 @@ struct AppleEmulatorTests {
         let reply = try await harness.post(
             "/apple/auth/revoke",
             form: [
-                ("client_id", H.appleClientID), ("client_secret", try harness.appleClientSecret(claims: ["iss": .string("X")])),
+                ("client_id", H.appleClientID),
+                ("client_secret", try harness.appleClientSecret(claims: ["iss": .string("X")])),
                 ("token", "t"),
             ])
         #expect(reply.status == 400)
@@ -335,7 +355,9 @@ struct AppleEmulatorTests {
         #expect(reply.oauthError == "invalid_grant")
     }
 
-    @Test(arguments: Transport.available) func responseTypeCodeIDTokenDeliversAnIDTokenInTheFormPost(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func responseTypeCodeIDTokenDeliversAnIDTokenInTheFormPost(
+        transport: Transport
+    ) async throws {
         let harness = try H(transport: transport)
         var query = H.authorizationQuery(.apple)
         query = query.map { $0.0 == "response_type" ? ("response_type", "code id_token") : $0 }

@@ -28,7 +28,9 @@ struct AppleNotificationTests {
         try await harness.verifyIDToken(jws, provider: .apple, audience: H.appleClientID)
     }
 
-    @Test(arguments: Transport.available) func notificationIsSignedWithTheAppleKeysAndCarriesEventsAsAString(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func notificationIsSignedWithTheAppleKeysAndCarriesEventsAsAString(
+        transport: Transport
+    ) async throws {
         let harness = try H(transport: transport)
         let event = AppleNotificationEvent(
             kind: .emailDisabled, subject: "001234.abc.0001", clientID: H.appleClientID,
@@ -77,19 +79,25 @@ struct AppleNotificationTests {
         #expect(claims.string("jti") == delivery.jti)
     }
 
-    @Test(arguments: Transport.available) func consentRevokedMakesTheNextSignInAFirstConsent(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func consentRevokedMakesTheNextSignInAFirstConsent(transport: Transport)
+        async throws
+    {
         let recorder = RecordingHTTPClient()
         let harness = try H(transport: transport, notificationClient: recorder)
         let (code, fields) = try await harness.code(.apple)
         #expect(fields["user"] != nil)
-        let refreshToken = try #require(try await harness.exchange(.apple, code: code).json()["refresh_token"]?.stringValue)
-        #expect(H.callbackFields(try await harness.authorize(.apple, query: H.authorizationQuery(.apple)))["user"] == nil)
+        let refreshToken = try #require(
+            try await harness.exchange(.apple, code: code).json()["refresh_token"]?.stringValue)
+        #expect(
+            H.callbackFields(try await harness.authorize(.apple, query: H.authorizationQuery(.apple)))["user"] == nil)
 
         _ = try await harness.sandbox.sendAppleNotification(
             AppleNotificationEvent(
-                kind: .consentRevoked, subject: "001234.8f14e45fceea167a5a36dedd4bea2543.1021", clientID: H.appleClientID),
+                kind: .consentRevoked, subject: "001234.8f14e45fceea167a5a36dedd4bea2543.1021",
+                clientID: H.appleClientID),
             to: "http://127.0.0.1:9/n")
-        #expect(H.callbackFields(try await harness.authorize(.apple, query: H.authorizationQuery(.apple)))["user"] != nil)
+        #expect(
+            H.callbackFields(try await harness.authorize(.apple, query: H.authorizationQuery(.apple)))["user"] != nil)
         let refresh = try await harness.post(
             H.tokenPath(.apple),
             form: [
@@ -103,11 +111,14 @@ struct AppleNotificationTests {
         let harness = try H(transport: transport, notificationClient: RecordingHTTPClient())
         await #expect(throws: SandboxError.self) {
             try await harness.sandbox.sendAppleNotification(
-                AppleNotificationEvent(kind: .accountDelete, subject: "s", clientID: H.appleClientID), to: "file:///etc/passwd")
+                AppleNotificationEvent(kind: .accountDelete, subject: "s", clientID: H.appleClientID),
+                to: "file:///etc/passwd")
         }
     }
 
-    @Test(arguments: Transport.available) func adminEndpointSendsForLoopbackCallersOnly(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func adminEndpointSendsForLoopbackCallersOnly(transport: Transport)
+        async throws
+    {
         let recorder = RecordingHTTPClient(status: 204)
         let harness = try H(transport: transport, notificationClient: recorder)
         let form: [(String, String)] = [
@@ -120,7 +131,8 @@ struct AppleNotificationTests {
 
         let remote = await harness.sandbox.handle(
             HTTPServerRequest(
-                method: "POST", path: "/_sandbox/apple/notify", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                method: "POST", path: "/_sandbox/apple/notify",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"],
                 body: Array(FormURLEncoding.encode(form).utf8), remoteAddress: "192.0.2.7"))
         #expect(remote.status == 404)
 

@@ -23,7 +23,9 @@ struct FacebookEmulatorTests {
         return try #require(try reply.json()["access_token"]?.stringValue)
     }
 
-    @Test(arguments: Transport.available) func tokenEndpointAnswersGetOnlyWithBearerTokenAndNoRefreshToken(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func tokenEndpointAnswersGetOnlyWithBearerTokenAndNoRefreshToken(
+        transport: Transport
+    ) async throws {
         let harness = try H(transport: transport)
         let (code, fields) = try await harness.code(.facebook)
         #expect(fields["state"] == "st-123")
@@ -54,26 +56,33 @@ struct FacebookEmulatorTests {
         #expect(reply.location?.hasSuffix("#_=_") == true)
     }
 
-    @Test(arguments: Transport.available) func refusesUnknownAppAndWrongSecretWithGraphErrors(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refusesUnknownAppAndWrongSecretWithGraphErrors(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.facebook)
         let wrongSecret = try await harness.get(
             H.tokenPath(.facebook),
             [
-                ("client_id", H.facebookClientID), ("client_secret", "wrong"), ("redirect_uri", H.redirectURI(.facebook)),
+                ("client_id", H.facebookClientID), ("client_secret", "wrong"),
+                ("redirect_uri", H.redirectURI(.facebook)),
                 ("code", code),
             ])
         #expect(wrongSecret.status == 400)
         #expect(wrongSecret.graphCode == 1)
         let unknown = try await harness.get(
             H.tokenPath(.facebook),
-            [("client_id", "999"), ("client_secret", H.secret), ("redirect_uri", H.redirectURI(.facebook)), ("code", code)])
+            [
+                ("client_id", "999"), ("client_secret", H.secret), ("redirect_uri", H.redirectURI(.facebook)),
+                ("code", code),
+            ])
         #expect(unknown.graphCode == 101)
         // Neither attempt consumed the code.
         #expect(try await harness.exchange(.facebook, code: code).status == 200)
     }
 
-    @Test(arguments: Transport.available) func redirectURIMustMatchAtTheTokenEndpoint(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func redirectURIMustMatchAtTheTokenEndpoint(transport: Transport) async throws
+    {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.facebook)
         let reply = try await harness.exchange(.facebook, code: code, redirectURI: "https://app.example/elsewhere")
@@ -95,15 +104,20 @@ struct FacebookEmulatorTests {
         // The secret is the HMAC key, the token the message: swapping them is wrong.
         let swapped = Digest.hmacSHA256(key: Array(token.utf8), message: Array(H.secret.utf8))
         let swappedHex = swapped.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        #expect(try await harness.get("/facebook/me", [("access_token", token), ("appsecret_proof", swappedHex)]).status == 400)
+        #expect(
+            try await harness.get("/facebook/me", [("access_token", token), ("appsecret_proof", swappedHex)]).status
+                == 400)
 
-        let good = try await harness.get("/facebook/me", [("access_token", token), ("appsecret_proof", Self.proof(token))])
+        let good = try await harness.get(
+            "/facebook/me", [("access_token", token), ("appsecret_proof", Self.proof(token))])
         #expect(good.status == 200, "\(good.text)")
         let body = try good.json()
         #expect(body == .object(["id": .string("10158234567890123"), "name": .string("Alice Example")]))
     }
 
-    @Test(arguments: Transport.available) func meReturnsOnlyRequestedFieldsAndEmailOnlyWithPermission(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func meReturnsOnlyRequestedFieldsAndEmailOnlyWithPermission(
+        transport: Transport
+    ) async throws {
         let harness = try H(transport: transport)
         let token = try await accessToken(harness)
         let withEmail = try await harness.get(
@@ -115,7 +129,8 @@ struct FacebookEmulatorTests {
             "/facebook/me", [("fields", "id"), ("access_token", token), ("appsecret_proof", Self.proof(token))])
         #expect(try idOnly.json() == .object(["id": .string("10158234567890123")]))
         let unknownField = try await harness.get(
-            "/facebook/me", [("fields", "id,birthday"), ("access_token", token), ("appsecret_proof", Self.proof(token))])
+            "/facebook/me",
+            [("fields", "id,birthday"), ("access_token", token), ("appsecret_proof", Self.proof(token))])
         #expect(unknownField.status == 400)
 
         let profileOnly = try await accessToken(harness, scope: "public_profile")

@@ -8,7 +8,9 @@ import Testing
 struct GoogleEmulatorTests {
     typealias H = SandboxHarness
 
-    @Test(arguments: Transport.available) func discoveryListsTheSandboxEndpointsAndIssuer(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func discoveryListsTheSandboxEndpointsAndIssuer(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let document = try await harness.get("/google/.well-known/openid-configuration").json()
         let endpoints = harness.sandbox.endpoints(for: .google)
@@ -23,7 +25,9 @@ struct GoogleEmulatorTests {
                 == .array([.string("client_secret_post"), .string("client_secret_basic")]))
     }
 
-    @Test(arguments: Transport.available) func jwksPublishesPublicRSAKeysWithKidAndCountsFetches(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func jwksPublishesPublicRSAKeysWithKidAndCountsFetches(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         for _ in 0..<3 { _ = try await harness.get("/google/oauth2/v3/certs") }
         let reply = try await harness.get("/google/oauth2/v3/certs")
@@ -36,7 +40,9 @@ struct GoogleEmulatorTests {
         #expect(harness.sandbox.requestCounts(for: .google).jwks == 4)
     }
 
-    @Test(arguments: Transport.available) func s256PKCESucceedsAndIssuesVerifiableIDToken(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func s256PKCESucceedsAndIssuesVerifiableIDToken(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let pkce = PKCE.generate(random: CountingRandom(seed: 3))
         let (code, fields) = try await harness.code(.google, pkce: pkce)
@@ -65,7 +71,9 @@ struct GoogleEmulatorTests {
         #expect(try await harness.exchange(.google, code: code, verifier: verifier).status == 200)
     }
 
-    @Test(arguments: Transport.available) func refusesWrongMissingOrUnexpectedVerifier(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refusesWrongMissingOrUnexpectedVerifier(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let pkce = PKCE.generate(random: CountingRandom(seed: 4))
         let (wrongCode, _) = try await harness.code(.google, pkce: pkce)
@@ -74,7 +82,8 @@ struct GoogleEmulatorTests {
         #expect(wrong.status == 400)
         #expect(wrong.oauthError == "invalid_grant")
         // A failed attempt burns the code: the right verifier no longer helps.
-        #expect(try await harness.exchange(.google, code: wrongCode, verifier: pkce.verifier).oauthError == "invalid_grant")
+        #expect(
+            try await harness.exchange(.google, code: wrongCode, verifier: pkce.verifier).oauthError == "invalid_grant")
 
         let (missingCode, _) = try await harness.code(.google, pkce: pkce)
         #expect(try await harness.exchange(.google, code: missingCode).oauthError == "invalid_grant")
@@ -84,7 +93,9 @@ struct GoogleEmulatorTests {
         #expect(unexpected.oauthError == "invalid_grant")
     }
 
-    @Test(arguments: Transport.available) func refusesMalformedChallengeAtAuthorization(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refusesMalformedChallengeAtAuthorization(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         for pair in [("short", "S256"), (String(repeating: "a", count: 43), "S512")] {
             var query = H.authorizationQuery(.google)
@@ -94,7 +105,9 @@ struct GoogleEmulatorTests {
         }
     }
 
-    @Test(arguments: Transport.available) func acceptsClientSecretBasicAndRefusesBothMethodsOrWrongSecret(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func acceptsClientSecretBasicAndRefusesBothMethodsOrWrongSecret(
+        transport: Transport
+    ) async throws {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
         let form: [(String, String)] = [
@@ -110,7 +123,8 @@ struct GoogleEmulatorTests {
         let unknown = try await harness.post(
             H.tokenPath(.google), form: form + [("client_id", "other"), ("client_secret", H.secret)])
         #expect(unknown.status == 401)
-        let basic = try await harness.post(H.tokenPath(.google), form: form, headers: H.basic(H.googleClientID, H.secret))
+        let basic = try await harness.post(
+            H.tokenPath(.google), form: form, headers: H.basic(H.googleClientID, H.secret))
         #expect(basic.status == 200, "\(basic.text)")
     }
 
@@ -126,7 +140,8 @@ struct GoogleEmulatorTests {
     @Test(arguments: Transport.available) func userinfoAcceptsBearerHeaderOnly(transport: Transport) async throws {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
-        let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
+        let accessToken = try #require(
+            try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
 
         let viaQuery = try await harness.get("/google/v1/userinfo", [("access_token", accessToken)])
         #expect(viaQuery.status == 400)
@@ -150,13 +165,16 @@ struct GoogleEmulatorTests {
     @Test(arguments: Transport.available) func accessTokenExpires(transport: Transport) async throws {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
-        let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
+        let accessToken = try #require(
+            try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
         harness.clock.advance(by: 3600)
         let reply = try await harness.get("/google/v1/userinfo", headers: ["Authorization": "Bearer " + accessToken])
         #expect(reply.status == 401)
     }
 
-    @Test(arguments: Transport.available) func refreshTokenOnlyForOfflineAccessOnFirstOrForcedConsent(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refreshTokenOnlyForOfflineAccessOnFirstOrForcedConsent(
+        transport: Transport
+    ) async throws {
         let harness = try H(transport: transport)
         let offline = H.authorizationQuery(.google) + [("access_type", "offline")]
         let (first, _) = try await harness.code(.google, query: offline)
@@ -184,7 +202,8 @@ struct GoogleEmulatorTests {
 
     @Test(arguments: Transport.available) func promptNoneCannotSucceedSilently(transport: Transport) async throws {
         let harness = try H(transport: transport)
-        let reply = try await harness.get(H.authorizePath(.google), H.authorizationQuery(.google) + [("prompt", "none")])
+        let reply = try await harness.get(
+            H.authorizePath(.google), H.authorizationQuery(.google) + [("prompt", "none")])
         #expect(reply.status == 302)
         let fields = H.callbackFields(reply)
         #expect(fields["error"] == "interaction_required")
@@ -206,7 +225,8 @@ struct GoogleEmulatorTests {
     @Test(arguments: Transport.available) func revokeInvalidatesTheGrant(transport: Transport) async throws {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
-        let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
+        let accessToken = try #require(
+            try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
         #expect(try await harness.post("/google/revoke", form: [("token", accessToken)]).status == 200)
         #expect(try await harness.post("/google/revoke", form: [("token", "unknown")]).status == 400)
         let userinfo = try await harness.get("/google/v1/userinfo", headers: ["Authorization": "Bearer " + accessToken])

@@ -73,7 +73,8 @@ struct PythonPeerTests {
     typealias H = SandboxHarness
 
     final class Scratch {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("authflow-sandbox-peer-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authflow-sandbox-peer-\(UUID().uuidString)")
         init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(at: url) }
         func write(_ name: String, _ bytes: [UInt8]) throws -> String {
@@ -112,7 +113,8 @@ struct PythonPeerTests {
         let scratch = try Scratch()
         let jwks = try scratch.write("jwks.json", try await harness.get("/apple/auth/keys").body)
         let output = try JOSEPeer.run([
-            "verify", "--lib", "pyjwt", "--alg", "RS256", "--jwks", jwks, "--issuer", harness.sandbox.baseURL + "/apple",
+            "verify", "--lib", "pyjwt", "--alg", "RS256", "--jwks", jwks, "--issuer",
+            harness.sandbox.baseURL + "/apple",
             "--audience", H.appleClientID, signed.jws,
         ])
         #expect(output.status == 0, "\(output.stderr)")

@@ -60,7 +60,8 @@ struct SandboxDemoClientTests {
         let sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(publicBaseURL: "http://s.test"))
         let clients = try sandbox.registerDemoClients()
         #expect(clients.allSatisfy { $0.credentialFile == nil })
-        let google = try #require(sandbox.client(.google, clientID: SandboxIdentityProvider.demoClientIDs[.google] ?? ""))
+        let google = try #require(
+            sandbox.client(.google, clientID: SandboxIdentityProvider.demoClientIDs[.google] ?? ""))
         #expect(google.redirectURIs == ["http://localhost:8080/auth/google/callback"])
     }
 }

@@ -52,7 +52,9 @@ final class SandboxHarness: Sendable {
     /// Signing keys generated once for the whole test run (RSA generation is slow).
     static let sharedKeys: Result<[SandboxProvider: JWK], JOSEError> = Result { () throws(JOSEError) in
         var keys: [SandboxProvider: JWK] = [:]
-        for (provider, kid) in [(SandboxProvider.apple, "APPLEKEY01"), (.google, "google-key-1"), (.facebook, "fb-key-1")] {
+        for (provider, kid) in [
+            (SandboxProvider.apple, "APPLEKEY01"), (.google, "google-key-1"), (.facebook, "fb-key-1"),
+        ] {
             keys[provider] = try JWK.generateRSA(bits: 2048, keyID: kid)
         }
         return keys
@@ -85,12 +87,16 @@ final class SandboxHarness: Sendable {
                 clientID: Self.appleClientID, teamID: Self.teamID, keyID: Self.appleKeyID,
                 publicKey: appleClientKey.publicKey, redirectURIs: [Self.redirectURI(.apple)]))
         try sandbox.register(
-            .google(clientID: Self.googleClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.google)]))
+            .google(clientID: Self.googleClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.google)])
+        )
         try sandbox.register(
             .facebook(
-                clientID: Self.facebookClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.facebook)]))
-        try sandbox.register(.x(clientID: Self.xClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.x)]))
-        try sandbox.register(.x(clientID: Self.xPublicClientID, clientSecret: nil, redirectURIs: [Self.redirectURI(.x)]))
+                clientID: Self.facebookClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.facebook)])
+        )
+        try sandbox.register(
+            .x(clientID: Self.xClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.x)]))
+        try sandbox.register(
+            .x(clientID: Self.xPublicClientID, clientSecret: nil, redirectURIs: [Self.redirectURI(.x)]))
         if transport == .loopback {
             try sandbox.start()
             httpClient = CurlHTTPClient()
@@ -218,7 +224,9 @@ final class SandboxHarness: Sendable {
                 rest = rest[..<hash]
                 if fragment != "_=_" { pairs += FormURLEncoding.decode(fragment) }
             }
-            if let question = rest.firstIndex(of: "?") { pairs += FormURLEncoding.decode(rest[rest.index(after: question)...]) }
+            if let question = rest.firstIndex(of: "?") {
+                pairs += FormURLEncoding.decode(rest[rest.index(after: question)...])
+            }
         } else {
             pairs = hiddenFields(in: reply.text)
         }
@@ -257,7 +265,8 @@ final class SandboxHarness: Sendable {
                 form: fields + [("client_id", Self.appleClientID), ("client_secret", try appleClientSecret())])
         case .google:
             return try await post(
-                Self.tokenPath(.google), form: fields + [("client_id", Self.googleClientID), ("client_secret", Self.secret)])
+                Self.tokenPath(.google),
+                form: fields + [("client_id", Self.googleClientID), ("client_secret", Self.secret)])
         case .facebook:
             var query: [(String, String)] = [
                 ("client_id", Self.facebookClientID), ("client_secret", Self.secret),

@@ -34,7 +34,8 @@ struct SandboxIdentityProviderTests {
         let pkce = Self.pkce(for: provider)
         let (code, _) = try await harness.code(provider, pkce: pkce)
         let accessToken = try #require(
-            try await harness.exchange(provider, code: code, verifier: pkce?.verifier).json()["access_token"]?.stringValue)
+            try await harness.exchange(provider, code: code, verifier: pkce?.verifier).json()["access_token"]?
+                .stringValue)
         _ = try await harness.exchange(provider, code: code, verifier: pkce?.verifier)
         let userinfo: Reply
         switch provider {
@@ -42,7 +43,8 @@ struct SandboxIdentityProviderTests {
             userinfo = try await harness.get("/google/v1/userinfo", headers: ["Authorization": "Bearer " + accessToken])
         case .facebook:
             userinfo = try await harness.get(
-                "/facebook/me", [("access_token", accessToken), ("appsecret_proof", FacebookEmulatorTests.proof(accessToken))])
+                "/facebook/me",
+                [("access_token", accessToken), ("appsecret_proof", FacebookEmulatorTests.proof(accessToken))])
         default:
             userinfo = try await harness.get("/x/2/users/me", headers: ["Authorization": "Bearer " + accessToken])
         }
@@ -65,7 +67,9 @@ struct SandboxIdentityProviderTests {
         #expect(fields["code"] == nil)
     }
 
-    @Test(arguments: Transport.available) func consentTicketIsSingleUseAndBoundToItsProvider(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func consentTicketIsSingleUseAndBoundToItsProvider(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let ticket = try await harness.consentTicket(.google, query: H.authorizationQuery(.google))
         let wrongProvider = try await harness.post(
@@ -175,7 +179,9 @@ struct SandboxIdentityProviderTests {
         #expect(abrupt.first?["kid"]?.stringValue != newKid)
     }
 
-    @Test(arguments: Transport.available) func tokensAfterRotationAreSignedWithTheNewKey(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func tokensAfterRotationAreSignedWithTheNewKey(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let newKid = try harness.sandbox.rotateSigningKey(for: .google)
         #expect(newKid.count == 40)
@@ -234,7 +240,8 @@ struct SandboxIdentityProviderTests {
             .facebook(clientID: "f", clientSecret: "s", redirectURIs: ["/relative"]),
             .x(clientID: "x", clientSecret: "", redirectURIs: ok),
             .apple(clientID: "a", teamID: "T", keyID: "K", publicKey: rsa, redirectURIs: ok),
-            .apple(clientID: "a", teamID: "", keyID: "K", publicKey: try H.sharedAppleClientKey.get(), redirectURIs: ok),
+            .apple(
+                clientID: "a", teamID: "", keyID: "K", publicKey: try H.sharedAppleClientKey.get(), redirectURIs: ok),
         ]
         for client in invalid {
             #expect(throws: SandboxError.self) { try sandbox.register(client) }
@@ -253,7 +260,8 @@ struct SandboxIdentityProviderTests {
     @Test(arguments: Transport.available) func unregisteringAClientStopsItsTokens(transport: Transport) async throws {
         let harness = try H(transport: transport)
         let (code, _) = try await harness.code(.google)
-        let accessToken = try #require(try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
+        let accessToken = try #require(
+            try await harness.exchange(.google, code: code).json()["access_token"]?.stringValue)
         harness.sandbox.unregister(.google, clientID: H.googleClientID)
         let reply = try await harness.get("/google/v1/userinfo", headers: ["Authorization": "Bearer " + accessToken])
         #expect(reply.status == 401)

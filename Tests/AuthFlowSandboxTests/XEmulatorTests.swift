@@ -10,7 +10,9 @@ struct XEmulatorTests {
 
     static let pkce = PKCE.generate(random: CountingRandom(seed: 11))
 
-    func tokens(_ harness: SandboxHarness, scope: String = "tweet.read users.read offline.access") async throws -> JSONValue {
+    func tokens(_ harness: SandboxHarness, scope: String = "tweet.read users.read offline.access") async throws
+        -> JSONValue
+    {
         let query = H.authorizationQuery(.x, pkce: Self.pkce).map { $0.0 == "scope" ? ("scope", scope) : $0 }
         let (code, _) = try await harness.code(.x, query: query)
         let reply = try await harness.exchange(.x, code: code, verifier: Self.pkce.verifier)
@@ -28,7 +30,9 @@ struct XEmulatorTests {
         try await harness.get("/x/2/users/me", headers: ["Authorization": "Bearer " + accessToken])
     }
 
-    @Test(arguments: Transport.available) func refusesAuthorizationWithoutCodeChallenge(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refusesAuthorizationWithoutCodeChallenge(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let reply = try await harness.get(H.authorizePath(.x), H.authorizationQuery(.x))
         #expect(reply.status == 400)
@@ -48,7 +52,9 @@ struct XEmulatorTests {
 
     @Test(arguments: Transport.available) func refusesUnknownScope(transport: Transport) async throws {
         let harness = try H(transport: transport)
-        let query = H.authorizationQuery(.x, pkce: Self.pkce).map { $0.0 == "scope" ? ("scope", "users.read openid") : $0 }
+        let query = H.authorizationQuery(.x, pkce: Self.pkce).map {
+            $0.0 == "scope" ? ("scope", "users.read openid") : $0
+        }
         let reply = try await harness.get(H.authorizePath(.x), query)
         #expect(reply.status == 400)
         #expect(reply.text.contains("invalid_scope"))
@@ -56,16 +62,21 @@ struct XEmulatorTests {
 
     @Test(arguments: Transport.available) func acceptsTheSDKsLowercaseS256AndPlain(transport: Transport) async throws {
         let harness = try H(transport: transport)
-        let lower = H.authorizationQuery(.x).filter { $0.0 != "state" } + [
-            ("state", "s"), ("code_challenge", Self.pkce.challenge), ("code_challenge_method", "s256"),
-        ]
+        let lower =
+            H.authorizationQuery(.x).filter { $0.0 != "state" } + [
+                ("state", "s"), ("code_challenge", Self.pkce.challenge), ("code_challenge_method", "s256"),
+            ]
         let (code, _) = try await harness.code(.x, query: lower)
         #expect(try await harness.exchange(.x, code: code, verifier: Self.pkce.verifier).status == 200)
 
-        let plain = H.authorizationQuery(.x) + [("code_challenge", "challenge" + String(repeating: "x", count: 40)), ("code_challenge_method", "plain")]
+        let plain =
+            H.authorizationQuery(.x) + [
+                ("code_challenge", "challenge" + String(repeating: "x", count: 40)), ("code_challenge_method", "plain"),
+            ]
         let (plainCode, _) = try await harness.code(.x, query: plain)
         #expect(
-            try await harness.exchange(.x, code: plainCode, verifier: "challenge" + String(repeating: "x", count: 40)).status
+            try await harness.exchange(.x, code: plainCode, verifier: "challenge" + String(repeating: "x", count: 40))
+                .status
                 == 200)
     }
 
@@ -76,7 +87,8 @@ struct XEmulatorTests {
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", H.redirectURI(.x)),
             ("code_verifier", Self.pkce.verifier),
         ]
-        let bodyOnly = try await harness.post(H.tokenPath(.x), form: form + [("client_id", H.xClientID), ("client_secret", H.secret)])
+        let bodyOnly = try await harness.post(
+            H.tokenPath(.x), form: form + [("client_id", H.xClientID), ("client_secret", H.secret)])
         #expect(bodyOnly.status == 401)
         #expect(bodyOnly.oauthError == "unauthorized_client")
         #expect(try bodyOnly.json()["error_description"] == .string("Missing valid authorization header"))
@@ -93,7 +105,9 @@ struct XEmulatorTests {
 
     @Test(arguments: Transport.available) func publicClientSendsClientIDInTheBody(transport: Transport) async throws {
         let harness = try H(transport: transport)
-        let query = H.authorizationQuery(.x, pkce: Self.pkce).map { $0.0 == "client_id" ? ("client_id", H.xPublicClientID) : $0 }
+        let query = H.authorizationQuery(.x, pkce: Self.pkce).map {
+            $0.0 == "client_id" ? ("client_id", H.xPublicClientID) : $0
+        }
         let (code, _) = try await harness.code(.x, query: query)
         let reply = try await harness.post(
             H.tokenPath(.x),
@@ -126,7 +140,9 @@ struct XEmulatorTests {
         #expect(reply.oauthError == "invalid_grant")
     }
 
-    @Test(arguments: Transport.available) func tokenResponseHasTwoHourBearerTokenAndScope(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func tokenResponseHasTwoHourBearerTokenAndScope(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let body = try await tokens(harness)
         #expect(body["token_type"] == .string("bearer"))
@@ -145,7 +161,9 @@ struct XEmulatorTests {
         #expect(body["refresh_token"] == nil)
     }
 
-    @Test(arguments: Transport.available) func refreshTokensRotateAndReuseRevokesTheFamily(transport: Transport) async throws {
+    @Test(arguments: Transport.available) func refreshTokensRotateAndReuseRevokesTheFamily(transport: Transport)
+        async throws
+    {
         let harness = try H(transport: transport)
         let body = try await tokens(harness)
         let first = try #require(body["refresh_token"]?.stringValue)
