@@ -66,6 +66,6 @@ let package = Package(
             name: "AuthFlowSandboxTests", dependencies: ["AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowCLITests", dependencies: ["authflow"], swiftSettings: strict),
+            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE"], swiftSettings: strict),
     ]
 )

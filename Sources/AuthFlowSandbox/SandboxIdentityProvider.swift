@@ -1,4 +1,4 @@
-public import AuthFlowHTTP
+import AuthFlowHTTP
 public import AuthFlowJOSE
 import Foundation
 import Synchronization
@@ -78,17 +78,15 @@ public final class SandboxIdentityProvider: Sendable {
                     "expected the ES256 (EC P-256) public key of the client-secret signing key, found a \(apple.publicKey.keyType) key"
                 )
             }
-            // Pin the registered key id on the key, so the client secret's `kid` must name exactly it.
-            var json = apple.publicKey.publicKey.jsonValue().objectValue ?? [:]
-            json["kid"] = .string(apple.keyID)
-            json["alg"] = nil
+            // Pin the registered key id and ES256 on the key: the client secret's `kid` must name exactly it,
+            // and a P-256 key is the only one that fits ES256.
             do {
-                let pinned = try JWK(json: .object(json))
+                let pinned = try apple.publicKey.publicKey.with(keyID: apple.keyID, algorithm: .es256)
                 registered = SandboxClient(
                     provider: .apple, clientID: client.clientID, clientSecret: nil, redirectURIs: client.redirectURIs,
                     apple: SandboxClient.AppleCredentials(teamID: apple.teamID, keyID: apple.keyID, publicKey: pinned))
             } catch {
-                throw refuse("the Apple client key could not be used: \(error.message)")
+                throw refuse("expected an EC P-256 key for ES256: \(error.message)")
             }
         }
         state.withLock { $0.clients[client.provider, default: [:]][client.clientID] = registered }
