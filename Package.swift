@@ -63,7 +63,7 @@ let package = Package(
             name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML"],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowSandboxTests", dependencies: ["AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP"],
+            name: "AuthFlowSandboxTests", dependencies: ["AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow"],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE"], swiftSettings: strict),

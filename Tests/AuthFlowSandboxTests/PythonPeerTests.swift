@@ -64,6 +64,7 @@ final class Mutexed<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
     func set(_ newValue: Value) { value.withLock { $0 = newValue } }
     func get() -> Value { value.withLock { $0 } }
+    func update(_ change: (inout Value) -> Void) { value.withLock { change(&$0) } }
 }
 
 @Suite(
