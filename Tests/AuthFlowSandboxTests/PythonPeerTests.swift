@@ -30,8 +30,18 @@ enum JOSEPeer {
         var description: String { "AUTHFLOW_PYTHON does not name an executable Python (AUTHFLOW_REQUIRE_PEERS=1)" }
     }
 
+    /// Runs the peer off the cooperative thread pool, so waiting for Python never starves the loopback
+    /// servers' handlers that share the pool.
+    static func run(_ arguments: [String], timeout: Double = 60) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, timeout: timeout) })
+            }
+        }
+    }
+
     /// Runs the peer with a hard timeout; the process is terminated if it overruns.
-    static func run(_ arguments: [String], timeout: Double = 60) throws -> Output {
+    static func runBlocking(_ arguments: [String], timeout: Double) throws -> Output {
         guard let python else { throw Missing() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
@@ -97,7 +107,7 @@ struct PythonPeerTests {
             of: harness.sandbox.baseURL, with: "")
         let scratch = try Scratch()
         let jwks = try scratch.write("jwks.json", try await harness.get(jwksPath).body)
-        let output = try JOSEPeer.run([
+        let output = try await JOSEPeer.run([
             "verify", "--lib", library, "--alg", "RS256", "--jwks", jwks,
             "--issuer", try #require(harness.sandbox.issuer(for: provider)), "--audience", H.clientID(provider),
             idToken,
@@ -113,7 +123,7 @@ struct PythonPeerTests {
             for: AppleNotificationEvent(kind: .accountDelete, subject: "s1", clientID: H.appleClientID))
         let scratch = try Scratch()
         let jwks = try scratch.write("jwks.json", try await harness.get("/apple/auth/keys").body)
-        let output = try JOSEPeer.run([
+        let output = try await JOSEPeer.run([
             "verify", "--lib", "pyjwt", "--alg", "RS256", "--jwks", jwks, "--issuer",
             harness.sandbox.baseURL + "/apple",
             "--audience", H.appleClientID, signed.jws,
@@ -132,7 +142,7 @@ struct PythonPeerTests {
             "iss": .string(H.teamID), "sub": .string(H.appleClientID), "aud": .string("https://appleid.apple.com"),
             "iat": .integer(now), "exp": .integer(now + 300),
         ])
-        let output = try JOSEPeer.run([
+        let output = try await JOSEPeer.run([
             "sign", "--lib", library, "--alg", "ES256", "--key", keyFile, "--kid", H.appleKeyID, "--claims",
             claims.serialized(),
         ])

@@ -128,7 +128,7 @@ final class SandboxHarness: Sendable {
             var url = sandbox.baseURL + path
             if !query.isEmpty { url += "?" + FormURLEncoding.encode(query) }
             var request = HTTPClientRequest(method: method, url: url, headers: headers, body: body.isEmpty ? nil : body)
-            request.timeout = 10
+            request.timeout = 30
             let response = try await client.send(request)
             return Reply(status: response.status, headers: response.headers, body: response.body)
         }
