@@ -65,8 +65,10 @@ enum SandboxCommand {
             stopAndWait(sandbox)
             return CommandIO.invalid
         }
-        CommandIO.out(summary(sandbox: sandbox, baseURL: baseURL, clients: clients, directory: directory,
-                              temporary: ownsDirectory))
+        CommandIO.out(
+            summary(
+                sandbox: sandbox, baseURL: baseURL, clients: clients, directory: directory,
+                temporary: ownsDirectory))
         waitForTerminationSignal()
         CommandIO.err("authflow: stopping the sandbox")
         stopAndWait(sandbox)
