@@ -65,7 +65,11 @@ public struct SandboxClient: Sendable {
 
     /// A Facebook app; its secret travels in the token request's query string and keys `appsecret_proof`.
     ///
-    /// - Parameter requireAppSecretProof: whether Graph calls must carry `appsecret_proof` (default `true`).
+    /// - Parameters:
+    ///   - clientID: the App ID.
+    ///   - clientSecret: the App Secret.
+    ///   - redirectURIs: the allowed redirect URIs ("Valid OAuth Redirect URIs").
+    ///   - requireAppSecretProof: whether Graph calls must carry `appsecret_proof` (default `true`).
     public static func facebook(
         clientID: String, clientSecret: String, redirectURIs: [String], requireAppSecretProof: Bool = true
     ) -> SandboxClient {

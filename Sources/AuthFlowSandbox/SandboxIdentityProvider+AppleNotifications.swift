@@ -54,8 +54,11 @@ extension SandboxIdentityProvider {
     /// Applies `event` to the sandbox (consent-revoked and account-delete revoke the user's tokens for that
     /// client and make the next sign-in a first consent) and POSTs the signed notification to `url`.
     ///
-    /// - Parameter client: the HTTP client to deliver with; defaults to the configured
-    ///   ``SandboxConfiguration/notificationClient`` or a `CurlHTTPClient`.
+    /// - Parameters:
+    ///   - event: what to notify.
+    ///   - url: the app's notification endpoint (absolute http or https).
+    ///   - client: the HTTP client to deliver with; defaults to the configured
+    ///     ``SandboxConfiguration/notificationClient`` or a `CurlHTTPClient`.
     /// - Throws: ``SandboxError/Code-swift.struct/invalidRequest`` when `url` is not http(s),
     ///   ``SandboxError/Code-swift.struct/keyFailure`` when signing fails, and
     ///   ``SandboxError/Code-swift.struct/notificationDeliveryFailed`` when the POST fails (any HTTP status

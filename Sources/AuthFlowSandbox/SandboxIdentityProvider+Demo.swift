@@ -22,8 +22,10 @@ extension SandboxIdentityProvider {
     /// `google_client_secret`, `facebook_client_secret`, `x_client_secret`, `AuthKey_<key id>.p8`, plus a
     /// `providers.yaml` fragment pointing every provider at this sandbox.
     ///
-    /// - Parameter redirectURIs: the redirect URIs to allow per provider.
-    /// - Returns: the registered clients, in ``SandboxProvider/allCases`` order.
+    /// - Parameters:
+    ///   - redirectURIs: the redirect URIs to allow per provider.
+    ///   - credentialsDirectory: where to write the credentials (created owner-only); `nil` writes nothing.
+    /// - Returns: the registered clients, in provider order (Apple, Google, Facebook, X).
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when a key cannot be generated or written, or
     ///   ``SandboxError/Code-swift.struct/invalidClient`` for unusable redirect URIs.
     @discardableResult

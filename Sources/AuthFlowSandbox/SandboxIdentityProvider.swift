@@ -203,8 +203,10 @@ public final class SandboxIdentityProvider: Sendable {
 
     /// Replaces a provider's id_token signing key with a new RSA-2048 key and a new `kid`.
     ///
-    /// - Parameter keepPrevious: keep publishing the old key in the JWKS (a graceful rotation, the default),
-    ///   or drop it at once (tokens signed with it then fail to verify).
+    /// - Parameters:
+    ///   - provider: Apple, Google or Facebook.
+    ///   - keepPrevious: keep publishing the old key in the JWKS (a graceful rotation, the default),
+    ///     or drop it at once (tokens signed with it then fail to verify).
     /// - Returns: the new key id.
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when the provider has no id_tokens (X) or key
     ///   generation fails.
