@@ -66,6 +66,6 @@ let package = Package(
             name: "AuthFlowSandboxTests", dependencies: ["AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow"],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE"], swiftSettings: strict),
+            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]
 )
