@@ -94,7 +94,12 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowSandboxTests", dependencies: ["AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow"],
+            name: "AuthFlowSandboxTests",
+            dependencies: [
+                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+                // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
+                "AuthFlow", "AuthFlowProviders",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
