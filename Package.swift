@@ -70,9 +70,13 @@ let package = Package(
             dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC"],
             swiftSettings: strict),
 
+        // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
+        .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+
         // Command-line tool.
         .executableTarget(
-            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders"],
+            name: "authflow",
+            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox"],
             swiftSettings: strict),
 
         .testTarget(
@@ -94,8 +98,16 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
+            name: "AuthFlowSandboxTests",
+            dependencies: [
+                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+                // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
+                "AuthFlow", "AuthFlowProviders",
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "AuthFlowOIDCTests",
-            dependencies: ["AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            dependencies: ["AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox"],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
