@@ -110,6 +110,12 @@ let package = Package(
             dependencies: ["AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox"],
             swiftSettings: strict),
         .testTarget(
+            name: "AuthFlowEndToEndTests",
+            dependencies: [
+                "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]
 )
