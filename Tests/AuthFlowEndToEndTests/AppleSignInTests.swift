@@ -121,4 +121,29 @@ import Testing
             #expect(world.app.profileCalls.count == 1)
         }
     }
+
+    @Test(arguments: [true, false])
+    func signsInWithoutNameOrEmailScopes(formPost: Bool) async throws {
+        try await World.run(.init(apple: ["form_post": formPost], appleScopes: [])) { world in
+            let attempt = try await world.signIn("apple")
+            #expect(attempt.callback.method == (formPost ? .post : .get))
+            #expect((World.queryValue("response_mode", in: attempt.start.redirectURL) == "form_post") == formPost)
+            #expect(World.queryValue("scope", in: attempt.start.redirectURL) == "openid")
+            let result = try attempt.result
+            #expect(result.identity.subject == Self.alice.subject)
+            #expect(result.identity.email == nil)
+            #expect(!result.identity.emailVerified)
+            #expect(result.unverifiedProfile == nil)
+            #expect(world.app.profileCalls.isEmpty)
+        }
+    }
+
+    @Test func refusesToSwitchFormPostOffWhileNameOrEmailIsRequested() async throws {
+        do {
+            try await World.run(.init(apple: ["form_post": false])) { _ in }
+            Issue.record("expected a configuration error")
+        } catch let error as ConfigurationError {
+            #expect(error.issues.map(\.code.rawValue) == ["required_capability"])
+        }
+    }
 }

@@ -21,6 +21,10 @@ final class World: Sendable {
         var google: [String: Bool] = [:]
         /// Facebook's `capabilities:`.
         var facebook: [String: Bool] = [:]
+        /// Apple's `capabilities:`.
+        var apple: [String: Bool] = [:]
+        /// Apple's `scopes:`; `nil` keeps the default (`name`, `email`).
+        var appleScopes: [String]? = nil
         /// Seconds the sandbox's clock runs ahead of the relying party's (negative: behind).
         var sandboxAhead: Double = 0
         /// The key the relying party signs Apple client secrets with; `nil` uses the registered one.
@@ -174,6 +178,11 @@ final class World: Sendable {
         return "    capabilities: { \(pairs.joined(separator: ", ")) }\n"
     }
 
+    static func scopes(_ values: [String]?) -> String {
+        guard let values else { return "" }
+        return "    scopes: [\(values.joined(separator: ", "))]\n"
+    }
+
     /// `providers.yaml` for this world: the four built-ins and two `type: oidc` providers discovered from the
     /// sandbox's Google emulator (`corp` entirely from discovery, `corp-proxied` with its back channel through
     /// the interposer).
@@ -189,7 +198,7 @@ final class World: Sendable {
                 private_key_file: AuthKey.p8
                 issuer: \(s)/apple
                 redirect_uri: \(a)/auth/apple/callback
-                endpoints:
+            \(capabilities(options.apple))\(scopes(options.appleScopes))    endpoints:
                   authorization: \(s)/apple/auth/authorize
                   token: \(i)/apple/auth/token
                   jwks: \(i)/apple/auth/keys
