@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AuthFlowYAML", targets: ["AuthFlowYAML"]),
         .library(name: "AuthFlowHTTP", targets: ["AuthFlowHTTP"]),
         .library(name: "AuthFlow", targets: ["AuthFlow"]),
+        .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
         .executable(name: "authflow", targets: ["authflow"]),
     ],
     targets: [
@@ -32,6 +33,9 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // Foundation layer.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -42,6 +46,10 @@ let package = Package(
         .target(
             name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
             swiftSettings: strict),
+
+        // Store backends.
+        .target(
+            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
 
         // Command-line tool.
         .executableTarget(
@@ -58,6 +66,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow"], swiftSettings: strict),
