@@ -71,6 +71,6 @@ let package = Package(
             name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowCLITests", dependencies: ["authflow"], swiftSettings: strict),
+            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE"], swiftSettings: strict),
     ]
 )

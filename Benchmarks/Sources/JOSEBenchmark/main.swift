@@ -1,0 +1,66 @@
+// Measures operations per second of AuthFlow's full JWT paths on a realistic ID token:
+// ES256 sign (claims → JSON → JWS), ES256 verify and RS256 (2048) verify (split, base64url,
+// header, key by kid, signature, claims JSON, iss/aud/exp/nbf/iat/nonce checks).
+// Usage: JOSEBenchmark [seconds-per-measurement]   Prints one JSON object.
+import AuthFlowJOSE
+import Foundation
+
+let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 3
+/// Optional second argument: run only this measurement (for profiling).
+let only = CommandLine.arguments.dropFirst(2).first
+
+let issuer = "https://accounts.google.com"
+let audience = "1234567890-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com"
+let nonce = "n-0S6_WzA2Mj-7Rkqx3bQ9"
+
+func claims(now: Int64) -> [String: JSONValue] {
+    [
+        "iss": .string(issuer), "azp": .string(audience), "aud": .string(audience),
+        "sub": "110169484474386276334", "email": "jane.doe@example.com", "email_verified": true,
+        "at_hash": "HK6E_P6Dh8Y93mRNtsDB1Q", "nonce": .string(nonce), "name": "Jane Doe",
+        "picture": "https://lh3.googleusercontent.com/a/ACg8ocJ0example=s96-c", "given_name": "Jane",
+        "family_name": "Doe", "locale": "en", "iat": .integer(now), "exp": .integer(now + 3600),
+    ]
+}
+
+/// Runs `body` in batches until `seconds` have passed; returns operations per second.
+func measure(_ name: String, _ body: () throws -> Void) rethrows -> Double {
+    if let only, only != name { return 0 }
+    for _ in 0..<200 { try body() }  // warm up
+    var operations = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    var elapsed: UInt64 = 0
+    let limit = UInt64(seconds * 1e9)
+    repeat {
+        for _ in 0..<100 { try body() }
+        operations += 100
+        elapsed = DispatchTime.now().uptimeNanoseconds - start
+    } while elapsed < limit
+    return Double(operations) / (Double(elapsed) / 1e9)
+}
+
+do {
+    let now = Int64(Date().timeIntervalSince1970)
+    let ec = try JWK.generateP256(keyID: "ec-bench")
+    // A fixed RSA key would do as well; generation is skipped when only ES256 is profiled.
+    let rsa = only?.hasPrefix("es256") == true ? ec : try JWK.generateRSA(bits: 2048, keyID: "rsa-bench")
+    // The verifier's key set is what a provider's JWKS gives: public keys, parsed once.
+    let keys = JWKSet(keys: rsa == ec ? [ec.publicKey] : [rsa.publicKey, ec.publicKey])
+    let verifier = JWTVerifier(
+        allowedAlgorithms: [.rs256, .es256],
+        checks: ClaimChecks(issuers: [issuer, "accounts.google.com"], audiences: [audience], nonce: nonce))
+    let ecToken = try JWT.sign(claims: claims(now: now), key: ec)
+    let rsaToken = try JWT.sign(claims: claims(now: now), key: rsa)
+    let date = Date()
+    _ = try verifier.verify(ecToken, keys: keys, now: date)
+    _ = try verifier.verify(rsaToken, keys: keys, now: date)
+
+    let signedClaims = claims(now: now)
+    let sign = try measure("es256_sign") { _ = try JWT.sign(claims: signedClaims, key: ec) }
+    let ecVerify = try measure("es256_verify") { _ = try verifier.verify(ecToken, keys: keys, now: Date()) }
+    let rsaVerify = try measure("rs256_verify") { _ = try verifier.verify(rsaToken, keys: keys, now: Date()) }
+    print(#"{"es256_sign": \#(Int(sign)), "es256_verify": \#(Int(ecVerify)), "rs256_verify": \#(Int(rsaVerify))}"#)
+} catch {
+    FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,1 +1,0 @@
-// The AuthFlowJOSE module. Its types are documented where they are declared.

@@ -1,0 +1,174 @@
+public import Foundation
+
+/// The claim checks run after a signature has verified, in a fixed order:
+/// `iss` → `aud`/`azp` → `exp`/`nbf`/`iat` → `nonce`.
+///
+/// Each check is also available on its own as a static function, so other verifiers can
+/// compose them. Errors name the claim; messages never echo a nonce.
+public struct ClaimChecks: Sendable {
+    /// Accepted issuers, compared exactly; empty means `iss` is not checked.
+    public var issuers: Set<String>
+    /// Accepted audiences: `aud` must contain one; when `aud` has several values `azp` must be
+    /// one of these too. Empty means `aud` is not checked.
+    public var audiences: Set<String>
+    /// The expected `nonce`; when set, the claim must be present and equal.
+    public var nonce: String?
+    /// Clock-skew allowance in seconds for `exp`, `nbf` and `iat`.
+    public var leeway: Double
+    /// Whether `iat` must be present (OpenID Connect requires it).
+    public var requireIssuedAt = true
+    /// Whether `exp` must be present (OpenID Connect requires it).
+    public var requireExpiration = true
+
+    /// Creates the checks; see the properties for the meaning of empty sets and `nil`.
+    public init(issuers: Set<String> = [], audiences: Set<String> = [], nonce: String? = nil, leeway: Double = 60) {
+        self.issuers = issuers
+        self.audiences = audiences
+        self.nonce = nonce
+        self.leeway = leeway
+    }
+
+    /// Runs every check in order and throws the first failure.
+    /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`,
+    ///   `.audienceMismatch`, `.authorizedPartyMismatch`, `.tokenExpired`, `.tokenNotYetValid`,
+    ///   `.issuedInFuture`, `.nonceMismatch`.
+    public func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
+        if !issuers.isEmpty { try Self.checkIssuer(claims, accepted: issuers) }
+        if !audiences.isEmpty { try Self.checkAudience(claims, accepted: audiences) }
+        try Self.checkTimes(
+            claims, now: now, leeway: leeway, requireExpiration: requireExpiration, requireIssuedAt: requireIssuedAt)
+        if let nonce { try Self.checkNonce(claims, expected: nonce) }
+    }
+
+    /// `iss` must be a string equal to one of `accepted`.
+    /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`.
+    public static func checkIssuer(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
+        guard let value = claims["iss"] else {
+            throw JOSEError(.missingClaim, "expected an 'iss' claim, found none", claim: "iss")
+        }
+        guard let issuer = value.stringValue else {
+            throw JOSEError(.invalidClaim, "expected 'iss' to be a string", claim: "iss")
+        }
+        guard accepted.contains(issuer) else {
+            throw JOSEError(
+                .issuerMismatch, "expected issuer \(list(accepted)), found '\(JWK.sanitized(issuer))'", claim: "iss")
+        }
+    }
+
+    /// `aud` (a string or an array of strings) must contain one of `accepted`; with several
+    /// audiences, `azp` must be present and be one of `accepted`.
+    /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.audienceMismatch`,
+    ///   `.authorizedPartyMismatch`.
+    public static func checkAudience(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
+        let audiences: [String]
+        switch claims["aud"] {
+        case nil:
+            throw JOSEError(.missingClaim, "expected an 'aud' claim, found none", claim: "aud")
+        case .string(let value)?:
+            audiences = [value]
+        case .array(let values)?:
+            var strings: [String] = []
+            for value in values {
+                guard let string = value.stringValue else {
+                    throw JOSEError(.invalidClaim, "expected 'aud' to be a string or an array of strings", claim: "aud")
+                }
+                strings.append(string)
+            }
+            audiences = strings
+        default:
+            throw JOSEError(.invalidClaim, "expected 'aud' to be a string or an array of strings", claim: "aud")
+        }
+        guard audiences.contains(where: accepted.contains) else {
+            throw JOSEError(
+                .audienceMismatch,
+                "expected 'aud' to contain \(list(accepted)), found \(audiences.count) other value(s)", claim: "aud")
+        }
+        var authorizedParty: String? = nil
+        if let value = claims["azp"] {
+            guard let string = value.stringValue else {
+                throw JOSEError(.invalidClaim, "expected 'azp' to be a string", claim: "azp")
+            }
+            authorizedParty = string
+        }
+        if audiences.count > 1 {
+            guard let authorizedParty else {
+                throw JOSEError(
+                    .missingClaim, "expected an 'azp' claim because 'aud' has several values, found none", claim: "azp")
+            }
+            guard accepted.contains(authorizedParty) else {
+                throw JOSEError(
+                    .authorizedPartyMismatch, "expected 'azp' to be \(list(accepted)), found another value",
+                    claim: "azp")
+            }
+        }
+    }
+
+    /// `exp` must be in the future, `nbf` in the past and `iat` not in the future, each with
+    /// `leeway` seconds of allowance.
+    /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.tokenExpired`,
+    ///   `.tokenNotYetValid`, `.issuedInFuture`.
+    public static func checkTimes(
+        _ claims: JWTClaims, now: Date, leeway: Double, requireExpiration: Bool = true,
+        requireIssuedAt: Bool = true
+    ) throws(JOSEError) {
+        let current = now.timeIntervalSince1970
+        if let exp = try numericDate(claims, "exp", required: requireExpiration) {
+            guard current < exp + leeway else {
+                throw JOSEError(
+                    .tokenExpired,
+                    "expected 'exp' to be after now minus \(Int(leeway)) s leeway, found it \(Int(current - exp)) s in the past",
+                    claim: "exp")
+            }
+        }
+        if let nbf = try numericDate(claims, "nbf", required: false) {
+            guard current + leeway >= nbf else {
+                throw JOSEError(
+                    .tokenNotYetValid,
+                    "expected 'nbf' to be before now plus \(Int(leeway)) s leeway, found it \(Int(nbf - current)) s in the future",
+                    claim: "nbf")
+            }
+        }
+        if let iat = try numericDate(claims, "iat", required: requireIssuedAt) {
+            guard iat <= current + leeway else {
+                throw JOSEError(
+                    .issuedInFuture,
+                    "expected 'iat' to be at most \(Int(leeway)) s in the future, found it \(Int(iat - current)) s in the future",
+                    claim: "iat")
+            }
+        }
+    }
+
+    /// `nonce` must be present and equal to `expected` (compared in constant time).
+    /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.nonceMismatch`.
+    public static func checkNonce(_ claims: JWTClaims, expected: String) throws(JOSEError) {
+        guard let value = claims["nonce"] else {
+            throw JOSEError(.missingClaim, "expected a 'nonce' claim, found none", claim: "nonce")
+        }
+        guard let nonce = value.stringValue else {
+            throw JOSEError(.invalidClaim, "expected 'nonce' to be a string", claim: "nonce")
+        }
+        var difference = nonce.utf8.count == expected.utf8.count ? 0 : 1
+        for (x, y) in zip(nonce.utf8, expected.utf8) { difference |= Int(x ^ y) }
+        guard difference == 0 else {
+            throw JOSEError(
+                .nonceMismatch, "expected 'nonce' to equal the nonce sent with the request, found another value",
+                claim: "nonce")
+        }
+    }
+
+    static func numericDate(_ claims: JWTClaims, _ name: String, required: Bool) throws(JOSEError) -> Double? {
+        guard let value = claims[name] else {
+            if required { throw JOSEError(.missingClaim, "expected a '\(name)' claim, found none", claim: name) }
+            return nil
+        }
+        guard let seconds = value.doubleValue, seconds.isFinite else {
+            throw JOSEError(.invalidClaim, "expected '\(name)' to be a number of seconds since 1970", claim: name)
+        }
+        return seconds
+    }
+
+    static func list(_ values: Set<String>) -> String {
+        values.count == 1
+            ? values.first.map { "'\($0)'" } ?? "" : "one of [" + values.sorted().joined(separator: ", ") + "]"
+    }
+}

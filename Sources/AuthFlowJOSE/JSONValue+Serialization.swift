@@ -1,0 +1,90 @@
+extension JSONValue {
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    func serialize(into output: inout [UInt8]) {
+        switch self {
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .bool(let value):
+            output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value):
+            output.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            if value.isFinite {
+                if let exact = Int64(exactly: value), abs(value) < 1e15 {
+                    output.append(contentsOf: String(exact).utf8)
+                } else {
+                    output.append(contentsOf: "\(value)".utf8)
+                }
+            } else {
+                output.append(contentsOf: "null".utf8)
+            }
+        case .string(let value):
+            Self.serialize(string: value, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.serialize(into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            var first = true
+            for (name, value) in members.sorted(by: { Self.precedes($0.key, $1.key) }) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                Self.serialize(string: name, into: &output)
+                output.append(UInt8(ascii: ":"))
+                value.serialize(into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        if let result = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                for index in 0..<min(x.count, y.count) where x[index] != y[index] { return x[index] < y[index] }
+                return x.count < y.count
+            }
+        }), let result {
+            return result
+        }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    static func serialize(string: String, into output: inout [UInt8]) {
+        var string = string
+        output.append(UInt8(ascii: "\""))
+        // Fast path: nothing to escape, copy the bytes at once.
+        let plain = string.withUTF8 { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0..<0x20:
+                output.append(contentsOf: "\\u00".utf8)
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            default:
+                output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A provider's JWK Set, cached by `kid`, refreshed on expiry and on unknown keys.
+///
+/// - The TTL is the response's `max-age`, clamped to `[minimumTTL, maximumTTL]`
+///   (`defaultTTL` when there is none).
+/// - A token with an unknown `kid` (or, without `kid`, no fitting key) triggers one refetch and
+///   one retry, at most once per `refetchInterval`, however many such tokens arrive.
+/// - While the endpoint fails, the last good set keeps being served; new attempts are spaced
+///   by `refetchInterval`. With no good set yet, ``keySet()`` throws `.jwksUnavailable`.
+/// - Fetched sets are public-key only: `oct` keys are skipped, unknown key types are skipped.
+/// - Concurrent callers share one fetch.
+///
+/// The fetch closure does the I/O, so this type has no HTTP dependency.
+public actor JWKSCache {
+    private let clock: any WallClock
+    private let minimumTTL: Double
+    private let maximumTTL: Double
+    private let defaultTTL: Double
+    private let refetchInterval: Double
+    private let fetch: @Sendable () async throws -> JWKSFetchResult
+
+    private var current: JWKSet?
+    private var expiresAt: Date = .distantPast
+    private var lastAttempt: Date?
+    private var lastAttemptFailed = false
+    private var lastUnknownKeyRefetch: Date?
+    private var inFlight: Task<JWKSet, any Error>?
+
+    /// How many times the fetch closure has been called.
+    public private(set) var fetchCount = 0
+
+    /// Creates an empty cache; nothing is fetched until a key set is needed.
+    public init(
+        clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
+        refetchInterval: Double = 10, fetch: @escaping @Sendable () async throws -> JWKSFetchResult
+    ) {
+        self.clock = clock
+        self.minimumTTL = minimumTTL
+        self.maximumTTL = max(maximumTTL, minimumTTL)
+        self.defaultTTL = defaultTTL
+        self.refetchInterval = refetchInterval
+        self.fetch = fetch
+    }
+
+    /// The cached set, fetching it when absent or expired.
+    /// - Throws: `JOSEError` `.jwksUnavailable` when the fetch fails (or returns an unusable
+    ///   document) and no earlier set is cached.
+    public func keySet() async throws(JOSEError) -> JWKSet {
+        let now = clock.now()
+        if let current {
+            if now < expiresAt { return current }
+            if lastAttemptFailed, let lastAttempt, now.timeIntervalSince(lastAttempt) < refetchInterval {
+                return current
+            }
+        }
+        return try await refresh()
+    }
+
+    /// Verifies `token` with the cached set; on `.keyNotFound` refetches (rate-limited) and
+    /// retries once. Claims are checked at the cache's clock time.
+    /// - Throws: `JOSEError` from ``keySet()`` and ``JWTVerifier/verify(_:keys:now:)``.
+    public func verify(_ token: String, with verifier: JWTVerifier) async throws(JOSEError) -> JWTClaims {
+        let keys = try await keySet()
+        do throws(JOSEError) {
+            return try verifier.verify(token, keys: keys, now: clock.now())
+        } catch {
+            guard error.code == .keyNotFound else { throw error }
+            let now = clock.now()
+            if let last = lastUnknownKeyRefetch, now.timeIntervalSince(last) < refetchInterval { throw error }
+            lastUnknownKeyRefetch = now
+            let fresh = try await refresh()
+            return try verifier.verify(token, keys: fresh, now: clock.now())
+        }
+    }
+
+    private func refresh() async throws(JOSEError) -> JWKSet {
+        if let inFlight { return try await outcome(of: inFlight, storing: false) }
+        let fetch = self.fetch
+        let task = Task<JWKSet, any Error> {
+            let result = try await fetch()
+            var set = try JWKSet(json: try JSONValue.parse(result.body), publicKeysOnly: true)
+            set.maxAge = result.maxAge
+            return set
+        }
+        inFlight = task
+        fetchCount += 1
+        lastAttempt = clock.now()
+        defer { inFlight = nil }
+        return try await outcome(of: task, storing: true)
+    }
+
+    private func outcome(of task: Task<JWKSet, any Error>, storing: Bool) async throws(JOSEError) -> JWKSet {
+        do {
+            let set = try await task.value
+            if storing {
+                let ttl = min(max(set.maxAge.map(Double.init) ?? defaultTTL, minimumTTL), maximumTTL)
+                current = set
+                expiresAt = clock.now().addingTimeInterval(ttl)
+                lastAttemptFailed = false
+            }
+            return set
+        } catch {
+            if storing { lastAttemptFailed = true }
+            if let current { return current }
+            let reason = (error as? JOSEError).map { "the document was unusable (\($0.code))" } ?? "the fetch failed"
+            throw JOSEError(
+                .jwksUnavailable, "expected a JWK Set from the provider, but \(reason) and no earlier set is cached")
+        }
+    }
+}

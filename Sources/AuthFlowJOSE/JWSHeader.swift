@@ -1,0 +1,41 @@
+/// The protected header of a compact JWS, as parsed (before any key is trusted).
+public struct JWSHeader: Sendable {
+    /// The `alg` member, verbatim.
+    public let algorithm: String
+    /// The `kid` member.
+    public let keyID: String?
+    /// The `typ` member.
+    public let type: String?
+    /// Every member.
+    public let json: [String: JSONValue]
+
+    /// Reads a decoded header.
+    /// - Throws: `JOSEError` `.invalidJSON` when it is not a JSON object; `.malformedToken` when
+    ///   `alg` is missing or `alg`, `kid`, `typ` are not strings.
+    init(bytes: UnsafeBufferPointer<UInt8>) throws(JOSEError) {
+        guard case .object(let members) = try JSONValue.parse(buffer: bytes) else {
+            throw JOSEError(.invalidJSON, "expected the JWS header to be a JSON object")
+        }
+        guard let algorithm = members["alg"]?.stringValue else {
+            throw JOSEError(.malformedToken, "expected the JWS header to have a string 'alg'")
+        }
+        var keyID: String? = nil
+        if let value = members["kid"] {
+            guard let text = value.stringValue else {
+                throw JOSEError(.malformedToken, "expected 'kid' to be a string")
+            }
+            keyID = text
+        }
+        var type: String? = nil
+        if let value = members["typ"] {
+            guard let text = value.stringValue else {
+                throw JOSEError(.malformedToken, "expected 'typ' to be a string")
+            }
+            type = text
+        }
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.type = type
+        self.json = members
+    }
+}

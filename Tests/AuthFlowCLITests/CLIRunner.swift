@@ -1,0 +1,101 @@
+import Foundation
+
+/// Runs the built `authflow` binary (found next to the test bundle) and the Python peer.
+enum CLIRunner {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    struct NotFound: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func binary() throws -> String {
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        candidates.append(Bundle.main.bundleURL)
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent())
+        for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
+        for directory in candidates {
+            var url = directory
+            for _ in 0..<4 {
+                let path = url.appendingPathComponent("authflow").path
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                    FileManager.default.isExecutableFile(atPath: path)
+                {
+                    return path
+                }
+                url = url.deletingLastPathComponent()
+            }
+        }
+        throw NotFound(description: "the authflow binary was not found next to the test bundle")
+    }
+
+    static func authflow(_ arguments: [String], stdin: String? = nil) throws -> Output {
+        try run(try binary(), arguments, stdin: stdin)
+    }
+
+    static let python: String? = ProcessInfo.processInfo.environment["AUTHFLOW_PYTHON"].flatMap {
+        FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
+    }
+    static let peersRequired = ProcessInfo.processInfo.environment["AUTHFLOW_REQUIRE_PEERS"] == "1"
+    static let peerScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("e2e/peers/jwt_peer.py").path
+
+    static func peer(_ arguments: [String]) throws -> Output {
+        guard let python else { throw NotFound(description: "AUTHFLOW_PYTHON does not name an executable Python") }
+        return try run(python, [peerScript] + arguments)
+    }
+
+    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws
+        -> Output
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        process.waitUntilExit()
+        group.wait()
+        killer.cancel()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A temporary directory removed when released.
+final class ScratchDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("authflow-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = url.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

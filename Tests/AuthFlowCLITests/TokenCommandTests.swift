@@ -1,0 +1,119 @@
+import AuthFlowJOSE
+import Foundation
+import Testing
+
+@Suite("authflow token verify")
+struct TokenCommandTests {
+    static let key: JWK = try! JWK.generateP256(keyID: "cli-ec")
+    static let issuer = "https://issuer.example"
+    static let audience = "cli-client"
+
+    static func token(_ changes: [String: JSONValue?] = [:], key: JWK = key) throws -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer), "aud": .string(audience), "sub": "u-1",
+            "iat": .integer(now), "exp": .integer(now + 600), "nonce": "abc",
+        ]
+        for (name, value) in changes { claims[name] = value }
+        return try JWT.sign(claims: claims, key: key)
+    }
+
+    static func jwksFile(_ directory: ScratchDirectory) throws -> String {
+        try directory.write("jwks.json", JWKSet(keys: [key.publicKey]).jsonValue().serialized())
+    }
+
+    @Test func printsClaimsAndExitsZeroForAValidToken() throws {
+        let directory = try ScratchDirectory()
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", try Self.jwksFile(directory), "--issuer", Self.issuer,
+            "--audience", Self.audience, "--nonce", "abc", "--alg", "ES256", try Self.token(),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        let claims = try JSONValue.parse(Array(result.stdout.utf8))
+        #expect(claims["sub"]?.stringValue == "u-1")
+        #expect(claims["iss"]?.stringValue == Self.issuer)
+    }
+
+    @Test func readsTheTokenFromStandardInput() throws {
+        let directory = try ScratchDirectory()
+        let result = try CLIRunner.authflow(
+            ["token", "verify", "--jwks", try Self.jwksFile(directory), "-"], stdin: try Self.token() + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"sub\":\"u-1\""))
+    }
+
+    @Test(arguments: [
+        ("exp", JSONValue.integer(1_000_000), "tokenExpired"),
+        ("aud", JSONValue.string("someone-else"), "audienceMismatch"),
+        ("iss", JSONValue.string("https://evil.example"), "issuerMismatch"),
+        ("nonce", JSONValue.string("xyz"), "nonceMismatch"),
+    ])
+    func printsTheReasonAndExitsOneForAnInvalidToken(claim: String, value: JSONValue, code: String) throws {
+        let directory = try ScratchDirectory()
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", try Self.jwksFile(directory), "--issuer", Self.issuer,
+            "--audience", Self.audience, "--nonce", "abc", try Self.token([claim: value]),
+        ])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(code), "\(result.stderr)")
+    }
+
+    @Test func refusesATokenSignedByAnotherKey() throws {
+        let directory = try ScratchDirectory()
+        let stranger = try JWK.generateP256(keyID: "cli-ec")
+        let token = try Self.token(key: stranger)
+        let result = try CLIRunner.authflow(["token", "verify", "--jwks", try Self.jwksFile(directory), token])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("invalidSignature"))
+        let signature = String(token.split(separator: ".").last ?? "")
+        #expect(!result.stderr.contains(signature))
+    }
+
+    @Test func refusesAnAlgorithmOutsideTheAllowList() throws {
+        let directory = try ScratchDirectory()
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", try Self.jwksFile(directory), "--alg", "RS256,PS256", try Self.token(),
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("algorithmNotAllowed"))
+    }
+
+    @Test func explainsThatURLsAreNotSupportedYet() throws {
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", "https://www.googleapis.com/oauth2/v3/certs", try Self.token(),
+        ])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("URLs are not supported yet"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        ["token", "verify"],
+        ["token", "verify", "--jwks"],
+        ["token", "verify", "--jwks", "/nonexistent/jwks.json", "a.b.c"],
+        ["token", "verify", "--jwks", "x.json", "--alg", "XX999", "a.b.c"],
+        ["token", "verify", "--jwks", "x.json", "--bogus", "1", "a.b.c"],
+        ["token", "verify", "--jwks", "x.json", "a.b.c", "d.e.f"],
+        ["token", "frobnicate"],
+        ["token"],
+    ])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let result = try CLIRunner.authflow(arguments)
+        #expect(result.status == 2, "\(arguments)")
+        #expect(result.stderr.contains("usage:"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func unknownVerbPrintsUsageAndExitsTwo() throws {
+        let result = try CLIRunner.authflow(["frobnicate"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("usage: authflow"))
+        let none = try CLIRunner.authflow([])
+        #expect(none.status == 2)
+        let help = try CLIRunner.authflow(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("token verify"))
+    }
+}

@@ -1,0 +1,62 @@
+import Testing
+
+@testable import AuthFlowJOSE
+
+@Suite("Base64URL and JSONValue")
+struct EncodingTests {
+    @Test func base64URLRoundTripsEveryLength() throws {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let text = Base64URL.encode(bytes)
+            #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+            #expect(try Base64URL.decode(text) == bytes)
+        }
+    }
+
+    @Test(arguments: ["QQ==", "QQ=", "Q Q", "QQ\n", "Q+", "Q/", "Q", "QR", "QUJ", "QUJD*"])
+    func base64URLRefusesNonCanonicalText(text: String) {
+        let error = joseError { () throws(JOSEError) in _ = try Base64URL.decode(text) }
+        #expect(error?.code == .invalidBase64URL)
+    }
+
+    @Test func base64URLNamesTheOffendingCharacter() {
+        let error = joseError { () throws(JOSEError) in _ = try Base64URL.decode("AAAA==") }
+        #expect(error?.message.contains("padding") == true)
+        let space = joseError { () throws(JOSEError) in _ = try Base64URL.decode("AAA AAAA") }
+        #expect(space?.message.contains("whitespace") == true)
+    }
+
+    @Test func jsonParsesAndSerializesDeterministically() throws {
+        let value = try JSONValue.parse(
+            Array(#" {"b":[1,-2,3.5,1e3,true,false,null],"a":"x\"\\\/\n\u00e9\ud83d\ude00"} "#.utf8))
+        #expect(value["a"]?.stringValue == "x\"\\/\né😀")
+        #expect(value["b"]?.arrayValue?[0].int64Value == 1)
+        #expect(value["b"]?.arrayValue?[2] == .double(3.5))
+        #expect(value.serialized() == #"{"a":"x\"\\/\né😀","b":[1,-2,3.5,1000,true,false,null]}"#)
+        #expect(try JSONValue.parse(Array(value.serialized().utf8)).serialized() == value.serialized())
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "\"\\x\"", "\"a", "{\"a\" 1}", "tru", "[1] 2",
+        "{\"a\":1,\"a\":2}", "\"\u{01}\"", "\"\\ud800\"", "nan",
+    ])
+    func jsonRefusesInvalidText(text: String) {
+        let error = joseError { () throws(JOSEError) in _ = try JSONValue.parse(Array(text.utf8)) }
+        #expect(error?.code == .invalidJSON)
+    }
+
+    @Test func jsonRefusesInvalidUTF8AndDeepNesting() {
+        #expect(
+            joseError { () throws(JOSEError) in _ = try JSONValue.parse([0x22, 0xFF, 0x22]) }?.code == .invalidJSON)
+        let deep = Array(String(repeating: "[", count: 65).utf8) + Array(String(repeating: "]", count: 65).utf8)
+        #expect(joseError { () throws(JOSEError) in _ = try JSONValue.parse(deep) }?.code == .invalidJSON)
+        let fine = Array(String(repeating: "[", count: 64).utf8) + Array(String(repeating: "]", count: 64).utf8)
+        #expect(joseError { () throws(JOSEError) in _ = try JSONValue.parse(fine) } == nil)
+    }
+
+    @Test func jsonKeepsLargeIntegersExactAndOverflowsToDouble() throws {
+        #expect(try JSONValue.parse(Array("9223372036854775807".utf8)) == .integer(.max))
+        #expect(try JSONValue.parse(Array("-9223372036854775808".utf8)) == .integer(.min))
+        #expect(try JSONValue.parse(Array("9223372036854775808".utf8)) == .double(9_223_372_036_854_775_808))
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AuthFlowJOSE
+
+/// A scripted JWKS endpoint: serves whatever document is current, or fails, and counts calls.
+final class FakeJWKSEndpoint: Sendable {
+    struct State {
+        var document: JSONValue
+        var maxAge: Int? = nil
+        var failing = false
+        var calls = 0
+    }
+    let state: Mutex<State>
+
+    init(keys: [JWK], maxAge: Int? = nil) {
+        state = Mutex(State(document: ["keys": .array(keys.map { $0.jsonValue() })], maxAge: maxAge))
+    }
+
+    func serve(_ keys: [JWK]) { state.withLock { $0.document = ["keys": .array(keys.map { $0.jsonValue() })] } }
+    func serve(document: JSONValue) { state.withLock { $0.document = document } }
+    func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
+    var calls: Int { state.withLock { $0.calls } }
+
+    struct Down: Error {}
+
+    func fetch() throws -> JWKSFetchResult {
+        try state.withLock { state throws(Down) -> JWKSFetchResult in
+            state.calls += 1
+            if state.failing { throw Down() }
+            return JWKSFetchResult(body: state.document.serializedBytes(), maxAge: state.maxAge)
+        }
+    }
+}
+
+@Suite("JWKS cache")
+struct JWKSCacheTests {
+    let verifier = JWTVerifier(
+        allowedAlgorithms: [.es256, .rs256, .edDSA],
+        checks: ClaimChecks(issuers: [TestKeys.issuer], audiences: [TestKeys.audience]))
+
+    func makeCache(_ endpoint: FakeJWKSEndpoint, clock: ManualClock) -> JWKSCache {
+        JWKSCache(clock: clock, fetch: { try endpoint.fetch() })
+    }
+
+    @Test func fetchesOnceAndServesFromCacheWithinTTL() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec], maxAge: 600)
+        let cache = makeCache(endpoint, clock: clock)
+        for _ in 0..<5 { _ = try await cache.verify(TestKeys.idToken(), with: verifier) }
+        #expect(endpoint.calls == 1)
+        clock.advance(by: 601)
+        _ = try await cache.verify(TestKeys.idToken(), with: verifier)
+        #expect(endpoint.calls == 2)
+    }
+
+    @Test func clampsMaxAgeToFloorAndCap() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec], maxAge: 1)
+        let cache = JWKSCache(clock: clock, minimumTTL: 60, maximumTTL: 3600, fetch: { try endpoint.fetch() })
+        _ = try await cache.keySet()
+        clock.advance(by: 30)
+        _ = try await cache.keySet()
+        #expect(endpoint.calls == 1)  // 1 s max-age raised to the 60 s floor
+        clock.advance(by: 31)
+        _ = try await cache.keySet()
+        #expect(endpoint.calls == 2)
+        endpoint.state.withLock { $0.maxAge = 1_000_000 }
+        clock.advance(by: 61)
+        _ = try await cache.keySet()
+        clock.advance(by: 3601)
+        _ = try await cache.keySet()
+        #expect(endpoint.calls == 4)  // a huge max-age is capped at 3600 s
+    }
+
+    @Test func refetchesOnceOnUnknownKidThenSucceeds() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.rsa], maxAge: 3600)
+        let cache = makeCache(endpoint, clock: clock)
+        _ = try await cache.verify(TestKeys.idToken(key: TestKeys.rsa), with: verifier)
+        #expect(endpoint.calls == 1)
+        // The provider rotates to a new key; the next token names a kid the cache has not seen.
+        endpoint.serve([TestKeys.rsa, TestKeys.ec])
+        let claims = try await cache.verify(TestKeys.idToken(key: TestKeys.ec), with: verifier)
+        #expect(claims.subject == "user-1")
+        #expect(endpoint.calls == 2)
+        #expect(await cache.fetchCount == 2)
+    }
+
+    @Test func rateLimitsRefetchesForUnknownKids() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.rsa], maxAge: 3600)
+        let cache = makeCache(endpoint, clock: clock)
+        let stranger = TestKeys.idToken(key: TestKeys.otherEC)
+        for _ in 0..<5 {
+            await #expect(throws: JOSEError.self) { _ = try await cache.verify(stranger, with: verifier) }
+        }
+        #expect(endpoint.calls == 2)  // initial fetch + one refetch, however many unknown kids arrive
+        clock.advance(by: 10)
+        await #expect(throws: JOSEError.self) { _ = try await cache.verify(stranger, with: verifier) }
+        #expect(endpoint.calls == 3)
+    }
+
+    @Test func servesLastGoodSetWhileEndpointFails() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec], maxAge: 60)
+        let cache = makeCache(endpoint, clock: clock)
+        _ = try await cache.verify(TestKeys.idToken(), with: verifier)
+        endpoint.fail(true)
+        clock.advance(by: 120)
+        _ = try await cache.verify(TestKeys.idToken(), with: verifier)
+        #expect(endpoint.calls == 2)
+        clock.advance(by: 5)
+        _ = try await cache.verify(TestKeys.idToken(), with: verifier)
+        #expect(endpoint.calls == 2)  // failing endpoint is not hammered
+        // A garbage body is a failure too, not a replacement of the good set.
+        endpoint.fail(false)
+        endpoint.serve(document: "not a key set")
+        clock.advance(by: 20)
+        _ = try await cache.verify(TestKeys.idToken(), with: verifier)
+        #expect(endpoint.calls == 3)
+    }
+
+    @Test func reportsUnavailableWithoutAnyGoodSet() async {
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
+        endpoint.fail(true)
+        let cache = makeCache(endpoint, clock: ManualClock(TestKeys.now))
+        do {
+            _ = try await cache.keySet()
+            Issue.record("expected jwksUnavailable")
+        } catch {
+            #expect(error.code == .jwksUnavailable)
+        }
+    }
+
+    @Test func dropsSymmetricKeysFromRemoteSets() async throws {
+        let secret = try JWK.symmetric([UInt8](repeating: 9, count: 32), keyID: "hmac")
+        let endpoint = FakeJWKSEndpoint(keys: [])
+        endpoint.serve(document: ["keys": [secret.exportPrivate(), TestKeys.ec.jsonValue()]])
+        let cache = makeCache(endpoint, clock: ManualClock(TestKeys.now))
+        let set = try await cache.keySet()
+        #expect(set.keys.map(\.keyID) == ["ec-1"])
+        let hmacToken = try JWT.sign(claims: TestKeys.claims(), key: secret)
+        let lax = JWTVerifier(allowedAlgorithms: Set(JWSAlgorithm.allCases), checks: ClaimChecks())
+        await #expect(throws: JOSEError.self) { _ = try await cache.verify(hmacToken, with: lax) }
+    }
+
+    @Test func sharesOneFetchBetweenConcurrentCallers() async throws {
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
+        let cache = JWKSCache(
+            clock: ManualClock(TestKeys.now),
+            fetch: {
+                try await Task.sleep(for: .milliseconds(50))
+                return try endpoint.fetch()
+            })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { _ = try await cache.keySet() } }
+            try await group.waitForAll()
+        }
+        #expect(endpoint.calls == 1)
+    }
+
+    @Test func parsesCacheControl() {
+        #expect(JWKSFetchResult.maxAge(cacheControl: "public, max-age=19652, must-revalidate, no-transform") == 19652)
+        #expect(JWKSFetchResult.maxAge(cacheControl: "no-store") == 0)
+        #expect(JWKSFetchResult.maxAge(cacheControl: "public") == nil)
+        #expect(JWKSFetchResult(body: [], cacheControl: "max-age=\"30\"").maxAge == 30)
+    }
+}
