@@ -1,7 +1,129 @@
 @testable import AuthFlowJOSE
 import Testing
 
+/// Returns the same preset nonce on every call, for exact known-answer tests.
+private struct PresetNonce: SecureRandom {
+    let nonce: [UInt8]
+    func bytes(_ count: Int) -> [UInt8] { Array(nonce.prefix(count)) }
+}
+
 @Suite struct TokenCipherTests {
+    static let secret = "0123456789abcdef0123456789abcdef-test-secret"
+    static let aad = Array("refresh_token|6:google|subject-1".utf8)
+    static let plaintext = Array("1//refresh-token-value".utf8)
+    // Computed independently with Python `cryptography`: HKDF(SHA256, length 32, salt None,
+    // info "authflow token encryption v1") of the secret, then AESGCM.encrypt(nonce 01..0c, plaintext,
+    // 0x01 || aad), prefixed with 0x01 || nonce.
+    static let expectedSealed = hex(
+        "010102030405060708090a0b0c54e556e4256bca0e3b75ae6602da344d276b3761896ad715045f43d3b254291836c6496a4879")
+
+    static func cipher(secret: String = secret, nonce: [UInt8] = Array(1...12)) throws -> TokenCipher {
+        try TokenCipher(secret: secret, random: PresetNonce(nonce: nonce))
+    }
+
+    @Test func sealMatchesTheIndependentlyComputedVector() throws {
+        let sealed = try Self.cipher().seal(Self.plaintext, associatedData: Self.aad)
+        #expect(sealed == Self.expectedSealed)
+        #expect(sealed.count == Self.plaintext.count + TokenCipher.overhead)
+        #expect(try Self.cipher().open(Self.expectedSealed, associatedData: Self.aad) == Self.plaintext)
+    }
+
+    @Test func roundTripsEmptyAndLargeValuesWithFreshNonces() throws {
+        let cipher = try TokenCipher(secret: Self.secret, random: SystemRandom())
+        #expect(try cipher.open(cipher.seal([], associatedData: []), associatedData: []) == [])
+        let large = [UInt8](repeating: 0x41, count: 70_000)
+        #expect(try cipher.open(cipher.seal(large, associatedData: Self.aad), associatedData: Self.aad) == large)
+        let first = try cipher.seal(Self.plaintext, associatedData: Self.aad)
+        let second = try cipher.seal(Self.plaintext, associatedData: Self.aad)
+        #expect(first != second)
+        #expect(first[1..<13] != second[1..<13])
+    }
+
+    @Test func refusesEveryAlteredByte() throws {
+        let cipher = try Self.cipher()
+        for index in Self.expectedSealed.indices {
+            var altered = Self.expectedSealed
+            altered[index] ^= 0x01
+            let expected: JOSEError.Code = index == 0 ? .invalidCiphertext : .decryptionFailed
+            #expect(throws: JOSEError.self) { try cipher.open(altered, associatedData: Self.aad) }
+            do {
+                _ = try cipher.open(altered, associatedData: Self.aad)
+            } catch {
+                #expect(error.code == expected, "byte \(index)")
+            }
+        }
+    }
+
+    @Test func refusesOtherAssociatedData() throws {
+        let cipher = try Self.cipher()
+        for aad in ["access_token|6:google|subject-1", "refresh_token|6:google|subject-2", ""] {
+            do {
+                _ = try cipher.open(Self.expectedSealed, associatedData: Array(aad.utf8))
+                Issue.record("opened with associated data \(aad)")
+            } catch {
+                #expect(error.code == .decryptionFailed)
+            }
+        }
+    }
+
+    @Test func refusesAnotherSecret() throws {
+        let other = try Self.cipher(secret: "another-secret-another-secret-another-secret")
+        do {
+            _ = try other.open(Self.expectedSealed, associatedData: Self.aad)
+            Issue.record("opened under another secret")
+        } catch {
+            #expect(error.code == .decryptionFailed)
+            #expect(!error.message.contains(Self.secret))
+        }
+    }
+
+    @Test func refusesTruncatedAndUnknownVersionData() throws {
+        let cipher = try Self.cipher()
+        for sealed in [[], [1], Array(Self.expectedSealed.prefix(TokenCipher.overhead - 1))] {
+            do {
+                _ = try cipher.open(sealed, associatedData: Self.aad)
+                Issue.record("opened \(sealed.count) bytes")
+            } catch {
+                #expect(error.code == .invalidCiphertext)
+            }
+        }
+        var future = Self.expectedSealed
+        future[0] = 2
+        #expect(throws: JOSEError(.invalidCiphertext, "expected sealed data of format version 1, found version 2")) {
+            try cipher.open(future, associatedData: Self.aad)
+        }
+        // The minimum length is a valid empty ciphertext only when its tag verifies.
+        let empty = try cipher.seal([], associatedData: Self.aad)
+        #expect(empty.count == TokenCipher.overhead)
+        #expect(try cipher.open(empty, associatedData: Self.aad) == [])
+    }
+
+    @Test func refusesShortSecretsAndShortRandomness() throws {
+        #expect(throws: JOSEError.self) { try TokenCipher(secret: String(repeating: "x", count: 31), random: SystemRandom()) }
+        do {
+            _ = try TokenCipher(secret: "short", random: SystemRandom())
+            Issue.record("accepted a 5-byte secret")
+        } catch {
+            #expect(error.code == .weakKey)
+        }
+        let starved = try Self.cipher(nonce: [1, 2, 3])
+        do {
+            _ = try starved.seal(Self.plaintext, associatedData: Self.aad)
+            Issue.record("sealed with a 3-byte nonce")
+        } catch {
+            #expect(error.code == .cryptoFailure)
+        }
+    }
+
+    @Test func neverShowsTheKey() throws {
+        let cipher = try Self.cipher()
+        #expect(cipher.description == "TokenCipher(AES-256-GCM, v1)")
+        var dumped = ""
+        dump(cipher, to: &dumped)
+        #expect(!dumped.contains("key"))
+        #expect(Mirror(reflecting: cipher).children.isEmpty)
+    }
+
     static func hex(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
         var iterator = text.utf8.makeIterator()
