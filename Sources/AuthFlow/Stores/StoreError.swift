@@ -26,6 +26,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let duplicateSession = Code(rawValue: "duplicate_session")
         /// A pending profile with that key already exists.
         public static let duplicateKey = Code(rawValue: "duplicate_key")
+        /// The store holds as many live records of a kind as it may; new ones are refused until some expire.
+        public static let capacityExceeded = Code(rawValue: "capacity_exceeded")
         /// An argument is out of range (empty provider or subject, a non-finite date, ...).
         public static let invalidValue = Code(rawValue: "invalid_value")
         /// Stored data cannot be read back (undecryptable tokens, a malformed row).
