@@ -60,6 +60,9 @@ let package = Package(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
+            name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
+            swiftSettings: strict),
+        .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP"], exclude: ["Support/Python"],
@@ -68,9 +71,6 @@ let package = Package(
             name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML"],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
-            swiftSettings: strict),
-        .testTarget(
-            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE"], swiftSettings: strict),
+            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]
 )

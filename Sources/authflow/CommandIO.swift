@@ -11,7 +11,7 @@ enum CommandIO {
         usage: authflow <command> [options]
 
         commands:
-          token verify --jwks FILE [--issuer I] [--audience A] [--nonce N] [--alg ALG] [--leeway S] TOKEN
+          token verify --jwks FILE|URL [--issuer I] [--audience A] [--nonce N] [--alg ALG] [--leeway S] TOKEN
                                   verify a JWT; prints its claims as JSON
           apple client-secret --team-id T --key-id K --client-id C --key-file F [--ttl SECONDS]
                                   print a fresh Sign in with Apple client secret

@@ -1,13 +1,15 @@
+import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
-/// `authflow token verify`: verifies a JWT against a JWK Set file and prints its claims.
+/// `authflow token verify`: verifies a JWT against a JWK Set (file or URL) and prints its claims.
 enum TokenCommand {
     static let usageText = """
-        usage: authflow token verify --jwks FILE [--issuer I]... [--audience A]... [--nonce N]
+        usage: authflow token verify --jwks FILE|URL [--issuer I]... [--audience A]... [--nonce N]
                                      [--alg ALG]... [--leeway SECONDS] TOKEN
 
-          --jwks FILE       a JWK Set (or a single JWK) as JSON; URLs are not supported yet
+          --jwks FILE|URL   a JWK Set (or a single JWK) as JSON, from a file or an https:// URL
+                            (http:// only on loopback hosts)
           --issuer I        accepted 'iss' (repeatable); unchecked when absent
           --audience A      accepted 'aud' (repeatable); unchecked when absent
           --nonce N         required 'nonce'
@@ -37,10 +39,10 @@ enum TokenCommand {
     }
 
     static func verify(_ options: CommandIO.Options) throws(CommandIO.UsageProblem) -> Int32 {
-        guard let jwksPath = options.last("jwks") else { throw .init(message: "missing --jwks FILE") }
-        let lowered = jwksPath.lowercased()
-        if lowered.hasPrefix("https://") || lowered.hasPrefix("http://") {
-            throw .init(message: "--jwks URLs are not supported yet; download the key set and pass the file instead")
+        guard let jwksSource = options.last("jwks") else { throw .init(message: "missing --jwks FILE|URL") }
+        let isURL = jwksSource.lowercased().hasPrefix("https://") || jwksSource.lowercased().hasPrefix("http://")
+        if isURL, !JWKSLocation.isAllowed(jwksSource) {
+            throw .init(message: "--jwks URL must be https:// (http:// is allowed only on localhost, 127.0.0.0/8 and [::1])")
         }
         guard options.positional.count == 1, let tokenArgument = options.positional.first else {
             throw .init(
@@ -74,7 +76,17 @@ enum TokenCommand {
         } else {
             token = tokenArgument
         }
-        let jwksBytes = try CommandIO.readFile(jwksPath, what: "JWKS")
+        let jwksBytes: [UInt8]
+        if isURL {
+            switch JWKSLocation.fetch(jwksSource) {
+            case .success(let bytes): jwksBytes = bytes
+            case .failure(let problem):
+                CommandIO.err("authflow: cannot fetch the JWKS: \(problem.message)")
+                return CommandIO.invalid
+            }
+        } else {
+            jwksBytes = try CommandIO.readFile(jwksSource, what: "JWKS")
+        }
 
         do throws(JOSEError) {
             let keys = try loadKeys(jwksBytes)

@@ -39,6 +39,18 @@ enum CLIRunner {
         try run(try binary(), arguments, stdin: stdin)
     }
 
+    /// Runs the binary on a thread of its own, so the test's cooperative threads stay free to serve
+    /// requests the binary makes to an in-process server.
+    static func authflowOffPool(_ arguments: [String]) async throws -> Output {
+        let executable = try binary()
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try run(executable, arguments) })
+            }
+            thread.start()
+        }
+    }
+
     static let python: String? = ProcessInfo.processInfo.environment["AUTHFLOW_PYTHON"].flatMap {
         FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
     }

@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 import Testing
@@ -80,12 +81,54 @@ struct TokenCommandTests {
         #expect(result.stderr.contains("algorithmNotAllowed"))
     }
 
-    @Test func explainsThatURLsAreNotSupportedYet() throws {
+    /// Serves `body` at `/jwks` on loopback for the duration of `body`.
+    static func withJWKSServer(status: Int = 200, _ run: (Int) async throws -> Void) async throws {
+        let document = JWKSet(keys: [key.publicKey]).jsonValue().serialized()
+        var router = Router()
+        router.add("GET", "/jwks") { _ in
+            var response = HTTPServerResponse.json(document)
+            response.status = status
+            return response
+        }
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: router)
+        let port = try server.start()
+        do {
+            try await run(port)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test func fetchesTheKeySetFromALoopbackURL() async throws {
+        try await Self.withJWKSServer { port in
+            let result = try await CLIRunner.authflowOffPool([
+                "token", "verify", "--jwks", "http://127.0.0.1:\(port)/jwks", "--issuer", Self.issuer,
+                "--audience", Self.audience, try Self.token(),
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("\"sub\":\"u-1\""))
+        }
+    }
+
+    @Test func failsWithExitOneWhenTheKeySetURLAnswersAnError() async throws {
+        try await Self.withJWKSServer(status: 404) { port in
+            let result = try await CLIRunner.authflowOffPool([
+                "token", "verify", "--jwks", "http://127.0.0.1:\(port)/jwks", try Self.token(),
+            ])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("expected status 200"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test func refusesPlainHTTPKeySetURLsOffLoopback() throws {
         let result = try CLIRunner.authflow([
-            "token", "verify", "--jwks", "https://www.googleapis.com/oauth2/v3/certs", try Self.token(),
+            "token", "verify", "--jwks", "http://keys.example.com/jwks", try Self.token(),
         ])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("URLs are not supported yet"))
+        #expect(result.stderr.contains("must be https://"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
