@@ -61,6 +61,7 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// Runs `body` with the connection on the database's queue.
+    @discardableResult
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
