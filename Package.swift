@@ -16,6 +16,11 @@ let package = Package(
         .library(name: "AuthFlowYAML", targets: ["AuthFlowYAML"]),
         .library(name: "AuthFlowHTTP", targets: ["AuthFlowHTTP"]),
         .library(name: "AuthFlow", targets: ["AuthFlow"]),
+        .library(name: "AuthFlowApple", targets: ["AuthFlowApple"]),
+        .library(name: "AuthFlowGoogle", targets: ["AuthFlowGoogle"]),
+        .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
+        .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
+        .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
         .executable(name: "authflow", targets: ["authflow"]),
     ],
@@ -47,13 +52,31 @@ let package = Package(
             name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
             swiftSettings: strict),
 
+        // Provider plugins (above the core) and the umbrella holding `ProviderRegistry.standard`.
+        .target(
+            name: "AuthFlowApple", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "AuthFlowGoogle", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "AuthFlowFacebook", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "AuthFlowX", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "AuthFlowProviders",
+            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX"],
+            swiftSettings: strict),
+
         // Store backends.
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
 
         // Command-line tool.
         .executableTarget(
-            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders"],
             swiftSettings: strict),
 
         .testTarget(
@@ -68,7 +91,14 @@ let package = Package(
             name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP"], exclude: ["Support/Python"],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML"],
+            name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowProvidersTests",
+            dependencies: [
+                "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
+                "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),

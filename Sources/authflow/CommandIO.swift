@@ -13,6 +13,7 @@ enum CommandIO {
         commands:
           token verify --jwks FILE|URL [--issuer I] [--audience A] [--nonce N] [--alg ALG] [--leeway S] TOKEN
                                   verify a JWT; prints its claims as JSON
+          check [--config FILE]   validate providers.yaml; print every problem with its position
           apple client-secret --team-id T --key-id K --client-id C --key-file F [--ttl SECONDS]
                                   print a fresh Sign in with Apple client secret
 

@@ -1,1 +1,0 @@
-// The AuthFlow module. Its types are documented where they are declared.

@@ -1,0 +1,106 @@
+public import AuthFlowJOSE
+public import Foundation
+
+extension OAuthFlow {
+    /// The JWKS is available: verifies the id_token.
+    ///
+    /// Verification follows DESIGN §2 through AuthFlowJOSE: size cap, strict base64url, header, key by
+    /// `kid` with the algorithm from the key and the plugin's allow-list (never `none` or HMAC), signature
+    /// over the raw bytes, then `iss` (the plugin's accepted issuers), `aud` (client_id plus `audiences:`,
+    /// `azp` when several), `exp`/`nbf`/`iat` with the leeway, and the nonce. On an unknown `kid` the flow
+    /// asks once for a forced JWKS refetch before failing.
+    ///
+    /// - Parameters:
+    ///   - keys: the provider's key set.
+    ///   - fetchedFromProvider: whether obtaining it was a network round trip (not a cache hit).
+    ///   - now: the current time.
+    /// - Returns: ``Action/fetchJWKS(_:)`` (forced refetch), ``Action/fetchUserinfo(_:)``,
+    ///   ``Action/complete(_:)``, or ``Action/fail(_:)`` with `id_token_invalid` carrying the JOSE code.
+    public mutating func jwksReceived(_ keys: JWKSet, fetchedFromProvider: Bool, now: Date) -> Action {
+        guard case .awaitingKeys(let exchange, let tokens, let idToken, let refetched) = state else {
+            return unexpected("JWKS received", now: now)
+        }
+        appendTrace(
+            .jwks, now: now, checks: [], roundTrip: fetchedFromProvider, outcome: .succeeded,
+            detail: "\(keys.keys.count) key(s)\(fetchedFromProvider ? ", fetched" : ", cached")")
+        let required = provider.plugin.noncePolicy == .required
+        let checks = ClaimChecks(
+            issuers: provider.acceptedIssuers, audiences: Set(provider.audiences),
+            nonce: required ? exchange.record.nonce : nil, leeway: options.leeway)
+        let verifier = JWTVerifier(allowedAlgorithms: provider.idTokenAlgorithms, checks: checks)
+        let claims: JWTClaims
+        do throws(JOSEError) {
+            claims = try verifier.verify(idToken, keys: keys, now: now)
+        } catch  where error.code == .keyNotFound && !refetched {
+            appendTrace(
+                .idTokenVerification, now: now, checks: [], roundTrip: false, outcome: .succeeded,
+                detail: "unknown kid, refetching the JWKS once")
+            guard let url = provider.endpoints.jwks else {
+                return fail(.jwks, SignInError(.jwksUnavailable, "expected a JWKS endpoint, found none"), now: now)
+            }
+            state = .awaitingKeys(exchange, tokens, idToken: idToken, refetched: true)
+            return .fetchJWKS(JWKSFetch(url: url, forceRefresh: true, keyID: error.keyID, idToken: idToken))
+        } catch {
+            return fail(
+                .idTokenVerification,
+                SignInError(
+                    .idTokenInvalid, "the id_token failed verification: \(error.message)", joseCode: error.code,
+                    claim: error.claim),
+                now: now)
+        }
+        var passed = ["signature", "iss", "aud"]
+        if claims.audience.count > 1 { passed.append("azp") }
+        passed += ["exp", "nbf", "iat"]
+        if required {
+            passed.append("nonce")
+        } else if let failure = Self.checkNonceWhenSupported(claims, expected: exchange.record.nonce) {
+            return fail(.idTokenVerification, failure, now: now, checks: passed)
+        } else {
+            passed.append("nonce")
+        }
+        appendTrace(.idTokenVerification, now: now, checks: passed, roundTrip: false, outcome: .succeeded)
+        if provider.plugin.fetchesUserinfoWithIDToken {
+            return requestUserinfo(exchange, tokens, idTokenClaims: claims, now: now)
+        }
+        let identity: VerifiedIdentity
+        do throws(SignInError) {
+            identity = try provider.plugin.identity(fromIDToken: claims, provider: provider)
+        } catch {
+            return fail(.complete, error, now: now)
+        }
+        return complete(exchange, tokens, identity, now: now)
+    }
+
+    /// Apple's rule: the nonce is mandatory when `nonce_supported` is `true` or `"true"`; a present nonce
+    /// must match either way.
+    static func checkNonceWhenSupported(_ claims: JWTClaims, expected: String?) -> SignInError? {
+        let supported = claims.flag("nonce_supported") ?? false
+        switch (claims.nonce, expected) {
+        case (let found?, let expected?) where found == expected:
+            return nil
+        case (nil, _) where !supported:
+            return nil
+        case (nil, _):
+            return SignInError(
+                .idTokenInvalid, "expected a nonce claim (the token says nonce_supported), found none",
+                joseCode: .missingClaim, claim: "nonce")
+        default:
+            return SignInError(
+                .idTokenInvalid, "expected the nonce sent with the authorization request, found another value",
+                joseCode: .nonceMismatch, claim: "nonce")
+        }
+    }
+
+    mutating func complete(_ exchange: Exchange, _ tokens: TokenSet, _ identity: VerifiedIdentity, now: Date)
+        -> Action
+    {
+        appendTrace(
+            .complete, now: now, checks: ["subject"] + (identity.emailVerified ? ["email_verified"] : []),
+            roundTrip: false, outcome: .succeeded, detail: identity.source.rawValue)
+        state = .finished
+        return .complete(
+            SignInResult(
+                provider: provider.name, identity: identity, tokens: tokens, returnTo: exchange.record.returnTo,
+                intent: exchange.record.intent, unverifiedProfile: exchange.profile, trace: trace))
+    }
+}

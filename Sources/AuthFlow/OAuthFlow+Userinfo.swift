@@ -1,0 +1,80 @@
+public import AuthFlowHTTP
+import AuthFlowJOSE
+public import Foundation
+
+extension OAuthFlow {
+    /// The userinfo endpoint answered.
+    ///
+    /// A non-2xx status, a body that is not JSON, or a missing subject is `userinfo_error`; when an id_token
+    /// was verified too, the userinfo subject must equal its `sub` (`userinfo_subject_mismatch`), and the
+    /// id_token's values take precedence.
+    ///
+    /// - Returns: ``Action/complete(_:)`` or ``Action/fail(_:)``.
+    public mutating func userinfoResponseReceived(_ response: HTTPClientResponse, now: Date) -> Action {
+        guard case .awaitingUserinfo(let exchange, let tokens, let idTokenClaims) = state else {
+            return unexpected("userinfo response", now: now)
+        }
+        let detail = "HTTP \(response.status)"
+        guard (200..<300).contains(response.status) else {
+            return fail(
+                .userinfo,
+                SignInError(
+                    .userinfoError, "expected a profile from the userinfo endpoint, found HTTP \(response.status)",
+                    providerError: ProviderErrorCode.sanitize(Self.errorCode(in: try? JSONValue.parse(response.body))),
+                    upstreamStatus: response.status),
+                now: now, roundTrip: true, detail: detail)
+        }
+        guard let json = try? JSONValue.parse(response.body) else {
+            return fail(
+                .userinfo,
+                SignInError(
+                    .userinfoError, "expected JSON from the userinfo endpoint, found a body that is not JSON",
+                    upstreamStatus: response.status),
+                now: now, roundTrip: true, detail: detail)
+        }
+        var identity: VerifiedIdentity
+        do throws(SignInError) {
+            identity = try provider.plugin.identity(fromUserinfo: json, provider: provider)
+        } catch {
+            var error = error
+            if error.code != .userinfoError {
+                error = SignInError(
+                    error.code == .idTokenInvalid ? .userinfoError : error.code, error.message,
+                    provider: error.provider, claim: error.claim)
+            }
+            error.upstreamStatus = response.status
+            return fail(.userinfo, error, now: now, roundTrip: true, detail: detail)
+        }
+        var checks = ["status", "subject"]
+        if let idTokenClaims {
+            guard idTokenClaims.subject == identity.subject else {
+                return fail(
+                    .userinfo,
+                    SignInError(
+                        .userinfoSubjectMismatch,
+                        "expected the userinfo subject to equal the id_token's sub, found a different subject"),
+                    now: now, checks: checks, roundTrip: true, detail: detail)
+            }
+            checks.append("subject_matches_id_token")
+            do throws(SignInError) {
+                let fromToken = try provider.plugin.identity(fromIDToken: idTokenClaims, provider: provider)
+                identity = Self.merge(primary: fromToken, secondary: identity)
+            } catch {
+                return fail(.userinfo, error, now: now, checks: checks, roundTrip: true, detail: detail)
+            }
+        }
+        appendTrace(.userinfo, now: now, checks: checks, roundTrip: true, outcome: .succeeded, detail: detail)
+        return complete(exchange, tokens, identity, now: now)
+    }
+
+    /// The id_token identity with the userinfo's email (and its verified flag) and name filling gaps.
+    static func merge(primary: VerifiedIdentity, secondary: VerifiedIdentity) -> VerifiedIdentity {
+        let useSecondaryEmail = primary.email == nil && secondary.email != nil
+        return VerifiedIdentity(
+            provider: primary.provider, subject: primary.subject,
+            email: useSecondaryEmail ? secondary.email : primary.email,
+            emailVerified: useSecondaryEmail ? secondary.emailVerified : primary.emailVerified,
+            name: primary.name ?? secondary.name, source: .idToken,
+            rawClaims: secondary.rawClaims.merging(primary.rawClaims) { _, token in token })
+    }
+}

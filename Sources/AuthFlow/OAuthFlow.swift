@@ -1,0 +1,190 @@
+import AuthFlowJOSE
+public import Foundation
+
+/// The OAuth 2.0 / OpenID Connect authorization-code flow as a pure state machine.
+///
+/// A value type with no I/O, no clock reads and no randomness of its own: the driver (``SignIn``) passes
+/// `now` and the random ``FlowSecrets`` in, performs each returned ``Action`` and feeds the outcome back.
+/// A sign-in spans two HTTP requests, so it runs as two machines:
+///
+/// 1. ``start(returnTo:intent:browserBinding:secrets:now:)`` → ``Action/redirect(_:)`` (store the record,
+///    send the browser to the URL).
+/// 2. ``callbackReceived(method:parameters:browserBinding:now:)`` → ``Action/takeFlowRecord(state:)`` →
+///    ``flowRecordTaken(_:now:)`` → ``Action/exchangeCode(_:)`` → ``tokenResponseReceived(_:now:)`` →
+///    ``Action/fetchJWKS(_:)`` → ``jwksReceived(_:fetchedFromProvider:now:)`` (OpenID Connect) or
+///    ``Action/fetchUserinfo(_:)`` → ``userinfoResponseReceived(_:now:)`` → ``Action/complete(_:)``.
+///
+/// Any step may end in ``Action/fail(_:)``; ``requestFailed(_:now:)`` reports a failed request. Every
+/// transition appends a ``TraceEvent`` to ``trace``.
+public struct OAuthFlow: Sendable {
+    /// Tunables of the flow.
+    public struct Options: Sendable, Hashable {
+        /// Seconds a flow record lives between redirect and callback (default 10 minutes).
+        public var flowTTL: Double
+        /// Clock-skew leeway for `exp`, `nbf` and `iat` in seconds (default 60).
+        public var leeway: Double
+        /// Lifetime of a minted client-secret JWT in seconds (default 300; Apple allows up to 15,777,000).
+        public var clientSecretLifetime: Int64
+
+        /// Creates options; the defaults are the hardened ones.
+        public init(flowTTL: Double = 600, leeway: Double = 60, clientSecretLifetime: Int64 = 300) {
+            self.flowTTL = flowTTL
+            self.leeway = leeway
+            self.clientSecretLifetime = clientSecretLifetime
+        }
+    }
+
+    struct Callback: Sendable {
+        let method: CallbackMethod
+        let parameters: CallbackParameters
+        let state: String
+        let browserBinding: String?
+    }
+
+    struct Exchange: Sendable {
+        let record: FlowRecord
+        let profile: UnverifiedProfile?
+    }
+
+    enum State: Sendable {
+        case idle
+        case redirected
+        case awaitingFlowRecord(Callback)
+        case exchangingCode(Exchange)
+        case awaitingKeys(Exchange, TokenSet, idToken: String, refetched: Bool)
+        case awaitingUserinfo(Exchange, TokenSet, idTokenClaims: JWTClaims?)
+        case finished
+    }
+
+    /// The provider this flow signs in with.
+    public let provider: ResolvedProvider
+    /// The flow's tunables.
+    public let options: Options
+    /// Every step so far.
+    public internal(set) var trace: [TraceEvent] = []
+
+    var state: State = .idle
+    var stepStartedAt: Date?
+
+    /// Creates a flow in its initial state.
+    public init(provider: ResolvedProvider, options: Options = .init()) {
+        self.provider = provider
+        self.options = options
+    }
+
+    /// Begins a sign-in: builds the authorization URL and the flow record to store.
+    ///
+    /// The URL carries `response_type=code`, `client_id`, `redirect_uri`, `scope`, `state`, plus `nonce`
+    /// (oidc), `code_challenge` with `code_challenge_method=S256` (pkce) and `response_mode=form_post`
+    /// (form_post), then the plugin's extra parameters.
+    ///
+    /// - Parameters:
+    ///   - returnTo: where to send the browser afterwards (validated by the caller).
+    ///   - intent: login, register or link.
+    ///   - browserBinding: a secret value the browser will present again at the callback (e.g. a cookie);
+    ///     only its SHA-256 digest is stored.
+    ///   - secrets: fresh random state, nonce and PKCE verifier.
+    ///   - now: the current time.
+    /// - Returns: ``Action/redirect(_:)``, or ``Action/fail(_:)`` with `invalid_request` when the binding
+    ///   or state is empty.
+    public mutating func start(
+        returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date
+    ) -> Action {
+        guard case .idle = state else { return unexpected("start", now: now) }
+        stepStartedAt = now
+        guard !browserBinding.isEmpty else {
+            return fail(
+                .authorizationRedirect,
+                SignInError(.invalidRequest, "expected a non-empty browser binding, found an empty one"), now: now)
+        }
+        guard !secrets.state.isEmpty, !secrets.nonce.isEmpty, !secrets.pkceVerifier.isEmpty else {
+            return fail(
+                .authorizationRedirect,
+                SignInError(.invalidRequest, "expected non-empty flow secrets, found an empty value"), now: now)
+        }
+        let oidc = provider.isEnabled(.oidc)
+        let pkce = provider.isEnabled(.pkce)
+        let formPost = provider.isEnabled(.formPost)
+
+        var parameters: [(String, String)] = [
+            ("response_type", "code"),
+            ("client_id", provider.clientID),
+            ("redirect_uri", provider.redirectURI),
+            ("scope", provider.scopes.joined(separator: " ")),
+            ("state", secrets.state),
+        ]
+        var checks = ["state"]
+        if oidc {
+            parameters.append(("nonce", secrets.nonce))
+            checks.append("nonce")
+        }
+        if pkce {
+            parameters.append(("code_challenge", PKCE.challenge(for: secrets.pkceVerifier)))
+            parameters.append(("code_challenge_method", "S256"))
+            checks.append("pkce_s256")
+        }
+        if formPost {
+            parameters.append(("response_mode", "form_post"))
+            checks.append("form_post")
+        }
+        let taken = Set(parameters.map(\.0))
+        for extra in provider.plugin.authorizationParameters(for: provider) where !taken.contains(extra.0) {
+            parameters.append(extra)
+        }
+        guard let endpoint = provider.endpoints.authorization else {
+            return fail(
+                .authorizationRedirect,
+                SignInError(
+                    .invalidRequest, "expected an authorization endpoint, found none", provider: provider.name),
+                now: now)
+        }
+        let record = FlowRecord(
+            provider: provider.name, state: secrets.state, nonce: oidc ? secrets.nonce : nil,
+            pkceVerifier: pkce ? secrets.pkceVerifier : nil, returnTo: returnTo,
+            browserBindingDigest: Self.bindingDigest(browserBinding), intent: intent, createdAt: now)
+        appendTrace(.authorizationRedirect, now: now, checks: checks, roundTrip: false, outcome: .succeeded)
+        state = .redirected
+        return .redirect(
+            AuthorizationRedirect(
+                url: QueryString.appending(parameters, to: endpoint), record: record, ttl: options.flowTTL))
+    }
+
+    /// Base64url SHA-256 of the browser-binding value, as stored in ``FlowRecord/browserBindingDigest``.
+    public static func bindingDigest(_ browserBinding: String) -> String {
+        Base64URL.encode(Digest.sha256(Array(browserBinding.utf8)))
+    }
+
+    // MARK: - Shared transition helpers
+
+    mutating func appendTrace(
+        _ step: TraceEvent.Step, now: Date, checks: [String], roundTrip: Bool, outcome: TraceEvent.Outcome,
+        detail: String? = nil
+    ) {
+        let started = stepStartedAt ?? now
+        trace.append(
+            TraceEvent(
+                step: step, startedAt: started, duration: max(0, now.timeIntervalSince(started)), checks: checks,
+                providerRoundTrip: roundTrip, outcome: outcome, detail: detail))
+        stepStartedAt = now
+    }
+
+    mutating func fail(
+        _ step: TraceEvent.Step, _ error: SignInError, now: Date, checks: [String] = [], roundTrip: Bool = false,
+        detail: String? = nil
+    ) -> Action {
+        var error = error
+        if error.provider == nil { error.provider = provider.name }
+        appendTrace(step, now: now, checks: checks, roundTrip: roundTrip, outcome: .failed(error.code), detail: detail)
+        error.trace = trace
+        state = .finished
+        return .fail(error)
+    }
+
+    mutating func unexpected(_ event: String, now: Date) -> Action {
+        let error = SignInError(
+            .unexpectedEvent, "the flow received '\(event)' in a state that does not expect it",
+            provider: provider.name)
+        state = .finished
+        return .fail(error)
+    }
+}

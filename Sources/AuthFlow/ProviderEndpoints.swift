@@ -1,0 +1,35 @@
+/// The provider URLs a sign-in uses; a plugin's defaults, overridden per key by `endpoints:` in configuration.
+public struct ProviderEndpoints: Sendable, Hashable {
+    /// The browser-facing authorization endpoint.
+    public var authorization: String?
+    /// The token endpoint (code exchange).
+    public var token: String?
+    /// The userinfo (profile) endpoint, called with the access token.
+    public var userinfo: String?
+    /// The JSON Web Key Set that signs the provider's id_tokens.
+    public var jwks: String?
+    /// The token revocation endpoint.
+    public var revocation: String?
+
+    /// Creates a set of endpoints; any may be absent.
+    public init(
+        authorization: String? = nil, token: String? = nil, userinfo: String? = nil, jwks: String? = nil,
+        revocation: String? = nil
+    ) {
+        self.authorization = authorization
+        self.token = token
+        self.userinfo = userinfo
+        self.jwks = jwks
+        self.revocation = revocation
+    }
+
+    /// These endpoints with every key that `overrides` sets replaced.
+    public func overridden(by overrides: EndpointOverrides) -> ProviderEndpoints {
+        ProviderEndpoints(
+            authorization: overrides.authorization ?? authorization,
+            token: overrides.token ?? token,
+            userinfo: overrides.userinfo ?? userinfo,
+            jwks: overrides.jwks ?? jwks,
+            revocation: overrides.revocation ?? revocation)
+    }
+}

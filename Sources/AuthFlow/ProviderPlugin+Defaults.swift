@@ -1,0 +1,105 @@
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+public import Foundation
+
+extension ProviderPlugin {
+    /// Defaults to ``type``.
+    public var displayName: String { type }
+
+    /// No default issuer.
+    public var defaultIssuer: String? { nil }
+
+    /// No default scopes (the flow adds `openid` when `oidc` is on).
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] { [] }
+
+    /// Exactly the configured issuer.
+    public func acceptedIssuers(for issuer: String) -> Set<String> { [issuer] }
+
+    /// RS256 only.
+    public var idTokenAlgorithms: Set<JWSAlgorithm> { [.rs256] }
+
+    /// The nonce is always required.
+    public var noncePolicy: NoncePolicy { .required }
+
+    /// `client_secret` (in addition to `client_id`), unless the client authenticates with a signed JWT.
+    public func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
+        clientAuthentication(capabilities: capabilities) == .es256ClientSecretJWT ? [] : [.clientSecret]
+    }
+
+    /// No further checks.
+    public func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue] { [] }
+
+    /// No extra parameters.
+    public func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)] { [] }
+
+    /// Refuses: the plugin mints no signed client secret.
+    public func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
+        -> String
+    {
+        throw SignInError(
+            .clientAuthenticationFailed,
+            "provider type \(type) does not mint a signed client secret (expected a plugin that implements "
+                + "clientSecretJWT(for:now:lifetime:))",
+            provider: provider.name)
+    }
+
+    /// OpenID Connect sign-ins take the identity from the id_token alone.
+    public var fetchesUserinfoWithIDToken: Bool { false }
+
+    /// `GET` the userinfo endpoint with the access token as a Bearer token.
+    public func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> HTTPClientRequest
+    {
+        guard let url = provider.endpoints.userinfo else {
+            throw SignInError(
+                .userinfoError, "expected a userinfo endpoint for provider '\(provider.name)', found none",
+                provider: provider.name)
+        }
+        var request = HTTPClientRequest(method: "GET", url: url)
+        request.headers["Accept"] = "application/json"
+        request.setBearer(accessToken)
+        return request
+    }
+
+    /// OpenID Connect standard claims: `sub`, `email`, `email_verified` (`true` or `"true"`), `name`.
+    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let object = json.objectValue else {
+            throw SignInError(
+                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
+                provider: provider.name)
+        }
+        guard let subject = object["sub"]?.stringValue, !subject.isEmpty else {
+            throw SignInError(
+                .userinfoError, "expected a non-empty string 'sub' in the userinfo response, found none",
+                provider: provider.name, claim: "sub")
+        }
+        return VerifiedIdentity(
+            provider: provider.name, subject: subject, email: object["email"]?.stringValue,
+            emailVerified: IdentityClaims.flag(object["email_verified"]) ?? false,
+            name: IdentityClaims.displayName(object), source: .userinfo, rawClaims: object)
+    }
+
+    /// OpenID Connect standard claims: `sub`, `email`, `email_verified` (`true` or `"true"`), `name`.
+    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let subject = claims.subject, !subject.isEmpty else {
+            throw SignInError(
+                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
+                provider: provider.name, claim: "sub")
+        }
+        return VerifiedIdentity(
+            provider: provider.name, subject: subject, email: claims.string("email"),
+            emailVerified: claims.flag("email_verified") ?? false, name: IdentityClaims.displayName(claims.json),
+            source: .idToken, rawClaims: claims.json)
+    }
+
+    /// No unsigned profile data.
+    public func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider)
+        -> UnverifiedProfile?
+    {
+        nil
+    }
+}

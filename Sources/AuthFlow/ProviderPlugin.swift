@@ -1,0 +1,95 @@
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+public import Foundation
+
+/// Describes how one kind of provider (a `type:` in `providers.yaml`) differs from the common flow.
+///
+/// A plugin supplies data and small strategies; ``OAuthFlow`` runs the flow. Every requirement except
+/// ``type``, ``support(for:settings:)``, ``defaultEndpoints`` and ``clientAuthentication(capabilities:)``
+/// has a default (see `ProviderPlugin+Defaults.swift`), so an application's own plugin is a few lines:
+///
+/// ```swift
+/// struct CorpPlugin: ProviderPlugin {
+///     var type: String { "corp" }
+///     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+///         capability == .pkce ? .required : .unsupported(reason: "Corp SSO is plain OAuth 2.0")
+///     }
+///     var defaultEndpoints: ProviderEndpoints {
+///         ProviderEndpoints(authorization: "https://sso.corp.example/authorize",
+///                           token: "https://sso.corp.example/token",
+///                           userinfo: "https://sso.corp.example/me")
+///     }
+///     func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+/// }
+/// var registry = ProviderRegistry.standard
+/// registry.register(CorpPlugin())
+/// ```
+public protocol ProviderPlugin: Sendable {
+    /// The `type:` value this plugin answers to, e.g. `"apple"`.
+    var type: String { get }
+
+    /// A human-readable provider name for messages and reports, e.g. `"Apple"`.
+    var displayName: String { get }
+
+    /// How the provider supports `capability`; may depend on the settings (Apple requires `form_post` when
+    /// the `name` or `email` scope is requested).
+    func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport
+
+    /// The provider's endpoints before `endpoints:` overrides.
+    var defaultEndpoints: ProviderEndpoints { get }
+
+    /// The expected id_token issuer when configuration sets no `issuer:`.
+    var defaultIssuer: String? { get }
+
+    /// Scopes requested when configuration sets no `scopes:` (`openid` is added when `oidc` is on).
+    func defaultScopes(capabilities: Set<Capability>) -> [String]
+
+    /// Every `iss` value accepted for the configured issuer (Google also accepts `accounts.google.com`).
+    func acceptedIssuers(for issuer: String) -> Set<String>
+
+    /// The id_token signature algorithms accepted (HMAC and `none` are always refused).
+    var idTokenAlgorithms: Set<JWSAlgorithm> { get }
+
+    /// How the id_token must carry the nonce.
+    var noncePolicy: NoncePolicy { get }
+
+    /// How the client authenticates at the token endpoint, given the enabled capabilities.
+    func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication
+
+    /// Settings keys that must be present, given the enabled capabilities (`client_id` is always required).
+    func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey]
+
+    /// Further checks of the settings (e.g. that a private key parses); returns every problem found.
+    func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue]
+
+    /// Extra authorization-request parameters (never overriding the ones the flow sets).
+    func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)]
+
+    /// Mints the signed client secret, valid for `lifetime` seconds from `now`, when the client authentication is
+    /// ``ClientAuthentication/es256ClientSecretJWT``.
+    ///
+    /// - Throws: ``SignInError`` with code `client_authentication_failed`.
+    func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String
+
+    /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
+    var fetchesUserinfoWithIDToken: Bool { get }
+
+    /// Builds the userinfo (profile) request for an access token.
+    ///
+    /// - Throws: ``SignInError`` with code `userinfo_error` when no request can be built.
+    func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> HTTPClientRequest
+
+    /// Maps a userinfo JSON body to an identity.
+    ///
+    /// - Throws: ``SignInError`` with code `userinfo_error` when the subject is missing.
+    func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError) -> VerifiedIdentity
+
+    /// Maps verified id_token claims to an identity.
+    ///
+    /// - Throws: ``SignInError`` with code `id_token_invalid` when the subject is missing.
+    func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError) -> VerifiedIdentity
+
+    /// Reads unsigned profile data from the callback (Apple's first-login `user` field); `nil` when none.
+    func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile?
+}

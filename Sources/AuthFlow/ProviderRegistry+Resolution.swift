@@ -1,0 +1,139 @@
+extension ProviderRegistry {
+    /// Resolves every configured provider against its plugin, in file order.
+    ///
+    /// All problems are collected before throwing: unknown `type:` (with the nearest known type),
+    /// unknown capability names, capabilities the provider cannot do (quoting the plugin's reason),
+    /// required capabilities switched off, missing required keys, missing endpoints or redirect URI, and
+    /// the plugin's own checks. Each issue carries the source position the configuration kept.
+    ///
+    /// - Throws: ``ConfigurationError`` listing every issue found.
+    public func resolve(_ configuration: Configuration) throws(ConfigurationError) -> [ResolvedProvider] {
+        var resolved: [ResolvedProvider] = []
+        var issues: [ConfigurationIssue] = []
+        let publicURL = configuration.server?.publicURL
+        for settings in configuration.providers {
+            let (provider, found) = resolution(of: settings, publicURL: publicURL)
+            issues += found
+            if let provider { resolved.append(provider) }
+        }
+        guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
+        return resolved
+    }
+
+    /// Resolves one provider's settings; `publicURL` supplies the default redirect URI
+    /// `{publicURL}/auth/{name}/callback`.
+    ///
+    /// - Throws: ``ConfigurationError`` listing every issue found.
+    public func resolve(_ settings: ProviderSettings, publicURL: String?) throws(ConfigurationError)
+        -> ResolvedProvider
+    {
+        let (provider, issues) = resolution(of: settings, publicURL: publicURL)
+        guard issues.isEmpty, let provider else { throw ConfigurationError(issues: issues) }
+        return provider
+    }
+
+    func resolution(of settings: ProviderSettings, publicURL: String?) -> (ResolvedProvider?, [ConfigurationIssue]) {
+        let name = settings.name
+        guard let plugin = plugin(forType: settings.type) else {
+            var message = "unknown provider type '\(settings.type)' for provider '\(name)'"
+            if let suggestion = EditDistance.nearest(to: settings.type, in: types) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            message += " (known types: \(types.joined(separator: ", ")))"
+            return (
+                nil, [ResolutionIssue.make(.unknownProviderType, message, settings.typeLocation ?? settings.location)]
+            )
+        }
+        let subject = "provider '\(name)' (type \(plugin.type))"
+        var issues: [ConfigurationIssue] = []
+
+        // Capabilities: configured switches against the plugin's support.
+        var support: [Capability: CapabilitySupport] = [:]
+        var enabled: Set<Capability> = []
+        for capability in Capability.allCases {
+            let declared = plugin.support(for: capability, settings: settings)
+            support[capability] = declared
+            let requested = settings.capabilities[capability.rawValue]
+            let location = settings.capabilityLocations[capability.rawValue] ?? settings.location
+            switch (declared, requested) {
+            case (.unsupported(let reason), true?):
+                issues.append(
+                    ResolutionIssue.make(
+                        .unsupportedCapability, "\(subject) cannot enable \(capability): \(reason)", location))
+            case (.required, false?):
+                issues.append(
+                    ResolutionIssue.make(
+                        .requiredCapability, "\(subject) requires \(capability); it cannot be disabled", location))
+            case (.required, _):
+                enabled.insert(capability)
+            case (.optional(let byDefault), let requested):
+                if requested ?? byDefault { enabled.insert(capability) }
+            case (.unsupported, _):
+                break
+            }
+        }
+        let known = Capability.allCases.map(\.rawValue)
+        for key in settings.capabilities.keys.sorted() where Capability(rawValue: key) == nil {
+            var message = "unknown capability '\(key)' for provider '\(name)'"
+            if let suggestion = EditDistance.nearest(to: key, in: known) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            message += " (known capabilities: \(known.joined(separator: ", ")))"
+            issues.append(
+                ResolutionIssue.make(
+                    .unknownCapability, message, settings.capabilityLocations[key] ?? settings.location))
+        }
+
+        // Required keys.
+        var required: [ProviderSettingKey] = [.clientID]
+        for key in plugin.requiredSettings(capabilities: enabled) where !required.contains(key) { required.append(key) }
+        for key in required where !key.isPresent(in: settings) {
+            let alternative = key == .clientSecret ? " (or 'client_secret_file')" : ""
+            issues.append(
+                ResolutionIssue.make(
+                    .missingRequiredKey, "\(subject) requires '\(key)'\(alternative)", settings.location))
+        }
+
+        // Endpoints, issuer and redirect URI.
+        let endpoints = plugin.defaultEndpoints.overridden(by: settings.endpoints)
+        let callsUserinfo = !enabled.contains(.oidc) || plugin.fetchesUserinfoWithIDToken
+        var needed: [(String, String?)] = [("authorization", endpoints.authorization), ("token", endpoints.token)]
+        if enabled.contains(.oidc) { needed.append(("jwks", endpoints.jwks)) }
+        if callsUserinfo { needed.append(("userinfo", endpoints.userinfo)) }
+        for (key, value) in needed where (value ?? "").isEmpty {
+            issues.append(
+                ResolutionIssue.make(
+                    .missingEndpoint, "\(subject) has no \(key) endpoint; set endpoints.\(key)", settings.location))
+        }
+        let issuer = settings.issuer ?? plugin.defaultIssuer
+        if enabled.contains(.oidc), (issuer ?? "").isEmpty {
+            issues.append(
+                ResolutionIssue.make(
+                    .missingIssuer, "\(subject) has oidc enabled but no issuer; set issuer", settings.location))
+        }
+        let redirectURI = settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0) }
+        if redirectURI == nil {
+            issues.append(
+                ResolutionIssue.make(
+                    .missingRedirectURI, "\(subject) has no redirect URI; set redirect_uri or server.public_url",
+                    settings.location))
+        }
+
+        issues += plugin.validate(settings, capabilities: enabled)
+
+        guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }
+
+        var scopes = settings.scopes ?? plugin.defaultScopes(capabilities: enabled)
+        if enabled.contains(.oidc), !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        var audiences = [clientID]
+        for audience in settings.audiences where !audiences.contains(audience) { audiences.append(audience) }
+        let accepted: Set<String> = issuer.map { plugin.acceptedIssuers(for: $0).union([$0]) } ?? []
+
+        let provider = ResolvedProvider(
+            name: name, plugin: plugin, settings: settings, capabilitySupport: support, capabilities: enabled,
+            clientID: clientID, audiences: audiences, endpoints: endpoints, scopes: scopes, issuer: issuer,
+            acceptedIssuers: accepted, redirectURI: redirectURI,
+            clientAuthentication: plugin.clientAuthentication(capabilities: enabled))
+        return (provider, [])
+    }
+}

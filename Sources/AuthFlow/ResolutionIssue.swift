@@ -1,0 +1,29 @@
+/// Creates the positioned ``ConfigurationIssue``s that provider resolution reports.
+public enum ResolutionIssue {
+    /// The issue codes resolution uses.
+    public enum Kind: String, Sendable {
+        /// `type:` names no registered plugin.
+        case unknownProviderType = "unknown_provider_type"
+        /// `capabilities:` names something that is not a capability.
+        case unknownCapability = "unknown_capability"
+        /// A capability the provider cannot do was switched on.
+        case unsupportedCapability = "unsupported_capability"
+        /// A capability the provider needs was switched off.
+        case requiredCapability = "required_capability"
+        /// A key the plugin needs is absent.
+        case missingRequiredKey = "missing_required_key"
+        /// An endpoint the flow needs has neither a default nor an override.
+        case missingEndpoint = "missing_endpoint"
+        /// `oidc` is on but no issuer is known.
+        case missingIssuer = "missing_issuer"
+        /// Neither `redirect_uri` nor `server.public_url` is set.
+        case missingRedirectURI = "missing_redirect_uri"
+        /// A setting's value is unusable (e.g. a private key that does not parse).
+        case invalidValue = "invalid_value"
+    }
+
+    /// An issue of `kind` with `message`, at `location`. Plugins use it for their own ``ProviderPlugin/validate(_:capabilities:)`` checks.
+    public static func make(_ kind: Kind, _ message: String, _ location: SourceLocation?) -> ConfigurationIssue {
+        ConfigurationIssue(code: .init(rawValue: kind.rawValue), message: message, location: location)
+    }
+}

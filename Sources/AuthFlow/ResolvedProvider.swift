@@ -1,0 +1,80 @@
+public import AuthFlowJOSE
+
+/// One configured provider with its plugin and every effective value worked out.
+///
+/// It is the single object both ``OAuthFlow`` and reports such as `authflow matrix` read: capabilities
+/// after configuration, endpoints after overrides, scopes, issuer(s), redirect URI and client
+/// authentication. Create it with ``ProviderRegistry/resolve(_:)``.
+public struct ResolvedProvider: Sendable {
+    /// The provider's name in configuration (`providers.<name>`), used in URLs such as `/auth/<name>/login`.
+    public let name: String
+    /// The plugin that answers to the configured `type:`.
+    public let plugin: any ProviderPlugin
+    /// The settings as loaded from configuration.
+    public let settings: ProviderSettings
+    /// How the plugin supports each capability, given these settings.
+    public let capabilitySupport: [Capability: CapabilitySupport]
+    /// The capabilities in effect (configured or defaulted).
+    public let capabilities: Set<Capability>
+    /// The client identifier.
+    public let clientID: String
+    /// Accepted id_token audiences: `client_id` first, then `audiences:` (duplicates removed).
+    public let audiences: [String]
+    /// The endpoints in effect (plugin defaults with `endpoints:` overrides applied).
+    public let endpoints: ProviderEndpoints
+    /// The scopes requested, in order (`openid` first when `oidc` is on).
+    public let scopes: [String]
+    /// The expected id_token issuer, when the provider has one.
+    public let issuer: String?
+    /// Every accepted `iss` value (empty without an issuer).
+    public let acceptedIssuers: Set<String>
+    /// The callback URL sent as `redirect_uri`.
+    public let redirectURI: String
+    /// How the client authenticates at the token endpoint.
+    public let clientAuthentication: ClientAuthentication
+
+    /// The `type:` value.
+    public var type: String { plugin.type }
+
+    /// Whether `capability` is in effect.
+    public func isEnabled(_ capability: Capability) -> Bool { capabilities.contains(capability) }
+
+    /// OpenID Connect when `oidc` is on, plain OAuth 2.0 otherwise.
+    public var signInProtocol: SignInProtocol { isEnabled(.oidc) ? .oidc : .oauth2 }
+
+    /// Where the identity comes from: the id_token with `oidc`, the userinfo endpoint otherwise.
+    public var identitySource: IdentitySource { isEnabled(.oidc) ? .idToken : .userinfo }
+
+    /// Whether a sign-in calls the userinfo endpoint.
+    public var callsUserinfo: Bool { !isEnabled(.oidc) || plugin.fetchesUserinfoWithIDToken }
+
+    /// POST with `form_post`, GET otherwise.
+    public var callbackMethod: CallbackMethod { isEnabled(.formPost) ? .post : .get }
+
+    /// Provider calls per sign-in with the JWKS cached: the token exchange, plus userinfo when called.
+    public var roundTrips: Int { 1 + (callsUserinfo ? 1 : 0) }
+
+    /// The id_token algorithms accepted: the plugin's allow-list without HMAC.
+    public var idTokenAlgorithms: Set<JWSAlgorithm> { plugin.idTokenAlgorithms.subtracting([.hs256]) }
+
+    init(
+        name: String, plugin: any ProviderPlugin, settings: ProviderSettings,
+        capabilitySupport: [Capability: CapabilitySupport], capabilities: Set<Capability>, clientID: String,
+        audiences: [String], endpoints: ProviderEndpoints, scopes: [String], issuer: String?,
+        acceptedIssuers: Set<String>, redirectURI: String, clientAuthentication: ClientAuthentication
+    ) {
+        self.name = name
+        self.plugin = plugin
+        self.settings = settings
+        self.capabilitySupport = capabilitySupport
+        self.capabilities = capabilities
+        self.clientID = clientID
+        self.audiences = audiences
+        self.endpoints = endpoints
+        self.scopes = scopes
+        self.issuer = issuer
+        self.acceptedIssuers = acceptedIssuers
+        self.redirectURI = redirectURI
+        self.clientAuthentication = clientAuthentication
+    }
+}

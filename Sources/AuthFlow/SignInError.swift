@@ -1,0 +1,114 @@
+public import AuthFlowJOSE
+
+/// Why a sign-in was refused. Its ``code`` is stable and becomes the server's `{"error": CODE}`.
+///
+/// Messages say what was expected and what was found; they never contain a state, code, token, secret or
+/// key. Provider-supplied error codes (e.g. `access_denied`) are kept in ``providerError`` after being
+/// checked against the RFC 6749 error-code character set.
+public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable snake_case error code.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The snake_case code, e.g. `"invalid_state"`.
+        public let rawValue: String
+
+        /// Wraps a code string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The code string.
+        public var description: String { rawValue }
+
+        /// The callback's `state` is missing, unknown, already used, or was sent more than once.
+        public static let invalidState = Code(rawValue: "invalid_state")
+        /// The callback's `state` was issued longer ago than the flow lifetime.
+        public static let stateExpired = Code(rawValue: "state_expired")
+        /// The callback's `state` was issued for another provider.
+        public static let stateProviderMismatch = Code(rawValue: "state_provider_mismatch")
+        /// The callback did not come from the browser that began the sign-in.
+        public static let browserBindingMismatch = Code(rawValue: "browser_binding_mismatch")
+        /// The callback used GET where POST (form_post) was expected, or the other way round.
+        public static let wrongCallbackMethod = Code(rawValue: "wrong_callback_method")
+        /// The provider redirected back with an error (e.g. `access_denied`), see ``SignInError/providerError``.
+        public static let providerError = Code(rawValue: "provider_error")
+        /// The callback carries no (or more than one) authorization `code`.
+        public static let missingCode = Code(rawValue: "missing_code")
+        /// The token endpoint answered with an error status or an OAuth error body.
+        public static let tokenEndpointError = Code(rawValue: "token_endpoint_error")
+        /// The token endpoint answered 2xx with something that is not a usable token response.
+        public static let invalidTokenResponse = Code(rawValue: "invalid_token_response")
+        /// The id_token failed verification; ``SignInError/joseCode`` says which check.
+        public static let idTokenInvalid = Code(rawValue: "id_token_invalid")
+        /// The provider's JWKS could not be fetched or parsed.
+        public static let jwksUnavailable = Code(rawValue: "jwks_unavailable")
+        /// The userinfo endpoint failed, answered with bad JSON, or returned no subject.
+        public static let userinfoError = Code(rawValue: "userinfo_error")
+        /// The userinfo subject differs from the verified id_token's `sub`.
+        public static let userinfoSubjectMismatch = Code(rawValue: "userinfo_subject_mismatch")
+        /// A provider could not be reached (timeout, connection or TLS failure).
+        public static let providerUnreachable = Code(rawValue: "provider_unreachable")
+        /// No provider with that name is configured.
+        public static let unknownProvider = Code(rawValue: "unknown_provider")
+        /// The flow store failed to store or return the flow record.
+        public static let flowStoreUnavailable = Code(rawValue: "flow_store_unavailable")
+        /// The client credential (e.g. Apple's ES256 client secret) could not be produced.
+        public static let clientAuthenticationFailed = Code(rawValue: "client_authentication_failed")
+        /// The application's `onUnverifiedProfile` handler failed, so the sign-in stopped before the code exchange.
+        public static let unverifiedProfileNotStored = Code(rawValue: "unverified_profile_not_stored")
+        /// The request to begin or complete a sign-in is malformed (e.g. an empty browser binding).
+        public static let invalidRequest = Code(rawValue: "invalid_request")
+        /// The state machine received an event it was not waiting for (a driver bug, not user input).
+        public static let unexpectedEvent = Code(rawValue: "unexpected_event")
+    }
+
+    /// The stable error code.
+    public let code: Code
+    /// What was expected and what was found; safe to show and log.
+    public let message: String
+    /// The configured provider name, when known.
+    public var provider: String?
+    /// The provider's own error code (`error=access_denied`, token endpoint `error`), when it sent one.
+    public var providerError: String?
+    /// The id_token check that failed, for ``Code/idTokenInvalid`` and ``Code/jwksUnavailable``.
+    public var joseCode: JOSEError.Code?
+    /// The claim involved, when a claim check failed.
+    public var claim: String?
+    /// The upstream HTTP status, for token and userinfo endpoint errors.
+    public var upstreamStatus: Int?
+    /// The steps of the sign-in up to and including the failed one (empty when the flow never ran).
+    /// Not part of equality.
+    public var trace: [TraceEvent] = []
+
+    /// Creates an error.
+    public init(
+        _ code: Code, _ message: String, provider: String? = nil, providerError: String? = nil,
+        joseCode: JOSEError.Code? = nil, claim: String? = nil, upstreamStatus: Int? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.provider = provider
+        self.providerError = providerError
+        self.joseCode = joseCode
+        self.claim = claim
+        self.upstreamStatus = upstreamStatus
+    }
+
+    /// The HTTP status a server should answer with: 400 (malformed or stale request), 401 (the provider or
+    /// its tokens did not authenticate the user) or 403 (a cross-site or replay attempt was refused).
+    public var statusHint: Int {
+        switch code {
+        case .stateProviderMismatch, .browserBindingMismatch: 403
+        case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest:
+            400
+        default: 401
+        }
+    }
+
+    /// Equal when everything but ``trace`` is equal.
+    public static func == (lhs: SignInError, rhs: SignInError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.provider == rhs.provider
+            && lhs.providerError == rhs.providerError && lhs.joseCode == rhs.joseCode && lhs.claim == rhs.claim
+            && lhs.upstreamStatus == rhs.upstreamStatus
+    }
+
+    /// `code: message`, safe to log.
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,107 @@
+public import AuthFlow
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+
+/// Facebook Login: plain OAuth 2.0 with a GET token endpoint and the Graph `/me` profile.
+///
+/// Facts (PROVIDERS.md §3): the code exchange is a GET with `client_id`, `redirect_uri`, `client_secret`
+/// and `code` in the query (`client_secret_get`); the profile is `GET /me?fields=id,name,email` with the
+/// access token and `appsecret_proof` = hex(HMAC-SHA256(key: app secret, message: access token)); PKCE
+/// (S256) is accepted and on by default. Facebook does not say an email is verified, so
+/// ``VerifiedIdentity/emailVerified`` is `false` for Facebook.
+public struct FacebookPlugin: ProviderPlugin {
+    /// The Graph API version in the default endpoints.
+    public let graphVersion: String
+
+    /// Creates the plugin for a Graph API version (default `v19.0`).
+    public init(graphVersion: String = "v19.0") {
+        self.graphVersion = graphVersion
+    }
+
+    /// `"facebook"`.
+    public var type: String { "facebook" }
+
+    /// `"Facebook"`.
+    public var displayName: String { "Facebook" }
+
+    /// pkce optional, on by default; oidc, jwt_client_auth and form_post unsupported.
+    public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        switch capability {
+        case .pkce:
+            .optional(default: true)
+        case .oidc:
+            .unsupported(
+                reason: "Facebook's authorization-code flow returns no id_token (its OIDC code flow is still in "
+                    + "testing); AuthFlow integrates Facebook as OAuth 2.0 with the Graph /me profile")
+        case .jwtClientAuth:
+            .unsupported(reason: "Facebook authenticates apps with the app secret only")
+        case .formPost:
+            .unsupported(reason: "Facebook's login dialog returns the code as a query-string (GET) callback")
+        }
+    }
+
+    /// The versioned login dialog, token and `/me` endpoints.
+    public var defaultEndpoints: ProviderEndpoints {
+        ProviderEndpoints(
+            authorization: "https://www.facebook.com/\(graphVersion)/dialog/oauth",
+            token: "https://graph.facebook.com/\(graphVersion)/oauth/access_token",
+            userinfo: "https://graph.facebook.com/\(graphVersion)/me")
+    }
+
+    /// `email` and `public_profile`.
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["email", "public_profile"] }
+
+    /// A GET token request with the secret in the query.
+    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
+
+    /// hex(HMAC-SHA256(key: app secret, message: access token)), Graph's `appsecret_proof`.
+    public static func appSecretProof(appSecret: String, accessToken: String) -> String {
+        let mac = Digest.hmacSHA256(key: Array(appSecret.utf8), message: Array(accessToken.utf8))
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(mac.count * 2)
+        for byte in mac {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
+    /// `GET /me?fields=id,name,email&appsecret_proof=…` with the access token as a Bearer token (fields are
+    /// added unless the configured endpoint already names them).
+    ///
+    /// - Throws: ``SignInError`` with `userinfo_error` when no userinfo endpoint is known.
+    public func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> HTTPClientRequest
+    {
+        guard var url = provider.endpoints.userinfo else {
+            throw SignInError(.userinfoError, "expected a Graph /me endpoint, found none", provider: provider.name)
+        }
+        var query: [String] = []
+        if !url.contains("fields=") { query.append("fields=id,name,email") }
+        if let secret = provider.settings.clientSecret?.value {
+            query.append("appsecret_proof=" + Self.appSecretProof(appSecret: secret, accessToken: accessToken))
+        }
+        if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.joined(separator: "&") }
+        var request = HTTPClientRequest(method: "GET", url: url)
+        request.headers["Accept"] = "application/json"
+        request.setBearer(accessToken)
+        return request
+    }
+
+    /// `id` (string) as subject, `name`, `email` (not marked verified).
+    ///
+    /// - Throws: ``SignInError`` with `userinfo_error` when `id` is missing.
+    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let object = json.objectValue, let id = object["id"]?.stringValue, !id.isEmpty else {
+            throw SignInError(
+                .userinfoError, "expected a Graph /me object with a non-empty string 'id', found none",
+                provider: provider.name, claim: "id")
+        }
+        return VerifiedIdentity(
+            provider: provider.name, subject: id, email: object["email"]?.stringValue, emailVerified: false,
+            name: object["name"]?.stringValue, source: .userinfo, rawClaims: object)
+    }
+}

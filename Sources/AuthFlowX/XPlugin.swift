@@ -1,0 +1,78 @@
+public import AuthFlow
+public import AuthFlowJOSE
+
+/// X (Twitter) OAuth 2.0: required PKCE, HTTP Basic client authentication, `/2/users/me` profile.
+///
+/// Facts (PROVIDERS.md §4): no OpenID Connect (no id_token, discovery or JWKS); authorization at
+/// `https://x.com/i/oauth2/authorize`, token at `https://api.x.com/2/oauth2/token` with
+/// `Authorization: Basic` for confidential clients; the identity is the stable numeric `data.id` of
+/// `GET /2/users/me`, which needs both `tweet.read` and `users.read`. `data.confirmed_email` (scope
+/// `users.email`) is a confirmed address.
+public struct XPlugin: ProviderPlugin {
+    /// Creates the plugin.
+    public init() {}
+
+    /// `"x"`.
+    public var type: String { "x" }
+
+    /// `"X"`.
+    public var displayName: String { "X" }
+
+    /// pkce required; oidc, jwt_client_auth and form_post unsupported.
+    public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        switch capability {
+        case .pkce:
+            .required
+        case .oidc:
+            .unsupported(reason: "X has no OpenID Connect: it issues no id_token and publishes no discovery or JWKS")
+        case .jwtClientAuth:
+            .unsupported(reason: "X authenticates confidential clients with HTTP Basic (client_id:client_secret) only")
+        case .formPost:
+            .unsupported(reason: "X returns the code as a query-string (GET) callback")
+        }
+    }
+
+    /// X's authorize, token, users/me and revoke endpoints.
+    public var defaultEndpoints: ProviderEndpoints {
+        ProviderEndpoints(
+            authorization: "https://x.com/i/oauth2/authorize", token: "https://api.x.com/2/oauth2/token",
+            userinfo: "https://api.x.com/2/users/me", revocation: "https://api.x.com/2/oauth2/revoke")
+    }
+
+    /// `users.read` and `tweet.read` (both needed by `/2/users/me`).
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["users.read", "tweet.read"] }
+
+    /// HTTP Basic.
+    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+
+    /// Configured scopes must include `tweet.read` and `users.read`, or `/2/users/me` refuses the token.
+    public func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue] {
+        guard let scopes = settings.scopes else { return [] }
+        let missing = ["tweet.read", "users.read"].filter { !scopes.contains($0) }
+        guard !missing.isEmpty else { return [] }
+        return [
+            ResolutionIssue.make(
+                .invalidValue,
+                "provider '\(settings.name)' (type x): expected scopes to include tweet.read and users.read "
+                    + "(X's /2/users/me needs both), found \(missing.joined(separator: " and ")) missing",
+                settings.location(of: "scopes"))
+        ]
+    }
+
+    /// `data.id` as subject, `data.name`, and `data.confirmed_email` as a verified email when present.
+    ///
+    /// - Throws: ``SignInError`` with `userinfo_error` when `data.id` is missing.
+    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let data = json["data"]?.objectValue, let id = data["id"]?.stringValue, !id.isEmpty else {
+            throw SignInError(
+                .userinfoError, "expected /2/users/me to return a non-empty string data.id, found none",
+                provider: provider.name, claim: "data.id")
+        }
+        let email = data["confirmed_email"]?.stringValue
+        return VerifiedIdentity(
+            provider: provider.name, subject: id, email: email, emailVerified: email != nil,
+            name: data["name"]?.stringValue, source: .userinfo, rawClaims: data)
+    }
+}

@@ -1,0 +1,64 @@
+import AuthFlow
+import AuthFlowProviders
+import Foundation
+
+/// `authflow check [--config FILE]`: loads and resolves a configuration, printing every problem.
+///
+/// Exit codes: 0 valid (one summary line on stdout), 1 invalid (every issue on stderr), 2 usage error.
+enum CheckCommand {
+    static let usageText = """
+        usage: authflow check [--config FILE]
+
+          --config FILE   the configuration to check (default: providers.yaml)
+
+        Loads the file (reading ${VAR} from the environment and *_file keys from disk), resolves every
+        provider against the built-in plugins, and prints each problem with its file, line and column
+        on stderr (exit 1), or a one-line summary on stdout (exit 0).
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        var path = "providers.yaml"
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help":
+                print(usageText)
+                return 0
+            case "--config":
+                guard index + 1 < arguments.count else { return usage("--config needs a FILE") }
+                path = arguments[index + 1]
+                index += 2
+            case _ where argument.hasPrefix("--config="):
+                path = String(argument.dropFirst("--config=".count))
+                index += 1
+            default:
+                return usage("unexpected argument '\(argument)'")
+            }
+        }
+        guard !path.isEmpty else { return usage("--config needs a FILE") }
+        do throws(ConfigurationError) {
+            let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment)
+            let configuration = try loader.load(path: path)
+            let providers = try ProviderRegistry.standard.resolve(configuration)
+            let summary = providers.map { "\($0.name) (\($0.type), \($0.signInProtocol.rawValue))" }
+            let count = providers.count == 1 ? "1 provider" : "\(providers.count) providers"
+            print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
+            return 0
+        } catch {
+            for issue in error.issues { printError(issue.description) }
+            let count = error.issues.count == 1 ? "1 problem" : "\(error.issues.count) problems"
+            printError("\(path): \(count)")
+            return 1
+        }
+    }
+
+    private static func usage(_ problem: String) -> Int32 {
+        printError("authflow check: \(problem)\n\n\(usageText)")
+        return 2
+    }
+
+    private static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

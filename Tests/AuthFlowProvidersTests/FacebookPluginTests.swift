@@ -1,0 +1,82 @@
+import AuthFlow
+import AuthFlowFacebook
+import AuthFlowHTTP
+import AuthFlowJOSE
+import AuthFlowProviders
+import Foundation
+import Testing
+
+@Suite struct FacebookPluginTests {
+    @Test func computesAppSecretProofWithTheSecretAsKey() {
+        // RFC-style known HMAC-SHA256 value: key "key", message "The quick brown fox jumps over the lazy dog".
+        #expect(
+            FacebookPlugin.appSecretProof(appSecret: "key", accessToken: "The quick brown fox jumps over the lazy dog")
+                == "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8")
+        // Swapping key and message gives another value: the order matters.
+        #expect(
+            FacebookPlugin.appSecretProof(appSecret: "The quick brown fox jumps over the lazy dog", accessToken: "key")
+                != "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8")
+    }
+
+    @Test func exchangesTheCodeWithAGetRequest() throws {
+        let provider = try Fixtures.resolve(Fixtures.settings("facebook"))
+        #expect(provider.clientAuthentication == .clientSecretGet)
+        #expect(provider.capabilities == [.pkce])
+        #expect(provider.signInProtocol == .oauth2)
+        let (_, action, redirect) = Fixtures.exchange(provider)
+        #expect(redirect?.url.hasPrefix("https://www.facebook.com/v19.0/dialog/oauth?") == true)
+        guard case .exchangeCode(let exchange) = action else {
+            Issue.record("expected the exchange, got \(action)")
+            return
+        }
+        #expect(exchange.request.method == "GET")
+        #expect(exchange.request.body == nil)
+        #expect(exchange.request.url.hasPrefix("https://graph.facebook.com/v19.0/oauth/access_token?"))
+        let query = Fixtures.query(exchange.request.url)
+        #expect(query["client_id"] == "client-id")
+        #expect(query["client_secret"] == "app-secret")
+        #expect(query["code"] == "the-code")
+        #expect(query["redirect_uri"] == "https://app.example/auth/facebook/callback")
+        #expect(query["code_verifier"] == Fixtures.secrets.pkceVerifier)
+        #expect(query["grant_type"] == nil)
+    }
+
+    @Test func readsTheGraphProfileWithAppSecretProof() throws {
+        let provider = try Fixtures.resolve(Fixtures.settings("facebook"))
+        var (flow, _, _) = Fixtures.exchange(provider)
+        let action = flow.tokenResponseReceived(Fixtures.tokenResponse(idToken: nil), now: Fixtures.now)
+        guard case .fetchUserinfo(let request) = action else {
+            Issue.record("expected the Graph call, got \(action)")
+            return
+        }
+        let proof = FacebookPlugin.appSecretProof(appSecret: "app-secret", accessToken: "access-token-value")
+        #expect(request.url == "https://graph.facebook.com/v19.0/me?fields=id,name,email&appsecret_proof=\(proof)")
+        #expect(request.headers["Authorization"] == "Bearer access-token-value")
+        let done = flow.userinfoResponseReceived(
+            Fixtures.json(["id": "10158", "name": "Ada", "email": "ada@example.com"]), now: Fixtures.now)
+        guard case .complete(let result) = done else {
+            Issue.record("expected completion, got \(done)")
+            return
+        }
+        #expect(result.identity.subject == "10158")
+        #expect(result.identity.name == "Ada")
+        #expect(result.identity.email == "ada@example.com")
+        #expect(!result.identity.emailVerified)
+    }
+
+    @Test func refusesAProfileWithoutID() throws {
+        let provider = try Fixtures.resolve(Fixtures.settings("facebook"))
+        var (flow, _, _) = Fixtures.exchange(provider)
+        _ = flow.tokenResponseReceived(Fixtures.tokenResponse(idToken: nil), now: Fixtures.now)
+        let action = flow.userinfoResponseReceived(Fixtures.json(["id": 10158, "name": "Ada"]), now: Fixtures.now)
+        #expect(action.failure?.code == .userinfoError)
+    }
+
+    @Test func refusesOIDCQuotingTheReason() {
+        let found = Fixtures.issues(Fixtures.settings("facebook", capabilities: ["oidc": true]))
+        #expect(found.count == 1)
+        #expect(
+            found.first?.message.hasPrefix("provider 'facebook' (type facebook) cannot enable oidc: Facebook's") == true
+        )
+    }
+}

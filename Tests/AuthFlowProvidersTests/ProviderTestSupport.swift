@@ -1,0 +1,113 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+import AuthFlowProviders
+import Foundation
+import Testing
+
+enum Fixtures {
+    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+    static let binding = "browser-binding"
+    static let secrets = FlowSecrets(
+        state: "state-0123456789abcdef0123456789abcdef012", nonce: "nonce-0123456789abcdef0123456789abcdef012",
+        pkceVerifier: "verifier-0123456789abcdef0123456789abcdef01")
+
+    static let appleKey: JWK = {
+        do { return try JWK.generateP256(keyID: "KEY1234567") } catch { fatalError("key generation: \(error)") }
+    }()
+    static let providerKey: JWK = {
+        do { return try JWK.generateRSA(keyID: "idp-1") } catch { fatalError("key generation: \(error)") }
+    }()
+
+    static func location(_ line: Int = 1, _ column: Int = 3) -> AuthFlow.SourceLocation {
+        AuthFlow.SourceLocation(fileName: "providers.yaml", line: line, column: column, sourceLine: nil)
+    }
+
+    static func apple(scopes: [String]? = nil, capabilities: [String: Bool] = [:], audiences: [String] = [])
+        throws -> ProviderSettings
+    {
+        ProviderSettings(
+            name: "apple", type: "apple", clientID: "com.example.web", audiences: audiences, teamID: "ABCDE12345",
+            keyID: "KEY1234567", privateKey: Secret(try appleKey.pkcs8PEM()), scopes: scopes,
+            capabilities: capabilities, location: location())
+    }
+
+    static func settings(_ type: String, capabilities: [String: Bool] = [:], scopes: [String]? = nil)
+        -> ProviderSettings
+    {
+        ProviderSettings(
+            name: type, type: type, clientID: "client-id", clientSecret: Secret("app-secret"), scopes: scopes,
+            capabilities: capabilities, location: location())
+    }
+
+    static func resolve(_ settings: ProviderSettings) throws -> ResolvedProvider {
+        try ProviderRegistry.standard.resolve(settings, publicURL: "https://app.example")
+    }
+
+    static func issues(_ settings: ProviderSettings) -> [ConfigurationIssue] {
+        do {
+            _ = try ProviderRegistry.standard.resolve(settings, publicURL: "https://app.example")
+            return []
+        } catch {
+            return error.issues
+        }
+    }
+
+    /// Drives a flow to the code exchange; `extra` is added to the callback parameters.
+    static func exchange(_ provider: ResolvedProvider, extra: [(String, String)] = [])
+        -> (OAuthFlow, OAuthFlow.Action, OAuthFlow.AuthorizationRedirect?)
+    {
+        var starter = OAuthFlow(provider: provider)
+        guard
+            case .redirect(let redirect) = starter.start(
+                returnTo: "/", intent: .login, browserBinding: binding, secrets: secrets, now: now)
+        else { return (starter, .fail(SignInError(.invalidRequest, "no redirect")), nil) }
+        var flow = OAuthFlow(provider: provider)
+        _ = flow.callbackReceived(
+            method: provider.callbackMethod,
+            parameters: CallbackParameters([("code", "the-code"), ("state", secrets.state)] + extra),
+            browserBinding: binding, now: now)
+        let action = flow.flowRecordTaken(redirect.record, now: now)
+        return (flow, action, redirect)
+    }
+
+    static func idToken(_ claims: [String: JSONValue]) throws -> String {
+        try JWS.sign(payload: Array(JSONValue.object(claims).serialized().utf8), key: providerKey)
+    }
+
+    static var keySet: JWKSet { JWKSet(keys: [providerKey.publicKey]) }
+
+    static func tokenResponse(idToken: String?) -> HTTPClientResponse {
+        var body: [String: JSONValue] = ["access_token": "access-token-value", "token_type": "Bearer"]
+        if let idToken { body["id_token"] = .string(idToken) }
+        return json(body)
+    }
+
+    static func json(_ object: [String: JSONValue], status: Int = 200) -> HTTPClientResponse {
+        HTTPClientResponse(status: status, headers: [:], body: Array(JSONValue.object(object).serialized().utf8))
+    }
+
+    static func query(_ url: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for item in URLComponents(string: url)?.queryItems ?? [] where result[item.name] == nil {
+            result[item.name] = item.value ?? ""
+        }
+        return result
+    }
+
+    static func form(_ body: [UInt8]?) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in FormURLEncoding.decode(String(decoding: body ?? [], as: UTF8.self))
+        where result[name] == nil {
+            result[name] = value
+        }
+        return result
+    }
+}
+
+extension OAuthFlow.Action {
+    var failure: SignInError? {
+        if case .fail(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,131 @@
+import AuthFlow
+import AuthFlowJOSE
+import Foundation
+import Testing
+
+@Suite struct InMemoryFlowStoreTests {
+    static func record(_ state: String, provider: String = "google") -> FlowRecord {
+        FlowRecord(
+            provider: provider, state: state, nonce: "n", pkceVerifier: "v", returnTo: "/",
+            browserBindingDigest: "d", intent: .login, createdAt: Date(timeIntervalSince1970: 1_000))
+    }
+
+    @Test func takeIsSingleUse() async throws {
+        let store = InMemoryFlowStore(clock: ManualClock(Date(timeIntervalSince1970: 1_000)))
+        try await store.put(Self.record("s1"), ttl: 600)
+        #expect(await store.take(state: "s1") == Self.record("s1"))
+        #expect(await store.take(state: "s1") == nil)
+        #expect(await store.take(state: "never") == nil)
+    }
+
+    @Test func expiresRecordsByTheInjectedClock() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_000))
+        let store = InMemoryFlowStore(clock: clock)
+        try await store.put(Self.record("s1"), ttl: 600)
+        try await store.put(Self.record("s2"), ttl: 600)
+        clock.advance(by: 599)
+        #expect(await store.take(state: "s1") != nil)
+        clock.advance(by: 1)
+        #expect(await store.take(state: "s2") == nil)
+    }
+
+    @Test func concurrentTakesYieldTheRecordOnce() async throws {
+        let store = InMemoryFlowStore(clock: ManualClock(Date(timeIntervalSince1970: 1_000)))
+        try await store.put(Self.record("race"), ttl: 600)
+        let winners = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<32 { group.addTask { await store.take(state: "race") != nil } }
+            var count = 0
+            for await won in group where won { count += 1 }
+            return count
+        }
+        #expect(winners == 1)
+    }
+
+    @Test func refusesDuplicateStatesAndBadTTLs() async throws {
+        let store = InMemoryFlowStore(clock: ManualClock(Date(timeIntervalSince1970: 1_000)))
+        try await store.put(Self.record("dup"), ttl: 600)
+        await #expect(throws: FlowStoreError(.duplicateState, "expected a new state, found one that is already stored"))
+        {
+            try await store.put(Self.record("dup"), ttl: 600)
+        }
+        for ttl in [0, -1, Double.nan, Double.infinity] {
+            await #expect(throws: FlowStoreError.self) { try await store.put(Self.record("t"), ttl: ttl) }
+        }
+    }
+
+    @Test func capsLiveRecordsAndPurgesExpiredOnes() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_000))
+        let store = InMemoryFlowStore(clock: clock, capacity: 3)
+        for index in 0..<3 { try await store.put(Self.record("s\(index)"), ttl: 60) }
+        do {
+            try await store.put(Self.record("s3"), ttl: 60)
+            Issue.record("expected the capacity to be enforced")
+        } catch {
+            #expect(error.code == .capacityExceeded)
+        }
+        clock.advance(by: 61)
+        try await store.put(Self.record("s4"), ttl: 60)
+        #expect(await store.count == 1)
+    }
+}
+
+@Suite struct FlowRecordTests {
+    @Test func serializesAndReadsBack() throws {
+        let record = FlowRecord(
+            provider: "apple", state: "st", nonce: "no", pkceVerifier: nil, returnTo: "/after",
+            browserBindingDigest: "dig", intent: .link, createdAt: Date(timeIntervalSince1970: 1_750_000_000.25))
+        let copy = try FlowRecord(serialized: record.serialized())
+        #expect(copy == record)
+    }
+
+    @Test func refusesBytesThatAreNotARecord() {
+        for text in ["", "{}", "[1]", #"{"v":2,"provider":"a"}"#, #"{"v":1,"provider":"a","state":"s"}"#] {
+            #expect(throws: FlowStoreError.self) { try FlowRecord(serialized: Array(text.utf8)) }
+        }
+    }
+
+    @Test func descriptionRedactsSecrets() {
+        let record = FlowRecord(
+            provider: "google", state: "state-secret", nonce: "nonce-secret", pkceVerifier: "verifier-secret",
+            returnTo: nil, browserBindingDigest: "digest-secret", intent: .login, createdAt: Date())
+        for secret in ["state-secret", "nonce-secret", "verifier-secret", "digest-secret"] {
+            #expect(!record.description.contains(secret))
+        }
+    }
+}
+
+@Suite struct TokenSetTests {
+    @Test func descriptionRedactsEveryTokenValue() {
+        let tokens = TokenSet(
+            accessToken: "access-secret", tokenType: "Bearer", refreshToken: "refresh-secret", expiresIn: 3600,
+            idToken: "id-secret", scope: "openid")
+        for text in [tokens.description, tokens.debugDescription, String(reflecting: tokens), "\(tokens)"] {
+            #expect(!text.contains("access-secret"))
+            #expect(!text.contains("refresh-secret"))
+            #expect(!text.contains("id-secret"))
+        }
+        var dumped = ""
+        dump(tokens, to: &dumped)
+        #expect(!dumped.contains("secret"))
+        #expect(tokens.description.contains("refresh_token: <redacted>"))
+    }
+}
+
+@Suite struct SignInErrorTests {
+    @Test func codesAreStableSnakeCaseWithStatusHints() {
+        let expected: [(SignInError.Code, String, Int)] = [
+            (.invalidState, "invalid_state", 400), (.stateExpired, "state_expired", 400),
+            (.stateProviderMismatch, "state_provider_mismatch", 403),
+            (.browserBindingMismatch, "browser_binding_mismatch", 403),
+            (.wrongCallbackMethod, "wrong_callback_method", 400), (.providerError, "provider_error", 401),
+            (.missingCode, "missing_code", 400), (.tokenEndpointError, "token_endpoint_error", 401),
+            (.invalidTokenResponse, "invalid_token_response", 401), (.idTokenInvalid, "id_token_invalid", 401),
+            (.userinfoError, "userinfo_error", 401), (.userinfoSubjectMismatch, "userinfo_subject_mismatch", 401),
+            (.jwksUnavailable, "jwks_unavailable", 401), (.unknownProvider, "unknown_provider", 400),
+        ]
+        for (code, raw, status) in expected {
+            #expect(code.rawValue == raw)
+            #expect(SignInError(code, "m").statusHint == status)
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import AuthFlow
+import AuthFlowJOSE
+import Foundation
+import Testing
+
+/// Every refusal at the callback: state, provider, method, browser binding, provider errors, code.
+@Suite struct OAuthFlowCallbackTests {
+    let harness: FlowHarness
+
+    init() throws {
+        harness = FlowHarness(try TestProviders.resolve(["pkce": true]))
+    }
+
+    @Test func refusesUnknownState() {
+        // The store has no record for the state: never issued, already taken, or expired there.
+        let (flow, action) = harness.callback(record: nil)
+        #expect(action.failure?.code == .invalidState)
+        #expect(action.failure?.statusHint == 400)
+        #expect(flow.trace.last?.outcome == .failed(.invalidState))
+    }
+
+    @Test func refusesReplayedStateAgainstTheStore() async throws {
+        let store = InMemoryFlowStore(clock: ManualClock(harness.now))
+        let redirect = try harness.begin()
+        try await store.put(redirect.record, ttl: redirect.ttl)
+        let first = await store.take(state: harness.secrets.state)
+        #expect(harness.callback(record: first).1.failure == nil)
+        let second = await store.take(state: harness.secrets.state)
+        #expect(second == nil)
+        #expect(harness.callback(record: second).1.failure?.code == .invalidState)
+    }
+
+    @Test func refusesMissingOrRepeatedStateParameter() {
+        let missing = harness.callback(record: nil, parameters: [("code", "c")])
+        #expect(missing.1.failure?.code == .invalidState)
+        let repeated = harness.callback(
+            record: nil, parameters: [("code", "c"), ("state", harness.secrets.state), ("state", "other")])
+        #expect(repeated.1.failure?.code == .invalidState)
+        let empty = harness.callback(record: nil, parameters: [("code", "c"), ("state", "")])
+        #expect(empty.1.failure?.code == .invalidState)
+    }
+
+    @Test func refusesRecordWhoseStateDiffers() throws {
+        let redirect = try harness.begin()
+        let (_, action) = harness.callback(
+            record: redirect.record, parameters: [("code", "c"), ("state", "another-state-value")])
+        #expect(action.failure?.code == .invalidState)
+    }
+
+    @Test func refusesExpiredState() throws {
+        let redirect = try harness.begin()
+        let late = harness.now.addingTimeInterval(601)
+        let (_, action) = harness.callback(record: redirect.record, at: late)
+        #expect(action.failure?.code == .stateExpired)
+        let inTime = harness.callback(record: redirect.record, at: harness.now.addingTimeInterval(599))
+        #expect(inTime.1.failure == nil)
+    }
+
+    @Test func refusesStateIssuedForAnotherProvider() throws {
+        let other = FlowHarness(try TestProviders.resolve(["pkce": true], name: "other"))
+        let foreign = try other.begin().record
+        let (_, action) = harness.callback(record: foreign)
+        #expect(action.failure?.code == .stateProviderMismatch)
+        #expect(action.failure?.statusHint == 403)
+    }
+
+    @Test func refusesWrongCallbackMethod() throws {
+        let redirect = try harness.begin()
+        let (_, action) = harness.callback(record: redirect.record, method: .post)
+        #expect(action.failure?.code == .wrongCallbackMethod)
+
+        let formPost = FlowHarness(try TestProviders.resolve(["form_post": true]))
+        let record = try formPost.begin().record
+        #expect(formPost.callback(record: record, method: .get).1.failure?.code == .wrongCallbackMethod)
+        #expect(formPost.callback(record: record, method: .post).1.failure == nil)
+    }
+
+    @Test func refusesBrowserBindingMismatch() throws {
+        let redirect = try harness.begin()
+        let other = harness.callback(record: redirect.record, binding: .some("another-browser"))
+        #expect(other.1.failure?.code == .browserBindingMismatch)
+        #expect(other.1.failure?.statusHint == 403)
+        let absent = harness.callback(record: redirect.record, binding: .some(nil))
+        #expect(absent.1.failure?.code == .browserBindingMismatch)
+        let empty = harness.callback(record: redirect.record, binding: .some(""))
+        #expect(empty.1.failure?.code == .browserBindingMismatch)
+        let same = harness.callback(record: redirect.record, binding: .some(harness.binding))
+        #expect(same.1.failure == nil)
+    }
+
+    @Test func turnsProviderErrorIntoTypedError() throws {
+        let redirect = try harness.begin()
+        let (flow, action) = harness.callback(
+            record: redirect.record,
+            parameters: [
+                ("error", "access_denied"), ("error_description", "The user denied"), ("state", harness.secrets.state),
+            ])
+        let error = try #require(action.failure)
+        #expect(error.code == .providerError)
+        #expect(error.providerError == "access_denied")
+        #expect(error.statusHint == 401)
+        #expect(error.provider == "test")
+        #expect(flow.trace.last?.checks.contains("browser_binding") == true)
+        #expect(error.trace.map(\.step) == [.callback])
+        #expect(error.trace.last?.outcome == .failed(.providerError))
+    }
+
+    @Test func providerErrorEvenWithACodeIsNeverASuccess() throws {
+        let redirect = try harness.begin()
+        let (_, action) = harness.callback(
+            record: redirect.record,
+            parameters: [("code", "c"), ("error", "server_error"), ("state", harness.secrets.state)])
+        #expect(action.failure?.code == .providerError)
+    }
+
+    @Test func dropsProviderErrorCodesOutsideTheRFCCharacterSet() throws {
+        let redirect = try harness.begin()
+        let (_, action) = harness.callback(
+            record: redirect.record, parameters: [("error", "bad\"<script>"), ("state", harness.secrets.state)])
+        #expect(action.failure?.code == .providerError)
+        #expect(action.failure?.providerError == nil)
+        #expect(action.failure?.message.contains("script") == false)
+    }
+
+    @Test func refusesMissingOrRepeatedCode() throws {
+        let redirect = try harness.begin()
+        let missing = harness.callback(record: redirect.record, parameters: [("state", harness.secrets.state)])
+        #expect(missing.1.failure?.code == .missingCode)
+        let repeated = harness.callback(
+            record: redirect.record, parameters: [("code", "a"), ("code", "b"), ("state", harness.secrets.state)])
+        #expect(repeated.1.failure?.code == .missingCode)
+    }
+
+    @Test func refusesStartWithoutBrowserBinding() throws {
+        var flow = OAuthFlow(provider: harness.provider)
+        let action = flow.start(
+            returnTo: nil, intent: .login, browserBinding: "", secrets: harness.secrets, now: harness.now)
+        #expect(action.failure?.code == .invalidRequest)
+    }
+
+    @Test func carriesIntentThroughTheFlowRecord() throws {
+        for intent in SignInIntent.allCases {
+            let redirect = try harness.begin(intent: intent)
+            #expect(redirect.record.intent == intent)
+        }
+    }
+
+    @Test func refusesEventsOutOfOrder() throws {
+        var flow = OAuthFlow(provider: harness.provider)
+        let action = flow.tokenResponseReceived(TestIdentityProvider.tokenResponse(idToken: nil), now: harness.now)
+        #expect(action.failure?.code == .unexpectedEvent)
+    }
+
+    @Test func errorMessagesNeverContainStateOrCode() throws {
+        let redirect = try harness.begin()
+        let cases: [OAuthFlow.Action] = [
+            harness.callback(record: nil).1,
+            harness.callback(record: redirect.record, binding: .some("x")).1,
+            harness.callback(record: redirect.record, method: .post).1,
+            harness.callback(record: redirect.record, at: harness.now.addingTimeInterval(700)).1,
+        ]
+        for action in cases {
+            let error = try #require(action.failure)
+            #expect(!error.description.contains(harness.secrets.state))
+            #expect(!error.description.contains("auth-code-value"))
+        }
+    }
+}

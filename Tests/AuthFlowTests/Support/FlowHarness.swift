@@ -1,0 +1,79 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+import Foundation
+import Testing
+
+/// Drives ``OAuthFlow`` step by step without I/O.
+struct FlowHarness {
+    let provider: ResolvedProvider
+    let idp = TestIdentityProvider.shared
+    let binding = "browser-binding-value"
+    let secrets = FlowSecrets(
+        state: "state-0123456789abcdef0123456789abcdef012",
+        nonce: "nonce-0123456789abcdef0123456789abcdef012",
+        pkceVerifier: "verifier-0123456789abcdef0123456789abcdef01")
+    var now = TestIdentityProvider.start
+
+    init(_ provider: ResolvedProvider) {
+        self.provider = provider
+    }
+
+    /// Starts a flow and returns the redirect.
+    func begin(returnTo: String? = "/home", intent: SignInIntent = .login) throws -> OAuthFlow.AuthorizationRedirect {
+        var flow = OAuthFlow(provider: provider)
+        let action = flow.start(returnTo: returnTo, intent: intent, browserBinding: binding, secrets: secrets, now: now)
+        guard case .redirect(let redirect) = action else {
+            Issue.record("expected a redirect, got \(action)")
+            throw HarnessError.unexpected
+        }
+        return redirect
+    }
+
+    /// Runs the callback up to the token exchange, with the record the store would return.
+    func callback(
+        record: FlowRecord?, method: CallbackMethod? = nil, parameters: [(String, String)]? = nil,
+        binding presented: String?? = .none, at time: Date? = nil
+    ) -> (OAuthFlow, OAuthFlow.Action) {
+        var flow = OAuthFlow(provider: provider)
+        let params = parameters ?? [("code", "auth-code-value"), ("state", secrets.state)]
+        let first = flow.callbackReceived(
+            method: method ?? provider.callbackMethod, parameters: CallbackParameters(params),
+            browserBinding: presented ?? binding, now: time ?? now)
+        guard case .takeFlowRecord = first else { return (flow, first) }
+        let second = flow.flowRecordTaken(record, now: time ?? now)
+        return (flow, second)
+    }
+
+    /// Begins, then runs the callback with the stored record, expecting the token exchange.
+    func exchange() throws -> (OAuthFlow, OAuthFlow.TokenExchange, FlowRecord) {
+        let redirect = try begin()
+        let (flow, action) = callback(record: redirect.record)
+        guard case .exchangeCode(let exchange) = action else {
+            Issue.record("expected a code exchange, got \(action)")
+            throw HarnessError.unexpected
+        }
+        return (flow, exchange, redirect.record)
+    }
+
+    /// Runs an oidc flow until the JWKS is requested, with `idToken` in the token response.
+    func untilKeys(idToken: String) throws -> OAuthFlow {
+        var (flow, _, _) = try exchange()
+        let action = flow.tokenResponseReceived(TestIdentityProvider.tokenResponse(idToken: idToken), now: now)
+        guard case .fetchJWKS(let fetch) = action, !fetch.forceRefresh else {
+            Issue.record("expected a JWKS fetch, got \(action)")
+            throw HarnessError.unexpected
+        }
+        return flow
+    }
+}
+
+enum HarnessError: Error { case unexpected }
+
+extension OAuthFlow.Action {
+    /// The error of a `.fail` action.
+    var failure: SignInError? {
+        if case .fail(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,90 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+import Foundation
+
+/// A provider plugin whose four capabilities are all optional (off by default), so tests can drive
+/// ``OAuthFlow`` through every combination. Registered from outside the built-ins, like an application's.
+struct TestPlugin: ProviderPlugin {
+    var type: String { "test" }
+    let clientSecretKey: JWK
+    var alsoUserinfo = false
+    var algorithms: Set<JWSAlgorithm> = [.rs256]
+
+    func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        .optional(default: false)
+    }
+
+    var defaultEndpoints: ProviderEndpoints {
+        ProviderEndpoints(
+            authorization: "https://idp.test/authorize", token: "https://idp.test/token",
+            userinfo: "https://idp.test/userinfo", jwks: "https://idp.test/jwks", revocation: "https://idp.test/revoke")
+    }
+
+    var defaultIssuer: String? { TestIdentityProvider.issuer }
+
+    func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
+
+    func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication {
+        capabilities.contains(.jwtClientAuth) ? .es256ClientSecretJWT : .clientSecretPost
+    }
+
+    var fetchesUserinfoWithIDToken: Bool { alsoUserinfo }
+
+    var idTokenAlgorithms: Set<JWSAlgorithm> { algorithms }
+
+    /// Like Apple's `user` field: an unsigned display name sent with the callback.
+    func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile? {
+        parameters.value("user_name").map { UnverifiedProfile(provider: provider.name, firstName: $0, lastName: nil) }
+    }
+
+    func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String {
+        do throws(JOSEError) {
+            return try AppleClientSecret.make(
+                teamID: "TEAMID1234", keyID: "CSKEY", clientID: provider.clientID, privateKey: clientSecretKey,
+                issuedAt: now, lifetime: lifetime)
+        } catch {
+            throw SignInError(.clientAuthenticationFailed, "could not sign: \(error.code)")
+        }
+    }
+}
+
+/// Builders for settings and resolved providers in tests.
+enum TestProviders {
+    static let location = SourceLocation(fileName: "providers.yaml", line: 7, column: 3, sourceLine: "  test:")
+    static let clientID = "client-123"
+    static let clientSecret = "s3cret-value"
+    static let publicURL = "https://app.test"
+
+    static let clientSecretKey: JWK = {
+        do { return try JWK.generateP256(keyID: "CSKEY") } catch { fatalError("test key generation failed: \(error)") }
+    }()
+
+    static func settings(
+        name: String = "test", type: String = "test", capabilities: [String: Bool] = [:],
+        clientSecret: String? = TestProviders.clientSecret, audiences: [String] = [], scopes: [String]? = nil
+    ) -> ProviderSettings {
+        ProviderSettings(
+            name: name, type: type, clientID: clientID, clientSecret: clientSecret.map(Secret.init),
+            audiences: audiences, scopes: scopes, capabilities: capabilities, location: location)
+    }
+
+    static func capabilities(mask: Int) -> [String: Bool] {
+        var result: [String: Bool] = [:]
+        for (index, capability) in Capability.allCases.enumerated() {
+            result[capability.rawValue] = mask & (1 << index) != 0
+        }
+        return result
+    }
+
+    static func resolve(
+        _ capabilities: [String: Bool] = [:], name: String = "test", alsoUserinfo: Bool = false,
+        audiences: [String] = [], clientSecret: String? = TestProviders.clientSecret
+    ) throws -> ResolvedProvider {
+        let registry = ProviderRegistry([TestPlugin(clientSecretKey: clientSecretKey, alsoUserinfo: alsoUserinfo)])
+        return try registry.resolve(
+            settings(
+                name: name, capabilities: capabilities, clientSecret: clientSecret, audiences: audiences),
+            publicURL: publicURL)
+    }
+}
