@@ -35,7 +35,8 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
         let secret = Array(secret)
         guard secret.count >= Self.minimumSecretLength else {
             throw JOSEError(
-                .weakKey, "expected a secret of at least \(Self.minimumSecretLength) bytes, found \(secret.count) bytes")
+                .weakKey, "expected a secret of at least \(Self.minimumSecretLength) bytes, found \(secret.count) bytes"
+            )
         }
         guard let key = AESGCM.deriveKey(secret: secret, salt: [], info: Self.info, length: AESGCM.keyLength) else {
             throw JOSEError(.cryptoFailure, "expected HKDF-SHA256 to derive the token key, found an OpenSSL failure")

@@ -64,7 +64,9 @@ extension SQLiteAccountStore {
         try StoreValidation.checkKey(id, "notification id", operation: operation)
         for change in changes {
             try StoreValidation.checkIdentity(change.identity, operation: operation)
-            if case .updateProfile(_, let update) = change { try StoreValidation.checkUpdate(update, operation: operation) }
+            if case .updateProfile(_, let update) = change {
+                try StoreValidation.checkUpdate(update, operation: operation)
+            }
         }
         let now = clock.now()
         return try await database.perform(operation) { connection throws(StoreError) in

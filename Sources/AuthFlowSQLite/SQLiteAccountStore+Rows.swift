@@ -42,7 +42,9 @@ extension SQLiteAccountStore {
             updatedAt: Date(timeIntervalSince1970: try row.real(10)))
     }
 
-    static func insert(_ identity: LinkedIdentity, in connection: SQLiteConnection, operation: String) throws(StoreError) {
+    static func insert(_ identity: LinkedIdentity, in connection: SQLiteConnection, operation: String)
+        throws(StoreError)
+    {
         try connection.run(
             "INSERT INTO identities (\(identityColumns), email_normalized) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
@@ -54,7 +56,9 @@ extension SQLiteAccountStore {
             ], operation: operation)
     }
 
-    static func update(_ identity: LinkedIdentity, in connection: SQLiteConnection, operation: String) throws(StoreError) {
+    static func update(_ identity: LinkedIdentity, in connection: SQLiteConnection, operation: String)
+        throws(StoreError)
+    {
         try connection.run(
             """
             UPDATE identities SET email = ?, email_normalized = ?, email_verified = ?, is_private_email = ?,

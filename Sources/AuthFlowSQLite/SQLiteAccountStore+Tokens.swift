@@ -134,7 +134,8 @@ extension SQLiteAccountStore {
         do {
             return try cipher.seal(Array(token.utf8), associatedData: associatedData(kind, identity))
         } catch {
-            throw StoreError(.backendFailure, "expected to encrypt the \(kind.rawValue), found: \(error)", operation: operation)
+            throw StoreError(
+                .backendFailure, "expected to encrypt the \(kind.rawValue), found: \(error)", operation: operation)
         }
     }
 
@@ -154,7 +155,8 @@ extension SQLiteAccountStore {
         }
         guard let text = String(validating: plaintext, as: UTF8.self) else {
             throw StoreError(
-                .corruptData, "expected the stored \(kind.rawValue) to be UTF-8, found other bytes", operation: operation)
+                .corruptData, "expected the stored \(kind.rawValue) to be UTF-8, found other bytes",
+                operation: operation)
         }
         return text
     }

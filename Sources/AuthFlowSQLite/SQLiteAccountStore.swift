@@ -92,7 +92,8 @@ public struct SQLiteAccountStore: AccountStore {
                 let existing = try connection.query(
                     "SELECT 1 FROM users WHERE id = ?", [.text(id.rawValue)], operation: operation)
                 guard existing.isEmpty else {
-                    throw StoreError(.duplicateUser, "expected a new user id, found one that exists", operation: operation)
+                    throw StoreError(
+                        .duplicateUser, "expected a new user id, found one that exists", operation: operation)
                 }
                 guard try Self.identity(identity, in: connection, operation: operation) == nil else {
                     throw StoreError(
@@ -112,7 +113,8 @@ public struct SQLiteAccountStore: AccountStore {
     /// Links the identity to an existing user; an identity already linked to that user is returned unchanged.
     ///
     /// - Throws: ``StoreError`` `identityAlreadyLinked`, `userNotFound`, `invalidValue`.
-    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID) async throws(StoreError)
+    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID)
+        async throws(StoreError)
         -> LinkedIdentity
     {
         let operation = "linkIdentity"
@@ -166,7 +168,8 @@ public struct SQLiteAccountStore: AccountStore {
                 }
                 var removed: [RemovedIdentity] = []
                 for identity in removing {
-                    let tokens = try Self.removeTokens(identity.key, cipher: cipher, in: connection, operation: operation)
+                    let tokens = try Self.removeTokens(
+                        identity.key, cipher: cipher, in: connection, operation: operation)
                     try connection.run(
                         "DELETE FROM identities WHERE provider = ? AND subject = ?",
                         [.text(identity.provider), .text(identity.subject)], operation: operation)
@@ -191,10 +194,12 @@ public struct SQLiteAccountStore: AccountStore {
                 }
                 var removed: [RemovedIdentity] = []
                 for identity in account.identities {
-                    let tokens = try Self.removeTokens(identity.key, cipher: cipher, in: connection, operation: operation)
+                    let tokens = try Self.removeTokens(
+                        identity.key, cipher: cipher, in: connection, operation: operation)
                     removed.append(RemovedIdentity(identity: identity, tokens: tokens))
                 }
-                try connection.run("DELETE FROM identities WHERE user_id = ?", [.text(id.rawValue)], operation: operation)
+                try connection.run(
+                    "DELETE FROM identities WHERE user_id = ?", [.text(id.rawValue)], operation: operation)
                 try connection.run("DELETE FROM users WHERE id = ?", [.text(id.rawValue)], operation: operation)
                 return removed
             }
@@ -216,7 +221,8 @@ public struct SQLiteAccountStore: AccountStore {
     /// Updates the identity's profile fields; `nil` keeps a stored value.
     ///
     /// - Throws: ``StoreError`` `identityNotFound`, `invalidValue`.
-    public func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) async throws(StoreError)
+    public func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey)
+        async throws(StoreError)
         -> LinkedIdentity
     {
         let operation = "updateIdentityProfile"

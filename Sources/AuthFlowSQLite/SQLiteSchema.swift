@@ -98,14 +98,17 @@ enum SQLiteSchema {
     /// The database's schema version, after checking this code can use it.
     @discardableResult
     static func check(_ connection: SQLiteConnection) throws(StoreError) -> Int {
-        let version = try connection.query("PRAGMA user_version", operation: "read schema version")
+        let version =
+            try connection.query("PRAGMA user_version", operation: "read schema version")
             .first?.integer(0) ?? 0
-        let application = try connection.query("PRAGMA application_id", operation: "read schema version")
+        let application =
+            try connection.query("PRAGMA application_id", operation: "read schema version")
             .first?.integer(0) ?? 0
         if version == 0 {
-            let objects = try connection.query(
-                "SELECT count(*) FROM sqlite_schema", operation: "read schema version"
-            ).first?.integer(0) ?? 0
+            let objects =
+                try connection.query(
+                    "SELECT count(*) FROM sqlite_schema", operation: "read schema version"
+                ).first?.integer(0) ?? 0
             guard objects == 0 else {
                 throw StoreError(
                     .unsupportedSchema,

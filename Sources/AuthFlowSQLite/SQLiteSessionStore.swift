@@ -44,7 +44,8 @@ public struct SQLiteSessionStore: SessionStore {
             }
         }
         guard inserted > 0 else {
-            throw StoreError(.duplicateSession, "expected a new session id, found one that is stored", operation: operation)
+            throw StoreError(
+                .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
         }
     }
 

@@ -1,5 +1,6 @@
-@testable import AuthFlowJOSE
 import Testing
+
+@testable import AuthFlowJOSE
 
 /// Returns the same preset nonce on every call, for exact known-answer tests.
 private struct PresetNonce: SecureRandom {
@@ -99,7 +100,9 @@ private struct PresetNonce: SecureRandom {
     }
 
     @Test func refusesShortSecretsAndShortRandomness() throws {
-        #expect(throws: JOSEError.self) { try TokenCipher(secret: String(repeating: "x", count: 31), random: SystemRandom()) }
+        #expect(throws: JOSEError.self) {
+            try TokenCipher(secret: String(repeating: "x", count: 31), random: SystemRandom())
+        }
         do {
             _ = try TokenCipher(secret: "short", random: SystemRandom())
             Issue.record("accepted a 5-byte secret")
@@ -166,7 +169,8 @@ private struct PresetNonce: SecureRandom {
         var badTag = sealed.tag
         badTag[0] ^= 1
         #expect(
-            AESGCM.open(key: key, nonce: nonce, ciphertext: sealed.ciphertext[...], tag: badTag[...], associatedData: aad)
+            AESGCM.open(
+                key: key, nonce: nonce, ciphertext: sealed.ciphertext[...], tag: badTag[...], associatedData: aad)
                 == nil)
     }
 }

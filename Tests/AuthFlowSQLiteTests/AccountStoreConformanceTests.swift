@@ -61,7 +61,8 @@ import Testing
 
         // Linking again to the same user changes nothing.
         stores.clock.advance(by: 60)
-        let again = try await stores.accounts.linkIdentity(.googleAlice, profile: IdentityProfile(name: "X"), to: .alice)
+        let again = try await stores.accounts.linkIdentity(
+            .googleAlice, profile: IdentityProfile(name: "X"), to: .alice)
         #expect(again == linked)
 
         let elsewhere = await storeError { () throws(StoreError) in
@@ -115,7 +116,9 @@ import Testing
         #expect(try await stores.accounts.tokens(for: .googleAlice) == nil)
         #expect(try await stores.accounts.user(.alice)?.identities.map(\.key) == [.appleAlice])
 
-        let last = await storeError { () throws(StoreError) in try await stores.accounts.unlinkProvider("apple", from: .alice) }
+        let last = await storeError { () throws(StoreError) in
+            try await stores.accounts.unlinkProvider("apple", from: .alice)
+        }
         #expect(last?.code == .lastIdentity)
         #expect(try await stores.accounts.identity(.appleAlice) != nil)
 
@@ -123,7 +126,9 @@ import Testing
             try await stores.accounts.unlinkProvider("facebook", from: .alice)
         }
         #expect(notLinked?.code == .identityNotFound)
-        let noUser = await storeError { () throws(StoreError) in try await stores.accounts.unlinkProvider("apple", from: .bob) }
+        let noUser = await storeError { () throws(StoreError) in
+            try await stores.accounts.unlinkProvider("apple", from: .bob)
+        }
         #expect(noUser?.code == .userNotFound)
     }
 
@@ -139,7 +144,8 @@ import Testing
         try await stores.accounts.saveTokens(googleTokens, for: .googleAlice)
         try await stores.accounts.saveTokens(StoredTokens(accessToken: "a.bob", refreshToken: "r.bob"), for: .googleBob)
 
-        #expect(try await stores.accounts.tokens(ofUser: .alice) == [.appleAlice: appleTokens, .googleAlice: googleTokens])
+        #expect(
+            try await stores.accounts.tokens(ofUser: .alice) == [.appleAlice: appleTokens, .googleAlice: googleTokens])
         let removed = try await stores.accounts.deleteUser(.alice)
         #expect(removed.map(\.identity.key) == [.appleAlice, .googleAlice])
         #expect(removed.map(\.tokens) == [appleTokens, googleTokens])
@@ -154,7 +160,9 @@ import Testing
 
         let again = await storeError { () throws(StoreError) in try await stores.accounts.deleteUser(.alice) }
         #expect(again?.code == .userNotFound)
-        let tokensOfNobody = await storeError { () throws(StoreError) in try await stores.accounts.tokens(ofUser: .alice) }
+        let tokensOfNobody = await storeError { () throws(StoreError) in
+            try await stores.accounts.tokens(ofUser: .alice)
+        }
         #expect(tokensOfNobody?.code == .userNotFound)
     }
 
@@ -257,7 +265,8 @@ import Testing
             expiresAt: StoreHarness.start + 600)
         try await stores.accounts.putPendingProfile(profile)
 
-        let duplicate = await storeError { () throws(StoreError) in try await stores.accounts.putPendingProfile(profile) }
+        let duplicate = await storeError { () throws(StoreError) in try await stores.accounts.putPendingProfile(profile)
+        }
         #expect(duplicate?.code == .duplicateKey)
 
         #expect(try await stores.accounts.takePendingProfile(key: "state-1") == profile)
@@ -283,7 +292,8 @@ import Testing
 
         let past = await storeError { () throws(StoreError) in
             try await stores.accounts.putPendingProfile(
-                PendingProfile(key: "old", provider: "apple", firstName: "A", lastName: nil, expiresAt: StoreHarness.start))
+                PendingProfile(
+                    key: "old", provider: "apple", firstName: "A", lastName: nil, expiresAt: StoreHarness.start))
         }
         #expect(past?.code == .invalidValue)
     }
@@ -292,7 +302,8 @@ import Testing
     func givesAPendingProfileToExactlyOneOfManyConcurrentTakers(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.accounts.putPendingProfile(
-            PendingProfile(key: "race", provider: "apple", firstName: "A", lastName: "B", expiresAt: StoreHarness.start + 60))
+            PendingProfile(
+                key: "race", provider: "apple", firstName: "A", lastName: "B", expiresAt: StoreHarness.start + 60))
         let accounts = stores.accounts
         let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<32 { group.addTask { try await accounts.takePendingProfile(key: "race") != nil } }
@@ -387,13 +398,16 @@ import Testing
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
         try await stores.accounts.saveTokens(StoredTokens(accessToken: "a", refreshToken: "r"), for: .appleAlice)
-        #expect(try await stores.accounts.applyNotification(id: "apple:consent-revoked-1", changes: [.removeIdentity(.appleAlice)]))
+        #expect(
+            try await stores.accounts.applyNotification(
+                id: "apple:consent-revoked-1", changes: [.removeIdentity(.appleAlice)]))
         #expect(try await stores.accounts.identity(.appleAlice) == nil)
         #expect(try await stores.accounts.tokens(for: .appleAlice) == nil)
         #expect(try await stores.accounts.user(.alice)?.identities == [])
         // Removing it again in a new notification fails as a whole.
         let again = await storeError { () throws(StoreError) in
-            try await stores.accounts.applyNotification(id: "apple:account-delete-1", changes: [.removeIdentity(.appleAlice)])
+            try await stores.accounts.applyNotification(
+                id: "apple:account-delete-1", changes: [.removeIdentity(.appleAlice)])
         }
         #expect(again?.code == .identityNotFound)
     }
@@ -402,7 +416,8 @@ import Testing
     func refusesInvalidArgumentsWithoutEchoingThem(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let empty = await storeError { () throws(StoreError) in
-            try await stores.accounts.createUser(.alice, identity: IdentityKey(provider: "", subject: "s"), profile: .init())
+            try await stores.accounts.createUser(
+                .alice, identity: IdentityKey(provider: "", subject: "s"), profile: .init())
         }
         #expect(empty?.code == .invalidValue)
         let emptyUser = await storeError { () throws(StoreError) in
@@ -412,7 +427,8 @@ import Testing
         let hugeToken = String(repeating: "t", count: StoreValidation.maximumTokenBytes + 1)
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: .init())
         let tooLong = await storeError { () throws(StoreError) in
-            try await stores.accounts.saveTokens(StoredTokens(accessToken: hugeToken, refreshToken: nil), for: .appleAlice)
+            try await stores.accounts.saveTokens(
+                StoredTokens(accessToken: hugeToken, refreshToken: nil), for: .appleAlice)
         }
         #expect(tooLong?.code == .invalidValue)
         #expect(tooLong.map { !$0.message.contains("ttttttttt") } == true)

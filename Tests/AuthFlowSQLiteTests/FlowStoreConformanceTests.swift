@@ -20,7 +20,8 @@ import Testing
                 directory = nil
             case .sqlite:
                 let directory = try TemporaryDirectory()
-                store = SQLiteFlowStore(database: try SQLiteDatabase(path: directory.path("flows.sqlite")), clock: clock)
+                store = SQLiteFlowStore(
+                    database: try SQLiteDatabase(path: directory.path("flows.sqlite")), clock: clock)
                 self.directory = directory
             }
         }
@@ -59,7 +60,8 @@ import Testing
     func refusesALiveDuplicateStateAndABadTTL(_ backend: StoreBackend) async throws {
         let harness = try Harness(backend)
         try await harness.store.put(Self.record("s1"), ttl: 600)
-        await #expect(throws: FlowStoreError(.duplicateState, "expected a new state, found one that is already stored")) {
+        await #expect(throws: FlowStoreError(.duplicateState, "expected a new state, found one that is already stored"))
+        {
             try await harness.store.put(Self.record("s1", provider: "google"), ttl: 600)
         }
         #expect(try await harness.store.take(state: "s1")?.provider == "apple")

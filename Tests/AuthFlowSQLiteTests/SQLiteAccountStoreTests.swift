@@ -55,7 +55,8 @@ import Testing
         let store = try Self.store(directory.path("moved.sqlite"))
         _ = try await store.createUser(.alice, identity: .googleAlice, profile: IdentityProfile())
         _ = try await store.createUser(.bob, identity: .googleBob, profile: IdentityProfile())
-        try await store.saveTokens(StoredTokens(accessToken: "a-alice", refreshToken: Self.refreshMarker), for: .googleAlice)
+        try await store.saveTokens(
+            StoredTokens(accessToken: "a-alice", refreshToken: Self.refreshMarker), for: .googleAlice)
         try await store.saveTokens(StoredTokens(accessToken: "a-bob", refreshToken: "r-bob"), for: .googleBob)
 
         // An attacker with write access to the file moves Alice's refresh token into Bob's row.
@@ -74,7 +75,8 @@ import Testing
         // ... or swaps Alice's access and refresh columns.
         try await store.database.perform("test") { connection throws(StoreError) in
             try connection.run(
-                "UPDATE identity_tokens SET access_token = refresh_token WHERE subject = '1089-alice'", operation: "test")
+                "UPDATE identity_tokens SET access_token = refresh_token WHERE subject = '1089-alice'",
+                operation: "test")
         }
         let swapped = await storeError { () throws(StoreError) in try await store.tokens(for: .googleAlice) }
         #expect(swapped?.code == .corruptData)
@@ -109,7 +111,8 @@ import Testing
         for round in 0..<5 {
             let key = "state-\(round)"
             try await first.putPendingProfile(
-                PendingProfile(key: key, provider: "apple", firstName: "A", lastName: nil, expiresAt: StoreHarness.start + 60))
+                PendingProfile(
+                    key: key, provider: "apple", firstName: "A", lastName: nil, expiresAt: StoreHarness.start + 60))
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<24 {
                     let store = index.isMultiple(of: 2) ? first : second

@@ -80,7 +80,8 @@ import Testing
         let path = directory.path("foreign.sqlite")
         do {
             let connection = try SQLiteConnection(path: path, busyTimeout: 1)
-            try connection.execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')", operation: "test")
+            try connection.execute(
+                "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')", operation: "test")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
@@ -157,12 +158,14 @@ import Testing
         let path = directory.path("busy.sqlite")
         let clock = ManualClock(StoreHarness.start)
         let cipher = try TokenCipher(secret: StoreHarness.secret, random: SystemRandom())
-        let store = SQLiteAccountStore(database: try SQLiteDatabase(path: path, busyTimeout: 0.2), cipher: cipher, clock: clock)
+        let store = SQLiteAccountStore(
+            database: try SQLiteDatabase(path: path, busyTimeout: 0.2), cipher: cipher, clock: clock)
         let holder = try SQLiteDatabase(path: path)
         try await holder.perform("test") { connection throws(StoreError) in
             try connection.execute("BEGIN IMMEDIATE", operation: "test")
         }
-        let profile = PendingProfile(key: "k", provider: "apple", firstName: "A", lastName: nil, expiresAt: StoreHarness.start + 60)
+        let profile = PendingProfile(
+            key: "k", provider: "apple", firstName: "A", lastName: nil, expiresAt: StoreHarness.start + 60)
         let busy = await storeError { () throws(StoreError) in try await store.putPendingProfile(profile) }
         #expect(busy?.code == .busy)
         #expect(busy?.operation == "putPendingProfile")

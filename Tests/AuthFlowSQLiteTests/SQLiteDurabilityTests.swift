@@ -51,9 +51,11 @@ struct SQLiteDurabilityTests {
             cipher: try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()),
             clock: ManualClock(StoreHarness.start))
         _ = try await store.createUser(.alice, identity: .appleAlice, profile: IdentityProfile(name: "Alice"))
-        try await store.saveTokens(StoredTokens(accessToken: "a", refreshToken: "r-apple-secret-token"), for: .appleAlice)
+        try await store.saveTokens(
+            StoredTokens(accessToken: "a", refreshToken: "r-apple-secret-token"), for: .appleAlice)
         try await store.putPendingProfile(
-            PendingProfile(key: "state-apple", provider: "apple", firstName: "Ada", lastName: nil, expiresAt: .distantFuture))
+            PendingProfile(
+                key: "state-apple", provider: "apple", firstName: "Ada", lastName: nil, expiresAt: .distantFuture))
 
         // The Swift connection stays open: the reader must see committed data through the WAL.
         let lines = try await PythonProcess.run(
@@ -68,7 +70,8 @@ struct SQLiteDurabilityTests {
         let cipher = try TokenCipher(secret: StoreHarness.secret, random: SystemRandom())
         _ = try SQLiteDatabase(path: path)
 
-        let writer = try PythonProcess(script: Self.writer, arguments: [path, "\(StoreHarness.start.timeIntervalSince1970 + 3600)"])
+        let writer = try PythonProcess(
+            script: Self.writer, arguments: [path, "\(StoreHarness.start.timeIntervalSince1970 + 3600)"])
         #expect(try await writer.nextLine() == "committed")
         #expect(try await writer.nextLine() == "pending")
         writer.killHard()
@@ -78,6 +81,7 @@ struct SQLiteDurabilityTests {
         #expect(try await store.takePendingProfile(key: "uncommitted") == nil)
         // The killed writer's lock is gone: writing works at once.
         try await store.putPendingProfile(
-            PendingProfile(key: "after", provider: "apple", firstName: "B", lastName: nil, expiresAt: StoreHarness.start + 60))
+            PendingProfile(
+                key: "after", provider: "apple", firstName: "B", lastName: nil, expiresAt: StoreHarness.start + 60))
     }
 }

@@ -36,7 +36,8 @@ import Testing
             try await store.createSession(
                 id: "old-\(index)",
                 record: SessionRecord(
-                    userID: .alice, provider: "apple", subject: "s", createdAt: clock.now(), expiresAt: clock.now() + 60))
+                    userID: .alice, provider: "apple", subject: "s", createdAt: clock.now(), expiresAt: clock.now() + 60
+                ))
         }
         clock.advance(by: 61)
         try await store.createSession(

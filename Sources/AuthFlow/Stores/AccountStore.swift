@@ -93,7 +93,8 @@ public protocol AccountStore: Sendable {
     /// Parks Apple's first-login name under `profile.key` (the flow's state) until ``takePendingProfile(key:)``.
     /// Called before the token exchange, so the name survives a later failure. Expired records are purged.
     ///
-    /// - Throws: `duplicateKey` when a live record has that key, `invalidValue`.
+    /// - Throws: `duplicateKey` when a live record has that key, `invalidValue` (an expiry not in the future),
+    ///   `capacityExceeded` when a bounded store is full.
     func putPendingProfile(_ profile: PendingProfile) async throws(StoreError)
 
     /// Removes and returns the live pending profile stored under `key`; `nil` when unknown, already taken or

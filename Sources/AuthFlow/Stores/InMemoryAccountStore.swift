@@ -48,7 +48,8 @@ public actor InMemoryAccountStore: AccountStore {
                     && identity.email.map(StoreValidation.normalizedEmail) == wanted
             }.map(\.userID))
         return ids.compactMap { Self.account($0, in: state) }.sorted { lhs, rhs in
-            lhs.createdAt != rhs.createdAt ? lhs.createdAt < rhs.createdAt : Self.bytesBefore(lhs.id.rawValue, rhs.id.rawValue)
+            lhs.createdAt != rhs.createdAt
+                ? lhs.createdAt < rhs.createdAt : Self.bytesBefore(lhs.id.rawValue, rhs.id.rawValue)
         }
     }
 
@@ -125,7 +126,8 @@ public actor InMemoryAccountStore: AccountStore {
     /// Deletes the user, its identities and their tokens.
     public func deleteUser(_ id: UserID) throws(StoreError) -> [RemovedIdentity] {
         guard let account = Self.account(id, in: state) else {
-            throw StoreError(.userNotFound, "expected an existing user, found none with that id", operation: "deleteUser")
+            throw StoreError(
+                .userNotFound, "expected an existing user, found none with that id", operation: "deleteUser")
         }
         state.users[id] = nil
         return account.identities.map { identity in
@@ -262,6 +264,8 @@ public actor InMemoryAccountStore: AccountStore {
     }
 
     private static func identityNotFound(_ operation: String) -> StoreError {
-        StoreError(.identityNotFound, "expected a linked identity, found none for that provider and subject", operation: operation)
+        StoreError(
+            .identityNotFound, "expected a linked identity, found none for that provider and subject",
+            operation: operation)
     }
 }

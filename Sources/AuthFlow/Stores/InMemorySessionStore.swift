@@ -29,7 +29,8 @@ public actor InMemorySessionStore: SessionStore {
         }
         let digest = Digest.sha256(Array(id.utf8))
         guard sessions[digest] == nil else {
-            throw StoreError(.duplicateSession, "expected a new session id, found one that is stored", operation: operation)
+            throw StoreError(
+                .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
         }
         sessions[digest] = record
     }

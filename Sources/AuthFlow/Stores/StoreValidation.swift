@@ -51,7 +51,8 @@ public enum StoreValidation {
     /// - Throws: ``StoreError`` `invalidValue`.
     public static func checkDate(_ date: Date, _ name: String, operation: String) throws(StoreError) {
         guard date.timeIntervalSince1970.isFinite else {
-            throw StoreError(.invalidValue, "expected a finite \(name), found \(date.timeIntervalSince1970)", operation: operation)
+            throw StoreError(
+                .invalidValue, "expected a finite \(name), found \(date.timeIntervalSince1970)", operation: operation)
         }
     }
 
@@ -91,7 +92,8 @@ public enum StoreValidation {
         try checkField(profile.lastName, "last name", operation: operation)
         try checkDate(profile.expiresAt, "expiry", operation: operation)
         guard profile.expiresAt > now else {
-            throw StoreError(.invalidValue, "expected an expiry in the future, found one in the past", operation: operation)
+            throw StoreError(
+                .invalidValue, "expected an expiry in the future, found one in the past", operation: operation)
         }
     }
 
