@@ -186,9 +186,20 @@ struct HTTPServerTests {
         #expect(response.bodyText.contains("shutting_down"))
     }
 
+    /// Starts a server on a free port BELOW the kernel's ephemeral range, so that servers other tests
+    /// start on port 0 at the same time can never be given this port while it is briefly free.
+    static func startOutsideEphemeralRange() throws -> (HTTPServer, Int) {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let candidate = Int.random(in: 20_000..<32_000, using: &generator)
+            let server = HTTPServer(configuration: .init(port: candidate), router: Self.router())
+            if let port = try? server.start() { return (server, port) }
+        }
+        throw HTTPServerError(code: .startFailed, message: "no free port found in 20000–31999")
+    }
+
     @Test func restartsRepeatedlyOnTheSamePortWithoutLeaking() async throws {
-        let server = HTTPServer(router: Self.router())
-        let port = try server.start()
+        let (server, port) = try Self.startOutsideEphemeralRange()
         await server.stop()
         #expect(!isListening(on: port))
         for _ in 0..<5 {
