@@ -21,7 +21,9 @@ let package = Package(
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
+        .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .executable(name: "authflow", targets: ["authflow"]),
+        .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system-library targets.
@@ -66,10 +68,21 @@ let package = Package(
             dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX"],
             swiftSettings: strict),
 
-        // Command-line tool.
+        // The capability matrix report (`authflow matrix`, the demo's /matrix page).
+        .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+
+        // Command-line tool, and the command plugin that runs it (`swift package capability-matrix`).
         .executableTarget(
-            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders"],
+            name: "authflow",
+            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowMatrix"],
             swiftSettings: strict),
+        .plugin(
+            name: "CapabilityMatrix",
+            capability: .command(
+                intent: .custom(
+                    verb: "capability-matrix",
+                    description: "Print the capability matrix of providers.yaml (authflow matrix)")),
+            dependencies: ["authflow"]),
 
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
@@ -89,6 +102,10 @@ let package = Package(
                 "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowMatrixTests",
+            dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
+            exclude: ["Snapshots"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]
