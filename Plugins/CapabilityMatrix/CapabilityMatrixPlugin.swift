@@ -28,22 +28,29 @@ struct CapabilityMatrixPlugin: CommandPlugin {
         }
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let failure = CapabilityMatrixFailure(status: process.terminationStatus)
-            Diagnostics.error(failure.description)
+            let failure = CapabilityMatrixFailure(
+                status: process.terminationStatus, signalled: process.terminationReason != .exit)
+            Diagnostics.error(failure.explanation)
             throw failure
         }
     }
 }
 
-/// `authflow matrix` exited unsuccessfully (its own message is already on stderr).
+/// `authflow matrix` did not succeed (its own messages are already on stderr).
 struct CapabilityMatrixFailure: Error, CustomStringConvertible {
     let status: Int32
+    let signalled: Bool
 
-    var description: String {
-        switch status {
-        case 1: "capability-matrix: the configuration is invalid (authflow matrix exited with status 1; see above)"
-        case 2: "capability-matrix: usage error (authflow matrix exited with status 2; see above)"
-        default: "capability-matrix: authflow matrix failed with status \(status)"
+    /// What went wrong, for the diagnostic.
+    var explanation: String {
+        if signalled { return "capability-matrix: authflow matrix was stopped by signal \(status)" }
+        return switch status {
+        case 1: "capability-matrix: the configuration is invalid; see the problems above"
+        case 2:
+            "capability-matrix: usage: swift package capability-matrix [--config FILE] [--format text|markdown|json|html]"
+        default: "capability-matrix: authflow matrix failed"
         }
     }
+
+    var description: String { "authflow matrix exited with status \(status)" }
 }

@@ -4,7 +4,7 @@ extension CapabilityMatrix {
     /// A GitHub-flavoured Markdown table, the advisories as lists, and the legend.
     func renderMarkdown() -> String {
         var lines: [String] = []
-        lines.append("**\(MatrixVocabulary.title)**" + (source.map { ": `\($0)`" } ?? ""))
+        lines.append("**\(MatrixVocabulary.title)**" + (source.map { ": " + Self.markdownCode($0) } ?? ""))
         lines.append("")
         lines.append("| " + Self.tableHeadings.joined(separator: " | ") + " |")
         lines.append(
@@ -44,6 +44,11 @@ extension CapabilityMatrix {
             }
         }
         return "- **\(markdownEscaped(advisory.provider))**: \(markdownEscaped(advisory.finding)); \(change.joined())"
+    }
+
+    /// `text` as a code span, or escaped text when it holds a backtick (which would end the span).
+    static func markdownCode(_ text: String) -> String {
+        text.contains("`") ? markdownEscaped(text) : "`\(text)`"
     }
 
     /// `text` with the characters Markdown would read as markup (`\ ` * | < > [ ]`, and `_` at word edges) escaped.

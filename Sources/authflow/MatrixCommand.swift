@@ -20,8 +20,8 @@ enum MatrixCommand {
 
         Prints, per provider: protocol, identity source, client authentication, callback method, round
         trips per sign-in and the four capabilities (support and state), then what to change in the YAML
-        to harden the sign-in. Secrets need not be set: ${VAR}s and files in credential keys are not read
-        for the report. An invalid configuration is reported as by `authflow check` (exit 1).
+        to harden the sign-in. Secrets need not be set: an unset ${VAR} or a missing file in a credential
+        key is not an error here. Any other problem is reported as by `authflow check` (exit 1).
         """
 
     static func run(_ arguments: [String]) -> Int32 {
