@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "AuthFlowMatrixTests",
             dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
-            exclude: ["Snapshots"], swiftSettings: strict),
+            exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]

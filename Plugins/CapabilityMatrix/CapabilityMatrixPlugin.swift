@@ -20,19 +20,26 @@ struct CapabilityMatrixPlugin: CommandPlugin {
         process.executableURL = tool.url
         process.arguments = ["matrix"] + arguments
         process.currentDirectoryURL = context.package.directoryURL
+        // The report goes straight to this plugin's standard output; the tool's messages are collected and
+        // passed on, since a plugin's own standard error does not always reach the user.
+        let messages = Pipe()
+        process.standardError = messages
         do {
             try process.run()
         } catch {
             Diagnostics.error("capability-matrix: cannot run \(tool.url.path): \(error)")
             throw error
         }
+        let text = String(decoding: messages.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        let succeeded = process.terminationReason == .exit && process.terminationStatus == 0
+        guard succeeded else {
             let failure = CapabilityMatrixFailure(
                 status: process.terminationStatus, signalled: process.terminationReason != .exit)
-            Diagnostics.error(failure.explanation)
+            Diagnostics.error(failure.explanation + (text.isEmpty ? "" : ":\n" + text))
             throw failure
         }
+        if !text.isEmpty { Diagnostics.warning(text) }
     }
 }
 
@@ -45,9 +52,8 @@ struct CapabilityMatrixFailure: Error, CustomStringConvertible {
     var explanation: String {
         if signalled { return "capability-matrix: authflow matrix was stopped by signal \(status)" }
         return switch status {
-        case 1: "capability-matrix: the configuration is invalid; see the problems above"
-        case 2:
-            "capability-matrix: usage: swift package capability-matrix [--config FILE] [--format text|markdown|json|html]"
+        case 1: "capability-matrix: the configuration is invalid"
+        case 2: "capability-matrix: usage error (swift package capability-matrix [--config FILE] [--format FORMAT])"
         default: "capability-matrix: authflow matrix failed"
         }
     }
