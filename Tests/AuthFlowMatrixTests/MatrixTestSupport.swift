@@ -73,11 +73,16 @@ enum MatrixTestSupport {
     }
 
     /// Runs `executable` on a thread of its own (never blocking the cooperative pool), killing it after `timeout`.
+    ///
+    /// At most two of these processes run at a time, so the matrix tests do not starve the timing-sensitive
+    /// tests of other suites running alongside on a small machine.
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         directory: URL = packageRoot, timeout: Double
     ) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
+        await ProcessGate.shared.enter()
+        defer { Task { await ProcessGate.shared.leave() } }
+        return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(
                     with: Result {
@@ -141,5 +146,32 @@ final class TemporaryDirectory {
         let file = url.appendingPathComponent(name)
         try Data(text.utf8).write(to: file)
         return file.path
+    }
+}
+
+/// Limits how many child processes the matrix tests run at once.
+actor ProcessGate {
+    static let shared = ProcessGate(limit: 2)
+
+    private let limit: Int
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    func enter() async {
+        if running < limit {
+            running += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            running -= 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
