@@ -23,7 +23,9 @@ let package = Package(
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
+        .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .executable(name: "authflow", targets: ["authflow"]),
+        .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system-library targets.
@@ -76,12 +78,23 @@ let package = Package(
         // Store backends.
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+        // The capability matrix report (`authflow matrix`, the demo's /matrix page).
+        .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
-        // Command-line tool.
+        // Command-line tool, and the command plugin that runs it (`swift package capability-matrix`).
         .executableTarget(
             name: "authflow",
-            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox"],
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowMatrix",
+            ],
             swiftSettings: strict),
+        .plugin(
+            name: "CapabilityMatrix",
+            capability: .command(
+                intent: .custom(
+                    verb: "capability-matrix",
+                    description: "Print the capability matrix of providers.yaml (authflow matrix)")),
+            dependencies: ["authflow"]),
 
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
@@ -112,6 +125,10 @@ let package = Package(
                 "AuthFlow", "AuthFlowProviders",
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowMatrixTests",
+            dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
+            exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]
