@@ -22,7 +22,11 @@ let package = Package(
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
+        .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
+        .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
+        .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .executable(name: "authflow", targets: ["authflow"]),
+        .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system-library targets.
@@ -38,6 +42,9 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // Foundation layer.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -72,16 +79,33 @@ let package = Package(
 
         // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
         .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+        // Store backends.
+        .target(
+            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+        // The capability matrix report (`authflow matrix`, the demo's /matrix page).
+        .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
-        // Command-line tool.
+        // Command-line tool, and the command plugin that runs it (`swift package capability-matrix`).
         .executableTarget(
             name: "authflow",
-            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox"],
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowMatrix",
+            ],
             swiftSettings: strict),
+        .plugin(
+            name: "CapabilityMatrix",
+            capability: .command(
+                intent: .custom(
+                    verb: "capability-matrix",
+                    description: "Print the capability matrix of providers.yaml (authflow matrix)")),
+            dependencies: ["authflow"]),
 
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(
@@ -115,6 +139,10 @@ let package = Package(
                 "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowMatrixTests",
+            dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
+            exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]

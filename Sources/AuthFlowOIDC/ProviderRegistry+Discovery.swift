@@ -6,14 +6,16 @@ extension ProviderRegistry {
     ///
     /// Each such provider is resolved against ``OIDCPlugin/discovered(_:)`` for its own issuer, so several
     /// `type: oidc` providers with different issuers can coexist; every other provider resolves exactly as
-    /// with ``AuthFlow/ProviderRegistry/resolve(_:)``. Documents are fetched in file order, once per issuer
+    /// with ``AuthFlow/ProviderRegistry/resolve(_:credentials:)``. Documents are fetched in file order, once per issuer
     /// (``OIDCDiscovery`` caches them). All problems are collected before throwing; a failed discovery is a
     /// `discovery_failed` issue at the provider's `issuer:` key quoting the ``OIDCDiscoveryError``.
     ///
+    /// `credentials` is passed on to resolution (see ``AuthFlow/ProviderRegistry/resolve(_:credentials:)``).
+    ///
     /// - Throws: ``AuthFlow/ConfigurationError`` listing every issue found.
-    public func resolve(_ configuration: Configuration, discovery: OIDCDiscovery) async throws(ConfigurationError)
-        -> [ResolvedProvider]
-    {
+    public func resolve(
+        _ configuration: Configuration, discovery: OIDCDiscovery, credentials: CredentialRequirement = .values
+    ) async throws(ConfigurationError) -> [ResolvedProvider] {
         var resolved: [ResolvedProvider] = []
         var issues: [ConfigurationIssue] = []
         let publicURL = configuration.server?.publicURL
@@ -35,7 +37,7 @@ extension ProviderRegistry {
                 }
             }
             do throws(ConfigurationError) {
-                resolved.append(try registry.resolve(settings, publicURL: publicURL))
+                resolved.append(try registry.resolve(settings, publicURL: publicURL, credentials: credentials))
             } catch {
                 issues += error.issues
             }
