@@ -127,7 +127,7 @@ public struct OIDCPlugin: ProviderPlugin {
                 ConfigurationIssue(
                     code: Self.discoveryRequired,
                     message: "\(subject) takes its endpoints from the issuer's discovery document; resolve the "
-                        + "configuration with resolve(_:discovery:) (authflow serve does this at startup)",
+                        + "configuration with resolve(_:discovery:) at startup",
                     location: settings.location(of: "issuer"))
             ]
         }

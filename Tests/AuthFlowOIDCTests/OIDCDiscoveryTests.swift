@@ -7,89 +7,93 @@ import Testing
     static let client = CurlHTTPClient(configuration: .init(defaultTimeout: 30, connectTimeout: 15))
 
     @Test func fetchesTheDocumentOncePerIssuer() async throws {
-        let issuer = try TestIssuer()
-        defer { Task { await issuer.stop() } }
-        let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
-        let first = try await discovery.metadata(for: issuer.baseURL)
-        let second = try await discovery.metadata(for: issuer.baseURL)
-        #expect(first == second)
-        #expect(first.tokenEndpoint == issuer.baseURL + "/token")
-        #expect(await discovery.fetchCount == 1)
-        #expect(issuer.requests == 1)
-        await discovery.forget(issuer: issuer.baseURL)
-        _ = try await discovery.metadata(for: issuer.baseURL)
-        #expect(issuer.requests == 2)
+        try await TestIssuer.with { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let first = try await discovery.metadata(for: issuer.baseURL)
+            let second = try await discovery.metadata(for: issuer.baseURL)
+            #expect(first == second)
+            #expect(first.tokenEndpoint == issuer.baseURL + "/token")
+            #expect(await discovery.fetchCount == 1)
+            #expect(issuer.requests == 1)
+            await discovery.forget(issuer: issuer.baseURL)
+            _ = try await discovery.metadata(for: issuer.baseURL)
+            #expect(issuer.requests == 2)
+        }
     }
 
     @Test func dropsATerminatingSlashBeforeTheWellKnownPathButComparesTheIssuerExactly() async throws {
-        let issuer = try TestIssuer { base in TestIssuer.document(base, ["issuer": .string(base + "/")]) }
-        defer { Task { await issuer.stop() } }
-        let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
-        let metadata = try await discovery.metadata(for: issuer.baseURL + "/")
-        #expect(metadata.issuer == issuer.baseURL + "/")
-        await #expect(throws: OIDCDiscoveryError.self) { try await discovery.metadata(for: issuer.baseURL) }
+        try await TestIssuer.with(document: { base in TestIssuer.document(base, ["issuer": .string(base + "/")]) }) {
+            issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let metadata = try await discovery.metadata(for: issuer.baseURL + "/")
+            #expect(metadata.issuer == issuer.baseURL + "/")
+            await #expect(throws: OIDCDiscoveryError.self) { try await discovery.metadata(for: issuer.baseURL) }
+        }
     }
 
     @Test func refusesADocumentNamingAnotherIssuer() async throws {
-        let issuer = try TestIssuer { base in TestIssuer.document(base, ["issuer": "https://attacker.example"]) }
-        defer { Task { await issuer.stop() } }
-        let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
-        do {
-            _ = try await discovery.metadata(for: issuer.baseURL)
-            Issue.record("expected issuer_mismatch")
-        } catch {
-            #expect(error.code == .issuerMismatch)
-            #expect(error.issuer == issuer.baseURL)
+        try await TestIssuer.with(document: { base in TestIssuer.document(base, ["issuer": "https://attacker.example"])
+        }) { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            do throws(OIDCDiscoveryError) {
+                _ = try await discovery.metadata(for: issuer.baseURL)
+                Issue.record("expected issuer_mismatch")
+            } catch {
+                #expect(error.code == .issuerMismatch)
+                #expect(error.issuer == issuer.baseURL)
+            }
         }
     }
 
     @Test func doesNotCacheAFailure() async throws {
-        let issuer = try TestIssuer()
-        defer { Task { await issuer.stop() } }
-        issuer.serve(status: 503, rawBody: Array("{}".utf8))
-        let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
-        do {
-            _ = try await discovery.metadata(for: issuer.baseURL)
-            Issue.record("expected discovery_unexpected_status")
-        } catch {
-            #expect(error.code == .unexpectedStatus)
+        try await TestIssuer.with { issuer in
+            issuer.serve(status: 503, rawBody: Array("{}".utf8))
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            do throws(OIDCDiscoveryError) {
+                _ = try await discovery.metadata(for: issuer.baseURL)
+                Issue.record("expected discovery_unexpected_status")
+            } catch {
+                #expect(error.code == .unexpectedStatus)
+            }
+            issuer.serve(status: 200, rawBody: nil)
+            let metadata = try await discovery.metadata(for: issuer.baseURL)
+            #expect(metadata.issuer == issuer.baseURL)
+            #expect(await discovery.fetchCount == 2)
         }
-        issuer.serve(status: 200, rawBody: nil)
-        #expect(try await discovery.metadata(for: issuer.baseURL).issuer == issuer.baseURL)
-        #expect(await discovery.fetchCount == 2)
     }
 
     @Test func refusesABodyThatIsNotJSON() async throws {
-        let issuer = try TestIssuer()
-        defer { Task { await issuer.stop() } }
-        issuer.serve(status: 200, rawBody: Array("<html>hello</html>".utf8))
-        let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
-        do {
-            _ = try await discovery.metadata(for: issuer.baseURL)
-            Issue.record("expected invalid_discovery_document")
-        } catch {
-            #expect(error.code == .invalidDocument)
+        try await TestIssuer.with { issuer in
+            issuer.serve(status: 200, rawBody: Array("<html>hello</html>".utf8))
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            do throws(OIDCDiscoveryError) {
+                _ = try await discovery.metadata(for: issuer.baseURL)
+                Issue.record("expected invalid_discovery_document")
+            } catch {
+                #expect(error.code == .invalidDocument)
+            }
         }
     }
 
     @Test func refusesAnOversizedDocument() async throws {
-        let issuer = try TestIssuer()
-        defer { Task { await issuer.stop() } }
-        issuer.serve(
-            status: 200, rawBody: Array(repeating: UInt8(ascii: " "), count: OIDCDiscovery.maximumDocumentBytes + 1))
-        let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
-        do {
-            _ = try await discovery.metadata(for: issuer.baseURL)
-            Issue.record("expected invalid_discovery_document")
-        } catch {
-            #expect(error.code == .invalidDocument)
+        try await TestIssuer.with { issuer in
+            issuer.serve(
+                status: 200, rawBody: Array(repeating: UInt8(ascii: " "), count: OIDCDiscovery.maximumDocumentBytes + 1)
+            )
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            do throws(OIDCDiscoveryError) {
+                _ = try await discovery.metadata(for: issuer.baseURL)
+                Issue.record("expected invalid_discovery_document")
+            } catch {
+                #expect(error.code == .invalidDocument)
+            }
         }
     }
 
     @Test func refusesAnIssuerThatIsNotHTTPSWithoutFetching() async throws {
         let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
         for issuer in ["http://login.example.com", "https://login.example.com?tenant=1", "login.example.com"] {
-            do {
+            do throws(OIDCDiscoveryError) {
                 _ = try await discovery.metadata(for: issuer)
                 Issue.record("expected invalid_issuer for \(issuer)")
             } catch {

@@ -47,28 +47,28 @@ import Testing
     }
 
     @Test func resolvesEndpointsCapabilitiesAndClientAuthenticationFromDiscovery() async throws {
-        let issuer = try TestIssuer()
-        defer { Task { await issuer.stop() } }
-        let configuration = try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL))
-        let providers = try await ProviderRegistry.standard.resolve(
-            configuration, discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
-        let corp = try #require(providers.first)
-        #expect(corp.type == "oidc")
-        #expect(corp.endpoints.authorization == issuer.baseURL + "/authorize")
-        #expect(corp.endpoints.token == issuer.baseURL + "/token")
-        #expect(corp.endpoints.jwks == issuer.baseURL + "/jwks")
-        #expect(corp.endpoints.revocation == issuer.baseURL + "/revoke")
-        #expect(corp.capabilities == [.oidc, .pkce])
-        #expect(corp.clientAuthentication == .clientSecretBasic)
-        #expect(corp.idTokenAlgorithms == [.rs256])
-        #expect(corp.acceptedIssuers == [issuer.baseURL])
-        #expect(corp.scopes == ["openid", "email", "profile"])
-        #expect(corp.callsUserinfo)
-        #expect(corp.redirectURI == "http://localhost:8080/auth/corp/callback")
+        try await TestIssuer.with { issuer in
+            let configuration = try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL))
+            let providers = try await ProviderRegistry.standard.resolve(
+                configuration, discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
+            let corp = try #require(providers.first)
+            #expect(corp.type == "oidc")
+            #expect(corp.endpoints.authorization == issuer.baseURL + "/authorize")
+            #expect(corp.endpoints.token == issuer.baseURL + "/token")
+            #expect(corp.endpoints.jwks == issuer.baseURL + "/jwks")
+            #expect(corp.endpoints.revocation == issuer.baseURL + "/revoke")
+            #expect(corp.capabilities == [.oidc, .pkce])
+            #expect(corp.clientAuthentication == .clientSecretBasic)
+            #expect(corp.idTokenAlgorithms == [.rs256])
+            #expect(corp.acceptedIssuers == [issuer.baseURL])
+            #expect(corp.scopes == ["openid", "email", "profile"])
+            #expect(corp.callsUserinfo)
+            #expect(corp.redirectURI == "http://localhost:8080/auth/corp/callback")
+        }
     }
 
     @Test func refusesPKCEWhenTheIssuerDoesNotAdvertiseS256() async throws {
-        let issuer = try TestIssuer { base in
+        let document: @Sendable (String) -> JSONValue = { base in
             TestIssuer.document(
                 base,
                 [
@@ -76,66 +76,59 @@ import Testing
                     "token_endpoint_auth_methods_supported": ["client_secret_post"],
                 ])
         }
-        defer { Task { await issuer.stop() } }
-        let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
-        let plain = try await ProviderRegistry.standard.resolve(
-            try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
-        #expect(plain.first?.capabilities == [.oidc])
-        #expect(plain.first?.clientAuthentication == .clientSecretPost)
-        let asked = try Self.configuration(
-            Self.oidc("corp", issuer: issuer.baseURL, extra: "    capabilities: { pkce: true }"))
-        do {
-            _ = try await ProviderRegistry.standard.resolve(asked, discovery: discovery)
-            Issue.record("expected unsupported_capability")
-        } catch {
-            #expect(error.issues.map(\.code.rawValue) == ["unsupported_capability"])
-            #expect(error.issues.first?.message.contains("code_challenge_methods_supported") == true)
+        try await TestIssuer.with(document: document) { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let plain = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
+            #expect(plain.first?.capabilities == [.oidc])
+            #expect(plain.first?.clientAuthentication == .clientSecretPost)
+            let asked = try Self.configuration(
+                Self.oidc("corp", issuer: issuer.baseURL, extra: "    capabilities: { pkce: true }"))
+            do throws(ConfigurationError) {
+                _ = try await ProviderRegistry.standard.resolve(asked, discovery: discovery)
+                Issue.record("expected unsupported_capability")
+            } catch {
+                #expect(error.issues.map(\.code.rawValue) == ["unsupported_capability"])
+                #expect(error.issues.first?.message.contains("code_challenge_methods_supported") == true)
+            }
         }
     }
 
     @Test func reportsAFailedDiscoveryAtTheIssuerKeyAndKeepsResolvingTheOthers() async throws {
-        let good = try TestIssuer()
-        let bad = try TestIssuer { _ in TestIssuer.document("https://elsewhere.example", [:]) }
-        defer {
-            Task {
-                await good.stop()
-                await bad.stop()
+        let documents: [@Sendable (String) -> JSONValue] = [
+            TestIssuer.googleLike, { _ in TestIssuer.document("https://elsewhere.example", [:]) },
+        ]
+        try await TestIssuer.withAll(documents) { issuers in
+            let configuration = try Self.configuration(
+                Self.oidc("good", issuer: issuers[0].baseURL) + "\n" + Self.oidc("bad", issuer: issuers[1].baseURL)
+                    + "\n" + "  broken:\n    type: googel\n    client_id: x\n    client_secret: y")
+            do throws(ConfigurationError) {
+                _ = try await ProviderRegistry.standard.resolve(
+                    configuration, discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
+                Issue.record("expected issues")
+            } catch {
+                #expect(error.issues.map(\.code.rawValue) == ["discovery_failed", "unknown_provider_type"])
+                #expect(error.issues.first?.location?.line == 13)
+                #expect(error.issues.first?.message.contains("issuer_mismatch") == true)
             }
-        }
-        let configuration = try Self.configuration(
-            Self.oidc("good", issuer: good.baseURL) + "\n" + Self.oidc("bad", issuer: bad.baseURL) + "\n"
-                + "  broken:\n    type: googel\n    client_id: x\n    client_secret: y")
-        do {
-            _ = try await ProviderRegistry.standard.resolve(
-                configuration, discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
-            Issue.record("expected issues")
-        } catch {
-            #expect(error.issues.map(\.code.rawValue) == ["discovery_failed", "unknown_provider_type"])
-            let failed = try #require(error.issues.first)
-            #expect(failed.location?.line == 13)
-            #expect(failed.message.contains("issuer_mismatch"))
         }
     }
 
     @Test func resolvesTwoIssuersSideBySide() async throws {
-        let first = try TestIssuer()
-        let second = try TestIssuer { base in
-            TestIssuer.document(base, ["id_token_signing_alg_values_supported": ["ES256", "HS256"]])
+        let documents: [@Sendable (String) -> JSONValue] = [
+            TestIssuer.googleLike,
+            { base in TestIssuer.document(base, ["id_token_signing_alg_values_supported": ["ES256", "HS256"]]) },
+        ]
+        try await TestIssuer.withAll(documents) { issuers in
+            let configuration = try Self.configuration(
+                Self.oidc("one", issuer: issuers[0].baseURL) + "\n" + Self.oidc("two", issuer: issuers[1].baseURL))
+            let providers = try await ProviderRegistry.standard.resolve(
+                configuration, discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
+            #expect(providers.map(\.name) == ["one", "two"])
+            #expect(providers.map(\.idTokenAlgorithms) == [[.rs256], [.es256]])
+            #expect(providers[0].endpoints.token == issuers[0].baseURL + "/token")
+            #expect(providers[1].endpoints.token == issuers[1].baseURL + "/token")
         }
-        defer {
-            Task {
-                await first.stop()
-                await second.stop()
-            }
-        }
-        let configuration = try Self.configuration(
-            Self.oidc("one", issuer: first.baseURL) + "\n" + Self.oidc("two", issuer: second.baseURL))
-        let providers = try await ProviderRegistry.standard.resolve(
-            configuration, discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
-        #expect(providers.map(\.name) == ["one", "two"])
-        #expect(providers.map(\.idTokenAlgorithms) == [[.rs256], [.es256]])
-        #expect(providers[0].endpoints.token == first.baseURL + "/token")
-        #expect(providers[1].endpoints.token == second.baseURL + "/token")
     }
 
     @Test func refusesMetadataOfAnotherIssuer() throws {

@@ -83,3 +83,30 @@ final class TestIssuer: Sendable {
         return .object(object)
     }
 }
+
+extension TestIssuer {
+    /// Starts issuers serving `documents`, runs `body` with them, and always stops them.
+    static func withAll<T>(
+        _ documents: [@Sendable (_ baseURL: String) -> JSONValue] = [TestIssuer.googleLike],
+        _ body: ([TestIssuer]) async throws -> T
+    ) async throws -> T {
+        var issuers: [TestIssuer] = []
+        do {
+            for document in documents { issuers.append(try TestIssuer(document: document)) }
+            let result = try await body(issuers)
+            for issuer in issuers { await issuer.stop() }
+            return result
+        } catch {
+            for issuer in issuers { await issuer.stop() }
+            throw error
+        }
+    }
+
+    /// One issuer serving `document`, stopped after `body`.
+    static func with<T>(
+        document: @escaping @Sendable (_ baseURL: String) -> JSONValue = TestIssuer.googleLike,
+        _ body: (TestIssuer) async throws -> T
+    ) async throws -> T {
+        try await withAll([document]) { issuers in try await body(issuers[0]) }
+    }
+}
