@@ -66,7 +66,23 @@ import Testing
         try await World.run { world in
             let result = try await world.signIn("apple").result
             let refreshToken = try #require(result.tokens.refreshToken)
+            let secrets = Mutex<[String]>([])
+            world.interposer.onRequest { request in
+                if request.path == "/apple/auth/revoke",
+                    let secret = request.form.first(where: { $0.0 == "client_secret" })
+                {
+                    secrets.withLock { $0.append(secret.1) }
+                }
+            }
+            world.clock.advance(by: 120)
+            world.sandboxClock.advance(by: 120)
             try await world.tokens.revoke(provider: "apple", token: refreshToken, tokenTypeHint: .refreshToken)
+            // Authenticated with an ES256 client secret minted for this very request.
+            let secret = try #require(secrets.withLock { $0.first })
+            #expect(try JWSVerifier.header(of: secret).algorithm == "ES256")
+            #expect(
+                try TokenTampering.claims(of: secret)["iat"]?.int64Value
+                    == Int64(world.clock.now().timeIntervalSince1970))
             let revocation = try #require(world.sandbox.revocations(for: .apple).last)
             #expect(revocation.kind == .refreshToken)
             #expect(revocation.clientID == E2E.appleClientID)
