@@ -4,7 +4,7 @@ import AuthFlowJOSE
 import AuthFlowSandbox
 import Testing
 
-@Suite("Apple end to end") struct AppleSignInTests {
+@Suite("Apple end to end", .serialized) struct AppleSignInTests {
     static let alice = SandboxIdentity.presets(for: .apple)[0]
     static let bob = SandboxIdentity.presets(for: .apple)[1]
 

@@ -38,7 +38,7 @@ struct AcmeSSOPlugin: ProviderPlugin {
     }
 }
 
-@Suite("An application's own plugin end to end") struct ApplicationPluginSignInTests {
+@Suite("An application's own plugin end to end", .serialized) struct ApplicationPluginSignInTests {
     static func options() -> World.Options {
         var registry = ProviderRegistry.standard
         registry.register(AcmeSSOPlugin())

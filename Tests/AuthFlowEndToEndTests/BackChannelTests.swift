@@ -6,7 +6,7 @@ import Testing
 
 /// Back-channel refusals for every provider, played by the interposer: a client credential the provider
 /// does not accept, and a profile without the subject the identity is keyed on.
-@Suite("Back-channel refusals end to end") struct BackChannelTests {
+@Suite("Back-channel refusals end to end", .serialized) struct BackChannelTests {
     enum Target: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case apple, google, facebook, x
         var testDescription: String { rawValue }

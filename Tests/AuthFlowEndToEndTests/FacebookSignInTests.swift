@@ -4,7 +4,7 @@ import AuthFlowJOSE
 import AuthFlowSandbox
 import Testing
 
-@Suite("Facebook end to end") struct FacebookSignInTests {
+@Suite("Facebook end to end", .serialized) struct FacebookSignInTests {
     static let alice = SandboxIdentity.presets(for: .facebook)[0]
 
     @Test(arguments: [true, false])

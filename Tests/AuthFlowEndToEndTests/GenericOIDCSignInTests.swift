@@ -7,7 +7,7 @@ import Testing
 
 /// `type: oidc` configured with nothing but the issuer: endpoints, algorithms, PKCE and client
 /// authentication come from the sandbox's Google discovery document.
-@Suite("Generic OpenID Connect end to end") struct GenericOIDCSignInTests {
+@Suite("Generic OpenID Connect end to end", .serialized) struct GenericOIDCSignInTests {
     static let alice = SandboxIdentity.presets(for: .google)[0]
 
     @Test func signsInWithWhatDiscoverySaid() async throws {

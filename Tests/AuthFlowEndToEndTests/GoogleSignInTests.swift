@@ -4,7 +4,7 @@ import AuthFlowJOSE
 import AuthFlowSandbox
 import Testing
 
-@Suite("Google end to end") struct GoogleSignInTests {
+@Suite("Google end to end", .serialized) struct GoogleSignInTests {
     static let alice = SandboxIdentity.presets(for: .google)[0]
     static let bob = SandboxIdentity.presets(for: .google)[1]
 

@@ -9,7 +9,7 @@ import Testing
 /// interposer that rewrites the genuine id_token on its way from the sandbox's token endpoint (re-signing
 /// with the sandbox's own key where the case needs a valid signature). Every case must be refused with its
 /// typed error, and nothing more may be requested with the refused response (no userinfo call).
-@Suite("OpenID Connect RP conformance end to end") struct IDTokenConformanceTests {
+@Suite("OpenID Connect RP conformance end to end", .serialized) struct IDTokenConformanceTests {
     /// The id_token-issuing providers: built-in Apple and Google, and the generic plugin (which also calls
     /// userinfo) over the sandbox's Google emulator.
     enum Target: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -7,14 +7,15 @@ import Testing
 /// Unknown `kid` handling against the sandbox's real JWKS: a rotated key is accepted after exactly one
 /// refetch; a key the provider never published is refused after that one refetch, and a second unknown
 /// key within the rate-limit window triggers none.
-@Suite("Signing-key rotation end to end") struct KeyRotationTests {
+@Suite("Signing-key rotation end to end", .serialized) struct KeyRotationTests {
     @Test(arguments: ["google", "apple", "corp"])
     func acceptsARotatedKeyAfterExactlyOneJWKSRefetch(provider: String) async throws {
         try await World.run { world in
             let emulator: SandboxProvider = provider == "apple" ? .apple : .google
             _ = try await world.signIn(provider).identity
             #expect(world.sandbox.requestCounts(for: emulator).jwks == 1)
-            let newKeyID = try world.sandbox.rotateSigningKey(for: emulator, keepPrevious: false)
+            let sandbox = world.sandbox
+            let newKeyID = try await offThePool { try sandbox.rotateSigningKey(for: emulator, keepPrevious: false) }
             let second = try await world.signIn(provider)
             _ = try second.identity
             #expect(world.sandbox.requestCounts(for: emulator).jwks == 2)

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// Refresh and revocation against the sandbox, authenticated exactly as at sign-in.
-@Suite("Token refresh and revocation end to end") struct TokenOperationsTests {
+@Suite("Token refresh and revocation end to end", .serialized) struct TokenOperationsTests {
     @Test func refreshesAppleTokensWithoutANewRefreshToken() async throws {
         try await World.run { world in
             let result = try await world.signIn("apple").result

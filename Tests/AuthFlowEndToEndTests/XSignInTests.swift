@@ -5,7 +5,7 @@ import AuthFlowSandbox
 import Synchronization
 import Testing
 
-@Suite("X end to end") struct XSignInTests {
+@Suite("X end to end", .serialized) struct XSignInTests {
     static let alice = SandboxIdentity.presets(for: .x)[0]
 
     @Test func signsInWithPKCEAndBasicClientAuthentication() async throws {

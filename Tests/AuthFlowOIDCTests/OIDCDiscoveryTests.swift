@@ -22,8 +22,10 @@ import Testing
     }
 
     @Test func dropsATerminatingSlashBeforeTheWellKnownPathButComparesTheIssuerExactly() async throws {
-        try await TestIssuer.with(document: { base in TestIssuer.document(base, ["issuer": .string(base + "/")]) }) {
-            issuer in
+        let document: @Sendable (String) -> JSONValue = { base in
+            TestIssuer.document(base, ["issuer": .string(base + "/")])
+        }
+        try await TestIssuer.with(document: document) { issuer in
             let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
             let metadata = try await discovery.metadata(for: issuer.baseURL + "/")
             #expect(metadata.issuer == issuer.baseURL + "/")
@@ -32,8 +34,10 @@ import Testing
     }
 
     @Test func refusesADocumentNamingAnotherIssuer() async throws {
-        try await TestIssuer.with(document: { base in TestIssuer.document(base, ["issuer": "https://attacker.example"])
-        }) { issuer in
+        let document: @Sendable (String) -> JSONValue = { base in
+            TestIssuer.document(base, ["issuer": "https://attacker.example"])
+        }
+        try await TestIssuer.with(document: document) { issuer in
             let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
             do throws(OIDCDiscoveryError) {
                 _ = try await discovery.metadata(for: issuer.baseURL)

@@ -3,8 +3,8 @@ import AuthFlowJOSE
 import AuthFlowSandbox
 import Foundation
 
-/// Fixed test data shared by every end-to-end test: client credentials and keys generated once per run
-/// (RSA generation is slow), and one libcurl client (one transfer thread) for every request a test makes.
+/// Fixed test data shared by every end-to-end test: client credentials, keys parsed from fixtures (no test
+/// generates an RSA key), and one libcurl client (one transfer thread) for every request a test makes.
 enum E2E {
     static let appleClientID = "com.example.web"
     static let teamID = "TEAM123456"
@@ -26,25 +26,25 @@ enum E2E {
     /// The sandbox's id_token signing keys (private), so an interposer can re-sign what it tampers with.
     static let signingKeys: Result<[SandboxProvider: JWK], JOSEError> = Result { () throws(JOSEError) in
         [
-            .apple: try JWK.generateRSA(bits: 2048, keyID: "APPLEKEY01"),
-            .google: try JWK.generateRSA(bits: 2048, keyID: "google-key-1"),
-            .facebook: try JWK.generateRSA(bits: 2048, keyID: "facebook-key-1"),
+            .apple: try JWK(pkcs8PEM: FixtureKeys.appleSigning, keyID: "APPLEKEY01"),
+            .google: try JWK(pkcs8PEM: FixtureKeys.googleSigning, keyID: "google-key-1"),
+            .facebook: try JWK(pkcs8PEM: FixtureKeys.facebookSigning, keyID: "facebook-key-1"),
         ]
     }
 
     /// An RSA key the sandbox never published, with a kid of its own.
     static let foreignKey: Result<JWK, JOSEError> = Result { () throws(JOSEError) in
-        try JWK.generateRSA(bits: 2048, keyID: "foreign-key-1")
+        try JWK(pkcs8PEM: FixtureKeys.foreignSigning, keyID: "foreign-key-1")
     }
 
     /// The Apple client-secret key registered with the sandbox.
     static let appleClientKey: Result<JWK, JOSEError> = Result { () throws(JOSEError) in
-        try JWK.generateP256(keyID: appleKeyID)
+        try JWK(pkcs8PEM: FixtureKeys.appleClient, keyID: appleKeyID)
     }
 
     /// Another P-256 key with the same key id: secrets it signs do not verify with the registered key.
     static let unregisteredAppleKey: Result<JWK, JOSEError> = Result { () throws(JOSEError) in
-        try JWK.generateP256(keyID: appleKeyID)
+        try JWK(pkcs8PEM: FixtureKeys.unregisteredAppleClient, keyID: appleKeyID)
     }
 
     static func signingKey(_ provider: SandboxProvider) throws -> JWK {
@@ -57,4 +57,12 @@ enum E2E {
 struct E2EFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs slow synchronous work (such as the sandbox generating a new RSA signing key) on a thread of its own,
+/// so the cooperative pool keeps serving the in-process listeners meanwhile.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
 }
