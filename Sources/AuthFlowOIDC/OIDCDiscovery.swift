@@ -4,7 +4,7 @@ import AuthFlowJOSE
 /// Fetches and caches OpenID Connect discovery documents, one per issuer.
 ///
 /// Discovery is the only asynchronous part of setting up a `type: oidc` provider, so it is an explicit
-/// step that runs before provider resolution (see ``AuthFlow/ProviderRegistry/resolve(_:discovery:credentials:)``):
+/// step that runs before provider resolution (see `ProviderRegistry.resolve(_:discovery:credentials:)`):
 /// resolution, and every sign-in after it, stay synchronous and free of discovery I/O. A document is
 /// fetched once per issuer and kept for the life of this object; call ``forget(issuer:)`` and resolve
 /// again to pick up changed endpoints (rotated signing keys need no rediscovery: the JWKS cache refetches

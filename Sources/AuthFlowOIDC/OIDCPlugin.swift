@@ -16,8 +16,8 @@ public import AuthFlowJOSE
 ///
 /// **Discovery is an explicit asynchronous step.** The plugin registered in `ProviderRegistry.standard` is
 /// *undiscovered*: resolving a `type: oidc` provider with the synchronous
-/// ``AuthFlow/ProviderRegistry/resolve(_:credentials:)`` reports `discovery_required`. Resolve with
-/// ``AuthFlow/ProviderRegistry/resolve(_:discovery:credentials:)`` instead: it fetches each issuer's document once
+/// `ProviderRegistry.resolve(_:credentials:)` reports `discovery_required`. Resolve with
+/// `ProviderRegistry.resolve(_:discovery:credentials:)` instead: it fetches each issuer's document once
 /// through ``OIDCDiscovery`` and resolves the provider against ``discovered(_:)``, a copy of this plugin
 /// that carries the metadata. Sign-ins then need no discovery I/O.
 public struct OIDCPlugin: ProviderPlugin {
@@ -31,7 +31,7 @@ public struct OIDCPlugin: ProviderPlugin {
 
     /// The issue code reported when a provider of this type is resolved without its discovery document.
     public static let discoveryRequired = ConfigurationIssue.Code(rawValue: "discovery_required")
-    /// The issue code reported when discovery fails during ``AuthFlow/ProviderRegistry/resolve(_:discovery:credentials:)``.
+    /// The issue code reported when discovery fails during `ProviderRegistry.resolve(_:discovery:credentials:)`.
     public static let discoveryFailed = ConfigurationIssue.Code(rawValue: "discovery_failed")
 
     /// The `type:` this plugin answers to (`"oidc"` unless an application registers another).

@@ -2,17 +2,17 @@ public import AuthFlow
 
 extension ProviderRegistry {
     /// Resolves every configured provider, first fetching the discovery document of each provider whose
-    /// plugin is an undiscovered ``OIDCPlugin`` (`type: oidc`).
+    /// plugin is an undiscovered ``AuthFlowOIDC/OIDCPlugin`` (`type: oidc`).
     ///
-    /// Each such provider is resolved against ``OIDCPlugin/discovered(_:)`` for its own issuer, so several
+    /// Each such provider is resolved against ``AuthFlowOIDC/OIDCPlugin/discovered(_:)`` for its own issuer, so several
     /// `type: oidc` providers with different issuers can coexist; every other provider resolves exactly as
-    /// with ``AuthFlow/ProviderRegistry/resolve(_:credentials:)``. Documents are fetched in file order, once per issuer
-    /// (``OIDCDiscovery`` caches them). All problems are collected before throwing; a failed discovery is a
-    /// `discovery_failed` issue at the provider's `issuer:` key quoting the ``OIDCDiscoveryError``.
+    /// with `ProviderRegistry.resolve(_:credentials:)`. Documents are fetched in file order, once per issuer
+    /// (``AuthFlowOIDC/OIDCDiscovery`` caches them). All problems are collected before throwing; a failed discovery is a
+    /// `discovery_failed` issue at the provider's `issuer:` key quoting the ``AuthFlowOIDC/OIDCDiscoveryError``.
     ///
-    /// `credentials` is passed on to resolution (see ``AuthFlow/ProviderRegistry/resolve(_:credentials:)``).
+    /// `credentials` is passed on to resolution (see `ProviderRegistry.resolve(_:credentials:)`).
     ///
-    /// - Throws: ``AuthFlow/ConfigurationError`` listing every issue found.
+    /// - Throws: `ConfigurationError` listing every issue found.
     public func resolve(
         _ configuration: Configuration, discovery: OIDCDiscovery, credentials: CredentialRequirement = .values
     ) async throws(ConfigurationError) -> [ResolvedProvider] {
