@@ -53,7 +53,7 @@ public final class TokenOperations: Sendable {
     /// OpenID Connect Core §12.2, its `sub` must equal `subject` when given.
     ///
     /// - Parameters:
-    ///   - provider: the configured provider name.
+    ///   - name: the configured provider name.
     ///   - refreshToken: the refresh token to redeem.
     ///   - scopes: a narrower scope to ask for; `nil` keeps the granted one.
     ///   - subject: the signed-in user's subject, to compare with a refreshed id_token's `sub`.
