@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AuthFlowGoogle", targets: ["AuthFlowGoogle"]),
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
+        .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
@@ -69,8 +70,11 @@ let package = Package(
             name: "AuthFlowX", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
         .target(
+            name: "AuthFlowOIDC", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
             name: "AuthFlowProviders",
-            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX"],
+            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC"],
             swiftSettings: strict),
 
         // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
@@ -123,6 +127,16 @@ let package = Package(
                 "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
                 // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
                 "AuthFlow", "AuthFlowProviders",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowOIDCTests",
+            dependencies: ["AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowEndToEndTests",
+            dependencies: [
+                "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
             ],
             swiftSettings: strict),
         .testTarget(

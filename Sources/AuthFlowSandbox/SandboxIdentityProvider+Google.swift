@@ -220,10 +220,16 @@ extension SandboxIdentityProvider {
         guard let token = form["token"] ?? Parameters(request.query)["token"] else {
             return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()
         }
+        // Google answers "Token expired or revoked" for an access token that no longer works, as for an unknown one.
+        let now = self.now
+        let alreadyDead = state.withLock { state -> Bool in
+            guard let record = state.accessTokens[token] else { return false }
+            return record.revoked || state.grants[record.grantID]?.revoked != false || record.expiresAt <= now
+        }
         let kind = revoke(
             token: token, hint: form["token_type_hint"], provider: .google, clientID: nil,
             rules: RevocationRules(accessTokenRevokesGrant: true))
-        guard kind != .unknown else {
+        guard kind != .unknown, !alreadyDead else {
             return OAuthFailure("invalid_token", "Token expired or revoked", status: 400).oauthResponse()
         }
         return tokenResponse([:])
