@@ -89,7 +89,8 @@ let package = Package(
         .executableTarget(
             name: "authflow",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowMatrix",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
+                "AuthFlowMatrix",
             ],
             swiftSettings: strict),
         .plugin(

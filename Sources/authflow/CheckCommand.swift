@@ -40,7 +40,7 @@ enum CheckCommand {
         do throws(ConfigurationError) {
             let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment)
             let configuration = try loader.load(path: path)
-            let providers = try ProviderRegistry.standard.resolve(configuration)
+            let providers = try ConfigurationResolution.resolve(configuration)
             let summary = providers.map { "\($0.name) (\($0.type), \($0.signInProtocol.rawValue))" }
             let count = providers.count == 1 ? "1 provider" : "\(providers.count) providers"
             print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))

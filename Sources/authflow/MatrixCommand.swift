@@ -50,7 +50,7 @@ enum MatrixCommand {
         do throws(ConfigurationError) {
             let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment, mode: .sandbox)
             let configuration = try loader.load(path: path)
-            let providers = try ProviderRegistry.standard.resolve(configuration, credentials: .keys)
+            let providers = try ConfigurationResolution.resolve(configuration, credentials: .keys)
             let matrix = CapabilityMatrix(
                 providers: providers, source: path, storesTokens: configuration.server != nil)
             FileHandle.standardOutput.write(Data(matrix.render(format: format).utf8))
