@@ -66,9 +66,13 @@ let package = Package(
             dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX"],
             swiftSettings: strict),
 
+        // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
+        .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+
         // Command-line tool.
         .executableTarget(
-            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders"],
+            name: "authflow",
+            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox"],
             swiftSettings: strict),
 
         .testTarget(
@@ -87,6 +91,14 @@ let package = Package(
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
                 "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSandboxTests",
+            dependencies: [
+                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+                // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
+                "AuthFlow", "AuthFlowProviders",
             ],
             swiftSettings: strict),
         .testTarget(
