@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
+        .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
         .executable(name: "authflow", targets: ["authflow"]),
     ],
     targets: [
@@ -37,6 +38,9 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // Foundation layer.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -69,6 +73,10 @@ let package = Package(
         // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
         .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
 
+        // Store backends.
+        .target(
+            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+
         // Command-line tool.
         .executableTarget(
             name: "authflow",
@@ -78,6 +86,9 @@ let package = Package(
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(
