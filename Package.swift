@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
+        .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .executable(name: "authflow", targets: ["authflow"]),
     ],
     targets: [
@@ -77,10 +78,18 @@ let package = Package(
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
 
+        // The sign-in server: routes, cookies, sessions, Apple notifications, sandbox mode.
+        .target(
+            name: "AuthFlowServer",
+            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowSandbox"],
+            swiftSettings: strict),
+
         // Command-line tool.
         .executableTarget(
             name: "authflow",
-            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox"],
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowServer",
+            ],
             swiftSettings: strict),
 
         .testTarget(
@@ -110,6 +119,13 @@ let package = Package(
                 "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
                 // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
                 "AuthFlow", "AuthFlowProviders",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowServerTests",
+            dependencies: [
+                "AuthFlowServer", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox", "AuthFlowProviders",
+                "AuthFlowSQLite", "authflow",
             ],
             swiftSettings: strict),
         .testTarget(
