@@ -51,16 +51,21 @@ public struct SandboxDeployment: Sendable {
             configuration: SandboxConfiguration(host: listen.host, port: listen.port, clock: clock, random: random))
         try sandbox.start()
         do {
-            return try rewrite(configuration, for: sandbox, random: random)
+            return try attach(configuration, to: sandbox, random: random)
         } catch {
             await sandbox.stop()
             throw error
         }
     }
 
-    static func rewrite(_ configuration: Configuration, for sandbox: SandboxIdentityProvider, random: any SecureRandom)
-        throws -> SandboxDeployment
-    {
+    /// Rewrites `configuration` for an already running `sandbox` (e.g. one a test started): registers a client
+    /// with generated credentials per provider and points every provider at it.
+    ///
+    /// - Throws: `SandboxError` when a client cannot be registered or a key generated. Providers whose type
+    ///   the sandbox does not emulate are left out.
+    public static func attach(
+        _ configuration: Configuration, to sandbox: SandboxIdentityProvider, random: any SecureRandom = SystemRandom()
+    ) throws -> SandboxDeployment {
         let existing = configuration.server
         let publicURL = existing?.publicURL ?? defaultPublicURL
         var providers: [ProviderSettings] = []
