@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
+        .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
         .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .executable(name: "authflow", targets: ["authflow"]),

@@ -14,6 +14,7 @@ enum CommandIO {
           token verify --jwks FILE|URL [--issuer I] [--audience A] [--nonce N] [--alg ALG] [--leeway S] TOKEN
                                   verify a JWT; prints its claims as JSON
           check [--config FILE]   validate providers.yaml; print every problem with its position
+          sandbox [--listen ADDR] run only the sandbox identity provider (offline Apple/Google/Facebook/X)
           apple client-secret --team-id T --key-id K --client-id C --key-file F [--ttl SECONDS]
                                   print a fresh Sign in with Apple client secret
           serve [--config FILE] [--sandbox]

@@ -46,9 +46,9 @@ private struct PresetNonce: SecureRandom {
             var altered = Self.expectedSealed
             altered[index] ^= 0x01
             let expected: JOSEError.Code = index == 0 ? .invalidCiphertext : .decryptionFailed
-            #expect(throws: JOSEError.self) { try cipher.open(altered, associatedData: Self.aad) }
             do {
                 _ = try cipher.open(altered, associatedData: Self.aad)
+                Issue.record("opened data altered at byte \(index)")
             } catch {
                 #expect(error.code == expected, "byte \(index)")
             }

@@ -130,6 +130,43 @@ import Testing
         #expect(error?.code == .corruptDatabase)
     }
 
+    @Test func reportsDamagedRowsAsATypedErrorWhenReadingThem() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("damaged-rows.sqlite")
+        let long = String(repeating: "n", count: 400)
+        do {
+            let store = SQLiteAccountStore(
+                database: try SQLiteDatabase(path: path),
+                cipher: try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()),
+                clock: ManualClock(StoreHarness.start))
+            for index in 0..<200 {
+                _ = try await store.createUser(
+                    UserID(rawValue: "user-\(index)"), identity: IdentityKey(provider: "google", subject: "s\(index)"),
+                    profile: IdentityProfile(email: "same@example.com", emailVerified: true, name: long))
+            }
+        }
+        // Keep the header and schema page, damage every later page but the first few.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 16 * 4096)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        for page in stride(from: 8 * 4096, to: size, by: 4096) {
+            try handle.seek(toOffset: UInt64(page))
+            try handle.write(contentsOf: Data(repeating: 0x5A, count: 4096))
+        }
+        try handle.close()
+
+        do {
+            let store = SQLiteAccountStore(
+                database: try SQLiteDatabase(path: path),
+                cipher: try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()),
+                clock: ManualClock(StoreHarness.start))
+            _ = try await store.users(withVerifiedEmail: "same@example.com")
+            Issue.record("read a damaged database without an error")
+        } catch let error as StoreError {
+            #expect(error.code == .corruptDatabase)
+        }
+    }
+
     @Test func reportsAnUnopenablePath() async throws {
         let directory = try TemporaryDirectory()
         let error = await storeError { () throws(StoreError) in
