@@ -114,7 +114,7 @@ public struct ReturnToPolicy: Sendable, Hashable {
             }
         }
         var result = "/" + output.joined(separator: "/")
-        if (path.hasSuffix("/.") || path.hasSuffix("/..")), !result.hasSuffix("/") { result += "/" }
+        if path.hasSuffix("/.") || path.hasSuffix("/.."), !result.hasSuffix("/") { result += "/" }
         return Substring(result)
     }
 

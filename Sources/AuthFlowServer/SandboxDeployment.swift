@@ -125,7 +125,8 @@ public struct SandboxDeployment: Sendable {
             jwks: endpoints.jwks, revocation: endpoints.revocation ?? "")
         return ProviderSettings(
             name: settings.name, type: settings.type, clientID: clientID, clientSecret: clientSecret,
-            audiences: settings.audiences, teamID: teamID, keyID: keyID, privateKey: privateKey, scopes: settings.scopes,
+            audiences: settings.audiences, teamID: teamID, keyID: keyID, privateKey: privateKey,
+            scopes: settings.scopes,
             capabilities: settings.capabilities, redirectURI: settings.redirectURI, issuer: endpoints.issuer,
             endpoints: overrides, location: settings.location, typeLocation: settings.typeLocation,
             capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations)

@@ -63,7 +63,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Wraps a sign-in failure: its code, message and ``SignInError/statusHint``.
     public init(_ error: SignInError) {
-        self.init(Code(rawValue: error.code.rawValue), error.message, status: error.statusHint, provider: error.provider)
+        self.init(
+            Code(rawValue: error.code.rawValue), error.message, status: error.statusHint, provider: error.provider)
         self.trace = error.trace
     }
 

@@ -19,14 +19,20 @@ extension SignInServer {
     func appleNotification(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let notification = try await verifyAppleNotification(request)
         guard let kind = notification.kind else {
-            logger.log(.info, "apple notification of an unknown type ignored", metadata: ["type": String(notification.type.prefix(32))])
+            logger.log(
+                .info, "apple notification of an unknown type ignored",
+                metadata: ["type": String(notification.type.prefix(32))])
             return Self.notificationAnswer(applied: false, reason: "unknown event type")
         }
         let key = IdentityKey(provider: notification.provider, subject: notification.subject)
         let accounts = stores.accounts
-        guard let identity = try await storing("look up the identity", { () async throws(StoreError) in
-            try await accounts.identity(key)
-        }) else {
+        guard
+            let identity = try await storing(
+                "look up the identity",
+                { () async throws(StoreError) in
+                    try await accounts.identity(key)
+                })
+        else {
             return Self.notificationAnswer(applied: false, reason: "unknown identity")
         }
         var changes: [AccountChange] = []
@@ -52,7 +58,9 @@ extension SignInServer {
         do throws(StoreError) {
             applied = try await accounts.applyNotification(id: "apple:\(notification.id)", changes: changes)
         } catch {
-            if error.code == .identityNotFound { return Self.notificationAnswer(applied: false, reason: "unknown identity") }
+            if error.code == .identityNotFound {
+                return Self.notificationAnswer(applied: false, reason: "unknown identity")
+            }
             throw ServerError(error, while: "apply the notification")
         }
         guard applied else {
@@ -85,7 +93,8 @@ extension SignInServer {
             ServerError(.invalidNotification, message, status: 400)
         }
         guard request.body.count <= options.maximumNotificationBytes else {
-            throw invalid("expected a body of at most \(options.maximumNotificationBytes) bytes, found \(request.body.count)")
+            throw invalid(
+                "expected a body of at most \(options.maximumNotificationBytes) bytes, found \(request.body.count)")
         }
         guard let body = try? JSONValue.parse(request.body), let payload = body["payload"]?.stringValue else {
             throw invalid("expected a JSON body {\"payload\": JWS}, found something else")
@@ -109,7 +118,8 @@ extension SignInServer {
         do throws(JOSEError) {
             claims = try await keys.verify(payload, with: verifier)
         } catch {
-            throw invalid("expected a notification signed by Apple with valid claims, found \(error.code): \(error.message)")
+            throw invalid(
+                "expected a notification signed by Apple with valid claims, found \(error.code): \(error.message)")
         }
         guard let jti = claims.string("jti"), !jti.isEmpty, jti.utf8.count <= 256 else {
             throw invalid("expected a 'jti' claim, found none")

@@ -29,7 +29,8 @@ extension SignInServer {
         }
         guard fields.count <= BouncePage.maximumFields else {
             throw ServerError(
-                .invalidRequest, "expected at most \(BouncePage.maximumFields) callback parameters, found \(fields.count)",
+                .invalidRequest,
+                "expected at most \(BouncePage.maximumFields) callback parameters, found \(fields.count)",
                 status: 400, provider: name)
         }
         let binding = flowCookie.open(request.cookies()[cookies.flowCookieName])
@@ -81,7 +82,9 @@ extension SignInServer {
             _ = try? await stores.sessions.deleteSession(id: old)
         }
         let session = try await createSession(for: identity)
-        if options.demoPage { traces.rememberSession(digest: Self.digest(session.id), trace: startTrace + result.trace) }
+        if options.demoPage {
+            traces.rememberSession(digest: Self.digest(session.id), trace: startTrace + result.trace)
+        }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
         var response = HTTPServerResponse.redirect(to: result.returnTo ?? "/", status: method == .post ? 303 : 302)
         response.addCookie(session.cookie)

@@ -15,7 +15,8 @@ extension SignInServer {
             for name in providerNames {
                 guard let provider = providers[name] else { continue }
                 let display = provider.plugin.displayName
-                body += "<a class=\"signin\" id=\"signin-\(HTML.escape(name))\" "
+                body +=
+                    "<a class=\"signin\" id=\"signin-\(HTML.escape(name))\" "
                     + "href=\"/auth/\(HTML.escape(name))/login?return_to=/\">Sign in with \(HTML.escape(display))</a>\n"
             }
         }
@@ -49,17 +50,20 @@ extension SignInServer {
             html += "</ol>\n"
             let trips = trace.filter(\.providerRoundTrip)
             let time = trips.reduce(0) { $0 + $1.duration }
-            html += "<p id=\"round-trips\">\(trips.count) round trip\(trips.count == 1 ? "" : "s") to the provider, "
+            html +=
+                "<p id=\"round-trips\">\(trips.count) round trip\(trips.count == 1 ? "" : "s") to the provider, "
                 + "\(Self.milliseconds(time)) in total.</p>\n"
         } else {
-            html += "<ol id=\"trace\"></ol>\n<p>The trace of this sign-in is no longer kept (sign in again to see it).</p>\n"
+            html +=
+                "<ol id=\"trace\"></ol>\n<p>The trace of this sign-in is no longer kept (sign in again to see it).</p>\n"
         }
         let others = providerNames.filter { $0 != identity.provider }
         if !others.isEmpty {
             html += "<h2>Link another provider</h2>\n"
             for name in others {
                 let display = providers[name]?.plugin.displayName ?? name
-                html += "<a class=\"link\" id=\"link-\(HTML.escape(name))\" "
+                html +=
+                    "<a class=\"link\" id=\"link-\(HTML.escape(name))\" "
                     + "href=\"/auth/\(HTML.escape(name))/link?return_to=/\">Link \(HTML.escape(display))</a><br>\n"
             }
         }
@@ -82,7 +86,8 @@ extension SignInServer {
         item += "<span class=\"outcome\">\(HTML.escape(outcome))</span>"
         if event.providerRoundTrip { item += " <span class=\"round-trip\">round trip to the provider</span>" }
         if !event.checks.isEmpty {
-            item += "<div class=\"checks\">checks passed: "
+            item +=
+                "<div class=\"checks\">checks passed: "
                 + event.checks.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", ") + "</div>"
         }
         if let detail = event.detail { item += "<div class=\"detail\">\(HTML.escape(detail))</div>" }

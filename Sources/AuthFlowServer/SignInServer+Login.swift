@@ -7,7 +7,8 @@ extension SignInServer {
     ///
     /// `link` needs a session (401 `not_signed_in` otherwise); the identity is attached to the user that is
     /// signed in when the callback arrives.
-    func beginSignIn(_ request: HTTPServerRequest, provider name: String, intent: SignInIntent) async throws(ServerError)
+    func beginSignIn(_ request: HTTPServerRequest, provider name: String, intent: SignInIntent)
+        async throws(ServerError)
         -> HTTPServerResponse
     {
         _ = try provider(name)

@@ -167,7 +167,8 @@ public final class SignInServer: Sendable {
         default:
             break
         }
-        throw ServerError(.init(rawValue: "not_found"), "expected a sign-in server route, found none at this path", status: 404)
+        throw ServerError(
+            .init(rawValue: "not_found"), "expected a sign-in server route, found none at this path", status: 404)
     }
 
     /// The provider called `name`.
@@ -195,7 +196,8 @@ public final class SignInServer: Sendable {
         request.timeout = 10
         let response = try await httpClient.send(request)
         guard (200..<300).contains(response.status) else {
-            throw ServerError(.invalidNotification, "expected the provider's JWKS, found HTTP \(response.status)", status: 400)
+            throw ServerError(
+                .invalidNotification, "expected the provider's JWKS, found HTTP \(response.status)", status: 400)
         }
         return JWKSFetchResult(body: response.body, cacheControl: response.headers["Cache-Control"])
     }

@@ -65,7 +65,8 @@ public final class SignInService: Sendable {
                 }
             }
             let options = try SignInServer.Options(configuration: configuration)
-            let stores = try SignInServer.Stores.open(storeSettings, secret: options.secret, clock: clock, random: random)
+            let stores = try SignInServer.Stores.open(
+                storeSettings, secret: options.secret, clock: clock, random: random)
             let server = try SignInServer(
                 configuration: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
                 random: random, logger: logger, demoPage: sandboxMode)

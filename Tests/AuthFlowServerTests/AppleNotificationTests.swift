@@ -20,9 +20,10 @@ struct AppleNotificationTests {
     }
 
     func notify(_ app: TestDeployment, _ body: [UInt8]) async throws -> HTTPClientResponse {
-        let request = HTTPClientRequest(
+        var request = HTTPClientRequest(
             method: "POST", url: app.appURL + "/auth/apple/notifications",
             headers: ["Content-Type": "application/json"], body: body)
+        request.timeout = 60
         return try await CurlHTTPClient().send(request)
     }
 
@@ -103,7 +104,8 @@ struct AppleNotificationTests {
             let listed = try await CurlHTTPClient().send(
                 HTTPClientRequest(url: app.sandbox.baseURL + "/_sandbox/revocations"))
             let entries = try #require((try? JSONValue.parse(listed.body))?["revocations"]?.arrayValue)
-            #expect(entries.contains { $0["provider"] == .string("apple") && $0["token_sha256"]?.stringValue?.count == 64 })
+            #expect(
+                entries.contains { $0["provider"] == .string("apple") && $0["token_sha256"]?.stringValue?.count == 64 })
         }
     }
 
@@ -146,9 +148,11 @@ struct AppleNotificationTests {
         }
     }
 
-    @Test("malformed bodies are refused", arguments: [
-        "", "{}", "not json", "{\"payload\": 5}", "{\"payload\": \"a.b.c\"}", "{\"payload\": \"\"}",
-    ])
+    @Test(
+        "malformed bodies are refused",
+        arguments: [
+            "", "{}", "not json", "{\"payload\": 5}", "{\"payload\": \"a.b.c\"}", "{\"payload\": \"\"}",
+        ])
     func refusesMalformedBodies(body: String) async throws {
         try await TestDeployment.with { app in
             let response = try await notify(app, Array(body.utf8))

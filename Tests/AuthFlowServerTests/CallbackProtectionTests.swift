@@ -30,7 +30,9 @@ struct CallbackProtectionTests {
         }
     }
 
-    @Test("a callback from another browser (no binding cookie) is refused", arguments: ["google", "facebook", "x", "apple"])
+    @Test(
+        "a callback from another browser (no binding cookie) is refused",
+        arguments: ["google", "facebook", "x", "apple"])
     func rejectsCallbackFromAnotherBrowser(provider: String) async throws {
         try await TestDeployment.with { app in
             let victim = TestBrowser()
@@ -105,11 +107,13 @@ struct CallbackProtectionTests {
         }
     }
 
-    @Test("open-redirect return_to values are refused", arguments: [
-        "//evil.example/", "/\\evil.example", "https://evil.example/", "javascript:alert(1)", "/%2f%2fevil.example",
-        "/%5cevil.example", "/%2e%2e/admin", "/\t/evil.example", "evil.example", "http://localhost.evil.example/",
-        "/a/../../evil", "%2F%2Fevil.example", "/\u{0}x", "https:evil.example",
-    ])
+    @Test(
+        "open-redirect return_to values are refused",
+        arguments: [
+            "//evil.example/", "/\\evil.example", "https://evil.example/", "javascript:alert(1)", "/%2f%2fevil.example",
+            "/%5cevil.example", "/%2e%2e/admin", "/\t/evil.example", "evil.example", "http://localhost.evil.example/",
+            "/a/../../evil", "%2F%2Fevil.example", "/\u{0}x", "https:evil.example",
+        ])
     func refusesOpenRedirects(returnTo: String) async throws {
         try await TestDeployment.with { app in
             let encoded = String(FormURLEncoding.encode([("r", returnTo)]).dropFirst(2))
@@ -151,8 +155,10 @@ struct CallbackProtectionTests {
                 return
             }
             // The user cancelled at the provider: same state, an error instead of a code.
-            let state = try #require(url.split(separator: "&").first { $0.contains("state=") }?.split(separator: "=").last)
-            let response = try await browser.get("\(app.appURL)/auth/google/callback?state=\(state)&error=access_denied")
+            let state = try #require(
+                url.split(separator: "&").first { $0.contains("state=") }?.split(separator: "=").last)
+            let response = try await browser.get(
+                "\(app.appURL)/auth/google/callback?state=\(state)&error=access_denied")
             #expect(response.status == 401)
             #expect(errorCode(response) == "provider_error")
         }

@@ -69,7 +69,8 @@ struct ServeCommandTests {
         let process = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
         defer { process.send(SIGKILL) }
         let lines = try await process.lines(2)
-        #expect(lines.first == "authflow: app listening at http://127.0.0.1:\(port) (public URL http://localhost:\(port))")
+        #expect(
+            lines.first == "authflow: app listening at http://127.0.0.1:\(port) (public URL http://localhost:\(port))")
         let sandboxLine = try #require(lines.dropFirst().first)
         #expect(sandboxLine.hasPrefix("authflow: sandbox listening at http://127.0.0.1:"))
         #expect(lines.count == 2, "\(process.stderr)")

@@ -56,11 +56,12 @@ struct ServerPieceTests {
         try check.check(request([:]))
     }
 
-    @Test(arguments: [
-        ["Origin": "http://evil.example"], ["Origin": "null"], ["Origin": "http://localhost:8081"],
-        ["Origin": "https://localhost:8080"], ["Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "same-site"],
-        ["Origin": "http://localhost:8080", "Sec-Fetch-Site": "cross-site"], ["Referer": "http://evil.example/"],
-    ] as [HTTPHeaders])
+    @Test(
+        arguments: [
+            ["Origin": "http://evil.example"], ["Origin": "null"], ["Origin": "http://localhost:8081"],
+            ["Origin": "https://localhost:8080"], ["Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "same-site"],
+            ["Origin": "http://localhost:8080", "Sec-Fetch-Site": "cross-site"], ["Referer": "http://evil.example/"],
+        ] as [HTTPHeaders])
     func originCheckRefusesOtherOrigins(headers: HTTPHeaders) {
         let check = OriginCheck(publicURL: "http://localhost:8080")
         #expect(throws: ServerError.self) { try check.check(request(headers)) }

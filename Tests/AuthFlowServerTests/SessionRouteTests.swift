@@ -74,9 +74,11 @@ struct SessionRouteTests {
         }
     }
 
-    @Test("state-changing POSTs from another origin are refused", arguments: [
-        "/auth/logout", "/auth/google/disconnect", "/auth/account/delete",
-    ])
+    @Test(
+        "state-changing POSTs from another origin are refused",
+        arguments: [
+            "/auth/logout", "/auth/google/disconnect", "/auth/account/delete",
+        ])
     func refusesCrossOriginPosts(path: String) async throws {
         try await TestDeployment.with { app in
             let browser = TestBrowser()

@@ -8,7 +8,9 @@ import Testing
 
 @Suite("Sign-in over loopback HTTP against the sandbox")
 struct SignInFlowTests {
-    @Test("each provider signs in and /auth/session returns the verified identity", arguments: ["apple", "google", "facebook", "x"])
+    @Test(
+        "each provider signs in and /auth/session returns the verified identity",
+        arguments: ["apple", "google", "facebook", "x"])
     func signsInWithEachProvider(provider: String) async throws {
         try await TestDeployment.with { app in
             let browser = TestBrowser()
@@ -18,7 +20,8 @@ struct SignInFlowTests {
             let session = try await app.session(browser)
             #expect(session.status == 200)
             let json = try #require(session.json?.objectValue)
-            #expect(Set(json.keys) == ["user_id", "provider", "subject", "email", "email_verified", "name", "expires_at"])
+            #expect(
+                Set(json.keys) == ["user_id", "provider", "subject", "email", "email_verified", "name", "expires_at"])
             #expect(json["provider"]?.stringValue == provider)
             #expect(json["subject"]?.stringValue == "alice-1")
             #expect(json["name"]?.stringValue == "Alice Example")
@@ -145,7 +148,9 @@ struct SignInFlowTests {
             #expect(page.text.contains("<dd id=\"subject\">alice-1</dd>"))
             #expect(page.text.contains("<dd id=\"email\">alice@example.com</dd>"))
             #expect(page.text.contains("<ol id=\"trace\">"))
-            for step in ["authorization_redirect", "callback", "token_exchange", "jwks", "id_token_verification", "complete"] {
+            for step in [
+                "authorization_redirect", "callback", "token_exchange", "jwks", "id_token_verification", "complete",
+            ] {
                 #expect(page.text.contains("data-step=\"\(step)\""), "missing step \(step)")
             }
             #expect(page.text.contains("round trip to the provider"))

@@ -27,7 +27,8 @@ struct StoreIntegrationTests {
             let browser = TestBrowser()
             try await app.signIn(browser, provider: "x", as: People.carol)
             #expect(try await app.session(browser).status == 200)
-            let tokens = try #require(try await app.stores.accounts.tokens(for: IdentityKey(provider: "x", subject: "carol-3")))
+            let tokens = try #require(
+                try await app.stores.accounts.tokens(for: IdentityKey(provider: "x", subject: "carol-3")))
             let refresh = try #require(tokens.refreshToken)
             let access = try #require(tokens.accessToken)
             var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -70,7 +71,8 @@ struct StoreIntegrationTests {
                 Issue.record("expected Apple to answer with a form POST")
                 return
             }
-            try #require(!retryFields.contains { $0.0 == "user" }, "the sandbox resent the name; the test proves nothing")
+            try #require(
+                !retryFields.contains { $0.0 == "user" }, "the sandbox resent the name; the test proves nothing")
             #expect(try await app.deliver(retry, in: browser).status == 303)
             #expect(try await app.session(browser).json?["name"]?.stringValue == "Bob Other")
         }

@@ -36,7 +36,8 @@ final class TestBrowser: Sendable {
         if let origin {
             request.headers["Origin"] = origin
             crossSite = Self.site(of: origin) != Self.site(of: target)
-            request.headers["Sec-Fetch-Site"] = origin == target ? "same-origin" : crossSite ? "cross-site" : "same-site"
+            request.headers["Sec-Fetch-Site"] =
+                origin == target ? "same-origin" : crossSite ? "cross-site" : "same-site"
         }
         for (name, value) in headers { request.headers[name] = value }
         return try await send(request, crossSite: crossSite)
@@ -72,7 +73,7 @@ final class TestBrowser: Sendable {
         if !cookies.isEmpty {
             request.headers["Cookie"] = cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
         }
-        request.timeout = 20
+        request.timeout = 60
         let response = try await client.send(request)
         for header in response.headers.values("Set-Cookie") { store(header, origin: origin) }
         return response
