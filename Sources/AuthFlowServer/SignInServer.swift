@@ -119,16 +119,17 @@ public final class SignInServer: Sendable {
     private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let segments = Self.segments(of: request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
-        func only(_ allowed: String) throws(ServerError) {
-            guard method == allowed else {
+        func only(_ allowed: String...) throws(ServerError) {
+            guard allowed.contains(method) else {
                 throw ServerError(
-                    .init(rawValue: "method_not_allowed"), "expected \(allowed), found \(request.method.prefix(16))",
-                    status: 405)
+                    .init(rawValue: "method_not_allowed"),
+                    "expected \(allowed.joined(separator: " or ")), found \(request.method.prefix(16))", status: 405)
             }
         }
         switch segments {
         case [""] where options.demoPage:
             try only("GET")
+            if let redirect = publicOriginRedirect(request) { return redirect }
             return try await homePage(request)
         case ["healthz"]:
             try only("GET")
@@ -156,7 +157,7 @@ public final class SignInServer: Sendable {
                 let intent = SignInIntent(rawValue: path[2]) ?? .login
                 return try await beginSignIn(request, provider: name, intent: intent)
             case "callback":
-                if method != "GET" { try only("POST") }
+                try only("GET", "POST")
                 return try await callback(request, provider: name)
             case "disconnect":
                 try only("POST")
@@ -173,14 +174,27 @@ public final class SignInServer: Sendable {
 
     /// The provider called `name`.
     ///
-    /// - Throws: ``ServerError`` `unknown_provider` (404).
+    /// - Throws: ``ServerError`` `unknown_provider` (400).
     func provider(_ name: String) throws(ServerError) -> ResolvedProvider {
         guard let provider = providers[name] else {
             throw ServerError(
                 .unknownProvider, "expected a configured provider name, found one that is not configured",
-                status: 404)
+                status: 400)
         }
         return provider
+    }
+
+    /// A redirect to the public URL when the demo page is opened under another host (e.g. the listen address
+    /// `127.0.0.1` instead of `localhost`): cookies and redirect URIs belong to the public URL.
+    func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard let host = request.headers["Host"]?.lowercased(),
+            let publicOrigin = ReturnToPolicy.origin(of: options.publicURL),
+            let scheme = publicOrigin.range(of: "://")
+        else { return nil }
+        // `ReturnToPolicy.origin` drops default ports, so compare the Host header the same way.
+        let requested = ReturnToPolicy.origin(of: String(publicOrigin[..<scheme.upperBound]) + host)
+        guard let requested, requested != publicOrigin else { return nil }
+        return .redirect(to: options.publicURL + "/", status: 302)
     }
 
     static func segments(of path: String) -> [String] {

@@ -2,6 +2,7 @@ import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowSandbox
+import Foundation
 import Testing
 
 @testable import AuthFlowServer
@@ -159,6 +160,16 @@ struct SignInFlowTests {
         }
     }
 
+    @Test func demoPageUnderAnotherHostRedirectsToThePublicURL() async throws {
+        try await TestDeployment.with { app in
+            let listenURL = app.appURL.replacingOccurrences(of: "localhost", with: "127.0.0.1")
+            let response = try await TestBrowser().get(listenURL + "/")
+            #expect(response.status == 302)
+            #expect(response.location == app.appURL + "/")
+            #expect(try await TestBrowser().get(app.appURL + "/").status == 200)
+        }
+    }
+
     @Test func healthzAnswersWhenTheStoresDo() async throws {
         try await TestDeployment.with { app in
             let response = try await TestBrowser().get(app.appURL + "/healthz")
@@ -171,7 +182,7 @@ struct SignInFlowTests {
         try await TestDeployment.with { app in
             let browser = TestBrowser()
             let unknown = try await browser.get(app.appURL + "/auth/github/login")
-            #expect(unknown.status == 404)
+            #expect(unknown.status == 400)
             #expect(errorCode(unknown) == "unknown_provider")
             let wrongMethod = try await browser.get(app.appURL + "/auth/logout")
             #expect(wrongMethod.status == 405)
