@@ -23,8 +23,10 @@ let package = Package(
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
+        .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .executable(name: "authflow", targets: ["authflow"]),
+        .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system-library targets.
@@ -78,6 +80,8 @@ let package = Package(
         // Store backends.
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+        // The capability matrix report (`authflow matrix`, the demo's /matrix page).
+        .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
         // The sign-in server: routes, cookies, sessions, Apple notifications, sandbox mode.
         .target(
@@ -85,13 +89,21 @@ let package = Package(
             dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowSandbox"],
             swiftSettings: strict),
 
-        // Command-line tool.
+        // Command-line tool, and the command plugin that runs it (`swift package capability-matrix`).
         .executableTarget(
             name: "authflow",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowServer",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowMatrix",
+                "AuthFlowServer",
             ],
             swiftSettings: strict),
+        .plugin(
+            name: "CapabilityMatrix",
+            capability: .command(
+                intent: .custom(
+                    verb: "capability-matrix",
+                    description: "Print the capability matrix of providers.yaml (authflow matrix)")),
+            dependencies: ["authflow"]),
 
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
@@ -122,6 +134,10 @@ let package = Package(
                 "AuthFlow", "AuthFlowProviders",
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowMatrixTests",
+            dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
+            exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowServerTests",
             dependencies: [

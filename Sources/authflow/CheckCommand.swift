@@ -46,11 +46,17 @@ enum CheckCommand {
             print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
             return 0
         } catch {
-            for issue in error.issues { printError(issue.description) }
-            let count = error.issues.count == 1 ? "1 problem" : "\(error.issues.count) problems"
-            printError("\(path): \(count)")
-            return 1
+            return report(error, path: path)
         }
+    }
+
+    /// Prints every issue of `error` with its position, then a count, on stderr; returns exit code 1.
+    /// Shared by the commands that load a configuration (`check`, `matrix`) so they report problems alike.
+    static func report(_ error: ConfigurationError, path: String) -> Int32 {
+        for issue in error.issues { printError(issue.description) }
+        let count = error.issues.count == 1 ? "1 problem" : "\(error.issues.count) problems"
+        printError("\(path): \(count)")
+        return 1
     }
 
     private static func usage(_ problem: String) -> Int32 {

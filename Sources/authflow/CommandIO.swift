@@ -15,6 +15,8 @@ enum CommandIO {
                                   verify a JWT; prints its claims as JSON
           check [--config FILE]   validate providers.yaml; print every problem with its position
           sandbox [--listen ADDR] run only the sandbox identity provider (offline Apple/Google/Facebook/X)
+          matrix [--config FILE] [--format text|markdown|json|html]
+                                  what each provider does at sign-in, and how to harden it
           apple client-secret --team-id T --key-id K --client-id C --key-file F [--ttl SECONDS]
                                   print a fresh Sign in with Apple client secret
           serve [--config FILE] [--sandbox]

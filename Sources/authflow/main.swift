@@ -5,6 +5,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let rest = Array(arguments.dropFirst())
 switch arguments.first {
 case "check": exit(CheckCommand.run(rest))
+case "matrix": exit(MatrixCommand.run(rest))
 case "token": exit(TokenCommand.run(rest))
 case "apple": exit(AppleCommand.run(rest))
 case "sandbox": exit(SandboxCommand.run(rest))
