@@ -86,7 +86,9 @@ let package = Package(
         // The sign-in server: routes, cookies, sessions, Apple notifications, sandbox mode.
         .target(
             name: "AuthFlowServer",
-            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowSandbox"],
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowSandbox", "AuthFlowMatrix",
+            ],
             swiftSettings: strict),
 
         // Command-line tool, and the command plugin that runs it (`swift package capability-matrix`).

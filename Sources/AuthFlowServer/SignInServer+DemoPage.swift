@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowHTTP
+import AuthFlowMatrix
 
 extension SignInServer {
     /// `GET /` with ``Options/demoPage``: sign-in links when signed out; the verified identity, the flow
@@ -20,10 +21,16 @@ extension SignInServer {
                     + "href=\"/auth/\(HTML.escape(name))/login?return_to=/\">Sign in with \(HTML.escape(display))</a>\n"
             }
         }
-        if let matrix = options.matrixPagePath {
-            body += "<p><a id=\"matrix\" href=\"\(HTML.escape(matrix))\">Capability matrix</a></p>\n"
-        }
+        body += "<p><a id=\"matrix\" href=\"/matrix\">Capability matrix of these providers</a></p>\n"
         return ResponseFactory.html(HTML.page(title: "AuthFlow demo", body: body))
+    }
+
+    /// `GET /matrix` with ``Options/demoPage``: the capability matrix of the configured providers (HTML).
+    func matrixPage() -> HTTPServerResponse {
+        let resolved = providerNames.compactMap { providers[$0] }
+        let page = CapabilityMatrix(providers: resolved, storesTokens: true, options: options.flow).render(
+            format: .html)
+        return ResponseFactory.html(page)
     }
 
     private func signedInSection(_ session: CurrentSession) -> String {

@@ -16,10 +16,8 @@ extension SignInServer {
         public var signup: Bool
         /// Whether a first sign-in with a verified email that exactly one user has (verified) links to that user.
         public var linkByVerifiedEmail: Bool
-        /// Serve the demo home page at `/` (sandbox mode).
+        /// Serve the demo home page at `/` and the capability matrix at `/matrix` (sandbox mode).
         public var demoPage: Bool
-        /// A path the demo page links to as the capability matrix, when the embedding app serves one.
-        public var matrixPagePath: String?
         /// The sign-in flow's tunables (flow lifetime, leeway).
         public var flow: OAuthFlow.Options
         /// The largest Apple notification body accepted, in bytes.
@@ -31,7 +29,7 @@ extension SignInServer {
         public init(
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
             signup: Bool = true, linkByVerifiedEmail: Bool = false, demoPage: Bool = false,
-            matrixPagePath: String? = nil, flow: OAuthFlow.Options = .init(),
+            flow: OAuthFlow.Options = .init(),
             maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 3600
         ) {
             var base = Substring(publicURL)
@@ -43,7 +41,6 @@ extension SignInServer {
             self.signup = signup
             self.linkByVerifiedEmail = linkByVerifiedEmail
             self.demoPage = demoPage
-            self.matrixPagePath = matrixPagePath
             self.flow = flow
             self.maximumNotificationBytes = maximumNotificationBytes
             self.pendingProfileTTL = pendingProfileTTL

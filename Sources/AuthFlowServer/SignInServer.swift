@@ -18,7 +18,7 @@ import Foundation
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
 /// `POST /auth/account/delete`, `POST /auth/apple/notifications`, `GET /healthz`, and with
-/// ``Options/demoPage`` the demo home page `GET /`.
+/// ``Options/demoPage`` the demo home page `GET /` and the capability matrix `GET /matrix`.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
     public let providers: [String: ResolvedProvider]
@@ -131,6 +131,9 @@ public final class SignInServer: Sendable {
             try only("GET")
             if let redirect = publicOriginRedirect(request) { return redirect }
             return try await homePage(request)
+        case ["matrix"] where options.demoPage:
+            try only("GET")
+            return matrixPage()
         case ["healthz"]:
             try only("GET")
             return await health()

@@ -160,6 +160,19 @@ struct SignInFlowTests {
         }
     }
 
+    @Test func demoServesTheCapabilityMatrixOfItsProviders() async throws {
+        try await TestDeployment.with { app in
+            let browser = TestBrowser()
+            let home = try await browser.get(app.appURL + "/")
+            #expect(home.text.contains("<a id=\"matrix\" href=\"/matrix\">"))
+            let matrix = try await browser.get(app.appURL + "/matrix")
+            #expect(matrix.status == 200)
+            #expect(matrix.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            #expect(matrix.text.contains("Capability matrix"))
+            for name in ["apple", "google", "facebook", "x"] { #expect(matrix.text.contains(name)) }
+        }
+    }
+
     @Test func demoPageUnderAnotherHostRedirectsToThePublicURL() async throws {
         try await TestDeployment.with { app in
             let listenURL = app.appURL.replacingOccurrences(of: "localhost", with: "127.0.0.1")
