@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
         .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
+        .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .executable(name: "authflow", targets: ["authflow"]),
         .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
@@ -79,18 +80,28 @@ let package = Package(
 
         // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
         .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+
         // Store backends.
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
         // The capability matrix report (`authflow matrix`, the demo's /matrix page).
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
+        // The sign-in server: routes, cookies, sessions, Apple notifications, sandbox mode.
+        .target(
+            name: "AuthFlowServer",
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowSandbox", "AuthFlowMatrix",
+                "AuthFlowOIDC",
+            ],
+            swiftSettings: strict),
+
         // Command-line tool, and the command plugin that runs it (`swift package capability-matrix`).
         .executableTarget(
             name: "authflow",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
-                "AuthFlowMatrix",
+                "AuthFlowMatrix", "AuthFlowServer",
             ],
             swiftSettings: strict),
         .plugin(
@@ -144,6 +155,13 @@ let package = Package(
             name: "AuthFlowMatrixTests",
             dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
             exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowServerTests",
+            dependencies: [
+                "AuthFlowServer", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox", "AuthFlowProviders",
+                "AuthFlowSQLite", "authflow",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
     ]

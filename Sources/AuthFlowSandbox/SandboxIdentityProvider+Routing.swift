@@ -1,5 +1,6 @@
 public import AuthFlowHTTP
 import AuthFlowJOSE
+import Foundation
 import Synchronization
 
 /// Dispatch of one request to the emulator that owns its path.
@@ -98,9 +99,35 @@ extension SandboxIdentityProvider {
         case "/_sandbox/apple/notify":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             return await handleAppleNotifyAdmin(request)
+        case "/_sandbox/revocations":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return revocationsAdmin()
         default:
             return Self.notFound()
         }
+    }
+
+    /// `GET /_sandbox/revocations` (loopback callers only): every revocation the sandbox saw, oldest first, as
+    /// `{"revocations": [{"provider", "client_id", "token_type_hint", "token_kind", "token_sha256"}]}`; the
+    /// token itself is never shown, only the hex SHA-256 of it.
+    private func revocationsAdmin() -> HTTPServerResponse {
+        var entries: [JSONValue] = []
+        for provider in SandboxProvider.allCases {
+            for revocation in revocations(for: provider) {
+                entries.append(
+                    .object([
+                        "provider": .string(provider.rawValue),
+                        "client_id": revocation.clientID.map(JSONValue.string) ?? .null,
+                        "token_type_hint": revocation.tokenTypeHint.map(JSONValue.string) ?? .null,
+                        "token_kind": .string(revocation.kind.rawValue),
+                        "token_sha256": .string(hex(Digest.sha256(Array(revocation.token.utf8)))),
+                        "revoked_at": .integer(Int64(revocation.revokedAt.timeIntervalSince1970)),
+                    ]))
+            }
+        }
+        var response = HTTPServerResponse.json(JSONValue.object(["revocations": .array(entries)]).serialized())
+        response.headers["Cache-Control"] = "no-store"
+        return response
     }
 
     /// `GET /`: a JSON index of every provider's endpoints.

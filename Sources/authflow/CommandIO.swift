@@ -19,6 +19,9 @@ enum CommandIO {
                                   what each provider does at sign-in, and how to harden it
           apple client-secret --team-id T --key-id K --client-id C --key-file F [--ttl SECONDS]
                                   print a fresh Sign in with Apple client secret
+          serve [--config FILE] [--sandbox]
+                                  the sign-in server (routes /auth/...); --sandbox: against the sandbox
+          demo [--config FILE]    serve --sandbox on ./providers.yaml, with the demo page at /
 
         exit codes: 0 success, 1 invalid, 2 usage error
         """
