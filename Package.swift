@@ -20,8 +20,14 @@ let package = Package(
         .library(name: "AuthFlowGoogle", targets: ["AuthFlowGoogle"]),
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
+        .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
+        .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
+        .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
+        .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
+        .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .executable(name: "authflow", targets: ["authflow"]),
+        .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
     targets: [
         // C libraries from Debian, wrapped as system-library targets.
@@ -37,6 +43,9 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // Foundation layer.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -62,18 +71,53 @@ let package = Package(
             name: "AuthFlowX", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
         .target(
+            name: "AuthFlowOIDC", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
             name: "AuthFlowProviders",
-            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX"],
+            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC"],
             swiftSettings: strict),
 
-        // Command-line tool.
-        .executableTarget(
-            name: "authflow", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders"],
+        // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
+        .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+
+        // Store backends.
+        .target(
+            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+        // The capability matrix report (`authflow matrix`, the demo's /matrix page).
+        .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+
+        // The sign-in server: routes, cookies, sessions, Apple notifications, sandbox mode.
+        .target(
+            name: "AuthFlowServer",
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowSandbox", "AuthFlowMatrix",
+                "AuthFlowOIDC",
+            ],
             swiftSettings: strict),
+
+        // Command-line tool, and the command plugin that runs it (`swift package capability-matrix`).
+        .executableTarget(
+            name: "authflow",
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
+                "AuthFlowMatrix", "AuthFlowServer",
+            ],
+            swiftSettings: strict),
+        .plugin(
+            name: "CapabilityMatrix",
+            capability: .command(
+                intent: .custom(
+                    verb: "capability-matrix",
+                    description: "Print the capability matrix of providers.yaml (authflow matrix)")),
+            dependencies: ["authflow"]),
 
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(
@@ -87,6 +131,35 @@ let package = Package(
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
                 "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSandboxTests",
+            dependencies: [
+                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+                // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
+                "AuthFlow", "AuthFlowProviders",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowOIDCTests",
+            dependencies: ["AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowEndToEndTests",
+            dependencies: [
+                "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowMatrixTests",
+            dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
+            exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowServerTests",
+            dependencies: [
+                "AuthFlowServer", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox", "AuthFlowProviders",
+                "AuthFlowSQLite", "authflow",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -48,6 +48,15 @@ extension OAuthFlow {
                     claim: error.claim),
                 now: now)
         }
+        // OpenID Connect Core §2: `sub` is required. Refused here, before any userinfo call can use the token.
+        guard let subject = claims.subject, !subject.isEmpty else {
+            return fail(
+                .idTokenVerification,
+                SignInError(
+                    .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
+                    joseCode: .missingClaim, claim: "sub"),
+                now: now)
+        }
         var passed = ["signature", "iss", "aud"]
         if claims.audience.count > 1 { passed.append("azp") }
         passed += ["exp", "nbf", "iat"]

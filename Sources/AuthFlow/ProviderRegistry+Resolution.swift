@@ -6,13 +6,19 @@ extension ProviderRegistry {
     /// required capabilities switched off, missing required keys, missing endpoints or redirect URI, and
     /// the plugin's own checks. Each issue carries the source position the configuration kept.
     ///
+    /// `credentials` decides whether a required credential needs a value (``CredentialRequirement/values``, the
+    /// default: what a sign-in needs) or only its key (``CredentialRequirement/keys``: for reports such as
+    /// `authflow matrix` over a template loaded in ``ConfigurationLoader/Mode/sandbox`` mode without secrets).
+    ///
     /// - Throws: ``ConfigurationError`` listing every issue found.
-    public func resolve(_ configuration: Configuration) throws(ConfigurationError) -> [ResolvedProvider] {
+    public func resolve(
+        _ configuration: Configuration, credentials: CredentialRequirement = .values
+    ) throws(ConfigurationError) -> [ResolvedProvider] {
         var resolved: [ResolvedProvider] = []
         var issues: [ConfigurationIssue] = []
         let publicURL = configuration.server?.publicURL
         for settings in configuration.providers {
-            let (provider, found) = resolution(of: settings, publicURL: publicURL)
+            let (provider, found) = resolution(of: settings, publicURL: publicURL, credentials: credentials)
             issues += found
             if let provider { resolved.append(provider) }
         }
@@ -23,16 +29,20 @@ extension ProviderRegistry {
     /// Resolves one provider's settings; `publicURL` supplies the default redirect URI
     /// `{publicURL}/auth/{name}/callback`.
     ///
+    /// `credentials` as for ``resolve(_:credentials:)``.
+    ///
     /// - Throws: ``ConfigurationError`` listing every issue found.
-    public func resolve(_ settings: ProviderSettings, publicURL: String?) throws(ConfigurationError)
-        -> ResolvedProvider
-    {
-        let (provider, issues) = resolution(of: settings, publicURL: publicURL)
+    public func resolve(
+        _ settings: ProviderSettings, publicURL: String?, credentials: CredentialRequirement = .values
+    ) throws(ConfigurationError) -> ResolvedProvider {
+        let (provider, issues) = resolution(of: settings, publicURL: publicURL, credentials: credentials)
         guard issues.isEmpty, let provider else { throw ConfigurationError(issues: issues) }
         return provider
     }
 
-    func resolution(of settings: ProviderSettings, publicURL: String?) -> (ResolvedProvider?, [ConfigurationIssue]) {
+    func resolution(
+        of settings: ProviderSettings, publicURL: String?, credentials: CredentialRequirement = .values
+    ) -> (ResolvedProvider?, [ConfigurationIssue]) {
         let name = settings.name
         guard let plugin = plugin(forType: settings.type) else {
             var message = "unknown provider type '\(settings.type)' for provider '\(name)'"
@@ -87,7 +97,7 @@ extension ProviderRegistry {
         // Required keys.
         var required: [ProviderSettingKey] = [.clientID]
         for key in plugin.requiredSettings(capabilities: enabled) where !required.contains(key) { required.append(key) }
-        for key in required where !key.isPresent(in: settings) {
+        for key in required where !key.isPresent(in: settings) && !credentials.accepts(key, writtenIn: settings) {
             let alternative = key == .clientSecret ? " (or 'client_secret_file')" : ""
             issues.append(
                 ResolutionIssue.make(
@@ -135,5 +145,33 @@ extension ProviderRegistry {
             acceptedIssuers: accepted, redirectURI: redirectURI,
             clientAuthentication: plugin.clientAuthentication(capabilities: enabled))
         return (provider, [])
+    }
+}
+
+extension ProviderRegistry {
+    /// How resolution treats the credentials a plugin requires (`client_secret`/`client_secret_file`,
+    /// `private_key_file`, `team_id`, `key_id`: the keys ``ConfigurationLoader/Mode/sandbox`` loading may leave
+    /// unresolved).
+    public enum CredentialRequirement: Sendable, Hashable {
+        /// Every required credential must have a value (a set `${VAR}`, a readable file): what a sign-in needs.
+        case values
+        /// A required credential whose key is written counts as present even without a value, so a report can
+        /// describe a configuration template on a machine without its secrets. A key that is not written at all
+        /// is still reported, and credentials that do have a value are still checked by the plugin.
+        case keys
+
+        /// Whether `key` is accepted as present in `settings` although it has no value.
+        func accepts(_ key: ProviderSettingKey, writtenIn settings: ProviderSettings) -> Bool {
+            guard self == .keys else { return false }
+            let written: [String] =
+                switch key {
+                case .clientSecret: ["client_secret", "client_secret_file"]
+                case .privateKey: ["private_key_file"]
+                case .teamID: ["team_id"]
+                case .keyID: ["key_id"]
+                default: []
+                }
+            return written.contains { settings.keyLocations[$0] != nil }
+        }
     }
 }

@@ -40,17 +40,23 @@ enum CheckCommand {
         do throws(ConfigurationError) {
             let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment)
             let configuration = try loader.load(path: path)
-            let providers = try ProviderRegistry.standard.resolve(configuration)
+            let providers = try ConfigurationResolution.resolve(configuration)
             let summary = providers.map { "\($0.name) (\($0.type), \($0.signInProtocol.rawValue))" }
             let count = providers.count == 1 ? "1 provider" : "\(providers.count) providers"
             print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
             return 0
         } catch {
-            for issue in error.issues { printError(issue.description) }
-            let count = error.issues.count == 1 ? "1 problem" : "\(error.issues.count) problems"
-            printError("\(path): \(count)")
-            return 1
+            return report(error, path: path)
         }
+    }
+
+    /// Prints every issue of `error` with its position, then a count, on stderr; returns exit code 1.
+    /// Shared by the commands that load a configuration (`check`, `matrix`) so they report problems alike.
+    static func report(_ error: ConfigurationError, path: String) -> Int32 {
+        for issue in error.issues { printError(issue.description) }
+        let count = error.issues.count == 1 ? "1 problem" : "\(error.issues.count) problems"
+        printError("\(path): \(count)")
+        return 1
     }
 
     private static func usage(_ problem: String) -> Int32 {

@@ -14,8 +14,14 @@ enum CommandIO {
           token verify --jwks FILE|URL [--issuer I] [--audience A] [--nonce N] [--alg ALG] [--leeway S] TOKEN
                                   verify a JWT; prints its claims as JSON
           check [--config FILE]   validate providers.yaml; print every problem with its position
+          sandbox [--listen ADDR] run only the sandbox identity provider (offline Apple/Google/Facebook/X)
+          matrix [--config FILE] [--format text|markdown|json|html]
+                                  what each provider does at sign-in, and how to harden it
           apple client-secret --team-id T --key-id K --client-id C --key-file F [--ttl SECONDS]
                                   print a fresh Sign in with Apple client secret
+          serve [--config FILE] [--sandbox]
+                                  the sign-in server (routes /auth/...); --sandbox: against the sandbox
+          demo [--config FILE]    serve --sandbox on ./providers.yaml, with the demo page at /
 
         exit codes: 0 success, 1 invalid, 2 usage error
         """

@@ -5,8 +5,9 @@ import Synchronization
 /// One running libmicrohttpd daemon and the bridge between its threads and Swift tasks.
 ///
 /// libmicrohttpd calls `access` on its polling thread. When a request's body is complete the
-/// connection is suspended (so the thread goes on serving others), the handler runs in a `Task`,
-/// the response is stored in the request's context and the connection is resumed; libmicrohttpd
+/// connection is suspended (so the thread goes on serving others), the handler runs in a `Task`
+/// on the handler threads (`HandlerExecutor`), the response is stored in the request's context
+/// and the connection is resumed; libmicrohttpd
 /// (woken through its inter-thread channel) calls `access` again, which queues the stored
 /// response. Suspended connections are tracked under `shared` so that stopping can answer and
 /// resume the ones whose handler has not finished: libmicrohttpd forbids stopping a daemon with
@@ -183,7 +184,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             return MHD_Result.YES
         }
         let handler = self.handler
-        Task { [self] in
+        Task(executorPreference: HandlerExecutor.shared) { [self] in
             let response = await handler(request)
             complete(context, with: response)
         }

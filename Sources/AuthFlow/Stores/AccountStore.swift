@@ -1,0 +1,114 @@
+/// Durable storage of users, their linked provider identities, provider tokens, Apple's pending
+/// first-login names and applied notification ids.
+///
+/// Every operation is atomic and maps onto one SQL statement or one transaction (and onto Redis or
+/// PostgreSQL later), so several server instances can share a store: implementations keep nothing in
+/// process memory that another instance would need. Timestamps (`createdAt`, `updatedAt`) and expiry come
+/// from the implementation's injected clock.
+///
+/// Persistent implementations encrypt tokens at rest. Sessions live in a separate ``SessionStore``: after
+/// ``unlinkProvider(_:from:)`` or ``deleteUser(_:)`` the caller also deletes the matching sessions there
+/// (for account deletion: read and revoke tokens, delete the sessions, then delete the user, so a failure
+/// part-way never leaves a live session for a deleted user).
+///
+/// Every method throws ``StoreError``; `backendFailure`, `busy` and `corruptDatabase` can come from any of
+/// them, the other codes are listed per method.
+public protocol AccountStore: Sendable {
+    /// The stored identity `(provider, subject)`, or `nil` when it is not linked to any user.
+    func identity(_ key: IdentityKey) async throws(StoreError) -> LinkedIdentity?
+
+    /// The user with its identities, or `nil` when there is no such user.
+    func user(_ id: UserID) async throws(StoreError) -> UserAccount?
+
+    /// The users that have an enabled identity whose email is `email` (compared case-insensitively) and
+    /// verified, oldest first; for optional linking by verified email. More than one user can match (they
+    /// were created before linking was enabled); link only when exactly one does.
+    func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount]
+
+    /// Creates the user `id` with its first identity, in one transaction.
+    ///
+    /// - Throws: `duplicateUser` when `id` exists, `identityAlreadyLinked` when the identity belongs to a
+    ///   user, `invalidValue` for an empty provider or subject. Nothing is stored when it throws.
+    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) async throws(StoreError)
+        -> UserAccount
+
+    /// Links the identity to the existing user `user`.
+    ///
+    /// Linking an identity that already belongs to `user` changes nothing and returns it as stored.
+    ///
+    /// - Throws: `identityAlreadyLinked` when it belongs to another user, `userNotFound`, `invalidValue`.
+    func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID) async throws(StoreError)
+        -> LinkedIdentity
+
+    /// Removes every identity of `provider` from `user`, with their tokens, in one transaction, and returns
+    /// what was removed so the caller can revoke the tokens and delete the identities' sessions.
+    ///
+    /// A user must keep at least one identity to sign in with: removing the last one is refused (delete the
+    /// user instead).
+    ///
+    /// - Throws: `userNotFound`, `identityNotFound` when the user has no identity of `provider`,
+    ///   `lastIdentity` when nothing would be left. Nothing is removed when it throws.
+    func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity]
+
+    /// Deletes the user, its identities and their tokens in one transaction; returns every removed
+    /// identity with its tokens (for revocation). Sessions are deleted through the ``SessionStore``.
+    ///
+    /// - Throws: `userNotFound`.
+    func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity]
+
+    /// Stores tokens for a linked identity, replacing the stored access token, expiry and scope.
+    ///
+    /// A `nil` refresh token keeps the stored one (providers often omit it on later sign-ins, and it is
+    /// what revocation needs); ``deleteTokens(for:)`` removes tokens.
+    ///
+    /// - Throws: `identityNotFound`.
+    func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) async throws(StoreError)
+
+    /// The tokens stored for the identity, or `nil` when none are.
+    ///
+    /// - Throws: `corruptData` when stored tokens cannot be decrypted (e.g. after `server.secret` changed).
+    func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens?
+
+    /// Every identity of the user that has stored tokens, with its tokens (to revoke before deleting).
+    ///
+    /// - Throws: `userNotFound`, `corruptData`.
+    func tokens(ofUser user: UserID) async throws(StoreError) -> [IdentityKey: StoredTokens]
+
+    /// Deletes the identity's tokens and returns what was stored, or `nil` when nothing was.
+    func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens?
+
+    /// Disables or re-enables sign-in with the identity; returns it as now stored.
+    ///
+    /// - Throws: `identityNotFound`.
+    func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) async throws(StoreError)
+        -> LinkedIdentity
+
+    /// Updates the identity's profile fields (see ``IdentityProfileUpdate``: `nil` keeps a stored value, so
+    /// a known name is never lost); returns the identity as now stored.
+    ///
+    /// - Throws: `identityNotFound`.
+    func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) async throws(StoreError)
+        -> LinkedIdentity
+
+    /// Parks Apple's first-login name under `profile.key` (the flow's state) until ``takePendingProfile(key:)``.
+    /// Called before the token exchange, so the name survives a later failure. Expired records are purged.
+    ///
+    /// - Throws: `duplicateKey` when a live record has that key, `invalidValue` (an expiry not in the future),
+    ///   `capacityExceeded` when a bounded store is full.
+    func putPendingProfile(_ profile: PendingProfile) async throws(StoreError)
+
+    /// Removes and returns the live pending profile stored under `key`; `nil` when unknown, already taken or
+    /// expired. Atomic: of concurrent takes, one gets the record.
+    func takePendingProfile(key: String) async throws(StoreError) -> PendingProfile?
+
+    /// Applies the changes of a provider notification exactly once: records `id` and applies every change in
+    /// one transaction.
+    ///
+    /// - Returns: `true` when applied, `false` (and nothing changed) when `id` was applied before.
+    /// - Throws: `identityNotFound` when a change names an unknown identity, `invalidValue` for an empty id;
+    ///   when it throws nothing is applied and `id` is not recorded.
+    func applyNotification(id: String, changes: [AccountChange]) async throws(StoreError) -> Bool
+
+    /// Checks that the store answers (for `GET /healthz`).
+    func checkHealth() async throws(StoreError)
+}

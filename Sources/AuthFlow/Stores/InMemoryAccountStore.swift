@@ -1,0 +1,271 @@
+public import AuthFlowJOSE
+import Foundation
+
+/// An ``AccountStore`` in process memory, for tests and single-instance trials; everything is lost when the
+/// process ends (tokens are held in memory, not encrypted).
+///
+/// An actor: each operation runs alone, so each is atomic like a transaction. Timestamps and expiry follow the
+/// injected clock.
+public actor InMemoryAccountStore: AccountStore {
+    private struct State {
+        var users: [UserID: Date] = [:]
+        var identities: [IdentityKey: LinkedIdentity] = [:]
+        var tokens: [IdentityKey: StoredTokens] = [:]
+        var notifications: Set<String> = []
+    }
+
+    private let clock: any WallClock
+    private let pendingCapacity: Int
+    private var state = State()
+    private var pending: [String: PendingProfile] = [:]
+
+    /// Creates an empty store.
+    ///
+    /// - Parameters:
+    ///   - clock: the time source for timestamps and expiry.
+    ///   - pendingCapacity: the most live pending profiles kept at once (at least 1).
+    public init(clock: any WallClock, pendingCapacity: Int = 100_000) {
+        self.clock = clock
+        self.pendingCapacity = max(1, pendingCapacity)
+    }
+
+    /// The stored identity, or `nil`.
+    public func identity(_ key: IdentityKey) throws(StoreError) -> LinkedIdentity? {
+        try StoreValidation.checkIdentity(key, operation: "identity")
+        return state.identities[key]
+    }
+
+    /// The user with its identities, or `nil`.
+    public func user(_ id: UserID) -> UserAccount? { Self.account(id, in: state) }
+
+    /// Users with an enabled identity whose verified email matches, oldest first.
+    public func users(withVerifiedEmail email: String) throws(StoreError) -> [UserAccount] {
+        try StoreValidation.checkField(email, "email", operation: "users(withVerifiedEmail:)")
+        let wanted = StoreValidation.normalizedEmail(email)
+        let ids = Set(
+            state.identities.values.filter { identity in
+                identity.emailVerified && !identity.isDisabled
+                    && identity.email.map(StoreValidation.normalizedEmail) == wanted
+            }.map(\.userID))
+        return ids.compactMap { Self.account($0, in: state) }.sorted { lhs, rhs in
+            lhs.createdAt != rhs.createdAt
+                ? lhs.createdAt < rhs.createdAt : Self.bytesBefore(lhs.id.rawValue, rhs.id.rawValue)
+        }
+    }
+
+    /// Creates the user with its first identity.
+    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) throws(StoreError)
+        -> UserAccount
+    {
+        let operation = "createUser"
+        try StoreValidation.checkKey(id.rawValue, "user id", operation: operation)
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkProfile(profile, operation: operation)
+        guard state.users[id] == nil else {
+            throw StoreError(.duplicateUser, "expected a new user id, found one that exists", operation: operation)
+        }
+        guard state.identities[identity] == nil else {
+            throw StoreError(
+                .identityAlreadyLinked, "expected an identity not linked to any user, found one linked to a user",
+                operation: operation)
+        }
+        let now = clock.now()
+        state.users[id] = now
+        state.identities[identity] = LinkedIdentity(user: id, key: identity, profile: profile, at: now)
+        return UserAccount(id: id, createdAt: now, identities: [state.identities[identity]].compactMap { $0 })
+    }
+
+    /// Links the identity to an existing user.
+    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID) throws(StoreError)
+        -> LinkedIdentity
+    {
+        let operation = "linkIdentity"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkProfile(profile, operation: operation)
+        if let existing = state.identities[identity] {
+            guard existing.userID == user else {
+                throw StoreError(
+                    .identityAlreadyLinked, "expected an identity not linked to another user, found one that is",
+                    operation: operation)
+            }
+            return existing
+        }
+        guard state.users[user] != nil else {
+            throw StoreError(.userNotFound, "expected an existing user, found none with that id", operation: operation)
+        }
+        let linked = LinkedIdentity(user: user, key: identity, profile: profile, at: clock.now())
+        state.identities[identity] = linked
+        return linked
+    }
+
+    /// Removes every identity of `provider` from the user, refusing to remove the last one.
+    public func unlinkProvider(_ provider: String, from user: UserID) throws(StoreError) -> [RemovedIdentity] {
+        let operation = "unlinkProvider"
+        try StoreValidation.checkKey(provider, "provider", operation: operation)
+        guard let account = Self.account(user, in: state) else {
+            throw StoreError(.userNotFound, "expected an existing user, found none with that id", operation: operation)
+        }
+        let removing = account.identities.filter { $0.provider == provider }
+        guard !removing.isEmpty else {
+            throw StoreError(
+                .identityNotFound, "expected the user to have an identity of provider \(provider), found none",
+                operation: operation)
+        }
+        guard removing.count < account.identities.count else {
+            throw StoreError(
+                .lastIdentity,
+                "expected the user to keep at least one identity, found only identities of provider \(provider)",
+                operation: operation)
+        }
+        return removing.map { identity in
+            state.identities[identity.key] = nil
+            return RemovedIdentity(identity: identity, tokens: state.tokens.removeValue(forKey: identity.key))
+        }
+    }
+
+    /// Deletes the user, its identities and their tokens.
+    public func deleteUser(_ id: UserID) throws(StoreError) -> [RemovedIdentity] {
+        guard let account = Self.account(id, in: state) else {
+            throw StoreError(
+                .userNotFound, "expected an existing user, found none with that id", operation: "deleteUser")
+        }
+        state.users[id] = nil
+        return account.identities.map { identity in
+            state.identities[identity.key] = nil
+            return RemovedIdentity(identity: identity, tokens: state.tokens.removeValue(forKey: identity.key))
+        }
+    }
+
+    /// Stores tokens for the identity; a `nil` refresh token keeps the stored one.
+    public func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) throws(StoreError) {
+        let operation = "saveTokens"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkTokens(tokens, operation: operation)
+        guard state.identities[identity] != nil else { throw Self.identityNotFound(operation) }
+        state.tokens[identity] = tokens.replacing(state.tokens[identity])
+    }
+
+    /// The identity's tokens, or `nil`.
+    public func tokens(for identity: IdentityKey) throws(StoreError) -> StoredTokens? {
+        try StoreValidation.checkIdentity(identity, operation: "tokens")
+        return state.tokens[identity]
+    }
+
+    /// Every identity of the user with stored tokens.
+    public func tokens(ofUser user: UserID) throws(StoreError) -> [IdentityKey: StoredTokens] {
+        guard let account = Self.account(user, in: state) else {
+            throw StoreError(.userNotFound, "expected an existing user, found none with that id", operation: "tokens")
+        }
+        var result: [IdentityKey: StoredTokens] = [:]
+        for identity in account.identities { result[identity.key] = state.tokens[identity.key] }
+        return result
+    }
+
+    /// Deletes the identity's tokens and returns them.
+    public func deleteTokens(for identity: IdentityKey) throws(StoreError) -> StoredTokens? {
+        try StoreValidation.checkIdentity(identity, operation: "deleteTokens")
+        return state.tokens.removeValue(forKey: identity)
+    }
+
+    /// Disables or enables sign-in with the identity.
+    public func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) throws(StoreError) -> LinkedIdentity {
+        let operation = "setIdentityDisabled"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        guard let stored = state.identities[identity] else { throw Self.identityNotFound(operation) }
+        let updated = stored.settingDisabled(disabled, at: clock.now())
+        state.identities[identity] = updated
+        return updated
+    }
+
+    /// Updates the identity's profile fields; `nil` keeps a stored value.
+    public func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) throws(StoreError)
+        -> LinkedIdentity
+    {
+        let operation = "updateIdentityProfile"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkUpdate(update, operation: operation)
+        guard let stored = state.identities[identity] else { throw Self.identityNotFound(operation) }
+        let updated = stored.applying(update, at: clock.now())
+        state.identities[identity] = updated
+        return updated
+    }
+
+    /// Parks a pending profile until it is taken or expires.
+    public func putPendingProfile(_ profile: PendingProfile) throws(StoreError) {
+        let operation = "putPendingProfile"
+        let now = clock.now()
+        try StoreValidation.checkPendingProfile(profile, now: now, operation: operation)
+        if let existing = pending[profile.key], existing.expiresAt > now {
+            throw StoreError(
+                .duplicateKey, "expected a new pending profile key, found one that is stored", operation: operation)
+        }
+        if pending.count >= pendingCapacity { pending = pending.filter { $0.value.expiresAt > now } }
+        guard pending.count < pendingCapacity else {
+            throw StoreError(
+                .capacityExceeded, "expected fewer than \(pendingCapacity) pending profiles, found \(pendingCapacity)",
+                operation: operation)
+        }
+        pending[profile.key] = profile
+    }
+
+    /// Removes and returns the live pending profile under `key`.
+    public func takePendingProfile(key: String) throws(StoreError) -> PendingProfile? {
+        try StoreValidation.checkKey(key, "pending profile key", operation: "takePendingProfile")
+        guard let profile = pending.removeValue(forKey: key) else { return nil }
+        return profile.expiresAt > clock.now() ? profile : nil
+    }
+
+    /// Applies a notification's changes once; `false` when `id` was applied before.
+    public func applyNotification(id: String, changes: [AccountChange]) throws(StoreError) -> Bool {
+        let operation = "applyNotification"
+        try StoreValidation.checkKey(id, "notification id", operation: operation)
+        guard !state.notifications.contains(id) else { return false }
+        // Applied to a copy, committed only when every change succeeds.
+        var next = state
+        let now = clock.now()
+        for change in changes {
+            let key = change.identity
+            try StoreValidation.checkIdentity(key, operation: operation)
+            guard let stored = next.identities[key] else { throw Self.identityNotFound(operation) }
+            switch change {
+            case .updateProfile(_, let update):
+                try StoreValidation.checkUpdate(update, operation: operation)
+                next.identities[key] = stored.applying(update, at: now)
+            case .setDisabled(_, let disabled):
+                next.identities[key] = stored.settingDisabled(disabled, at: now)
+            case .deleteTokens:
+                next.tokens[key] = nil
+            case .removeIdentity:
+                next.identities[key] = nil
+                next.tokens[key] = nil
+            }
+        }
+        next.notifications.insert(id)
+        state = next
+        return true
+    }
+
+    /// Always succeeds: memory answers.
+    public func checkHealth() {}
+
+    private static func account(_ id: UserID, in state: State) -> UserAccount? {
+        guard let createdAt = state.users[id] else { return nil }
+        let identities = state.identities.values.filter { $0.userID == id }.sorted { lhs, rhs in
+            if lhs.createdAt != rhs.createdAt { return lhs.createdAt < rhs.createdAt }
+            if lhs.provider != rhs.provider { return bytesBefore(lhs.provider, rhs.provider) }
+            return bytesBefore(lhs.subject, rhs.subject)
+        }
+        return UserAccount(id: id, createdAt: createdAt, identities: identities)
+    }
+
+    /// Byte-wise UTF-8 order, as SQL's binary collation sorts.
+    private static func bytesBefore(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    private static func identityNotFound(_ operation: String) -> StoreError {
+        StoreError(
+            .identityNotFound, "expected a linked identity, found none for that provider and subject",
+            operation: operation)
+    }
+}

@@ -1,0 +1,69 @@
+public import AuthFlowJOSE
+import Foundation
+
+/// A ``SessionStore`` in process memory, for tests and single-instance trials.
+///
+/// Sessions are keyed by the SHA-256 digest of their id, like the persistent stores. Expiry follows the
+/// injected clock; expired sessions are purged as new ones arrive.
+public actor InMemorySessionStore: SessionStore {
+    private let clock: any WallClock
+    private var sessions: [[UInt8]: SessionRecord] = [:]
+    private var createsSincePurge = 0
+
+    /// Creates an empty store.
+    ///
+    /// - Parameter clock: the time source for expiry.
+    public init(clock: any WallClock) {
+        self.clock = clock
+    }
+
+    /// Stores a session under the digest of `id`.
+    public func createSession(id: String, record: SessionRecord) throws(StoreError) {
+        let operation = "createSession"
+        try StoreValidation.checkSession(id: id, record, operation: operation)
+        createsSincePurge += 1
+        if createsSincePurge >= 1024 {
+            createsSincePurge = 0
+            let now = clock.now()
+            sessions = sessions.filter { $0.value.expiresAt > now }
+        }
+        let digest = Digest.sha256(Array(id.utf8))
+        guard sessions[digest] == nil else {
+            throw StoreError(
+                .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
+        }
+        sessions[digest] = record
+    }
+
+    /// The live session under `id`, or `nil`.
+    public func session(id: String) throws(StoreError) -> SessionRecord? {
+        try StoreValidation.checkKey(id, "session id", operation: "session")
+        guard let record = sessions[Digest.sha256(Array(id.utf8))], record.expiresAt > clock.now() else { return nil }
+        return record
+    }
+
+    /// Deletes the session under `id`.
+    public func deleteSession(id: String) throws(StoreError) -> Bool {
+        try StoreValidation.checkKey(id, "session id", operation: "deleteSession")
+        return sessions.removeValue(forKey: Digest.sha256(Array(id.utf8))) != nil
+    }
+
+    /// Deletes every session of the user.
+    public func deleteSessions(userID: UserID) -> Int {
+        removeAll { $0.userID == userID }
+    }
+
+    /// Deletes every session signed in with the identity.
+    public func deleteSessions(identity: IdentityKey) -> Int {
+        removeAll { $0.provider == identity.provider && $0.subject == identity.subject }
+    }
+
+    /// Always succeeds: memory answers.
+    public func checkHealth() {}
+
+    private func removeAll(where matches: (SessionRecord) -> Bool) -> Int {
+        let before = sessions.count
+        sessions = sessions.filter { !matches($0.value) }
+        return before - sessions.count
+    }
+}

@@ -1,0 +1,34 @@
+/// Server-side sessions of `authflow serve`, keyed by the session cookie's random id.
+///
+/// The id is a bearer secret: implementations store only its SHA-256 digest, so a leaked database does not
+/// yield usable cookies. Every operation maps onto one SQL statement (or one Redis command): create =
+/// `INSERT`, lookup = `SELECT … WHERE id_digest = ? AND expires_at > now`, deletes = `DELETE`. Expired
+/// sessions are purged opportunistically. Expiry follows the implementation's injected clock.
+///
+/// Every method throws ``StoreError``; `backendFailure`, `busy` and `corruptDatabase` can come from any of
+/// them.
+public protocol SessionStore: Sendable {
+    /// Stores a session under `id` (the cookie value; only its digest is kept).
+    ///
+    /// - Throws: `duplicateSession` when a session with that id exists, `invalidValue` for an empty id or
+    ///   `expiresAt` not after `createdAt`.
+    func createSession(id: String, record: SessionRecord) async throws(StoreError)
+
+    /// The live session stored under `id`, or `nil` when unknown, deleted or expired.
+    func session(id: String) async throws(StoreError) -> SessionRecord?
+
+    /// Deletes the session; `true` when one was stored (expired or not).
+    @discardableResult
+    func deleteSession(id: String) async throws(StoreError) -> Bool
+
+    /// Deletes every session of the user (account deletion, "sign out everywhere"); returns how many.
+    @discardableResult
+    func deleteSessions(userID: UserID) async throws(StoreError) -> Int
+
+    /// Deletes every session signed in with the identity (unlink, Apple `consent-revoked`); returns how many.
+    @discardableResult
+    func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int
+
+    /// Checks that the store answers (for `GET /healthz`).
+    func checkHealth() async throws(StoreError)
+}

@@ -1,0 +1,119 @@
+public import Foundation
+
+/// Argument checks and normalizations every store implementation applies the same way, so a value the
+/// in-memory store refuses is refused by SQLite (and later Redis or PostgreSQL) too.
+///
+/// Every check throws ``StoreError`` `invalidValue` naming the argument, never echoing its value.
+public enum StoreValidation {
+    /// The longest key accepted (provider, subject, user id, session id, state, notification id), in UTF-8 bytes.
+    public static let maximumKeyBytes = 1024
+    /// The longest profile field accepted (email, name, scope), in UTF-8 bytes.
+    public static let maximumFieldBytes = 4096
+    /// The longest token accepted, in UTF-8 bytes.
+    public static let maximumTokenBytes = 64 * 1024
+
+    /// Checks a key: not empty and at most ``maximumKeyBytes``.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkKey(_ value: String, _ name: String, operation: String) throws(StoreError) {
+        let count = value.utf8.count
+        guard count > 0 else {
+            throw StoreError(.invalidValue, "expected a non-empty \(name), found an empty one", operation: operation)
+        }
+        guard count <= maximumKeyBytes else {
+            throw StoreError(
+                .invalidValue, "expected a \(name) of at most \(maximumKeyBytes) bytes, found \(count) bytes",
+                operation: operation)
+        }
+    }
+
+    /// Checks an identity key's provider and subject.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkIdentity(_ key: IdentityKey, operation: String) throws(StoreError) {
+        try checkKey(key.provider, "provider", operation: operation)
+        try checkKey(key.subject, "subject", operation: operation)
+    }
+
+    /// Checks an optional field's length against `limit` bytes.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkField(
+        _ value: String?, _ name: String, limit: Int = maximumFieldBytes, operation: String
+    ) throws(StoreError) {
+        guard let count = value?.utf8.count, count > limit else { return }
+        throw StoreError(
+            .invalidValue, "expected a \(name) of at most \(limit) bytes, found \(count) bytes", operation: operation)
+    }
+
+    /// Checks that a date is a finite point in time.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkDate(_ date: Date, _ name: String, operation: String) throws(StoreError) {
+        guard date.timeIntervalSince1970.isFinite else {
+            throw StoreError(
+                .invalidValue, "expected a finite \(name), found \(date.timeIntervalSince1970)", operation: operation)
+        }
+    }
+
+    /// Checks a new identity's profile fields.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkProfile(_ profile: IdentityProfile, operation: String) throws(StoreError) {
+        try checkField(profile.email, "email", operation: operation)
+        try checkField(profile.name, "name", operation: operation)
+    }
+
+    /// Checks a profile update's fields.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkUpdate(_ update: IdentityProfileUpdate, operation: String) throws(StoreError) {
+        try checkField(update.email, "email", operation: operation)
+        try checkField(update.name, "name", operation: operation)
+    }
+
+    /// Checks tokens to be stored.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkTokens(_ tokens: StoredTokens, operation: String) throws(StoreError) {
+        try checkField(tokens.accessToken, "access token", limit: maximumTokenBytes, operation: operation)
+        try checkField(tokens.refreshToken, "refresh token", limit: maximumTokenBytes, operation: operation)
+        try checkField(tokens.scope, "scope", operation: operation)
+        if let expiry = tokens.accessTokenExpiresAt { try checkDate(expiry, "token expiry", operation: operation) }
+    }
+
+    /// Checks a pending profile: key and provider, name lengths, and an expiry after `now`.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkPendingProfile(_ profile: PendingProfile, now: Date, operation: String) throws(StoreError) {
+        try checkKey(profile.key, "pending profile key", operation: operation)
+        try checkKey(profile.provider, "provider", operation: operation)
+        try checkField(profile.firstName, "first name", operation: operation)
+        try checkField(profile.lastName, "last name", operation: operation)
+        try checkDate(profile.expiresAt, "expiry", operation: operation)
+        guard profile.expiresAt > now else {
+            throw StoreError(
+                .invalidValue, "expected an expiry in the future, found one in the past", operation: operation)
+        }
+    }
+
+    /// Checks a session record: user id, provider, subject, and an expiry after its creation.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkSession(id: String, _ record: SessionRecord, operation: String) throws(StoreError) {
+        try checkKey(id, "session id", operation: operation)
+        try checkKey(record.userID.rawValue, "user id", operation: operation)
+        try checkKey(record.provider, "provider", operation: operation)
+        try checkKey(record.subject, "subject", operation: operation)
+        try checkDate(record.createdAt, "creation time", operation: operation)
+        try checkDate(record.expiresAt, "expiry", operation: operation)
+        guard record.expiresAt > record.createdAt else {
+            throw StoreError(
+                .invalidValue, "expected a session expiry after its creation time, found one at or before it",
+                operation: operation)
+        }
+    }
+
+    /// The form in which emails are compared: lowercased.
+    public static func normalizedEmail(_ email: String) -> String { email.lowercased() }
+}

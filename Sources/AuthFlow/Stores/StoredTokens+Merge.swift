@@ -1,0 +1,9 @@
+extension StoredTokens {
+    /// These tokens saved over `stored` (what ``AccountStore/saveTokens(_:for:)`` keeps): access token, expiry
+    /// and scope are replaced; a `nil` refresh token keeps the stored one.
+    public func replacing(_ stored: StoredTokens?) -> StoredTokens {
+        StoredTokens(
+            accessToken: accessToken, refreshToken: refreshToken ?? stored?.refreshToken,
+            accessTokenExpiresAt: accessTokenExpiresAt, scope: scope)
+    }
+}

@@ -1,0 +1,171 @@
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+import Foundation
+
+/// What an application does with a provider's tokens after sign-in: refresh them and revoke them.
+///
+/// A thin async driver like ``SignIn``: it builds each request from the ``ResolvedProvider`` (so the client
+/// authenticates exactly as at the code exchange: Apple's fresh ES256 client secret, X's HTTP Basic,
+/// Google's `client_secret_post`), sends it with the HTTP client, and checks the answer.
+///
+/// ```swift
+/// let tokens = TokenOperations(providers: providers, httpClient: CurlHTTPClient())
+/// let refreshed = try await tokens.refresh(provider: "x", refreshToken: stored, subject: identity.subject)
+/// if refreshed.rotated { store(refreshed.refreshToken) }   // before using the new access token
+/// try await tokens.revoke(provider: "apple", token: refreshed.refreshToken, tokenTypeHint: .refreshToken)
+/// ```
+public final class TokenOperations: Sendable {
+    /// The providers, by name.
+    public let providers: [String: ResolvedProvider]
+    /// The tunables (leeway for refreshed id_tokens, client-secret lifetime).
+    public let options: OAuthFlow.Options
+
+    private let httpClient: any HTTPClient
+    private let clock: any WallClock
+    private let keyCaches: [String: JWKSCache]
+
+    /// Creates the operations; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
+    public init(
+        providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
+        options: OAuthFlow.Options = .init()
+    ) {
+        var byName: [String: ResolvedProvider] = [:]
+        var caches: [String: JWKSCache] = [:]
+        for provider in providers {
+            byName[provider.name] = provider
+            if provider.isEnabled(.oidc), let url = provider.endpoints.jwks {
+                caches[provider.name] = JWKSCache(clock: clock) { [httpClient] in
+                    try await SignIn.fetchKeySet(url: url, httpClient: httpClient)
+                }
+            }
+        }
+        self.providers = byName
+        self.options = options
+        self.httpClient = httpClient
+        self.clock = clock
+        self.keyCaches = caches
+    }
+
+    /// Redeems a refresh token (RFC 6749 §6).
+    ///
+    /// When the answer carries an id_token (OpenID Connect providers), it is verified like the sign-in's
+    /// (signature with the provider's JWKS, `iss`, `aud`, `exp`/`iat` with the leeway; no nonce) and, per
+    /// OpenID Connect Core §12.2, its `sub` must equal `subject` when given.
+    ///
+    /// - Parameters:
+    ///   - name: the configured provider name.
+    ///   - refreshToken: the refresh token to redeem.
+    ///   - scopes: a narrower scope to ask for; `nil` keeps the granted one.
+    ///   - subject: the signed-in user's subject, to compare with a refreshed id_token's `sub`.
+    /// - Returns: the new tokens and the refresh token to keep (see ``RefreshResult/rotated``).
+    /// - Throws: ``SignInError``: `unknown_provider`, `refresh_unsupported`, `client_authentication_failed`,
+    ///   `provider_unreachable`, `token_endpoint_error` (e.g. `invalid_grant` for a revoked or reused token),
+    ///   `invalid_token_response`, `jwks_unavailable`, `id_token_invalid`.
+    public func refresh(
+        provider name: String, refreshToken: String, scopes: [String]? = nil, subject: String? = nil
+    ) async throws(SignInError) -> RefreshResult {
+        guard let provider = providers[name] else { throw SignIn.unknownProvider(name) }
+        let request = try provider.refreshRequest(
+            refreshToken: refreshToken, scopes: scopes, now: clock.now(),
+            clientSecretLifetime: options.clientSecretLifetime)
+        let response = try await send(request, endpoint: "token", provider: name)
+        let json = try? JSONValue.parse(response.body)
+        let providerCode = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: json))
+        guard (200..<300).contains(response.status), providerCode == nil else {
+            throw SignInError(
+                .tokenEndpointError,
+                "expected refreshed tokens from the token endpoint, found HTTP \(response.status) with error "
+                    + "'\(providerCode ?? "none")'",
+                provider: name, providerError: providerCode, upstreamStatus: response.status)
+        }
+        let tokens: TokenSet
+        do throws(SignInError) {
+            tokens = try OAuthFlow.tokenSet(from: json, requireIDToken: false)
+        } catch {
+            var error = error
+            error.provider = name
+            error.upstreamStatus = response.status
+            throw error
+        }
+        var claims: JWTClaims?
+        if let idToken = tokens.idToken, provider.isEnabled(.oidc) {
+            claims = try await verify(idToken, provider: provider, subject: subject)
+        }
+        let rotated = tokens.refreshToken.map { !$0.isEmpty && $0 != refreshToken } ?? false
+        return RefreshResult(
+            provider: name, tokens: tokens,
+            refreshToken: rotated ? (tokens.refreshToken ?? refreshToken) : refreshToken,
+            rotated: rotated, idTokenClaims: claims)
+    }
+
+    /// Revokes an access or refresh token at the provider's revocation endpoint (RFC 7009).
+    ///
+    /// Success is any 2xx answer. Apple answers 200 whatever the token, so success does not prove that a
+    /// token existed.
+    ///
+    /// - Throws: ``SignInError``: `unknown_provider`, `revocation_unsupported` (no revocation endpoint, e.g.
+    ///   Facebook), `client_authentication_failed`, `provider_unreachable`, `revocation_failed` (a non-2xx
+    ///   answer, with the provider's `error` code when it sent one).
+    public func revoke(provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil)
+        async throws(SignInError)
+    {
+        guard let provider = providers[name] else { throw SignIn.unknownProvider(name) }
+        guard
+            let request = try provider.revocationRequest(
+                token: token, tokenTypeHint: tokenTypeHint?.rawValue, now: clock.now(),
+                clientSecretLifetime: options.clientSecretLifetime)
+        else {
+            throw SignInError(
+                .revocationUnsupported, "expected a revocation endpoint for the provider, found none", provider: name)
+        }
+        let response = try await send(request, endpoint: "revocation", provider: name)
+        guard (200..<300).contains(response.status) else {
+            let code = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: try? JSONValue.parse(response.body)))
+            throw SignInError(
+                .revocationFailed,
+                "expected HTTP 200 from the revocation endpoint, found HTTP \(response.status) with error "
+                    + "'\(code ?? "none")'",
+                provider: name, providerError: code, upstreamStatus: response.status)
+        }
+    }
+
+    private func send(_ request: HTTPClientRequest, endpoint: String, provider: String) async throws(SignInError)
+        -> HTTPClientResponse
+    {
+        do {
+            return try await httpClient.send(request)
+        } catch {
+            var failure = SignIn.unreachable(error, endpoint: endpoint)
+            failure.provider = provider
+            throw failure
+        }
+    }
+
+    private func verify(_ idToken: String, provider: ResolvedProvider, subject: String?) async throws(SignInError)
+        -> JWTClaims
+    {
+        guard let cache = keyCaches[provider.name] else {
+            throw SignInError(
+                .jwksUnavailable, "expected a JWKS cache for an oidc provider, found none", provider: provider.name)
+        }
+        let checks = ClaimChecks(
+            issuers: provider.acceptedIssuers, audiences: Set(provider.audiences), nonce: nil, leeway: options.leeway)
+        let claims: JWTClaims
+        do throws(JOSEError) {
+            claims = try await cache.verify(
+                idToken, with: JWTVerifier(allowedAlgorithms: provider.idTokenAlgorithms, checks: checks))
+        } catch {
+            let code: SignInError.Code = error.code == .jwksUnavailable ? .jwksUnavailable : .idTokenInvalid
+            throw SignInError(
+                code, "the refreshed id_token failed verification: \(error.message)", provider: provider.name,
+                joseCode: error.code, claim: error.claim)
+        }
+        if let subject, claims.subject != subject {
+            throw SignInError(
+                .idTokenInvalid,
+                "expected the refreshed id_token's sub to equal the signed-in subject, found a different subject",
+                provider: provider.name, claim: "sub")
+        }
+        return claims
+    }
+}

@@ -1,0 +1,136 @@
+/// Authenticated encryption for secrets kept at rest (provider access and refresh tokens).
+///
+/// AES-256-GCM under a key derived from the server secret (`server.secret`) by HKDF-SHA256 with the info
+/// string `"authflow token encryption v1"` and no salt. Each ``seal(_:associatedData:)`` draws a fresh 12-byte
+/// nonce from the injected ``SecureRandom``. The output is versioned:
+///
+/// ```
+/// version (1 byte, 0x01) || nonce (12 bytes) || ciphertext || tag (16 bytes)
+/// ```
+///
+/// The version byte followed by the caller's associated data is authenticated, so a ciphertext opens only
+/// for the row it was sealed for (e.g. `kind|provider|subject`) and only under the same secret.
+///
+/// `description` and reflection never show the key.
+public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable {
+    /// The format version this code writes (the first byte of every sealed value).
+    public static let formatVersion: UInt8 = 1
+    /// The shortest accepted secret, in bytes.
+    public static let minimumSecretLength = 32
+    /// Bytes a sealed value adds to its plaintext: version, nonce and tag.
+    public static let overhead = 1 + AESGCM.nonceLength + AESGCM.tagLength
+
+    private static let info = Array("authflow token encryption v1".utf8)
+
+    private let key: [UInt8]
+    private let random: any SecureRandom
+
+    /// Derives the encryption key from `secret`.
+    ///
+    /// - Parameters:
+    ///   - secret: the server secret, at least ``minimumSecretLength`` bytes.
+    ///   - random: the source of nonces.
+    /// - Throws: ``JOSEError`` `weakKey` for a short secret, `cryptoFailure` when OpenSSL fails.
+    public init(secret: some Collection<UInt8>, random: any SecureRandom) throws(JOSEError) {
+        let secret = Array(secret)
+        guard secret.count >= Self.minimumSecretLength else {
+            throw JOSEError(
+                .weakKey, "expected a secret of at least \(Self.minimumSecretLength) bytes, found \(secret.count) bytes"
+            )
+        }
+        guard let key = AESGCM.deriveKey(secret: secret, salt: [], info: Self.info, length: AESGCM.keyLength) else {
+            throw JOSEError(.cryptoFailure, "expected HKDF-SHA256 to derive the token key, found an OpenSSL failure")
+        }
+        self.key = key
+        self.random = random
+    }
+
+    /// Derives the encryption key from the UTF-8 bytes of `secret`.
+    ///
+    /// - Throws: ``JOSEError`` `weakKey` for a secret shorter than ``minimumSecretLength`` bytes,
+    ///   `cryptoFailure` when OpenSSL fails.
+    public init(secret: String, random: any SecureRandom) throws(JOSEError) {
+        try self.init(secret: Array(secret.utf8), random: random)
+    }
+
+    /// Encrypts `plaintext`, binding it to `associatedData` (which is authenticated, not encrypted).
+    ///
+    /// - Throws: ``JOSEError`` `cryptoFailure` when OpenSSL fails or the random source returns too few bytes.
+    public func seal(_ plaintext: some Collection<UInt8>, associatedData: some Collection<UInt8>) throws(JOSEError)
+        -> [UInt8]
+    {
+        let nonce = random.bytes(AESGCM.nonceLength)
+        guard nonce.count == AESGCM.nonceLength else {
+            throw JOSEError(
+                .cryptoFailure,
+                "expected \(AESGCM.nonceLength) random bytes for the nonce, found \(nonce.count)")
+        }
+        guard
+            let sealed = AESGCM.seal(
+                key: key, nonce: nonce, plaintext: Array(plaintext),
+                associatedData: Self.authenticatedData(Self.formatVersion, associatedData))
+        else {
+            throw JOSEError(.cryptoFailure, "expected AES-256-GCM to encrypt, found an OpenSSL failure")
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(Self.overhead + sealed.ciphertext.count)
+        output.append(Self.formatVersion)
+        output.append(contentsOf: nonce)
+        output.append(contentsOf: sealed.ciphertext)
+        output.append(contentsOf: sealed.tag)
+        return output
+    }
+
+    /// Decrypts a value written by ``seal(_:associatedData:)`` with the same secret and associated data.
+    ///
+    /// - Throws: ``JOSEError`` `invalidCiphertext` when the bytes are too short or of an unknown version;
+    ///   `decryptionFailed` when they were altered, sealed for other associated data, or under another secret.
+    public func open(_ sealed: some Collection<UInt8>, associatedData: some Collection<UInt8>) throws(JOSEError)
+        -> [UInt8]
+    {
+        let sealed = Array(sealed)
+        guard sealed.count >= Self.overhead else {
+            throw JOSEError(
+                .invalidCiphertext,
+                "expected at least \(Self.overhead) bytes of sealed data, found \(sealed.count)")
+        }
+        guard sealed[0] == Self.formatVersion else {
+            throw JOSEError(
+                .invalidCiphertext,
+                "expected sealed data of format version \(Self.formatVersion), found version \(sealed[0])")
+        }
+        let nonceEnd = 1 + AESGCM.nonceLength
+        let tagStart = sealed.count - AESGCM.tagLength
+        guard
+            let plaintext = AESGCM.open(
+                key: key, nonce: Array(sealed[1..<nonceEnd]), ciphertext: sealed[nonceEnd..<tagStart],
+                tag: sealed[tagStart...], associatedData: Self.authenticatedData(sealed[0], associatedData))
+        else {
+            throw JOSEError(
+                .decryptionFailed,
+                "expected sealed data that authenticates under this secret and associated data, found data that "
+                    + "does not (altered, bound to another record, or sealed under another secret)")
+        }
+        return plaintext
+    }
+
+    /// `TokenCipher(AES-256-GCM, v1)`; never the key.
+    public var description: String { "TokenCipher(AES-256-GCM, v\(Self.formatVersion))" }
+
+    /// A mirror without children, so `dump` cannot print the key.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+
+    private static func authenticatedData(_ version: UInt8, _ associatedData: some Collection<UInt8>) -> [UInt8] {
+        var data: [UInt8] = [version]
+        data.append(contentsOf: associatedData)
+        return data
+    }
+}
+
+extension JOSEError.Code {
+    /// Sealed data is too short or has an unknown format version (``TokenCipher``).
+    public static let invalidCiphertext = JOSEError.Code(rawValue: "invalidCiphertext")
+    /// Sealed data does not authenticate: altered, bound to other associated data, or sealed under another
+    /// secret (``TokenCipher``).
+    public static let decryptionFailed = JOSEError.Code(rawValue: "decryptionFailed")
+}

@@ -1,0 +1,89 @@
+import AuthFlow
+import AuthFlowJOSE
+
+/// Works out a provider's advisories from the same resolved values the flow runs with.
+struct Advisor {
+    let provider: ResolvedProvider
+    let storesTokens: Bool
+    let options: OAuthFlow.Options
+
+    /// The scope that makes a provider type issue refresh tokens, where one is needed
+    /// (X: `offline.access`, PROVIDERS.md §4; OpenID Connect issuers: `offline_access`).
+    static let refreshTokenScopes = ["x": "offline.access", "oidc": "offline_access"]
+
+    /// The order capability advice is given in: identity first, then the code exchange, then the callback.
+    static let adviceOrder: [Capability] = [.oidc, .pkce, .jwtClientAuth, .formPost]
+
+    /// Hardening advice first, then notes.
+    func advisories() -> [Advisory] {
+        var found: [Advisory] = []
+        for capability in Self.adviceOrder {
+            if let advisory = capabilityOff(capability) { found.append(advisory) }
+        }
+        if let advisory = clientSecretLifetime() { found.append(advisory) }
+        if let advisory = refreshToken() { found.append(advisory) }
+        return found
+    }
+
+    /// An optional capability that is off, with what switching it on brings.
+    func capabilityOff(_ capability: Capability) -> Advisory? {
+        guard case .optional = provider.capabilitySupport[capability], !provider.isEnabled(capability) else {
+            return nil
+        }
+        let finding: String
+        var change: [Advisory.Fragment] = [.text("set "), .yaml("capabilities.\(capability.rawValue): true")]
+        switch capability {
+        case .oidc:
+            finding = "OIDC available but off — identity trusted over TLS only"
+            let withOIDC = 1 + (provider.plugin.fetchesUserinfoWithIDToken ? 1 : 0)
+            let saved = provider.roundTrips - withOIDC
+            change.append(
+                .text(
+                    saved == 1
+                        ? " (one round trip fewer)"
+                        : saved > 1 ? " (\(saved) round trips fewer)" : " (the id_token is then verified locally)"))
+        case .pkce:
+            finding = "PKCE available but off — an intercepted authorization code could be redeemed without a verifier"
+        case .jwtClientAuth:
+            finding =
+                "signed-JWT client authentication available but off — a static client secret is sent to the token endpoint"
+        case .formPost:
+            finding =
+                "form_post available but off — the authorization code travels in the callback URL (history, logs, Referer)"
+        }
+        return Advisory(
+            provider: provider.name, code: .capabilityOff, severity: .hardening, capability: capability,
+            finding: finding, change: change)
+    }
+
+    /// The lifetime of a minted client-secret JWT against the provider's limit (Apple: 15,777,000 s).
+    func clientSecretLifetime() -> Advisory? {
+        guard provider.clientAuthentication == .es256ClientSecretJWT else { return nil }
+        let lifetime = min(max(options.clientSecretLifetime, 1), AppleClientSecret.maximumLifetime)
+        let maximumDays = AppleClientSecret.maximumLifetime / 86_400
+        return Advisory(
+            provider: provider.name, code: .clientSecretLifetime, severity: .note,
+            finding:
+                "the ES256 client secret is minted for each token request and valid \(lifetime) s "
+                + "(\(provider.plugin.displayName)'s limit: \(AppleClientSecret.maximumLifetime) s, about "
+                + "\(maximumDays) days), so none expires unnoticed",
+            change: [
+                .text("keep "), .yaml("team_id"), .text(", "), .yaml("key_id"), .text(" and "),
+                .yaml("private_key_file"), .text(" set; rotate the key by changing "), .yaml("key_id"),
+                .text(" and "), .yaml("private_key_file"),
+            ])
+    }
+
+    /// Tokens are stored but the configured scopes get no refresh token.
+    func refreshToken() -> Advisory? {
+        guard storesTokens, let scope = Self.refreshTokenScopes[provider.type], !provider.scopes.contains(scope) else {
+            return nil
+        }
+        let name = provider.plugin.displayName
+        return Advisory(
+            provider: provider.name, code: .noRefreshToken, severity: .note,
+            finding:
+                "no \(scope) scope — \(name) issues no refresh token, so stored tokens lapse with the access token",
+            change: [.text("add "), .yaml(scope), .text(" to "), .yaml("scopes")])
+    }
+}

@@ -1,0 +1,42 @@
+import AuthFlow
+
+extension CapabilityMatrix {
+    /// The JSON contract (DESIGN.md §3) with a few added keys: `source` (when known), `display_name`,
+    /// `reason` for unsupported capabilities, and `advisory_details` (code, severity, capability, finding, change).
+    func renderJSON() -> String {
+        var members: [JSONDocument.Member] = []
+        if let source { members.append(.init("source", .string(source))) }
+        members.append(.init("providers", .array(rows.map(Self.json(for:)))))
+        return JSONDocument.object(members).printed()
+    }
+
+    static func json(for row: MatrixRow) -> JSONDocument {
+        let capabilities = row.capabilities.map { state -> JSONDocument.Member in
+            var fields: [JSONDocument.Member] = [
+                .init("support", .string(state.support.kind)), .init("enabled", .bool(state.enabled)),
+            ]
+            if let reason = state.reason { fields.append(.init("reason", .string(reason))) }
+            return .init(state.capability.rawValue, .object(fields))
+        }
+        let details = row.advisories.map { advisory -> JSONDocument in
+            .object([
+                .init("code", .string(advisory.code.rawValue)), .init("severity", .string(advisory.severity.rawValue)),
+                .init("capability", advisory.capability.map { .string($0.rawValue) } ?? .null),
+                .init("finding", .string(advisory.finding)), .init("change", .string(advisory.changeText)),
+            ])
+        }
+        return .object([
+            .init("name", .string(row.name)),
+            .init("type", .string(row.type)),
+            .init("display_name", .string(row.displayName)),
+            .init("protocol", .string(row.signInProtocol.rawValue)),
+            .init("identity_source", .string(row.identitySource.rawValue)),
+            .init("client_auth", .string(row.clientAuthentication.rawValue)),
+            .init("callback_method", .string(row.callbackMethod.rawValue)),
+            .init("round_trips", .integer(row.roundTrips)),
+            .init("capabilities", .object(capabilities)),
+            .init("advisories", .array(row.advisories.map { .string($0.text) })),
+            .init("advisory_details", .array(details)),
+        ])
+    }
+}

@@ -1,0 +1,55 @@
+public import AuthFlow
+
+/// One provider's row of the capability matrix, computed from the ``ResolvedProvider`` that ``OAuthFlow`` runs with.
+public struct MatrixRow: Sendable, Hashable {
+    /// The provider's name in configuration (`providers.<name>`).
+    public let name: String
+    /// The plugin type (`type:`).
+    public let type: String
+    /// The plugin's human-readable name, e.g. `Google`.
+    public let displayName: String
+    /// OAuth 2.0 or OpenID Connect.
+    public let signInProtocol: SignInProtocol
+    /// Where the identity comes from: a locally verified id_token or the userinfo endpoint.
+    public let identitySource: IdentitySource
+    /// How the client authenticates at the token endpoint.
+    public let clientAuthentication: ClientAuthentication
+    /// How the provider returns to the callback: GET query or POST form_post.
+    public let callbackMethod: CallbackMethod
+    /// Provider calls per sign-in with the JWKS cached.
+    public let roundTrips: Int
+    /// Every capability, in declaration order (pkce, oidc, jwt_client_auth, form_post).
+    public let capabilities: [CapabilityState]
+    /// Hardening advice and notes for this provider.
+    public let advisories: [Advisory]
+
+    /// Computes the row of `provider`.
+    ///
+    /// - Parameters:
+    ///   - storesTokens: whether the deployment keeps provider tokens (`authflow serve` stores them in the account
+    ///     store); enables the refresh-token advisory.
+    ///   - options: the options ``OAuthFlow`` runs with (the client-secret JWT lifetime is reported).
+    public init(provider: ResolvedProvider, storesTokens: Bool = true, options: OAuthFlow.Options = .init()) {
+        name = provider.name
+        type = provider.type
+        displayName = provider.plugin.displayName
+        signInProtocol = provider.signInProtocol
+        identitySource = provider.identitySource
+        clientAuthentication = provider.clientAuthentication
+        callbackMethod = provider.callbackMethod
+        roundTrips = provider.roundTrips
+        capabilities = Capability.allCases.map { capability in
+            CapabilityState(
+                capability: capability,
+                support: provider.capabilitySupport[capability] ?? .unsupported(reason: "not declared by the plugin"),
+                enabled: provider.isEnabled(capability))
+        }
+        advisories = Advisor(provider: provider, storesTokens: storesTokens, options: options).advisories()
+    }
+
+    /// The state of `capability`.
+    public func state(of capability: Capability) -> CapabilityState {
+        capabilities.first { $0.capability == capability }
+            ?? CapabilityState(capability: capability, support: .unsupported(reason: "not declared"), enabled: false)
+    }
+}

@@ -1,0 +1,156 @@
+public import AuthFlow
+public import AuthFlowJOSE
+
+/// Any OpenID Connect issuer, configured by discovery: `type: oidc` needs only `issuer`, `client_id` and
+/// `client_secret`.
+///
+/// Everything else comes from the issuer's discovery document (``OIDCProviderMetadata``): endpoints, the
+/// id_token algorithms (`id_token_signing_alg_values_supported` ∩ the asymmetric set; never `none` or
+/// HMAC), PKCE (optional and on by default when `code_challenge_methods_supported` has `S256`,
+/// unsupported otherwise), client authentication (`client_secret_basic` when advertised, else
+/// `client_secret_post`), and `form_post` (optional, off by default, when advertised). `iss` must equal the
+/// configured issuer exactly and the nonce is always required. When the issuer advertises a userinfo
+/// endpoint, it is called after the id_token is verified (OpenID Connect Core §5.4 returns the `email` and
+/// `profile` claims there in the code flow); its `sub` must equal the id_token's, and the id_token's values
+/// take precedence.
+///
+/// **Discovery is an explicit asynchronous step.** The plugin registered in `ProviderRegistry.standard` is
+/// *undiscovered*: resolving a `type: oidc` provider with the synchronous
+/// `ProviderRegistry.resolve(_:credentials:)` reports `discovery_required`. Resolve with
+/// `ProviderRegistry.resolve(_:discovery:credentials:)` instead: it fetches each issuer's document once
+/// through ``OIDCDiscovery`` and resolves the provider against ``discovered(_:)``, a copy of this plugin
+/// that carries the metadata. Sign-ins then need no discovery I/O.
+public struct OIDCPlugin: ProviderPlugin {
+    /// Whether a sign-in also calls the issuer's userinfo endpoint.
+    public enum UserinfoPolicy: Sendable, Hashable {
+        /// Call it when the discovery document names one.
+        case whenAdvertised
+        /// Never: the identity comes from the id_token alone.
+        case never
+    }
+
+    /// The issue code reported when a provider of this type is resolved without its discovery document.
+    public static let discoveryRequired = ConfigurationIssue.Code(rawValue: "discovery_required")
+    /// The issue code reported when discovery fails during `ProviderRegistry.resolve(_:discovery:credentials:)`.
+    public static let discoveryFailed = ConfigurationIssue.Code(rawValue: "discovery_failed")
+
+    /// The `type:` this plugin answers to (`"oidc"` unless an application registers another).
+    public let type: String
+    /// The issuer's metadata; `nil` until discovered.
+    public let metadata: OIDCProviderMetadata?
+    /// Whether sign-ins call the userinfo endpoint.
+    public let userinfoPolicy: UserinfoPolicy
+
+    /// Creates an undiscovered plugin for `type` (default `"oidc"`).
+    public init(type: String = "oidc", userinfo: UserinfoPolicy = .whenAdvertised) {
+        self.type = type
+        self.metadata = nil
+        self.userinfoPolicy = userinfo
+    }
+
+    /// Creates a plugin that already carries an issuer's metadata.
+    public init(type: String = "oidc", metadata: OIDCProviderMetadata, userinfo: UserinfoPolicy = .whenAdvertised) {
+        self.type = type
+        self.metadata = metadata
+        self.userinfoPolicy = userinfo
+    }
+
+    /// This plugin (same type and userinfo policy) with `metadata`.
+    public func discovered(_ metadata: OIDCProviderMetadata) -> OIDCPlugin {
+        OIDCPlugin(type: type, metadata: metadata, userinfo: userinfoPolicy)
+    }
+
+    /// `"OpenID Connect"`.
+    public var displayName: String { "OpenID Connect" }
+
+    /// oidc required; pkce optional (on) when the issuer advertises S256; form_post optional (off) when it
+    /// advertises `form_post`; jwt_client_auth unsupported.
+    public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        switch capability {
+        case .oidc:
+            return .required
+        case .pkce:
+            guard let metadata else { return .optional(default: true) }
+            return metadata.supportsPKCE
+                ? .optional(default: true)
+                : .unsupported(
+                    reason: "the issuer's discovery document does not list S256 in code_challenge_methods_supported")
+        case .jwtClientAuth:
+            return .unsupported(
+                reason: "AuthFlow's generic OpenID Connect plugin authenticates with client_secret_basic or "
+                    + "client_secret_post")
+        case .formPost:
+            guard let metadata else { return .optional(default: false) }
+            return metadata.supportsFormPost
+                ? .optional(default: false)
+                : .unsupported(
+                    reason: "the issuer's discovery document does not list form_post in response_modes_supported")
+        }
+    }
+
+    /// The discovered endpoints (none before discovery).
+    public var defaultEndpoints: ProviderEndpoints {
+        guard let metadata else { return ProviderEndpoints() }
+        return ProviderEndpoints(
+            authorization: metadata.authorizationEndpoint, token: metadata.tokenEndpoint,
+            userinfo: metadata.userinfoEndpoint, jwks: metadata.jwksURI, revocation: metadata.revocationEndpoint)
+    }
+
+    /// The discovered issuer.
+    public var defaultIssuer: String? { metadata?.issuer }
+
+    /// `email` and `profile`, keeping only those in `scopes_supported` when the issuer lists it.
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] {
+        let wanted = ["email", "profile"]
+        guard let supported = metadata?.scopes else { return wanted }
+        return wanted.filter(supported.contains)
+    }
+
+    /// The advertised asymmetric algorithms (none before discovery).
+    public var idTokenAlgorithms: Set<JWSAlgorithm> { metadata?.idTokenAlgorithms ?? [] }
+
+    /// `client_secret_basic` when advertised, else `client_secret_post`.
+    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication {
+        metadata?.clientAuthentication ?? .clientSecretBasic
+    }
+
+    /// `client_secret` and `issuer`.
+    public func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
+        [.clientSecret, .issuer]
+    }
+
+    /// Refuses an undiscovered plugin (`discovery_required`) and metadata of another issuer.
+    public func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue] {
+        let subject = "provider '\(settings.name)' (type \(type))"
+        guard let metadata else {
+            return [
+                ConfigurationIssue(
+                    code: Self.discoveryRequired,
+                    message: "\(subject) takes its endpoints from the issuer's discovery document; resolve the "
+                        + "configuration with resolve(_:discovery:) at startup",
+                    location: settings.location(of: "issuer"))
+            ]
+        }
+        guard let issuer = settings.issuer, issuer == metadata.issuer else {
+            return [
+                ConfigurationIssue(
+                    code: .invalidValue,
+                    message: "\(subject): expected the discovered metadata of the configured issuer, found the "
+                        + "metadata of '\(metadata.issuer)'",
+                    location: settings.location(of: "issuer"))
+            ]
+        }
+        return []
+    }
+
+    /// Exactly the configured issuer.
+    public func acceptedIssuers(for issuer: String) -> Set<String> { [issuer] }
+
+    /// Always.
+    public var noncePolicy: NoncePolicy { .required }
+
+    /// When the policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint.
+    public var fetchesUserinfoWithIDToken: Bool {
+        userinfoPolicy == .whenAdvertised && metadata?.userinfoEndpoint != nil
+    }
+}

@@ -1,0 +1,181 @@
+public import AuthFlow
+public import AuthFlowJOSE
+
+/// What an OpenID Connect issuer's discovery document says, checked and reduced to what a relying party
+/// using the authorization-code flow needs.
+///
+/// Create it with ``init(json:expectedIssuer:)`` (or let ``OIDCDiscovery`` fetch it). Checks, in order:
+/// the body is a JSON object; `issuer` equals the configured issuer byte for byte (Discovery §4.3);
+/// `authorization_endpoint`, `token_endpoint` and `jwks_uri` are present; every endpoint is `https://`
+/// (`http://` only on loopback hosts); `response_types_supported` offers `code`; at least one advertised
+/// id_token algorithm is asymmetric (`none` and HMAC are never accepted); the client can authenticate with
+/// `client_secret_basic` or `client_secret_post`.
+public struct OIDCProviderMetadata: Sendable, Hashable {
+    /// The asymmetric id_token algorithms AuthFlow can verify.
+    public static let supportedIDTokenAlgorithms: Set<JWSAlgorithm> = JWSAlgorithm.asymmetric
+
+    /// The issuer, equal to the configured one.
+    public let issuer: String
+    /// `authorization_endpoint`.
+    public let authorizationEndpoint: String
+    /// `token_endpoint`.
+    public let tokenEndpoint: String
+    /// `userinfo_endpoint`, when advertised.
+    public let userinfoEndpoint: String?
+    /// `jwks_uri`.
+    public let jwksURI: String
+    /// `revocation_endpoint` (RFC 8414 / RFC 7009), when advertised.
+    public let revocationEndpoint: String?
+    /// The id_token algorithms accepted: `id_token_signing_alg_values_supported` ∩ the asymmetric set.
+    public let idTokenAlgorithms: Set<JWSAlgorithm>
+    /// `token_endpoint_auth_methods_supported` as advertised (`["client_secret_basic"]` when absent, the
+    /// specification's default).
+    public let tokenEndpointAuthMethods: [String]
+    /// `code_challenge_methods_supported` as advertised (empty when absent: no PKCE).
+    public let codeChallengeMethods: [String]
+    /// `response_modes_supported` as advertised (`["query", "fragment"]` when absent, the default).
+    public let responseModes: [String]
+    /// `scopes_supported`, when advertised.
+    public let scopes: [String]?
+
+    /// Checks a discovery document against the configured issuer.
+    ///
+    /// - Throws: ``OIDCDiscoveryError`` with `invalid_discovery_document`, `issuer_mismatch`,
+    ///   `missing_metadata`, `insecure_endpoint` or `unsupported_metadata`.
+    public init(json: JSONValue, expectedIssuer: String) throws(OIDCDiscoveryError) {
+        guard let object = json.objectValue else {
+            throw OIDCDiscoveryError(
+                .invalidDocument, "expected the discovery document to be a JSON object, found another JSON value",
+                issuer: expectedIssuer)
+        }
+        let reader = Reader(object: object, issuer: expectedIssuer)
+        guard let issuer = try reader.string("issuer") else {
+            throw reader.missing("issuer")
+        }
+        guard issuer == expectedIssuer else {
+            throw OIDCDiscoveryError(
+                .issuerMismatch,
+                "expected the discovery document's issuer to equal the configured issuer '\(expectedIssuer)' exactly "
+                    + "(OpenID Connect Discovery §4.3), found " + Self.list([issuer]),
+                issuer: expectedIssuer, field: "issuer")
+        }
+        self.issuer = issuer
+        authorizationEndpoint = try reader.endpoint("authorization_endpoint", allowsQuery: true, required: true) ?? ""
+        tokenEndpoint = try reader.endpoint("token_endpoint", allowsQuery: false, required: true) ?? ""
+        jwksURI = try reader.endpoint("jwks_uri", allowsQuery: true, required: true) ?? ""
+        userinfoEndpoint = try reader.endpoint("userinfo_endpoint", allowsQuery: true, required: false)
+        revocationEndpoint = try reader.endpoint("revocation_endpoint", allowsQuery: false, required: false)
+
+        guard let responseTypes = try reader.strings("response_types_supported") else {
+            throw reader.missing("response_types_supported")
+        }
+        guard responseTypes.contains("code") else {
+            throw OIDCDiscoveryError(
+                .unsupportedMetadata,
+                "expected response_types_supported to offer 'code' (the authorization-code flow), found "
+                    + Self.list(responseTypes),
+                issuer: expectedIssuer, field: "response_types_supported")
+        }
+
+        guard let advertised = try reader.strings("id_token_signing_alg_values_supported") else {
+            throw reader.missing("id_token_signing_alg_values_supported")
+        }
+        let algorithms = Set(advertised.compactMap(JWSAlgorithm.init(rawValue:)))
+            .intersection(Self.supportedIDTokenAlgorithms)
+        guard !algorithms.isEmpty else {
+            throw OIDCDiscoveryError(
+                .unsupportedMetadata,
+                "expected id_token_signing_alg_values_supported to offer an asymmetric algorithm (RS256, PS256, "
+                    + "ES256, EdDSA…; none and HMAC are never accepted), found " + Self.list(advertised),
+                issuer: expectedIssuer, field: "id_token_signing_alg_values_supported")
+        }
+        idTokenAlgorithms = algorithms
+
+        tokenEndpointAuthMethods =
+            try reader.strings("token_endpoint_auth_methods_supported") ?? [
+                "client_secret_basic"
+            ]
+        guard Self.clientAuthentication(from: tokenEndpointAuthMethods) != nil else {
+            throw OIDCDiscoveryError(
+                .unsupportedMetadata,
+                "expected token_endpoint_auth_methods_supported to offer client_secret_basic or client_secret_post, "
+                    + "found " + Self.list(tokenEndpointAuthMethods),
+                issuer: expectedIssuer, field: "token_endpoint_auth_methods_supported")
+        }
+        codeChallengeMethods = try reader.strings("code_challenge_methods_supported") ?? []
+        responseModes = try reader.strings("response_modes_supported") ?? ["query", "fragment"]
+        scopes = try reader.strings("scopes_supported")
+    }
+
+    /// Whether the issuer advertises PKCE with `S256`.
+    public var supportsPKCE: Bool { codeChallengeMethods.contains("S256") }
+
+    /// Whether the issuer advertises `response_mode=form_post`.
+    public var supportsFormPost: Bool { responseModes.contains("form_post") }
+
+    /// `client_secret_basic` when advertised, else `client_secret_post`.
+    public var clientAuthentication: ClientAuthentication {
+        Self.clientAuthentication(from: tokenEndpointAuthMethods) ?? .clientSecretBasic
+    }
+
+    static func clientAuthentication(from methods: [String]) -> ClientAuthentication? {
+        if methods.contains("client_secret_basic") { return .clientSecretBasic }
+        if methods.contains("client_secret_post") { return .clientSecretPost }
+        return nil
+    }
+
+    static func list(_ values: [String]) -> String {
+        guard !values.isEmpty else { return "none" }
+        let shown = values.prefix(8).map { value in
+            let clipped = value.count > 40 ? String(value.prefix(40)) + "…" : value
+            return "'\(clipped)'"
+        }
+        return shown.joined(separator: ", ") + (values.count > 8 ? ", …" : "")
+    }
+
+    /// Typed access to the document's members.
+    private struct Reader {
+        let object: [String: JSONValue]
+        let issuer: String
+
+        func missing(_ field: String) -> OIDCDiscoveryError {
+            OIDCDiscoveryError(
+                .missingMetadata, "expected the discovery document to have '\(field)', found none", issuer: issuer,
+                field: field)
+        }
+
+        func wrongType(_ field: String, _ expected: String) -> OIDCDiscoveryError {
+            OIDCDiscoveryError(
+                .invalidDocument, "expected '\(field)' to be \(expected), found another JSON value", issuer: issuer,
+                field: field)
+        }
+
+        func string(_ field: String) throws(OIDCDiscoveryError) -> String? {
+            guard let value = object[field], value != .null else { return nil }
+            guard let text = value.stringValue else { throw wrongType(field, "a string") }
+            return text
+        }
+
+        func strings(_ field: String) throws(OIDCDiscoveryError) -> [String]? {
+            guard let value = object[field], value != .null else { return nil }
+            guard let array = value.arrayValue else { throw wrongType(field, "an array of strings") }
+            var result: [String] = []
+            for element in array {
+                guard let text = element.stringValue else { throw wrongType(field, "an array of strings") }
+                result.append(text)
+            }
+            return result
+        }
+
+        func endpoint(_ field: String, allowsQuery: Bool, required: Bool) throws(OIDCDiscoveryError) -> String? {
+            guard let url = try string(field), !url.isEmpty else {
+                if required { throw missing(field) }
+                return nil
+            }
+            if let problem = DiscoveryURL.problem(with: url, allowsQuery: allowsQuery) {
+                throw OIDCDiscoveryError(.insecureEndpoint, "\(field): \(problem)", issuer: issuer, field: field)
+            }
+            return url
+        }
+    }
+}

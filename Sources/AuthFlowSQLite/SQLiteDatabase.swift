@@ -1,0 +1,78 @@
+public import AuthFlow
+import Dispatch
+import Synchronization
+
+/// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
+///
+/// Each instance owns one connection. Operations run one at a time on the instance's own serial queue (so a
+/// statement waiting for a lock never blocks Swift's cooperative threads) behind a mutex. Several instances,
+/// in one process or several, may open the same file: SQLite's locking and the busy timeout serialize their
+/// writes.
+///
+/// Opening configures the connection and brings the schema up to date:
+/// - `journal_mode = WAL`: readers never block the writer and a crash never loses a committed transaction;
+/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed link, token or
+///   applied notification id also survives a power loss (writes here are rare: sign-ins, not page views);
+/// - `foreign_keys = ON`, a busy timeout, and SQLite's defensive mode;
+/// - migrations versioned in code (`PRAGMA user_version`), applied in one transaction. A database written by
+///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
+public final class SQLiteDatabase: Sendable {
+    /// The schema version this code writes and reads.
+    public static var currentSchemaVersion: Int { SQLiteSchema.currentVersion }
+
+    /// The database file's path.
+    public let path: String
+
+    private let connection: Mutex<SQLiteConnection>
+    private let queue: DispatchQueue
+
+    /// Opens (creating when missing) the database file at `path` and migrates it to the current schema.
+    ///
+    /// - Parameters:
+    ///   - path: the file; its directory must exist.
+    ///   - busyTimeout: seconds to wait for another connection's lock before failing with `busy`.
+    /// - Throws: ``StoreError`` with `unsupportedSchema` (a newer or foreign database; nothing is written),
+    ///   `corruptDatabase` (not a database, or damaged), `busy`, or `backendFailure` (cannot open, I/O).
+    public init(path: String, busyTimeout: Double = 5) throws(StoreError) {
+        let opened = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
+        // Per-connection settings first: they write nothing, so a refused file stays untouched.
+        try opened.execute("PRAGMA foreign_keys = ON", operation: "open")
+        try opened.execute("PRAGMA synchronous = FULL", operation: "open")
+        try SQLiteSchema.migrate(opened)
+        let mode = try opened.query("PRAGMA journal_mode = WAL", operation: "open").first?.text(0)
+        guard mode?.lowercased() == "wal" else {
+            throw StoreError(
+                .backendFailure,
+                "expected journal mode wal, found \(mode ?? "none") (the file system may not support WAL)",
+                operation: "open")
+        }
+        self.path = path
+        connection = Mutex(opened)
+        queue = DispatchQueue(label: "authflow.sqlite")
+    }
+
+    /// The database's schema version.
+    ///
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    public func schemaVersion() async throws(StoreError) -> Int {
+        try await perform("schemaVersion") { connection throws(StoreError) in
+            Int(try connection.query("PRAGMA user_version", operation: "schemaVersion").first?.integer(0) ?? 0)
+        }
+    }
+
+    /// Runs `body` with the connection on the database's queue.
+    @discardableResult
+    func perform<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            queue.async {
+                let outcome = self.connection.withLock { connection in
+                    Result { () throws(StoreError) -> T in try body(connection) }
+                }
+                continuation.resume(returning: outcome)
+            }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,48 @@
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+
+/// How a ``SandboxIdentityProvider`` listens, names itself, and gets its time and randomness.
+public struct SandboxConfiguration: Sendable {
+    /// The address the listener binds to; loopback by default.
+    public var host: String
+    /// The port the listener binds to; `0` picks a free port.
+    public var port: Int
+    /// The base URL the sandbox advertises (issuers, discovery, form actions). `nil` means
+    /// `http://host:port` of the running listener. Set it to use ``SandboxIdentityProvider/handle(_:)``
+    /// without a listener, or behind a proxy.
+    public var publicBaseURL: String?
+    /// Per-provider `iss` values to use instead of the sandbox's own (`<base URL>/<provider>`).
+    ///
+    /// The real providers' issuers (`https://appleid.apple.com`, `https://accounts.google.com`) are never
+    /// used by default: a token from the sandbox must not be mistaken for a real provider's.
+    public var issuerOverrides: [SandboxProvider: String]
+    /// The clock for code, token and consent-ticket lifetimes and for JWT timestamps.
+    public var clock: any WallClock
+    /// The randomness for codes, tokens, tickets and ids.
+    public var random: any SecureRandom
+    /// The HTTP client that delivers Apple server-to-server notifications; `nil` uses a `CurlHTTPClient`.
+    public var notificationClient: (any HTTPClient)?
+    /// Whether the loopback-only admin endpoints under `/_sandbox/` are served.
+    public var enableAdminEndpoints: Bool
+    /// Ready-made RSA signing keys per provider (private, with a `kid`); providers without one get a freshly
+    /// generated 2048-bit key when first needed. Tests pass keys here to avoid generating them repeatedly.
+    public var signingKeys: [SandboxProvider: JWK]
+
+    /// Creates a configuration; every parameter has a working default.
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, publicBaseURL: String? = nil,
+        issuerOverrides: [SandboxProvider: String] = [:], clock: any WallClock = SystemClock(),
+        random: any SecureRandom = SystemRandom(), notificationClient: (any HTTPClient)? = nil,
+        enableAdminEndpoints: Bool = true, signingKeys: [SandboxProvider: JWK] = [:]
+    ) {
+        self.host = host
+        self.port = port
+        self.publicBaseURL = publicBaseURL
+        self.issuerOverrides = issuerOverrides
+        self.clock = clock
+        self.random = random
+        self.notificationClient = notificationClient
+        self.enableAdminEndpoints = enableAdminEndpoints
+        self.signingKeys = signingKeys
+    }
+}

@@ -1,0 +1,144 @@
+public import AuthFlow
+public import AuthFlowJOSE
+public import AuthFlowSandbox
+import Foundation
+
+/// `serve --sandbox` / `demo`: the built-in sandbox identity provider running in-process, with the app's
+/// configuration rewritten to use it.
+///
+/// ``start(configuration:clock:random:)`` starts the sandbox on `sandbox.listen` (default
+/// `127.0.0.1:0`, a free port), generates credentials for every configured provider (client secrets; an
+/// ES256 key, team id and key id for Apple), registers the app's clients with the sandbox (redirect URI
+/// `{public_url}/auth/{name}/callback` unless `redirect_uri` is set), and replaces each provider's endpoints
+/// **and** issuer with the sandbox's and its credentials with the generated ones, before anything is
+/// resolved. `server.secret` is generated when unset. The app itself stays at `server.public_url`, so app
+/// (`localhost`) and sandbox (`127.0.0.1`) are different sites, as with a real provider.
+public struct SandboxDeployment: Sendable {
+    /// The running sandbox.
+    public let sandbox: SandboxIdentityProvider
+    /// The configuration pointed at the sandbox, with generated credentials and a server secret.
+    public let configuration: Configuration
+    /// Whether `server.secret` was generated (then nothing encrypted with it outlives the process).
+    public let secretWasGenerated: Bool
+
+    /// The sandbox's base URL, e.g. `http://127.0.0.1:49152`.
+    public var baseURL: String { sandbox.baseURL }
+
+    /// The public URL used when the configuration has no `server:` section.
+    public static let defaultPublicURL = "http://localhost:8080"
+
+    /// Starts the sandbox and rewrites `configuration` for it.
+    ///
+    /// - Throws: ``AuthFlow/ConfigurationError`` when a provider's type has no sandbox emulator (the sandbox
+    ///   emulates `apple`, `google`, `facebook` and `x`), or `SandboxError` when the sandbox cannot listen or
+    ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.
+    public static func start(
+        configuration: Configuration, clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom()
+    ) async throws -> SandboxDeployment {
+        var issues: [ConfigurationIssue] = []
+        for settings in configuration.providers where SandboxProvider(rawValue: settings.type) == nil {
+            issues.append(
+                ConfigurationIssue(
+                    code: .notAvailable,
+                    message: "provider '\(settings.name)' has type '\(settings.type)', which the sandbox does not "
+                        + "emulate (it emulates apple, google, facebook and x)",
+                    location: settings.typeLocation ?? settings.location))
+        }
+        guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
+
+        let listen = configuration.sandbox?.listen ?? ListenAddress(host: "127.0.0.1", port: 0)
+        let sandbox = SandboxIdentityProvider(
+            configuration: SandboxConfiguration(host: listen.host, port: listen.port, clock: clock, random: random))
+        try sandbox.start()
+        do {
+            return try attach(configuration, to: sandbox, random: random)
+        } catch {
+            await sandbox.stop()
+            throw error
+        }
+    }
+
+    /// Rewrites `configuration` for an already running `sandbox` (e.g. one a test started): registers a client
+    /// with generated credentials per provider and points every provider at it.
+    ///
+    /// - Throws: `SandboxError` when a client cannot be registered or a key generated. Providers whose type
+    ///   the sandbox does not emulate are left out.
+    public static func attach(
+        _ configuration: Configuration, to sandbox: SandboxIdentityProvider, random: any SecureRandom = SystemRandom()
+    ) throws -> SandboxDeployment {
+        let existing = configuration.server
+        let publicURL = existing?.publicURL ?? defaultPublicURL
+        var providers: [ProviderSettings] = []
+        for settings in configuration.providers {
+            guard let kind = SandboxProvider(rawValue: settings.type) else { continue }
+            providers.append(try register(settings, kind: kind, publicURL: publicURL, sandbox: sandbox, random: random))
+        }
+        let generated = existing?.secret == nil
+        let secret = existing?.secret ?? Secret(hex(random.bytes(32)))
+        let server = ServerSettings(
+            listen: existing?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080), publicURL: publicURL,
+            secret: secret, allowedReturnTo: existing?.allowedReturnTo ?? ["/"],
+            sessionTTL: existing?.sessionTTL ?? 8 * 3600, signup: existing?.signup ?? true,
+            linkByVerifiedEmail: existing?.linkByVerifiedEmail ?? false)
+        let rewritten = Configuration(
+            server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
+        return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)
+    }
+
+    /// Registers one provider's client with generated credentials and returns its settings pointed at the sandbox.
+    static func register(
+        _ settings: ProviderSettings, kind: SandboxProvider, publicURL: String, sandbox: SandboxIdentityProvider,
+        random: any SecureRandom
+    ) throws -> ProviderSettings {
+        let clientID = settings.clientID ?? SandboxIdentityProvider.demoClientIDs[kind] ?? kind.rawValue
+        let redirectURI = settings.redirectURI(publicURL: publicURL)
+        var clientSecret: Secret?
+        var teamID: String?
+        var keyID: String?
+        var privateKey: Secret?
+        switch kind {
+        case .apple:
+            let key = try sandbox.generateAppleClientKey()
+            let kid = key.keyID ?? "SANDBOXKEY"
+            try sandbox.register(
+                .apple(
+                    clientID: clientID, teamID: SandboxIdentityProvider.demoTeamID, keyID: kid,
+                    publicKey: key.publicKey, redirectURIs: [redirectURI]))
+            teamID = SandboxIdentityProvider.demoTeamID
+            keyID = kid
+            privateKey = Secret(try key.pkcs8PEM())
+        case .google, .facebook, .x:
+            let secret = Base64URL.encode(random.bytes(24))
+            let client: SandboxClient =
+                switch kind {
+                case .google: .google(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
+                case .facebook: .facebook(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
+                default: .x(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
+                }
+            try sandbox.register(client)
+            clientSecret = Secret(secret)
+        }
+        let endpoints = sandbox.endpoints(for: kind)
+        // An empty revocation URL means "none": the plugin default (the real provider's) must not be used.
+        let overrides = EndpointOverrides(
+            authorization: endpoints.authorization, token: endpoints.token, userinfo: endpoints.userinfo,
+            jwks: endpoints.jwks, revocation: endpoints.revocation ?? "")
+        return ProviderSettings(
+            name: settings.name, type: settings.type, clientID: clientID, clientSecret: clientSecret,
+            audiences: settings.audiences, teamID: teamID, keyID: keyID, privateKey: privateKey,
+            scopes: settings.scopes,
+            capabilities: settings.capabilities, redirectURI: settings.redirectURI, issuer: endpoints.issuer,
+            endpoints: overrides, location: settings.location, typeLocation: settings.typeLocation,
+            capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,84 @@
+public import AuthFlow
+
+/// Why the sign-in server refused a request. Its ``code`` is stable and becomes the body
+/// `{"error": CODE, "message": TEXT}`; ``status`` is the HTTP status.
+///
+/// Sign-in failures keep the ``SignInError`` code (`invalid_state`, `browser_binding_mismatch`, …); the
+/// server adds its own codes for what happens around the flow. Messages say what was expected and what was
+/// found and never contain a token, code, state, cookie value, secret or email address.
+public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable snake_case error code.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The snake_case code.
+        public let rawValue: String
+        /// Wraps a code string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code string.
+        public var description: String { rawValue }
+
+        /// `return_to` is not a path under `server.allowed_return_to` or an allowed origin.
+        public static let invalidReturnTo = Code(rawValue: "invalid_return_to")
+        /// `register` for an identity that already has a user, or `link` of an identity another user has.
+        public static let accountExists = Code(rawValue: "account_exists")
+        /// A first sign-in would create a user but `server.signup` is `false`.
+        public static let signupDisabled = Code(rawValue: "signup_disabled")
+        /// The request needs a session and has none (or its session ended).
+        public static let notSignedIn = Code(rawValue: "not_signed_in")
+        /// A state-changing POST came from another origin.
+        public static let crossOriginRequest = Code(rawValue: "cross_origin_request")
+        /// No provider with that name is configured.
+        public static let unknownProvider = Code(rawValue: "unknown_provider")
+        /// An Apple server-to-server notification failed verification or is malformed.
+        public static let invalidNotification = Code(rawValue: "invalid_notification")
+        /// Sign-in with this identity was disabled (e.g. Apple reported the account deleted).
+        public static let identityDisabled = Code(rawValue: "identity_disabled")
+        /// Disconnecting would leave the user without any identity to sign in with.
+        public static let lastIdentity = Code(rawValue: "last_identity")
+        /// The signed-in user has no identity of that provider to disconnect.
+        public static let notLinked = Code(rawValue: "not_linked")
+        /// The request is malformed (wrong content type, missing field).
+        public static let invalidRequest = Code(rawValue: "invalid_request")
+        /// A store did not answer; the request changed nothing it could not finish.
+        public static let storeUnavailable = Code(rawValue: "store_unavailable")
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// What was expected and what was found; safe to show and log.
+    public let message: String
+    /// The HTTP status to answer with.
+    public let status: Int
+    /// The provider concerned, when known.
+    public var provider: String?
+    /// The sign-in trace up to the failure, when the error came from a sign-in.
+    public var trace: [TraceEvent] = []
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, status: Int, provider: String? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.provider = provider
+    }
+
+    /// Wraps a sign-in failure: its code, message and ``SignInError/statusHint``.
+    public init(_ error: SignInError) {
+        self.init(
+            Code(rawValue: error.code.rawValue), error.message, status: error.statusHint, provider: error.provider)
+        self.trace = error.trace
+    }
+
+    /// Wraps a store failure as `store_unavailable` (503).
+    public init(_ error: StoreError, while doing: String) {
+        self.init(
+            .storeUnavailable, "expected the store to \(doing), found \(error.code.rawValue)", status: 503)
+    }
+
+    /// Equal when code, message, status and provider are equal.
+    public static func == (lhs: ServerError, rhs: ServerError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.status == rhs.status && lhs.provider == rhs.provider
+    }
+
+    /// `code: message`, safe to log.
+    public var description: String { "\(code.rawValue): \(message)" }
+}

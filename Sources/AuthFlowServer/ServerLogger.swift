@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where the server reports what it does. Messages are static text; metadata carries provider names,
+/// codes and counts, never a token, code, state, cookie, secret or full email address.
+public protocol ServerLogger: Sendable {
+    /// Records one event.
+    func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String])
+}
+
+/// How important a log event is.
+public enum ServerLogLevel: Int, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Step-by-step detail.
+    case debug
+    /// Normal operation (sign-ins, sign-outs).
+    case info
+    /// A refused request or a failed side effect that did not stop the request.
+    case warning
+    /// A failure that stopped the request.
+    case error
+
+    /// Orders by importance.
+    public static func < (lhs: ServerLogLevel, rhs: ServerLogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// `debug`, `info`, `warning` or `error`.
+    public var description: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+}
+
+/// A logger that drops everything (the library default).
+public struct SilentLogger: ServerLogger {
+    /// Creates the logger.
+    public init() {}
+    /// Drops the event.
+    public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {}
+}
+
+/// A logger writing one line per event to standard error: `authflow: LEVEL message key=value …`.
+public struct StandardErrorLogger: ServerLogger {
+    /// The least important level written.
+    public let minimumLevel: ServerLogLevel
+
+    /// Creates the logger.
+    public init(minimumLevel: ServerLogLevel = .info) {
+        self.minimumLevel = minimumLevel
+    }
+
+    /// Writes the event when it is at least ``minimumLevel``.
+    public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
+        guard level >= minimumLevel else { return }
+        var line = "authflow: \(level) \(message)"
+        for key in metadata.keys.sorted() { line += " \(key)=\(metadata[key] ?? "")" }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

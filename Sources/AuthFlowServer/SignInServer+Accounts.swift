@@ -1,0 +1,113 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+
+extension SignInServer {
+    /// Finds, creates or links the user of a completed sign-in according to its intent, and updates the
+    /// stored profile with the verified values.
+    ///
+    /// - `login`: an existing identity signs in (refused when disabled); a new one links to the single user
+    ///   with the same verified email when `link_by_verified_email` is on, else creates a user unless
+    ///   `signup` is off (`signup_disabled`).
+    /// - `register`: refuses an identity that already has a user (`account_exists`).
+    /// - `link`: attaches the identity to the signed-in user (`not_signed_in` without a session,
+    ///   `account_exists` when another user has it).
+    ///
+    /// - Throws: ``ServerError``.
+    func resolveAccount(for result: SignInResult, request: HTTPServerRequest, pendingName: String?)
+        async throws(ServerError) -> LinkedIdentity
+    {
+        let verified = result.identity
+        let key = IdentityKey(provider: result.provider, subject: verified.subject)
+        let name = pendingName ?? result.unverifiedProfile?.displayName ?? verified.name
+        let isPrivateEmail = IdentityClaims.flag(verified.rawClaims["is_private_email"]) ?? false
+        let profile = IdentityProfile(
+            email: verified.email, emailVerified: verified.emailVerified, isPrivateEmail: isPrivateEmail, name: name)
+        let update = IdentityProfileUpdate(
+            email: verified.email, emailVerified: verified.email == nil ? nil : verified.emailVerified,
+            isPrivateEmail: verified.email == nil ? nil : isPrivateEmail, name: name)
+        let accounts = stores.accounts
+        let existing = try await storing("look up the identity") { () async throws(StoreError) in
+            try await accounts.identity(key)
+        }
+        switch result.intent {
+        case .login:
+            if let existing {
+                guard !existing.isDisabled else { throw Self.identityDisabled }
+                return try await storing("update the identity") { () async throws(StoreError) in
+                    try await accounts.updateIdentityProfile(update, for: key)
+                }
+            }
+            if options.linkByVerifiedEmail, verified.emailVerified, let email = verified.email {
+                let matches = try await storing("find users by verified email") { () async throws(StoreError) in
+                    try await accounts.users(withVerifiedEmail: email)
+                }
+                if matches.count == 1, let user = matches.first {
+                    logger.log(.info, "linked by verified email", metadata: ["provider": result.provider])
+                    return try await storing("link the identity") { () async throws(StoreError) in
+                        try await accounts.linkIdentity(key, profile: profile, to: user.id)
+                    }
+                }
+            }
+            guard options.signup else { throw Self.signupDisabled }
+            return try await createUser(key, profile: profile)
+        case .register:
+            guard existing == nil else { throw Self.accountExists(result.provider) }
+            guard options.signup else { throw Self.signupDisabled }
+            return try await createUser(key, profile: profile)
+        case .link:
+            guard let session = try await currentSession(request) else {
+                throw ServerError(
+                    .notSignedIn, "expected a signed-in session to link to, found none", status: 401,
+                    provider: result.provider)
+            }
+            if let existing {
+                guard existing.userID == session.record.userID else { throw Self.accountExists(result.provider) }
+                guard !existing.isDisabled else { throw Self.identityDisabled }
+                return try await storing("update the identity") { () async throws(StoreError) in
+                    try await accounts.updateIdentityProfile(update, for: key)
+                }
+            }
+            let user = session.record.userID
+            return try await storing("link the identity") { () async throws(StoreError) in
+                try await accounts.linkIdentity(key, profile: profile, to: user)
+            }
+        }
+    }
+
+    /// Runs a store operation, mapping `identity_already_linked` to `account_exists` (403) and every other
+    /// store failure to `store_unavailable` (503).
+    func storing<T: Sendable>(_ doing: String, _ operation: () async throws(StoreError) -> T) async throws(ServerError)
+        -> T
+    {
+        do throws(StoreError) {
+            return try await operation()
+        } catch {
+            if error.code == .identityAlreadyLinked { throw Self.accountExists(nil) }
+            throw ServerError(error, while: doing)
+        }
+    }
+
+    static func accountExists(_ provider: String?) -> ServerError {
+        ServerError(
+            .accountExists, "expected an identity without a user (or already this user's), found one that has a user",
+            status: 403, provider: provider)
+    }
+
+    private func createUser(_ key: IdentityKey, profile: IdentityProfile) async throws(ServerError) -> LinkedIdentity {
+        let accounts = stores.accounts
+        let id = UserID.generate(using: random)
+        let account = try await storing("create the user") { () async throws(StoreError) in
+            try await accounts.createUser(id, identity: key, profile: profile)
+        }
+        logger.log(.info, "user created", metadata: ["provider": key.provider])
+        guard let identity = account.identities.first(where: { $0.key == key }) else {
+            throw ServerError(
+                .storeUnavailable, "expected the new user to hold its identity, found none", status: 503)
+        }
+        return identity
+    }
+
+    static let identityDisabled = ServerError(
+        .identityDisabled, "expected an identity that may sign in, found one that is disabled", status: 403)
+}

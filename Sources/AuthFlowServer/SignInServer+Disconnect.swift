@@ -1,0 +1,124 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+
+extension SignInServer {
+    /// `POST /auth/{provider}/disconnect`: unlinks every identity of that provider from the signed-in user,
+    /// revokes their tokens at the provider (where it has a revocation endpoint) and ends the sessions signed
+    /// in with them; 204, or 302 to a valid `return_to`.
+    ///
+    /// Refused: another origin (`cross_origin_request`), no session (`not_signed_in`), no such identity
+    /// (`not_linked`), or the user's last identity (`last_identity`: delete the account instead).
+    func disconnect(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
+        -> HTTPServerResponse
+    {
+        try originCheck.check(request)
+        _ = try provider(name)
+        let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
+        let session = try await requireSession(request)
+        let accounts = stores.accounts
+        let user = session.record.userID
+        let removed: [RemovedIdentity]
+        do throws(StoreError) {
+            removed = try await accounts.unlinkProvider(name, from: user)
+        } catch {
+            switch error.code {
+            case .identityNotFound:
+                throw ServerError(
+                    .notLinked, "expected an identity of provider '\(name)' on this user, found none", status: 400,
+                    provider: name)
+            case .lastIdentity:
+                throw ServerError(
+                    .lastIdentity,
+                    "expected the user to keep another identity to sign in with, found none (delete the account instead)",
+                    status: 400, provider: name)
+            case .userNotFound:
+                throw ServerError(.notSignedIn, "expected a signed-in user, found none", status: 401)
+            default:
+                throw ServerError(error, while: "unlink the provider")
+            }
+        }
+        var endedOwnSession = false
+        for identity in removed {
+            if let tokens = identity.tokens { await revoke(tokens, provider: name) }
+            _ = try? await stores.sessions.deleteSessions(identity: identity.identity.key)
+            if identity.identity.key == session.record.identity { endedOwnSession = true }
+        }
+        logger.log(.info, "provider disconnected", metadata: ["provider": name])
+        var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
+        if endedOwnSession { response.addCookie(cookies.clearedSessionCookie()) }
+        return response
+    }
+
+    /// `POST /auth/account/delete`: revokes every stored token at its provider, ends every session of the
+    /// user, then deletes the user with its identities and tokens; 204 (or 302 to a valid `return_to`).
+    func deleteAccount(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        try originCheck.check(request)
+        let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
+        let session = try await requireSession(request)
+        let accounts = stores.accounts
+        let sessions = stores.sessions
+        let user = session.record.userID
+        let tokens = try await storing("read the user's tokens") { () async throws(StoreError) in
+            try await accounts.tokens(ofUser: user)
+        }
+        for (identity, stored) in tokens.sorted(by: { $0.key.description < $1.key.description }) {
+            await revoke(stored, provider: identity.provider)
+        }
+        _ = try await storing("end the user's sessions") { () async throws(StoreError) in
+            try await sessions.deleteSessions(userID: user)
+        }
+        let removed = try await storing("delete the user") { () async throws(StoreError) in
+            try await accounts.deleteUser(user)
+        }
+        // Tokens saved by a sign-in that raced the deletion were not in the first read: revoke them too.
+        for identity in removed where tokens[identity.identity.key] == nil {
+            if let stored = identity.tokens { await revoke(stored, provider: identity.identity.provider) }
+        }
+        logger.log(.info, "account deleted", metadata: ["identities": "\(removed.count)"])
+        var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
+        response.addCookie(cookies.clearedSessionCookie())
+        return response
+    }
+
+    /// Revokes the refresh token (or, without one, the access token) at the provider's revocation endpoint,
+    /// when it has one; failures are logged, never thrown (the unlink or deletion goes ahead).
+    @discardableResult
+    func revoke(_ tokens: StoredTokens, provider name: String) async -> Bool {
+        guard let provider = providers[name] else {
+            logger.log(.warning, "token not revoked: provider no longer configured", metadata: ["provider": name])
+            return false
+        }
+        let token: String
+        let hint: String
+        if let refresh = tokens.refreshToken, !refresh.isEmpty {
+            (token, hint) = (refresh, "refresh_token")
+        } else if let access = tokens.accessToken, !access.isEmpty {
+            (token, hint) = (access, "access_token")
+        } else {
+            return true
+        }
+        do throws(SignInError) {
+            guard var request = try provider.revocationRequest(token: token, tokenTypeHint: hint, now: clock.now())
+            else { return true }
+            request.timeout = 10
+            do {
+                let response = try await httpClient.send(request)
+                guard (200..<300).contains(response.status) else {
+                    logger.log(
+                        .warning, "token revocation refused",
+                        metadata: ["provider": name, "status": "\(response.status)"])
+                    return false
+                }
+                logger.log(.debug, "token revoked", metadata: ["provider": name, "token_type": hint])
+                return true
+            } catch {
+                logger.log(.warning, "token revocation failed", metadata: ["provider": name])
+                return false
+            }
+        } catch {
+            logger.log(.warning, "token revocation failed", metadata: ["provider": name, "code": error.code.rawValue])
+            return false
+        }
+    }
+}

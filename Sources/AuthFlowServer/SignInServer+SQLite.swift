@@ -1,0 +1,26 @@
+public import AuthFlow
+public import AuthFlowJOSE
+import AuthFlowSQLite
+
+extension SignInServer.Stores {
+    /// The stores `store:` selects: in memory, or one SQLite file holding flows, accounts (tokens encrypted
+    /// with AES-256-GCM under a key derived from `secret`) and sessions.
+    ///
+    /// - Throws: `StoreError` when the database cannot be opened or migrated, or `JOSEError` when the
+    ///   secret cannot key the token cipher.
+    public static func open(
+        _ settings: StoreSettings, secret: Secret, clock: any WallClock, random: any SecureRandom
+    ) throws -> SignInServer.Stores {
+        switch settings.kind {
+        case .memory:
+            return .memory(clock: clock)
+        case .sqlite:
+            let database = try SQLiteDatabase(path: settings.path)
+            let cipher = try TokenCipher(secret: secret.value, random: random)
+            return SignInServer.Stores(
+                flows: SQLiteFlowStore(database: database, clock: clock),
+                accounts: SQLiteAccountStore(database: database, cipher: cipher, clock: clock),
+                sessions: SQLiteSessionStore(database: database, clock: clock))
+        }
+    }
+}

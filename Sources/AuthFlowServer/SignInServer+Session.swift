@@ -1,0 +1,152 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+import Foundation
+
+/// The signed-in browser of a request, checked against both stores.
+struct CurrentSession: Sendable {
+    /// The session cookie's value.
+    let id: String
+    /// The stored session.
+    let record: SessionRecord
+    /// The identity the session was signed in with, as stored now.
+    let identity: LinkedIdentity
+}
+
+extension SignInServer {
+    /// The session of `request`, or `nil` when it has no cookie, the session is unknown or expired, or
+    /// its identity was removed, moved to another user or disabled since.
+    ///
+    /// - Throws: ``ServerError`` `store_unavailable` when a store fails.
+    func currentSession(_ request: HTTPServerRequest) async throws(ServerError) -> CurrentSession? {
+        guard let id = request.cookies()[cookies.sessionCookieName], !id.isEmpty, id.utf8.count <= 128 else {
+            return nil
+        }
+        do throws(StoreError) {
+            guard let record = try await stores.sessions.session(id: id) else { return nil }
+            guard let identity = try await stores.accounts.identity(record.identity),
+                identity.userID == record.userID, !identity.isDisabled
+            else { return nil }
+            return CurrentSession(id: id, record: record, identity: identity)
+        } catch {
+            throw ServerError(error, while: "look up the session")
+        }
+    }
+
+    /// The session of `request`.
+    ///
+    /// - Throws: ``ServerError`` `not_signed_in` (401) without one.
+    func requireSession(_ request: HTTPServerRequest) async throws(ServerError) -> CurrentSession {
+        guard let session = try await currentSession(request) else {
+            throw ServerError(.notSignedIn, "expected a signed-in session, found none", status: 401)
+        }
+        return session
+    }
+
+    /// `GET /auth/session`: the signed-in identity with exactly the DESIGN §3 keys, or 401.
+    func sessionInfo(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        let session = try await requireSession(request)
+        return ResponseFactory.json(Self.sessionJSON(session))
+    }
+
+    static func sessionJSON(_ session: CurrentSession) -> JSONValue {
+        let identity = session.identity
+        let email: JSONValue = identity.emailVerified ? identity.email.map(JSONValue.string) ?? .null : .null
+        return .object([
+            "user_id": .string(session.record.userID.rawValue),
+            "provider": .string(identity.provider),
+            "subject": .string(identity.subject),
+            "email": email,
+            "email_verified": .bool(identity.emailVerified && identity.email != nil),
+            "name": identity.name.map(JSONValue.string) ?? .null,
+            "expires_at": .string(Self.timestamp(session.record.expiresAt)),
+        ])
+    }
+
+    /// `GET /auth/check` for nginx `auth_request`: 202 with `X-Auth-User` (and `X-Auth-Email` when a verified
+    /// email is known), or 401.
+    func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        let session = try await requireSession(request)
+        var response = HTTPServerResponse.empty(status: 202)
+        response.headers["X-Auth-User"] = session.record.userID.rawValue
+        if session.identity.emailVerified, let email = session.identity.email,
+            !email.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        {
+            response.headers["X-Auth-Email"] = email
+        }
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    }
+
+    /// `POST /auth/logout`: ends the session server-side and clears the cookie; 204, or 302 to a valid
+    /// `return_to` (query or form field).
+    func logout(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        try originCheck.check(request)
+        let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
+        if let id = request.cookies()[cookies.sessionCookieName], !id.isEmpty, id.utf8.count <= 128 {
+            do throws(StoreError) {
+                let ended = try await stores.sessions.deleteSession(id: id)
+                if ended { logger.log(.info, "signed out", metadata: [:]) }
+            } catch {
+                throw ServerError(error, while: "end the session")
+            }
+        }
+        var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
+        response.addCookie(cookies.clearedSessionCookie())
+        return response
+    }
+
+    /// `GET /healthz`: 200 when the account and session stores answer, 503 otherwise.
+    func health() async -> HTTPServerResponse {
+        do throws(StoreError) {
+            try await stores.accounts.checkHealth()
+            try await stores.sessions.checkHealth()
+            return ResponseFactory.json(.object(["status": .string("ok")]))
+        } catch {
+            return ResponseFactory.json(
+                .object(["status": .string("unavailable"), "error": .string(error.code.rawValue)]), status: 503)
+        }
+    }
+
+    /// Starts a new session for `identity` (a fresh random id: no fixation) and returns its cookie.
+    func createSession(for identity: LinkedIdentity) async throws(ServerError) -> (id: String, cookie: String) {
+        let id = Base64URL.encode(random.bytes(32))
+        let now = clock.now()
+        let record = SessionRecord(
+            userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: now,
+            expiresAt: now.addingTimeInterval(options.sessionTTL))
+        do throws(StoreError) {
+            try await stores.sessions.createSession(id: id, record: record)
+        } catch {
+            throw ServerError(error, while: "create the session")
+        }
+        return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
+    }
+
+    /// The single `return_to` of the query or, for a form POST, the body.
+    ///
+    /// - Throws: ``ServerError`` `invalid_return_to` when it is given more than once.
+    static func returnToParameter(_ request: HTTPServerRequest) throws(ServerError) -> String? {
+        var values = request.query.filter { $0.0 == "return_to" }.map(\.1)
+        if request.method == "POST", let fields = try? request.formFields() {
+            values += fields.filter { $0.0 == "return_to" }.map(\.1)
+        }
+        guard values.count <= 1 else {
+            throw ServerError(.invalidReturnTo, "expected at most one return_to, found \(values.count)", status: 400)
+        }
+        return values.first
+    }
+
+    /// RFC 3339 UTC with seconds, e.g. `2025-01-31T08:00:00Z`.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    /// Base64url SHA-256 of a session id (how the demo trace log keys sessions).
+    static func digest(_ id: String) -> String {
+        Base64URL.encode(Digest.sha256(Array(id.utf8)))
+    }
+}

@@ -1,0 +1,221 @@
+public import AuthFlow
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+import Foundation
+
+/// The sign-in server: every route of `authflow serve` as one framework-neutral handler.
+///
+/// Mount ``handle(_:)`` in any Swift backend (it takes and returns plain request/response values), or
+/// run it on the project's `HTTPServer`:
+///
+/// ```swift
+/// let server = try SignInServer(configuration: configuration, registry: .standard,
+///                               stores: .memory(clock: SystemClock()), httpClient: CurlHTTPClient())
+/// let http = HTTPServer(configuration: .init(port: 8080)) { await server.handle($0) }
+/// _ = try http.start()
+/// ```
+///
+/// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
+/// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
+/// `POST /auth/account/delete`, `POST /auth/apple/notifications`, `GET /healthz`, and with
+/// ``Options/demoPage`` the demo home page `GET /` and the capability matrix `GET /matrix`.
+public final class SignInServer: Sendable {
+    /// The configured providers, by name.
+    public let providers: [String: ResolvedProvider]
+    /// Provider names in configuration order.
+    public let providerNames: [String]
+    /// The server's settings.
+    public let options: Options
+
+    let signIn: SignIn
+    let stores: Stores
+    let httpClient: any HTTPClient
+    let clock: any WallClock
+    let random: any SecureRandom
+    let logger: any ServerLogger
+    let cookies: CookiePolicy
+    let flowCookie: FlowCookie
+    let returnToPolicy: ReturnToPolicy
+    let originCheck: OriginCheck
+    let notificationKeys: [String: JWKSCache]
+    let traces = TraceLog()
+
+    /// Creates a server over resolved providers.
+    ///
+    /// - Parameters:
+    ///   - options: public URL, secret, return-to allow-list, session lifetime, sign-up rules.
+    ///   - providers: the resolved providers (``AuthFlow/ProviderRegistry/resolve(_:)``).
+    ///   - stores: where flows, accounts and sessions are kept.
+    ///   - httpClient: the client for token, userinfo, JWKS and revocation requests.
+    ///   - clock: the time source (inject a `ManualClock` in tests).
+    ///   - random: the randomness for bindings, states and session ids.
+    ///   - logger: where events are reported (nothing by default).
+    public init(
+        options: Options, providers: [ResolvedProvider], stores: Stores, httpClient: any HTTPClient,
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
+        logger: any ServerLogger = SilentLogger()
+    ) {
+        var byName: [String: ResolvedProvider] = [:]
+        var caches: [String: JWKSCache] = [:]
+        for provider in providers {
+            byName[provider.name] = provider
+            if provider.type == "apple", let url = provider.endpoints.jwks {
+                caches[provider.name] = JWKSCache(clock: clock) {
+                    try await Self.fetchKeySet(url: url, httpClient: httpClient)
+                }
+            }
+        }
+        self.providers = byName
+        self.providerNames = providers.map(\.name)
+        self.options = options
+        self.signIn = SignIn(
+            providers: providers, httpClient: httpClient, flowStore: stores.flows, clock: clock, random: random,
+            options: options.flow)
+        self.stores = stores
+        self.httpClient = httpClient
+        self.clock = clock
+        self.random = random
+        self.logger = logger
+        self.cookies = CookiePolicy(publicURL: options.publicURL)
+        self.flowCookie = FlowCookie(secret: Array(options.secret.value.utf8))
+        self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
+        self.originCheck = OriginCheck(publicURL: options.publicURL)
+        self.notificationKeys = caches
+    }
+
+    /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
+    /// `server:` settings.
+    ///
+    /// - Throws: ``AuthFlow/ConfigurationError`` when the providers do not resolve, the `server:` section is
+    ///   missing, or `server.secret` is missing or shorter than 32 bytes.
+    public convenience init(
+        configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
+        logger: any ServerLogger = SilentLogger(), demoPage: Bool = false
+    ) throws(ConfigurationError) {
+        var options = try Options(configuration: configuration)
+        options.demoPage = demoPage
+        let providers = try registry.resolve(configuration)
+        self.init(
+            options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
+            random: random, logger: logger)
+    }
+
+    /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
+    /// client prefers it) with status 400, 401, 403, 404, 405 or 503.
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let response: HTTPServerResponse
+        do throws(ServerError) {
+            response = try await route(request)
+        } catch {
+            if error.status >= 500 {
+                logger.log(.error, "request failed", metadata: ["code": error.code.rawValue, "path": request.path])
+            }
+            response = ResponseFactory.error(error, accept: request.headers["Accept"])
+        }
+        return ResponseFactory.secured(response)
+    }
+
+    private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        let segments = Self.segments(of: request.path)
+        let method = request.method == "HEAD" ? "GET" : request.method
+        func only(_ allowed: String...) throws(ServerError) {
+            guard allowed.contains(method) else {
+                throw ServerError(
+                    .init(rawValue: "method_not_allowed"),
+                    "expected \(allowed.joined(separator: " or ")), found \(request.method.prefix(16))", status: 405)
+            }
+        }
+        switch segments {
+        case [""] where options.demoPage:
+            try only("GET")
+            if let redirect = publicOriginRedirect(request) { return redirect }
+            return try await homePage(request)
+        case ["matrix"] where options.demoPage:
+            try only("GET")
+            return matrixPage()
+        case ["healthz"]:
+            try only("GET")
+            return await health()
+        case ["auth", "session"]:
+            try only("GET")
+            return try await sessionInfo(request)
+        case ["auth", "check"]:
+            try only("GET")
+            return try await check(request)
+        case ["auth", "logout"]:
+            try only("POST")
+            return try await logout(request)
+        case ["auth", "account", "delete"]:
+            try only("POST")
+            return try await deleteAccount(request)
+        case ["auth", "apple", "notifications"]:
+            try only("POST")
+            return try await appleNotification(request)
+        case let path where path.count == 3 && path[0] == "auth":
+            let name = path[1]
+            switch path[2] {
+            case "login", "register", "link":
+                try only("GET")
+                let intent = SignInIntent(rawValue: path[2]) ?? .login
+                return try await beginSignIn(request, provider: name, intent: intent)
+            case "callback":
+                try only("GET", "POST")
+                return try await callback(request, provider: name)
+            case "disconnect":
+                try only("POST")
+                return try await disconnect(request, provider: name)
+            default:
+                break
+            }
+        default:
+            break
+        }
+        throw ServerError(
+            .init(rawValue: "not_found"), "expected a sign-in server route, found none at this path", status: 404)
+    }
+
+    /// The provider called `name`.
+    ///
+    /// - Throws: ``ServerError`` `unknown_provider` (400).
+    func provider(_ name: String) throws(ServerError) -> ResolvedProvider {
+        guard let provider = providers[name] else {
+            throw ServerError(
+                .unknownProvider, "expected a configured provider name, found one that is not configured",
+                status: 400)
+        }
+        return provider
+    }
+
+    /// A redirect to the public URL when the demo page is opened under another host (e.g. the listen address
+    /// `127.0.0.1` instead of `localhost`): cookies and redirect URIs belong to the public URL.
+    func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard let host = request.headers["Host"]?.lowercased(),
+            let publicOrigin = ReturnToPolicy.origin(of: options.publicURL),
+            let scheme = publicOrigin.range(of: "://")
+        else { return nil }
+        // `ReturnToPolicy.origin` drops default ports, so compare the Host header the same way.
+        let requested = ReturnToPolicy.origin(of: String(publicOrigin[..<scheme.upperBound]) + host)
+        guard let requested, requested != publicOrigin else { return nil }
+        return .redirect(to: options.publicURL + "/", status: 302)
+    }
+
+    static func segments(of path: String) -> [String] {
+        // Segments are compared undecoded: provider names are `[a-z0-9_-]`, so an escaped name is not one.
+        var pieces = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if pieces.first == "" { pieces.removeFirst() }
+        return pieces
+    }
+
+    static func fetchKeySet(url: String, httpClient: any HTTPClient) async throws -> JWKSFetchResult {
+        var request = HTTPClientRequest(method: "GET", url: url)
+        request.headers["Accept"] = "application/json"
+        request.timeout = 10
+        let response = try await httpClient.send(request)
+        guard (200..<300).contains(response.status) else {
+            throw ServerError(
+                .invalidNotification, "expected the provider's JWKS, found HTTP \(response.status)", status: 400)
+        }
+        return JWKSFetchResult(body: response.body, cacheControl: response.headers["Cache-Control"])
+    }
+}

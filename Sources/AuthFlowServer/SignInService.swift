@@ -1,0 +1,105 @@
+public import AuthFlow
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+public import AuthFlowSandbox
+import AuthFlowOIDC
+import Foundation
+
+/// A running `authflow serve`: the sign-in server on its HTTP listener, its stores, and in sandbox mode the
+/// in-process sandbox identity provider. What the CLI starts and stops; usable in tests the same way.
+public final class SignInService: Sendable {
+    /// The request handler.
+    public let server: SignInServer
+    /// The listener-facing URL, `http://HOST:PORT`.
+    public let listenURL: String
+    /// `server.public_url`.
+    public let publicURL: String
+    /// The sandbox, in sandbox mode.
+    public let sandbox: SandboxIdentityProvider?
+    /// The SQLite file created for this run only (sandbox mode with a generated secret), removed by ``stop()``.
+    public let temporaryDatabase: String?
+
+    private let http: HTTPServer
+
+    private init(
+        server: SignInServer, http: HTTPServer, listenURL: String, publicURL: String,
+        sandbox: SandboxIdentityProvider?, temporaryDatabase: String?
+    ) {
+        self.server = server
+        self.http = http
+        self.listenURL = listenURL
+        self.publicURL = publicURL
+        self.sandbox = sandbox
+        self.temporaryDatabase = temporaryDatabase
+    }
+
+    /// Starts the service.
+    ///
+    /// In sandbox mode the sandbox starts first (see ``SandboxDeployment``); when `server.secret` had to be
+    /// generated the SQLite store goes to a fresh temporary file, since tokens encrypted under a throwaway
+    /// secret are unreadable after a restart (with a configured secret, `store.path` is used).
+    ///
+    /// - Throws: ``AuthFlow/ConfigurationError`` for configuration problems, `StoreError` when the store
+    ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start. Everything
+    ///   started is stopped again before throwing.
+    public static func start(
+        configuration loaded: Configuration, sandboxMode: Bool, registry: ProviderRegistry,
+        httpClient: any HTTPClient = CurlHTTPClient(), clock: any WallClock = SystemClock(),
+        random: any SecureRandom = SystemRandom(), logger: any ServerLogger = SilentLogger()
+    ) async throws -> SignInService {
+        var configuration = loaded
+        var sandbox: SandboxIdentityProvider?
+        var temporaryDatabase: String?
+        var storeSettings = configuration.store
+        do {
+            if sandboxMode {
+                let deployment = try await SandboxDeployment.start(
+                    configuration: configuration, clock: clock, random: random)
+                sandbox = deployment.sandbox
+                configuration = deployment.configuration
+                if deployment.secretWasGenerated, storeSettings.kind == .sqlite {
+                    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                        "authflow-demo-\(SandboxDeployment.hex(random.bytes(6))).sqlite"
+                    ).path
+                    temporaryDatabase = path
+                    storeSettings = StoreSettings(kind: .sqlite, path: path)
+                }
+            }
+            let options = try SignInServer.Options(configuration: configuration)
+            let stores = try SignInServer.Stores.open(
+                storeSettings, secret: options.secret, clock: clock, random: random)
+            // `type: oidc` providers are resolved through their issuer's discovery document.
+            let providers = try await registry.resolve(
+                configuration, discovery: OIDCDiscovery(httpClient: httpClient))
+            var serverOptions = options
+            serverOptions.demoPage = sandboxMode
+            let server = SignInServer(
+                options: serverOptions, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
+                random: random, logger: logger)
+            let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
+            let http = HTTPServer(configuration: HTTPServer.Configuration(host: listen.host, port: listen.port)) {
+                await server.handle($0)
+            }
+            let port = try http.start()
+            let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
+            return SignInService(
+                server: server, http: http, listenURL: "http://\(host):\(port)", publicURL: options.publicURL,
+                sandbox: sandbox, temporaryDatabase: temporaryDatabase)
+        } catch {
+            await sandbox?.stop()
+            if let temporaryDatabase { removeDatabase(temporaryDatabase) }
+            throw error
+        }
+    }
+
+    /// Stops the listeners gracefully (in-flight requests finish) and removes a temporary database.
+    public func stop() async {
+        await http.stop()
+        await sandbox?.stop()
+        if let temporaryDatabase { Self.removeDatabase(temporaryDatabase) }
+    }
+
+    static func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}

@@ -1,0 +1,151 @@
+import AuthFlowSandbox
+import Dispatch
+import Foundation
+
+/// `authflow sandbox`: runs only the sandbox identity provider (Apple, Google, Facebook and X emulators)
+/// with generated demo clients, until SIGINT or SIGTERM.
+enum SandboxCommand {
+    static let usageText = """
+        usage: authflow sandbox [--listen HOST:PORT] [--redirect-uri URI]... [--credentials-dir DIR]
+
+          --listen HOST:PORT     where to listen (default 127.0.0.1:0: loopback, any free port)
+          --redirect-uri URI     a redirect URI the demo clients accept; {provider} is replaced by apple,
+                                 google, facebook or x (repeatable; default
+                                 http://localhost:8080/auth/{provider}/callback)
+          --credentials-dir DIR  where to write the demo clients' generated secrets and Apple key, owner-only
+                                 (default: a fresh temporary directory, removed on exit)
+
+        Prints the base URL, every provider's endpoints and the demo clients (secrets masked; the full
+        values are in the credential files), then serves until interrupted (Ctrl-C) and stops gracefully.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let options: CommandIO.Options
+        let listen: (host: String, port: Int)
+        do throws(CommandIO.UsageProblem) {
+            options = try CommandIO.parse(arguments, known: ["listen", "redirect-uri", "credentials-dir"])
+            if options.help { return CommandIO.usage(usageText, code: CommandIO.success) }
+            guard options.positional.isEmpty else {
+                throw CommandIO.UsageProblem(message: "unexpected argument '\(options.positional[0])'")
+            }
+            listen = try parseListen(options.last("listen") ?? "127.0.0.1:0")
+            for uri in options.all("redirect-uri") where URL(string: uri)?.scheme == nil {
+                throw CommandIO.UsageProblem(message: "--redirect-uri needs an absolute URL, found '\(uri)'")
+            }
+        } catch {
+            return CommandIO.usage(usageText, code: CommandIO.usageError, problem: error.message)
+        }
+
+        let sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(host: listen.host, port: listen.port))
+        let baseURL: String
+        do {
+            baseURL = try sandbox.start()
+        } catch {
+            CommandIO.err("authflow: cannot start the sandbox: \(error)")
+            return CommandIO.invalid
+        }
+        let ownsDirectory = options.last("credentials-dir") == nil
+        let directory =
+            options.last("credentials-dir")
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "authflow-sandbox-\(UUID().uuidString.prefix(8).lowercased())"
+            ).path
+        defer { if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) } }
+        let redirectTemplates = options.all("redirect-uri")
+        let clients: [SandboxDemoClient]
+        do {
+            clients = try sandbox.registerDemoClients(
+                redirectURIs: { provider in
+                    redirectTemplates.isEmpty
+                        ? [SandboxIdentityProvider.defaultDemoRedirectURI(for: provider)]
+                        : redirectTemplates.map { $0.replacingOccurrences(of: "{provider}", with: provider.rawValue) }
+                }, credentialsDirectory: directory)
+        } catch {
+            CommandIO.err("authflow: cannot set up the demo clients: \(error)")
+            stopAndWait(sandbox)
+            return CommandIO.invalid
+        }
+        CommandIO.out(
+            summary(
+                sandbox: sandbox, baseURL: baseURL, clients: clients, directory: directory,
+                temporary: ownsDirectory))
+        waitForTerminationSignal()
+        CommandIO.err("authflow: stopping the sandbox")
+        stopAndWait(sandbox)
+        return CommandIO.success
+    }
+
+    /// `HOST:PORT`, `[IPv6]:PORT` or `:PORT`; the port 0–65535 (0 = any free port).
+    static func parseListen(_ text: String) throws(CommandIO.UsageProblem) -> (host: String, port: Int) {
+        let problem = CommandIO.UsageProblem(message: "--listen needs HOST:PORT (e.g. 127.0.0.1:0), found '\(text)'")
+        guard let colon = text.lastIndex(of: ":") else { throw problem }
+        var host = String(text[..<colon])
+        guard let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { throw problem }
+        if host.hasPrefix("[") {
+            guard host.hasSuffix("]"), host.count > 2 else { throw problem }
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            throw problem
+        }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    static func summary(
+        sandbox: SandboxIdentityProvider, baseURL: String, clients: [SandboxDemoClient], directory: String,
+        temporary: Bool
+    ) -> String {
+        var lines = ["AuthFlow sandbox identity provider listening on \(baseURL)", ""]
+        func row(_ label: String, _ value: String?) {
+            if let value { lines.append("    " + label.padding(toLength: 15, withPad: " ", startingAt: 0) + value) }
+        }
+        for provider in SandboxProvider.allCases {
+            let endpoints = sandbox.endpoints(for: provider)
+            lines.append("\(provider.displayName) (\(baseURL)\(provider.pathPrefix))")
+            row("issuer", endpoints.issuer)
+            row("authorization", endpoints.authorization)
+            row("token", endpoints.token)
+            row("userinfo", endpoints.userinfo)
+            row("jwks", endpoints.jwks)
+            row("revocation", endpoints.revocation)
+            row("discovery", endpoints.discovery)
+            if let client = clients.first(where: { $0.provider == provider }) {
+                row("client_id", client.clientID)
+                row("team_id", client.teamID)
+                row("key_id", client.keyID)
+                row("client_secret", client.maskedSecret.map { "\($0) (full value in the file below)" })
+                row(client.privateKey == nil ? "secret file" : "key file (.p8)", client.credentialFile)
+                row("redirect_uri", client.redirectURIs.joined(separator: ", "))
+            }
+            lines.append("")
+        }
+        lines.append("providers.yaml fragment for these clients: \(directory)/providers.yaml")
+        if temporary { lines.append("(the credentials directory is temporary and removed on exit)") }
+        lines.append("Apple notifications: POST \(baseURL)/_sandbox/apple/notify with type, sub, client_id, to")
+        lines.append("Press Ctrl-C to stop.")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Blocks until SIGINT or SIGTERM arrives.
+    static func waitForTerminationSignal() {
+        let received = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { received.signal() }
+            source.resume()
+            return source
+        }
+        received.wait()
+        for source in sources { source.cancel() }
+    }
+
+    /// Stops the listener gracefully (in-flight requests finish) and waits for it.
+    static func stopAndWait(_ sandbox: SandboxIdentityProvider) {
+        let stopped = DispatchSemaphore(value: 0)
+        Task {
+            await sandbox.stop()
+            stopped.signal()
+        }
+        stopped.wait()
+    }
+}

@@ -1,0 +1,75 @@
+import AuthFlowHTTP
+import Foundation
+import Synchronization
+import Testing
+
+/// The server answers even while Swift's global concurrent pool is fully blocked.
+@Suite("HTTPServer handler threads")
+struct HTTPServerStarvationTests {
+    /// A blocking HTTP/1.0 GET over a plain socket, for use on a thread of its own.
+    static func blockingGet(port: Int, path: String) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { return nil }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            response.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: response, as: UTF8.self)
+    }
+
+    /// Blocks the calling thread (deliberately: it stands for blocking work in an application).
+    static func blockThisThread(seconds: Double) {
+        usleep(useconds_t(seconds * 1_000_000))
+    }
+
+    @Test func answersWhileTheGlobalPoolIsBlocked() async throws {
+        var router = Router()
+        router.add("GET", "/ping") { _ in
+            // An await inside the handler must not need the global pool either.
+            await Task.yield()
+            return .text("pong")
+        }
+        let server = HTTPServer(configuration: .init(), router: router)
+        let port = try server.start()
+
+        // Occupy every thread of the global pool with blocking work for `blockFor` seconds.
+        let blockFor = 3.0
+        let width = ProcessInfo.processInfo.activeProcessorCount * 2
+        let blockers = (0..<width).map { _ in
+            Task.detached { Self.blockThisThread(seconds: blockFor) }
+        }
+        let answered = Mutex<(String?, Double)?>(nil)
+        let started = Date()
+        let client = Thread {
+            let response = Self.blockingGet(port: port, path: "/ping")
+            answered.withLock { $0 = (response, Date().timeIntervalSince(started)) }
+        }
+        client.start()
+        for blocker in blockers { await blocker.value }
+        let outcome = answered.withLock { $0 }
+        await server.stop()
+
+        let (response, seconds) = try #require(outcome, "the request did not complete before the pool was freed")
+        #expect(response?.hasPrefix("HTTP/1.0 200") == true || response?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(response?.hasSuffix("pong") == true)
+        #expect(seconds < blockFor, "answered after \(seconds) s, only once the pool was free")
+    }
+}

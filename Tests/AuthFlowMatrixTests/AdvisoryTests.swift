@@ -1,0 +1,123 @@
+import AuthFlow
+import AuthFlowMatrix
+import Testing
+
+/// Advisories are derived from the resolved providers and say what to change in the YAML.
+@Suite struct AdvisoryTests {
+    static func yaml(_ providers: String, server: Bool = true) -> String {
+        (server ? "server:\n  public_url: https://app.example\n" : "")
+            + "providers:\n" + (server ? providers : providers + "\n    redirect_uri: https://app.example/cb")
+    }
+
+    static func matrix(_ providers: String, server: Bool = true, options: OAuthFlow.Options = .init()) throws
+        -> CapabilityMatrix
+    {
+        let resolved = try MatrixTestSupport.providers(yaml: yaml(providers, server: server))
+        return CapabilityMatrix(providers: resolved, storesTokens: server, options: options)
+    }
+
+    @Test func oidcOffSaysWhatToSetAndTheRoundTripSaved() throws {
+        let matrix = try Self.matrix(
+            """
+              google:
+                client_id: a
+                client_secret: ${S}
+                capabilities: { oidc: false }
+            """)
+        #expect(
+            matrix.advisories.map(\.text) == [
+                "google: OIDC available but off — identity trusted over TLS only; set capabilities.oidc: true "
+                    + "(one round trip fewer)"
+            ])
+        let advisory = try #require(matrix.advisories.first)
+        #expect(advisory.code == .capabilityOff)
+        #expect(advisory.capability == .oidc)
+        #expect(advisory.severity == .hardening)
+        #expect(advisory.change.contains(.yaml("capabilities.oidc: true")))
+    }
+
+    @Test func pkceOffIsAdvisedOnlyWhereThePluginOffersIt() throws {
+        let matrix = try Self.matrix(
+            """
+              facebook:
+                client_id: "1"
+                client_secret: ${S}
+                capabilities: { pkce: false }
+              apple:
+                client_id: com.example
+                team_id: ${T}
+                key_id: ${K}
+                private_key_file: ${P}
+            """)
+        let hardening = matrix.advisories.filter { $0.severity == .hardening }
+        #expect(hardening.map(\.provider) == ["facebook"])
+        #expect(hardening.first?.text.hasPrefix("facebook: PKCE available but off") == true)
+        #expect(hardening.first?.changeText == "set capabilities.pkce: true")
+        // Apple cannot do PKCE: no advice to switch it on.
+        #expect(!matrix.advisories.contains { $0.provider == "apple" && $0.capability == .pkce })
+    }
+
+    @Test func hardenedSwitchesLeaveNoHardeningAdvice() throws {
+        let matrix = try Self.matrix(
+            """
+              google:
+                client_id: a
+                client_secret: ${S}
+              facebook:
+                client_id: "1"
+                client_secret: ${S}
+            """)
+        #expect(matrix.advisories.isEmpty)
+        #expect(matrix.render(format: .text).contains("Hardening advice: none (every available hardening is on)"))
+    }
+
+    @Test func appleNoteReportsTheClientSecretLifetimeTheFlowUses() throws {
+        let apple = """
+              apple:
+                client_id: com.example
+                team_id: ${T}
+                key_id: ${K}
+                private_key_file: ${P}
+            """
+        let standard = try Self.matrix(apple)
+        let note = try #require(standard.advisories.first { $0.code == .clientSecretLifetime })
+        #expect(note.severity == .note)
+        #expect(note.finding.contains("valid 300 s"))
+        #expect(note.finding.contains("15777000 s"))
+        #expect(note.change.contains(.yaml("private_key_file")))
+        let longer = try Self.matrix(apple, options: OAuthFlow.Options(clientSecretLifetime: 3600))
+        #expect(longer.advisories.first { $0.code == .clientSecretLifetime }?.finding.contains("valid 3600 s") == true)
+    }
+
+    @Test func storedTokensWithoutOfflineAccessAskForTheScope() throws {
+        let x = """
+              x:
+                client_id: abc
+                client_secret: ${S}
+            """
+        let advisory = try #require(try Self.matrix(x).advisories.first { $0.code == .noRefreshToken })
+        #expect(
+            advisory.text
+                == "x: no offline.access scope — X issues no refresh token, so stored tokens lapse with the access "
+                + "token; add offline.access to scopes")
+        // Without a server (nothing stored), or with the scope, there is nothing to say.
+        #expect(try Self.matrix(x, server: false).advisories.isEmpty)
+        let withScope = try Self.matrix(
+            """
+              x:
+                client_id: abc
+                client_secret: ${S}
+                scopes: [users.read, tweet.read, offline.access]
+            """)
+        #expect(withScope.advisories.isEmpty)
+    }
+
+    @Test func advisoriesFollowConfigurationOrderThenRuleOrder() throws {
+        let matrix = try CapabilityMatrix(providers: MatrixTestSupport.providers("examples/plain.yaml"))
+        #expect(
+            matrix.advisories.map { "\($0.provider) \($0.code)\($0.capability.map { " \($0)" } ?? "")" } == [
+                "apple client_secret_lifetime", "google capability_off oidc", "google capability_off pkce",
+                "facebook capability_off pkce", "x no_refresh_token",
+            ])
+    }
+}

@@ -1,0 +1,146 @@
+import AuthFlow
+import AuthFlowJOSE
+import AuthFlowMatrix
+import Foundation
+import Testing
+
+/// The JSON contract (DESIGN.md §3) for the plain and hardened example configurations, read both from the
+/// library and from `authflow matrix --format json` run without any secret in the environment.
+@Suite struct MatrixJSONContractTests {
+    /// The provider object named `name` in a matrix document.
+    static func provider(_ name: String, in document: JSONValue) throws -> [String: JSONValue] {
+        let providers = try #require(document["providers"]?.arrayValue, "no providers array")
+        return try #require(
+            providers.compactMap(\.objectValue).first { $0["name"]?.stringValue == name }, "no provider \(name)")
+    }
+
+    static func capability(_ name: String, of provider: [String: JSONValue]) throws -> [String: JSONValue] {
+        try #require(provider["capabilities"]?[name]?.objectValue, "no capability \(name)")
+    }
+
+    static func checkPlain(_ document: JSONValue) throws {
+        let names = try #require(document["providers"]?.arrayValue).compactMap { $0["name"]?.stringValue }
+        #expect(names == ["apple", "google", "facebook", "x"])
+
+        let apple = try provider("apple", in: document)
+        #expect(apple["type"] == .string("apple"))
+        #expect(apple["protocol"] == .string("oidc"))
+        #expect(apple["identity_source"] == .string("id_token"))
+        #expect(apple["client_auth"] == .string("es256_client_secret_jwt"))
+        #expect(apple["callback_method"] == .string("POST"))
+        #expect(apple["round_trips"] == .integer(1))
+        let applePKCE = try capability("pkce", of: apple)
+        #expect(applePKCE["support"] == .string("unsupported"))
+        #expect(applePKCE["enabled"] == .bool(false))
+        #expect(applePKCE["reason"] == .string("Apple's REST API documents no code_challenge parameter"))
+
+        let google = try provider("google", in: document)
+        #expect(google["protocol"] == .string("oauth2"))
+        #expect(google["identity_source"] == .string("userinfo"))
+        #expect(google["client_auth"] == .string("client_secret_post"))
+        #expect(google["callback_method"] == .string("GET"))
+        #expect(google["round_trips"] == .integer(2))
+        #expect(try capability("pkce", of: google) == ["support": "optional", "enabled": .bool(false)])
+        #expect(try capability("oidc", of: google) == ["support": "optional", "enabled": .bool(false)])
+
+        let facebook = try provider("facebook", in: document)
+        #expect(facebook["protocol"] == .string("oauth2"))
+        #expect(facebook["identity_source"] == .string("userinfo"))
+        #expect(facebook["client_auth"] == .string("client_secret_get"))
+        #expect(facebook["callback_method"] == .string("GET"))
+        #expect(try capability("pkce", of: facebook) == ["support": "optional", "enabled": .bool(false)])
+
+        let x = try provider("x", in: document)
+        #expect(x["protocol"] == .string("oauth2"))
+        #expect(x["identity_source"] == .string("userinfo"))
+        #expect(x["client_auth"] == .string("client_secret_basic"))
+        #expect(x["callback_method"] == .string("GET"))
+        #expect(try capability("pkce", of: x) == ["support": "required", "enabled": .bool(true)])
+
+        let googleAdvice = try #require(google["advisories"]?.arrayValue).compactMap(\.stringValue)
+        #expect(
+            googleAdvice.contains(
+                "google: OIDC available but off — identity trusted over TLS only; set capabilities.oidc: true "
+                    + "(one round trip fewer)"))
+        let facebookAdvice = try #require(facebook["advisories"]?.arrayValue).compactMap(\.stringValue)
+        #expect(facebookAdvice.contains { $0.hasPrefix("facebook: PKCE available but off") })
+    }
+
+    static func checkHardened(_ document: JSONValue) throws {
+        let google = try provider("google", in: document)
+        #expect(google["protocol"] == .string("oidc"))
+        #expect(google["identity_source"] == .string("id_token"))
+        #expect(google["round_trips"] == .integer(1))
+        #expect(try capability("pkce", of: google) == ["support": "optional", "enabled": .bool(true)])
+        #expect(try capability("oidc", of: google) == ["support": "optional", "enabled": .bool(true)])
+        let facebook = try provider("facebook", in: document)
+        #expect(try capability("pkce", of: facebook) == ["support": "optional", "enabled": .bool(true)])
+        for name in ["apple", "google", "facebook", "x"] {
+            let details = try #require(try provider(name, in: document)["advisory_details"]?.arrayValue)
+            #expect(
+                details.allSatisfy { $0["severity"] == .string("note") }, "hardening advice left for \(name)")
+        }
+    }
+
+    /// Every provider object carries every key of the contract, with a value of the documented kind.
+    static func checkShape(_ document: JSONValue) throws {
+        for provider in try #require(document["providers"]?.arrayValue) {
+            for key in ["name", "type", "protocol", "identity_source", "client_auth", "callback_method"] {
+                #expect(provider[key]?.stringValue != nil, "\(key) missing or not a string")
+            }
+            #expect(provider["round_trips"]?.int64Value != nil)
+            #expect(provider["advisories"]?.arrayValue?.allSatisfy { $0.stringValue != nil } == true)
+            let capabilities = try #require(provider["capabilities"]?.objectValue)
+            #expect(Set(capabilities.keys) == Set(Capability.allCases.map(\.rawValue)))
+            for (_, state) in capabilities {
+                let support = try #require(state["support"]?.stringValue)
+                #expect(["required", "optional", "unsupported"].contains(support))
+                #expect(state["enabled"]?.boolValue != nil)
+                #expect((state["reason"] != nil) == (support == "unsupported"))
+            }
+        }
+    }
+
+    static func document(_ text: String) throws -> JSONValue {
+        try JSONValue.parse(Array(text.utf8))
+    }
+
+    @Test func plainExampleFromTheLibrary() throws {
+        let matrix = CapabilityMatrix(providers: try MatrixTestSupport.providers("examples/plain.yaml"))
+        let document = try Self.document(matrix.render(format: .json))
+        try Self.checkShape(document)
+        try Self.checkPlain(document)
+    }
+
+    @Test func hardenedRootConfigurationFromTheLibrary() throws {
+        let matrix = CapabilityMatrix(providers: try MatrixTestSupport.providers("providers.yaml"))
+        let document = try Self.document(matrix.render(format: .json))
+        try Self.checkShape(document)
+        try Self.checkHardened(document)
+    }
+
+    @Test func plainExampleFromTheCommandWithoutSecrets() async throws {
+        let output = try await MatrixTestSupport.authflow([
+            "matrix", "--config", "examples/plain.yaml", "--format", "json",
+        ])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.isEmpty)
+        let document = try Self.document(output.stdout)
+        try Self.checkShape(document)
+        try Self.checkPlain(document)
+        #expect(document["source"] == .string("examples/plain.yaml"))
+    }
+
+    @Test func hardenedRootConfigurationFromTheCommandWithoutSecrets() async throws {
+        let output = try await MatrixTestSupport.authflow(["matrix", "--format=json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let document = try Self.document(output.stdout)
+        try Self.checkShape(document)
+        try Self.checkHardened(document)
+    }
+
+    @Test func emptyMatrixIsAnEmptyProviderList() throws {
+        let document = try Self.document(CapabilityMatrix(providers: []).render(format: .json))
+        #expect(document == .object(["providers": .array([])]))
+    }
+}

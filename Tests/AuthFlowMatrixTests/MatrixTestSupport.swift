@@ -1,0 +1,177 @@
+import AuthFlow
+import AuthFlowMatrix
+import AuthFlowProviders
+import Foundation
+import Testing
+
+/// Paths, configurations and process helpers shared by the matrix tests.
+enum MatrixTestSupport {
+    /// The package root (two levels above this file's folder).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Snapshots")
+    /// `AUTHFLOW_UPDATE_SNAPSHOTS=1 swift test --filter AuthFlowMatrixTests` rewrites snapshots and examples/README.md.
+    static let updating = ProcessInfo.processInfo.environment["AUTHFLOW_UPDATE_SNAPSHOTS"] == "1"
+    static let peersRequired = ProcessInfo.processInfo.environment["AUTHFLOW_REQUIRE_PEERS"] == "1"
+
+    static func path(_ relative: String) -> String { packageRoot.appendingPathComponent(relative).path }
+
+    /// Loads `relative` (from the package root) as `authflow matrix` does: sandbox mode, no environment,
+    /// credentials needed only as keys.
+    static func providers(_ relative: String, environment: [String: String] = [:]) throws -> [ResolvedProvider] {
+        let loader = ConfigurationLoader(environment: environment, mode: .sandbox)
+        let configuration = try loader.load(path: path(relative))
+        return try ProviderRegistry.standard.resolve(configuration, credentials: .keys)
+    }
+
+    /// Loads a configuration given as text, as `authflow matrix` does.
+    static func providers(yaml: String) throws -> [ResolvedProvider] {
+        let loader = ConfigurationLoader(environment: [:], mode: .sandbox)
+        let configuration = try loader.load(yaml: yaml, fileName: "test.yaml")
+        return try ProviderRegistry.standard.resolve(configuration, credentials: .keys)
+    }
+
+    // MARK: Processes
+
+    struct Output: Sendable {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The `authflow` binary built next to the test bundle.
+    static func binary() throws -> String {
+        var candidates: [URL] = []
+        for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        candidates.append(Bundle.main.bundleURL)
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent())
+        for directory in candidates {
+            var url = directory
+            for _ in 0..<3 {
+                let path = url.appendingPathComponent("authflow").path
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                    FileManager.default.isExecutableFile(atPath: path)
+                {
+                    return path
+                }
+                url = url.deletingLastPathComponent()
+            }
+        }
+        throw Failure(description: "the authflow binary was not found next to the test bundle")
+    }
+
+    /// Runs `authflow` with `arguments` in the package root and an environment without any secret.
+    static func authflow(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
+        try await run(try binary(), arguments, environment: environment, timeout: 60)
+    }
+
+    /// Runs `executable` on a thread of its own (never blocking the cooperative pool), killing it after `timeout`.
+    ///
+    /// At most two of these processes run at a time, so the matrix tests do not starve the timing-sensitive
+    /// tests of other suites running alongside on a small machine.
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        directory: URL = packageRoot, timeout: Double
+    ) async throws -> Output {
+        await ProcessGate.shared.enter()
+        defer { Task { await ProcessGate.shared.leave() } }
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(
+                    with: Result {
+                        try runBlocking(
+                            executable, arguments, environment: environment, directory: directory, timeout: timeout)
+                    })
+            }
+            thread.start()
+        }
+    }
+
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]?, directory: URL, timeout: Double
+    ) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        process.waitUntilExit()
+        group.wait()
+        killer.cancel()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// The first executable among `candidates` (absolute paths) or on `PATH` by name.
+    static func executable(named name: String, candidates: [String] = []) -> String? {
+        let searchPath = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+            .split(separator: ":").map { "\($0)/\(name)" }
+        return (candidates + searchPath).first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// A temporary directory removed when released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("authflow-matrix-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+}
+
+/// Limits how many child processes the matrix tests run at once.
+actor ProcessGate {
+    static let shared = ProcessGate(limit: 2)
+
+    private let limit: Int
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    func enter() async {
+        if running < limit {
+            running += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            running -= 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}

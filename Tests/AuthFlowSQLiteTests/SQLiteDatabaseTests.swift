@@ -1,0 +1,218 @@
+import AuthFlow
+import AuthFlowJOSE
+import Foundation
+import Testing
+
+@testable import AuthFlowSQLite
+
+/// Opening, configuring and migrating database files; damaged, foreign and newer files.
+@Suite struct SQLiteDatabaseTests {
+    static func value(_ database: SQLiteDatabase, _ sql: String) async throws -> SQLiteValue? {
+        try await database.perform("test") { connection throws(StoreError) in
+            try connection.query(sql, operation: "test").first?.values.first
+        }
+    }
+
+    @Test func migratesAnEmptyFileToTheCurrentSchema() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.path("new.sqlite"))
+        #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
+        #expect(SQLiteDatabase.currentSchemaVersion == 1)
+        #expect(try await Self.value(database, "PRAGMA application_id") == .integer(SQLiteSchema.applicationID))
+        #expect(try await Self.value(database, "PRAGMA journal_mode") == .text("wal"))
+        #expect(try await Self.value(database, "PRAGMA synchronous") == .integer(2))  // FULL
+        #expect(try await Self.value(database, "PRAGMA foreign_keys") == .integer(1))
+        let tables = try await database.perform("test") { connection throws(StoreError) in
+            try connection.query(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", operation: "test"
+            ).map { row throws(StoreError) in try row.text(0) }
+        }
+        #expect(
+            tables == [
+                "applied_notifications", "flow_states", "identities", "identity_tokens", "pending_profiles", "sessions",
+                "users",
+            ])
+    }
+
+    @Test func keepsDataAndThePendingProfileAcrossReopening() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("reopen.sqlite")
+        let clock = ManualClock(StoreHarness.start)
+        let cipher = try TokenCipher(secret: StoreHarness.secret, random: SystemRandom())
+        let profile = PendingProfile(
+            key: "state-apple", provider: "apple", firstName: "Ada", lastName: "Lovelace",
+            expiresAt: StoreHarness.start + 3600)
+        do {
+            let store = SQLiteAccountStore(database: try SQLiteDatabase(path: path), cipher: cipher, clock: clock)
+            try await store.putPendingProfile(profile)
+            _ = try await store.createUser(.alice, identity: .appleAlice, profile: IdentityProfile(name: "Ada"))
+            try await store.saveTokens(StoredTokens(accessToken: "a", refreshToken: "r"), for: .appleAlice)
+        }
+        let reopened = SQLiteAccountStore(database: try SQLiteDatabase(path: path), cipher: cipher, clock: clock)
+        #expect(try await reopened.database.schemaVersion() == 1)
+        #expect(try await reopened.takePendingProfile(key: "state-apple") == profile)
+        #expect(try await reopened.user(.alice)?.identities.first?.name == "Ada")
+        #expect(try await reopened.tokens(for: .appleAlice)?.refreshToken == "r")
+    }
+
+    @Test func refusesANewerSchemaAndLeavesTheFileUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("future.sqlite")
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try await database.perform("test") { connection throws(StoreError) in
+                try connection.execute("PRAGMA user_version = 2", operation: "test")
+            }
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+
+        let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
+        #expect(error?.code == .unsupportedSchema)
+        #expect(error?.message.contains("found 2") == true)
+        #expect(error?.message.contains("newer AuthFlow") == true)
+        #expect(error?.operation == "open")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func refusesADatabaseThatIsNotAnAuthFlowDatabase() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("foreign.sqlite")
+        do {
+            let connection = try SQLiteConnection(path: path, busyTimeout: 1)
+            try connection.execute(
+                "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')", operation: "test")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
+        #expect(error?.code == .unsupportedSchema)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+
+        // Another application's database with a schema version of its own.
+        do {
+            let connection = try SQLiteConnection(path: path, busyTimeout: 1)
+            try connection.execute("PRAGMA user_version = 1", operation: "test")
+        }
+        let other = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
+        #expect(other?.code == .unsupportedSchema)
+        #expect(other?.message.contains("application_id") == true)
+    }
+
+    @Test func reportsAFileThatIsNotADatabase() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("garbage.sqlite")
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 131 &+ 7) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
+        #expect(error?.code == .corruptDatabase)
+        #expect(error?.message.contains("file is not a database") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes))
+    }
+
+    @Test func reportsADamagedDatabaseAsATypedError() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("damaged.sqlite")
+        do {
+            let store = SQLiteAccountStore(
+                database: try SQLiteDatabase(path: path),
+                cipher: try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()),
+                clock: ManualClock(StoreHarness.start))
+            _ = try await store.createUser(.alice, identity: .appleAlice, profile: IdentityProfile())
+        }
+        // Overwrite the schema page after the 100-byte file header.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 3000))
+        try handle.close()
+
+        let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
+        #expect(error?.code == .corruptDatabase)
+    }
+
+    @Test func reportsDamagedRowsAsATypedErrorWhenReadingThem() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("damaged-rows.sqlite")
+        let long = String(repeating: "n", count: 400)
+        do {
+            let store = SQLiteAccountStore(
+                database: try SQLiteDatabase(path: path),
+                cipher: try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()),
+                clock: ManualClock(StoreHarness.start))
+            for index in 0..<200 {
+                _ = try await store.createUser(
+                    UserID(rawValue: "user-\(index)"), identity: IdentityKey(provider: "google", subject: "s\(index)"),
+                    profile: IdentityProfile(email: "same@example.com", emailVerified: true, name: long))
+            }
+        }
+        // Keep the header and schema page, damage every later page but the first few.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 16 * 4096)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        for page in stride(from: 8 * 4096, to: size, by: 4096) {
+            try handle.seek(toOffset: UInt64(page))
+            try handle.write(contentsOf: Data(repeating: 0x5A, count: 4096))
+        }
+        try handle.close()
+
+        do {
+            let store = SQLiteAccountStore(
+                database: try SQLiteDatabase(path: path),
+                cipher: try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()),
+                clock: ManualClock(StoreHarness.start))
+            _ = try await store.users(withVerifiedEmail: "same@example.com")
+            Issue.record("read a damaged database without an error")
+        } catch let error as StoreError {
+            #expect(error.code == .corruptDatabase)
+        }
+    }
+
+    @Test func reportsAnUnopenablePath() async throws {
+        let directory = try TemporaryDirectory()
+        let error = await storeError { () throws(StoreError) in
+            try SQLiteDatabase(path: directory.path("missing-directory/authflow.sqlite"))
+        }
+        #expect(error?.code == .backendFailure)
+        #expect(error?.message.contains("cannot open") == true)
+    }
+
+    @Test func migratesOnceWhenTwoConnectionsOpenANewFileTogether() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("together.sqlite")
+        let versions = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask { try await SQLiteDatabase(path: path, busyTimeout: 10).schemaVersion() }
+            }
+            var versions: [Int] = []
+            for try await version in group { versions.append(version) }
+            return versions
+        }
+        #expect(versions == [1, 1, 1, 1])
+    }
+
+    @Test func reportsBusyWhenAnotherConnectionHoldsTheWriteLock() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("busy.sqlite")
+        let clock = ManualClock(StoreHarness.start)
+        let cipher = try TokenCipher(secret: StoreHarness.secret, random: SystemRandom())
+        let store = SQLiteAccountStore(
+            database: try SQLiteDatabase(path: path, busyTimeout: 0.2), cipher: cipher, clock: clock)
+        let holder = try SQLiteDatabase(path: path)
+        try await holder.perform("test") { connection throws(StoreError) in
+            try connection.execute("BEGIN IMMEDIATE", operation: "test")
+        }
+        let profile = PendingProfile(
+            key: "k", provider: "apple", firstName: "A", lastName: nil, expiresAt: StoreHarness.start + 60)
+        let busy = await storeError { () throws(StoreError) in try await store.putPendingProfile(profile) }
+        #expect(busy?.code == .busy)
+        #expect(busy?.operation == "putPendingProfile")
+        // Readers are not blocked by the writer (WAL).
+        #expect(try await store.identity(.appleAlice) == nil)
+
+        try await holder.perform("test") { connection throws(StoreError) in
+            try connection.execute("COMMIT", operation: "test")
+        }
+        try await store.putPendingProfile(profile)
+        #expect(try await store.takePendingProfile(key: "k") == profile)
+    }
+}

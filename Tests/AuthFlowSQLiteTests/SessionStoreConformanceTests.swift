@@ -1,0 +1,91 @@
+import AuthFlow
+import AuthFlowJOSE
+import Foundation
+import Testing
+
+/// Every ``SessionStore`` operation, run against the in-memory and the SQLite implementation alike.
+@Suite struct SessionStoreConformanceTests {
+    static func record(
+        _ user: UserID = .alice, _ identity: IdentityKey = .appleAlice, lifetime: Double = 3600
+    ) -> SessionRecord {
+        SessionRecord(
+            userID: user, provider: identity.provider, subject: identity.subject, createdAt: StoreHarness.start,
+            expiresAt: StoreHarness.start + lifetime)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func createsAndLooksUpSessionsUntilTheyExpire(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        try await stores.sessions.createSession(id: "cookie-1", record: Self.record())
+        #expect(try await stores.sessions.session(id: "cookie-1") == Self.record())
+        #expect(try await stores.sessions.session(id: "cookie-1")?.identity == .appleAlice)
+        #expect(try await stores.sessions.session(id: "cookie-2") == nil)
+        stores.clock.advance(by: 3599)
+        #expect(try await stores.sessions.session(id: "cookie-1") != nil)
+        stores.clock.advance(by: 1)
+        #expect(try await stores.sessions.session(id: "cookie-1") == nil)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func refusesADuplicateSessionID(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        try await stores.sessions.createSession(id: "cookie-1", record: Self.record())
+        let duplicate = await storeError { () throws(StoreError) in
+            try await stores.sessions.createSession(id: "cookie-1", record: Self.record(.bob, .googleBob))
+        }
+        #expect(duplicate?.code == .duplicateSession)
+        #expect(duplicate.map { !$0.description.contains("cookie-1") } == true)
+        #expect(try await stores.sessions.session(id: "cookie-1")?.userID == .alice)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deletesOneSession(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        try await stores.sessions.createSession(id: "cookie-1", record: Self.record())
+        try await stores.sessions.createSession(id: "cookie-2", record: Self.record())
+        #expect(try await stores.sessions.deleteSession(id: "cookie-1"))
+        #expect(try await stores.sessions.deleteSession(id: "cookie-1") == false)
+        #expect(try await stores.sessions.session(id: "cookie-1") == nil)
+        #expect(try await stores.sessions.session(id: "cookie-2") != nil)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deletesEverySessionOfAUser(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        try await stores.sessions.createSession(id: "a1", record: Self.record(.alice, .appleAlice))
+        try await stores.sessions.createSession(id: "a2", record: Self.record(.alice, .googleAlice))
+        try await stores.sessions.createSession(id: "b1", record: Self.record(.bob, .googleBob))
+        #expect(try await stores.sessions.deleteSessions(userID: .alice) == 2)
+        #expect(try await stores.sessions.session(id: "a1") == nil)
+        #expect(try await stores.sessions.session(id: "a2") == nil)
+        #expect(try await stores.sessions.session(id: "b1") != nil)
+        #expect(try await stores.sessions.deleteSessions(userID: .alice) == 0)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func deletesEverySessionOfAnIdentity(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        try await stores.sessions.createSession(id: "a1", record: Self.record(.alice, .appleAlice))
+        try await stores.sessions.createSession(id: "a2", record: Self.record(.alice, .appleAlice))
+        try await stores.sessions.createSession(id: "a3", record: Self.record(.alice, .googleAlice))
+        #expect(try await stores.sessions.deleteSessions(identity: .appleAlice) == 2)
+        #expect(try await stores.sessions.session(id: "a1") == nil)
+        #expect(try await stores.sessions.session(id: "a3") != nil)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func refusesInvalidSessions(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        let emptyID = await storeError { () throws(StoreError) in
+            try await stores.sessions.createSession(id: "", record: Self.record())
+        }
+        #expect(emptyID?.code == .invalidValue)
+        let backwards = await storeError { () throws(StoreError) in
+            try await stores.sessions.createSession(id: "c", record: Self.record(lifetime: 0))
+        }
+        #expect(backwards?.code == .invalidValue)
+        let lookup = await storeError { () throws(StoreError) in try await stores.sessions.session(id: "") }
+        #expect(lookup?.code == .invalidValue)
+        try await stores.sessions.checkHealth()
+    }
+}

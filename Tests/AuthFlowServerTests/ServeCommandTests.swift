@@ -1,0 +1,179 @@
+import AuthFlowHTTP
+import AuthFlowJOSE
+import Foundation
+import Testing
+
+/// `authflow serve` / `authflow demo` as a process: the Wave 2 output lines, signals, exit codes, durability.
+@Suite("authflow serve and demo")
+struct ServeCommandTests {
+    /// A port no listener holds right now (found by binding port 0 and letting it go).
+    static func freePort() async throws -> Int {
+        let probe = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { _ in .empty() }
+        let port = try probe.start()
+        await probe.stop()
+        return port
+    }
+
+    static func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authflow-serve-\(UUID().uuidString.prefix(8))"
+        ).path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func config(port: Int, store: String = "kind: memory", secret: String? = nil) -> String {
+        """
+        server:
+          listen: 127.0.0.1:\(port)
+          public_url: http://localhost:\(port)
+        \(secret.map { "  secret: \($0)" } ?? "")
+        store:
+          \(store)
+        providers:
+          google:
+            type: google
+            client_id: 123.apps.googleusercontent.com
+            client_secret: ${GOOGLE_CLIENT_SECRET}
+          apple:
+            type: apple
+            client_id: com.example.web
+            team_id: ${APPLE_TEAM_ID}
+            key_id: ${APPLE_KEY_ID}
+            private_key_file: ${APPLE_PRIVATE_KEY_FILE}
+
+        """
+    }
+
+    /// Signs in with Google through the sandbox's consent page (the first preset identity).
+    static func signIn(_ browser: TestBrowser, app: String) async throws {
+        let start = try await browser.get("\(app)/auth/google/login?return_to=/")
+        let authorize = try #require(start.location)
+        let consent = try await browser.get(authorize)
+        let form = try #require(HTMLForm(consent.text))
+        let ticket = try #require(form.value("ticket"))
+        let origin = TestBrowser.origin(of: authorize)
+        let action = form.action.hasPrefix("http") ? form.action : origin + form.action
+        let approved = try await browser.post(
+            action, form: [("ticket", ticket), ("identity", "preset-0"), ("decision", "allow")],
+            from: origin)
+        let callback = try await browser.get(try #require(approved.location))
+        #expect(callback.status == 302)
+    }
+
+    @Test func serveSandboxPrintsTheContractLinesAndStopsOnSIGTERM() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try await Self.freePort()
+        try Self.config(port: port).write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
+        let process = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
+        defer { process.send(SIGKILL) }
+        let lines = try await process.lines(2)
+        #expect(
+            lines.first == "authflow: app listening at http://127.0.0.1:\(port) (public URL http://localhost:\(port))")
+        let sandboxLine = try #require(lines.dropFirst().first)
+        #expect(sandboxLine.hasPrefix("authflow: sandbox listening at http://127.0.0.1:"))
+        #expect(lines.count == 2, "\(process.stderr)")
+
+        let app = "http://localhost:\(port)"
+        #expect(try await TestBrowser().get(app + "/healthz").status == 200)
+        let browser = TestBrowser()
+        try await Self.signIn(browser, app: app)
+        let session = try await browser.get(app + "/auth/session")
+        #expect(session.status == 200)
+        #expect((try? JSONValue.parse(session.body))?["provider"] == .string("google"))
+        let home = try await browser.get(app + "/")
+        #expect(home.text.contains("<ol id=\"trace\">"))
+
+        process.send(SIGTERM)
+        #expect(try await process.exit() == 0)
+        #expect(!process.stderr.contains("test-secret"))
+    }
+
+    @Test func demoStopsOnSIGINT() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try await Self.freePort()
+        try Self.config(port: port).write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
+        let process = try ServeProcess(["demo"], directory: directory)
+        defer { process.send(SIGKILL) }
+        let lines = try await process.lines(2)
+        #expect(lines.count == 2, "\(process.stderr)")
+        let home = try await TestBrowser().get("http://localhost:\(port)/")
+        #expect(home.text.contains("id=\"signin-google\""))
+        process.send(SIGINT)
+        #expect(try await process.exit() == 0)
+    }
+
+    @Test func sessionsSurviveARestartWithSQLiteAndAConfiguredSecret() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try await Self.freePort()
+        let config = Self.config(
+            port: port, store: "kind: sqlite\n  path: \(directory)/authflow.sqlite",
+            secret: "0123456789abcdef0123456789abcdef-test")
+        try config.write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
+        let app = "http://localhost:\(port)"
+        let browser = TestBrowser()
+
+        let first = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
+        defer { first.send(SIGKILL) }
+        #expect(try await first.lines(2).count == 2, "\(first.stderr)")
+        try await Self.signIn(browser, app: app)
+        let before = try await browser.get(app + "/auth/session")
+        #expect(before.status == 200)
+        first.send(SIGKILL)
+        _ = try await first.exit()
+
+        let second = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
+        defer { second.send(SIGKILL) }
+        #expect(try await second.lines(2).count == 2, "\(second.stderr)")
+        let after = try await browser.get(app + "/auth/session")
+        #expect(after.status == 200)
+        #expect(after.text == before.text)
+        second.send(SIGTERM)
+        #expect(try await second.exit() == 0)
+    }
+
+    @Test func aBadConfigurationExits1() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "server:\n  listen: 127.0.0.1:0\n  publik_url: http://localhost\nproviders: {}\n".write(
+            toFile: directory + "/bad.yaml", atomically: true, encoding: .utf8)
+        let process = try ServeProcess(["serve", "--config", directory + "/bad.yaml"])
+        #expect(try await process.exit() == 1)
+        #expect(process.stderr.contains("publik_url"))
+        #expect(process.stdout.isEmpty)
+    }
+
+    @Test func serveWithoutSandboxNeedsTheSecret() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try await Self.freePort()
+        try Self.config(port: port).write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
+        let process = try ServeProcess(["serve", "--config", directory + "/providers.yaml"])
+        #expect(try await process.exit() == 1)
+        #expect(!process.stderr.isEmpty)
+    }
+
+    @Test func aBusyPortExits1() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let holder = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { _ in .empty() }
+        let port = try holder.start()
+        try Self.config(port: port).write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
+        let process = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
+        let status = try await process.exit()
+        await holder.stop()
+        #expect(status == 1)
+        #expect(process.stderr.contains("cannot start"))
+        #expect(!process.stdout.contains("listening"))
+    }
+
+    @Test func usageErrorsExit2() async throws {
+        let process = try ServeProcess(["serve", "--no-such-option", "x"])
+        #expect(try await process.exit() == 2)
+        let stray = try ServeProcess(["demo", "extra"])
+        #expect(try await stray.exit() == 2)
+    }
+}

@@ -1,0 +1,80 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+import AuthFlowSQLite
+import AuthFlowSandbox
+import Foundation
+import Testing
+
+@testable import AuthFlowServer
+
+@Suite("The server on its stores: SQLite at rest, Apple's name never lost")
+struct StoreIntegrationTests {
+    @Test func refreshTokensAreStoredEncryptedInSQLite() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authflow-server-\(UUID().uuidString.prefix(8)).sqlite"
+        ).path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        var settings = TestDeployment.Settings()
+        settings.stores = { clock in
+            try SignInServer.Stores.open(
+                StoreSettings(kind: .sqlite, path: path), secret: Secret("test-secret-0123456789abcdef-0123456789"),
+                clock: clock, random: SystemRandom())
+        }
+        try await TestDeployment.with(settings) { app in
+            let browser = TestBrowser()
+            try await app.signIn(browser, provider: "x", as: People.carol)
+            #expect(try await app.session(browser).status == 200)
+            let tokens = try #require(
+                try await app.stores.accounts.tokens(for: IdentityKey(provider: "x", subject: "carol-3")))
+            let refresh = try #require(tokens.refreshToken)
+            let access = try #require(tokens.accessToken)
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            if let wal = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")) { bytes += [UInt8](wal) }
+            #expect(!Self.contains(bytes, Array(refresh.utf8)))
+            #expect(!Self.contains(bytes, Array(access.utf8)))
+            let cookie = try #require(browser.cookie(app.sessionCookie, for: app.appURL))
+            #expect(!Self.contains(bytes, Array(cookie.utf8)))  // only the session id's digest is stored
+        }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<(start + needle.count)]) == needle { return true }
+        }
+        return false
+    }
+
+    @Test func appleNameSurvivesAFailedTokenExchange() async throws {
+        try await TestDeployment.with { app in
+            let browser = TestBrowser()
+            let answer = try await app.authorize(browser, provider: "apple", as: People.bob)
+            guard case .post(_, let fields) = answer else {
+                Issue.record("expected Apple to answer with a form POST")
+                return
+            }
+            #expect(fields.contains { $0.0 == "user" })
+            // The token endpoint refuses the exchange (the client is gone for a moment).
+            let client = try #require(app.sandbox.client(.apple, clientID: "com.example.web"))
+            app.sandbox.unregister(.apple, clientID: "com.example.web")
+            let failed = try await app.deliver(answer, in: browser)
+            #expect(failed.status == 401)
+            #expect(errorCode(failed) == "token_endpoint_error")
+            try app.sandbox.register(client)
+
+            // Apple does not send the name again; the retry from the same browser still gets it.
+            let retry = try await app.authorize(browser, provider: "apple", as: People.bob)
+            guard case .post(_, let retryFields) = retry else {
+                Issue.record("expected Apple to answer with a form POST")
+                return
+            }
+            try #require(
+                !retryFields.contains { $0.0 == "user" }, "the sandbox resent the name; the test proves nothing")
+            #expect(try await app.deliver(retry, in: browser).status == 303)
+            #expect(try await app.session(browser).json?["name"]?.stringValue == "Bob Other")
+        }
+    }
+}
