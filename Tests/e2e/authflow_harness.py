@@ -23,6 +23,7 @@ import os
 import queue
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -385,7 +386,11 @@ CLOCK_SHIM_SOURCE = Path(__file__).resolve().parent / "clockshim" / "clock_offse
 def build_clock_shim(directory: Path) -> Path:
     """Compiles the LD_PRELOAD clock shim with the system C compiler; raises RuntimeError if it cannot."""
     output = directory / "clock_offset.so"
-    for compiler in ("cc", "gcc", "clang"):
+    compilers = ["cc", "gcc", "clang"]
+    swift = shutil.which("swift")
+    if swift:  # the Swift toolchain ships its own clang next to `swift`
+        compilers.append(os.path.join(os.path.dirname(os.path.realpath(swift)), "clang"))
+    for compiler in compilers:
         try:
             result = subprocess.run(
                 [compiler, "-shared", "-fPIC", "-O2", "-o", str(output), str(CLOCK_SHIM_SOURCE), "-ldl"],
