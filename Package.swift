@@ -112,6 +112,13 @@ let package = Package(
                     description: "Print the capability matrix of providers.yaml (authflow matrix)")),
             dependencies: ["authflow"]),
 
+        // Test support only: child processes started with posix_spawn (not Foundation's Process).
+        .target(name: "CChildProcess", path: "Tests/Support/CChildProcess"),
+        .target(
+            name: "AuthFlowTestSupport", dependencies: ["CChildProcess"], path: "Tests/Support/AuthFlowTestSupport",
+            swiftSettings: strict),
+        .testTarget(name: "AuthFlowTestSupportTests", dependencies: ["AuthFlowTestSupport"], swiftSettings: strict),
+
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
