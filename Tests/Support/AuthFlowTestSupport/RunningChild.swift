@@ -30,6 +30,8 @@ public final class RunningChild: Sendable {
             var stdoutOpen = true
             var termination: ChildProcess.Termination?
             var released = false
+            /// Set by the monitor once it stopped reading (both pipes at end of file, or given up).
+            var outputEnded = false
         }
 
         let state = Mutex(State())
@@ -174,23 +176,27 @@ public final class RunningChild: Sendable {
         }
     }
 
-    /// Waits (blocking the calling thread) at most `timeout` seconds for the child to end; nil if it still runs.
+    /// Waits (blocking the calling thread) at most `timeout` seconds for the child to end and its output to
+    /// be collected; nil if it still runs.
+    ///
+    /// When it returns a termination, `stdout` and `stderr` hold everything the child wrote (unless a
+    /// grandchild kept the pipes open past the timeout).
     public func waitForExit(timeout: Double) -> ChildProcess.Termination? {
         let deadline = ChildIO.now() + timeout
         while true {
-            if let ended = reapIfEnded() { return ended }
-            guard ChildIO.now() < deadline else { return nil }
+            if let ended = endedWithOutput() { return ended }
+            guard ChildIO.now() < deadline else { return reapIfEnded() }
             usleep(2_000)
         }
     }
 
-    /// Waits (suspending, never blocking a thread) at most `timeout` seconds for the child to end; nil if it
-    /// still runs.
+    /// Waits (suspending, never blocking a thread) at most `timeout` seconds for the child to end and its
+    /// output to be collected; nil if it still runs.
     public func waitForExit(timeout: Double) async -> ChildProcess.Termination? {
         let deadline = ChildIO.now() + timeout
         while true {
-            if let ended = reapIfEnded() { return ended }
-            guard ChildIO.now() < deadline else { return nil }
+            if let ended = endedWithOutput() { return ended }
+            guard ChildIO.now() < deadline else { return reapIfEnded() }
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -213,6 +219,14 @@ public final class RunningChild: Sendable {
             let ended = ChildIO.reap(pid, blocking: true) ?? .exited(-1)
             state.termination = ended
             return ended
+        }
+    }
+
+    /// The termination once the child is reaped and the monitor has read all its output.
+    private func endedWithOutput() -> ChildProcess.Termination? {
+        shared.state.withLock { state in
+            if state.termination == nil { state.termination = ChildIO.reap(pid, blocking: false) }
+            return state.outputEnded ? state.termination : nil
         }
     }
 
@@ -244,7 +258,10 @@ public final class RunningChild: Sendable {
         defer {
             for fd in [output, errors].compactMap({ $0 }) { close(fd) }
             if pidfd >= 0 { close(pidfd) }
-            shared.state.withLock { $0.stdoutOpen = false }
+            shared.state.withLock {
+                $0.stdoutOpen = false
+                $0.outputEnded = true
+            }
         }
         while true {
             let (ended, released) = shared.state.withLock { state in
