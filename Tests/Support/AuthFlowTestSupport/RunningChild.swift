@@ -45,7 +45,11 @@ public final class RunningChild: Sendable {
         input = Mutex(child.stdin)
         let shared = self.shared
         let pid = child.pid
-        let thread = Thread { Self.monitor(shared, pid: pid, stdout: child.stdout, stderr: child.stderr) }
+        // Opened before anyone can reap the child, so it never names a recycled pid.
+        let pidfd = af_pidfd_open(pid)
+        let thread = Thread {
+            Self.monitor(shared, pid: pid, pidfd: pidfd, stdout: child.stdout, stderr: child.stderr)
+        }
         thread.name = "RunningChild \(pid)"
         thread.start()
     }
@@ -250,11 +254,11 @@ public final class RunningChild: Sendable {
 
     /// Reads stdout and stderr into `shared` and reaps the child; ends once the child is reaped and its
     /// pipes are closed (or after a grace period when a grandchild keeps them open, or once released).
-    private static func monitor(_ shared: Shared, pid: pid_t, stdout: Int32, stderr: Int32?) {
+    /// `pidfd` polls readable when the child exits (-1 without pidfd support: the exit is noticed by polling).
+    private static func monitor(_ shared: Shared, pid: pid_t, pidfd: Int32, stdout: Int32, stderr: Int32?) {
         var output: Int32? = stdout
         var errors = stderr
         var reapedAt: Double?
-        let pidfd = af_pidfd_open(pid)
         defer {
             for fd in [output, errors].compactMap({ $0 }) { close(fd) }
             if pidfd >= 0 { close(pidfd) }
