@@ -112,17 +112,24 @@ let package = Package(
                     description: "Print the capability matrix of providers.yaml (authflow matrix)")),
             dependencies: ["authflow"]),
 
+        // Test support only: child processes started with posix_spawn (not Foundation's Process).
+        .target(name: "CChildProcess", path: "Tests/Support/CChildProcess"),
+        .target(
+            name: "AuthFlowTestSupport", dependencies: ["CChildProcess"], path: "Tests/Support/AuthFlowTestSupport",
+            swiftSettings: strict),
+        .testTarget(name: "AuthFlowTestSupportTests", dependencies: ["AuthFlowTestSupport"], swiftSettings: strict),
+
         .testTarget(
-            name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE"],
+            name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE", "AuthFlowTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowSQLiteTests", dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE"],
-            swiftSettings: strict),
+            name: "AuthFlowSQLiteTests",
+            dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE", "AuthFlowTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP"], exclude: ["Support/Python"],
-            swiftSettings: strict),
+            name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP", "AuthFlowTestSupport"],
+            exclude: ["Support/Python"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
             swiftSettings: strict),
@@ -130,7 +137,7 @@ let package = Package(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
-                "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+                "AuthFlowJOSE", "AuthFlowHTTP", "authflow", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -138,7 +145,7 @@ let package = Package(
             dependencies: [
                 "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
                 // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
-                "AuthFlow", "AuthFlowProviders",
+                "AuthFlow", "AuthFlowProviders", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -153,16 +160,19 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowMatrixTests",
-            dependencies: ["AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow"],
+            dependencies: [
+                "AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow", "AuthFlowTestSupport",
+            ],
             exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowServerTests",
             dependencies: [
                 "AuthFlowServer", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox", "AuthFlowProviders",
-                "AuthFlowSQLite", "authflow",
+                "AuthFlowSQLite", "authflow", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowTestSupport"],
+            swiftSettings: strict),
     ]
 )

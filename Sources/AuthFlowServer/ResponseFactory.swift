@@ -47,7 +47,7 @@ enum ResponseFactory {
     static func secured(_ response: HTTPServerResponse) -> HTTPServerResponse {
         var response = response
         if response.headers["X-Content-Type-Options"] == nil { response.headers["X-Content-Type-Options"] = "nosniff" }
-        if response.headers["Referrer-Policy"] == nil { response.headers["Referrer-Policy"] = "no-referrer" }
+        if response.headers["Referrer-Policy"] == nil { response.headers["Referrer-Policy"] = "same-origin" }
         if response.headers["X-Frame-Options"] == nil { response.headers["X-Frame-Options"] = "DENY" }
         if response.headers["Cache-Control"] == nil { response.headers["Cache-Control"] = "no-store" }
         return response

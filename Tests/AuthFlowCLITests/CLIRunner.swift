@@ -1,3 +1,4 @@
+import AuthFlowTestSupport
 import Foundation
 
 /// Runs the built `authflow` binary (found next to the test bundle) and the Python peer.
@@ -41,14 +42,10 @@ enum CLIRunner {
 
     /// Runs the binary on a thread of its own, so the test's cooperative threads stay free to serve
     /// requests the binary makes to an in-process server.
-    static func authflowOffPool(_ arguments: [String]) async throws -> Output {
-        let executable = try binary()
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try run(executable, arguments) })
-            }
-            thread.start()
-        }
+    static func authflowOffPool(_ arguments: [String], timeout: Double = 60) async throws -> Output {
+        let output = try await ChildProcess.run(
+            executable: try binary(), arguments: arguments, stdin: [], timeout: timeout)
+        return Output(output)
     }
 
     static let python: String? = ProcessInfo.processInfo.environment["AUTHFLOW_PYTHON"].flatMap {
@@ -63,34 +60,19 @@ enum CLIRunner {
         return try run(python, [peerScript] + arguments)
     }
 
+    /// Runs `executable` to completion (stdin: `stdin`, else empty), killing it after `timeout` seconds.
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws
         -> Output
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        process.waitUntilExit()
-        group.wait()
-        killer.cancel()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        Output(
+            try ChildProcess.run(
+                executable: executable, arguments: arguments, stdin: Array((stdin ?? "").utf8), timeout: timeout))
+    }
+}
+
+extension CLIRunner.Output {
+    init(_ output: ChildProcess.Output) {
+        self.init(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
     }
 }
 

@@ -1,6 +1,7 @@
 import AuthFlow
 import AuthFlowMatrix
 import AuthFlowProviders
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -82,45 +83,10 @@ enum MatrixTestSupport {
     ) async throws -> Output {
         await ProcessGate.shared.enter()
         defer { Task { await ProcessGate.shared.leave() } }
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(
-                    with: Result {
-                        try runBlocking(
-                            executable, arguments, environment: environment, directory: directory, timeout: timeout)
-                    })
-            }
-            thread.start()
-        }
-    }
-
-    private static func runBlocking(
-        _ executable: String, _ arguments: [String], environment: [String: String]?, directory: URL, timeout: Double
-    ) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        process.waitUntilExit()
-        group.wait()
-        killer.cancel()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        let output = try await ChildProcess.run(
+            executable: executable, arguments: arguments, environment: environment, directory: directory.path,
+            timeout: timeout)
+        return Output(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
     }
 
     /// The first executable among `candidates` (absolute paths) or on `PATH` by name.

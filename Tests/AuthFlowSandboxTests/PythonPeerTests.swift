@@ -1,8 +1,8 @@
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowSandbox
+import AuthFlowTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Runs the project's independent JOSE peer (Tests/e2e/peers/jwt_peer.py: PyJWT and jwcrypto) with the
@@ -30,51 +30,13 @@ enum JOSEPeer {
         var description: String { "AUTHFLOW_PYTHON does not name an executable Python (AUTHFLOW_REQUIRE_PEERS=1)" }
     }
 
-    /// Runs the peer off the cooperative thread pool, so waiting for Python never starves the loopback
-    /// servers' handlers that share the pool.
+    /// Runs the peer off the cooperative thread pool (on a thread of its own), so waiting for Python never
+    /// starves the loopback servers' handlers that share the pool; the peer is killed if it overruns.
     static func run(_ arguments: [String], timeout: Double = 60) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(arguments, timeout: timeout) })
-            }
-        }
-    }
-
-    /// Runs the peer with a hard timeout; the process is terminated if it overruns.
-    static func runBlocking(_ arguments: [String], timeout: Double) throws -> Output {
         guard let python else { throw Missing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let errorReader = DispatchQueue.global()
-        let errorData = Mutexed(Data())
-        let group = DispatchGroup()
-        errorReader.async(group: group) { errorData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        group.wait()
-        killer.cancel()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errorData.get(), as: UTF8.self))
+        let output = try await ChildProcess.run(executable: python, arguments: [script] + arguments, timeout: timeout)
+        return Output(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
     }
-}
-
-/// A tiny lock-protected box for data read on another queue.
-final class Mutexed<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
-    func set(_ newValue: Value) { value.withLock { $0 = newValue } }
-    func get() -> Value { value.withLock { $0 } }
-    func update(_ change: (inout Value) -> Void) { value.withLock { change(&$0) } }
 }
 
 @Suite(

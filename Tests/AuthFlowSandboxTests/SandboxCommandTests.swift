@@ -1,5 +1,6 @@
 import AuthFlowHTTP
 import AuthFlowJOSE
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -9,9 +10,7 @@ struct BinaryNotFound: Error, CustomStringConvertible {
 
 /// Runs the built `authflow sandbox` verb as a child process.
 final class SandboxProcess: Sendable {
-    let process: Process
-    private let output = Mutexed<[UInt8]>([])
-    private let errors = Mutexed<[UInt8]>([])
+    let child: RunningChild
 
     static func binary() throws -> String {
         var candidates = [URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent()]
@@ -33,53 +32,38 @@ final class SandboxProcess: Sendable {
     }
 
     init(_ arguments: [String]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
-        process.arguments = ["sandbox"] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }  // end of file
-            output.update { $0 += data }
-        }
-        err.fileHandleForReading.readabilityHandler = { [errors] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }  // end of file
-            errors.update { $0 += data }
-        }
-        try process.run()
+        child = try ChildProcess.start(executable: try Self.binary(), arguments: ["sandbox"] + arguments)
     }
 
-    var stdout: String { String(decoding: output.get(), as: UTF8.self) }
-    var stderr: String { String(decoding: errors.get(), as: UTF8.self) }
+    var stdout: String { child.stdoutText }
+    var stderr: String { child.stderrText }
 
     /// Waits (bounded) until stdout contains `marker`.
     func waitFor(_ marker: String, timeout: Double = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if stdout.contains(marker) { return true }
-            if !process.isRunning { return stdout.contains(marker) }
+            if !child.isRunning {
+                _ = await child.waitForExit(timeout: 5)  // the rest of its output
+                return stdout.contains(marker)
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return false
     }
 
-    /// Waits (bounded) for the process to exit; kills it if it overruns.
+    /// Sends SIGTERM (the sandbox stops and removes a credentials directory it created).
+    func terminate() { child.signal(SIGTERM) }
+
+    /// Waits (bounded) for the process to exit; terminates it if it overruns.
     func waitForExit(timeout: Double = 20) async -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning {
-            process.terminate()
-            return nil
-        }
-        return process.terminationStatus
+        if let ended = await child.waitForExit(timeout: timeout) { return ended.status }
+        terminate()
+        return nil
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    /// SIGTERM first, so the sandbox cleans up after itself; SIGKILL after a grace period.
+    deinit { child.stop(grace: 5) }
 }
 
 @Suite("authflow sandbox")
@@ -113,7 +97,7 @@ struct SandboxCommandTests {
         #expect(child.stdout.contains("http://localhost:3000/auth/apple/callback"))
         #expect(child.stdout.contains(".p8"))
 
-        child.process.terminate()  // SIGTERM
+        child.terminate()  // SIGTERM
         #expect(await child.waitForExit() == 0)
         #expect(child.stderr.contains("stopping"))
         // A directory the user named is kept.

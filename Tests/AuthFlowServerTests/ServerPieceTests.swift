@@ -52,6 +52,8 @@ struct ServerPieceTests {
         let check = OriginCheck(publicURL: "http://localhost:8080")
         try check.check(request(["Origin": "http://localhost:8080", "Sec-Fetch-Site": "same-origin"]))
         try check.check(request(["Sec-Fetch-Site": "none"]))
+        // A same-origin POST from a page with `Referrer-Policy: no-referrer` carries `Origin: null`.
+        try check.check(request(["Origin": "null", "Sec-Fetch-Site": "same-origin"]))
         try check.check(request(["Referer": "http://localhost:8080/page"]))
         try check.check(request([:]))
     }
@@ -61,6 +63,8 @@ struct ServerPieceTests {
             ["Origin": "http://evil.example"], ["Origin": "null"], ["Origin": "http://localhost:8081"],
             ["Origin": "https://localhost:8080"], ["Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "same-site"],
             ["Origin": "http://localhost:8080", "Sec-Fetch-Site": "cross-site"], ["Referer": "http://evil.example/"],
+            ["Origin": "null", "Sec-Fetch-Site": "none"], ["Origin": "null", "Sec-Fetch-Site": "cross-site"],
+            ["Origin": "http://evil.example", "Sec-Fetch-Site": "same-origin"],
         ] as [HTTPHeaders])
     func originCheckRefusesOtherOrigins(headers: HTTPHeaders) {
         let check = OriginCheck(publicURL: "http://localhost:8080")

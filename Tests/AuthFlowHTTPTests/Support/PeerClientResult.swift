@@ -1,3 +1,4 @@
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -14,21 +15,11 @@ struct PeerClientResult: Sendable {
 
     static func run(_ method: String, _ url: String, arguments: [String] = []) async throws -> PeerClientResult {
         let interpreter = try #require(PythonPeer.interpreter, "no Python interpreter (set AUTHFLOW_PYTHON)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = [PythonPeer.supportFile("peer_client.py"), method, url] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        if process.isRunning {
-            process.terminate()
-            throw PeerError(message: "the Python client did not finish within 20 s")
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let output = try await ChildProcess.run(
+            executable: interpreter, arguments: [PythonPeer.supportFile("peer_client.py"), method, url] + arguments,
+            timeout: 20)
+        if output.timedOut { throw PeerError(message: "the Python client did not finish within 20 s") }
+        let data = Data(output.stdout)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         return PeerClientResult(
             status: object["status"] as? Int, headers: object["headers"] as? [[String]] ?? [],

@@ -1,5 +1,5 @@
+import AuthFlowTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Runs a Python helper script from this folder as a child process for the duration of a test.
@@ -8,9 +8,7 @@ import Testing
 /// that need it are disabled with a reason, unless `AUTHFLOW_REQUIRE_PEERS=1`, in which case
 /// they run and fail.
 final class PythonPeer: Sendable {
-    private let process: Process
-    private let stdinPipe: Pipe
-    private let output = OutputBuffer()
+    private let child: RunningChild
 
     static var interpreter: String? {
         if let configured = ProcessInfo.processInfo.environment["AUTHFLOW_PYTHON"], !configured.isEmpty {
@@ -29,14 +27,10 @@ final class PythonPeer: Sendable {
     /// Whether the interpreter runs and can import `modules`.
     static func canRun(importing modules: [String] = []) -> Bool {
         guard let interpreter else { return false }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: interpreter)
-        probe.arguments = ["-c", "import " + (["sys"] + modules).joined(separator: ", ")]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do { try probe.run() } catch { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        let probe = try? ChildProcess.run(
+            executable: interpreter, arguments: ["-c", "import " + (["sys"] + modules).joined(separator: ", ")],
+            timeout: 60)
+        return probe?.termination == .exited(0)
     }
 
     static let available = canRun()
@@ -50,55 +44,33 @@ final class PythonPeer: Sendable {
 
     init(script: String, arguments: [String] = []) throws {
         let interpreter = try #require(Self.interpreter, "no Python interpreter (set AUTHFLOW_PYTHON)")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = ["-u", Self.supportFile(script)] + arguments
-        stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.nullDevice
-        let output = self.output
-        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
-                output.bytes.withLock { $0.append(contentsOf: data) }
-            }
-        }
-        try process.run()
+        // The script exits when its stdin closes (`stop()`, or this process dying).
+        child = try ChildProcess.start(
+            executable: interpreter, arguments: ["-u", Self.supportFile(script)] + arguments, stdin: .pipe,
+            stderr: .discard)
     }
 
     /// Waits (at most `timeout` seconds) for a stdout line `KEY value` and returns the value.
     func value(for key: String, timeout: Double = 15) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let text = output.bytes.withLock { String(decoding: $0, as: UTF8.self) }
+            let text = child.stdoutText
             for line in text.split(separator: "\n") where line.hasPrefix(key + " ") {
                 return String(line.dropFirst(key.count + 1))
             }
-            guard process.isRunning else { break }
+            guard child.isRunning else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw PeerError(message: "the Python peer did not report \(key) within \(timeout) s")
     }
 
-    /// Stops the child process and waits for it (bounded).
+    /// Stops the child process and waits for it (bounded): closes its stdin, then SIGTERM, then SIGKILL.
     func stop() {
-        try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        child.closeStdin()
+        child.stop(grace: 5)
     }
 
     deinit { stop() }
-}
-
-/// Bytes a child process wrote, shared with the pipe's reading thread.
-final class OutputBuffer: Sendable {
-    let bytes = Mutex<[UInt8]>([])
 }
 
 struct PeerError: Error, CustomStringConvertible {

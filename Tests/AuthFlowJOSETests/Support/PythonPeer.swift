@@ -1,3 +1,4 @@
+import AuthFlowTestSupport
 import Foundation
 
 /// Runs Tests/e2e/peers/jwt_peer.py with the interpreter named by `AUTHFLOW_PYTHON`.
@@ -38,31 +39,9 @@ enum ProcessRunner {
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, timeout: Double = 60) throws
         -> PythonPeer.Output
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        process.waitUntilExit()
-        group.wait()
-        killer.cancel()
-        return PythonPeer.Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        let output = try ChildProcess.run(
+            executable: executable, arguments: arguments, stdin: Array((stdin ?? "").utf8), timeout: timeout)
+        return PythonPeer.Output(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
     }
 }
 

@@ -1,9 +1,5 @@
+import AuthFlowTestSupport
 import Foundation
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A Python child process (the interpreter named by `AUTHFLOW_PYTHON`) running an inline script, for
 /// checks by an independent SQLite reader/writer and an independent AES-GCM implementation.
@@ -22,97 +18,55 @@ final class PythonProcess: Sendable {
         let description: String
     }
 
-    /// What the reading handlers collect.
-    private final class Output: Sendable {
-        let lines = Mutex<[String]>([])
-        let partial = Mutex<[UInt8]>([])
-        let errors = Mutex<[UInt8]>([])
-        let closed = Mutex(false)
-    }
-
-    private let process: Process
-    private let output = Output()
+    private let child: RunningChild
 
     /// Starts `python -c script arguments…`.
     init(script: String, arguments: [String]) throws {
-        guard let interpreter = Self.interpreter else {
-            throw Failure(description: "AUTHFLOW_PYTHON does not name an executable Python (AUTHFLOW_REQUIRE_PEERS=1)")
-        }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = ["-u", "-c", script] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.partial.withLock { buffer in
-                buffer += data
-                while let newline = buffer.firstIndex(of: 10) {
-                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                    buffer.removeSubrange(...newline)
-                    output.lines.withLock { $0.append(line) }
-                }
-            }
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.closed.withLock { $0 = true }
-            }
-        }
-        err.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.errors.withLock { $0 += data }
-            if data.isEmpty { handle.readabilityHandler = nil }
-        }
-        try process.run()
+        child = try ChildProcess.start(
+            executable: try Self.python(), arguments: ["-u", "-c", script] + arguments)
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    private static func python() throws -> String {
+        guard let interpreter else {
+            throw Failure(description: "AUTHFLOW_PYTHON does not name an executable Python (AUTHFLOW_REQUIRE_PEERS=1)")
+        }
+        return interpreter
+    }
 
     /// Waits up to `timeout` seconds for the next line of standard output.
     func nextLine(timeout: Double = 30) async throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let line = output.lines.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return line }
-            if !process.isRunning, output.lines.withLock({ $0.isEmpty }) {
-                try await Task.sleep(nanoseconds: 50_000_000)
-                if let line = output.lines.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return line }
-                throw Failure(description: "python exited (\(process.terminationStatus)): \(standardError)")
+        do {
+            guard let line = try await child.readLine(timeout: timeout) else {
+                let status = await child.waitForExit(timeout: 5)
+                throw Failure(description: "python exited (\(status.map { "\($0)" } ?? "running")): \(standardError)")
             }
-            try await Task.sleep(nanoseconds: 10_000_000)
+            return line
+        } catch let error as ChildProcessError where error.code == "timed_out" {
+            throw Failure(description: "no output from python within \(timeout) s: \(standardError)")
         }
-        throw Failure(description: "no output from python within \(timeout) s: \(standardError)")
     }
 
     /// Waits up to `timeout` seconds for the process to exit and returns its status.
     func exitStatus(timeout: Double = 30) async throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            guard Date() < deadline else {
-                killHard()
-                throw Failure(description: "python still running after \(timeout) s")
-            }
-            try await Task.sleep(nanoseconds: 10_000_000)
+        guard let ended = await child.waitForExit(timeout: timeout) else {
+            killHard()
+            throw Failure(description: "python still running after \(timeout) s")
         }
-        return process.terminationStatus
+        return ended.status
     }
 
     /// Sends SIGKILL (no chance to clean up, like a crash) and waits for the process to end.
-    func killHard() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    func killHard() { child.kill() }
 
-    var standardError: String { output.errors.withLock { String(decoding: $0, as: UTF8.self) } }
+    var standardError: String { child.stderrText }
 
     /// Runs a script to completion and returns its standard output lines.
     static func run(_ script: String, _ arguments: [String], timeout: Double = 60) async throws -> [String] {
-        let python = try PythonProcess(script: script, arguments: arguments)
-        let status = try await python.exitStatus(timeout: timeout)
-        for _ in 0..<500 where !python.output.closed.withLock({ $0 }) { try await Task.sleep(nanoseconds: 10_000_000) }
-        guard status == 0 else { throw Failure(description: "python exited \(status): \(python.standardError)") }
-        return python.output.lines.withLock { $0 }
+        let output = try await ChildProcess.run(
+            executable: try python(), arguments: ["-u", "-c", script] + arguments, timeout: timeout)
+        guard output.termination == .exited(0) else {
+            throw Failure(description: "python ended (\(output.termination)): \(output.stderrText)")
+        }
+        return output.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 }

@@ -1,74 +1,43 @@
+import AuthFlowTestSupport
 import Foundation
-import Synchronization
 
 /// The built `authflow` binary running as a child process, watched without blocking the cooperative pool
-/// (output is collected by a pipe handler; waits poll with `Task.sleep`).
+/// (a monitor thread collects its output; waits poll with `Task.sleep`). Killed and reaped when released.
 final class ServeProcess: Sendable {
-    /// What the handlers record (a class, so the closures can share it).
-    private final class Record: Sendable {
-        let output = Mutex<[UInt8]>([])
-        let errors = Mutex<[UInt8]>([])
-        let exitStatus = Mutex<Int32?>(nil)
-    }
-
-    private let process: Process
-    private let record = Record()
+    private let child: RunningChild
 
     init(_ arguments: [String], directory: String? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        self.process = process
-        let record = self.record
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            record.output.withLock { $0 += data }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            record.errors.withLock { $0 += data }
-        }
-        process.terminationHandler = { process in
-            record.exitStatus.withLock { $0 = process.terminationStatus }
-        }
-        try process.run()
+        child = try ChildProcess.start(executable: try Self.binary(), arguments: arguments, directory: directory)
     }
 
-    var stdout: String { record.output.withLock { String(decoding: $0, as: UTF8.self) } }
-    var stderr: String { record.errors.withLock { String(decoding: $0, as: UTF8.self) } }
-    var pid: Int32 { process.processIdentifier }
+    var stdout: String { child.stdoutText }
+    var stderr: String { child.stderrText }
+    var pid: Int32 { child.pid }
 
     /// Waits until stdout holds `count` complete lines (or the process exits, or `timeout` passes).
     func lines(_ count: Int, timeout: Double = 60) async throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let lines = stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-            if lines.count >= count || record.exitStatus.withLock({ $0 }) != nil { return lines }
-            try await Task.sleep(for: .milliseconds(50))
+        var lines: [String] = []
+        while lines.count < count {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { break }
+            do {
+                guard let line = try await child.readLine(timeout: remaining) else { break }
+                lines.append(line)
+            } catch let error as ChildProcessError where error.code == "timed_out" {
+                break
+            }
         }
-        return stdout.split(separator: "\n").map(String.init)
+        return lines
     }
 
-    /// Sends `signal` to the process (by its id) while it runs.
-    func send(_ signal: Int32) {
-        guard record.exitStatus.withLock({ $0 }) == nil else { return }
-        kill(process.processIdentifier, signal)
-    }
+    /// Sends `signal` to the process while it runs (never once it has been reaped).
+    func send(_ signal: Int32) { child.signal(signal) }
 
-    /// Waits for the exit status; kills the process (by its id) and returns `nil` after `timeout`.
+    /// Waits for the exit status; kills the process and returns `nil` after `timeout`.
     func exit(timeout: Double = 30) async throws -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let status = record.exitStatus.withLock({ $0 }) { return status }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        kill(process.processIdentifier, SIGKILL)
+        if let ended = await child.waitForExit(timeout: timeout) { return ended.status }
+        child.kill()
         return nil
     }
 
