@@ -61,24 +61,6 @@ def missing(reason: str):
     pytest.skip(reason)
 
 
-#: Server defects these tests detect, by the exact signature each has, while they are not fixed. A test that
-#: sees one reports it as an expected failure with this text (shown by `pytest -ra`) and passes as soon as
-#: the server is fixed; delete an entry to make its tests fail again instead.
-KNOWN_SERVER_BUGS = {
-    "origin-null": (
-        "server bug: every response carries `Referrer-Policy: no-referrer`, under which browsers send "
-        "`Origin: null` with a form POST (Fetch, 'append a request Origin header'), and the origin check "
-        "refuses `null`: the demo page's Sign out (and Delete account) form answers 403 cross_origin_request "
-        "in a real browser"),
-}
-
-
-def known_server_bug(name: str) -> None:
-    import pytest
-    if name in KNOWN_SERVER_BUGS:
-        pytest.xfail(KNOWN_SERVER_BUGS[name])
-
-
 #: Plain HTTP calls (admin endpoints, notifications): never through a proxy from the environment.
 direct = requests.Session()
 direct.trust_env = False
