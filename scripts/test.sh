@@ -14,3 +14,7 @@ export AUTHFLOW_REQUIRE_PEERS=1
 
 swift build
 swift test
+
+# The black-box end-to-end suite (Tests/e2e): the freshly built `authflow` started as a process
+# (`serve --sandbox`, `demo`), driven over HTTP and through headless Chromium. Any failure fails the script.
+AUTHFLOW_BIN="$(swift build --show-bin-path)/authflow" .venv/bin/python -m pytest -q Tests/e2e

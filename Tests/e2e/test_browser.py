@@ -1,0 +1,137 @@
+"""A real browser signs in: headless Chromium (Debian's /usr/bin/chromium and /usr/bin/chromedriver)
+driven by Selenium, with a new temporary profile, against `authflow serve --sandbox`. The app is at
+http://localhost:P and the sandbox at http://127.0.0.1:P2, so Apple's form_post callback is a real
+cross-site POST and the flow cookie's SameSite=Lax rules apply exactly as in production."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import authflow_harness as harness
+from authflow_harness import Identity, missing
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("AUTHFLOW_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("AUTHFLOW_CHROMEDRIVER", "/usr/bin/chromedriver")
+WAIT = 20  # seconds for any page to reach the expected state
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError as error:
+        missing(f"selenium is not installed in this Python ({error})")
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            missing(f"{path} is not installed (Debian packages chromium and chromium-driver)")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    options = Options()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                     "--disable-background-networking", "--disable-sync", "--disable-component-update",
+                     "--password-store=basic", "--window-size=1200,900", f"--user-data-dir={profile}"):
+        options.add_argument(argument)
+    log = tmp_path_factory.mktemp("chromedriver") / "chromedriver.log"
+    service = Service(executable_path=CHROMEDRIVER, log_output=str(log))
+    browser = webdriver.Chrome(service=service, options=options)
+    browser.set_page_load_timeout(WAIT)
+    browser.set_script_timeout(WAIT)
+    try:
+        yield browser
+    finally:
+        browser.quit()
+
+
+@pytest.fixture(scope="module")
+def screenshots():
+    directory = Path(tempfile.mkdtemp(prefix="authflow-e2e-screenshots-"))
+    yield directory
+    if not any(directory.iterdir()):
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def wait_for(driver, condition, what: str):
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+    try:
+        return WebDriverWait(driver, WAIT, poll_frequency=0.1).until(condition)
+    except TimeoutException:
+        raise AssertionError(f"timed out after {WAIT} s waiting for {what}; at {driver.current_url}: "
+                             f"{driver.page_source[:1500]}") from None
+
+
+def element(driver, selector: str):
+    from selenium.webdriver.common.by import By
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found[0] if found else None
+
+
+def sign_in_and_out(driver, app, provider: str, identity: Identity) -> None:
+    """The whole visit: sign in through the consent page, check the demo page, sign out."""
+    from selenium.webdriver.common.by import By
+
+    driver.delete_all_cookies()
+    driver.get(app.app_url + "/")
+    link = wait_for(driver, lambda d: element(d, f"#signin-{provider}"), f"#signin-{provider}")
+    link.click()
+    # The sandbox's consent page, on the other site.
+    wait_for(driver, lambda d: d.current_url.startswith(app.sandbox_url) and element(d, "#allow"),
+             "the sandbox consent page")
+    driver.find_element(By.CSS_SELECTOR, 'input[name="identity"][value="custom"]').click()
+    for name, value in (("subject", identity.subject), ("email", identity.email), ("name", identity.name)):
+        field = driver.find_element(By.CSS_SELECTOR, f'input[name="{name}"]')
+        field.clear()
+        field.send_keys(value)
+    driver.find_element(By.ID, "allow").click()
+    # Back on the app (for Apple through the form_post page and the app's same-site re-POST).
+    wait_for(driver, lambda d: d.current_url.startswith(app.app_url) and element(d, "#identity"),
+             "the signed-in home page")
+    # (Facebook appends `#_=_` to its redirect; the browser keeps that fragment across the app's redirect.)
+    assert driver.current_url.split("#", 1)[0].rstrip("/") == app.app_url
+    assert driver.find_element(By.ID, "provider").text == provider
+    assert driver.find_element(By.ID, "subject").text == identity.subject
+    assert driver.find_element(By.ID, "name").text == identity.name
+    assert driver.find_element(By.ID, "user_id").text.strip()
+    steps = driver.find_elements(By.CSS_SELECTOR, "#trace > li")
+    assert len(steps) >= 3, f"expected the flow's steps in #trace, found {len(steps)}"
+    assert all(step.text.strip() for step in steps)
+    cookies = {cookie["name"]: cookie for cookie in driver.get_cookies()}
+    session_cookies = [c for c in cookies.values() if c.get("httpOnly") and "session" in c["name"]]
+    assert session_cookies, f"no HttpOnly session cookie: {sorted(cookies)}"
+    # The page's own script cannot read the session cookie.
+    assert "session" not in (driver.execute_script("return document.cookie") or "")
+
+    driver.find_element(By.ID, "signout").click()
+    wait_for(driver, lambda d: (element(d, f"#signin-{provider}") and not element(d, "#identity"))
+             or element(d, "#error-code"), "the signed-out home page")
+    assert element(driver, "#error-code") is None, f"signing out failed: {driver.page_source[:1500]}"
+    # The old session cookie is dead server-side as well.
+    for cookie in session_cookies:
+        stale = app.browser("stale")
+        stale.session.cookies.set(cookie["name"], cookie["value"])
+        assert stale.session_info().status_code == 401
+
+
+@pytest.mark.parametrize("provider", harness.PROVIDERS)
+def test_browser_signs_in_and_out(driver, app, screenshots, provider, request):
+    identity = Identity.fresh(provider, name="Dorothy Vaughan")
+    try:
+        sign_in_and_out(driver, app, provider, identity)
+    except BaseException:
+        path = screenshots / f"{request.node.name}.png"
+        try:
+            driver.save_screenshot(str(path))
+            print(f"screenshot of the failure: {path}")
+        except Exception as error:  # the browser itself may be gone
+            print(f"no screenshot ({error})")
+        raise
