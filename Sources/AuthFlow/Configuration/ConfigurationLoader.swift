@@ -49,7 +49,8 @@ public struct ConfigurationLoader: Sendable {
             throw ConfigurationError(issues: [
                 ConfigurationIssue(
                     code: .unreadableFile,
-                    message: "cannot read configuration file \(YAMLError.quote(path)): \(Self.reason(error))",
+                    message:
+                        "cannot read configuration file \(YAMLError.quote(path, limit: 4096)): \(Self.reason(error))",
                     location: nil)
             ])
         }

@@ -56,7 +56,8 @@ extension ConfigurationReader {
             if trimmed.isEmpty {
                 report(
                     .unreadableFile,
-                    "\(section.path("client_secret_file")) \(YAMLError.quote(file.file)) is empty", at: file.mark)
+                    "\(section.path("client_secret_file")) \(YAMLError.quote(file.file, limit: 4096)) is empty",
+                    at: file.mark)
             } else {
                 clientSecret = Secret(trimmed)
             }
@@ -72,7 +73,7 @@ extension ConfigurationReader {
             } else {
                 report(
                     .unreadableFile,
-                    "\(section.path("private_key_file")) \(YAMLError.quote(file.file)) does not hold a PEM private key "
+                    "\(section.path("private_key_file")) \(YAMLError.quote(file.file, limit: 4096)) does not hold a PEM private key "
                         + "(expected -----BEGIN PRIVATE KEY-----)", at: file.mark)
             }
         }

@@ -270,7 +270,7 @@ struct ConfigurationReader {
             if isSandbox { return nil }
             report(
                 .unreadableFile,
-                "cannot read \(path) \(YAMLError.quote(resolved)): \(ConfigurationLoader.reason(error))",
+                "cannot read \(path) \(YAMLError.quote(resolved, limit: 4096)): \(ConfigurationLoader.reason(error))",
                 at: node.mark)
             return nil
         }

@@ -277,6 +277,14 @@ import Testing
                 == "cannot read configuration file \"/nonexistent/authflow/providers.yaml\": no such file")
     }
 
+    @Test func namesALongConfigurationPathInFull() throws {
+        let path = "/nonexistent/" + String(repeating: "deeply-nested-directory/", count: 8) + "providers.yaml"
+        let error = try #require(throws: ConfigurationError.self) {
+            _ = try ConfigurationLoader(environment: [:]).load(path: path)
+        }
+        #expect(error.description == "cannot read configuration file \"\(path)\": no such file")
+    }
+
     @Test func summarisesFailuresOfCustomReaders() throws {
         struct Opaque: Error {}
         let loader = ConfigurationLoader(environment: [:]) { _ in throw Opaque() }
