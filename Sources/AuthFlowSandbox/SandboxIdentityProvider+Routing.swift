@@ -107,9 +107,10 @@ extension SandboxIdentityProvider {
         }
     }
 
-    /// `GET /_sandbox/revocations` (loopback callers only): every revocation the sandbox saw, oldest first, as
-    /// `{"revocations": [{"provider", "client_id", "token_type_hint", "token_kind", "token_sha256"}]}`; the
-    /// token itself is never shown, only the hex SHA-256 of it.
+    /// `GET /_sandbox/revocations` (loopback callers only): every revocation the sandbox saw, grouped by
+    /// provider (apple, google, facebook, x) and oldest first within each, as `{"revocations": [{"provider",
+    /// "client_id", "token_type_hint", "token_kind", "token_sha256", "revoked_at"}]}`; the token itself is
+    /// never shown, only the hex SHA-256 of it.
     private func revocationsAdmin() -> HTTPServerResponse {
         var entries: [JSONValue] = []
         for provider in SandboxProvider.allCases {
