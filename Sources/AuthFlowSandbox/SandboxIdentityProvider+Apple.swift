@@ -91,31 +91,22 @@ extension SandboxIdentityProvider {
     /// `POST /apple/auth/token`: the authorization-code and refresh-token grants.
     func handleAppleToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.apple, \.token) }
-        guard let form = Parameters.form(of: request) else {
-            return OAuthFailure.invalidRequest("expected an application/x-www-form-urlencoded POST body")
-                .oauthResponse()
-        }
-        if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
+        let form: Parameters
         let client: SandboxClient
-        switch authenticateAppleClient(form, request: request) {
-        case .failure(let failure): return failure.oauthResponse()
-        case .success(let value): client = value
+        do throws(OAuthFailure) {
+            (form, client) = try authenticatedForm(request, authenticate: authenticateAppleClient)
+        } catch {
+            return error.oauthResponse()
         }
         switch form["grant_type"] {
         case "authorization_code"?:
-            guard let code = form["code"] else {
-                return OAuthFailure.invalidRequest("missing required parameter code").oauthResponse()
-            }
-            let now = self.now
-            let redeemed = state.withLock {
-                $0.redeemCode(
-                    code, provider: .apple, clientID: client.clientID, redirectURI: form["redirect_uri"],
-                    verifier: form["code_verifier"], policy: .init(ignoresUnexpectedVerifier: true), now: now)
-            }
+            let code: String
             let record: CodeRecord
-            switch redeemed {
-            case .failure(let failure): return failure.oauthResponse()
-            case .success(let value): record = value
+            do throws(OAuthFailure) {
+                (code, record) = try redeemCode(
+                    in: form, client: client, provider: .apple, policy: .init(ignoresUnexpectedVerifier: true))
+            } catch {
+                return error.oauthResponse()
             }
             let tokens = issueTokens(code: code, record: record, withRefresh: true)
             do {
@@ -165,15 +156,12 @@ extension SandboxIdentityProvider {
     /// `POST /apple/auth/revoke`: authenticates the client, then answers 200 whatever the token.
     func handleAppleRevoke(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.apple, \.revocation) }
-        guard let form = Parameters.form(of: request) else {
-            return OAuthFailure.invalidRequest("expected an application/x-www-form-urlencoded POST body")
-                .oauthResponse()
-        }
-        if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
+        let form: Parameters
         let client: SandboxClient
-        switch authenticateAppleClient(form, request: request) {
-        case .failure(let failure): return failure.oauthResponse()
-        case .success(let value): client = value
+        do throws(OAuthFailure) {
+            (form, client) = try authenticatedForm(request, authenticate: authenticateAppleClient)
+        } catch {
+            return error.oauthResponse()
         }
         guard let token = form["token"] else {
             return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()

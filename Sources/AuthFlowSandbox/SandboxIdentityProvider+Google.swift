@@ -95,31 +95,21 @@ extension SandboxIdentityProvider {
     /// `POST /google/token`.
     func handleGoogleToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.google, \.token) }
-        guard let form = Parameters.form(of: request) else {
-            return OAuthFailure.invalidRequest("expected an application/x-www-form-urlencoded POST body")
-                .oauthResponse()
-        }
-        if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
+        let form: Parameters
         let client: SandboxClient
-        switch authenticateGoogleClient(form, request: request) {
-        case .failure(let failure): return failure.oauthResponse()
-        case .success(let value): client = value
+        do throws(OAuthFailure) {
+            (form, client) = try authenticatedForm(request, authenticate: authenticateGoogleClient)
+        } catch {
+            return error.oauthResponse()
         }
         switch form["grant_type"] {
         case "authorization_code"?:
-            guard let code = form["code"] else {
-                return OAuthFailure.invalidRequest("missing required parameter code").oauthResponse()
-            }
-            let now = self.now
-            let redeemed = state.withLock {
-                $0.redeemCode(
-                    code, provider: .google, clientID: client.clientID, redirectURI: form["redirect_uri"],
-                    verifier: form["code_verifier"], policy: .init(), now: now)
-            }
+            let code: String
             let record: CodeRecord
-            switch redeemed {
-            case .failure(let failure): return failure.oauthResponse()
-            case .success(let value): record = value
+            do throws(OAuthFailure) {
+                (code, record) = try redeemCode(in: form, client: client, provider: .google, policy: .init())
+            } catch {
+                return error.oauthResponse()
             }
             let tokens = issueTokens(code: code, record: record, withRefresh: record.issuesRefreshToken)
             var body: [String: JSONValue] = [

@@ -92,31 +92,22 @@ extension SandboxIdentityProvider {
     /// `offline.access` and rotating: each refresh returns a new one, and presenting a used one revokes the grant.
     func handleXToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.x, \.token) }
-        guard let form = Parameters.form(of: request) else {
-            return OAuthFailure.invalidRequest("expected an application/x-www-form-urlencoded POST body")
-                .oauthResponse()
-        }
-        if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
+        let form: Parameters
         let client: SandboxClient
-        switch authenticateXClient(form, request: request) {
-        case .failure(let failure): return failure.oauthResponse()
-        case .success(let value): client = value
+        do throws(OAuthFailure) {
+            (form, client) = try authenticatedForm(request, authenticate: authenticateXClient)
+        } catch {
+            return error.oauthResponse()
         }
         switch form["grant_type"] {
         case "authorization_code"?:
-            guard let code = form["code"] else {
-                return OAuthFailure.invalidRequest("missing required parameter code").oauthResponse()
-            }
-            let now = self.now
-            let redeemed = state.withLock {
-                $0.redeemCode(
-                    code, provider: .x, clientID: client.clientID, redirectURI: form["redirect_uri"],
-                    verifier: form["code_verifier"], policy: .init(missingVerifierIsInvalidRequest: true), now: now)
-            }
+            let code: String
             let record: CodeRecord
-            switch redeemed {
-            case .failure(let failure): return failure.oauthResponse()
-            case .success(let value): record = value
+            do throws(OAuthFailure) {
+                (code, record) = try redeemCode(
+                    in: form, client: client, provider: .x, policy: .init(missingVerifierIsInvalidRequest: true))
+            } catch {
+                return error.oauthResponse()
             }
             let tokens = issueTokens(
                 code: code, record: record, withRefresh: record.request.hasScope("offline.access"))
@@ -167,15 +158,12 @@ extension SandboxIdentityProvider {
     /// `POST /x/2/oauth2/revoke`: same client authentication as the token endpoint; `{"revoked": true}`.
     func handleXRevoke(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.x, \.revocation) }
-        guard let form = Parameters.form(of: request) else {
-            return OAuthFailure.invalidRequest("expected an application/x-www-form-urlencoded POST body")
-                .oauthResponse()
-        }
-        if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
+        let form: Parameters
         let client: SandboxClient
-        switch authenticateXClient(form, request: request) {
-        case .failure(let failure): return failure.oauthResponse()
-        case .success(let value): client = value
+        do throws(OAuthFailure) {
+            (form, client) = try authenticatedForm(request, authenticate: authenticateXClient)
+        } catch {
+            return error.oauthResponse()
         }
         guard let token = form["token"] else {
             return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()
