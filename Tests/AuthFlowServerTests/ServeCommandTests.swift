@@ -6,12 +6,22 @@ import Testing
 /// `authflow serve` / `authflow demo` as a process: the Wave 2 output lines, signals, exit codes, durability.
 @Suite("authflow serve and demo")
 struct ServeCommandTests {
-    /// A port no listener holds right now (found by binding port 0 and letting it go).
+    /// A port no listener holds right now, chosen BELOW the kernel's ephemeral range (32768–60999): the
+    /// process under test and other tests bind port 0 for their own listeners (the sandbox, peers), and
+    /// the kernel hands those out of the ephemeral range, so they can never take this port before the
+    /// process under test binds it.
     static func freePort() async throws -> Int {
-        let probe = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { _ in .empty() }
-        let port = try probe.start()
-        await probe.stop()
-        return port
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let candidate = Int.random(in: 20_000..<32_000, using: &generator)
+            let probe = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: candidate)) { _ in
+                .empty()
+            }
+            guard let port = try? probe.start() else { continue }
+            await probe.stop()
+            return port
+        }
+        throw HTTPServerError(code: .startFailed, message: "no free port found in 20000–31999")
     }
 
     static func directory() throws -> String {

@@ -21,6 +21,7 @@ import http.server
 import json
 import os
 import queue
+import random
 import re
 import secrets
 import shutil
@@ -94,10 +95,18 @@ def authflow_binary() -> str:
 
 
 def free_port() -> int:
-    """A TCP port that was free on 127.0.0.1 a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A TCP port that was free on 127.0.0.1 a moment ago, chosen below the kernel's ephemeral range
+    (32768-60999): the server under test binds port 0 for its sandbox listener, and the kernel hands
+    such ports out of the ephemeral range, so the sandbox can never take the port meant for the app."""
+    for _ in range(200):
+        candidate = random.randrange(20000, 32000)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    raise RuntimeError("no free port found in 20000-31999")
 
 
 # ---------------------------------------------------------------------------------------------
