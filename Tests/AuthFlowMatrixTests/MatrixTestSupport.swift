@@ -47,25 +47,7 @@ enum MatrixTestSupport {
 
     /// The `authflow` binary built next to the test bundle.
     static func binary() throws -> String {
-        var candidates: [URL] = []
-        for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL)
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent())
-        for directory in candidates {
-            var url = directory
-            for _ in 0..<3 {
-                let path = url.appendingPathComponent("authflow").path
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                    FileManager.default.isExecutableFile(atPath: path)
-                {
-                    return path
-                }
-                url = url.deletingLastPathComponent()
-            }
-        }
-        throw Failure(description: "the authflow binary was not found next to the test bundle")
+        try BuiltProduct.path(named: "authflow")
     }
 
     /// Runs `authflow` with `arguments` in the package root and an environment without any secret.

@@ -11,15 +11,7 @@ import Testing
     }
 
     static func binary() throws -> String {
-        var candidates: [URL] = []
-        for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL)
-        for directory in candidates {
-            let path = directory.appendingPathComponent("authflow").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        throw CocoaError(.fileNoSuchFile)
+        try BuiltProduct.path(named: "authflow")
     }
 
     static func check(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {

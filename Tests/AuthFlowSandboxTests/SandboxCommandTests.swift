@@ -4,31 +4,12 @@ import AuthFlowTestSupport
 import Foundation
 import Testing
 
-struct BinaryNotFound: Error, CustomStringConvertible {
-    var description: String { "the authflow binary was not found next to the test bundle" }
-}
-
 /// Runs the built `authflow sandbox` verb as a child process.
 final class SandboxProcess: Sendable {
     let child: RunningChild
 
     static func binary() throws -> String {
-        var candidates = [URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent()]
-        for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
-        for directory in candidates {
-            var url = directory
-            for _ in 0..<4 {
-                let path = url.appendingPathComponent("authflow").path
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                    FileManager.default.isExecutableFile(atPath: path)
-                {
-                    return path
-                }
-                url = url.deletingLastPathComponent()
-            }
-        }
-        throw BinaryNotFound()
+        try BuiltProduct.path(named: "authflow")
     }
 
     init(_ arguments: [String]) throws {

@@ -42,25 +42,6 @@ final class ServeProcess: Sendable {
     }
 
     static func binary() throws -> String {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL)
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent())
-        for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
-        for directory in candidates {
-            var url = directory
-            for _ in 0..<4 {
-                let path = url.appendingPathComponent("authflow").path
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                    FileManager.default.isExecutableFile(atPath: path)
-                {
-                    return path
-                }
-                url = url.deletingLastPathComponent()
-            }
-        }
-        throw CocoaError(.fileNoSuchFile)
+        try BuiltProduct.path(named: "authflow")
     }
 }
