@@ -24,31 +24,26 @@ public final class SignIn: Sendable {
     private let flowStore: any FlowStore
     private let clock: any WallClock
     private let random: any SecureRandom
-    private let keyCaches: [String: JWKSCache]
+    private let keyCaches: ProviderKeySets
 
     /// Creates a driver; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
+    ///
+    /// Pass `keySets` to share the caches with ``TokenOperations`` or a notification endpoint; by default
+    /// the driver makes its own.
     public init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, flowStore: any FlowStore,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        options: OAuthFlow.Options = .init()
+        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil
     ) {
         var byName: [String: ResolvedProvider] = [:]
-        var caches: [String: JWKSCache] = [:]
-        for provider in providers {
-            byName[provider.name] = provider
-            if provider.isEnabled(.oidc), let url = provider.endpoints.jwks {
-                caches[provider.name] = JWKSCache(clock: clock) { [httpClient] in
-                    try await Self.fetchKeySet(url: url, httpClient: httpClient)
-                }
-            }
-        }
+        for provider in providers { byName[provider.name] = provider }
         self.providers = byName
         self.options = options
         self.httpClient = httpClient
         self.flowStore = flowStore
         self.clock = clock
         self.random = random
-        self.keyCaches = caches
+        self.keyCaches = keySets ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
     }
 
     /// A fresh browser-binding value (32 random bytes, base64url) to set in a flow cookie before ``begin``.
@@ -195,16 +190,6 @@ public final class SignIn: Sendable {
                     .jwksUnavailable, "expected the provider's JWKS, found: \(error.message)", joseCode: error.code),
                 now: clock.now())
         }
-    }
-
-    static func fetchKeySet(url: String, httpClient: any HTTPClient) async throws -> JWKSFetchResult {
-        var request = HTTPClientRequest(method: "GET", url: url)
-        request.headers["Accept"] = "application/json"
-        let response = try await httpClient.send(request)
-        guard (200..<300).contains(response.status) else {
-            throw SignInError(.jwksUnavailable, "expected HTTP 2xx from the JWKS endpoint, found \(response.status)")
-        }
-        return JWKSFetchResult(body: response.body, cacheControl: response.headers["Cache-Control"])
     }
 
     static func unreachable(_ error: any Error, endpoint: String) -> SignInError {

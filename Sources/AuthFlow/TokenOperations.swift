@@ -22,28 +22,21 @@ public final class TokenOperations: Sendable {
 
     private let httpClient: any HTTPClient
     private let clock: any WallClock
-    private let keyCaches: [String: JWKSCache]
+    private let keyCaches: ProviderKeySets
 
-    /// Creates the operations; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
+    /// Creates the operations; one JWKS cache per OpenID Connect provider, fetched through `httpClient`,
+    /// unless `keySets` (shared with ``SignIn``) is given.
     public init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
-        options: OAuthFlow.Options = .init()
+        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil
     ) {
         var byName: [String: ResolvedProvider] = [:]
-        var caches: [String: JWKSCache] = [:]
-        for provider in providers {
-            byName[provider.name] = provider
-            if provider.isEnabled(.oidc), let url = provider.endpoints.jwks {
-                caches[provider.name] = JWKSCache(clock: clock) { [httpClient] in
-                    try await SignIn.fetchKeySet(url: url, httpClient: httpClient)
-                }
-            }
-        }
+        for provider in providers { byName[provider.name] = provider }
         self.providers = byName
         self.options = options
         self.httpClient = httpClient
         self.clock = clock
-        self.keyCaches = caches
+        self.keyCaches = keySets ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
     }
 
     /// Redeems a refresh token (RFC 6749 §6).

@@ -105,7 +105,7 @@ extension SignInServer {
             let provider = providerNames.lazy.compactMap({ self.providers[$0] }).first(where: { provider in
                 provider.type == "apple" && audiences.contains(where: provider.audiences.contains)
             }),
-            let keys = notificationKeys[provider.name]
+            let keys = keySets[provider.name]
         else {
             throw invalid("expected a notification addressed to a configured Apple client id, found another audience")
         }

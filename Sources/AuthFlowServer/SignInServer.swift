@@ -37,7 +37,8 @@ public final class SignInServer: Sendable {
     let flowCookie: FlowCookie
     let returnToPolicy: ReturnToPolicy
     let originCheck: OriginCheck
-    let notificationKeys: [String: JWKSCache]
+    /// The providers' JWKS caches, shared by sign-in and Apple's notification endpoint.
+    let keySets: ProviderKeySets
     let traces = TraceLog()
 
     /// Creates a server over resolved providers.
@@ -56,21 +57,14 @@ public final class SignInServer: Sendable {
         logger: any ServerLogger = SilentLogger()
     ) {
         var byName: [String: ResolvedProvider] = [:]
-        var caches: [String: JWKSCache] = [:]
-        for provider in providers {
-            byName[provider.name] = provider
-            if provider.type == "apple", let url = provider.endpoints.jwks {
-                caches[provider.name] = JWKSCache(clock: clock) {
-                    try await Self.fetchKeySet(url: url, httpClient: httpClient)
-                }
-            }
-        }
+        for provider in providers { byName[provider.name] = provider }
+        let keySets = ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
         self.providers = byName
         self.providerNames = providers.map(\.name)
         self.options = options
         self.signIn = SignIn(
             providers: providers, httpClient: httpClient, flowStore: stores.flows, clock: clock, random: random,
-            options: options.flow)
+            options: options.flow, keySets: keySets)
         self.stores = stores
         self.httpClient = httpClient
         self.clock = clock
@@ -80,7 +74,7 @@ public final class SignInServer: Sendable {
         self.flowCookie = FlowCookie(secret: Array(options.secret.value.utf8))
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
         self.originCheck = OriginCheck(publicURL: options.publicURL)
-        self.notificationKeys = caches
+        self.keySets = keySets
     }
 
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
@@ -205,17 +199,5 @@ public final class SignInServer: Sendable {
         var pieces = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if pieces.first == "" { pieces.removeFirst() }
         return pieces
-    }
-
-    static func fetchKeySet(url: String, httpClient: any HTTPClient) async throws -> JWKSFetchResult {
-        var request = HTTPClientRequest(method: "GET", url: url)
-        request.headers["Accept"] = "application/json"
-        request.timeout = 10
-        let response = try await httpClient.send(request)
-        guard (200..<300).contains(response.status) else {
-            throw ServerError(
-                .invalidNotification, "expected the provider's JWKS, found HTTP \(response.status)", status: 400)
-        }
-        return JWKSFetchResult(body: response.body, cacheControl: response.headers["Cache-Control"])
     }
 }

@@ -57,6 +57,17 @@ struct AppleNotificationTests {
         }
     }
 
+    @Test func notificationsReuseTheKeysFetchedAtSignIn() async throws {
+        try await TestDeployment.with { app in
+            _ = try await signedInBob(app)
+            #expect(app.sandbox.requestCounts(for: .apple).jwks == 1)
+            let body = try app.sandbox.appleNotificationBody(for: event(.emailDisabled)).body
+            #expect(try await notify(app, body).status == 200)
+            // Sign-in and the notification endpoint share one JWKS cache: no second fetch.
+            #expect(app.sandbox.requestCounts(for: .apple).jwks == 1)
+        }
+    }
+
     @Test func consentRevokedDeletesTokensAndEndsSessions() async throws {
         try await TestDeployment.with { app in
             let browser = try await signedInBob(app)
