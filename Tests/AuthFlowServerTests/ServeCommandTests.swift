@@ -1,28 +1,14 @@
 import AuthFlowHTTP
 import AuthFlowJOSE
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
 /// `authflow serve` / `authflow demo` as a process: the Wave 2 output lines, signals, exit codes, durability.
 @Suite("authflow serve and demo")
 struct ServeCommandTests {
-    /// A port no listener holds right now, chosen BELOW the kernel's ephemeral range (32768–60999): the
-    /// process under test and other tests bind port 0 for their own listeners (the sandbox, peers), and
-    /// the kernel hands those out of the ephemeral range, so they can never take this port before the
-    /// process under test binds it.
-    static func freePort() async throws -> Int {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<200 {
-            let candidate = Int.random(in: 20_000..<32_000, using: &generator)
-            let probe = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: candidate)) { _ in
-                .empty()
-            }
-            guard let port = try? probe.start() else { continue }
-            await probe.stop()
-            return port
-        }
-        throw HTTPServerError(code: .startFailed, message: "no free port found in 20000–31999")
-    }
+    /// A port for the process under test (see `LoopbackPort.unused()`).
+    static func freePort() throws -> Int { try LoopbackPort.unused() }
 
     static func directory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -74,7 +60,7 @@ struct ServeCommandTests {
     @Test func serveSandboxPrintsTheContractLinesAndStopsOnSIGTERM() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let port = try await Self.freePort()
+        let port = try Self.freePort()
         try Self.config(port: port).write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
         let process = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
         defer { process.send(SIGKILL) }
@@ -103,7 +89,7 @@ struct ServeCommandTests {
     @Test func demoStopsOnSIGINT() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let port = try await Self.freePort()
+        let port = try Self.freePort()
         try Self.config(port: port).write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
         let process = try ServeProcess(["demo"], directory: directory)
         defer { process.send(SIGKILL) }
@@ -118,7 +104,7 @@ struct ServeCommandTests {
     @Test func sessionsSurviveARestartWithSQLiteAndAConfiguredSecret() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let port = try await Self.freePort()
+        let port = try Self.freePort()
         let config = Self.config(
             port: port, store: "kind: sqlite\n  path: \(directory)/authflow.sqlite",
             secret: "0123456789abcdef0123456789abcdef-test")
@@ -159,7 +145,7 @@ struct ServeCommandTests {
     @Test func serveWithoutSandboxNeedsTheSecret() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let port = try await Self.freePort()
+        let port = try Self.freePort()
         try Self.config(port: port).write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
         let process = try ServeProcess(["serve", "--config", directory + "/providers.yaml"])
         #expect(try await process.exit() == 1)
