@@ -127,9 +127,16 @@ public struct OAuthFlow: Sendable {
             parameters.append(("response_mode", "form_post"))
             checks.append("form_post")
         }
+        // The plugin's extras, then `authorization_params` from the configuration (which wins over the
+        // plugin on the same name); neither may replace a parameter set above.
         let taken = Set(parameters.map(\.0))
-        for extra in provider.plugin.authorizationParameters(for: provider) where !taken.contains(extra.0) {
+        let configured = provider.settings.authorizationParameters
+        for extra in provider.plugin.authorizationParameters(for: provider)
+        where !taken.contains(extra.0) && configured[extra.0] == nil {
             parameters.append(extra)
+        }
+        for name in configured.keys.sorted() where !taken.contains(name) {
+            parameters.append((name, configured[name] ?? ""))
         }
         guard let endpoint = provider.endpoints.authorization else {
             return fail(

@@ -152,6 +152,27 @@ import Testing
         }
     }
 
+    /// Google issues a refresh token only for `access_type=offline`; `authorization_params` is how a
+    /// configuration asks for it, and the refresh then works without rotating.
+    @Test func getsAGoogleRefreshTokenOnlyWithAccessTypeOfflineConfigured() async throws {
+        try await World.run { world in
+            let result = try await world.signIn("google").result
+            #expect(result.tokens.refreshToken == nil)
+        }
+        var options = World.Options()
+        options.googleAuthorizationParams = ["access_type": "offline", "prompt": "consent"]
+        try await World.run(options) { world in
+            let result = try await world.signIn("google").result
+            let refreshToken = try #require(result.tokens.refreshToken)
+            let refreshed = try await world.tokens.refresh(
+                provider: "google", refreshToken: refreshToken, subject: result.identity.subject)
+            #expect(!refreshed.rotated)
+            #expect(refreshed.refreshToken == refreshToken)
+            #expect(refreshed.tokens.accessToken != result.tokens.accessToken)
+            #expect(refreshed.idTokenClaims?.subject == result.identity.subject)
+        }
+    }
+
     @Test func revokesGoogleTokensAndReportsAnUnknownOne() async throws {
         try await World.run { world in
             let result = try await world.signIn("google").result

@@ -3,10 +3,20 @@ internal import AuthFlowYAML
 extension ConfigurationReader {
     static let providerKeys = [
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
-        "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints",
+        "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
     ]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
     static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation"]
+    /// Authorization-request parameters AuthFlow sets itself, with where their value comes from; an
+    /// `authorization_params` entry may not override them.
+    static let reservedAuthorizationParameters: [String: String] = [
+        "response_type": "the code flow (always code)", "client_id": "client_id", "redirect_uri": "redirect_uri",
+        "scope": "scopes", "state": "a fresh value per sign-in", "nonce": "a fresh value per sign-in (capability oidc)",
+        "code_challenge": "a fresh PKCE verifier per sign-in (capability pkce)",
+        "code_challenge_method": "capability pkce (always S256)", "response_mode": "capability form_post",
+        "request": "AuthFlow, which does not send request objects",
+        "request_uri": "AuthFlow, which does not send request objects",
+    ]
 
     mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, publicURL: String?) -> [ProviderSettings] {
         guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
@@ -80,6 +90,7 @@ extension ConfigurationReader {
 
         let capabilities = readCapabilities(section, keyLocations: &keyLocations)
         let endpoints = readEndpoints(section, keyLocations: &keyLocations)
+        let authorizationParameters = readAuthorizationParameters(section, keyLocations: &keyLocations)
         let scopes = stringList(section.value("scopes"), path: section.path("scopes"))
         for (index, scope) in (scopes ?? []).enumerated() where scope.contains(where: { $0 == " " || $0 == "\t" }) {
             let mark = section.value("scopes")?.sequence?[index].mark
@@ -99,7 +110,8 @@ extension ConfigurationReader {
             keyID: string(section.value("key_id"), path: section.path("key_id"), credential: true),
             privateKey: privateKey, scopes: scopes, capabilities: capabilities.values, redirectURI: redirectURI,
             issuer: url(section.value("issuer"), path: section.path("issuer"), allowsQuery: false),
-            endpoints: endpoints, location: location(key.mark), typeLocation: typeLocation,
+            endpoints: endpoints, authorizationParameters: authorizationParameters, location: location(key.mark),
+            typeLocation: typeLocation,
             capabilityLocations: capabilities.locations, keyLocations: keyLocations)
     }
 
@@ -137,6 +149,45 @@ extension ConfigurationReader {
         return EndpointOverrides(
             authorization: read("authorization"), token: read("token"), userinfo: read("userinfo"),
             jwks: read("jwks"), revocation: read("revocation"))
+    }
+
+    /// `authorization_params`: extra parameters of the authorization request (e.g. Google's
+    /// `access_type: offline`), a mapping of names to strings. Names AuthFlow sets itself are refused.
+    private mutating func readAuthorizationParameters(_ section: Fields, keyLocations: inout [String: SourceLocation])
+        -> [String: String]
+    {
+        guard let pair = section["authorization_params"] else { return [:] }
+        let path = section.path("authorization_params")
+        let pairs: [(key: YAMLScalar, value: YAMLNode)]
+        switch pair.value {
+        case .mapping(let mappingPairs, _): pairs = mappingPairs
+        case .scalar(let scalar) where scalar.isNull: pairs = []
+        default:
+            report(
+                .wrongType,
+                "expected a mapping of parameter names to values for \(path) (e.g. {access_type: offline}), "
+                    + "found \(pair.value.foundDescription)", at: pair.value.mark)
+            return [:]
+        }
+        var parameters: [String: String] = [:]
+        for (key, value) in pairs {
+            let name = key.value
+            guard ConfigurationSyntax.isValidParameterName(name) else {
+                report(
+                    .invalidValue,
+                    "parameter name \(YAMLError.quote(name)) in \(path) may use only letters, digits, '_', '-' and '.'",
+                    at: key.mark)
+                continue
+            }
+            if let source = Self.reservedAuthorizationParameters[name] {
+                report(
+                    .invalidValue, "\(path) may not set \(name): AuthFlow sets it from \(source)", at: key.mark)
+                continue
+            }
+            keyLocations["authorization_params.\(name)"] = location(key.mark)
+            if let text = string(value, path: "\(path).\(name)") { parameters[name] = text }
+        }
+        return parameters
     }
 
     /// `text` without leading and trailing ASCII whitespace (secret files usually end with a newline).

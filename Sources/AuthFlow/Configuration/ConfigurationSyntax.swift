@@ -100,4 +100,13 @@ enum ConfigurationSyntax {
                 ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
             }
     }
+
+    /// An authorization-request parameter name: 1–64 of letters, digits, `_`, `-` and `.`.
+    static func isValidParameterName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                    || $0 == "-" || $0 == "."
+            }
+    }
 }

@@ -30,6 +30,10 @@ public struct ProviderSettings: Sendable, Hashable {
     public let issuer: String?
     /// `endpoints`: overrides of the plugin's default URLs.
     public let endpoints: EndpointOverrides
+    /// `authorization_params`: extra parameters of the authorization request, e.g. Google's
+    /// `access_type: offline` and `prompt: consent` for a refresh token. Never one AuthFlow sets itself
+    /// (`state`, `nonce`, `scope`, `code_challenge`, …); the loader refuses those.
+    public let authorizationParameters: [String: String]
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.
@@ -45,7 +49,8 @@ public struct ProviderSettings: Sendable, Hashable {
         name: String, type: String, clientID: String? = nil, clientSecret: Secret? = nil, audiences: [String] = [],
         teamID: String? = nil, keyID: String? = nil, privateKey: Secret? = nil, scopes: [String]? = nil,
         capabilities: [String: Bool] = [:], redirectURI: String? = nil, issuer: String? = nil,
-        endpoints: EndpointOverrides = EndpointOverrides(), location: SourceLocation,
+        endpoints: EndpointOverrides = EndpointOverrides(), authorizationParameters: [String: String] = [:],
+        location: SourceLocation,
         typeLocation: SourceLocation? = nil, capabilityLocations: [String: SourceLocation] = [:],
         keyLocations: [String: SourceLocation] = [:]
     ) {
@@ -62,6 +67,7 @@ public struct ProviderSettings: Sendable, Hashable {
         self.redirectURI = redirectURI
         self.issuer = issuer
         self.endpoints = endpoints
+        self.authorizationParameters = authorizationParameters
         self.location = location
         self.typeLocation = typeLocation
         self.capabilityLocations = capabilityLocations
@@ -87,7 +93,8 @@ public struct ProviderSettings: Sendable, Hashable {
         ProviderSettings(
             name: name, type: type, clientID: clientID, clientSecret: clientSecret, audiences: audiences,
             teamID: teamID, keyID: keyID, privateKey: privateKey, scopes: scopes, capabilities: capabilities,
-            redirectURI: redirectURI, issuer: issuer, endpoints: endpoints, location: location,
+            redirectURI: redirectURI, issuer: issuer, endpoints: endpoints,
+            authorizationParameters: authorizationParameters, location: location,
             typeLocation: typeLocation, capabilityLocations: capabilityLocations, keyLocations: keyLocations)
     }
 }

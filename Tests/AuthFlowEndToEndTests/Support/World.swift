@@ -19,6 +19,8 @@ final class World: Sendable {
     struct Options: Sendable {
         /// Google's `capabilities:` (e.g. `["oidc": false, "pkce": true]`); empty keeps the defaults.
         var google: [String: Bool] = [:]
+        /// Google's `authorization_params:` (e.g. `["access_type": "offline"]`); empty writes none.
+        var googleAuthorizationParams: [String: String] = [:]
         /// Facebook's `capabilities:`.
         var facebook: [String: Bool] = [:]
         /// Apple's `capabilities:`.
@@ -178,6 +180,12 @@ final class World: Sendable {
         return "    capabilities: { \(pairs.joined(separator: ", ")) }\n"
     }
 
+    static func authorizationParams(_ values: [String: String]) -> String {
+        guard !values.isEmpty else { return "" }
+        return "    authorization_params:\n"
+            + values.keys.sorted().map { "      \($0): \(values[$0] ?? "")\n" }.joined()
+    }
+
     static func scopes(_ values: [String]?) -> String {
         guard let values else { return "" }
         return "    scopes: [\(values.joined(separator: ", "))]\n"
@@ -209,7 +217,7 @@ final class World: Sendable {
                 client_secret: \(E2E.googleSecret)
                 issuer: \(s)/google
                 redirect_uri: \(a)/auth/google/callback
-            \(capabilities(options.google))    endpoints:
+            \(capabilities(options.google))\(authorizationParams(options.googleAuthorizationParams))    endpoints:
                   authorization: \(s)/google/o/oauth2/v2/auth
                   token: \(i)/google/token
                   userinfo: \(i)/google/v1/userinfo

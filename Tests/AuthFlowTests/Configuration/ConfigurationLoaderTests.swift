@@ -332,6 +332,53 @@ import Testing
                 """)
     }
 
+    @Test func readsAuthorizationParameters() throws {
+        let yaml =
+            minimalProviders
+            + "    authorization_params:\n      access_type: offline\n      prompt: ${PROMPT:-consent}\n      hd: example.com\n"
+        let configuration = try makeLoader().load(yaml: yaml, fileName: "p.yaml")
+        let provider = try #require(configuration.providers.first)
+        #expect(provider.authorizationParameters == ["access_type": "offline", "prompt": "consent", "hd": "example.com"])
+        #expect(provider.location(of: "authorization_params.prompt").line == 7)
+        let none = try makeLoader().load(yaml: minimalProviders, fileName: "p.yaml")
+        #expect(none.providers.first?.authorizationParameters == [:])
+    }
+
+    @Test func refusesAuthorizationParametersAuthFlowSetsItself() throws {
+        let reserved = [
+            "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
+            "code_challenge_method", "response_mode", "request", "request_uri",
+        ]
+        for name in reserved {
+            let error = try loadError(minimalProviders + "    authorization_params: { \(name): x, access_type: offline }\n")
+            #expect(error.issues.map(\.code) == [.invalidValue], "\(name) must be refused")
+            #expect(error.issues.first?.message.hasPrefix("providers.google.authorization_params may not set \(name): AuthFlow sets it from ") == true)
+            #expect(error.issues.first?.location?.line == 5)
+        }
+        let state = try loadError(minimalProviders + "    authorization_params:\n      state: fixed\n")
+        #expect(
+            state.description == """
+                providers.yaml:6:7: providers.google.authorization_params may not set state: AuthFlow sets it from a fresh value per sign-in
+                      state: fixed
+                      ^
+                """)
+    }
+
+    @Test func refusesMalformedAuthorizationParameters() throws {
+        let list = try loadError(minimalProviders + "    authorization_params: [access_type, offline]\n")
+        #expect(list.issues.map(\.code) == [.wrongType])
+        #expect(list.issues.first?.message.contains("expected a mapping of parameter names to values") == true)
+        let badName = try loadError(minimalProviders + "    authorization_params: { \"a b\": x }\n")
+        #expect(badName.issues.map(\.code) == [.invalidValue])
+        #expect(badName.issues.first?.message.contains("may use only letters, digits") == true)
+        let empty = try loadError(minimalProviders + "    authorization_params: { access_type: \"\" }\n")
+        #expect(empty.issues.map(\.code) == [.invalidValue])
+        let nested = try loadError(minimalProviders + "    authorization_params: { prompt: [consent] }\n")
+        #expect(nested.issues.map(\.code) == [.wrongType])
+        let typo = try loadError(minimalProviders + "    authorization_param: { access_type: offline }\n")
+        #expect(typo.issues.first?.message.contains("authorization_params") == true)
+    }
+
     @Test func allowsHTTPOnlyOnLoopbackHosts() throws {
         for url in ["http://localhost:1/t", "http://127.9.8.7/t", "http://[::1]:8/t", "https://idp.example.com/t"] {
             let yaml = minimalProviders + "    endpoints: { token: \"\(url)\" }\n"

@@ -10,6 +10,10 @@ struct TestPlugin: ProviderPlugin {
     let clientSecretKey: JWK
     var alsoUserinfo = false
     var algorithms: Set<JWSAlgorithm> = [.rs256]
+    /// Extra authorization parameters the plugin itself adds (like a provider-specific default).
+    var extraParameters: [(String, String)] = []
+
+    func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)] { extraParameters }
 
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         .optional(default: false)
