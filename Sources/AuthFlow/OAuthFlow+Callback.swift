@@ -32,7 +32,8 @@ extension OAuthFlow {
     /// provider's response, then builds the token request.
     ///
     /// Refusals, in order: `invalid_state` (no record: unknown, used or expired), `state_expired`,
-    /// `state_provider_mismatch`, `wrong_callback_method`, `browser_binding_mismatch`, `provider_error`
+    /// `state_provider_mismatch`, `wrong_callback_method`, `browser_binding_mismatch`, `issuer_mismatch` (an
+    /// RFC 9207 `iss` parameter naming another issuer), `provider_error`
     /// (the provider sent `error=…`), `missing_code`, `client_authentication_failed`.
     ///
     /// - Returns: ``Action/exchangeCode(_:)`` or ``Action/fail(_:)``.
@@ -89,6 +90,24 @@ extension OAuthFlow {
                 now: now, checks: checks)
         }
         checks.append("browser_binding")
+        // RFC 9207: an authorization server that names itself in the response must be the one this flow
+        // went to; checked before anything else of the response (an error response too) is believed.
+        let issuers = callback.parameters.count("iss")
+        if issuers > 0, !provider.acceptedIssuers.isEmpty {
+            guard issuers == 1, let issuer = callback.parameters.value("iss"), provider.acceptedIssuers.contains(issuer)
+            else {
+                let expected = provider.issuer.map { "'\($0)'" } ?? "this provider's issuer"
+                let found = issuers > 1 ? "\(issuers) iss parameters" : "another issuer"
+                return fail(
+                    .callback,
+                    SignInError(
+                        .issuerMismatch,
+                        "expected the authorization response from \(expected) (iss parameter, RFC 9207), found \(found)",
+                        provider: provider.name),
+                    now: now, checks: checks)
+            }
+            checks.append("iss_parameter")
+        }
         if callback.parameters.count("error") > 0 {
             let code = ProviderErrorCode.sanitize(callback.parameters.value("error"))
             return fail(

@@ -27,6 +27,9 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let browserBindingMismatch = Code(rawValue: "browser_binding_mismatch")
         /// The callback used GET where POST (form_post) was expected, or the other way round.
         public static let wrongCallbackMethod = Code(rawValue: "wrong_callback_method")
+        /// The callback's `iss` parameter (RFC 9207) names another issuer than this provider's: a mix-up
+        /// attack, or a response meant for another provider configuration.
+        public static let issuerMismatch = Code(rawValue: "issuer_mismatch")
         /// The provider redirected back with an error (e.g. `access_denied`), see ``SignInError/providerError``.
         public static let providerError = Code(rawValue: "provider_error")
         /// The callback carries no (or more than one) authorization `code`.
@@ -95,7 +98,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     /// its tokens did not authenticate the user) or 403 (a cross-site or replay attempt was refused).
     public var statusHint: Int {
         switch code {
-        case .stateProviderMismatch, .browserBindingMismatch: 403
+        case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch: 403
         case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest:
             400
         default: 401

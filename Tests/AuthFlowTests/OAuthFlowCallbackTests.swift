@@ -88,6 +88,53 @@ import Testing
         #expect(same.1.failure == nil)
     }
 
+    /// RFC 9207: an `iss` parameter in the authorization response must name this provider's issuer.
+    @Test func checksTheIssParameterWhenTheProviderSendsOne() throws {
+        let redirect = try harness.begin()
+        let state = harness.secrets.state
+        let matching = harness.callback(
+            record: redirect.record, parameters: [("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer)])
+        #expect(matching.1.failure == nil)
+        #expect(matching.0.trace.last?.checks.contains("iss_parameter") == true)
+        let absent = harness.callback(record: redirect.record, parameters: [("code", "c"), ("state", state)])
+        #expect(absent.1.failure == nil)
+        #expect(absent.0.trace.last?.checks.contains("iss_parameter") == false)
+
+        for wrong in ["https://attacker.example", TestIdentityProvider.issuer + "/", "", "HTTPS://IDP.TEST"] {
+            let (flow, action) = harness.callback(
+                record: redirect.record, parameters: [("code", "c"), ("state", state), ("iss", wrong)])
+            let error = try #require(action.failure, "iss '\(wrong)' must be refused")
+            #expect(error.code == .issuerMismatch)
+            #expect(error.statusHint == 403)
+            #expect(error.message.contains("RFC 9207"))
+            #expect(flow.trace.last?.outcome == .failed(.issuerMismatch))
+        }
+        let repeated = harness.callback(
+            record: redirect.record,
+            parameters: [
+                ("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer), ("iss", "https://attacker.example"),
+            ])
+        #expect(repeated.1.failure?.code == .issuerMismatch)
+        // The issuer is checked before an error response is believed.
+        let mixedUpError = harness.callback(
+            record: redirect.record,
+            parameters: [("error", "access_denied"), ("state", state), ("iss", "https://attacker.example")])
+        #expect(mixedUpError.1.failure?.code == .issuerMismatch)
+    }
+
+    @Test func ignoresAnIssParameterWhenTheProviderHasNoIssuer() throws {
+        var plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey)
+        plugin.issuer = nil
+        let provider = try ProviderRegistry([plugin]).resolve(TestProviders.settings(), publicURL: TestProviders.publicURL)
+        #expect(provider.acceptedIssuers.isEmpty)
+        let issuerless = FlowHarness(provider)
+        let redirect = try issuerless.begin()
+        let (_, action) = issuerless.callback(
+            record: redirect.record,
+            parameters: [("code", "c"), ("state", issuerless.secrets.state), ("iss", "https://anything.example")])
+        #expect(action.failure == nil)
+    }
+
     @Test func turnsProviderErrorIntoTypedError() throws {
         let redirect = try harness.begin()
         let (flow, action) = harness.callback(

@@ -4,7 +4,8 @@ refused with the server's JSON error."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlencode, urlsplit
+import dataclasses
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
 
@@ -174,6 +175,24 @@ def test_login_csrf_callback_of_the_attacker_in_the_victims_browser_is_refused(a
     response = victim.deliver(callback)
     expect_error(response, "browser_binding_mismatch", context=f"{provider} login CSRF")
     assert victim.session_info().status_code == 401
+
+
+@pytest.mark.parametrize("provider", ["apple", "google"])
+def test_callback_naming_another_issuer_is_refused(app, provider):
+    """RFC 9207 mix-up defence: an `iss` response parameter naming another issuer than the provider's is
+    refused before the code is used (the GET callback of Google and Apple's form POST alike)."""
+    browser = app.browser()
+    identity = Identity.fresh(provider)
+    flow = browser.start(provider)
+    browser.consent(flow, identity)
+    callback = browser.callback_from(flow)
+    if callback.method == "GET":
+        forged = dataclasses.replace(callback, url=callback.url + "&iss=" + quote("https://attacker.example", safe=""))
+    else:
+        forged = dataclasses.replace(callback, fields=list(callback.fields or []) + [("iss", "https://attacker.example")])
+    response = browser.deliver(forged)
+    expect_error(response, "issuer_mismatch", (403,), context=f"{provider} callback naming another issuer")
+    assert browser.session_info().status_code == 401
 
 
 def test_session_id_is_replaced_at_sign_in(app):

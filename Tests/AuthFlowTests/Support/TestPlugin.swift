@@ -25,7 +25,10 @@ struct TestPlugin: ProviderPlugin {
             userinfo: "https://idp.test/userinfo", jwks: "https://idp.test/jwks", revocation: "https://idp.test/revoke")
     }
 
-    var defaultIssuer: String? { TestIdentityProvider.issuer }
+    /// The plugin's issuer; `nil` for a plain OAuth 2.0 provider that names none.
+    var issuer: String? = TestIdentityProvider.issuer
+
+    var defaultIssuer: String? { issuer }
 
     func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
 
