@@ -93,6 +93,16 @@ extension OAuthFlow {
         // RFC 9207: an authorization server that names itself in the response must be the one this flow
         // went to; checked before anything else of the response (an error response too) is believed.
         let issuers = callback.parameters.count("iss")
+        if issuers == 0, provider.plugin.sendsIssuerInAuthorizationResponse, !provider.acceptedIssuers.isEmpty {
+            return fail(
+                .callback,
+                SignInError(
+                    .issuerMismatch,
+                    "expected an iss parameter (the issuer advertises authorization_response_iss_parameter_supported, "
+                        + "RFC 9207), found none",
+                    provider: provider.name),
+                now: now, checks: checks)
+        }
         if issuers > 0, !provider.acceptedIssuers.isEmpty {
             guard issuers == 1, let issuer = callback.parameters.value("iss"), provider.acceptedIssuers.contains(issuer)
             else {

@@ -46,6 +46,9 @@ extension ProviderPlugin {
     /// OpenID Connect sign-ins take the identity from the id_token alone.
     public var fetchesUserinfoWithIDToken: Bool { false }
 
+    /// The built-in providers do not promise an RFC 9207 `iss` parameter.
+    public var sendsIssuerInAuthorizationResponse: Bool { false }
+
     /// `GET` the userinfo endpoint with the access token as a Bearer token.
     public func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
         -> HTTPClientRequest

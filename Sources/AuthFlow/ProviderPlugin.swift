@@ -74,6 +74,11 @@ public protocol ProviderPlugin: Sendable {
     /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
     var fetchesUserinfoWithIDToken: Bool { get }
 
+    /// Whether the provider names itself in every authorization response with an `iss` parameter
+    /// (RFC 9207, `authorization_response_iss_parameter_supported`), so that a callback without one is
+    /// refused. An `iss` parameter that is present is checked whatever this says.
+    var sendsIssuerInAuthorizationResponse: Bool { get }
+
     /// Builds the userinfo (profile) request for an access token.
     ///
     /// - Throws: ``SignInError`` with code `userinfo_error` when no request can be built.

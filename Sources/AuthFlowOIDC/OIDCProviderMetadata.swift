@@ -37,6 +37,9 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     public let responseModes: [String]
     /// `scopes_supported`, when advertised.
     public let scopes: [String]?
+    /// `authorization_response_iss_parameter_supported` (RFC 9207): every authorization response carries
+    /// `iss`, so one without it is refused. `false` when absent.
+    public let issuerInAuthorizationResponse: Bool
 
     /// Checks a discovery document against the configured issuer.
     ///
@@ -105,6 +108,7 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         codeChallengeMethods = try reader.strings("code_challenge_methods_supported") ?? []
         responseModes = try reader.strings("response_modes_supported") ?? ["query", "fragment"]
         scopes = try reader.strings("scopes_supported")
+        issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
     }
 
     /// Whether the issuer advertises PKCE with `S256`.
@@ -154,6 +158,12 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
             guard let value = object[field], value != .null else { return nil }
             guard let text = value.stringValue else { throw wrongType(field, "a string") }
             return text
+        }
+
+        func bool(_ field: String) throws(OIDCDiscoveryError) -> Bool? {
+            guard let value = object[field], value != .null else { return nil }
+            guard case .bool(let flag) = value else { throw wrongType(field, "a boolean") }
+            return flag
         }
 
         func strings(_ field: String) throws(OIDCDiscoveryError) -> [String]? {

@@ -35,6 +35,18 @@ import Testing
         #expect(metadata.scopes == ["openid", "email", "profile"])
     }
 
+    @Test func readsWhetherTheIssuerNamesItselfInAuthorizationResponses() throws {
+        #expect(try metadata([:]).issuerInAuthorizationResponse == false)
+        let promising = try metadata(["authorization_response_iss_parameter_supported": true])
+        #expect(promising.issuerInAuthorizationResponse)
+        #expect(OIDCPlugin(metadata: promising).sendsIssuerInAuthorizationResponse)
+        #expect(!OIDCPlugin(metadata: try metadata([:])).sendsIssuerInAuthorizationResponse)
+        #expect(!OIDCPlugin().sendsIssuerInAuthorizationResponse)
+        let wrongType = refusal(["authorization_response_iss_parameter_supported": "true"])
+        #expect(wrongType?.code == .invalidDocument)
+        #expect(wrongType?.field == "authorization_response_iss_parameter_supported")
+    }
+
     @Test func refusesADocumentWhoseIssuerDiffersFromTheConfiguredOne() {
         let error = refusal([:], expectedIssuer: "https://login.example.com/tenant")
         #expect(error?.code == .issuerMismatch)

@@ -122,6 +122,24 @@ import Testing
         #expect(mixedUpError.1.failure?.code == .issuerMismatch)
     }
 
+    @Test func requiresTheIssParameterWhenTheProviderPromisesIt() throws {
+        var plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey)
+        plugin.promisesIssuerParameter = true
+        let provider = try ProviderRegistry([plugin]).resolve(TestProviders.settings(), publicURL: TestProviders.publicURL)
+        let promising = FlowHarness(provider)
+        let redirect = try promising.begin()
+        let state = promising.secrets.state
+        let absent = promising.callback(record: redirect.record, parameters: [("code", "c"), ("state", state)])
+        #expect(absent.1.failure?.code == .issuerMismatch)
+        #expect(absent.1.failure?.message.contains("found none") == true)
+        let present = promising.callback(
+            record: redirect.record, parameters: [("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer)])
+        #expect(present.1.failure == nil)
+        let wrong = promising.callback(
+            record: redirect.record, parameters: [("code", "c"), ("state", state), ("iss", "https://attacker.example")])
+        #expect(wrong.1.failure?.code == .issuerMismatch)
+    }
+
     @Test func ignoresAnIssParameterWhenTheProviderHasNoIssuer() throws {
         var plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey)
         plugin.issuer = nil

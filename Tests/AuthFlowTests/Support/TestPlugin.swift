@@ -30,6 +30,11 @@ struct TestPlugin: ProviderPlugin {
 
     var defaultIssuer: String? { issuer }
 
+    /// Like an issuer advertising `authorization_response_iss_parameter_supported`.
+    var promisesIssuerParameter = false
+
+    var sendsIssuerInAuthorizationResponse: Bool { promisesIssuerParameter }
+
     func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
 
     func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication {
