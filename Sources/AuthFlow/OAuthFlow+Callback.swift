@@ -1,4 +1,5 @@
 import AuthFlowHTTP
+import AuthFlowJOSE
 public import Foundation
 
 extension OAuthFlow {
@@ -79,7 +80,7 @@ extension OAuthFlow {
         checks.append("callback_method")
         let presented = callback.browserBinding.map(Self.bindingDigest) ?? ""
         guard callback.browserBinding?.isEmpty == false,
-            ConstantTime.equals(Array(presented.utf8), Array(record.browserBindingDigest.utf8))
+            ConstantTime.equals(presented, record.browserBindingDigest)
         else {
             let found = callback.browserBinding == nil ? "none" : "a different one"
             return fail(

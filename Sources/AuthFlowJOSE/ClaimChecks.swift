@@ -147,9 +147,7 @@ public struct ClaimChecks: Sendable {
         guard let nonce = value.stringValue else {
             throw JOSEError(.invalidClaim, "expected 'nonce' to be a string", claim: "nonce")
         }
-        var difference = nonce.utf8.count == expected.utf8.count ? 0 : 1
-        for (x, y) in zip(nonce.utf8, expected.utf8) { difference |= Int(x ^ y) }
-        guard difference == 0 else {
+        guard ConstantTime.equals(nonce, expected) else {
             throw JOSEError(
                 .nonceMismatch, "expected 'nonce' to equal the nonce sent with the request, found another value",
                 claim: "nonce")

@@ -28,7 +28,7 @@ struct FlowCookie: Sendable {
         else { return nil }
         let binding = String(parts[1])
         guard (try? Base64URL.decode(binding))?.count == 32 else { return nil }
-        return ConstantTimeBytes.equal(presented, mac(binding)) ? binding : nil
+        return ConstantTime.equals(presented, mac(binding)) ? binding : nil
     }
 
     private func mac(_ binding: String) -> [UInt8] {
@@ -36,12 +36,3 @@ struct FlowCookie: Sendable {
     }
 }
 
-/// Comparison whose time does not depend on where the inputs differ.
-enum ConstantTimeBytes {
-    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
-        return difference == 0
-    }
-}
