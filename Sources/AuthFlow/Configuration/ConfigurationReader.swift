@@ -65,7 +65,9 @@ struct ConfigurationReader {
     /// `line` with everything after a credential-like key's colon replaced by `<redacted>`.
     ///
     /// A key is credential-like when it is a credential key, a near miss of one (`clinet_secret`), or
-    /// names a secret, password, private or API key; this holds in flow mappings too.
+    /// names a secret, password, private or API key; this holds in flow mappings too. A value that is
+    /// only a variable reference (`${GOOGLE_CLIENT_SECRET}`, quoted or not) is shown: it names where the
+    /// secret comes from, not the secret. `${VAR:-default}` is redacted, since its default may be one.
     static func redacted(_ line: String) -> String {
         let scalars = Array(line.unicodeScalars)
         var index = 0
@@ -79,12 +81,29 @@ struct ConfigurationReader {
             guard index < scalars.count, scalars[index] == ":" else { continue }
             let key = String(String.UnicodeScalarView(scalars[start..<index])).lowercased()
             let rest = scalars[(index + 1)...]
-            if isCredentialLike(key), !rest.allSatisfy({ $0 == " " || $0 == "\t" }) {
+            if isCredentialLike(key), !rest.allSatisfy({ $0 == " " || $0 == "\t" }), !isOnlyAReference(rest) {
                 return String(String.UnicodeScalarView(scalars[...index])) + " <redacted>"
             }
             index += 1
         }
         return line
+    }
+
+    /// Whether `value` (after a key's colon) is exactly `${NAME}`, optionally quoted, and spaces.
+    private static func isOnlyAReference(_ value: ArraySlice<Unicode.Scalar>) -> Bool {
+        var text = Substring(String(String.UnicodeScalarView(value)))
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        if text.count >= 2, let quote = text.first, quote == "\"" || quote == "'", text.last == quote {
+            text = text.dropFirst().dropLast()
+        }
+        guard text.hasPrefix("${"), text.hasSuffix("}") else { return false }
+        let name = text.dropFirst(2).dropLast().unicodeScalars
+        guard let first = name.first, ("A"..."Z").contains(first) || ("a"..."z").contains(first) || first == "_"
+        else { return false }
+        return name.allSatisfy {
+            ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+        }
     }
 
     private static func isKeyScalar(_ scalar: Unicode.Scalar) -> Bool {

@@ -207,7 +207,7 @@ import Testing
         #expect(
             error.description == """
                 providers.yaml:5:20: environment variable GOOGLE_CLIENT_SECRET is not set (needed by providers.google.client_secret)
-                    client_secret: <redacted>
+                    client_secret: ${GOOGLE_CLIENT_SECRET}
                                    ^
                 """)
     }
@@ -525,7 +525,7 @@ import Testing
                     clinet_id: abc
                     ^
                 providers.yaml:11:20: environment variable GOOGLE_CLIENT_SECRET is not set (needed by providers.google.client_secret)
-                    client_secret: <redacted>
+                    client_secret: ${GOOGLE_CLIENT_SECRET}
                                    ^
                 providers.yaml:12:27: expected a boolean (true or false) for providers.google.capabilities.pkce, found "maybe"
                     capabilities: { pkce: maybe, odic: true }

@@ -1,4 +1,4 @@
-import AuthFlow
+@testable import AuthFlow
 import Testing
 
 /// Secrets, file contents and environment values never appear in error text or descriptions.
@@ -68,6 +68,32 @@ import Testing
         #expect(error.description.contains("    client_secret: <redacted>\n"))
         #expect(error.description.contains("    clinet_secret: <redacted>\n"))
         #expect(error.description.contains("found \"${SIGNUP}\" (as set in the environment)"))
+    }
+
+    /// A bare `${VAR}` names where a secret comes from, so the source line under an error shows it; a
+    /// default (`${VAR:-…}`), a literal or anything more stays redacted.
+    @Test func sourceLinesShowAVariableReferenceButNoValue() throws {
+        let unset = try loadError(minimalProviders + "    client_secret: ${GOOGLE_CLIENT_SECRET}\n")
+        #expect(unset.issues.map(\.code) == [.undefinedVariable])
+        #expect(unset.description.contains("\n    client_secret: ${GOOGLE_CLIENT_SECRET}\n"), "\(unset.description)")
+        let quoted = try loadError(minimalProviders + "    client_secret: \"${GOOGLE_CLIENT_SECRET}\"\n")
+        #expect(quoted.description.contains("\n    client_secret: \"${GOOGLE_CLIENT_SECRET}\"\n"))
+
+        // An error on the line of a reference with a default: the default is not shown.
+        let withDefault = try loadError(
+            minimalProviders + "    client_secret: ${GOOGLE_CLIENT_SECRET:-\(Self.secret)}: x\n")
+        #expect(withDefault.issues.map(\.code) == [.invalidYAML])
+        #expect(!withDefault.description.contains(Self.secret))
+        #expect(withDefault.description.contains("\n    client_secret: <redacted>\n"))
+        #expect(
+            ConfigurationReader.redacted("    client_secret: ${GOOGLE_CLIENT_SECRET:-\(Self.secret)}")
+                == "    client_secret: <redacted>")
+        for value in ["\(Self.secret)${X}", "${X}\(Self.secret)", "${X} \(Self.secret)", "${\(Self.secret)-x}"] {
+            let line = "    client_secret: \(value)"
+            #expect(ConfigurationReader.redacted(line) == "    client_secret: <redacted>", "\(value)")
+        }
+        #expect(ConfigurationReader.redacted("    client_secret: ${A_1}") == "    client_secret: ${A_1}")
+        #expect(ConfigurationReader.redacted("    client_secret: '${A}'  ") == "    client_secret: '${A}'  ")
     }
 
     @Test func syntaxErrorsOnCredentialLinesAreRedacted() throws {
