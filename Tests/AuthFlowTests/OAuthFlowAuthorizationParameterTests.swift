@@ -34,6 +34,16 @@ struct OAuthFlowAuthorizationParameterTests {
         #expect(!plain.contains { $0.0 == "access_type" || $0.0 == "prompt" })
     }
 
+    /// Values are percent-encoded: one cannot smuggle another parameter into the URL.
+    @Test func valuesCannotInjectParameters() throws {
+        let hint = "jane@example.com&state=attacker#x y+z"
+        let provider = try Self.provider(configured: ["login_hint": hint])
+        let parameters = try Self.redirectParameters(provider)
+        #expect(parameters.filter { $0.0 == "login_hint" }.map(\.1) == [hint])
+        #expect(parameters.filter { $0.0 == "state" }.map(\.1) == [FlowHarness(provider).secrets.state])
+        #expect(try FlowHarness(provider).begin().url.contains("#") == false)
+    }
+
     @Test func configuredParametersWinOverThePluginsExtras() throws {
         let provider = try Self.provider(
             configured: ["prompt": "select_account"], pluginExtras: [("prompt", "consent"), ("display", "page")])
