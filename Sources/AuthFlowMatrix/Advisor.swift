@@ -74,9 +74,20 @@ struct Advisor {
             ])
     }
 
-    /// Tokens are stored but the configured scopes get no refresh token.
+    /// Tokens are stored but the configuration gets no refresh token: a missing scope, or Google without
+    /// `access_type=offline` (PROVIDERS.md §2.3).
     func refreshToken() -> Advisory? {
-        guard storesTokens, let scope = Self.refreshTokenScopes[provider.type], !provider.scopes.contains(scope) else {
+        guard storesTokens else { return nil }
+        if provider.type == "google" {
+            guard provider.settings.authorizationParameters["access_type"] != "offline" else { return nil }
+            return Advisory(
+                provider: provider.name, code: .noRefreshToken, severity: .note,
+                finding:
+                    "no access_type=offline — \(provider.plugin.displayName) issues no refresh token, so stored "
+                    + "tokens lapse with the access token",
+                change: [.text("add "), .yaml("authorization_params: { access_type: offline }")])
+        }
+        guard let scope = Self.refreshTokenScopes[provider.type], !provider.scopes.contains(scope) else {
             return nil
         }
         let name = provider.plugin.displayName

@@ -18,7 +18,8 @@ public struct Advisory: Sendable, Hashable {
         public static let capabilityOff = Code(rawValue: "capability_off")
         /// The client secret is a signed JWT; its lifetime and what to keep configured.
         public static let clientSecretLifetime = Code(rawValue: "client_secret_lifetime")
-        /// Tokens are stored but the provider will issue no refresh token with these scopes.
+        /// Tokens are stored but the provider will issue no refresh token: a missing scope (X's
+        /// `offline.access`), or Google without `access_type=offline`.
         public static let noRefreshToken = Code(rawValue: "no_refresh_token")
 
         /// The identifier.

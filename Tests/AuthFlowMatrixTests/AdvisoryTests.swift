@@ -23,6 +23,7 @@ import Testing
                 client_id: a
                 client_secret: ${S}
                 capabilities: { oidc: false }
+                authorization_params: { access_type: offline }
             """)
         #expect(
             matrix.advisories.map(\.text) == [
@@ -63,6 +64,7 @@ import Testing
               google:
                 client_id: a
                 client_secret: ${S}
+                authorization_params: { access_type: offline }
               facebook:
                 client_id: "1"
                 client_secret: ${S}
@@ -112,12 +114,31 @@ import Testing
         #expect(withScope.advisories.isEmpty)
     }
 
+    @Test func storedGoogleTokensWithoutOfflineAccessAskForAccessTypeOffline() throws {
+        let google = """
+              google:
+                client_id: a
+                client_secret: ${S}
+            """
+        let advisory = try #require(try Self.matrix(google).advisories.first { $0.code == .noRefreshToken })
+        #expect(advisory.severity == .note)
+        #expect(
+            advisory.text
+                == "google: no access_type=offline — Google issues no refresh token, so stored tokens lapse with the "
+                + "access token; add authorization_params: { access_type: offline }")
+        #expect(try Self.matrix(google, server: false).advisories.isEmpty)
+        #expect(try Self.matrix(google + "\n    authorization_params: { access_type: offline }").advisories.isEmpty)
+        // Another access_type, or other parameters only, still get no refresh token.
+        let online = try Self.matrix(google + "\n    authorization_params: { access_type: online, prompt: consent }")
+        #expect(online.advisories.map(\.code) == [.noRefreshToken])
+    }
+
     @Test func advisoriesFollowConfigurationOrderThenRuleOrder() throws {
         let matrix = try CapabilityMatrix(providers: MatrixTestSupport.providers("examples/plain.yaml"))
         #expect(
             matrix.advisories.map { "\($0.provider) \($0.code)\($0.capability.map { " \($0)" } ?? "")" } == [
                 "apple client_secret_lifetime", "google capability_off oidc", "google capability_off pkce",
-                "facebook capability_off pkce", "x no_refresh_token",
+                "google no_refresh_token", "facebook capability_off pkce", "x no_refresh_token",
             ])
     }
 }
