@@ -46,6 +46,9 @@ extension ProviderPlugin {
     /// OpenID Connect sign-ins take the identity from the id_token alone.
     public var fetchesUserinfoWithIDToken: Bool { false }
 
+    /// No long-lived-token exchange.
+    public func longLivedTokenParameters(accessToken: String) -> [(String, String)]? { nil }
+
     /// The built-in providers do not promise an RFC 9207 `iss` parameter.
     public var sendsIssuerInAuthorizationResponse: Bool { false }
 

@@ -74,6 +74,11 @@ public protocol ProviderPlugin: Sendable {
     /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
     var fetchesUserinfoWithIDToken: Bool { get }
 
+    /// The token-endpoint parameters that trade a short-lived access token for a long-lived one, for a
+    /// provider without refresh tokens (Facebook: `grant_type=fb_exchange_token`); `nil` when the provider
+    /// has no such exchange. The client authenticates as at the code exchange.
+    func longLivedTokenParameters(accessToken: String) -> [(String, String)]?
+
     /// Whether the provider names itself in every authorization response with an `iss` parameter
     /// (RFC 9207, `authorization_response_iss_parameter_supported`), so that a callback without one is
     /// refused. An `iss` parameter that is present is checked whatever this says.

@@ -27,4 +27,26 @@ extension ResolvedProvider {
         return try authenticatedRequest(
             url: endpoints.token ?? "", fields: fields, now: now, clientSecretLifetime: clientSecretLifetime)
     }
+
+    /// The long-lived-token exchange (Facebook's `grant_type=fb_exchange_token`) for `accessToken`, with the
+    /// client authenticated as at the code exchange; `nil` when the plugin declares no such exchange.
+    ///
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when a secret JWT cannot be minted.
+    public func longLivedTokenRequest(accessToken: String, now: Date, clientSecretLifetime: Int64 = 300)
+        throws(SignInError) -> HTTPClientRequest?
+    {
+        guard let fields = plugin.longLivedTokenParameters(accessToken: accessToken), let url = endpoints.token else {
+            return nil
+        }
+        guard clientAuthentication == .clientSecretGet else {
+            return try authenticatedRequest(
+                url: url, fields: fields, now: now, clientSecretLifetime: clientSecretLifetime)
+        }
+        // A GET token endpoint: everything in the query, the grant type included (unlike the code exchange).
+        let query =
+            fields + [("client_id", clientID)] + (settings.clientSecret.map { [("client_secret", $0.value)] } ?? [])
+        var request = HTTPClientRequest(method: "GET", url: QueryString.appending(query, to: url))
+        request.headers["Accept"] = "application/json"
+        return request
+    }
 }

@@ -2,7 +2,8 @@ public import AuthFlowHTTP
 public import AuthFlowJOSE
 import Foundation
 
-/// What an application does with a provider's tokens after sign-in: refresh them and revoke them.
+/// What an application does with a provider's tokens after sign-in: refresh them (or, for Facebook, trade
+/// them for long-lived ones) and revoke them.
 ///
 /// A thin async driver like ``SignIn``: it builds each request from the ``ResolvedProvider`` (so the client
 /// authenticates exactly as at the code exchange: Apple's fresh ES256 client secret, X's HTTP Basic,
@@ -89,6 +90,51 @@ public final class TokenOperations: Sendable {
             provider: name, tokens: tokens,
             refreshToken: rotated ? (tokens.refreshToken ?? refreshToken) : refreshToken,
             rotated: rotated, idTokenClaims: claims)
+    }
+
+    /// Trades a short-lived access token for a long-lived one, for a provider without refresh tokens
+    /// (Facebook: `grant_type=fb_exchange_token`, a token of about 60 days).
+    ///
+    /// - Parameters:
+    ///   - name: the configured provider name.
+    ///   - accessToken: the access token from the sign-in (or an earlier exchange).
+    /// - Returns: the new tokens; ``TokenSet/expiresIn`` says how long the new access token lasts.
+    /// - Throws: ``SignInError``: `unknown_provider`, `long_lived_token_unsupported` (the provider refreshes
+    ///   instead, or has neither), `client_authentication_failed`, `provider_unreachable`,
+    ///   `token_endpoint_error` (e.g. an expired or foreign token, with the provider's error code),
+    ///   `invalid_token_response`.
+    public func exchangeForLongLivedToken(provider name: String, accessToken: String) async throws(SignInError)
+        -> TokenSet
+    {
+        guard let provider = providers[name] else { throw SignIn.unknownProvider(name) }
+        guard
+            let request = try provider.longLivedTokenRequest(
+                accessToken: accessToken, now: clock.now(), clientSecretLifetime: options.clientSecretLifetime)
+        else {
+            throw SignInError(
+                .longLivedTokenUnsupported,
+                "expected a provider with a long-lived-token exchange (Facebook), found one without; "
+                    + "refresh tokens are the way to keep access there",
+                provider: name)
+        }
+        let response = try await send(request, endpoint: "token", provider: name)
+        let json = try? JSONValue.parse(response.body)
+        let providerCode = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: json))
+        guard (200..<300).contains(response.status), providerCode == nil else {
+            throw SignInError(
+                .tokenEndpointError,
+                "expected a long-lived token from the token endpoint, found HTTP \(response.status) with error "
+                    + "'\(providerCode ?? "none")'",
+                provider: name, providerError: providerCode, upstreamStatus: response.status)
+        }
+        do throws(SignInError) {
+            return try OAuthFlow.tokenSet(from: json, requireIDToken: false)
+        } catch {
+            var error = error
+            error.provider = name
+            error.upstreamStatus = response.status
+            throw error
+        }
     }
 
     /// Revokes an access or refresh token at the provider's revocation endpoint (RFC 7009).

@@ -54,6 +54,12 @@ public struct FacebookPlugin: ProviderPlugin {
     /// A GET token request with the secret in the query.
     public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
 
+    /// `grant_type=fb_exchange_token&fb_exchange_token=…`: Facebook issues no refresh tokens; a short-lived
+    /// user token (hours) is traded at the token endpoint for one of about 60 days (PROVIDERS.md §3).
+    public func longLivedTokenParameters(accessToken: String) -> [(String, String)]? {
+        [("grant_type", "fb_exchange_token"), ("fb_exchange_token", accessToken)]
+    }
+
     /// hex(HMAC-SHA256(key: app secret, message: access token)), Graph's `appsecret_proof`.
     public static func appSecretProof(appSecret: String, accessToken: String) -> String {
         let mac = Digest.hmacSHA256(key: Array(appSecret.utf8), message: Array(accessToken.utf8))

@@ -190,6 +190,38 @@ import Testing
         }
     }
 
+    /// Facebook has no refresh tokens: the sign-in's short-lived token is traded for one of about 60 days,
+    /// which is itself live at the sandbox (it can be traded again); a dead token is refused.
+    @Test func tradesAFacebookTokenForALongLivedOne() async throws {
+        try await World.run { world in
+            let result = try await world.signIn("facebook").result
+            let longLived = try await world.tokens.exchangeForLongLivedToken(
+                provider: "facebook", accessToken: result.tokens.accessToken)
+            #expect(longLived.expiresIn == 5_183_944)
+            #expect(longLived.accessToken != result.tokens.accessToken)
+            #expect(longLived.refreshToken == nil)
+            let again = try await world.tokens.exchangeForLongLivedToken(
+                provider: "facebook", accessToken: longLived.accessToken)
+            #expect(again.accessToken != longLived.accessToken)
+            do throws(SignInError) {
+                _ = try await world.tokens.exchangeForLongLivedToken(provider: "facebook", accessToken: "EAAforged")
+                Issue.record("expected token_endpoint_error")
+            } catch {
+                #expect(error.code == .tokenEndpointError)
+                #expect(error.providerError == "OAuthException")
+                #expect(error.upstreamStatus == 400)
+                #expect(!error.message.contains("EAAforged"))
+            }
+            do throws(SignInError) {
+                _ = try await world.tokens.exchangeForLongLivedToken(
+                    provider: "google", accessToken: result.tokens.accessToken)
+                Issue.record("expected long_lived_token_unsupported")
+            } catch {
+                #expect(error.code == .longLivedTokenUnsupported)
+            }
+        }
+    }
+
     @Test func refusesOperationsAProviderDoesNotOffer() async throws {
         try await World.run { world in
             do throws(SignInError) {

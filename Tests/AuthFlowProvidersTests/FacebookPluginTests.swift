@@ -41,6 +41,25 @@ import Testing
         #expect(query["grant_type"] == nil)
     }
 
+    @Test func tradesAShortLivedTokenWithAGetRequest() throws {
+        let provider = try Fixtures.resolve(Fixtures.settings("facebook"))
+        let request = try #require(
+            try provider.longLivedTokenRequest(accessToken: "EAAshort&x=1", now: Date(timeIntervalSince1970: 0)))
+        #expect(request.method == "GET")
+        #expect(request.body == nil)
+        #expect(request.url.hasPrefix("https://graph.facebook.com/v19.0/oauth/access_token?"))
+        let query = Fixtures.query(request.url)
+        #expect(query["grant_type"] == "fb_exchange_token")
+        #expect(query["fb_exchange_token"] == "EAAshort&x=1")
+        #expect(query["client_id"] == "client-id")
+        #expect(query["client_secret"] == "app-secret")
+        #expect(query.count == 4)
+        // Providers that refresh have no such exchange.
+        for type in ["google", "x"] {
+            #expect(try Fixtures.resolve(Fixtures.settings(type)).longLivedTokenRequest(accessToken: "t", now: Date()) == nil)
+        }
+    }
+
     @Test func readsTheGraphProfileWithAppSecretProof() throws {
         let provider = try Fixtures.resolve(Fixtures.settings("facebook"))
         var (flow, _, _) = Fixtures.exchange(provider)
