@@ -63,24 +63,7 @@ public final class TokenOperations: Sendable {
             refreshToken: refreshToken, scopes: scopes, now: clock.now(),
             clientSecretLifetime: options.clientSecretLifetime)
         let response = try await send(request, endpoint: "token", provider: name)
-        let json = try? JSONValue.parse(response.body)
-        let providerCode = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: json))
-        guard (200..<300).contains(response.status), providerCode == nil else {
-            throw SignInError(
-                .tokenEndpointError,
-                "expected refreshed tokens from the token endpoint, found HTTP \(response.status) with error "
-                    + "'\(providerCode ?? "none")'",
-                provider: name, providerError: providerCode, upstreamStatus: response.status)
-        }
-        let tokens: TokenSet
-        do throws(SignInError) {
-            tokens = try OAuthFlow.tokenSet(from: json, requireIDToken: false)
-        } catch {
-            var error = error
-            error.provider = name
-            error.upstreamStatus = response.status
-            throw error
-        }
+        let tokens = try Self.tokenSet(from: response, expected: "refreshed tokens", provider: name)
         var claims: JWTClaims?
         if let idToken = tokens.idToken, provider.isEnabled(.oidc) {
             claims = try await verify(idToken, provider: provider, subject: subject)
@@ -118,12 +101,22 @@ public final class TokenOperations: Sendable {
                 provider: name)
         }
         let response = try await send(request, endpoint: "token", provider: name)
+        return try Self.tokenSet(from: response, expected: "a long-lived token", provider: name)
+    }
+
+    /// The tokens of a 2xx token-endpoint answer without an `error` member.
+    ///
+    /// - Throws: ``SignInError``: `token_endpoint_error` (with the provider's error code and the HTTP status),
+    ///   `invalid_token_response`.
+    private static func tokenSet(from response: HTTPClientResponse, expected: String, provider name: String)
+        throws(SignInError) -> TokenSet
+    {
         let json = try? JSONValue.parse(response.body)
         let providerCode = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: json))
         guard (200..<300).contains(response.status), providerCode == nil else {
             throw SignInError(
                 .tokenEndpointError,
-                "expected a long-lived token from the token endpoint, found HTTP \(response.status) with error "
+                "expected \(expected) from the token endpoint, found HTTP \(response.status) with error "
                     + "'\(providerCode ?? "none")'",
                 provider: name, providerError: providerCode, upstreamStatus: response.status)
         }
