@@ -1,4 +1,5 @@
 import AuthFlowHTTP
+import AuthFlowTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -164,7 +165,7 @@ struct HTTPServerTests {
         #expect(response.status == 200)
         #expect(response.bodyText == "slow done")
         #expect(!server.isRunning)
-        #expect(!ownsListeningSocket(on: port))
+        #expect(!LoopbackPort.ownsListeningSocket(on: port))
         // A child spawned by a concurrent test may hold the socket for an instant (see below).
         #expect(await noLongerListening(on: port))
         do {
@@ -212,22 +213,22 @@ struct HTTPServerTests {
     /// short settling time.
     @Test func restartsRepeatedlyOnTheSamePortWithoutLeaking() async throws {
         let (server, port) = try Self.startOutsideEphemeralRange()
-        #expect(ownsListeningSocket(on: port))
+        #expect(LoopbackPort.ownsListeningSocket(on: port))
         await server.stop()
-        #expect(!ownsListeningSocket(on: port))
+        #expect(!LoopbackPort.ownsListeningSocket(on: port))
         #expect(await noLongerListening(on: port))
         for _ in 0..<5 {
             let again = HTTPServer(configuration: .init(port: port), router: Self.router())
             #expect(try await start(again) == port)
             let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/fast"))
             #expect(response.status == 200)
-            #expect(ownsListeningSocket(on: port))
+            #expect(LoopbackPort.ownsListeningSocket(on: port))
             await again.stop()
-            #expect(!ownsListeningSocket(on: port))
+            #expect(!LoopbackPort.ownsListeningSocket(on: port))
             #expect(await noLongerListening(on: port))
             #expect(try await start(again) == port)
             await again.stop()
-            #expect(!ownsListeningSocket(on: port))
+            #expect(!LoopbackPort.ownsListeningSocket(on: port))
         }
     }
 
@@ -247,7 +248,7 @@ struct HTTPServerTests {
     /// Whether, within two seconds, no process listens on `port` any more.
     private func noLongerListening(on port: Int) async -> Bool {
         let deadline = Date().addingTimeInterval(2)
-        while !listeningSocketInodes(on: port).isEmpty {
+        while !LoopbackPort.listeningSocketInodes(on: port).isEmpty {
             if Date() >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -319,36 +320,5 @@ struct HTTPServerTests {
             }
             #expect(count == 100)
         }
-    }
-
-    /// Whether one of this process's own descriptors is a socket listening on TCP `port`.
-    private func ownsListeningSocket(on port: Int) -> Bool {
-        let listening = listeningSocketInodes(on: port)
-        guard !listening.isEmpty else { return false }
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.contains { descriptor in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
-                target.hasPrefix("socket:["), target.hasSuffix("]")
-            else { return false }
-            return listening.contains(String(target.dropFirst("socket:[".count).dropLast()))
-        }
-    }
-
-    /// The inodes of the sockets in LISTEN state (0A) on TCP `port`, from /proc/net/tcp and tcp6.
-    private func listeningSocketInodes(on port: Int) -> Set<String> {
-        let hexPort = ":" + String(format: "%04X", port)
-        var inodes: Set<String> = []
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            // procfs files report size 0, so read to the end rather than trusting a size.
-            guard let handle = FileHandle(forReadingAtPath: table) else { continue }
-            let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-            for line in text.split(separator: "\n") {
-                let columns = line.split(separator: " ")
-                if columns.count > 9 && columns[1].hasSuffix(hexPort) && columns[3] == "0A" {
-                    inodes.insert(String(columns[9]))
-                }
-            }
-        }
-        return inodes
     }
 }

@@ -35,7 +35,10 @@ struct LoopbackPortTests {
         let descriptor = Self.listen(on: port)
         try #require(descriptor >= 0, "the port LoopbackPort chose could not be bound")
         #expect(LoopbackPort.portsInUse().contains(port))
+        #expect(LoopbackPort.listeningSocketInodes(on: port).count == 1)
+        #expect(LoopbackPort.ownsListeningSocket(on: port))
         close(descriptor)
+        #expect(!LoopbackPort.ownsListeningSocket(on: port))
         // A child spawned by a concurrent test may share the descriptor until its exec: allow a moment.
         let deadline = Date().addingTimeInterval(2)
         while LoopbackPort.portsInUse().contains(port) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }

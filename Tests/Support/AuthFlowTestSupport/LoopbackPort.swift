@@ -20,20 +20,44 @@ public enum LoopbackPort {
 
     /// The local TCP ports of every socket in /proc/net/tcp and /proc/net/tcp6, in any state.
     public static func portsInUse() -> Set<Int> {
-        var ports: Set<Int> = []
+        Set(sockets().map(\.port))
+    }
+
+    /// The inodes of the sockets listening on TCP `port` (any address), from /proc/net/tcp and tcp6.
+    public static func listeningSocketInodes(on port: Int) -> Set<String> {
+        Set(sockets().filter { $0.port == port && $0.isListening }.map(\.inode))
+    }
+
+    /// Whether one of this process's own descriptors is a socket listening on TCP `port` (unlike the
+    /// system-wide tables, unaffected by children that share descriptors for an instant while spawning).
+    public static func ownsListeningSocket(on port: Int) -> Bool {
+        let listening = listeningSocketInodes(on: port)
+        guard !listening.isEmpty else { return false }
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.contains { descriptor in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
+                target.hasPrefix("socket:["), target.hasSuffix("]")
+            else { return false }
+            return listening.contains(String(target.dropFirst("socket:[".count).dropLast()))
+        }
+    }
+
+    /// The rows of /proc/net/tcp and /proc/net/tcp6: local port, state LISTEN (0A) or not, inode.
+    static func sockets() -> [(port: Int, isListening: Bool, inode: String)] {
+        var rows: [(port: Int, isListening: Bool, inode: String)] = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             // procfs files report size 0, so read to the end rather than trusting a size.
             guard let handle = FileHandle(forReadingAtPath: table) else { continue }
             let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let columns = line.split(separator: " ")
-                guard columns.count > 1, let colon = columns[1].lastIndex(of: ":"),
+                guard columns.count > 9, let colon = columns[1].lastIndex(of: ":"),
                     let port = Int(columns[1][columns[1].index(after: colon)...], radix: 16)
                 else { continue }
-                ports.insert(port)
+                rows.append((port, columns[3] == "0A", String(columns[9])))
             }
         }
-        return ports
+        return rows
     }
 }
 
