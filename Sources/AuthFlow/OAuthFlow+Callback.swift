@@ -93,22 +93,13 @@ extension OAuthFlow {
         checks.append("browser_binding")
         // RFC 9207: an authorization server that names itself in the response must be the one this flow
         // went to; checked before anything else of the response (an error response too) is believed.
+        // A provider that promises `iss` (its discovery document advertises it) must send it.
         let issuers = callback.parameters.count("iss")
-        if issuers == 0, provider.plugin.sendsIssuerInAuthorizationResponse, !provider.acceptedIssuers.isEmpty {
-            return fail(
-                .callback,
-                SignInError(
-                    .issuerMismatch,
-                    "expected an iss parameter (the issuer advertises authorization_response_iss_parameter_supported, "
-                        + "RFC 9207), found none",
-                    provider: provider.name),
-                now: now, checks: checks)
-        }
-        if issuers > 0, !provider.acceptedIssuers.isEmpty {
+        if !provider.acceptedIssuers.isEmpty, issuers > 0 || provider.plugin.sendsIssuerInAuthorizationResponse {
             guard issuers == 1, let issuer = callback.parameters.value("iss"), provider.acceptedIssuers.contains(issuer)
             else {
                 let expected = provider.issuer.map { "'\($0)'" } ?? "this provider's issuer"
-                let found = issuers > 1 ? "\(issuers) iss parameters" : "another issuer"
+                let found = issuers == 0 ? "none" : issuers > 1 ? "\(issuers) iss parameters" : "another issuer"
                 return fail(
                     .callback,
                     SignInError(

@@ -150,10 +150,10 @@ public struct OIDCPlugin: ProviderPlugin {
     public var noncePolicy: NoncePolicy { .required }
 
     /// When the policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint.
-    /// Whether the issuer advertises `authorization_response_iss_parameter_supported` (RFC 9207).
-    public var sendsIssuerInAuthorizationResponse: Bool { metadata?.issuerInAuthorizationResponse ?? false }
-
     public var fetchesUserinfoWithIDToken: Bool {
         userinfoPolicy == .whenAdvertised && metadata?.userinfoEndpoint != nil
     }
+
+    /// Whether the issuer advertises `authorization_response_iss_parameter_supported` (RFC 9207).
+    public var sendsIssuerInAuthorizationResponse: Bool { metadata?.issuerInAuthorizationResponse ?? false }
 }

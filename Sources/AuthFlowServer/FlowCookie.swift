@@ -35,4 +35,3 @@ struct FlowCookie: Sendable {
         Digest.hmacSHA256(key: key, message: Array("authflow-flow-cookie.v1.\(binding)".utf8))
     }
 }
-

@@ -128,7 +128,8 @@ public struct SandboxDeployment: Sendable {
             audiences: settings.audiences, teamID: teamID, keyID: keyID, privateKey: privateKey,
             scopes: settings.scopes,
             capabilities: settings.capabilities, redirectURI: settings.redirectURI, issuer: endpoints.issuer,
-            endpoints: overrides, authorizationParameters: settings.authorizationParameters, location: settings.location,
+            endpoints: overrides, authorizationParameters: settings.authorizationParameters,
+            location: settings.location,
             typeLocation: settings.typeLocation,
             capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations)
     }

@@ -56,7 +56,9 @@ import Testing
         #expect(query.count == 4)
         // Providers that refresh have no such exchange.
         for type in ["google", "x"] {
-            #expect(try Fixtures.resolve(Fixtures.settings(type)).longLivedTokenRequest(accessToken: "t", now: Date()) == nil)
+            #expect(
+                try Fixtures.resolve(Fixtures.settings(type)).longLivedTokenRequest(accessToken: "t", now: Date())
+                    == nil)
         }
     }
 

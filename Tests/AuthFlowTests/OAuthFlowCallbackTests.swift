@@ -93,7 +93,8 @@ import Testing
         let redirect = try harness.begin()
         let state = harness.secrets.state
         let matching = harness.callback(
-            record: redirect.record, parameters: [("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer)])
+            record: redirect.record,
+            parameters: [("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer)])
         #expect(matching.1.failure == nil)
         #expect(matching.0.trace.last?.checks.contains("iss_parameter") == true)
         let absent = harness.callback(record: redirect.record, parameters: [("code", "c"), ("state", state)])
@@ -112,7 +113,8 @@ import Testing
         let repeated = harness.callback(
             record: redirect.record,
             parameters: [
-                ("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer), ("iss", "https://attacker.example"),
+                ("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer),
+                ("iss", "https://attacker.example"),
             ])
         #expect(repeated.1.failure?.code == .issuerMismatch)
         // The issuer is checked before an error response is believed.
@@ -125,7 +127,8 @@ import Testing
     @Test func requiresTheIssParameterWhenTheProviderPromisesIt() throws {
         var plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey)
         plugin.promisesIssuerParameter = true
-        let provider = try ProviderRegistry([plugin]).resolve(TestProviders.settings(), publicURL: TestProviders.publicURL)
+        let provider = try ProviderRegistry([plugin]).resolve(
+            TestProviders.settings(), publicURL: TestProviders.publicURL)
         let promising = FlowHarness(provider)
         let redirect = try promising.begin()
         let state = promising.secrets.state
@@ -133,7 +136,8 @@ import Testing
         #expect(absent.1.failure?.code == .issuerMismatch)
         #expect(absent.1.failure?.message.contains("found none") == true)
         let present = promising.callback(
-            record: redirect.record, parameters: [("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer)])
+            record: redirect.record,
+            parameters: [("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer)])
         #expect(present.1.failure == nil)
         let wrong = promising.callback(
             record: redirect.record, parameters: [("code", "c"), ("state", state), ("iss", "https://attacker.example")])
@@ -143,7 +147,8 @@ import Testing
     @Test func ignoresAnIssParameterWhenTheProviderHasNoIssuer() throws {
         var plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey)
         plugin.issuer = nil
-        let provider = try ProviderRegistry([plugin]).resolve(TestProviders.settings(), publicURL: TestProviders.publicURL)
+        let provider = try ProviderRegistry([plugin]).resolve(
+            TestProviders.settings(), publicURL: TestProviders.publicURL)
         #expect(provider.acceptedIssuers.isEmpty)
         let issuerless = FlowHarness(provider)
         let redirect = try issuerless.begin()

@@ -31,7 +31,7 @@ public struct ProviderSettings: Sendable, Hashable {
     /// `endpoints`: overrides of the plugin's default URLs.
     public let endpoints: EndpointOverrides
     /// `authorization_params`: extra parameters of the authorization request, e.g. Google's
-    /// `access_type: offline` and `prompt: consent` for a refresh token. Never one AuthFlow sets itself
+    /// `access_type: offline` for a refresh token. Never one AuthFlow sets itself
     /// (`state`, `nonce`, `scope`, `code_challenge`, …); the loader refuses those.
     public let authorizationParameters: [String: String]
     /// Where the provider's name is written.

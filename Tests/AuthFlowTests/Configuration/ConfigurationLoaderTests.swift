@@ -338,7 +338,8 @@ import Testing
             + "    authorization_params:\n      access_type: offline\n      prompt: ${PROMPT:-consent}\n      hd: example.com\n"
         let configuration = try makeLoader().load(yaml: yaml, fileName: "p.yaml")
         let provider = try #require(configuration.providers.first)
-        #expect(provider.authorizationParameters == ["access_type": "offline", "prompt": "consent", "hd": "example.com"])
+        #expect(
+            provider.authorizationParameters == ["access_type": "offline", "prompt": "consent", "hd": "example.com"])
         #expect(provider.location(of: "authorization_params.prompt").line == 7)
         let none = try makeLoader().load(yaml: minimalProviders, fileName: "p.yaml")
         #expect(none.providers.first?.authorizationParameters == [:])
@@ -350,9 +351,12 @@ import Testing
             "code_challenge_method", "response_mode", "request", "request_uri",
         ]
         for name in reserved {
-            let error = try loadError(minimalProviders + "    authorization_params: { \(name): x, access_type: offline }\n")
+            let error = try loadError(
+                minimalProviders + "    authorization_params: { \(name): x, access_type: offline }\n")
             #expect(error.issues.map(\.code) == [.invalidValue], "\(name) must be refused")
-            #expect(error.issues.first?.message.hasPrefix("providers.google.authorization_params may not set \(name): AuthFlow sets it from ") == true)
+            #expect(
+                error.issues.first?.message.hasPrefix(
+                    "providers.google.authorization_params may not set \(name): AuthFlow sets it from ") == true)
             #expect(error.issues.first?.location?.line == 5)
         }
         let state = try loadError(minimalProviders + "    authorization_params:\n      state: fixed\n")

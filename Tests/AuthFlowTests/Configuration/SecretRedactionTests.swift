@@ -1,5 +1,6 @@
-@testable import AuthFlow
 import Testing
+
+@testable import AuthFlow
 
 /// Secrets, file contents and environment values never appear in error text or descriptions.
 @Suite struct SecretRedactionTests {

@@ -15,7 +15,8 @@ public enum LoopbackPort {
             let candidate = Int.random(in: 20_000..<32_000, using: &generator)
             if !portsInUse().contains(candidate) { return candidate }
         }
-        throw LoopbackPortError(description: "expected an unused TCP port in 20000–31999, but 200 random picks were all in use")
+        throw LoopbackPortError(
+            description: "expected an unused TCP port in 20000–31999, but 200 random picks were all in use")
     }
 
     /// The local TCP ports of every socket in /proc/net/tcp and /proc/net/tcp6, in any state.
@@ -35,7 +36,8 @@ public enum LoopbackPort {
         guard !listening.isEmpty else { return false }
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return descriptors.contains { descriptor in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
+            guard
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
                 target.hasPrefix("socket:["), target.hasSuffix("]")
             else { return false }
             return listening.contains(String(target.dropFirst("socket:[".count).dropLast()))
