@@ -91,90 +91,68 @@ extension SandboxIdentityProvider {
     /// `POST /apple/auth/token`: the authorization-code and refresh-token grants.
     func handleAppleToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.apple, \.token) }
-        let form: Parameters
-        let client: SandboxClient
-        do throws(OAuthFailure) {
-            (form, client) = try authenticatedForm(request, authenticate: authenticateAppleClient)
-        } catch {
-            return error.oauthResponse()
-        }
-        switch form["grant_type"] {
-        case "authorization_code"?:
-            let code: String
-            let record: CodeRecord
-            do throws(OAuthFailure) {
-                (code, record) = try redeemCode(
+        return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
+            let (form, client) = try authenticatedForm(request, authenticate: authenticateAppleClient)
+            switch form["grant_type"] {
+            case "authorization_code"?:
+                let (code, record) = try redeemCode(
                     in: form, client: client, provider: .apple, policy: .init(ignoresUnexpectedVerifier: true))
-            } catch {
-                return error.oauthResponse()
+                let tokens = issueTokens(code: code, record: record, withRefresh: true)
+                do throws(SandboxError) {
+                    let idToken = try signIDToken(
+                        provider: .apple, clientID: client.clientID, identity: record.identity,
+                        scopes: record.request.scopes,
+                        nonce: record.request.nonce, authTime: record.authTime, accessToken: tokens.accessToken)
+                    var body: [String: JSONValue] = [
+                        "access_token": .string(tokens.accessToken), "token_type": .string("Bearer"),
+                        "expires_in": .integer(SandboxProvider.apple.accessTokenLifetime), "id_token": .string(idToken),
+                    ]
+                    if let refresh = tokens.refreshToken { body["refresh_token"] = .string(refresh) }
+                    return tokenResponse(body)
+                } catch {
+                    throw OAuthFailure("server_error", error.message, status: 500)
+                }
+            case "refresh_token"?:
+                let grant = try refreshGrant(
+                    in: form, client: client, provider: .apple,
+                    refusal: "the refresh token is unknown, revoked, or issued to another client")
+                let accessToken = issueAccessToken(grant: grant)
+                do throws(SandboxError) {
+                    let idToken = try signIDToken(
+                        provider: .apple, clientID: client.clientID, identity: grant.identity, scopes: grant.scopes,
+                        nonce: nil, authTime: grant.authTime, accessToken: accessToken)
+                    // Apple never rotates: the response has no refresh_token and the old one keeps working.
+                    return tokenResponse([
+                        "access_token": .string(accessToken), "token_type": .string("Bearer"),
+                        "expires_in": .integer(SandboxProvider.apple.accessTokenLifetime), "id_token": .string(idToken),
+                    ])
+                } catch {
+                    throw OAuthFailure("server_error", error.message, status: 500)
+                }
+            case let other:
+                throw .unsupportedGrantType(other)
             }
-            let tokens = issueTokens(code: code, record: record, withRefresh: true)
-            do {
-                let idToken = try signIDToken(
-                    provider: .apple, clientID: client.clientID, identity: record.identity,
-                    scopes: record.request.scopes,
-                    nonce: record.request.nonce, authTime: record.authTime, accessToken: tokens.accessToken)
-                var body: [String: JSONValue] = [
-                    "access_token": .string(tokens.accessToken), "token_type": .string("Bearer"),
-                    "expires_in": .integer(SandboxProvider.apple.accessTokenLifetime), "id_token": .string(idToken),
-                ]
-                if let refresh = tokens.refreshToken { body["refresh_token"] = .string(refresh) }
-                return tokenResponse(body)
-            } catch {
-                return OAuthFailure("server_error", error.message, status: 500).oauthResponse()
-            }
-        case "refresh_token"?:
-            guard let refreshToken = form["refresh_token"] else {
-                return OAuthFailure.invalidRequest("missing required parameter refresh_token").oauthResponse()
-            }
-            guard
-                let grant = state.withLock({
-                    $0.liveGrant(refreshToken: refreshToken, provider: .apple, clientID: client.clientID)
-                })
-            else {
-                return OAuthFailure.invalidGrant("the refresh token is unknown, revoked, or issued to another client")
-                    .oauthResponse()
-            }
-            let accessToken = issueAccessToken(grant: grant)
-            do {
-                let idToken = try signIDToken(
-                    provider: .apple, clientID: client.clientID, identity: grant.identity, scopes: grant.scopes,
-                    nonce: nil, authTime: grant.authTime, accessToken: accessToken)
-                // Apple never rotates: the response has no refresh_token and the old one keeps working.
-                return tokenResponse([
-                    "access_token": .string(accessToken), "token_type": .string("Bearer"),
-                    "expires_in": .integer(SandboxProvider.apple.accessTokenLifetime), "id_token": .string(idToken),
-                ])
-            } catch {
-                return OAuthFailure("server_error", error.message, status: 500).oauthResponse()
-            }
-        case let other:
-            return OAuthFailure.unsupportedGrantType(other).oauthResponse()
         }
     }
 
     /// `POST /apple/auth/revoke`: authenticates the client, then answers 200 whatever the token.
     func handleAppleRevoke(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.apple, \.revocation) }
-        let form: Parameters
-        let client: SandboxClient
-        do throws(OAuthFailure) {
-            (form, client) = try authenticatedForm(request, authenticate: authenticateAppleClient)
-        } catch {
-            return error.oauthResponse()
+        return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
+            let (form, client) = try authenticatedForm(request, authenticate: authenticateAppleClient)
+            guard let token = form["token"] else {
+                throw .invalidRequest("missing required parameter token")
+            }
+            if let hint = form["token_type_hint"], hint != "access_token", hint != "refresh_token" {
+                throw .invalidRequest("token_type_hint must be access_token or refresh_token")
+            }
+            revoke(
+                token: token, hint: form["token_type_hint"], provider: .apple, clientID: client.clientID,
+                rules: RevocationRules(refreshTokenWithdrawsConsent: true))
+            var response = HTTPServerResponse.empty(status: 200)
+            response.headers["Cache-Control"] = "no-store"
+            return response
         }
-        guard let token = form["token"] else {
-            return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()
-        }
-        if let hint = form["token_type_hint"], hint != "access_token", hint != "refresh_token" {
-            return OAuthFailure.invalidRequest("token_type_hint must be access_token or refresh_token").oauthResponse()
-        }
-        revoke(
-            token: token, hint: form["token_type_hint"], provider: .apple, clientID: client.clientID,
-            rules: RevocationRules(refreshTokenWithdrawsConsent: true))
-        var response = HTTPServerResponse.empty(status: 200)
-        response.headers["Cache-Control"] = "no-store"
-        return response
     }
 
     /// `GET /apple/.well-known/openid-configuration`, with this sandbox's endpoints and issuer.

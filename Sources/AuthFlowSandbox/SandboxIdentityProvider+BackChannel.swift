@@ -35,4 +35,33 @@ extension SandboxIdentityProvider {
         }
         return (code, try redeemed.get())
     }
+
+    /// The live grant behind the form's `refresh_token` for `client`, for the providers whose refresh tokens
+    /// do not rotate (Apple, Google).
+    ///
+    /// - Throws: ``OAuthFailure`` `invalid_request` without a refresh token, `invalid_grant` with `refusal`
+    ///   for one that is unknown, revoked or issued to another client.
+    func refreshGrant(in form: Parameters, client: SandboxClient, provider: SandboxProvider, refusal: String)
+        throws(OAuthFailure) -> GrantRecord
+    {
+        guard let refreshToken = form["refresh_token"] else {
+            throw .invalidRequest("missing required parameter refresh_token")
+        }
+        guard
+            let grant = state.withLock({
+                $0.liveGrant(refreshToken: refreshToken, provider: provider, clientID: client.clientID)
+            })
+        else { throw .invalidGrant(refusal) }
+        return grant
+    }
+
+    /// Runs a back-channel handler whose refusals are thrown, answering a thrown ``OAuthFailure`` in the
+    /// OAuth error shape.
+    func answeringOAuthFailures(_ handler: () throws(OAuthFailure) -> HTTPServerResponse) -> HTTPServerResponse {
+        do throws(OAuthFailure) {
+            return try handler()
+        } catch {
+            return error.oauthResponse()
+        }
+    }
 }

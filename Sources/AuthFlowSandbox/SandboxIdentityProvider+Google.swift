@@ -95,72 +95,54 @@ extension SandboxIdentityProvider {
     /// `POST /google/token`.
     func handleGoogleToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.google, \.token) }
-        let form: Parameters
-        let client: SandboxClient
-        do throws(OAuthFailure) {
-            (form, client) = try authenticatedForm(request, authenticate: authenticateGoogleClient)
-        } catch {
-            return error.oauthResponse()
-        }
-        switch form["grant_type"] {
-        case "authorization_code"?:
-            let code: String
-            let record: CodeRecord
-            do throws(OAuthFailure) {
-                (code, record) = try redeemCode(in: form, client: client, provider: .google, policy: .init())
-            } catch {
-                return error.oauthResponse()
-            }
-            let tokens = issueTokens(code: code, record: record, withRefresh: record.issuesRefreshToken)
-            var body: [String: JSONValue] = [
-                "access_token": .string(tokens.accessToken), "token_type": .string("Bearer"),
-                "expires_in": .integer(SandboxProvider.google.accessTokenLifetime),
-                "scope": .string(record.request.scopes.joined(separator: " ")),
-            ]
-            if let refresh = tokens.refreshToken { body["refresh_token"] = .string(refresh) }
-            if record.request.hasScope("openid") {
-                do {
-                    body["id_token"] = .string(
-                        try signIDToken(
-                            provider: .google, clientID: client.clientID, identity: record.identity,
-                            scopes: record.request.scopes, nonce: record.request.nonce, authTime: record.authTime,
-                            accessToken: tokens.accessToken))
-                } catch {
-                    return OAuthFailure("server_error", error.message, status: 500).oauthResponse()
+        return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
+            let (form, client) = try authenticatedForm(request, authenticate: authenticateGoogleClient)
+            switch form["grant_type"] {
+            case "authorization_code"?:
+                let (code, record) = try redeemCode(in: form, client: client, provider: .google, policy: .init())
+                let tokens = issueTokens(code: code, record: record, withRefresh: record.issuesRefreshToken)
+                var body: [String: JSONValue] = [
+                    "access_token": .string(tokens.accessToken), "token_type": .string("Bearer"),
+                    "expires_in": .integer(SandboxProvider.google.accessTokenLifetime),
+                    "scope": .string(record.request.scopes.joined(separator: " ")),
+                ]
+                if let refresh = tokens.refreshToken { body["refresh_token"] = .string(refresh) }
+                if record.request.hasScope("openid") {
+                    do throws(SandboxError) {
+                        body["id_token"] = .string(
+                            try signIDToken(
+                                provider: .google, clientID: client.clientID, identity: record.identity,
+                                scopes: record.request.scopes, nonce: record.request.nonce, authTime: record.authTime,
+                                accessToken: tokens.accessToken))
+                    } catch {
+                        throw OAuthFailure("server_error", error.message, status: 500)
+                    }
                 }
-            }
-            return tokenResponse(body)
-        case "refresh_token"?:
-            guard let refreshToken = form["refresh_token"] else {
-                return OAuthFailure.invalidRequest("missing required parameter refresh_token").oauthResponse()
-            }
-            guard
-                let grant = state.withLock({
-                    $0.liveGrant(refreshToken: refreshToken, provider: .google, clientID: client.clientID)
-                })
-            else {
-                return OAuthFailure.invalidGrant("Token has been expired or revoked.").oauthResponse()
-            }
-            let accessToken = issueAccessToken(grant: grant)
-            var body: [String: JSONValue] = [
-                "access_token": .string(accessToken), "token_type": .string("Bearer"),
-                "expires_in": .integer(SandboxProvider.google.accessTokenLifetime),
-                "scope": .string(grant.scopes.joined(separator: " ")),
-            ]
-            if grant.scopes.contains("openid") {
-                do {
-                    body["id_token"] = .string(
-                        try signIDToken(
-                            provider: .google, clientID: client.clientID, identity: grant.identity,
-                            scopes: grant.scopes,
-                            nonce: nil, authTime: grant.authTime, accessToken: accessToken))
-                } catch {
-                    return OAuthFailure("server_error", error.message, status: 500).oauthResponse()
+                return tokenResponse(body)
+            case "refresh_token"?:
+                let grant = try refreshGrant(
+                    in: form, client: client, provider: .google, refusal: "Token has been expired or revoked.")
+                let accessToken = issueAccessToken(grant: grant)
+                var body: [String: JSONValue] = [
+                    "access_token": .string(accessToken), "token_type": .string("Bearer"),
+                    "expires_in": .integer(SandboxProvider.google.accessTokenLifetime),
+                    "scope": .string(grant.scopes.joined(separator: " ")),
+                ]
+                if grant.scopes.contains("openid") {
+                    do throws(SandboxError) {
+                        body["id_token"] = .string(
+                            try signIDToken(
+                                provider: .google, clientID: client.clientID, identity: grant.identity,
+                                scopes: grant.scopes,
+                                nonce: nil, authTime: grant.authTime, accessToken: accessToken))
+                    } catch {
+                        throw OAuthFailure("server_error", error.message, status: 500)
+                    }
                 }
+                return tokenResponse(body)
+            case let other:
+                throw .unsupportedGrantType(other)
             }
-            return tokenResponse(body)
-        case let other:
-            return OAuthFailure.unsupportedGrantType(other).oauthResponse()
         }
     }
 

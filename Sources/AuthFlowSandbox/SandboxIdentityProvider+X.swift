@@ -92,57 +92,46 @@ extension SandboxIdentityProvider {
     /// `offline.access` and rotating: each refresh returns a new one, and presenting a used one revokes the grant.
     func handleXToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.x, \.token) }
-        let form: Parameters
-        let client: SandboxClient
-        do throws(OAuthFailure) {
-            (form, client) = try authenticatedForm(request, authenticate: authenticateXClient)
-        } catch {
-            return error.oauthResponse()
-        }
-        switch form["grant_type"] {
-        case "authorization_code"?:
-            let code: String
-            let record: CodeRecord
-            do throws(OAuthFailure) {
-                (code, record) = try redeemCode(
+        return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
+            let (form, client) = try authenticatedForm(request, authenticate: authenticateXClient)
+            switch form["grant_type"] {
+            case "authorization_code"?:
+                let (code, record) = try redeemCode(
                     in: form, client: client, provider: .x, policy: .init(missingVerifierIsInvalidRequest: true))
-            } catch {
-                return error.oauthResponse()
-            }
-            let tokens = issueTokens(
-                code: code, record: record, withRefresh: record.request.hasScope("offline.access"))
-            return xTokenResponse(
-                accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, scopes: tokens.grant.scopes)
-        case "refresh_token"?:
-            guard let refreshToken = form["refresh_token"] else {
-                return OAuthFailure.invalidRequest("missing required parameter refresh_token").oauthResponse()
-            }
-            let newAccess = randomToken(prefix: Self.accessTokenPrefix(.x))
-            let newRefresh = randomToken(prefix: Self.refreshTokenPrefix(.x))
-            let expiresAt = now.addingTimeInterval(Double(SandboxProvider.x.accessTokenLifetime))
-            let outcome = state.withLock { state -> Result<GrantRecord, OAuthFailure> in
-                guard let record = state.refreshTokens[refreshToken],
-                    let grant = state.liveGrant(refreshToken: refreshToken, provider: .x, clientID: client.clientID)
-                else {
-                    return .failure(.invalidGrant("the refresh token is unknown, revoked, or issued to another client"))
+                let tokens = issueTokens(
+                    code: code, record: record, withRefresh: record.request.hasScope("offline.access"))
+                return xTokenResponse(
+                    accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, scopes: tokens.grant.scopes)
+            case "refresh_token"?:
+                guard let refreshToken = form["refresh_token"] else {
+                    throw .invalidRequest("missing required parameter refresh_token")
                 }
-                guard !record.consumed else {
-                    state.revokeGrant(grant.id)
-                    return .failure(
-                        .invalidGrant("the refresh token was already used; every token of this grant is now revoked"))
+                let newAccess = randomToken(prefix: Self.accessTokenPrefix(.x))
+                let newRefresh = randomToken(prefix: Self.refreshTokenPrefix(.x))
+                let expiresAt = now.addingTimeInterval(Double(SandboxProvider.x.accessTokenLifetime))
+                let outcome = state.withLock { state -> Result<GrantRecord, OAuthFailure> in
+                    guard let record = state.refreshTokens[refreshToken],
+                        let grant = state.liveGrant(refreshToken: refreshToken, provider: .x, clientID: client.clientID)
+                    else {
+                        return .failure(
+                            .invalidGrant("the refresh token is unknown, revoked, or issued to another client"))
+                    }
+                    guard !record.consumed else {
+                        state.revokeGrant(grant.id)
+                        return .failure(
+                            .invalidGrant(
+                                "the refresh token was already used; every token of this grant is now revoked"))
+                    }
+                    state.refreshTokens[refreshToken]?.consumed = true
+                    state.refreshTokens[newRefresh] = RefreshTokenRecord(grantID: grant.id)
+                    state.accessTokens[newAccess] = AccessTokenRecord(grantID: grant.id, expiresAt: expiresAt)
+                    return .success(grant)
                 }
-                state.refreshTokens[refreshToken]?.consumed = true
-                state.refreshTokens[newRefresh] = RefreshTokenRecord(grantID: grant.id)
-                state.accessTokens[newAccess] = AccessTokenRecord(grantID: grant.id, expiresAt: expiresAt)
-                return .success(grant)
-            }
-            switch outcome {
-            case .failure(let failure): return failure.oauthResponse()
-            case .success(let grant):
+                let grant = try outcome.get()
                 return xTokenResponse(accessToken: newAccess, refreshToken: newRefresh, scopes: grant.scopes)
+            case let other:
+                throw .unsupportedGrantType(other)
             }
-        case let other:
-            return OAuthFailure.unsupportedGrantType(other).oauthResponse()
         }
     }
 
@@ -158,20 +147,16 @@ extension SandboxIdentityProvider {
     /// `POST /x/2/oauth2/revoke`: same client authentication as the token endpoint; `{"revoked": true}`.
     func handleXRevoke(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.x, \.revocation) }
-        let form: Parameters
-        let client: SandboxClient
-        do throws(OAuthFailure) {
-            (form, client) = try authenticatedForm(request, authenticate: authenticateXClient)
-        } catch {
-            return error.oauthResponse()
+        return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
+            let (form, client) = try authenticatedForm(request, authenticate: authenticateXClient)
+            guard let token = form["token"] else {
+                throw .invalidRequest("missing required parameter token")
+            }
+            revoke(
+                token: token, hint: form["token_type_hint"], provider: .x, clientID: client.clientID,
+                rules: RevocationRules())
+            return tokenResponse(["revoked": .bool(true)])
         }
-        guard let token = form["token"] else {
-            return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()
-        }
-        revoke(
-            token: token, hint: form["token_type_hint"], provider: .x, clientID: client.clientID,
-            rules: RevocationRules())
-        return tokenResponse(["revoked": .bool(true)])
     }
 
     /// `GET /x/2/users/me`: needs a Bearer user token with both `tweet.read` and `users.read`; answers
