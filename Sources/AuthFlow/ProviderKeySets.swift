@@ -1,5 +1,6 @@
 public import AuthFlowHTTP
 public import AuthFlowJOSE
+import Foundation
 
 /// The JWKS caches of a set of resolved providers: one per OpenID Connect provider with a `jwks`
 /// endpoint, fetched through one HTTP client.
@@ -11,12 +12,29 @@ public struct ProviderKeySets: Sendable {
     private let caches: [String: JWKSCache]
 
     /// Creates a cache for each OpenID Connect provider of `providers` that has a `jwks` endpoint.
-    public init(providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock()) {
+    ///
+    /// `observer` hears of every JWKS fetch (its reason, duration and status) and every stale set served.
+    public init(
+        providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
+        observer: any ProviderObserver = NoProviderObserver()
+    ) {
         var caches: [String: JWKSCache] = [:]
         for provider in providers where provider.isEnabled(.oidc) {
             guard let url = provider.endpoints.jwks else { continue }
-            caches[provider.name] = JWKSCache(clock: clock) { [httpClient] in
-                try await Self.fetch(url: url, httpClient: httpClient)
+            let name = provider.name
+            caches[name] = JWKSCache(
+                clock: clock, observer: ProviderJWKSObserver(provider: name, observer: observer)
+            ) { [httpClient] in
+                let started = clock.now()
+                var status: Int?
+                defer {
+                    observer.providerRequestFinished(
+                        provider: name, endpoint: .jwks, status: status,
+                        seconds: clock.now().timeIntervalSince(started))
+                }
+                let response = try await Self.send(url: url, httpClient: httpClient)
+                status = response.status
+                return try Self.result(of: response)
             }
         }
         self.caches = caches
@@ -25,11 +43,14 @@ public struct ProviderKeySets: Sendable {
     /// The cache of the provider named `name`, or `nil` when it verifies no id_tokens.
     public subscript(name: String) -> JWKSCache? { caches[name] }
 
-    static func fetch(url: String, httpClient: any HTTPClient) async throws -> JWKSFetchResult {
+    static func send(url: String, httpClient: any HTTPClient) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(method: "GET", url: url)
         request.headers["Accept"] = "application/json"
         request.timeout = 10
-        let response = try await httpClient.send(request)
+        return try await httpClient.send(request)
+    }
+
+    static func result(of response: HTTPClientResponse) throws -> JWKSFetchResult {
         guard (200..<300).contains(response.status) else {
             throw SignInError(.jwksUnavailable, "expected HTTP 2xx from the JWKS endpoint, found \(response.status)")
         }

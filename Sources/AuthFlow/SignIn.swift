@@ -25,16 +25,20 @@ public final class SignIn: Sendable {
     private let clock: any WallClock
     private let random: any SecureRandom
     private let keyCaches: ProviderKeySets
+    private let observer: any ProviderObserver
 
     /// Creates a driver; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
     ///
     /// Pass `keySets` to share the caches with ``TokenOperations`` or a notification endpoint; by default
-    /// the driver makes its own.
+    /// the driver makes its own. `observer` hears of every token and userinfo request (status and duration)
+    /// and, for caches the driver makes itself, of JWKS fetches.
     public init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, flowStore: any FlowStore,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil
+        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
+        observer: any ProviderObserver = NoProviderObserver()
     ) {
+        self.observer = observer
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }
         self.providers = byName
@@ -43,7 +47,9 @@ public final class SignIn: Sendable {
         self.flowStore = flowStore
         self.clock = clock
         self.random = random
-        self.keyCaches = keySets ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
+        self.keyCaches =
+            keySets
+            ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock, observer: observer)
     }
 
     /// A fresh browser-binding value (32 random bytes, base64url) to set in a flow cookie before ``begin``.
@@ -134,13 +140,13 @@ public final class SignIn: Sendable {
                         continue
                     }
                 }
-                action = await send(exchange.request, endpoint: "token", flow: &flow) { flow, response, now in
+                action = await send(exchange.request, endpoint: .token, provider: name, flow: &flow) { flow, response, now in
                     flow.tokenResponseReceived(response, now: now)
                 }
             case .fetchJWKS(let fetch):
                 action = await keys(fetch, provider: provider, flow: &flow)
             case .fetchUserinfo(let request):
-                action = await send(request, endpoint: "userinfo", flow: &flow) { flow, response, now in
+                action = await send(request, endpoint: .userinfo, provider: name, flow: &flow) { flow, response, now in
                     flow.userinfoResponseReceived(response, now: now)
                 }
             case .complete(let result):
@@ -155,14 +161,22 @@ public final class SignIn: Sendable {
     }
 
     private func send(
-        _ request: HTTPClientRequest, endpoint: String, flow: inout OAuthFlow,
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, flow: inout OAuthFlow,
         next: (inout OAuthFlow, HTTPClientResponse, Date) -> OAuthFlow.Action
     ) async -> OAuthFlow.Action {
+        let started = clock.now()
         do {
             let response = try await httpClient.send(request)
-            return next(&flow, response, clock.now())
+            let now = clock.now()
+            observer.providerRequestFinished(
+                provider: provider, endpoint: endpoint, status: response.status,
+                seconds: now.timeIntervalSince(started))
+            return next(&flow, response, now)
         } catch {
-            return flow.requestFailed(Self.unreachable(error, endpoint: endpoint), now: clock.now())
+            let now = clock.now()
+            observer.providerRequestFinished(
+                provider: provider, endpoint: endpoint, status: nil, seconds: now.timeIntervalSince(started))
+            return flow.requestFailed(Self.unreachable(error, endpoint: endpoint.rawValue), now: now)
         }
     }
 

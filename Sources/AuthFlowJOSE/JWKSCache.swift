@@ -19,6 +19,7 @@ public actor JWKSCache {
     private let defaultTTL: Double
     private let refetchInterval: Double
     private let fetch: @Sendable () async throws -> JWKSFetchResult
+    private let observer: any JWKSCacheObserver
 
     private var current: JWKSet?
     private var expiresAt: Date = .distantPast
@@ -30,11 +31,14 @@ public actor JWKSCache {
     /// How many times the fetch closure has been called.
     public private(set) var fetchCount = 0
 
-    /// Creates an empty cache; nothing is fetched until a key set is needed.
+    /// Creates an empty cache; nothing is fetched until a key set is needed. `observer` hears of every fetch
+    /// (with its reason) and every stale set served.
     public init(
         clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
-        refetchInterval: Double = 10, fetch: @escaping @Sendable () async throws -> JWKSFetchResult
+        refetchInterval: Double = 10, observer: any JWKSCacheObserver = NoJWKSCacheObserver(),
+        fetch: @escaping @Sendable () async throws -> JWKSFetchResult
     ) {
+        self.observer = observer
         self.clock = clock
         self.minimumTTL = minimumTTL
         self.maximumTTL = max(maximumTTL, minimumTTL)
@@ -51,10 +55,11 @@ public actor JWKSCache {
         if let current {
             if now < expiresAt { return current }
             if lastAttemptFailed, let lastAttempt, now.timeIntervalSince(lastAttempt) < refetchInterval {
+                observer.jwksStaleServed()
                 return current
             }
         }
-        return try await refresh()
+        return try await refresh(reason: current == nil ? .cold : .expired)
     }
 
     /// Verifies `token` with the cached set; on `.keyNotFound` refetches (rate-limited) and
@@ -69,13 +74,14 @@ public actor JWKSCache {
             let now = clock.now()
             if let last = lastUnknownKeyRefetch, now.timeIntervalSince(last) < refetchInterval { throw error }
             lastUnknownKeyRefetch = now
-            let fresh = try await refresh()
+            let fresh = try await refresh(reason: .unknownKid)
             return try verifier.verify(token, keys: fresh, now: clock.now())
         }
     }
 
-    private func refresh() async throws(JOSEError) -> JWKSet {
+    private func refresh(reason: JWKSFetchReason) async throws(JOSEError) -> JWKSet {
         if let inFlight { return try await outcome(of: inFlight, storing: false) }
+        observer.jwksFetchStarted(reason: reason)
         let fetch = self.fetch
         let task = Task<JWKSet, any Error> {
             let result = try await fetch()
@@ -102,7 +108,10 @@ public actor JWKSCache {
             return set
         } catch {
             if storing { lastAttemptFailed = true }
-            if let current { return current }
+            if let current {
+                if storing { observer.jwksStaleServed() }
+                return current
+            }
             let reason = (error as? JOSEError).map { "the document was unusable (\($0.code))" } ?? "the fetch failed"
             throw JOSEError(
                 .jwksUnavailable, "expected a JWK Set from the provider, but \(reason) and no earlier set is cached")

@@ -50,6 +50,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     public let status: Int
     /// The provider concerned, when known.
     public var provider: String?
+    /// The store that failed (`accounts`, `sessions`, `flows`), for `store_unavailable`.
+    public var store: String?
     /// The sign-in trace up to the failure, when the error came from a sign-in.
     public var trace: [TraceEvent] = []
 
@@ -68,10 +70,11 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         self.trace = error.trace
     }
 
-    /// Wraps a store failure as `store_unavailable` (503).
-    public init(_ error: StoreError, while doing: String) {
+    /// Wraps a store failure as `store_unavailable` (503); `store` names the store that failed.
+    public init(_ error: StoreError, while doing: String, store: String? = nil) {
         self.init(
             .storeUnavailable, "expected the store to \(doing), found \(error.code.rawValue)", status: 503)
+        self.store = store
     }
 
     /// Equal when code, message, status and provider are equal.

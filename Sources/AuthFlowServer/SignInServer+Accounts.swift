@@ -77,14 +77,14 @@ extension SignInServer {
 
     /// Runs a store operation, mapping `identity_already_linked` to `account_exists` (403) and every other
     /// store failure to `store_unavailable` (503).
-    func storing<T: Sendable>(_ doing: String, _ operation: () async throws(StoreError) -> T) async throws(ServerError)
-        -> T
-    {
+    func storing<T: Sendable>(
+        _ doing: String, store: String = "accounts", _ operation: () async throws(StoreError) -> T
+    ) async throws(ServerError) -> T {
         do throws(StoreError) {
             return try await operation()
         } catch {
             if error.code == .identityAlreadyLinked { throw Self.accountExists(nil) }
-            throw ServerError(error, while: doing)
+            throw ServerError(error, while: doing, store: store)
         }
     }
 

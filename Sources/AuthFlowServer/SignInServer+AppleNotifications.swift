@@ -22,6 +22,7 @@ extension SignInServer {
             logger.log(
                 .info, "apple notification of an unknown type ignored",
                 metadata: ["type": String(notification.type.prefix(32))])
+            countNotification(provider: notification.provider, type: "unknown", applied: false)
             return Self.notificationAnswer(applied: false, reason: "unknown event type")
         }
         let key = IdentityKey(provider: notification.provider, subject: notification.subject)
@@ -33,6 +34,7 @@ extension SignInServer {
                     try await accounts.identity(key)
                 })
         else {
+            countNotification(provider: notification.provider, type: kind.rawValue, applied: false)
             return Self.notificationAnswer(applied: false, reason: "unknown identity")
         }
         var changes: [AccountChange] = []
@@ -59,12 +61,14 @@ extension SignInServer {
             applied = try await accounts.applyNotification(id: "apple:\(notification.id)", changes: changes)
         } catch {
             if error.code == .identityNotFound {
+                countNotification(provider: notification.provider, type: kind.rawValue, applied: false)
                 return Self.notificationAnswer(applied: false, reason: "unknown identity")
             }
-            throw ServerError(error, while: "apply the notification")
+            throw ServerError(error, while: "apply the notification", store: "accounts")
         }
         guard applied else {
             logger.log(.info, "apple notification replayed", metadata: ["type": kind.rawValue])
+            countNotification(provider: notification.provider, type: kind.rawValue, applied: false)
             return Self.notificationAnswer(applied: false, reason: "already applied")
         }
         if kind == .consentRevoked || kind == .accountDelete {
@@ -76,6 +80,7 @@ extension SignInServer {
         }
         if let tokensToRevoke { await revoke(tokensToRevoke, provider: notification.provider) }
         logger.log(.info, "apple notification applied", metadata: ["type": kind.rawValue])
+        countNotification(provider: notification.provider, type: kind.rawValue, applied: true)
         return Self.notificationAnswer(applied: true, reason: nil)
     }
 

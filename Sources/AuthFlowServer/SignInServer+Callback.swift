@@ -10,6 +10,7 @@ extension SignInServer {
     /// A POST arriving cross-site (`Sec-Fetch-Site: cross-site`) or without a valid flow cookie, and not yet
     /// bounced, gets the ``BouncePage`` instead; nothing is consumed until the re-POST.
     func callback(_ request: HTTPServerRequest, provider name: String) async throws(ServerError) -> HTTPServerResponse {
+        let started = clock.now()
         let provider = try provider(name)
         let method: CallbackMethod = request.method == "POST" ? .post : .get
         var fields: [(String, String)]
@@ -86,6 +87,7 @@ extension SignInServer {
             traces.rememberSession(digest: Self.digest(session.id), trace: startTrace + result.trace)
         }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
+        countSignIn(provider: name, intent: result.intent, started: started)
         var response = HTTPServerResponse.redirect(to: result.returnTo ?? "/", status: method == .post ? 303 : 302)
         response.addCookie(session.cookie)
         return response
@@ -135,7 +137,7 @@ extension SignInServer {
         do throws(StoreError) {
             try await stores.accounts.saveTokens(stored, for: key)
         } catch {
-            throw ServerError(error, while: "save the provider tokens")
+            throw ServerError(error, while: "save the provider tokens", store: "accounts")
         }
     }
 }

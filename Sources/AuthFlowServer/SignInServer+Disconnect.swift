@@ -35,7 +35,7 @@ extension SignInServer {
             case .userNotFound:
                 throw ServerError(.notSignedIn, "expected a signed-in user, found none", status: 401)
             default:
-                throw ServerError(error, while: "unlink the provider")
+                throw ServerError(error, while: "unlink the provider", store: "accounts")
             }
         }
         var endedOwnSession = false
@@ -65,7 +65,7 @@ extension SignInServer {
         for (identity, stored) in tokens.sorted(by: { $0.key.description < $1.key.description }) {
             await revoke(stored, provider: identity.provider)
         }
-        _ = try await storing("end the user's sessions") { () async throws(StoreError) in
+        _ = try await storing("end the user's sessions", store: "sessions") { () async throws(StoreError) in
             try await sessions.deleteSessions(userID: user)
         }
         let removed = try await storing("delete the user") { () async throws(StoreError) in
@@ -102,8 +102,10 @@ extension SignInServer {
             guard var request = try provider.revocationRequest(token: token, tokenTypeHint: hint, now: clock.now())
             else { return true }
             request.timeout = 10
+            let started = clock.now()
             do {
                 let response = try await httpClient.send(request)
+                countRevocation(provider: name, status: response.status, started: started)
                 guard (200..<300).contains(response.status) else {
                     logger.log(
                         .warning, "token revocation refused",
@@ -113,6 +115,7 @@ extension SignInServer {
                 logger.log(.debug, "token revoked", metadata: ["provider": name, "token_type": hint])
                 return true
             } catch {
+                countRevocation(provider: name, status: nil, started: started)
                 logger.log(.warning, "token revocation failed", metadata: ["provider": name])
                 return false
             }

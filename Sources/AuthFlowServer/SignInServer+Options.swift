@@ -24,6 +24,9 @@ extension SignInServer {
         public var maximumNotificationBytes: Int
         /// How long Apple's first-login name waits for a successful sign-in, in seconds.
         public var pendingProfileTTL: Double
+        /// Whether a well-formed `X-Request-Id` sent from a loopback address (a proxy on the same host) is kept
+        /// as the request's id; otherwise every request gets a fresh one. Off by default.
+        public var trustsRequestIDFromLoopback = false
 
         /// Creates options with the hardened defaults.
         public init(

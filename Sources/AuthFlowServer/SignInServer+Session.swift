@@ -29,7 +29,7 @@ extension SignInServer {
             else { return nil }
             return CurrentSession(id: id, record: record, identity: identity)
         } catch {
-            throw ServerError(error, while: "look up the session")
+            throw ServerError(error, while: "look up the session", store: "sessions")
         }
     }
 
@@ -88,7 +88,7 @@ extension SignInServer {
                 let ended = try await stores.sessions.deleteSession(id: id)
                 if ended { logger.log(.info, "signed out", metadata: [:]) }
             } catch {
-                throw ServerError(error, while: "end the session")
+                throw ServerError(error, while: "end the session", store: "sessions")
             }
         }
         var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
@@ -118,7 +118,7 @@ extension SignInServer {
         do throws(StoreError) {
             try await stores.sessions.createSession(id: id, record: record)
         } catch {
-            throw ServerError(error, while: "create the session")
+            throw ServerError(error, while: "create the session", store: "sessions")
         }
         return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
     }

@@ -40,6 +40,8 @@ public final class SignInServer: Sendable {
     /// The providers' JWKS caches, shared by sign-in and Apple's notification endpoint.
     let keySets: ProviderKeySets
     let traces = TraceLog()
+    /// The Prometheus metrics, when they are collected.
+    let metrics: ServerMetrics?
 
     /// Creates a server over resolved providers.
     ///
@@ -50,26 +52,31 @@ public final class SignInServer: Sendable {
     ///   - httpClient: the client for token, userinfo, JWKS and revocation requests.
     ///   - clock: the time source (inject a `ManualClock` in tests).
     ///   - random: the randomness for bindings, states and session ids.
-    ///   - logger: where events are reported (nothing by default).
+    ///   - logger: where events are reported (nothing by default); every event of a request carries its
+    ///     `request_id`, `route` and `provider`.
+    ///   - metrics: where requests, sign-ins and provider calls are counted (nothing by default); serve its
+    ///     registry with ``metricsResponse(_:)`` on a listener of its own.
     public init(
         options: Options, providers: [ResolvedProvider], stores: Stores, httpClient: any HTTPClient,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        logger: any ServerLogger = SilentLogger()
+        logger: any ServerLogger = SilentLogger(), metrics: ServerMetrics? = nil
     ) {
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }
-        let keySets = ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
+        let observer: any ProviderObserver = metrics ?? NoProviderObserver()
+        let keySets = ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock, observer: observer)
         self.providers = byName
         self.providerNames = providers.map(\.name)
         self.options = options
         self.signIn = SignIn(
             providers: providers, httpClient: httpClient, flowStore: stores.flows, clock: clock, random: random,
-            options: options.flow, keySets: keySets)
+            options: options.flow, keySets: keySets, observer: observer)
         self.stores = stores
         self.httpClient = httpClient
         self.clock = clock
         self.random = random
-        self.logger = logger
+        self.logger = RequestScopedLogger(base: logger)
+        self.metrics = metrics
         self.cookies = CookiePolicy(publicURL: options.publicURL)
         self.flowCookie = FlowCookie(secret: Array(options.secret.value.utf8))
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
@@ -97,21 +104,32 @@ public final class SignInServer: Sendable {
 
     /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
     /// client prefers it) with status 400, 401, 403, 404, 405 or 503.
+    ///
+    /// Every response carries `X-Request-Id` (see ``RequestID``); the request is counted in ``metrics`` and
+    /// logged (`event: request`, with route template, status, duration and error code).
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let response: HTTPServerResponse
-        do throws(ServerError) {
-            response = try await route(request)
-        } catch {
-            if error.status >= 500 {
-                logger.log(.error, "request failed", metadata: ["code": error.code.rawValue, "path": request.path])
+        let started = clock.now()
+        let segments = Self.segments(of: request.path)
+        let context = requestContext(request, segments: segments)
+        return await RequestContext.$current.withValue(context) {
+            var response: HTTPServerResponse
+            var failure: ServerError?
+            do throws(ServerError) {
+                response = try await route(request, segments: segments)
+            } catch {
+                failure = error
+                response = ResponseFactory.error(error, accept: request.headers["Accept"])
             }
-            response = ResponseFactory.error(error, accept: request.headers["Accept"])
+            response = ResponseFactory.secured(response)
+            response.headers[RequestID.header] = context.requestID
+            finish(context, status: response.status, failure: failure, started: started)
+            return response
         }
-        return ResponseFactory.secured(response)
     }
 
-    private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let segments = Self.segments(of: request.path)
+    private func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError)
+        -> HTTPServerResponse
+    {
         let method = request.method == "HEAD" ? "GET" : request.method
         func only(_ allowed: String...) throws(ServerError) {
             guard allowed.contains(method) else {

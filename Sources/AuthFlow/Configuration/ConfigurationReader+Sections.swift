@@ -4,6 +4,7 @@ extension ConfigurationReader {
     static let rootKeys = ["server", "sandbox", "store", "providers"]
     static let serverKeys = [
         "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "signup", "link_by_verified_email",
+        "metrics_listen", "log_format",
     ]
 
     /// The whole configuration, or `nil` when something could not be read (the issues say what).
@@ -87,10 +88,13 @@ extension ConfigurationReader {
         }
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
         let link = bool(section.value("link_by_verified_email"), path: "server.link_by_verified_email") ?? false
+        let metricsListen = metricsListen(section.value("metrics_listen"))
+        let logFormat = logFormat(section.value("log_format"))
         guard let publicURL else { return nil }
         return ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
-            sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link)
+            sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, metricsListen: metricsListen,
+            logFormat: logFormat)
     }
 
     private mutating func serverSecret(_ section: Fields) -> Secret? {

@@ -16,13 +16,20 @@ public struct ServerSettings: Sendable, Hashable {
     public let signup: Bool
     /// Whether a sign-in with a verified email that matches an existing user links to it; default `false`.
     public let linkByVerifiedEmail: Bool
+    /// Where Prometheus `/metrics` is served (`server.metrics_listen`), on its own listener; `nil` (the
+    /// default) serves no metrics.
+    public let metricsListen: ListenAddress?
+    /// How log lines are written (`server.log_format`); default ``LogFormat/text``.
+    public let logFormat: LogFormat
 
     /// Creates server settings.
     public init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), publicURL: String, secret: Secret?,
         allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
-        linkByVerifiedEmail: Bool = false
+        linkByVerifiedEmail: Bool = false, metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text
     ) {
+        self.metricsListen = metricsListen
+        self.logFormat = logFormat
         self.listen = listen
         self.publicURL = publicURL
         self.secret = secret

@@ -1,0 +1,35 @@
+/// Why a metric could not be registered or observed.
+public struct MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable snake_case error code.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The snake_case code.
+        public let rawValue: String
+        /// Wraps a code string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code string.
+        public var description: String { rawValue }
+
+        /// A metric or label name is not `[a-zA-Z_:][a-zA-Z0-9_:]*` (labels: no `:`, no `__` prefix).
+        public static let invalidName = Code(rawValue: "invalid_name")
+        /// A metric of that name is already registered.
+        public static let duplicateName = Code(rawValue: "duplicate_name")
+        /// A series was given a different number of label values than the family has label names.
+        public static let labelCountMismatch = Code(rawValue: "label_count_mismatch")
+        /// Histogram bounds are empty, not finite, or not strictly ascending.
+        public static let invalidBuckets = Code(rawValue: "invalid_buckets")
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// What was expected and what was found.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code.rawValue): \(message)" }
+}

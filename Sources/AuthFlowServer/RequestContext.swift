@@ -1,0 +1,31 @@
+/// What every log line of one request carries: its id, route template and provider. Set by
+/// ``SignInServer/handle(_:)`` for the duration of the request, read by the server's logger, so that handlers
+/// need not pass it along.
+struct RequestContext: Sendable {
+    /// The request's id, also sent back as `X-Request-Id`.
+    let requestID: String
+    /// The route template (`/auth/{provider}/callback`), never the raw path.
+    let route: String
+    /// The configured provider the path names, if any.
+    let provider: String?
+
+    /// The context of the request being handled by this task.
+    @TaskLocal static var current: RequestContext?
+}
+
+/// Adds the current request's id, route and provider to every event before passing it on.
+struct RequestScopedLogger: ServerLogger {
+    let base: any ServerLogger
+
+    func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
+        guard let context = RequestContext.current else {
+            base.log(level, message, metadata: metadata)
+            return
+        }
+        var metadata = metadata
+        metadata["request_id"] = context.requestID
+        if metadata["route"] == nil { metadata["route"] = context.route }
+        if metadata["provider"] == nil, let provider = context.provider { metadata["provider"] = provider }
+        base.log(level, message, metadata: metadata)
+    }
+}

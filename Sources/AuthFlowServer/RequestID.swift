@@ -1,0 +1,36 @@
+public import AuthFlowJOSE
+
+/// Request ids (`X-Request-Id`): taken from a trusted proxy when well-formed, otherwise generated.
+public enum RequestID {
+    /// The header that carries the id, in requests from a proxy and in every response.
+    public static let header = "X-Request-Id"
+
+    /// Whether `value` is a well-formed request id: 8 to 128 characters of `A-Z a-z 0-9 . _ -` (a UUID, nginx's
+    /// `$request_id`, a W3C trace id). Anything else is replaced, never echoed.
+    public static func isWellFormed(_ value: String) -> Bool {
+        let bytes = value.utf8
+        guard (8...128).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    /// A fresh id: 16 random bytes as 32 lowercase hex digits.
+    public static func generate(random: any SecureRandom) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        for byte in random.bytes(16) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Whether `address` (a numeric IPv4 or IPv6 address) is a loopback address.
+    static func isLoopback(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.lowercased().hasPrefix("::ffff:127.")
+    }
+}
