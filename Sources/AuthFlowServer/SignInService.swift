@@ -16,17 +16,22 @@ public final class SignInService: Sendable {
     public let publicURL: String
     /// The sandbox, in sandbox mode.
     public let sandbox: SandboxIdentityProvider?
+    /// The metrics listener's URL, `http://HOST:PORT` (serving `GET /metrics`), when `server.metrics_listen` is set.
+    public let metricsURL: String?
     /// The SQLite file created for this run only (sandbox mode with a generated secret), removed by ``stop()``.
     public let temporaryDatabase: String?
 
     private let http: HTTPServer
+    private let metricsHTTP: HTTPServer?
 
     private init(
-        server: SignInServer, http: HTTPServer, listenURL: String, publicURL: String,
-        sandbox: SandboxIdentityProvider?, temporaryDatabase: String?
+        server: SignInServer, http: HTTPServer, metricsHTTP: HTTPServer?, listenURL: String, metricsURL: String?,
+        publicURL: String, sandbox: SandboxIdentityProvider?, temporaryDatabase: String?
     ) {
         self.server = server
         self.http = http
+        self.metricsHTTP = metricsHTTP
+        self.metricsURL = metricsURL
         self.listenURL = listenURL
         self.publicURL = publicURL
         self.sandbox = sandbox
@@ -35,12 +40,16 @@ public final class SignInService: Sendable {
 
     /// Starts the service.
     ///
+    /// With `server.metrics_listen`, Prometheus `GET /metrics` is served on a listener of its own (never on the
+    /// public one), and requests, sign-ins and provider calls are counted.
+    ///
     /// In sandbox mode the sandbox starts first (see ``SandboxDeployment``); when `server.secret` had to be
     /// generated the SQLite store goes to a fresh temporary file, since tokens encrypted under a throwaway
     /// secret are unreadable after a restart (with a configured secret, `store.path` is used).
     ///
     /// - Throws: ``AuthFlow/ConfigurationError`` for configuration problems, `StoreError` when the store
-    ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start. Everything
+    ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start (the metrics
+    ///   listener included). Everything
     ///   started is stopped again before throwing.
     public static func start(
         configuration loaded: Configuration, sandboxMode: Bool, registry: ProviderRegistry,
@@ -51,6 +60,7 @@ public final class SignInService: Sendable {
         var sandbox: SandboxIdentityProvider?
         var temporaryDatabase: String?
         var storeSettings = configuration.store
+        var metricsHTTP: HTTPServer?
         do {
             if sandboxMode {
                 let deployment = try await SandboxDeployment.start(
@@ -73,9 +83,22 @@ public final class SignInService: Sendable {
                 configuration, discovery: OIDCDiscovery(httpClient: httpClient))
             var serverOptions = options
             serverOptions.demoPage = sandboxMode
+            let metricsListen = configuration.server?.metricsListen
+            let metrics = try metricsListen.map { _ throws(MetricsError) in
+                try ServerMetrics(providers: providers.map(\.name))
+            }
             let server = SignInServer(
                 options: serverOptions, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
-                random: random, logger: logger)
+                random: random, logger: logger, metrics: metrics)
+            var metricsURL: String?
+            if let metricsListen {
+                let listener = HTTPServer(
+                    configuration: HTTPServer.Configuration(host: metricsListen.host, port: metricsListen.port)
+                ) { server.metricsResponse($0) }
+                let port = try listener.start()
+                metricsHTTP = listener
+                metricsURL = "http://\(ListenAddress(host: metricsListen.host, port: port))"
+            }
             let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
             let http = HTTPServer(configuration: HTTPServer.Configuration(host: listen.host, port: listen.port)) {
                 await server.handle($0)
@@ -83,9 +106,11 @@ public final class SignInService: Sendable {
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(
-                server: server, http: http, listenURL: "http://\(host):\(port)", publicURL: options.publicURL,
-                sandbox: sandbox, temporaryDatabase: temporaryDatabase)
+                server: server, http: http, metricsHTTP: metricsHTTP, listenURL: "http://\(host):\(port)",
+                metricsURL: metricsURL, publicURL: options.publicURL, sandbox: sandbox,
+                temporaryDatabase: temporaryDatabase)
         } catch {
+            await metricsHTTP?.stop()
             await sandbox?.stop()
             if let temporaryDatabase { removeDatabase(temporaryDatabase) }
             throw error
@@ -95,6 +120,7 @@ public final class SignInService: Sendable {
     /// Stops the listeners gracefully (in-flight requests finish) and removes a temporary database.
     public func stop() async {
         await http.stop()
+        await metricsHTTP?.stop()
         await sandbox?.stop()
         if let temporaryDatabase { Self.removeDatabase(temporaryDatabase) }
     }

@@ -16,7 +16,8 @@ enum ServeCommand {
                           127.0.0.1 (sandbox.listen or a free port), with generated credentials; serves the
                           demo page at /
 
-        Prints "authflow: app listening at http://HOST:PORT (public URL URL)" (and, with --sandbox,
+        Prints "authflow: app listening at http://HOST:PORT (public URL URL)" (with server.metrics_listen,
+        "authflow: metrics listening at http://HOST:PORT/metrics"; with --sandbox,
         "authflow: sandbox listening at http://127.0.0.1:PORT") when ready, then serves until interrupted
         and stops gracefully (exit 0). A bad configuration or a busy port exits 1.
         """
@@ -55,7 +56,9 @@ enum ServeCommand {
 
         // Signals are caught from here on, so a SIGTERM right after the ready line still stops gracefully.
         let signals = TerminationSignals()
-        let logger = StandardErrorLogger(minimumLevel: .info)
+        let logger: any ServerLogger =
+            configuration.server?.logFormat == .json
+            ? JSONLineLogger(minimumLevel: .info) : StandardErrorLogger(minimumLevel: .info)
         let started = blocking {
             try await SignInService.start(
                 configuration: configuration, sandboxMode: sandbox, registry: .standard, logger: logger)
@@ -69,12 +72,22 @@ enum ServeCommand {
             return CommandIO.invalid
         }
         CommandIO.out("authflow: app listening at \(service.listenURL) (public URL \(service.publicURL))")
+        if let metricsURL = service.metricsURL {
+            CommandIO.out("authflow: metrics listening at \(metricsURL)/metrics")
+        }
+        // With JSON logs, standard error holds only JSON lines, so the notes go through the logger too.
+        let json = configuration.server?.logFormat == .json
         if let sandboxProvider = service.sandbox {
             CommandIO.out("authflow: sandbox listening at \(sandboxProvider.baseURL)")
-            CommandIO.err("authflow: open \(service.publicURL)/ in a browser to sign in with the sandbox; Ctrl-C stops")
+            if json {
+                logger.log(.info, "sandbox ready", metadata: ["url": service.publicURL + "/"])
+            } else {
+                CommandIO.err(
+                    "authflow: open \(service.publicURL)/ in a browser to sign in with the sandbox; Ctrl-C stops")
+            }
         }
         signals.wait()
-        CommandIO.err("authflow: stopping")
+        if json { logger.log(.info, "stopping", metadata: [:]) } else { CommandIO.err("authflow: stopping") }
         _ = blocking { await service.stop() }
         return CommandIO.success
     }
