@@ -140,7 +140,8 @@ public final class SignIn: Sendable {
                         continue
                     }
                 }
-                action = await send(exchange.request, endpoint: .token, provider: name, flow: &flow) { flow, response, now in
+                action = await send(exchange.request, endpoint: .token, provider: name, flow: &flow) {
+                    flow, response, now in
                     flow.tokenResponseReceived(response, now: now)
                 }
             case .fetchJWKS(let fetch):

@@ -11,7 +11,8 @@ public enum RequestID {
         let bytes = value.utf8
         guard (8...128).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
         }

@@ -1,5 +1,5 @@
-public import AuthFlowHTTP
 import AuthFlow
+public import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 

@@ -25,7 +25,8 @@ extension ConfigurationReader {
     mutating func logFormat(_ node: YAMLNode?) -> LogFormat {
         guard let text = text(node, path: "server.log_format", expected: "text or json") else { return .text }
         guard let format = LogFormat(rawValue: text.value) else {
-            report(.invalidValue, "expected text or json for server.log_format, found \(text.shown)", at: text.scalar.mark)
+            report(
+                .invalidValue, "expected text or json for server.log_format, found \(text.shown)", at: text.scalar.mark)
             return .text
         }
         return format

@@ -12,7 +12,8 @@ extension MetricsRegistry {
         for (values, histogram) in family.table.all() {
             let snapshot = histogram.snapshot
             for (bound, count) in zip(bounds, snapshot.cumulativeCounts) {
-                text += family.name + "_bucket"
+                text +=
+                    family.name + "_bucket"
                     + labelText(family.labelNames + ["le"], values + [bound]) + " " + String(count) + "\n"
             }
             let labels = labelText(family.labelNames, values)

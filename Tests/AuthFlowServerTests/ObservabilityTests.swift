@@ -1,0 +1,181 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AuthFlowServer
+
+/// Keeps every log event.
+final class RecordingLogger: ServerLogger {
+    struct Event: Sendable {
+        let level: ServerLogLevel
+        let message: String
+        let metadata: [String: String]
+    }
+    let events = Mutex<[Event]>([])
+    func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
+        events.withLock { $0.append(Event(level: level, message: message, metadata: metadata)) }
+    }
+    var recorded: [Event] { events.withLock { $0 } }
+}
+
+/// Request ids, request log lines and the metrics of the handler, without a network.
+@Suite struct ObservabilityTests {
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_796_000_000))
+    let logger = RecordingLogger()
+
+    func makeServer(trustLoopback: Bool = false, metrics: Bool = true) throws -> SignInServer {
+        var options = SignInServer.Options(
+            publicURL: "http://localhost:8080", secret: Secret(String(repeating: "s", count: 40)))
+        options.trustsRequestIDFromLoopback = trustLoopback
+        return SignInServer(
+            options: options, providers: [], stores: .memory(clock: clock), httpClient: CurlHTTPClient(),
+            clock: clock, logger: logger, metrics: metrics ? try ServerMetrics(providers: []) : nil)
+    }
+
+    func get(
+        _ path: String, query: [(String, String)] = [], from address: String = "127.0.0.1", requestID: String? = nil
+    ) -> HTTPServerRequest {
+        var headers: HTTPHeaders = [:]
+        if let requestID { headers["X-Request-Id"] = requestID }
+        return HTTPServerRequest(method: "GET", path: path, query: query, headers: headers, remoteAddress: address)
+    }
+
+    func body(_ response: HTTPServerResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test func everyResponseCarriesAFreshRequestID() async throws {
+        let server = try makeServer()
+        var ids: Set<String> = []
+        for path in ["/auth/check", "/healthz", "/nowhere", "/auth/google/login"] {
+            let response = await server.handle(get(path))
+            let id = try #require(response.headers["X-Request-Id"], "\(path)")
+            #expect(id.utf8.count == 32 && id.allSatisfy(\.isHexDigit), "\(id)")
+            ids.insert(id)
+        }
+        #expect(ids.count == 4)
+    }
+
+    @Test func takesTheRequestIDOnlyFromATrustedLoopbackProxyWhenWellFormed() async throws {
+        let offered = "0af7651916cd43dd8448eb211c80319c"
+        let untrusting = try makeServer()
+        #expect(await untrusting.handle(get("/auth/check", requestID: offered)).headers["X-Request-Id"] != offered)
+        let trusting = try makeServer(trustLoopback: true)
+        #expect(await trusting.handle(get("/auth/check", requestID: offered)).headers["X-Request-Id"] == offered)
+        #expect(
+            await trusting.handle(get("/auth/check", from: "::1", requestID: offered)).headers["X-Request-Id"]
+                == offered)
+        // Not from loopback: a client on the network cannot choose its id.
+        #expect(
+            await trusting.handle(get("/auth/check", from: "203.0.113.7", requestID: offered)).headers["X-Request-Id"]
+                != offered)
+        for malformed in ["short", "has space 0123456789", "quote\"0123456789", String(repeating: "a", count: 129)] {
+            let response = await trusting.handle(get("/auth/check", requestID: malformed))
+            #expect(response.headers["X-Request-Id"] != malformed)
+            #expect(response.headers["X-Request-Id"].map(RequestID.isWellFormed) == true)
+        }
+    }
+
+    @Test func everyLogLineOfARequestCarriesItsIDRouteAndOutcome() async throws {
+        let server = try makeServer()
+        let response = await server.handle(get("/auth/logout"))
+        #expect(response.status == 405)
+        let id = try #require(response.headers["X-Request-Id"])
+        let events = logger.recorded
+        let line = try #require(events.last)
+        #expect(line.message == "request")
+        #expect(line.metadata["request_id"] == id)
+        #expect(line.metadata["route"] == "/auth/logout")
+        #expect(line.metadata["status"] == "405")
+        #expect(line.metadata["code"] == "method_not_allowed")
+        #expect(line.metadata["duration_ms"] == "0.0")
+        #expect(events.allSatisfy { $0.metadata["request_id"] == id })
+    }
+
+    @Test func countsChecksAndRequestsByRouteTemplateNeverByRawPath() async throws {
+        let server = try makeServer()
+        for _ in 0..<2 { #expect(await server.handle(get("/auth/check")).status == 401) }
+        #expect(await server.handle(get("/auth/someone-else/callback", query: [("code", "secret-code")])).status == 400)
+        #expect(await server.handle(get("/private/user-path-123")).status == 404)
+        let text = body(server.metricsResponse(get("/metrics")))
+        #expect(text.contains("authflow_sessions_checked_total{result=\"401\"} 2\n"))
+        #expect(text.contains("authflow_sessions_checked_total{result=\"202\"} 0\n"))
+        #expect(text.contains("authflow_http_requests_total{route=\"/auth/check\",status=\"401\"} 2\n"))
+        #expect(text.contains("authflow_http_requests_total{route=\"/auth/{provider}/callback\",status=\"400\"} 1\n"))
+        #expect(text.contains("authflow_http_requests_total{route=\"other\",status=\"404\"} 1\n"))
+        for leaked in ["someone-else", "secret-code", "user-path-123"] { #expect(!text.contains(leaked)) }
+        // An unconfigured provider name never becomes a label value.
+        #expect(!text.contains("authflow_sign_ins_total{"))
+    }
+
+    @Test func servesMetricsOnlyThroughTheMetricsResponder() async throws {
+        let server = try makeServer()
+        #expect(await server.handle(get("/metrics")).status == 404)
+        let metrics = server.metricsResponse(get("/metrics"))
+        #expect(metrics.status == 200)
+        #expect(metrics.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(body(metrics).contains("# TYPE authflow_sign_ins_total counter"))
+        #expect(body(metrics).contains("# TYPE process_open_fds gauge"))
+        #expect(server.metricsResponse(get("/auth/check")).status == 404)
+        let post = HTTPServerRequest(method: "POST", path: "/metrics", remoteAddress: "127.0.0.1")
+        #expect(server.metricsResponse(post).status == 405)
+        #expect(try makeServer(metrics: false).metricsResponse(get("/metrics")).status == 404)
+    }
+
+    @Test func routeTemplatesNameEveryRouteOfTheContract() {
+        let cases: [(String, String)] = [
+            ("/", "/"), ("/healthz", "/healthz"), ("/auth/check", "/auth/check"),
+            ("/auth/google/login", "/auth/{provider}/login"), ("/auth/x/link", "/auth/{provider}/link"),
+            ("/auth/apple/callback", "/auth/{provider}/callback"),
+            ("/auth/apple/notifications", "/auth/apple/notifications"),
+            ("/auth/facebook/data-deletion/abc123", "/auth/{provider}/data-deletion/{code}"),
+            ("/auth/google/events", "/auth/{provider}/events"), ("/auth/google/unknown", "other"),
+            ("/favicon.ico", "other"),
+        ]
+        for (path, template) in cases {
+            #expect(SignInServer.routeTemplate(SignInServer.segments(of: path)) == template, "\(path)")
+        }
+    }
+}
+
+@Suite struct JSONLineLoggerTests {
+    @Test func writesOneObjectPerLineWithTheFixedKeysFirst() {
+        let lines = Mutex<[String]>([])
+        let logger = JSONLineLogger(
+            clock: ManualClock(Date(timeIntervalSince1970: 1_796_000_000.25)),
+            write: { line in
+                lines.withLock { $0.append(line) }
+            })
+        logger.log(
+            .warning, "sign-in refused",
+            metadata: [
+                "provider": "google", "code": "invalid_state", "status": "400", "duration_ms": "12.5",
+                "request_id": "abc", "route": "/auth/{provider}/callback", "note": "a \"quoted\"\nvalue",
+            ])
+        logger.log(.debug, "dropped below the minimum level", metadata: [:])
+        let expected: String =
+            #"{"time":"2026-11-30T00:53:20.250Z","level":"warning","event":"sign-in refused","request_id":"abc","#
+            + #""provider":"google","route":"/auth/{provider}/callback","status":400,"duration_ms":12.5,"#
+            + #""code":"invalid_state","note":"a \"quoted\"\nvalue"}"# + "\n"
+        let written = lines.withLock { $0 }
+        #expect(written == [expected])
+    }
+
+    @Test func writesNullForMissingFieldsAndQuotesWhatIsNotAPlainNumber() throws {
+        let lines = Mutex<[String]>([])
+        let logger = JSONLineLogger(
+            clock: ManualClock(Date(timeIntervalSince1970: 0)),
+            write: { line in
+                lines.withLock { $0.append(line) }
+            })
+        logger.log(.info, "x", metadata: ["status": "0x1p3"])
+        let line = try #require(lines.withLock { $0.first })
+        let object = try JSONValue.parse(Array(line.utf8))
+        #expect(object["status"]?.stringValue == "0x1p3")
+        #expect(object["request_id"] == .null)
+        #expect(object["duration_ms"] == .null)
+        for text in ["1e5", "inf", "1.", ".5", "1.2.3", "", "-1"] { #expect(!JSONLineLogger.isPlainNumber(text)) }
+        for text in ["0", "302", "12.5"] { #expect(JSONLineLogger.isPlainNumber(text)) }
+    }
+}
