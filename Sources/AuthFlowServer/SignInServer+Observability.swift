@@ -58,13 +58,18 @@ extension SignInServer {
                 }
             }
         }
-        var metadata = [
-            "status": String(status), "duration_ms": String(format: "%.1f", seconds * 1000),
-        ]
+        var metadata = ["status": String(status), "duration_ms": Self.milliseconds(seconds)]
         if let failure { metadata["code"] = failure.code.rawValue }
         let level: ServerLogLevel =
             status >= 500 ? .error : (context.route == "/auth/check" || context.route == "/healthz") ? .debug : .info
         logger.log(level, "request", metadata: metadata)
+    }
+
+    /// `seconds` as milliseconds with one decimal (`12.5`), without Foundation's formatter on the hot path.
+    static func milliseconds(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds > 0 else { return "0.0" }
+        let tenths = Int((min(seconds, 1e9) * 10_000).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// Counts a successful sign-in and how long its callback took.

@@ -123,6 +123,15 @@ final class RecordingLogger: ServerLogger {
         #expect(try makeServer(metrics: false).metricsResponse(get("/metrics")).status == 404)
     }
 
+    @Test func writesDurationsAsMillisecondsWithOneDecimal() {
+        #expect(SignInServer.milliseconds(0.0125) == "12.5")
+        #expect(SignInServer.milliseconds(1.23456) == "1234.6")
+        #expect(SignInServer.milliseconds(0.00004) == "0.0")
+        #expect(SignInServer.milliseconds(0) == "0.0")
+        #expect(SignInServer.milliseconds(-1) == "0.0")
+        #expect(SignInServer.milliseconds(.nan) == "0.0")
+    }
+
     @Test func routeTemplatesNameEveryRouteOfTheContract() {
         let cases: [(String, String)] = [
             ("/", "/"), ("/healthz", "/healthz"), ("/auth/check", "/auth/check"),
