@@ -17,8 +17,8 @@ import Foundation
 ///
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
-/// `POST /auth/account/delete`, `POST /auth/apple/notifications`, `GET /healthz`, and with
-/// ``Options/demoPage`` the demo home page `GET /` and the capability matrix `GET /matrix`.
+/// `POST /auth/account/delete`, `POST /auth/apple/notifications` and `GET /healthz`. An app serves its own
+/// pages next to these with ``signedInUser(_:)`` and ``respond(to:with:)``.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
     public let providers: [String: ResolvedProvider]
@@ -92,10 +92,10 @@ public final class SignInServer: Sendable {
     public convenience init(
         configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        logger: any ServerLogger = SilentLogger(), demoPage: Bool = false
+        logger: any ServerLogger = SilentLogger(), keepsTraces: Bool = false
     ) throws(ConfigurationError) {
         var options = try Options(configuration: configuration)
-        options.demoPage = demoPage
+        options.keepsTraces = keepsTraces
         let providers = try registry.resolve(configuration)
         self.init(
             options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
@@ -108,14 +108,25 @@ public final class SignInServer: Sendable {
     /// Every response carries `X-Request-Id` (see ``RequestID``); the request is counted in ``metrics`` and
     /// logged (`event: request`, with route template, status, duration and error code).
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await respond(to: request, with: route)
+    }
+
+    /// Answers `request` with `page` the way the server answers its own routes: a thrown ``ServerError``
+    /// becomes the server's error response (JSON, or HTML when the client prefers it), and the response gets
+    /// the server's security headers (`nosniff`, `DENY` framing, `same-origin` referrer, `no-store`) unless
+    /// `page` set them, and `X-Request-Id`. The request is counted and logged like the server's own, and every
+    /// event `page` logs through the server carries the request's id.
+    public func respond(
+        to request: HTTPServerRequest,
+        with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
         let started = clock.now()
-        let segments = Self.segments(of: request.path)
-        let context = requestContext(request, segments: segments)
+        let context = requestContext(request, segments: Self.segments(of: request.path))
         return await RequestContext.$current.withValue(context) {
             var response: HTTPServerResponse
             var failure: ServerError?
             do throws(ServerError) {
-                response = try await route(request, segments: segments)
+                response = try await page(request)
             } catch {
                 failure = error
                 response = ResponseFactory.error(error, accept: request.headers["Accept"])
@@ -127,9 +138,8 @@ public final class SignInServer: Sendable {
         }
     }
 
-    private func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError)
-        -> HTTPServerResponse
-    {
+    private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        let segments = Self.segments(of: request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
         func only(_ allowed: String...) throws(ServerError) {
             guard allowed.contains(method) else {
@@ -139,13 +149,6 @@ public final class SignInServer: Sendable {
             }
         }
         switch segments {
-        case [""] where options.demoPage:
-            try only("GET")
-            if let redirect = publicOriginRedirect(request) { return redirect }
-            return try await homePage(request)
-        case ["matrix"] where options.demoPage:
-            try only("GET")
-            return matrixPage()
         case ["healthz"]:
             try only("GET")
             return await health()
@@ -199,9 +202,10 @@ public final class SignInServer: Sendable {
         return provider
     }
 
-    /// A redirect to the public URL when the demo page is opened under another host (e.g. the listen address
-    /// `127.0.0.1` instead of `localhost`): cookies and redirect URIs belong to the public URL.
-    func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+    /// A redirect to the public URL's `/` when `request` arrived under another host (e.g. the listen address
+    /// `127.0.0.1` instead of `localhost`), since cookies and redirect URIs belong to the public URL; `nil`
+    /// when it arrived under the public URL's host.
+    public func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         guard let host = request.headers["Host"]?.lowercased(),
             let publicOrigin = ReturnToPolicy.origin(of: options.publicURL),
             let scheme = publicOrigin.range(of: "://")
