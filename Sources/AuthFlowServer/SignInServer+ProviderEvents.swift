@@ -56,6 +56,14 @@ extension SignInServer {
             if let response = error.response { return response }
             throw ServerError(.init(rawValue: error.code), error.message, status: error.status)
         }
+        // A provider's events act on that provider's identities only.
+        for action in outcome.actions where action.identity.provider != provider.name {
+            logger.log(.error, "provider event names another provider's identity", metadata: ["provider": provider.name])
+            throw ServerError(
+                .init(rawValue: "invalid_event_outcome"),
+                "expected the plugin's actions to name identities of provider '\(provider.name)', found another",
+                status: 500)
+        }
         let disposition = try await apply(outcome, provider: provider.name)
         logger.log(
             .info, "provider event \(disposition.rawValue)",

@@ -17,6 +17,15 @@ public enum ProviderEventAction: Sendable, Hashable {
     /// after; best effort).
     case revokeTokens(IdentityKey)
 
+    /// The identity the action concerns (the server refuses an action on another provider's identity).
+    public var identity: IdentityKey {
+        switch self {
+        case .account(let change): change.identity
+        case .endSessions(let key), .endUserSessions(let key), .endProviderSession(let key, _), .revokeTokens(let key):
+            key
+        }
+    }
+
     /// The account-store change, when the action is one.
     public var accountChange: AccountChange? {
         if case .account(let change) = self { return change }

@@ -38,6 +38,8 @@ final class TestDeployment: Sendable {
         var sessionTTL: Double = 8 * 3600
         var allowedReturnTo = ["/"]
         var stores: ((any WallClock) throws -> SignInServer.Stores)? = nil
+        /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
+        var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
     }
 
     private init(
@@ -78,14 +80,17 @@ final class TestDeployment: Sendable {
                 linkByVerifiedEmail: settings.linkByVerifiedEmail),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
+        var configuration = deployment.configuration
+        var registry = ProviderRegistry.standard
+        if let adapt = settings.adapt { (configuration, registry) = try adapt(configuration, sandbox) }
         let stores = try settings.stores?(clock) ?? .memory(clock: clock)
         let server = try SignInServer(
-            configuration: deployment.configuration, registry: .standard, stores: stores,
+            configuration: configuration, registry: registry, stores: stores,
             httpClient: CurlHTTPClient(), clock: clock, demoPage: true)
         box.withLock { $0 = server }
         return TestDeployment(
             sandbox: sandbox, server: server, stores: stores, clock: clock, appURL: appURL,
-            configuration: deployment.configuration, http: http)
+            configuration: configuration, http: http)
     }
 
     static let clientIDs = [
