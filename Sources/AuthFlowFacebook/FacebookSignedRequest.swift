@@ -29,7 +29,8 @@ public struct FacebookSignedRequest: Sendable, Hashable {
         }
         let parts = signedRequest.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-            throw Failure("expected a signed_request of two base64url parts 'signature.payload', found \(parts.count) part(s)")
+            throw Failure(
+                "expected a signed_request of two base64url parts 'signature.payload', found \(parts.count) part(s)")
         }
         let payloadText = parts[1]
         guard let signature = Self.decode(parts[0]), let payloadBytes = Self.decode(payloadText) else {

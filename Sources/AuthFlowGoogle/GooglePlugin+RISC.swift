@@ -139,7 +139,8 @@ extension GooglePlugin {
     static func matches(_ token: String, _ identifier: String, algorithm: String) -> Bool {
         switch algorithm {
         case "prefix":
-            return identifier.utf8.count >= 16 && ConstantTime.equals(String(token.prefix(identifier.count)), identifier)
+            return identifier.utf8.count >= 16
+                && ConstantTime.equals(String(token.prefix(identifier.count)), identifier)
         case "hash_base64_sha512_sha512":
             let digest = Digest.sha512(Digest.sha512(Array(token.utf8)))
             return ConstantTime.equals(Data(digest).base64EncodedString(), identifier)

@@ -63,8 +63,8 @@ extension OIDCPlugin {
         } else {
             action = .endSessions(IdentityKey(provider: provider.name, subject: subject ?? ""))
         }
-        return ProviderEventOutcome(idempotencyKey: "logout:\(jti)", actions: [action], summary: "backchannel-logout")
-        { disposition in
+        return ProviderEventOutcome(idempotencyKey: "logout:\(jti)", actions: [action], summary: "backchannel-logout") {
+            disposition in
             guard disposition != .alreadyApplied else {
                 return Self.refusal("expected a logout token not seen before, found a replayed jti").response
                     ?? .empty(status: 400)

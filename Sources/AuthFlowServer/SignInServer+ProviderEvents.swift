@@ -58,7 +58,8 @@ extension SignInServer {
         }
         // A provider's events act on that provider's identities only.
         for action in outcome.actions where action.identity.provider != provider.name {
-            logger.log(.error, "provider event names another provider's identity", metadata: ["provider": provider.name])
+            logger.log(
+                .error, "provider event names another provider's identity", metadata: ["provider": provider.name])
             throw ServerError(
                 .init(rawValue: "invalid_event_outcome"),
                 "expected the plugin's actions to name identities of provider '\(provider.name)', found another",
@@ -82,9 +83,12 @@ extension SignInServer {
         // Tokens to revoke at the provider are read before the changes can delete them.
         var toRevoke: [(IdentityKey, StoredTokens)] = []
         for case .revokeTokens(let identity) in outcome.actions {
-            if let tokens = try await storing("read the identity's tokens", { () async throws(StoreError) in
-                try await accounts.tokens(for: identity)
-            }) {
+            if let tokens = try await storing(
+                "read the identity's tokens",
+                { () async throws(StoreError) in
+                    try await accounts.tokens(for: identity)
+                })
+            {
                 toRevoke.append((identity, tokens))
             }
         }
@@ -92,9 +96,12 @@ extension SignInServer {
         // Sessions are looked up before the changes too: removing an identity must still end its user's sessions.
         var users: [UserID] = []
         for case .endUserSessions(let identity) in outcome.actions {
-            if let user = try await storing("look up the identity", { () async throws(StoreError) in
-                try await accounts.identity(identity)
-            })?.userID {
+            if let user = try await storing(
+                "look up the identity",
+                { () async throws(StoreError) in
+                    try await accounts.identity(identity)
+                })?.userID
+            {
                 users.append(user)
             }
         }

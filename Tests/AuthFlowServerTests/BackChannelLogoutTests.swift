@@ -59,7 +59,8 @@ struct BackChannelLogoutTests {
         ]
         change(&claims)
         return try JWS.sign(
-            payload: Array(JSONValue.object(claims).serialized().utf8), key: try #require(key ?? SharedKeys.signing[.google]),
+            payload: Array(JSONValue.object(claims).serialized().utf8),
+            key: try #require(key ?? SharedKeys.signing[.google]),
             algorithm: .rs256)
     }
 

@@ -16,7 +16,9 @@ struct FacebookEventTests {
     func send(_ app: TestDeployment, _ endpoint: String, userID: String = "alice-1") async throws -> JSONValue {
         let request = HTTPClientRequest.form(
             url: app.sandbox.baseURL + "/_sandbox/facebook/\(endpoint)",
-            fields: [("user_id", userID), ("client_id", Self.clientID), ("to", app.appURL + "/auth/facebook/\(endpoint)")])
+            fields: [
+                ("user_id", userID), ("client_id", Self.clientID), ("to", app.appURL + "/auth/facebook/\(endpoint)"),
+            ])
         let response = try await CurlHTTPClient().send(request)
         #expect(response.status == 200)
         return try JSONValue.parse(response.body)
@@ -74,7 +76,9 @@ struct FacebookEventTests {
             #expect(page.status == 200)
             #expect(page.text.contains(code))
             let unknown = try await CurlHTTPClient().send(
-                HTTPClientRequest(method: "GET", url: app.appURL + "/auth/facebook/data-deletion/" + String(repeating: "a", count: 32)))
+                HTTPClientRequest(
+                    method: "GET", url: app.appURL + "/auth/facebook/data-deletion/" + String(repeating: "a", count: 32)
+                ))
             #expect(unknown.status == 404)
 
             // A new Facebook sign-in makes a new user: nothing links the old one.

@@ -14,7 +14,10 @@ struct GoogleRISCTests {
 
     /// Asks the sandbox to send the RISC event `type` about Alice to the app.
     func send(_ app: TestDeployment, _ type: String, reason: String? = nil) async throws -> JSONValue {
-        var fields = [("type", type), ("sub", "alice-1"), ("client_id", Self.clientID), ("to", app.appURL + "/auth/google/events")]
+        var fields = [
+            ("type", type), ("sub", "alice-1"), ("client_id", Self.clientID),
+            ("to", app.appURL + "/auth/google/events"),
+        ]
         if let reason { fields.append(("reason", reason)) }
         let response = try await CurlHTTPClient().send(
             .form(url: app.sandbox.baseURL + "/_sandbox/google/risc", fields: fields))
@@ -48,7 +51,8 @@ struct GoogleRISCTests {
         ]
         change(&claims)
         let signingKey = try #require(key ?? SharedKeys.signing[.google])
-        return try JWS.sign(payload: Array(JSONValue.object(claims).serialized().utf8), key: signingKey, algorithm: algorithm)
+        return try JWS.sign(
+            payload: Array(JSONValue.object(claims).serialized().utf8), key: signingKey, algorithm: algorithm)
     }
 
     func signedInAlice(_ app: TestDeployment) async throws -> TestBrowser {
@@ -82,11 +86,13 @@ struct GoogleRISCTests {
     @Test func aReplayedJTIIsAcknowledgedAndChangesNothing() async throws {
         try await TestDeployment.with { app in
             _ = try await signedInAlice(app)
-            let set = try token(app, type: "account-disabled") { $0["events"] = .object([
-                "https://schemas.openid.net/secevent/risc/event-type/account-enabled": .object([
-                    "subject": .object(["subject_type": .string("iss-sub"), "sub": .string("alice-1")])
+            let set = try token(app, type: "account-disabled") {
+                $0["events"] = .object([
+                    "https://schemas.openid.net/secevent/risc/event-type/account-enabled": .object([
+                        "subject": .object(["subject_type": .string("iss-sub"), "sub": .string("alice-1")])
+                    ])
                 ])
-            ]) }
+            }
             #expect(try await post(app, set).status == 202)
             let browser = TestBrowser()
             try await app.signIn(browser, provider: "google", as: People.alice)
@@ -176,13 +182,19 @@ struct GoogleRISCTests {
             case "signature":
                 let parts = try token(app).split(separator: ".").map(String.init)
                 let payload = Base64URL.encode(
-                    Array(String(decoding: try Base64URL.decode(parts[1]), as: UTF8.self)
-                        .replacingOccurrences(of: "alice-1", with: "alice-9").utf8))
+                    Array(
+                        String(decoding: try Base64URL.decode(parts[1]), as: UTF8.self)
+                            .replacingOccurrences(of: "alice-1", with: "alice-9").utf8))
                 set = [parts[0], payload, parts[2]].joined(separator: ".")
             case "aud": set = try token(app) { $0["aud"] = .string("someone-else.apps.googleusercontent.com") }
             case "iss": set = try token(app) { $0["iss"] = .string("https://accounts.example.com/") }
             case "hs256":
-                set = try token(app, algorithm: .hs256, key: try JWK(json: .object(["kty": .string("oct"), "k": .string(Base64URL.encode(Array(repeating: 7, count: 32)))])))
+                set = try token(
+                    app, algorithm: .hs256,
+                    key: try JWK(
+                        json: .object([
+                            "kty": .string("oct"), "k": .string(Base64URL.encode(Array(repeating: 7, count: 32))),
+                        ])))
             case "foreign-key": set = try token(app, key: try JWK.generateRSA(bits: 2048, keyID: "test-google"))
             case "no-jti": set = try token(app) { $0["jti"] = nil }
             case "no-events": set = try token(app) { $0["events"] = nil }

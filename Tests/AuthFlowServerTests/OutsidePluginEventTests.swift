@@ -60,7 +60,8 @@ struct OutsidePluginEventTests {
                 location: SourceLocation(fileName: "test.yaml", line: 1, column: 1, sourceLine: ""))
             return (
                 Configuration(
-                    server: configuration.server, store: configuration.store, providers: configuration.providers + [corp]),
+                    server: configuration.server, store: configuration.store,
+                    providers: configuration.providers + [corp]),
                 registry
             )
         }

@@ -16,8 +16,9 @@ public struct ProviderEventError: Error, Sendable {
     public let response: HTTPServerResponse?
 
     /// Creates an error.
-    public init(code: String = "invalid_event", _ message: String, status: Int = 400, response: HTTPServerResponse? = nil)
-    {
+    public init(
+        code: String = "invalid_event", _ message: String, status: Int = 400, response: HTTPServerResponse? = nil
+    ) {
         self.code = code
         self.message = message
         self.status = status
