@@ -1,6 +1,7 @@
 import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
+import AuthFlowProviders
 import AuthFlowOIDC
 import AuthFlowSandbox
 import Foundation

@@ -1,6 +1,7 @@
 import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
+import AuthFlowProviders
 import AuthFlowSandbox
 import Foundation
 import Testing
