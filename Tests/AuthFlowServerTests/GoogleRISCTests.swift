@@ -151,7 +151,10 @@ struct GoogleRISCTests {
     @Test func tokenRevokedDeletesTheMatchingRefreshTokenOnly() async throws {
         try await TestDeployment.with { app in
             _ = try await signedInAlice(app)
-            let stored = try #require(try await app.stores.accounts.tokens(for: Self.key)?.refreshToken)
+            // Google sends a refresh token with access_type=offline; store one as that sign-in would have.
+            let stored = "1//refresh-token-of-alice-0123456789"
+            try await app.stores.accounts.saveTokens(
+                StoredTokens(accessToken: "ya29.access", refreshToken: stored), for: Self.key)
             func revoked(_ identifier: String, _ algorithm: String) throws -> String {
                 try token(app, type: "token-revoked") {
                     $0["events"] = .object([
