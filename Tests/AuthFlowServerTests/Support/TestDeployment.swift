@@ -63,7 +63,7 @@ final class TestDeployment: Sendable {
         let box = Mutex<SignInServer?>(nil)
         let http = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
             guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
-            return await DemoSite(server: server).handle(request)
+            return await DemoSite(server: server, sandbox: sandbox).handle(request)
         }
         let port = try http.start()
         let appURL = "http://localhost:\(port)"
