@@ -1,8 +1,8 @@
 import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
-import AuthFlowProviders
 import AuthFlowOIDC
+import AuthFlowProviders
 import AuthFlowSandbox
 import Foundation
 import Testing

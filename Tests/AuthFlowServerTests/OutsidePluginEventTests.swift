@@ -39,7 +39,8 @@ struct CorpWebhookPlugin: ProviderPlugin {
         let disable = request.http.body == Array("disable".utf8)
         let actions: [ProviderEventAction] =
             disable ? [.account(.setDisabled(key, true)), .endSessions(key)] : [.account(.setDisabled(key, false))]
-        return ProviderEventOutcome(idempotencyKey: "\(key.subject):\(expected)", actions: actions, summary: "webhook") { disposition in
+        return ProviderEventOutcome(idempotencyKey: "\(key.subject):\(expected)", actions: actions, summary: "webhook")
+        { disposition in
             .json(JSONValue.object(["result": .string(disposition.rawValue)]).serialized())
         }
     }
