@@ -108,13 +108,16 @@ extension SignInServer {
         }
     }
 
-    /// Starts a new session for `identity` (a fresh random id: no fixation) and returns its cookie.
-    func createSession(for identity: LinkedIdentity) async throws(ServerError) -> (id: String, cookie: String) {
+    /// Starts a new session for `identity` (a fresh random id: no fixation) and returns its cookie;
+    /// `providerSessionID` is the id_token's `sid`, kept for back-channel logout.
+    func createSession(for identity: LinkedIdentity, providerSessionID: String? = nil) async throws(ServerError) -> (
+        id: String, cookie: String
+    ) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
         let record = SessionRecord(
             userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: now,
-            expiresAt: now.addingTimeInterval(options.sessionTTL))
+            expiresAt: now.addingTimeInterval(options.sessionTTL), providerSessionID: providerSessionID)
         do throws(StoreError) {
             try await stores.sessions.createSession(id: id, record: record)
         } catch {
