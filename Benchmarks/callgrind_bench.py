@@ -43,7 +43,7 @@ def totals(path: Path) -> int:
 
 
 def top_functions(path: Path, count: int) -> list[dict]:
-    output = subprocess.run(["callgrind_annotate", "--threshold=100", str(path)], capture_output=True, text=True,
+    output = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", str(path)], capture_output=True, text=True,
                             timeout=300).stdout
     rows = []
     for line in output.splitlines():
@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--signins", type=int, default=5)
     parser.add_argument("--checks", type=int, default=200)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--keep", help="a directory to copy the callgrind dumps into (for callgrind_annotate)")
     args = parser.parse_args()
 
     with Processes() as processes:
@@ -99,6 +100,11 @@ def main() -> None:
                 raise RuntimeError(f"/auth/check: expected 202, found {answer.status_code}")
         check_dump = dump(child.pid, out, "check")
 
+        if args.keep:
+            keep = Path(args.keep)
+            keep.mkdir(parents=True, exist_ok=True)
+            for dumped in (signin_dump, check_dump):
+                (keep / dumped.name).write_bytes(dumped.read_bytes())
         signin_ir = totals(signin_dump) // args.signins
         check_ir = totals(check_dump) // args.checks
         signin_top = top_functions(signin_dump, args.top)
