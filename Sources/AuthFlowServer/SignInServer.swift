@@ -42,6 +42,8 @@ public final class SignInServer: Sendable {
     /// The providers' JWKS caches, shared by sign-in and the provider event endpoints.
     let keySets: ProviderKeySets
     let traces = TraceLog()
+    /// Sessions recently found valid (see ``Options/sessionCacheLifetime``).
+    let sessionCache: SessionCache
 
     /// Creates a server over resolved providers.
     ///
@@ -77,6 +79,7 @@ public final class SignInServer: Sendable {
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
         self.originCheck = OriginCheck(publicURL: options.publicURL)
         self.keySets = keySets
+        self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
     }
 
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
@@ -120,7 +123,23 @@ public final class SignInServer: Sendable {
             }
             response = ResponseFactory.error(error, accept: request.headers["Accept"])
         }
+        // After the route finished (and committed whatever it changed): cached sessions are re-read.
+        if !Self.leavesSessionsAlone(request) { sessionCache.invalidateAll() }
         return ResponseFactory.secured(response)
+    }
+
+    /// Whether `request` is one of the routes that change no session or account: the check, the session
+    /// info, health, the demo pages and sign-in starts (GET or HEAD). Every other request empties the
+    /// session cache once answered.
+    static func leavesSessionsAlone(_ request: HTTPServerRequest) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD" else { return false }
+        switch request.path {
+        case "/auth/check", "/auth/session", "/healthz", "/", "/matrix":
+            return true
+        default:
+            let segments = segments(of: request.path)
+            return segments.count == 3 && segments[0] == "auth" && ["login", "register", "link"].contains(segments[2])
+        }
     }
 
     private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
