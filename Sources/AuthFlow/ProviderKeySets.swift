@@ -11,7 +11,8 @@ import Foundation
 public struct ProviderKeySets: Sendable {
     private let caches: [String: JWKSCache]
 
-    /// Creates a cache for each OpenID Connect provider of `providers` that has a `jwks` endpoint.
+    /// Creates a cache for each provider of `providers` that has a `jwks` endpoint (nothing is fetched until a
+    /// token needs it; signed provider events use the cache even with `oidc` off).
     ///
     /// `observer` hears of every JWKS fetch (its reason, duration and status) and every stale set served.
     public init(
@@ -19,7 +20,7 @@ public struct ProviderKeySets: Sendable {
         observer: any ProviderObserver = NoProviderObserver()
     ) {
         var caches: [String: JWKSCache] = [:]
-        for provider in providers where provider.isEnabled(.oidc) {
+        for provider in providers {
             guard let url = provider.endpoints.jwks else { continue }
             let name = provider.name
             caches[name] = JWKSCache(
@@ -40,8 +41,22 @@ public struct ProviderKeySets: Sendable {
         self.caches = caches
     }
 
-    /// The cache of the provider named `name`, or `nil` when it verifies no id_tokens.
+    /// The cache of the provider named `name`, or `nil` when it has no `jwks` endpoint.
     public subscript(name: String) -> JWKSCache? { caches[name] }
+
+    /// Verifies a compact JWS signed with the keys of the provider named `provider`, refetching once on an
+    /// unknown `kid` (rate-limited), and checks its claims with `verifier`: the one verification path of
+    /// id_tokens (sign-in, refresh) and signed provider events.
+    ///
+    /// - Throws: `JOSEError`; `.jwksUnavailable` when the provider has no `jwks` endpoint.
+    public func verify(_ token: String, provider: String, with verifier: JWTVerifier) async throws(JOSEError)
+        -> JWTClaims
+    {
+        guard let cache = caches[provider] else {
+            throw JOSEError(.jwksUnavailable, "expected a JWKS endpoint for the provider, found none")
+        }
+        return try await cache.verify(token, with: verifier)
+    }
 
     static func send(url: String, httpClient: any HTTPClient) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(method: "GET", url: url)

@@ -28,6 +28,11 @@ extension SignInServer {
         /// Whether a well-formed `X-Request-Id` sent from a loopback address (a proxy on the same host) is kept
         /// as the request's id; otherwise every request gets a fresh one. Off by default.
         public var trustsRequestIDFromLoopback = false
+        /// How long, in seconds, a session found valid may answer `GET /auth/check` and `GET /auth/session`
+        /// without reading the stores again (1 by default; 0 reads them on every request). Revocations
+        /// handled by this server take effect on the next request regardless; this bounds how late a
+        /// revocation made by another instance sharing the stores is seen (see docs/server.md).
+        public var sessionCacheLifetime: Double = 1
 
         /// Creates options with the hardened defaults.
         public init(
