@@ -59,6 +59,35 @@ extension HTTPServerRequest {
         }
         return result
     }
+
+    /// Every value the `Cookie` headers carry for `name`, in order. A browser sends one value per name unless
+    /// cookies with the same name but different paths or domains were set (e.g. tossed in by a sibling
+    /// subdomain); callers that need one value treat several as an error.
+    public func cookieValues(_ name: String) -> [String] {
+        cookiePairs().filter { $0.0 == name }.map(\.1)
+    }
+
+    /// The names the `Cookie` headers carry, in order (with repeats).
+    public func cookieNames() -> [String] {
+        cookiePairs().map(\.0)
+    }
+
+    private func cookiePairs() -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        for header in headers.values("Cookie") {
+            for piece in header.split(separator: ";") {
+                guard let equals = piece.firstIndex(of: "=") else { continue }
+                let name = piece[..<equals].trimmingASCIISpaces()
+                var value = piece[piece.index(after: equals)...].trimmingASCIISpaces()
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                    value = String(value.dropFirst().dropLast())
+                }
+                guard !name.isEmpty else { continue }
+                pairs.append((name, value))
+            }
+        }
+        return pairs
+    }
 }
 
 extension StringProtocol {

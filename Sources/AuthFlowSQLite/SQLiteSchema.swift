@@ -75,7 +75,17 @@ enum SQLiteSchema {
             expires_at REAL NOT NULL
         ) STRICT;
         CREATE INDEX flow_states_by_expiry ON flow_states(expires_at);
+        """,
+        // Version 2: sign-in starts store nothing (the flow record is sealed in the flow cookie); the flow
+        // store keeps only the digests of spent states.
         """
+        DROP TABLE flow_states;
+        CREATE TABLE spent_states (
+            state_digest TEXT PRIMARY KEY NOT NULL,
+            expires_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX spent_states_by_expiry ON spent_states(expires_at);
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

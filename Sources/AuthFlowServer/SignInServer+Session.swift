@@ -17,11 +17,10 @@ extension SignInServer {
     /// The session of `request`, or `nil` when it has no cookie, the session is unknown or expired, or
     /// its identity was removed, moved to another user or disabled since.
     ///
-    /// - Throws: ``ServerError`` `store_unavailable` when a store fails.
+    /// - Throws: ``ServerError`` `store_unavailable` when a store fails, `duplicate_cookie` when the request
+    ///   carries the session cookie twice.
     func currentSession(_ request: HTTPServerRequest) async throws(ServerError) -> CurrentSession? {
-        guard let id = request.cookies()[cookies.sessionCookieName], !id.isEmpty, id.utf8.count <= 128 else {
-            return nil
-        }
+        guard let id = try sessionCookieValue(request) else { return nil }
         do throws(StoreError) {
             guard let record = try await stores.sessions.session(id: id) else { return nil }
             guard let identity = try await stores.accounts.identity(record.identity),
@@ -83,7 +82,7 @@ extension SignInServer {
     func logout(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         try originCheck.check(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
-        if let id = request.cookies()[cookies.sessionCookieName], !id.isEmpty, id.utf8.count <= 128 {
+        if let id = try sessionCookieValue(request) {
             do throws(StoreError) {
                 let ended = try await stores.sessions.deleteSession(id: id)
                 if ended { logger.log(.info, "signed out", metadata: [:]) }
@@ -101,6 +100,12 @@ extension SignInServer {
         do throws(StoreError) {
             try await stores.accounts.checkHealth()
             try await stores.sessions.checkHealth()
+            do throws(FlowStoreError) {
+                try await stores.flows.checkHealth()
+            } catch {
+                return ResponseFactory.json(
+                    .object(["status": .string("unavailable"), "error": .string(error.code.rawValue)]), status: 503)
+            }
             return ResponseFactory.json(.object(["status": .string("ok")]))
         } catch {
             return ResponseFactory.json(

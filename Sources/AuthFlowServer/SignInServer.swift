@@ -34,7 +34,8 @@ public final class SignInServer: Sendable {
     let random: any SecureRandom
     let logger: any ServerLogger
     let cookies: CookiePolicy
-    let flowCookie: FlowCookie
+    /// Seals flows into flow cookies; `nil` when `server.secret` is too short to key it.
+    let flowCookie: FlowCookie?
     let returnToPolicy: ReturnToPolicy
     let originCheck: OriginCheck
     /// The providers' JWKS caches, shared by sign-in and Apple's notification endpoint.
@@ -70,8 +71,11 @@ public final class SignInServer: Sendable {
         self.clock = clock
         self.random = random
         self.logger = logger
-        self.cookies = CookiePolicy(publicURL: options.publicURL)
-        self.flowCookie = FlowCookie(secret: Array(options.secret.value.utf8))
+        let cookies = CookiePolicy(publicURL: options.publicURL)
+        self.cookies = cookies
+        self.flowCookie = (try? FlowRecordSeal(secret: Array(options.secret.value.utf8), random: random)).map {
+            FlowCookie(seal: $0, policy: cookies)
+        }
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
         self.originCheck = OriginCheck(publicURL: options.publicURL)
         self.keySets = keySets
@@ -96,9 +100,9 @@ public final class SignInServer: Sendable {
     }
 
     /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
-    /// client prefers it) with status 400, 401, 403, 404, 405 or 503.
+    /// client prefers it) with status 400, 401, 403, 404, 405, 429 (with `Retry-After`) or 503.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let response: HTTPServerResponse
+        var response: HTTPServerResponse
         do throws(ServerError) {
             response = try await route(request)
         } catch {
@@ -106,6 +110,7 @@ public final class SignInServer: Sendable {
                 logger.log(.error, "request failed", metadata: ["code": error.code.rawValue, "path": request.path])
             }
             response = ResponseFactory.error(error, accept: request.headers["Accept"])
+            if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
         }
         return ResponseFactory.secured(response)
     }

@@ -77,9 +77,13 @@ public final class SignInService: Sendable {
                 options: serverOptions, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
                 random: random, logger: logger)
             let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
-            let http = HTTPServer(configuration: HTTPServer.Configuration(host: listen.host, port: listen.port)) {
-                await server.handle($0)
-            }
+            let limits = configuration.server?.limits ?? ConnectionLimits()
+            let httpConfiguration = HTTPServer.Configuration(
+                host: listen.host, port: listen.port, requestTimeout: limits.requestTimeout,
+                idleTimeout: limits.idleTimeout, maxConnections: limits.maxConnections,
+                maxConnectionsPerClient: limits.maxConnectionsPerClient,
+                trustedProxies: configuration.server?.trustedProxies ?? [])
+            let http = HTTPServer(configuration: httpConfiguration) { await server.handle($0) }
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(

@@ -4,6 +4,7 @@ extension ConfigurationReader {
     static let rootKeys = ["server", "sandbox", "store", "providers"]
     static let serverKeys = [
         "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "signup", "link_by_verified_email",
+        "limits", "trusted_proxies", "rate_limits",
     ]
 
     /// The whole configuration, or `nil` when something could not be read (the issues say what).
@@ -87,10 +88,15 @@ extension ConfigurationReader {
         }
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
         let link = bool(section.value("link_by_verified_email"), path: "server.link_by_verified_email") ?? false
+        let limits = readLimits(section.value("limits"), owner: section["limits"]?.key.mark ?? section.owner)
+        let trustedProxies = readTrustedProxies(section.value("trusted_proxies"))
+        let rateLimits = readRateLimits(
+            section.value("rate_limits"), owner: section["rate_limits"]?.key.mark ?? section.owner)
         guard let publicURL else { return nil }
         return ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
-            sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link)
+            sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
+            trustedProxies: trustedProxies, rateLimits: rateLimits)
     }
 
     private mutating func serverSecret(_ section: Fields) -> Secret? {

@@ -19,7 +19,7 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     var responded = false
     private let pendingResponse = Mutex<HTTPServerResponse?>(nil)
 
-    init(connection: OpaquePointer, method: String, rawURL: String) {
+    init(connection: OpaquePointer, method: String, rawURL: String, trustedProxies: [IPNetwork]) {
         self.connection = connection
         self.method = method
         self.rawURL = rawURL
@@ -32,8 +32,10 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
         let status = buffer.withUnsafeMutableBufferPointer { pointer in
             af_mhd_client_address(connection, pointer.baseAddress, socklen_t(pointer.count))
         }
-        remoteAddress =
+        let peer =
             status == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        remoteAddress = ForwardedClient.address(
+            peer: peer, forwardedFor: headers.values("X-Forwarded-For"), trusted: trustedProxies)
     }
 
     /// Stores the response to send when the connection resumes.
