@@ -17,7 +17,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("new.sqlite"))
         #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
-        #expect(SQLiteDatabase.currentSchemaVersion == 1)
+        #expect(SQLiteDatabase.currentSchemaVersion == 2)
         #expect(try await Self.value(database, "PRAGMA application_id") == .integer(SQLiteSchema.applicationID))
         #expect(try await Self.value(database, "PRAGMA journal_mode") == .text("wal"))
         #expect(try await Self.value(database, "PRAGMA synchronous") == .integer(2))  // FULL
@@ -29,8 +29,8 @@ import Testing
         }
         #expect(
             tables == [
-                "applied_notifications", "flow_states", "identities", "identity_tokens", "pending_profiles", "sessions",
-                "users",
+                "applied_notifications", "identities", "identity_tokens", "pending_profiles", "sessions",
+                "spent_states", "users",
             ])
     }
 
@@ -49,7 +49,7 @@ import Testing
             try await store.saveTokens(StoredTokens(accessToken: "a", refreshToken: "r"), for: .appleAlice)
         }
         let reopened = SQLiteAccountStore(database: try SQLiteDatabase(path: path), cipher: cipher, clock: clock)
-        #expect(try await reopened.database.schemaVersion() == 1)
+        #expect(try await reopened.database.schemaVersion() == 2)
         #expect(try await reopened.takePendingProfile(key: "state-apple") == profile)
         #expect(try await reopened.user(.alice)?.identities.first?.name == "Ada")
         #expect(try await reopened.tokens(for: .appleAlice)?.refreshToken == "r")
