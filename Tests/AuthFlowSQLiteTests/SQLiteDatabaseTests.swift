@@ -55,13 +55,38 @@ import Testing
         #expect(try await reopened.tokens(for: .appleAlice)?.refreshToken == "r")
     }
 
+    @Test func migratesAVersionOneDatabaseToSpentStates() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v1.sqlite")
+        do {
+            // A version-1 file: the first migration only, as an older AuthFlow wrote it.
+            let database = try SQLiteDatabase(path: path)
+            try await database.perform("test") { connection throws(StoreError) in
+                try connection.execute("DROP TABLE spent_states", operation: "test")
+                try connection.execute(
+                    "CREATE TABLE flow_states (state TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL, "
+                        + "expires_at REAL NOT NULL) STRICT", operation: "test")
+                try connection.execute("PRAGMA user_version = 1", operation: "test")
+            }
+        }
+        let reopened = try SQLiteDatabase(path: path)
+        #expect(try await reopened.schemaVersion() == 2)
+        let tables = try await reopened.perform("test") { connection throws(StoreError) in
+            try connection.query("SELECT name FROM sqlite_schema WHERE type = 'table'", operation: "test").map {
+                row throws(StoreError) in try row.text(0)
+            }
+        }
+        #expect(tables.contains("spent_states"))
+        #expect(!tables.contains("flow_states"))
+    }
+
     @Test func refusesANewerSchemaAndLeavesTheFileUntouched() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("future.sqlite")
         do {
             let database = try SQLiteDatabase(path: path)
             try await database.perform("test") { connection throws(StoreError) in
-                try connection.execute("PRAGMA user_version = 2", operation: "test")
+                try connection.execute("PRAGMA user_version = 3", operation: "test")
             }
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -69,7 +94,7 @@ import Testing
 
         let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
         #expect(error?.code == .unsupportedSchema)
-        #expect(error?.message.contains("found 2") == true)
+        #expect(error?.message.contains("found 3") == true)
         #expect(error?.message.contains("newer AuthFlow") == true)
         #expect(error?.operation == "open")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -187,7 +212,7 @@ import Testing
             for try await version in group { versions.append(version) }
             return versions
         }
-        #expect(versions == [1, 1, 1, 1])
+        #expect(versions == [2, 2, 2, 2])
     }
 
     @Test func reportsBusyWhenAnotherConnectionHoldsTheWriteLock() async throws {
