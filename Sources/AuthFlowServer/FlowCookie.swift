@@ -41,6 +41,16 @@ struct FlowCookie: Sendable {
         return seal.open(value, cookieName: name, provider: provider)
     }
 
+    /// The records of this browser's other flow cookies for `provider` (at most ``maximumLive``), newest first.
+    func records(in request: HTTPServerRequest, provider: String) -> [FlowRecord] {
+        let cookies = request.cookies()
+        let names = Set(request.cookieNames().filter { $0.hasPrefix(policy.flowCookiePrefix) })
+        return names.sorted().prefix(Self.maximumExamined)
+            .compactMap { seal.open(cookies[$0], cookieName: $0, provider: provider) }
+            .sorted { $0.createdAt > $1.createdAt }
+            .prefix(Self.maximumLive).map { $0 }
+    }
+
     /// `Set-Cookie` headers clearing this browser's oldest flow cookies, so that with one more the browser
     /// holds at most ``maximumLive``. Cookies that do not open for any of `providers` go first.
     func evictions(in request: HTTPServerRequest, providers: [String]) -> [String] {

@@ -99,7 +99,6 @@ extension SignInServer {
         }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
         var response = HTTPServerResponse.redirect(to: result.returnTo ?? "/", status: method == .post ? 303 : 302)
-        response.addCookie(cookies.clearedFlowCookie(name: cookies.flowCookieName(state: state)))
         response.addCookie(session.cookie)
         return response
     }

@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowHTTP
+import Foundation
 
 extension SignInServer {
     /// `GET /auth/{provider}/login|register|link`: validates `return_to`, seals the flow into a flow cookie of
@@ -29,12 +30,29 @@ extension SignInServer {
             throw ServerError(error)
         }
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
+        await carryPendingProfile(from: flowCookie.records(in: request, provider: name), to: start.record)
         if options.demoPage { traces.rememberStart(state: start.state, trace: start.trace) }
         logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
         for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
         response.addCookie(setCookie)
         return response
+    }
+
+    /// Apple sends a first-login name once. When an earlier sign-in of this browser parked one and then
+    /// failed (its flow cookie is still here), the name moves to the new flow, for no longer than it lives.
+    func carryPendingProfile(from earlier: [FlowRecord], to record: FlowRecord) async {
+        for previous in earlier where previous.state != record.state {
+            let key = Self.pendingProfileKey(provider: record.provider, state: previous.state)
+            guard let pending = await takePendingProfile(key) else { continue }
+            let expiry = record.createdAt.addingTimeInterval(min(options.pendingProfileTTL, options.flow.flowTTL))
+            await restorePendingProfile(
+                PendingProfile(
+                    key: Self.pendingProfileKey(provider: record.provider, state: record.state),
+                    provider: pending.provider, firstName: pending.firstName, lastName: pending.lastName,
+                    expiresAt: expiry))
+            return
+        }
     }
 
     static let signupDisabled = ServerError(
