@@ -48,7 +48,7 @@ extension SignInServer {
         fields.removeAll { $0.0 == BouncePage.markerField }
         let parameters = CallbackParameters(fields)
         let pendingKey = record.map { Self.pendingProfileKey(provider: name, state: $0.state) }
-        let startTrace = options.demoPage ? traces.takeStart(state: state) : []
+        let startTrace = options.keepsTraces ? traces.takeStart(state: state) : []
 
         let result: SignInResult
         do throws(SignInError) {
@@ -94,7 +94,7 @@ extension SignInServer {
             _ = try? await stores.sessions.deleteSession(id: old)
         }
         let session = try await createSession(for: identity)
-        if options.demoPage {
+        if options.keepsTraces {
             traces.rememberSession(digest: Self.digest(session.id), trace: startTrace + result.trace)
         }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])

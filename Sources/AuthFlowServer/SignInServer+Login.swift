@@ -31,7 +31,7 @@ extension SignInServer {
         }
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
         await carryPendingProfile(from: flowCookie.records(in: request, provider: name), to: start.record)
-        if options.demoPage { traces.rememberStart(state: start.state, trace: start.trace) }
+        if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
         logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
         for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
