@@ -44,7 +44,9 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         let shown = address.withUnsafeBytes { raw in
             inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count))
         }
-        let text = shown == nil ? "?" : String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text =
+            shown == nil
+            ? "?" : String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return "\(text)/\(prefixLength)"
     }
 

@@ -43,8 +43,10 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
                 .weakKey, "expected a secret of at least \(Self.minimumSecretLength) bytes, found \(secret.count) bytes"
             )
         }
-        guard let key = AESGCM.deriveKey(
-                secret: secret, salt: [], info: Array(label.utf8), length: AESGCM.keyLength) else {
+        guard
+            let key = AESGCM.deriveKey(
+                secret: secret, salt: [], info: Array(label.utf8), length: AESGCM.keyLength)
+        else {
             throw JOSEError(.cryptoFailure, "expected HKDF-SHA256 to derive the token key, found an OpenSSL failure")
         }
         self.key = key

@@ -20,7 +20,9 @@ struct RawClient {
         remote.sin_port = in_port_t(UInt16(port).bigEndian)
         remote.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         let connected = withUnsafePointer(to: &remote) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -104,8 +106,14 @@ struct ConnectionLimitTests {
 
     static func finished(_ task: Task<(text: String, closed: Bool), Never>) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
-            group.addTask { _ = await task.value; return true }
-            group.addTask { try? await Task.sleep(for: .milliseconds(10)); return false }
+            group.addTask {
+                _ = await task.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(10))
+                return false
+            }
             let first = await group.next() ?? false
             group.cancelAll()
             return first
@@ -147,8 +155,11 @@ struct ForwardedClientTests {
     let proxies = [IPNetwork(parsing: "10.0.0.0/8")!, IPNetwork(parsing: "::1")!]
 
     @Test func believesForwardedForOnlyFromATrustedPeer() {
-        #expect(ForwardedClient.address(peer: "192.0.2.1", forwardedFor: ["198.51.100.7"], trusted: proxies) == "192.0.2.1")
-        #expect(ForwardedClient.address(peer: "10.1.2.3", forwardedFor: ["198.51.100.7"], trusted: proxies) == "198.51.100.7")
+        #expect(
+            ForwardedClient.address(peer: "192.0.2.1", forwardedFor: ["198.51.100.7"], trusted: proxies) == "192.0.2.1")
+        #expect(
+            ForwardedClient.address(peer: "10.1.2.3", forwardedFor: ["198.51.100.7"], trusted: proxies)
+                == "198.51.100.7")
         #expect(ForwardedClient.address(peer: "10.1.2.3", forwardedFor: ["198.51.100.7"], trusted: []) == "10.1.2.3")
     }
 
@@ -159,7 +170,8 @@ struct ForwardedClientTests {
     }
 
     @Test func stopsAtTheLastTrustedHopOnMalformedOrAllTrustedLists() {
-        #expect(ForwardedClient.address(peer: "10.0.0.7", forwardedFor: ["junk, 10.0.0.5"], trusted: proxies) == "10.0.0.5")
+        #expect(
+            ForwardedClient.address(peer: "10.0.0.7", forwardedFor: ["junk, 10.0.0.5"], trusted: proxies) == "10.0.0.5")
         #expect(ForwardedClient.address(peer: "10.0.0.7", forwardedFor: ["10.0.0.5"], trusted: proxies) == "10.0.0.5")
         #expect(ForwardedClient.address(peer: "10.0.0.7", forwardedFor: [], trusted: proxies) == "10.0.0.7")
         #expect(ForwardedClient.address(peer: "::1", forwardedFor: ["unknown"], trusted: proxies) == "::1")

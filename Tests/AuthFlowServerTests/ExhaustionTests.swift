@@ -15,7 +15,8 @@ import Testing
         var settings = TestDeployment.Settings()
         settings.stores = { clock in
             SignInServer.Stores(
-                flows: flows, accounts: InMemoryAccountStore(clock: clock), sessions: InMemorySessionStore(clock: clock),
+                flows: flows, accounts: InMemoryAccountStore(clock: clock),
+                sessions: InMemorySessionStore(clock: clock),
                 rateLimits: InMemoryRateLimitStore(clock: clock))
         }
         try await TestDeployment.with(settings) { app in
@@ -33,7 +34,8 @@ import Testing
         try await TestDeployment.with { app in
             let browser = TestBrowser()
             let answer = try await app.authorize(browser, provider: "google", as: People.alice)
-            let flowCookie = try #require(browser.cookies(for: app.appURL).first { $0.name.hasPrefix("authflow_flow_") })
+            let flowCookie = try #require(
+                browser.cookies(for: app.appURL).first { $0.name.hasPrefix("authflow_flow_") })
             #expect(try await app.deliver(answer, in: browser).status == 302)
             // The same callback with the same cookie again.
             browser.setCookie(flowCookie.name, flowCookie.value, for: app.appURL)
@@ -59,7 +61,8 @@ import Testing
             let attacker = TestBrowser()
             _ = try await attacker.get("\(app.appURL)/auth/google/login?return_to=/")
             let own = try #require(attacker.cookies(for: app.appURL).first { $0.name.hasPrefix("authflow_flow_") })
-            let victimCookie = try #require(victim.cookies(for: app.appURL).first { $0.name.hasPrefix("authflow_flow_") })
+            let victimCookie = try #require(
+                victim.cookies(for: app.appURL).first { $0.name.hasPrefix("authflow_flow_") })
             attacker.setCookie(victimCookie.name, own.value, for: app.appURL)
             let wrong = try await attacker.get(url)
             #expect(wrong.status == 403)

@@ -40,21 +40,28 @@ struct ServerPieceTests {
         #expect(policy.flowCookieName(state: "state-2") != name)
         #expect(set.hasPrefix(name + "=v1."))
         #expect(set.hasSuffix("; Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"))
-        let opened = try jar.record(in: callback(cookies: [pair(set)], state: "state-1"), state: "state-1", provider: "google")
+        let opened = try jar.record(
+            in: callback(cookies: [pair(set)], state: "state-1"), state: "state-1", provider: "google")
         #expect(opened == record("state-1"))
     }
 
     @Test func flowCookieOpensOnlyForItsStateProviderAndSecret() throws {
         let jar = try jar()
         let set = pair(try jar.setCookie(for: record("state-1"), lifetime: 600))
-        #expect(try jar.record(in: callback(cookies: [set], state: "state-1"), state: "state-1", provider: "apple") == nil)
-        #expect(try jar.record(in: callback(cookies: [set], state: "state-2"), state: "state-2", provider: "google") == nil)
+        #expect(
+            try jar.record(in: callback(cookies: [set], state: "state-1"), state: "state-1", provider: "apple") == nil)
+        #expect(
+            try jar.record(in: callback(cookies: [set], state: "state-2"), state: "state-2", provider: "google") == nil)
         let other = try self.jar(Array("another-server-secret-of-32-bytes-plus".utf8))
-        #expect(try other.record(in: callback(cookies: [set], state: "state-1"), state: "state-1", provider: "google") == nil)
+        #expect(
+            try other.record(in: callback(cookies: [set], state: "state-1"), state: "state-1", provider: "google")
+                == nil)
         // The same value under another state's cookie name does not open either.
         let value = set.drop { $0 != "=" }.dropFirst()
         let renamed = policy.flowCookieName(state: "state-2") + "=" + value
-        #expect(try jar.record(in: callback(cookies: [renamed], state: "state-2"), state: "state-2", provider: "google") == nil)
+        #expect(
+            try jar.record(in: callback(cookies: [renamed], state: "state-2"), state: "state-2", provider: "google")
+                == nil)
     }
 
     @Test func aFlowCookieNameSentTwiceIsRefused() throws {
@@ -63,7 +70,8 @@ struct ServerPieceTests {
         let name = policy.flowCookieName(state: "state-1")
         for cookies in [[set, name + "=tossed"], [set + "; " + name + "=tossed"], [set, set]] {
             do throws(ServerError) {
-                _ = try jar.record(in: callback(cookies: cookies, state: "state-1"), state: "state-1", provider: "google")
+                _ = try jar.record(
+                    in: callback(cookies: cookies, state: "state-1"), state: "state-1", provider: "google")
                 Issue.record("expected duplicate_cookie")
             } catch {
                 #expect(error.code == .duplicateCookie)
@@ -97,8 +105,9 @@ struct ServerPieceTests {
         #expect(https.sessionCookieName == "__Host-authflow_session")
         let set = https.sessionCookie("abc", maxAge: 60)
         #expect(set == "__Host-authflow_session=abc; Path=/; Max-Age=60; HttpOnly; SameSite=Lax; Secure")
-        #expect(https.flowCookie(name: "__Host-authflow_flow_x", value: "v", maxAge: 600).hasSuffix(
-            "Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"))
+        #expect(
+            https.flowCookie(name: "__Host-authflow_flow_x", value: "v", maxAge: 600).hasSuffix(
+                "Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"))
         #expect(CookiePolicy(publicURL: "http://localhost:8080").flowCookiePrefix == "authflow_flow_")
         for local in ["http://localhost:8080", "http://127.0.0.1:9000", "http://[::1]:80", "http://app.localhost"] {
             #expect(!CookiePolicy(publicURL: local).secure, "\(local)")

@@ -109,7 +109,8 @@ import Testing
 
     @Test func refusesTheCookieOfAnotherSignIn() throws {
         let redirect = try harness.begin()
-        let otherSecrets = FlowSecrets(state: "state-of-another-sign-in-0123456789abcdef", nonce: "n2", pkceVerifier: "v2")
+        let otherSecrets = FlowSecrets(
+            state: "state-of-another-sign-in-0123456789abcdef", nonce: "n2", pkceVerifier: "v2")
         var otherFlow = OAuthFlow(provider: harness.provider)
         guard
             case .redirect(let other) = otherFlow.start(

@@ -67,7 +67,8 @@ import Testing
             """)
         let error = try loadError(yaml)
         let messages = error.issues.map(\.message)
-        #expect(error.issues.map(\.code) == [.invalidValue, .invalidDuration, .unknownKey, .invalidValue, .invalidValue])
+        #expect(
+            error.issues.map(\.code) == [.invalidValue, .invalidDuration, .unknownKey, .invalidValue, .invalidValue])
         #expect(messages[0].contains("server.limits.max_connections"))
         #expect(messages[1].contains("server.limits.request_timeout"))
         #expect(messages[2].contains("did you mean \"idle_timeout\""))
