@@ -84,7 +84,7 @@ public final class SignInService: Sendable {
                 maxConnectionsPerClient: limits.maxConnectionsPerClient,
                 trustedProxies: configuration.server?.trustedProxies ?? [])
             let handler: HTTPHandler =
-                sandboxMode ? DemoSite(server: server).handle : server.handle
+                sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
             let http = HTTPServer(configuration: httpConfiguration, handler: handler)
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host

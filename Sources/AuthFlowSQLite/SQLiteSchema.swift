@@ -76,7 +76,13 @@ enum SQLiteSchema {
         ) STRICT;
         CREATE INDEX flow_states_by_expiry ON flow_states(expires_at);
         """,
-        // Version 2: sign-in starts store nothing (the flow record is sealed in the flow cookie); the flow
+        // 2: the provider's session id (id_token `sid`) of a session, for OpenID Connect back-channel logout.
+        """
+        ALTER TABLE sessions ADD COLUMN provider_session_id TEXT;
+        CREATE INDEX sessions_by_provider_session ON sessions(provider, provider_session_id)
+            WHERE provider_session_id IS NOT NULL;
+        """,
+        // Version 3: sign-in starts store nothing (the flow record is sealed in the flow cookie); the flow
         // store keeps only the digests of spent states.
         """
         DROP TABLE flow_states;

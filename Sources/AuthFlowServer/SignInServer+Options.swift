@@ -29,6 +29,11 @@ extension SignInServer {
         /// Token buckets per client address on sign-in starts and callbacks; `nil` turns them off
         /// (`server.rate_limits: off`).
         public var rateLimits: RateLimitSettings?
+        /// How long, in seconds, a session found valid may answer `GET /auth/check` and `GET /auth/session`
+        /// without reading the stores again (1 by default; 0 reads them on every request). Revocations
+        /// handled by this server take effect on the next request regardless; this bounds how late a
+        /// revocation made by another instance sharing the stores is seen (see docs/server.md).
+        public var sessionCacheLifetime: Double = 1
 
         /// Creates options with the hardened defaults.
         public init(

@@ -17,7 +17,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("new.sqlite"))
         #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
-        #expect(SQLiteDatabase.currentSchemaVersion == 2)
+        #expect(SQLiteDatabase.currentSchemaVersion == SQLiteSchema.migrations.count)
         #expect(try await Self.value(database, "PRAGMA application_id") == .integer(SQLiteSchema.applicationID))
         #expect(try await Self.value(database, "PRAGMA journal_mode") == .text("wal"))
         #expect(try await Self.value(database, "PRAGMA synchronous") == .integer(2))  // FULL
@@ -29,9 +29,32 @@ import Testing
         }
         #expect(
             tables == [
-                "applied_notifications", "identities", "identity_tokens", "pending_profiles", "sessions",
-                "spent_states", "users",
+                "applied_notifications", "identities", "identity_tokens", "pending_profiles", "sessions", "spent_states",
+                "users",
             ])
+    }
+
+    @Test func migratesAVersionOneFileKeepingItsSessions() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v1.sqlite")
+        do {
+            // A file written by schema version 1: its sessions have no provider session id column.
+            let connection = try SQLiteConnection(path: path, busyTimeout: 5)
+            try connection.execute(SQLiteSchema.migrations[0], operation: "test")
+            try connection.execute("PRAGMA application_id = \(SQLiteSchema.applicationID)", operation: "test")
+            try connection.execute("PRAGMA user_version = 1", operation: "test")
+            _ = try connection.run(
+                """
+                INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at)
+                VALUES (?, 'user-1', 'google', 'alice-1', 0, 1e12)
+                """, [.blob(SQLiteSessionStore.digest("old-cookie"))], operation: "test")
+        }
+        let database = try SQLiteDatabase(path: path)
+        #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
+        let sessions = SQLiteSessionStore(database: database, clock: ManualClock(StoreHarness.start))
+        let kept = try await sessions.session(id: "old-cookie")
+        #expect(kept?.userID == UserID(rawValue: "user-1"))
+        #expect(kept?.providerSessionID == nil)
     }
 
     @Test func keepsDataAndThePendingProfileAcrossReopening() async throws {
@@ -49,35 +72,10 @@ import Testing
             try await store.saveTokens(StoredTokens(accessToken: "a", refreshToken: "r"), for: .appleAlice)
         }
         let reopened = SQLiteAccountStore(database: try SQLiteDatabase(path: path), cipher: cipher, clock: clock)
-        #expect(try await reopened.database.schemaVersion() == 2)
+        #expect(try await reopened.database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
         #expect(try await reopened.takePendingProfile(key: "state-apple") == profile)
         #expect(try await reopened.user(.alice)?.identities.first?.name == "Ada")
         #expect(try await reopened.tokens(for: .appleAlice)?.refreshToken == "r")
-    }
-
-    @Test func migratesAVersionOneDatabaseToSpentStates() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("v1.sqlite")
-        do {
-            // A version-1 file: the first migration only, as an older AuthFlow wrote it.
-            let database = try SQLiteDatabase(path: path)
-            try await database.perform("test") { connection throws(StoreError) in
-                try connection.execute("DROP TABLE spent_states", operation: "test")
-                try connection.execute(
-                    "CREATE TABLE flow_states (state TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL, "
-                        + "expires_at REAL NOT NULL) STRICT", operation: "test")
-                try connection.execute("PRAGMA user_version = 1", operation: "test")
-            }
-        }
-        let reopened = try SQLiteDatabase(path: path)
-        #expect(try await reopened.schemaVersion() == 2)
-        let tables = try await reopened.perform("test") { connection throws(StoreError) in
-            try connection.query("SELECT name FROM sqlite_schema WHERE type = 'table'", operation: "test").map {
-                row throws(StoreError) in try row.text(0)
-            }
-        }
-        #expect(tables.contains("spent_states"))
-        #expect(!tables.contains("flow_states"))
     }
 
     @Test func refusesANewerSchemaAndLeavesTheFileUntouched() async throws {
@@ -86,7 +84,8 @@ import Testing
         do {
             let database = try SQLiteDatabase(path: path)
             try await database.perform("test") { connection throws(StoreError) in
-                try connection.execute("PRAGMA user_version = 3", operation: "test")
+                try connection.execute(
+                    "PRAGMA user_version = \(SQLiteDatabase.currentSchemaVersion + 1)", operation: "test")
             }
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -94,7 +93,7 @@ import Testing
 
         let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
         #expect(error?.code == .unsupportedSchema)
-        #expect(error?.message.contains("found 3") == true)
+        #expect(error?.message.contains("found \(SQLiteDatabase.currentSchemaVersion + 1)") == true)
         #expect(error?.message.contains("newer AuthFlow") == true)
         #expect(error?.operation == "open")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -212,7 +211,7 @@ import Testing
             for try await version in group { versions.append(version) }
             return versions
         }
-        #expect(versions == [2, 2, 2, 2])
+        #expect(versions == Array(repeating: SQLiteDatabase.currentSchemaVersion, count: 4))
     }
 
     @Test func reportsBusyWhenAnotherConnectionHoldsTheWriteLock() async throws {
