@@ -1,13 +1,14 @@
 public import Foundation
 
-/// What the server keeps between the redirect to the provider and the callback, keyed by `state`.
+/// What a sign-in carries between the redirect to the provider and the callback.
 ///
-/// It is stored in a ``FlowStore`` with a short TTL and taken (read and deleted) exactly once. Its
-/// `description` redacts the nonce, the PKCE verifier and the browser-binding digest.
+/// It travels sealed in the browser's flow cookie (``FlowRecordSeal``); the server stores nothing at the
+/// start, and at the callback only marks the `state` spent (``FlowStore``). Its `description` redacts the
+/// nonce, the PKCE verifier and the browser-binding digest.
 public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     /// The configured provider name the flow was started for.
     public let provider: String
-    /// The `state` sent to the provider: the record's key.
+    /// The `state` sent to the provider.
     public let state: String
     /// The OpenID Connect nonce, when `oidc` is enabled.
     public let nonce: String?
@@ -15,7 +16,7 @@ public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     public let pkceVerifier: String?
     /// Where to send the browser after sign-in (validated by the server before it gets here).
     public let returnTo: String?
-    /// Base64url SHA-256 of the browser-binding value (e.g. a flow cookie); the value itself is not stored.
+    /// Base64url SHA-256 of the browser-binding value that identifies the browser across its sign-ins.
     public let browserBindingDigest: String
     /// What the user asked for.
     public let intent: SignInIntent

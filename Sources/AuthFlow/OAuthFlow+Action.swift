@@ -1,14 +1,15 @@
 public import AuthFlowHTTP
+public import Foundation
 
 extension OAuthFlow {
     /// What the driver must do next.
     public enum Action: Sendable {
-        /// Store ``AuthorizationRedirect/record`` for ``AuthorizationRedirect/ttl`` seconds, then redirect the
-        /// browser to ``AuthorizationRedirect/url``.
+        /// Seal ``AuthorizationRedirect/record`` into a flow cookie living ``AuthorizationRedirect/ttl``
+        /// seconds (``FlowRecordSeal``), then redirect the browser to ``AuthorizationRedirect/url``.
         case redirect(AuthorizationRedirect)
-        /// Take (read and delete, atomically) the flow record stored under `state`, then call
-        /// ``OAuthFlow/flowRecordTaken(_:now:)``.
-        case takeFlowRecord(state: String)
+        /// The browser's flow cookie matched the callback: mark `state` spent until `until`
+        /// (``FlowStore/markSpent(state:until:)``), then call ``OAuthFlow/stateSpent(_:now:)``.
+        case markStateSpent(state: String, until: Date)
         /// Hand any ``TokenExchange/unverifiedProfile`` to the application first, then send
         /// ``TokenExchange/request`` and call ``OAuthFlow/tokenResponseReceived(_:now:)``.
         case exchangeCode(TokenExchange)
@@ -22,13 +23,13 @@ extension OAuthFlow {
         case fail(SignInError)
     }
 
-    /// The first half of a sign-in: where to send the browser and what to store.
+    /// The first half of a sign-in: where to send the browser and what to seal into its flow cookie.
     public struct AuthorizationRedirect: Sendable {
         /// The provider's authorization URL with every parameter.
         public let url: String
-        /// The record to store under its `state`.
+        /// The record to seal into the flow cookie.
         public let record: FlowRecord
-        /// How long to keep the record, in seconds.
+        /// How long the flow (and its cookie) lives, in seconds.
         public let ttl: Double
     }
 

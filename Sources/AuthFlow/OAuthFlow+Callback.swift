@@ -3,17 +3,24 @@ import AuthFlowJOSE
 public import Foundation
 
 extension OAuthFlow {
-    /// The provider redirected the browser back: checks the parameters' shape and asks for the flow record.
+    /// The provider redirected the browser back: checks the callback's state against the flow record the
+    /// browser presented in its flow cookie, and asks for the state to be marked spent.
+    ///
+    /// Nothing is spent unless the cookie matched: a callback carrying someone else's state without their
+    /// cookie (or with a cookie of another sign-in) is refused here and leaves their sign-in intact.
+    /// Refusals, in order: `invalid_state` (no single state parameter), `browser_binding_mismatch` (no flow
+    /// cookie for this state, or one of another sign-in), `state_expired`, `state_provider_mismatch`,
+    /// `wrong_callback_method`.
     ///
     /// - Parameters:
     ///   - method: the callback's HTTP method.
     ///   - parameters: the query (GET) or form body (POST) parameters.
-    ///   - browserBinding: the binding value the browser presented (e.g. the flow cookie), or `nil`.
+    ///   - flowRecord: the record opened from the browser's flow cookie (``FlowRecordSeal``), or `nil` when
+    ///     the browser sent none that opened.
     ///   - now: the current time.
-    /// - Returns: ``Action/takeFlowRecord(state:)``, or ``Action/fail(_:)`` with `invalid_state` when the
-    ///   callback has no single `state`.
+    /// - Returns: ``Action/markStateSpent(state:until:)`` or ``Action/fail(_:)``.
     public mutating func callbackReceived(
-        method: CallbackMethod, parameters: CallbackParameters, browserBinding: String?, now: Date
+        method: CallbackMethod, parameters: CallbackParameters, flowRecord: FlowRecord?, now: Date
     ) -> Action {
         guard case .idle = state else { return unexpected("callback received", now: now) }
         stepStartedAt = now
@@ -24,32 +31,17 @@ extension OAuthFlow {
                 .callback, SignInError(.invalidState, "expected exactly one state parameter, found \(found)"),
                 now: now)
         }
-        state = .awaitingFlowRecord(
-            Callback(method: method, parameters: parameters, state: value, browserBinding: browserBinding))
-        return .takeFlowRecord(state: value)
-    }
-
-    /// The flow store answered the take: checks the record, the method, the browser binding and the
-    /// provider's response, then builds the token request.
-    ///
-    /// Refusals, in order: `invalid_state` (no record: unknown, used or expired), `state_expired`,
-    /// `state_provider_mismatch`, `wrong_callback_method`, `browser_binding_mismatch`, `issuer_mismatch` (an
-    /// RFC 9207 `iss` parameter naming another issuer), `provider_error`
-    /// (the provider sent `error=…`), `missing_code`, `client_authentication_failed`.
-    ///
-    /// - Returns: ``Action/exchangeCode(_:)`` or ``Action/fail(_:)``.
-    public mutating func flowRecordTaken(_ record: FlowRecord?, now: Date) -> Action {
-        guard case .awaitingFlowRecord(let callback) = state else { return unexpected("flow record taken", now: now) }
-        var checks: [String] = []
-        guard let record, record.state == callback.state else {
+        var checks = ["state"]
+        guard let record = flowRecord, ConstantTime.equals(record.state, value) else {
+            let found = flowRecord == nil ? "none" : "the cookie of another sign-in"
             return fail(
                 .callback,
                 SignInError(
-                    .invalidState, "expected the state of a pending sign-in, found one that is unknown, used or expired"
-                ),
-                now: now)
+                    .browserBindingMismatch,
+                    "expected the flow cookie of the browser that began this sign-in, found \(found)"),
+                now: now, checks: checks)
         }
-        checks.append("state")
+        checks.append("browser_binding")
         let age = now.timeIntervalSince(record.createdAt)
         guard age <= options.flowTTL else {
             return fail(
@@ -69,28 +61,43 @@ extension OAuthFlow {
                 now: now, checks: checks)
         }
         checks.append("state_provider")
-        guard callback.method == provider.callbackMethod else {
+        guard method == provider.callbackMethod else {
             return fail(
                 .callback,
                 SignInError(
                     .wrongCallbackMethod,
-                    "expected the callback as \(provider.callbackMethod.rawValue), found \(callback.method.rawValue)"),
+                    "expected the callback as \(provider.callbackMethod.rawValue), found \(method.rawValue)"),
                 now: now, checks: checks)
         }
-        checks.append("callback_method")
-        let presented = callback.browserBinding.map(Self.bindingDigest) ?? ""
-        guard callback.browserBinding?.isEmpty == false,
-            ConstantTime.equals(presented, record.browserBindingDigest)
-        else {
-            let found = callback.browserBinding == nil ? "none" : "a different one"
+        state = .awaitingSpend(Callback(method: method, parameters: parameters, state: value), record)
+        // Spent states are kept for as long as a cookie carrying the record could still be accepted.
+        return .markStateSpent(state: value, until: record.createdAt.addingTimeInterval(options.flowTTL + 1))
+    }
+
+    /// The spent-state set answered: a state spent before (a replayed callback) is refused with
+    /// `invalid_state`; otherwise checks the provider's response and builds the token request.
+    ///
+    /// Refusals after `invalid_state`, in order: `issuer_mismatch` (an RFC 9207 `iss` parameter naming
+    /// another issuer), `provider_error` (the provider sent `error=…`), `missing_code`,
+    /// `client_authentication_failed`.
+    ///
+    /// - Parameters:
+    ///   - firstUse: what ``FlowStore/markSpent(state:until:)`` returned.
+    ///   - now: the current time.
+    /// - Returns: ``Action/exchangeCode(_:)`` or ``Action/fail(_:)``.
+    public mutating func stateSpent(_ firstUse: Bool, now: Date) -> Action {
+        guard case .awaitingSpend(let callback, let record) = state else {
+            return unexpected("state spent", now: now)
+        }
+        var checks = ["state", "browser_binding", "state_fresh", "state_provider", "callback_method"]
+        guard firstUse else {
             return fail(
                 .callback,
                 SignInError(
-                    .browserBindingMismatch,
-                    "expected the browser binding of the browser that began the sign-in, found \(found)"),
+                    .invalidState, "expected the state of a pending sign-in, found one that was already used"),
                 now: now, checks: checks)
         }
-        checks.append("browser_binding")
+        checks.append("state_unused")
         // RFC 9207: an authorization server that names itself in the response must be the one this flow
         // went to; checked before anything else of the response (an error response too) is believed.
         // A provider that promises `iss` (its discovery document advertises it) must send it.
@@ -152,7 +159,7 @@ extension OAuthFlow {
         let step: TraceEvent.Step
         var roundTrip = true
         switch state {
-        case .awaitingFlowRecord:
+        case .awaitingSpend:
             step = .callback
             roundTrip = false
         case .exchangingCode: step = .tokenExchange

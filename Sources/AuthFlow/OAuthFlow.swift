@@ -7,10 +7,11 @@ public import Foundation
 /// `now` and the random ``FlowSecrets`` in, performs each returned ``Action`` and feeds the outcome back.
 /// A sign-in spans two HTTP requests, so it runs as two machines:
 ///
-/// 1. ``start(returnTo:intent:browserBinding:secrets:now:)`` → ``Action/redirect(_:)`` (store the record,
-///    send the browser to the URL).
-/// 2. ``callbackReceived(method:parameters:browserBinding:now:)`` → ``Action/takeFlowRecord(state:)`` →
-///    ``flowRecordTaken(_:now:)`` → ``Action/exchangeCode(_:)`` → ``tokenResponseReceived(_:now:)`` →
+/// 1. ``start(returnTo:intent:browserBinding:secrets:now:)`` → ``Action/redirect(_:)`` (seal the record
+///    into the browser's flow cookie, send the browser to the URL; nothing is stored server-side).
+/// 2. ``callbackReceived(method:parameters:flowRecord:now:)`` (with the record opened from the browser's flow
+///    cookie) → ``Action/markStateSpent(state:until:)`` → ``stateSpent(_:now:)`` →
+///    ``Action/exchangeCode(_:)`` → ``tokenResponseReceived(_:now:)`` →
 ///    ``Action/fetchJWKS(_:)`` → ``jwksReceived(_:fetchedFromProvider:now:)`` (OpenID Connect) or
 ///    ``Action/fetchUserinfo(_:)`` → ``userinfoResponseReceived(_:now:)`` → ``Action/complete(_:)``.
 ///
@@ -19,7 +20,8 @@ public import Foundation
 public struct OAuthFlow: Sendable {
     /// Tunables of the flow.
     public struct Options: Sendable, Hashable {
-        /// Seconds a flow record lives between redirect and callback (default 10 minutes).
+        /// Seconds a flow lives between redirect and callback (default 10 minutes); also how long its state
+        /// stays in the spent-state set.
         public var flowTTL: Double
         /// Clock-skew leeway for `exp`, `nbf` and `iat` in seconds (default 60).
         public var leeway: Double
@@ -38,7 +40,6 @@ public struct OAuthFlow: Sendable {
         let method: CallbackMethod
         let parameters: CallbackParameters
         let state: String
-        let browserBinding: String?
     }
 
     struct Exchange: Sendable {
@@ -49,7 +50,7 @@ public struct OAuthFlow: Sendable {
     enum State: Sendable {
         case idle
         case redirected
-        case awaitingFlowRecord(Callback)
+        case awaitingSpend(Callback, FlowRecord)
         case exchangingCode(Exchange)
         case awaitingKeys(Exchange, TokenSet, idToken: String, refetched: Bool)
         case awaitingUserinfo(Exchange, TokenSet, idTokenClaims: JWTClaims?)
@@ -72,7 +73,7 @@ public struct OAuthFlow: Sendable {
         self.options = options
     }
 
-    /// Begins a sign-in: builds the authorization URL and the flow record to store.
+    /// Begins a sign-in: builds the authorization URL and the flow record to seal into the flow cookie.
     ///
     /// The URL carries `response_type=code`, `client_id`, `redirect_uri`, `scope`, `state`, plus `nonce`
     /// (oidc), `code_challenge` with `code_challenge_method=S256` (pkce) and `response_mode=form_post`
@@ -81,8 +82,8 @@ public struct OAuthFlow: Sendable {
     /// - Parameters:
     ///   - returnTo: where to send the browser afterwards (validated by the caller).
     ///   - intent: login, register or link.
-    ///   - browserBinding: a secret value the browser will present again at the callback (e.g. a cookie);
-    ///     only its SHA-256 digest is stored.
+    ///   - browserBinding: a random value identifying the browser across its sign-ins (the server reuses it
+    ///     while the browser holds a flow cookie); only its SHA-256 digest goes into the record.
     ///   - secrets: fresh random state, nonce and PKCE verifier.
     ///   - now: the current time.
     /// - Returns: ``Action/redirect(_:)``, or ``Action/fail(_:)`` with `invalid_request` when the binding

@@ -2,17 +2,20 @@ public import AuthFlowHTTP
 public import AuthFlowJOSE
 import Foundation
 
-/// The thin async driver of ``OAuthFlow``: performs its actions with an HTTP client, a flow store,
-/// per-provider JWKS caches, a clock and a random source.
+/// The thin async driver of ``OAuthFlow``: performs its actions with an HTTP client, a spent-state set
+/// (``FlowStore``), per-provider JWKS caches, a clock and a random source.
+///
+/// A start stores nothing: the caller seals ``SignInStart/record`` into a flow cookie (``FlowRecordSeal``)
+/// and opens it again at the callback.
 ///
 /// ```swift
 /// let signIn = SignIn(providers: try ProviderRegistry.standard.resolve(configuration),
 ///                     httpClient: CurlHTTPClient(), flowStore: InMemoryFlowStore(clock: SystemClock()))
-/// let binding = signIn.newBrowserBinding()          // put it in a flow cookie
-/// let start = try await signIn.begin(provider: "google", returnTo: "/", browserBinding: binding)
-/// // … redirect to start.redirectURL; at the callback:
+/// let start = try await signIn.begin(provider: "google", returnTo: "/", browserBinding: signIn.newBrowserBinding())
+/// let cookie = try seal.seal(start.record, cookieName: name)   // Set-Cookie, then redirect to start.redirectURL
+/// // … at the callback:
 /// let result = try await signIn.complete(provider: "google", method: .get, parameters: query,
-///                                        browserBinding: cookie) { profile in /* store Apple's name */ }
+///                                        flowRecord: seal.open(cookie, cookieName: name, provider: "google"))
 /// ```
 public final class SignIn: Sendable {
     /// The providers this driver signs in with, by name.
@@ -52,19 +55,20 @@ public final class SignIn: Sendable {
             ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock, observer: observer)
     }
 
-    /// A fresh browser-binding value (32 random bytes, base64url) to set in a flow cookie before ``begin``.
+    /// A fresh browser-binding value (32 random bytes, base64url) for ``begin``.
     public func newBrowserBinding() -> String {
         Base64URL.encode(random.bytes(32))
     }
 
-    /// Begins a sign-in: stores the flow record and returns the provider URL to redirect to.
+    /// Begins a sign-in: returns the provider URL to redirect to and the flow record to seal into the
+    /// browser's flow cookie. Stores nothing.
     ///
     /// - Parameters:
     ///   - provider: the configured provider name.
     ///   - returnTo: where to send the browser afterwards (validate it against your allow-list first).
     ///   - intent: login, register or link.
-    ///   - browserBinding: a secret value this browser will present again at the callback.
-    /// - Throws: ``SignInError`` with `unknown_provider`, `invalid_request` or `flow_store_unavailable`.
+    ///   - browserBinding: a random value identifying this browser (its digest goes into the record).
+    /// - Throws: ``SignInError`` with `unknown_provider` or `invalid_request`.
     public func begin(
         provider name: String, returnTo: String?, intent: SignInIntent = .login, browserBinding: String
     ) async throws(SignInError) -> SignInStart {
@@ -76,16 +80,8 @@ public final class SignIn: Sendable {
             secrets: FlowSecrets.generate(random: random), now: now)
         switch action {
         case .redirect(let redirect):
-            do throws(FlowStoreError) {
-                try await flowStore.put(redirect.record, ttl: redirect.ttl)
-            } catch {
-                throw SignInError(
-                    .flowStoreUnavailable, "expected the flow store to keep the sign-in, found \(error.code.rawValue)",
-                    provider: name)
-            }
             return SignInStart(
-                redirectURL: redirect.url, state: redirect.record.state,
-                expiresAt: now.addingTimeInterval(redirect.ttl),
+                redirectURL: redirect.url, record: redirect.record, expiresAt: now.addingTimeInterval(redirect.ttl),
                 trace: flow.trace)
         case .fail(let error):
             throw error
@@ -100,27 +96,28 @@ public final class SignIn: Sendable {
     ///   - provider: the configured provider name (from the callback URL).
     ///   - method: the callback's HTTP method.
     ///   - parameters: the query (GET) or form body (POST) parameters.
-    ///   - browserBinding: the binding value the browser presented, or `nil` when it sent none.
+    ///   - flowRecord: the record opened from the browser's flow cookie for this callback's state, or `nil`
+    ///     when it sent none that opened. The state is marked spent only when it matches.
     ///   - onUnverifiedProfile: called with Apple's first-login name before the code exchange, so the
     ///     application can store it before anything else can fail. If it throws, the sign-in fails with
     ///     `unverified_profile_not_stored`.
     /// - Returns: the verified identity, tokens, return path, intent, unverified profile and trace.
     /// - Throws: ``SignInError`` (see ``SignInError/Code-swift.struct``).
     public func complete(
-        provider name: String, method: CallbackMethod, parameters: CallbackParameters, browserBinding: String?,
+        provider name: String, method: CallbackMethod, parameters: CallbackParameters, flowRecord: FlowRecord?,
         onUnverifiedProfile: @Sendable (UnverifiedProfile) async throws -> Void = { _ in }
     ) async throws(SignInError) -> SignInResult {
         guard let provider = providers[name] else { throw Self.unknownProvider(name) }
         var flow = OAuthFlow(provider: provider, options: options)
         var action = flow.callbackReceived(
-            method: method, parameters: parameters, browserBinding: browserBinding, now: clock.now())
+            method: method, parameters: parameters, flowRecord: flowRecord, now: clock.now())
         // Each action moves the flow forward; a sign-in needs at most six, so the bound is generous.
         for _ in 0..<16 {
             switch action {
-            case .takeFlowRecord(let state):
+            case .markStateSpent(let state, let until):
                 do throws(FlowStoreError) {
-                    let record = try await flowStore.take(state: state)
-                    action = flow.flowRecordTaken(record, now: clock.now())
+                    let firstUse = try await flowStore.markSpent(state: state, until: until)
+                    action = flow.stateSpent(firstUse, now: clock.now())
                 } catch {
                     action = flow.requestFailed(
                         SignInError(

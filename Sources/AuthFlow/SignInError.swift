@@ -51,7 +51,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let providerUnreachable = Code(rawValue: "provider_unreachable")
         /// No provider with that name is configured.
         public static let unknownProvider = Code(rawValue: "unknown_provider")
-        /// The flow store failed to store or return the flow record.
+        /// The spent-state set (``FlowStore``) did not answer, so the callback could not be made single-use.
         public static let flowStoreUnavailable = Code(rawValue: "flow_store_unavailable")
         /// The client credential (e.g. Apple's ES256 client secret) could not be produced.
         public static let clientAuthenticationFailed = Code(rawValue: "client_authentication_failed")
@@ -96,10 +96,12 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The HTTP status a server should answer with: 400 (malformed or stale request), 401 (the provider or
-    /// its tokens did not authenticate the user) or 403 (a cross-site or replay attempt was refused).
+    /// its tokens did not authenticate the user), 403 (a cross-site or replay attempt was refused) or 503 (the
+    /// spent-state set did not answer).
     public var statusHint: Int {
         switch code {
         case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch: 403
+        case .flowStoreUnavailable: 503
         case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest:
             400
         default: 401

@@ -4,17 +4,19 @@ public import Foundation
 public struct SignInStart: Sendable {
     /// The provider's authorization URL; answer with a redirect (302) to it.
     public let redirectURL: String
-    /// The `state` of this sign-in (already stored in the flow store).
-    public let state: String
-    /// When the stored flow record expires.
+    /// The `state` of this sign-in.
+    public var state: String { record.state }
+    /// The flow record to seal into the browser's flow cookie (``FlowRecordSeal``); nothing was stored.
+    public let record: FlowRecord
+    /// When the flow expires.
     public let expiresAt: Date
     /// The trace of the first step.
     public let trace: [TraceEvent]
 
     /// Creates a start value.
-    public init(redirectURL: String, state: String, expiresAt: Date, trace: [TraceEvent]) {
+    public init(redirectURL: String, record: FlowRecord, expiresAt: Date, trace: [TraceEvent]) {
         self.redirectURL = redirectURL
-        self.state = state
+        self.record = record
         self.expiresAt = expiresAt
         self.trace = trace
     }

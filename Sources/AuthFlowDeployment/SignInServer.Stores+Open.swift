@@ -4,7 +4,7 @@ import AuthFlowSQLite
 public import AuthFlowServer
 
 extension SignInServer.Stores {
-    /// The stores `store:` selects: in memory, or one SQLite file holding flows, accounts (tokens encrypted
+    /// The stores `store:` selects: in memory, or one SQLite file holding spent flow states, accounts (tokens encrypted
     /// with AES-256-GCM under a key derived from `secret`) and sessions.
     ///
     /// - Throws: `StoreError` when the database cannot be opened or migrated, or `JOSEError` when the
@@ -21,7 +21,8 @@ extension SignInServer.Stores {
             return SignInServer.Stores(
                 flows: SQLiteFlowStore(database: database, clock: clock),
                 accounts: SQLiteAccountStore(database: database, cipher: cipher, clock: clock),
-                sessions: SQLiteSessionStore(database: database, clock: clock))
+                sessions: SQLiteSessionStore(database: database, clock: clock),
+                rateLimits: InMemoryRateLimitStore(clock: clock))
         }
     }
 }

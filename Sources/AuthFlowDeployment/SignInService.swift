@@ -100,10 +100,15 @@ public final class SignInService: Sendable {
                 metricsURL = "http://\(ListenAddress(host: metricsListen.host, port: port))"
             }
             let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
+            let limits = configuration.server?.limits ?? ConnectionLimits()
+            let httpConfiguration = HTTPServer.Configuration(
+                host: listen.host, port: listen.port, requestTimeout: limits.requestTimeout,
+                idleTimeout: limits.idleTimeout, maxConnections: limits.maxConnections,
+                maxConnectionsPerClient: limits.maxConnectionsPerClient,
+                trustedProxies: configuration.server?.trustedProxies ?? [])
             let handler: HTTPHandler =
                 sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
-            let http = HTTPServer(
-                configuration: HTTPServer.Configuration(host: listen.host, port: listen.port), handler: handler)
+            let http = HTTPServer(configuration: httpConfiguration, handler: handler)
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(

@@ -10,18 +10,33 @@ extension HTTPServer {
         public var maxBodyBytes: Int
         /// Polling threads; 1 (the default) is enough because handlers never block them.
         public var threads: Int
-        /// Seconds a connection may stay idle (slow clients included) before it is closed.
+        /// Seconds a client has to send a whole request, headers and body, counted from the moment the
+        /// connection is ready for it (accepted, or the previous response sent); then the connection is
+        /// closed, however steadily the client trickles bytes. 0 turns the deadline off.
         public var requestTimeout: Int
+        /// Seconds a connection may stay silent before it is closed.
+        public var idleTimeout: Int
+        /// Open connections overall; new ones beyond it are closed at once.
+        public var maxConnections: Int
+        /// Open connections per client address (peers in ``trustedProxies`` are exempt: they count against
+        /// ``maxConnections`` only); new ones beyond it are closed at once.
+        public var maxConnectionsPerClient: Int
+        /// Reverse proxies whose `X-Forwarded-For` is believed: from these peers, a request's
+        /// `remoteAddress` is the right-most address in `X-Forwarded-For` that is not itself a trusted proxy.
+        public var trustedProxies: [IPNetwork]
         /// Seconds `stop()` waits for in-flight requests before closing connections.
         public var shutdownGracePeriod: Double
         /// Memory per connection for the request line and headers, in bytes.
         public var connectionMemoryLimit: Int
 
-        /// Defaults: 127.0.0.1, any free port, 1 MiB bodies, one thread, 30 s idle timeout,
-        /// 10 s shutdown grace, 64 KiB of headers.
+        /// Defaults: 127.0.0.1, any free port, 1 MiB bodies, one thread, 10 s per request, 30 s idle
+        /// timeout, 10 s shutdown grace, 64 KiB of headers, 4096 connections (256 per client), no trusted
+        /// proxies.
         public init(
             host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 1 << 20, threads: Int = 1,
-            requestTimeout: Int = 30, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 64 * 1024
+            requestTimeout: Int = 10, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 64 * 1024,
+            idleTimeout: Int = 30, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 256,
+            trustedProxies: [IPNetwork] = []
         ) {
             self.host = host
             self.port = port
@@ -30,6 +45,10 @@ extension HTTPServer {
             self.requestTimeout = requestTimeout
             self.shutdownGracePeriod = shutdownGracePeriod
             self.connectionMemoryLimit = connectionMemoryLimit
+            self.idleTimeout = idleTimeout
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerClient = maxConnectionsPerClient
+            self.trustedProxies = trustedProxies
         }
     }
 }

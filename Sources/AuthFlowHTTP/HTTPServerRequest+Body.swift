@@ -53,6 +53,24 @@ extension HTTPServerRequest {
         return result
     }
 
+    /// Every value the `Cookie` headers carry for `name`, in order. A browser sends one value per name unless
+    /// cookies with the same name but different paths or domains were set (e.g. tossed in by a sibling
+    /// subdomain); callers that need one value treat several as an error.
+    public func cookieValues(_ name: String) -> [String] {
+        var values: [String] = []
+        for header in headers.values("Cookie") {
+            Self.forEachCookie(in: header) { cookie, value in if cookie == name { values.append(value) } }
+        }
+        return values
+    }
+
+    /// The names the `Cookie` headers carry, in order (with repeats).
+    public func cookieNames() -> [String] {
+        var names: [String] = []
+        for header in headers.values("Cookie") { Self.forEachCookie(in: header) { name, _ in names.append(name) } }
+        return names
+    }
+
     /// Calls `body` with the name and value of each `name=value` piece of one `Cookie` header, in order:
     /// pieces split at `;`, spaces and tabs around names and values trimmed, pieces without `=` or with
     /// an empty name skipped, double-quoted values unquoted. Works on the UTF-8 bytes (every delimiter

@@ -11,15 +11,19 @@ public struct HTTPServerRequest: Sendable {
     public let headers: HTTPHeaders
     /// The body (empty when there is none).
     public let body: [UInt8]
-    /// The client's numeric IP address (IPv4 or IPv6, without port).
+    /// The client's numeric IP address (IPv4 or IPv6, without port): the peer's, or, when the peer is one of
+    /// the server's trusted proxies, the right-most untrusted `X-Forwarded-For` hop.
     public let remoteAddress: String
+    /// Whether the request came from one of the server's trusted proxies (`server.trusted_proxies`), whose
+    /// headers (`X-Forwarded-For`, `X-Request-Id`) may be believed.
+    public let viaTrustedProxy: Bool
     /// Values of the `{name}` segments of the matched route, decoded; filled by `Router`.
     public var pathParameters: [String: String]
 
     /// A request with the given parts (the server builds these; tests may too).
     public init(
         method: String, path: String, query: [(String, String)] = [], headers: HTTPHeaders = [:], body: [UInt8] = [],
-        remoteAddress: String = "127.0.0.1", pathParameters: [String: String] = [:]
+        remoteAddress: String = "127.0.0.1", viaTrustedProxy: Bool = false, pathParameters: [String: String] = [:]
     ) {
         self.method = method
         self.path = path
@@ -27,6 +31,7 @@ public struct HTTPServerRequest: Sendable {
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+        self.viaTrustedProxy = viaTrustedProxy
         self.pathParameters = pathParameters
     }
 

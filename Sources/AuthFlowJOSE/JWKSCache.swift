@@ -7,7 +7,9 @@ import Foundation
 /// - A token with an unknown `kid` (or, without `kid`, no fitting key) triggers one refetch and
 ///   one retry, at most once per `refetchInterval`, however many such tokens arrive.
 /// - While the endpoint fails, the last good set keeps being served; new attempts are spaced
-///   by `refetchInterval`. With no good set yet, ``keySet()`` throws `.jwksUnavailable`.
+///   by `refetchInterval`. With no good set yet, ``keySet()`` throws `.jwksUnavailable`, and
+///   attempts are spaced the same way: within `refetchInterval` of a failed first fetch it throws
+///   without fetching, so anonymous requests cannot make the server hammer a failing endpoint.
 /// - Fetched sets are public-key only: `oct` keys are skipped, unknown key types are skipped.
 /// - Concurrent callers share one fetch.
 ///
@@ -49,7 +51,7 @@ public actor JWKSCache {
 
     /// The cached set, fetching it when absent or expired.
     /// - Throws: `JOSEError` `.jwksUnavailable` when the fetch fails (or returns an unusable
-    ///   document) and no earlier set is cached.
+    ///   document), or failed within `refetchInterval`, and no earlier set is cached.
     public func keySet() async throws(JOSEError) -> JWKSet {
         let now = clock.now()
         if let current {
@@ -58,6 +60,13 @@ public actor JWKSCache {
                 observer.jwksStaleServed()
                 return current
             }
+        } else if inFlight == nil, lastAttemptFailed, let lastAttempt,
+            now.timeIntervalSince(lastAttempt) < refetchInterval
+        {
+            throw JOSEError(
+                .jwksUnavailable,
+                "expected a JWK Set from the provider, but the last fetch failed less than "
+                    + "\(Int(refetchInterval)) s ago and no earlier set is cached")
         }
         return try await refresh(reason: current == nil ? .cold : .expired)
     }

@@ -1,7 +1,7 @@
 /// Authenticated encryption for secrets kept at rest (provider access and refresh tokens).
 ///
 /// AES-256-GCM under a key derived from the server secret (`server.secret`) by HKDF-SHA256 with the info
-/// string `"authflow token encryption v1"` and no salt. Each ``seal(_:associatedData:)`` draws a fresh 12-byte
+/// string `"authflow token encryption v1"` (or another label per purpose) and no salt. Each ``seal(_:associatedData:)`` draws a fresh 12-byte
 /// nonce from the injected ``SecureRandom``. The output is versioned:
 ///
 /// ```
@@ -20,7 +20,8 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// Bytes a sealed value adds to its plaintext: version, nonce and tag.
     public static let overhead = 1 + AESGCM.nonceLength + AESGCM.tagLength
 
-    private static let info = Array("authflow token encryption v1".utf8)
+    /// The HKDF info label of the token-encryption key.
+    public static let tokenEncryptionLabel = "authflow token encryption v1"
 
     private let key: [UInt8]
     private let random: any SecureRandom
@@ -30,15 +31,22 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// - Parameters:
     ///   - secret: the server secret, at least ``minimumSecretLength`` bytes.
     ///   - random: the source of nonces.
+    ///   - label: the HKDF info string; each use of the secret gets its own label, so a value sealed for
+    ///     one purpose never opens for another (default ``tokenEncryptionLabel``).
     /// - Throws: ``JOSEError`` `weakKey` for a short secret, `cryptoFailure` when OpenSSL fails.
-    public init(secret: some Collection<UInt8>, random: any SecureRandom) throws(JOSEError) {
+    public init(
+        secret: some Collection<UInt8>, random: any SecureRandom, label: String = TokenCipher.tokenEncryptionLabel
+    ) throws(JOSEError) {
         let secret = Array(secret)
         guard secret.count >= Self.minimumSecretLength else {
             throw JOSEError(
                 .weakKey, "expected a secret of at least \(Self.minimumSecretLength) bytes, found \(secret.count) bytes"
             )
         }
-        guard let key = AESGCM.deriveKey(secret: secret, salt: [], info: Self.info, length: AESGCM.keyLength) else {
+        guard
+            let key = AESGCM.deriveKey(
+                secret: secret, salt: [], info: Array(label.utf8), length: AESGCM.keyLength)
+        else {
             throw JOSEError(.cryptoFailure, "expected HKDF-SHA256 to derive the token key, found an OpenSSL failure")
         }
         self.key = key

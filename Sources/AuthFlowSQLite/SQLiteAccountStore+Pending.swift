@@ -7,15 +7,25 @@ extension SQLiteAccountStore {
     /// Parks a pending profile (one transaction: purge expired records, then insert); an expired record with the
     /// same key is replaced.
     ///
-    /// - Throws: ``StoreError`` `duplicateKey` when a live record has that key, `invalidValue`.
+    /// - Throws: ``StoreError`` `duplicateKey` when a live record has that key, `capacityExceeded` when
+    ///   `pendingCapacity` live records are stored, `invalidValue`.
     public func putPendingProfile(_ profile: PendingProfile) async throws(StoreError) {
         let operation = "putPendingProfile"
+        let capacity = pendingCapacity
         let now = clock.now().timeIntervalSince1970
         try StoreValidation.checkPendingProfile(profile, now: Date(timeIntervalSince1970: now), operation: operation)
         let inserted = try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
                 try connection.run(
                     "DELETE FROM pending_profiles WHERE expires_at <= ?", [.real(now)], operation: operation)
+                let live =
+                    try connection.query("SELECT count(*) FROM pending_profiles", operation: operation).first?
+                    .integer(0) ?? 0
+                guard live < Int64(capacity) else {
+                    throw StoreError(
+                        .capacityExceeded, "expected fewer than \(capacity) live pending profiles, found \(live)",
+                        operation: operation)
+                }
                 return try connection.run(
                     """
                     INSERT INTO pending_profiles (key, provider, first_name, last_name, expires_at) VALUES (?, ?, ?, ?, ?)

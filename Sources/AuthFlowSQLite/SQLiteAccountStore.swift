@@ -13,6 +13,8 @@ public struct SQLiteAccountStore: AccountStore {
     public let database: SQLiteDatabase
     let cipher: TokenCipher
     let clock: any WallClock
+    /// The most live pending profiles kept at once.
+    let pendingCapacity: Int
 
     /// Creates a store over `database`.
     ///
@@ -20,10 +22,12 @@ public struct SQLiteAccountStore: AccountStore {
     ///   - database: an open database (shareable with ``SQLiteSessionStore`` and ``SQLiteFlowStore``).
     ///   - cipher: encrypts tokens at rest; build it from `server.secret`.
     ///   - clock: the time source for timestamps and expiry.
-    public init(database: SQLiteDatabase, cipher: TokenCipher, clock: any WallClock) {
+    ///   - pendingCapacity: the most live pending profiles (Apple's first-login names) kept at once.
+    public init(database: SQLiteDatabase, cipher: TokenCipher, clock: any WallClock, pendingCapacity: Int = 100_000) {
         self.database = database
         self.cipher = cipher
         self.clock = clock
+        self.pendingCapacity = max(1, pendingCapacity)
     }
 
     /// The stored identity, or `nil`.

@@ -1,13 +1,14 @@
 public import AuthFlow
 public import AuthFlowJOSE
-import Foundation
+public import Foundation
 
-/// A ``FlowStore`` in a ``SQLiteDatabase`` file, shared by every server instance using the file.
+/// A ``FlowStore`` (the set of spent sign-in states) in a ``SQLiteDatabase`` file, shared by every server
+/// instance using the file.
 ///
-/// `put` is one `INSERT` (in the same transaction expired flows are purged, so a database never fills with
-/// abandoned sign-ins); `take` is one `DELETE … WHERE state = ? AND expires_at > ? RETURNING record`, so of
-/// concurrent takes of one state, from any connection or process, exactly one gets the record. Records are
-/// stored in the core's serialized form. Expiry follows the injected clock.
+/// `markSpent` is one `INSERT … ON CONFLICT (state_digest) DO NOTHING` of the state's digest
+/// (``AuthFlow/FlowStoreKey``), in a transaction that first purges expired entries, so of concurrent marks of
+/// one state, from any connection or process, exactly one is the first use, and the table holds only states
+/// spent within the last flow lifetime. Sign-in starts write nothing. Expiry follows the injected clock.
 public struct SQLiteFlowStore: FlowStore {
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
@@ -23,56 +24,41 @@ public struct SQLiteFlowStore: FlowStore {
         self.clock = clock
     }
 
-    /// Stores `record` under `record.state` for `ttl` seconds.
+    /// Marks `state` spent until `until`.
     ///
-    /// - Throws: ``FlowStoreError`` `invalidTTL`, `duplicateState` (a live record has that state), or
-    ///   `backendFailure`.
-    public func put(_ record: FlowRecord, ttl: Double) async throws(FlowStoreError) {
-        guard ttl.isFinite, ttl > 0 else {
-            throw FlowStoreError(.invalidTTL, "expected a positive TTL in seconds, found \(ttl)")
-        }
+    /// - Returns: `true` on first use, `false` when the state was already spent (and has not expired).
+    /// - Throws: ``FlowStoreError`` `backend_failure`.
+    public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         let now = clock.now().timeIntervalSince1970
-        let parameters: [SQLiteValue] = [.text(record.state), .blob(record.serialized()), .real(now + ttl)]
+        let parameters: [SQLiteValue] = [.text(FlowStoreKey.digest(of: state)), .real(until.timeIntervalSince1970)]
         let inserted: Int
         do {
-            inserted = try await database.perform("put") { connection throws(StoreError) in
-                try connection.transaction(immediate: true, operation: "put") { () throws(StoreError) in
-                    try connection.run("DELETE FROM flow_states WHERE expires_at <= ?", [.real(now)], operation: "put")
+            inserted = try await database.perform("mark spent") { connection throws(StoreError) in
+                try connection.transaction(immediate: true, operation: "mark spent") { () throws(StoreError) in
+                    try connection.run(
+                        "DELETE FROM spent_states WHERE expires_at <= ?", [.real(now)], operation: "mark spent")
                     return try connection.run(
-                        "INSERT INTO flow_states (state, record, expires_at) VALUES (?, ?, ?) ON CONFLICT (state) DO NOTHING",
-                        parameters, operation: "put")
+                        "INSERT INTO spent_states (state_digest, expires_at) VALUES (?, ?) "
+                            + "ON CONFLICT (state_digest) DO NOTHING",
+                        parameters, operation: "mark spent")
                 }
             }
         } catch {
-            throw Self.flowError(error)
+            throw FlowStoreError(.backendFailure, error.description)
         }
-        guard inserted > 0 else {
-            throw FlowStoreError(.duplicateState, "expected a new state, found one that is already stored")
-        }
+        return inserted > 0
     }
 
-    /// Removes and returns the live record for `state`; `nil` when unknown, taken or expired.
+    /// Reads from the database.
     ///
-    /// - Throws: ``FlowStoreError`` `invalidRecord` when the stored bytes are not a flow record,
-    ///   `backendFailure`.
-    public func take(state: String) async throws(FlowStoreError) -> FlowRecord? {
-        let parameters: [SQLiteValue] = [.text(state), .real(clock.now().timeIntervalSince1970)]
-        let bytes: [UInt8]?
+    /// - Throws: ``FlowStoreError`` `backend_failure` when the database does not answer.
+    public func checkHealth() async throws(FlowStoreError) {
         do {
-            bytes = try await database.perform("take") { connection throws(StoreError) in
-                try connection.query(
-                    "DELETE FROM flow_states WHERE state = ? AND expires_at > ? RETURNING record", parameters,
-                    operation: "take"
-                ).first?.blob(0)
+            _ = try await database.perform("check health") { connection throws(StoreError) in
+                try connection.query("SELECT count(*) FROM spent_states", operation: "check health").first?.integer(0)
             }
         } catch {
-            throw Self.flowError(error)
+            throw FlowStoreError(.backendFailure, error.description)
         }
-        guard let bytes else { return nil }
-        return try FlowRecord(serialized: bytes)
-    }
-
-    private static func flowError(_ error: StoreError) -> FlowStoreError {
-        FlowStoreError(error.code == .corruptData ? .invalidRecord : .backendFailure, error.description)
     }
 }

@@ -82,6 +82,16 @@ enum SQLiteSchema {
         CREATE INDEX sessions_by_provider_session ON sessions(provider, provider_session_id)
             WHERE provider_session_id IS NOT NULL;
         """,
+        // Version 3: sign-in starts store nothing (the flow record is sealed in the flow cookie); the flow
+        // store keeps only the digests of spent states.
+        """
+        DROP TABLE flow_states;
+        CREATE TABLE spent_states (
+            state_digest TEXT PRIMARY KEY NOT NULL,
+            expires_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX spent_states_by_expiry ON spent_states(expires_at);
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

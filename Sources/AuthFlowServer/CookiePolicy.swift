@@ -1,21 +1,25 @@
-/// Names and attributes of the two cookies the server sets.
+import AuthFlowJOSE
+
+/// Names and attributes of the cookies the server sets.
 ///
 /// - The **session cookie** (`authflow_session`, or `__Host-authflow_session` over https) holds a random
 ///   256-bit session id; `HttpOnly; SameSite=Lax; Path=/`, `Secure` unless the public URL is
 ///   `http://` on a loopback host (browsers do not keep Secure cookies for plain-http localhost reliably).
-/// - The **flow cookie** (`authflow_flow`) binds a sign-in to the browser that began it: a random value
-///   plus its HMAC under `server.secret` (see ``FlowCookie``); `HttpOnly; SameSite=Lax; Path=/auth/`, the
-///   same `Secure` rule, and a lifetime of ``flowCookieLifetime``.
+/// - One **flow cookie** per sign-in in progress (`authflow_flow_XXXXXXXX`, or `__Host-authflow_flow_XXXXXXXX`
+///   over https, where `XXXXXXXX` is derived from the flow's state): the flow record sealed with
+///   AES-256-GCM (``AuthFlow/FlowRecordSeal``); `HttpOnly; SameSite=Lax; Path=/`, the same `Secure` rule,
+///   and the flow's lifetime.
+///
+/// The `__Host-` prefix makes browsers refuse the cookie unless it is `Secure`, host-only and `Path=/`, so a
+/// sibling subdomain cannot set (toss) one.
 public struct CookiePolicy: Sendable, Hashable {
-    /// Seconds the flow cookie lives (one hour; each sign-in start refreshes it).
-    public static let flowCookieLifetime = 3600
 
     /// Whether cookies carry `Secure`.
     public let secure: Bool
     /// The session cookie's name.
     public let sessionCookieName: String
-    /// The flow cookie's name.
-    public let flowCookieName: String
+    /// The start of every flow cookie's name (a flow adds a suffix derived from its state).
+    public let flowCookiePrefix: String
 
     /// The policy for a server reached at `publicURL`.
     public init(publicURL: String) {
@@ -29,7 +33,7 @@ public struct CookiePolicy: Sendable, Hashable {
             } == true
         secure = !loopbackHTTP
         sessionCookieName = secure ? "__Host-authflow_session" : "authflow_session"
-        flowCookieName = "authflow_flow"
+        flowCookiePrefix = secure ? "__Host-authflow_flow_" : "authflow_flow_"
     }
 
     /// `Set-Cookie` for a new session lasting `maxAge` seconds.
@@ -42,9 +46,20 @@ public struct CookiePolicy: Sendable, Hashable {
         attributes("\(sessionCookieName)=", path: "/", maxAge: 0)
     }
 
-    /// `Set-Cookie` for the flow cookie.
-    public func flowCookie(_ value: String) -> String {
-        attributes("\(flowCookieName)=\(value)", path: "/auth/", maxAge: Self.flowCookieLifetime)
+    /// The name of the flow cookie of the sign-in whose state is `state`: the prefix plus 8 base64url
+    /// characters of a digest of the state (the state itself never appears in a cookie name).
+    public func flowCookieName(state: String) -> String {
+        flowCookiePrefix + Base64URL.encode(Digest.sha256(Array("authflow flow-cookie name \(state)".utf8))).prefix(8)
+    }
+
+    /// `Set-Cookie` for a flow cookie living `maxAge` seconds.
+    public func flowCookie(name: String, value: String, maxAge: Int) -> String {
+        attributes("\(name)=\(value)", path: "/", maxAge: maxAge)
+    }
+
+    /// `Set-Cookie` that removes the flow cookie `name`.
+    public func clearedFlowCookie(name: String) -> String {
+        attributes("\(name)=", path: "/", maxAge: 0)
     }
 
     private func attributes(_ pair: String, path: String, maxAge: Int) -> String {

@@ -1,37 +1,72 @@
+import AuthFlow
+import AuthFlowHTTP
 import AuthFlowJOSE
+import Foundation
 
-/// The value of the flow cookie: a random browser-binding value MAC'd with a key derived from
-/// `server.secret`, so a cookie the server did not issue is ignored.
+/// The flow cookies of one browser: each sign-in in progress carries its ``AuthFlow/FlowRecord`` sealed in a
+/// cookie of its own (``CookiePolicy/flowCookieName(state:)``), so starting a sign-in stores nothing and
+/// several sign-ins (two tabs, or a login then a link) run side by side.
 ///
-/// Format: `v1.<binding>.<mac>` where `binding` is 32 random bytes and `mac` is
-/// HMAC-SHA-256(key, "authflow-flow-cookie.v1." + binding), both base64url. The binding (not the cookie)
-/// is what ``AuthFlow/SignIn`` hashes into the flow record; one binding serves every sign-in the browser
-/// starts while the cookie lives, so two tabs signing in at once do not break each other.
+/// At most ``maximumLive`` flow cookies live per browser: a new start clears the oldest beyond that.
 struct FlowCookie: Sendable {
-    let key: [UInt8]
+    /// The most flow cookies a browser keeps at once.
+    static let maximumLive = 4
+    /// The most flow cookies of a request looked at when choosing which to drop.
+    static let maximumExamined = 16
 
-    init(secret: [UInt8]) {
-        key = Digest.hmacSHA256(key: secret, message: Array("authflow flow-cookie key v1".utf8))
+    let seal: FlowRecordSeal
+    let policy: CookiePolicy
+
+    /// `Set-Cookie` for `record`, living `lifetime` seconds.
+    func setCookie(for record: FlowRecord, lifetime: Double) throws(ServerError) -> String {
+        let name = policy.flowCookieName(state: record.state)
+        do throws(JOSEError) {
+            let value = try seal.seal(record, cookieName: name)
+            return policy.flowCookie(name: name, value: value, maxAge: max(1, Int(lifetime.rounded(.down))))
+        } catch {
+            throw ServerError(
+                .init(rawValue: "flow_cookie_unavailable"),
+                "expected to seal the sign-in into its flow cookie, found \(error.code.rawValue)", status: 500)
+        }
     }
 
-    /// The cookie value for `binding`.
-    func seal(_ binding: String) -> String {
-        "v1.\(binding).\(Base64URL.encode(mac(binding)))"
+    /// The record of the sign-in whose state is `state`, from the request's flow cookie for it; `nil` when
+    /// the request has none or it does not open (another secret, another name, another provider, altered).
+    ///
+    /// - Throws: ``ServerError`` `duplicate_cookie` (400) when the request carries that cookie name twice.
+    func record(in request: HTTPServerRequest, state: String, provider: String) throws(ServerError) -> FlowRecord? {
+        guard !state.isEmpty, state.utf8.count <= 512 else { return nil }
+        let name = policy.flowCookieName(state: state)
+        let value = try SignInServer.singleCookie(request, name: name)
+        return seal.open(value, cookieName: name, provider: provider)
     }
 
-    /// The binding inside `cookie`, or `nil` when the cookie is malformed or its MAC does not verify.
-    func open(_ cookie: String?) -> String? {
-        guard let cookie, cookie.utf8.count <= 256 else { return nil }
-        let parts = cookie.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "v1", !parts[1].isEmpty,
-            let presented = try? Base64URL.decode(parts[2])
-        else { return nil }
-        let binding = String(parts[1])
-        guard (try? Base64URL.decode(binding))?.count == 32 else { return nil }
-        return ConstantTime.equals(presented, mac(binding)) ? binding : nil
+    /// The records of this browser's other flow cookies for `provider` (at most ``maximumLive``), newest first.
+    func records(in request: HTTPServerRequest, provider: String) -> [FlowRecord] {
+        let cookies = request.cookies()
+        let names = Set(request.cookieNames().filter { $0.hasPrefix(policy.flowCookiePrefix) })
+        return names.sorted().prefix(Self.maximumExamined)
+            .compactMap { seal.open(cookies[$0], cookieName: $0, provider: provider) }
+            .sorted { $0.createdAt > $1.createdAt }
+            .prefix(Self.maximumLive).map { $0 }
     }
 
-    private func mac(_ binding: String) -> [UInt8] {
-        Digest.hmacSHA256(key: key, message: Array("authflow-flow-cookie.v1.\(binding)".utf8))
+    /// `Set-Cookie` headers clearing this browser's oldest flow cookies, so that with one more the browser
+    /// holds at most ``maximumLive``. Cookies that do not open for any of `providers` go first.
+    func evictions(in request: HTTPServerRequest, providers: [String]) -> [String] {
+        let names = Set(request.cookieNames().filter { $0.hasPrefix(policy.flowCookiePrefix) })
+        guard names.count >= Self.maximumLive else { return [] }
+        let cookies = request.cookies()
+        var dated: [(name: String, createdAt: Double)] = []
+        for name in names.sorted().prefix(Self.maximumExamined) {
+            let opened = providers.lazy.compactMap { seal.open(cookies[name], cookieName: name, provider: $0) }.first
+            dated.append((name, opened?.createdAt.timeIntervalSince1970 ?? -.infinity))
+        }
+        let examined = Set(dated.map(\.name))
+        var dropped = names.subtracting(examined).sorted()
+        let keep = Self.maximumLive - 1
+        let oldestFirst = dated.sorted { $0.createdAt < $1.createdAt }.map(\.name)
+        dropped += oldestFirst.prefix(max(0, oldestFirst.count - keep))
+        return dropped.map { policy.clearedFlowCookie(name: $0) }
     }
 }

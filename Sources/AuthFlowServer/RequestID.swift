@@ -29,9 +29,4 @@ public enum RequestID {
         }
         return String(decoding: text, as: UTF8.self)
     }
-
-    /// Whether `address` (a numeric IPv4 or IPv6 address) is a loopback address.
-    static func isLoopback(_ address: String) -> Bool {
-        address.hasPrefix("127.") || address == "::1" || address.lowercased().hasPrefix("::ffff:127.")
-    }
 }

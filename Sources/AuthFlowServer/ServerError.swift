@@ -38,6 +38,11 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let notLinked = Code(rawValue: "not_linked")
         /// The request is malformed (wrong content type, missing field).
         public static let invalidRequest = Code(rawValue: "invalid_request")
+        /// The request carries one cookie name (the session or a flow cookie) twice: refused, since either
+        /// could have been tossed in by another site.
+        public static let duplicateCookie = Code(rawValue: "duplicate_cookie")
+        /// Too many sign-in starts or callbacks from one client address; retry after `Retry-After` seconds.
+        public static let rateLimited = Code(rawValue: "rate_limited")
         /// A store did not answer; the request changed nothing it could not finish.
         public static let storeUnavailable = Code(rawValue: "store_unavailable")
     }
@@ -52,6 +57,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     public var provider: String?
     /// The store that failed (`accounts`, `sessions`, `flows`), for `store_unavailable`.
     public var store: String?
+    /// Seconds the client should wait before retrying (`Retry-After`), for `rate_limited`.
+    public var retryAfter: Int?
     /// The sign-in trace up to the failure, when the error came from a sign-in.
     public var trace: [TraceEvent] = []
 

@@ -7,11 +7,15 @@ extension SignInServer {
     /// `GET|POST /auth/{provider}/callback`: completes the sign-in, resolves the account, starts a fresh
     /// session and redirects (302 after GET, 303 after POST) to `return_to` (default `/`).
     ///
-    /// A POST arriving cross-site (`Sec-Fetch-Site: cross-site`) or without a valid flow cookie, and not yet
-    /// bounced, gets the ``BouncePage`` instead; nothing is consumed until the re-POST.
+    /// The flow record comes from the browser's flow cookie for the callback's state; the state is marked
+    /// spent only once that cookie has opened and matched, so a callback with someone else's state and no (or
+    /// a wrong) cookie changes nothing. A POST arriving cross-site (`Sec-Fetch-Site: cross-site`) or without a
+    /// valid flow cookie, and not yet bounced, gets the ``BouncePage`` instead; nothing is spent until the
+    /// re-POST. Rate-limited per client address (`server.rate_limits.callbacks`).
     func callback(_ request: HTTPServerRequest, provider name: String) async throws(ServerError) -> HTTPServerResponse {
         let started = clock.now()
         let provider = try provider(name)
+        try await checkRateLimit(request, kind: .callback)
         let method: CallbackMethod = request.method == "POST" ? .post : .get
         var fields: [(String, String)]
         if method == .post {
@@ -34,30 +38,38 @@ extension SignInServer {
                 "expected at most \(BouncePage.maximumFields) callback parameters, found \(fields.count)",
                 status: 400, provider: name)
         }
-        let binding = flowCookie.open(request.cookies()[cookies.flowCookieName])
+        let states = fields.filter { $0.0 == "state" }
+        let state = states.count == 1 ? states[0].1 : ""
+        let record = try flowCookie?.record(in: request, state: state, provider: name)
         let bounced = fields.contains { $0.0 == BouncePage.markerField }
         let crossSite = request.headers["Sec-Fetch-Site"]?.trimmingCharacters().lowercased() == "cross-site"
-        if method == .post, !bounced, binding == nil || crossSite {
+        if method == .post, !bounced, record == nil || crossSite {
             return bounce(provider: provider, fields: fields)
         }
         fields.removeAll { $0.0 == BouncePage.markerField }
         let parameters = CallbackParameters(fields)
-        let state = parameters.value("state") ?? ""
-        let pendingKey = binding.map { Self.pendingProfileKey(provider: name, binding: $0) }
+        let pendingKey = record.map { Self.pendingProfileKey(provider: name, state: $0.state) }
         let startTrace = options.keepsTraces ? traces.takeStart(state: state) : []
 
         let result: SignInResult
         do throws(SignInError) {
             result = try await signIn.complete(
-                provider: name, method: method, parameters: parameters, browserBinding: binding
+                provider: name, method: method, parameters: parameters, flowRecord: record
             ) { [stores, clock, options] profile in
-                // Apple sends the name once: park it before the code exchange can fail.
-                guard let pendingKey else { throw ServerError(.invalidRequest, "no browser binding", status: 400) }
-                _ = try await stores.accounts.takePendingProfile(key: pendingKey)
+                // Apple sends the name once: park it before the code exchange can fail, for no longer than the
+                // flow lives, with each name part capped.
+                guard let pendingKey, let record else {
+                    throw ServerError(.invalidRequest, "no flow record", status: 400)
+                }
+                let expiry = min(
+                    clock.now().addingTimeInterval(options.pendingProfileTTL),
+                    record.createdAt.addingTimeInterval(options.flow.flowTTL))
                 try await stores.accounts.putPendingProfile(
                     PendingProfile(
-                        key: pendingKey, provider: name, firstName: profile.firstName, lastName: profile.lastName,
-                        expiresAt: clock.now().addingTimeInterval(options.pendingProfileTTL)))
+                        key: pendingKey, provider: name,
+                        firstName: profile.firstName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) },
+                        lastName: profile.lastName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) },
+                        expiresAt: expiry))
             }
         } catch {
             logger.log(
@@ -79,7 +91,7 @@ extension SignInServer {
         }
 
         // A fresh session id at every sign-in; the session this browser had before ends.
-        if let old = request.cookies()[cookies.sessionCookieName], !old.isEmpty, old.utf8.count <= 128 {
+        if let old = try sessionCookieValue(request) {
             _ = try? await stores.sessions.deleteSession(id: old)
         }
         // The id_token's `sid` (OpenID Connect Front/Back-Channel Logout) ties the session to the provider's.
@@ -108,11 +120,26 @@ extension SignInServer {
             csp: BouncePage.contentSecurityPolicy(formTargets: targets))
     }
 
-    /// The pending-profile key of a browser binding: a digest, so the store never sees the binding itself.
-    /// Keyed by the browser rather than the state, a retry from the same browser after a failed exchange still
-    /// finds the name Apple sent only once.
-    static func pendingProfileKey(provider: String, binding: String) -> String {
-        "binding:" + Base64URL.encode(Digest.sha256(Array("authflow pending-profile \(provider) \(binding)".utf8)))
+    /// The most UTF-8 bytes kept of each part of a first-login name.
+    static let maximumNamePartBytes = 200
+
+    /// The pending-profile key of a flow: a digest, so the store never sees the state itself.
+    static func pendingProfileKey(provider: String, state: String) -> String {
+        "flow:" + Base64URL.encode(Digest.sha256(Array("authflow pending-profile \(provider) \(state)".utf8)))
+    }
+
+    /// `text` cut to at most `bytes` UTF-8 bytes, on a character boundary.
+    static func capped(_ text: String, bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let size = character.utf8.count
+            guard used + size <= bytes else { break }
+            result.append(character)
+            used += size
+        }
+        return result
     }
 
     func takePendingProfile(_ key: String?) async -> PendingProfile? {

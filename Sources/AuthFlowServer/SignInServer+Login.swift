@@ -1,39 +1,65 @@
 import AuthFlow
 import AuthFlowHTTP
+import Foundation
 
 extension SignInServer {
-    /// `GET /auth/{provider}/login|register|link`: validates `return_to`, binds the flow to this browser
-    /// (flow cookie), stores the flow and redirects (302) to the provider.
+    /// `GET /auth/{provider}/login|register|link`: validates `return_to`, seals the flow into a flow cookie of
+    /// its own (nothing is stored server-side) and redirects (302) to the provider.
     ///
-    /// `link` needs a session (401 `not_signed_in` otherwise); the identity is attached to the user that is
-    /// signed in when the callback arrives.
+    /// Rate-limited per client address (`server.rate_limits.starts`). `link` needs a session (401
+    /// `not_signed_in` otherwise); the identity is attached to the user that is signed in when the callback
+    /// arrives.
     func beginSignIn(_ request: HTTPServerRequest, provider name: String, intent: SignInIntent)
         async throws(ServerError)
         -> HTTPServerResponse
     {
         _ = try provider(name)
+        try await checkRateLimit(request, kind: .start)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         if intent == .link {
             _ = try await requireSession(request)
         } else if intent == .register, !options.signup {
             throw Self.signupDisabled
         }
-        let binding = flowCookie.open(request.cookies()[cookies.flowCookieName]) ?? signIn.newBrowserBinding()
+        guard let flowCookie else { throw Self.noFlowCookieKey }
         let start: SignInStart
         do throws(SignInError) {
             start = try await signIn.begin(
-                provider: name, returnTo: returnTo, intent: intent, browserBinding: binding)
+                provider: name, returnTo: returnTo, intent: intent, browserBinding: signIn.newBrowserBinding())
         } catch {
             throw ServerError(error)
         }
+        let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
+        await carryPendingProfile(from: flowCookie.records(in: request, provider: name), to: start.record)
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
         logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
-        response.addCookie(cookies.flowCookie(flowCookie.seal(binding)))
+        for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
+        response.addCookie(setCookie)
         return response
+    }
+
+    /// Apple sends a first-login name once. When an earlier sign-in of this browser parked one and then
+    /// failed (its flow cookie is still here), the name moves to the new flow, for no longer than it lives.
+    func carryPendingProfile(from earlier: [FlowRecord], to record: FlowRecord) async {
+        for previous in earlier where previous.state != record.state {
+            let key = Self.pendingProfileKey(provider: record.provider, state: previous.state)
+            guard let pending = await takePendingProfile(key) else { continue }
+            let expiry = record.createdAt.addingTimeInterval(min(options.pendingProfileTTL, options.flow.flowTTL))
+            await restorePendingProfile(
+                PendingProfile(
+                    key: Self.pendingProfileKey(provider: record.provider, state: record.state),
+                    provider: pending.provider, firstName: pending.firstName, lastName: pending.lastName,
+                    expiresAt: expiry))
+            return
+        }
     }
 
     static let signupDisabled = ServerError(
         .signupDisabled, "expected an identity that already has a user, found a new one (server.signup is false)",
         status: 403)
+
+    static let noFlowCookieKey = ServerError(
+        .init(rawValue: "flow_cookie_unavailable"),
+        "expected server.secret of at least 32 bytes to key the flow cookie, found a shorter one", status: 500)
 }

@@ -25,10 +25,10 @@ extension SignInServer {
     }
 
     /// The id, route template and provider of `request`: the id is the request's own `X-Request-Id` only when it
-    /// is well-formed and the peer may set it (``Options/trustsRequestIDFromLoopback``), otherwise a fresh one.
+    /// is well-formed and came through a trusted proxy (`server.trusted_proxies`), otherwise a fresh one.
     func requestContext(_ request: HTTPServerRequest, segments: [String]) -> RequestContext {
         var id: String?
-        if options.trustsRequestIDFromLoopback, RequestID.isLoopback(request.remoteAddress),
+        if request.viaTrustedProxy,
             let offered = request.headers[RequestID.header], RequestID.isWellFormed(offered)
         {
             id = offered

@@ -23,11 +23,12 @@ extension SignInServer {
         public var flow: OAuthFlow.Options
         /// The largest Apple notification body accepted, in bytes.
         public var maximumNotificationBytes: Int
-        /// How long Apple's first-login name waits for a successful sign-in, in seconds.
+        /// How long Apple's first-login name waits for a successful sign-in, in seconds; never longer than
+        /// the flow it came with (``AuthFlow/OAuthFlow/Options/flowTTL``).
         public var pendingProfileTTL: Double
-        /// Whether a well-formed `X-Request-Id` sent from a loopback address (a proxy on the same host) is kept
-        /// as the request's id; otherwise every request gets a fresh one. Off by default.
-        public var trustsRequestIDFromLoopback = false
+        /// Token buckets per client address on sign-in starts and callbacks; `nil` turns them off
+        /// (`server.rate_limits: off`).
+        public var rateLimits: RateLimitSettings?
         /// How long, in seconds, a session found valid may answer `GET /auth/check` and `GET /auth/session`
         /// without reading the stores again (1 by default; 0 reads them on every request). Revocations
         /// handled by this server take effect on the next request regardless; this bounds how late a
@@ -39,7 +40,8 @@ extension SignInServer {
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
             signup: Bool = true, linkByVerifiedEmail: Bool = false, keepsTraces: Bool = false,
             flow: OAuthFlow.Options = .init(),
-            maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 3600
+            maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 600,
+            rateLimits: RateLimitSettings? = RateLimitSettings()
         ) {
             var base = Substring(publicURL)
             while base.hasSuffix("/") { base = base.dropLast() }
@@ -53,6 +55,7 @@ extension SignInServer {
             self.flow = flow
             self.maximumNotificationBytes = maximumNotificationBytes
             self.pendingProfileTTL = pendingProfileTTL
+            self.rateLimits = rateLimits
         }
 
         /// Options from the `server:` section.
@@ -77,7 +80,8 @@ extension SignInServer {
             }
             self.init(
                 publicURL: server.publicURL, secret: secret, allowedReturnTo: server.allowedReturnTo,
-                sessionTTL: server.sessionTTL, signup: server.signup, linkByVerifiedEmail: server.linkByVerifiedEmail)
+                sessionTTL: server.sessionTTL, signup: server.signup, linkByVerifiedEmail: server.linkByVerifiedEmail,
+                rateLimits: server.rateLimits)
         }
     }
 
@@ -87,25 +91,31 @@ extension SignInServer {
 
     /// Where the server keeps its state.
     public struct Stores: Sendable {
-        /// Short-lived sign-in flows (state → flow record).
+        /// The spent states of sign-in callbacks (the flow records themselves travel in flow cookies).
         public var flows: any FlowStore
         /// Users, linked identities, encrypted tokens, pending profiles, applied notifications.
         public var accounts: any AccountStore
         /// Sessions (by the digest of the session cookie).
         public var sessions: any SessionStore
+        /// Rate-limit token buckets (per client address).
+        public var rateLimits: any RateLimitStore
 
-        /// Wraps three stores.
-        public init(flows: any FlowStore, accounts: any AccountStore, sessions: any SessionStore) {
+        /// Wraps the stores; without `rateLimits`, buckets are kept in memory on the system clock.
+        public init(
+            flows: any FlowStore, accounts: any AccountStore, sessions: any SessionStore,
+            rateLimits: (any RateLimitStore)? = nil
+        ) {
             self.flows = flows
             self.accounts = accounts
             self.sessions = sessions
+            self.rateLimits = rateLimits ?? InMemoryRateLimitStore(clock: SystemClock())
         }
 
         /// In-memory stores (tests, demos; nothing survives a restart).
         public static func memory(clock: any WallClock) -> Stores {
             Stores(
                 flows: InMemoryFlowStore(clock: clock), accounts: InMemoryAccountStore(clock: clock),
-                sessions: InMemorySessionStore(clock: clock))
+                sessions: InMemorySessionStore(clock: clock), rateLimits: InMemoryRateLimitStore(clock: clock))
         }
     }
 }

@@ -19,13 +19,12 @@ extension SignInServer {
     ///
     /// - Parameter cached: whether a session found valid a moment ago (``SessionCache``) may answer; only
     ///   for the read-only routes.
-    /// - Throws: ``ServerError`` `store_unavailable` when a store fails.
+    /// - Throws: ``ServerError`` `store_unavailable` when a store fails, `duplicate_cookie` when the request
+    ///   carries the session cookie twice.
     func currentSession(_ request: HTTPServerRequest, cached: Bool = false) async throws(ServerError)
         -> CurrentSession?
     {
-        guard let id = request.cookies()[cookies.sessionCookieName], !id.isEmpty, id.utf8.count <= 128 else {
-            return nil
-        }
+        guard let id = try sessionCookieValue(request) else { return nil }
         if cached, let session = sessionCache.session(id: id, now: clock.now()) { return session }
         let epoch = sessionCache.epoch()
         do throws(StoreError) {
@@ -93,7 +92,7 @@ extension SignInServer {
     func logout(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         try originCheck.check(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
-        if let id = request.cookies()[cookies.sessionCookieName], !id.isEmpty, id.utf8.count <= 128 {
+        if let id = try sessionCookieValue(request) {
             do throws(StoreError) {
                 let ended = try await stores.sessions.deleteSession(id: id)
                 if ended { logger.log(.info, "signed out", metadata: [:]) }
@@ -111,6 +110,12 @@ extension SignInServer {
         do throws(StoreError) {
             try await stores.accounts.checkHealth()
             try await stores.sessions.checkHealth()
+            do throws(FlowStoreError) {
+                try await stores.flows.checkHealth()
+            } catch {
+                return ResponseFactory.json(
+                    .object(["status": .string("unavailable"), "error": .string(error.code.rawValue)]), status: 503)
+            }
             return ResponseFactory.json(.object(["status": .string("ok")]))
         } catch {
             return ResponseFactory.json(

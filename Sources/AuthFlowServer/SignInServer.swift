@@ -36,7 +36,8 @@ public final class SignInServer: Sendable {
     let random: any SecureRandom
     let logger: any ServerLogger
     let cookies: CookiePolicy
-    let flowCookie: FlowCookie
+    /// Seals flows into flow cookies; `nil` when `server.secret` is too short to key it.
+    let flowCookie: FlowCookie?
     let returnToPolicy: ReturnToPolicy
     let originCheck: OriginCheck
     /// The providers' JWKS caches, shared by sign-in and the provider event endpoints.
@@ -81,8 +82,11 @@ public final class SignInServer: Sendable {
         self.random = random
         self.logger = RequestScopedLogger(base: logger)
         self.metrics = metrics
-        self.cookies = CookiePolicy(publicURL: options.publicURL)
-        self.flowCookie = FlowCookie(secret: Array(options.secret.value.utf8))
+        let cookies = CookiePolicy(publicURL: options.publicURL)
+        self.cookies = cookies
+        self.flowCookie = (try? FlowRecordSeal(secret: Array(options.secret.value.utf8), random: random)).map {
+            FlowCookie(seal: $0, policy: cookies)
+        }
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
         self.originCheck = OriginCheck(publicURL: options.publicURL)
         self.keySets = keySets
@@ -108,7 +112,7 @@ public final class SignInServer: Sendable {
     }
 
     /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
-    /// client prefers it) with status 400, 401, 403, 404, 405 or 503.
+    /// client prefers it) with status 400, 401, 403, 404, 405, 429 (with `Retry-After`) or 503.
     ///
     /// Every response carries `X-Request-Id` (see ``RequestID``); the request is counted in ``metrics`` and
     /// logged (`event: request`, with route template, status, duration and error code).
@@ -135,6 +139,7 @@ public final class SignInServer: Sendable {
             } catch {
                 failure = error
                 response = ResponseFactory.error(error, accept: request.headers["Accept"])
+                if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
             }
             // After the route finished (and committed whatever it changed): cached sessions are re-read.
             if !Self.leavesSessionsAlone(request) { sessionCache.invalidateAll() }

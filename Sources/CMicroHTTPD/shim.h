@@ -23,14 +23,17 @@ static inline size_t af_mhd_unescape_none(void *cls, struct MHD_Connection *conn
 enum { AF_MHD_START_OK = 0, AF_MHD_START_BAD_HOST = 1, AF_MHD_START_FAILED = 2 };
 
 /// Starts a daemon on a literal IPv4 or IPv6 host and port (0 = any free port) with an internal
-/// polling thread (or a pool of `thread_count` threads), suspend/resume, the access and
-/// completion callbacks, a per-connection memory limit and an idle timeout in seconds.
+/// polling thread (or a pool of `thread_count` threads), suspend/resume, the access, completion,
+/// accept-policy and connection-notification callbacks (all with `handler_cls`), a per-connection
+/// memory limit, an idle timeout in seconds and an overall connection limit.
 static inline struct MHD_Daemon *af_mhd_start_daemon(unsigned int flags, const char *host, uint16_t port,
                                                      MHD_AccessHandlerCallback handler, void *handler_cls,
                                                      MHD_RequestCompletedCallback completed,
                                                      void *completed_cls, size_t memory_limit,
                                                      unsigned int timeout_seconds, unsigned int thread_count,
-                                                     int *result) {
+                                                     MHD_AcceptPolicyCallback policy,
+                                                     MHD_NotifyConnectionCallback notify,
+                                                     unsigned int connection_limit, int *result) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
@@ -51,21 +54,25 @@ static inline struct MHD_Daemon *af_mhd_start_daemon(unsigned int flags, const c
     }
     struct MHD_Daemon *daemon;
     if (thread_count > 1) {
-        daemon = MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+        daemon = MHD_start_daemon(flags, port, policy, handler_cls, handler, handler_cls,
                                   MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                                   MHD_OPTION_SOCK_ADDR, address,
                                   MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                                   MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                                   MHD_OPTION_UNESCAPE_CALLBACK, af_mhd_unescape_none, NULL,
                                   MHD_OPTION_THREAD_POOL_SIZE, thread_count,
+                                  MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                  MHD_OPTION_NOTIFY_CONNECTION, notify, handler_cls,
                                   MHD_OPTION_END);
     } else {
-        daemon = MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+        daemon = MHD_start_daemon(flags, port, policy, handler_cls, handler, handler_cls,
                                   MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                                   MHD_OPTION_SOCK_ADDR, address,
                                   MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                                   MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                                   MHD_OPTION_UNESCAPE_CALLBACK, af_mhd_unescape_none, NULL,
+                                  MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                  MHD_OPTION_NOTIFY_CONNECTION, notify, handler_cls,
                                   MHD_OPTION_END);
     }
     *result = daemon == NULL ? AF_MHD_START_FAILED : AF_MHD_START_OK;
@@ -78,11 +85,9 @@ static inline uint16_t af_mhd_bound_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
-/// Writes the client's numeric address (IPv4 or IPv6, no port) into `buffer`; returns 0 on success.
-static inline int af_mhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t length) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL) return -1;
-    const struct sockaddr *address = info->client_addr;
+/// Writes the numeric address of `address` (IPv4 or IPv6, no port) into `buffer`; returns 0 on success.
+static inline int af_mhd_address_text(const struct sockaddr *address, char *buffer, socklen_t length) {
+    if (address == NULL) return -1;
     const void *raw;
     if (address->sa_family == AF_INET) {
         raw = &((const struct sockaddr_in *)address)->sin_addr;
@@ -92,6 +97,30 @@ static inline int af_mhd_client_address(struct MHD_Connection *connection, char 
         return -1;
     }
     return inet_ntop(address->sa_family, raw, buffer, length) == NULL ? -1 : 0;
+}
+
+/// Writes the client's numeric address (IPv4 or IPv6, no port) into `buffer`; returns 0 on success.
+static inline int af_mhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t length) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL) return -1;
+    return af_mhd_address_text(info->client_addr, buffer, length);
+}
+
+/// The connection's socket, or -1.
+static inline int af_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// The socket context set by the connection-notification callback, or NULL.
+static inline void *af_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+/// Shuts both directions of `fd` down, so the daemon's next read sees the end and closes the connection.
+static inline int af_shutdown_socket(int fd) {
+    return shutdown(fd, SHUT_RDWR);
 }
 
 #endif

@@ -134,6 +134,23 @@ struct JWKSCacheTests {
         }
     }
 
+    @Test func backsOffBeforeAnySetWasFetched() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
+        endpoint.fail(true)
+        let cache = makeCache(endpoint, clock: clock)
+        for _ in 0..<50 {
+            await #expect(throws: JOSEError.self) { _ = try await cache.keySet() }
+            await #expect(throws: JOSEError.self) { _ = try await cache.verify(TestKeys.idToken(), with: verifier) }
+        }
+        // Fifty anonymous attempts within the interval cost one fetch.
+        #expect(endpoint.calls == 1)
+        clock.advance(by: 11)
+        endpoint.fail(false)
+        _ = try await cache.verify(TestKeys.idToken(), with: verifier)
+        #expect(endpoint.calls == 2)
+    }
+
     @Test func dropsSymmetricKeysFromRemoteSets() async throws {
         let secret = try JWK.symmetric([UInt8](repeating: 9, count: 32), keyID: "hmac")
         let endpoint = FakeJWKSEndpoint(keys: [])

@@ -210,10 +210,10 @@ import Testing
                 returnTo: nil, intent: .login, browserBinding: Fixtures.binding, secrets: Fixtures.secrets,
                 now: Fixtures.now)
         else { return }
-        _ = flow.callbackReceived(
+        let action = flow.callbackReceived(
             method: .get, parameters: CallbackParameters([("code", "c"), ("state", Fixtures.secrets.state)]),
-            browserBinding: Fixtures.binding, now: Fixtures.now)
-        #expect(flow.flowRecordTaken(redirect.record, now: Fixtures.now).failure?.code == .wrongCallbackMethod)
+            flowRecord: redirect.record, now: Fixtures.now)
+        #expect(action.failure?.code == .wrongCallbackMethod)
     }
 
     @Test func revokesWithTheClientSecretJWT() throws {

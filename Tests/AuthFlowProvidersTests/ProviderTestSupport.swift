@@ -63,11 +63,12 @@ enum Fixtures {
                 returnTo: "/", intent: .login, browserBinding: binding, secrets: secrets, now: now)
         else { return (starter, .fail(SignInError(.invalidRequest, "no redirect")), nil) }
         var flow = OAuthFlow(provider: provider)
-        _ = flow.callbackReceived(
+        let received = flow.callbackReceived(
             method: provider.callbackMethod,
             parameters: CallbackParameters([("code", "the-code"), ("state", secrets.state)] + extra),
-            browserBinding: binding, now: now)
-        let action = flow.flowRecordTaken(redirect.record, now: now)
+            flowRecord: redirect.record, now: now)
+        guard case .markStateSpent = received else { return (flow, received, redirect) }
+        let action = flow.stateSpent(true, now: now)
         return (flow, action, redirect)
     }
 

@@ -27,61 +27,33 @@ import Testing
         }
     }
 
-    static func record(_ state: String, provider: String = "apple") -> FlowRecord {
-        FlowRecord(
-            provider: provider, state: state, nonce: "nonce-\(state)", pkceVerifier: nil, returnTo: "/account",
-            browserBindingDigest: "binding-digest", intent: .link, createdAt: StoreHarness.start)
+    static let until = StoreHarness.start.addingTimeInterval(600)
+
+    @Test(arguments: StoreBackend.allCases)
+    func spendsAStateExactlyOnce(_ backend: StoreBackend) async throws {
+        let harness = try Harness(backend)
+        #expect(try await harness.store.markSpent(state: "s1", until: Self.until))
+        #expect(try await harness.store.markSpent(state: "s1", until: Self.until) == false)
+        #expect(try await harness.store.markSpent(state: "s2", until: Self.until))
+        try await harness.store.checkHealth()
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func takesARecordExactlyOnce(_ backend: StoreBackend) async throws {
+    func forgetsSpentStatesAfterTheirExpiry(_ backend: StoreBackend) async throws {
         let harness = try Harness(backend)
-        try await harness.store.put(Self.record("s1"), ttl: 600)
-        #expect(try await harness.store.take(state: "s1") == Self.record("s1"))
-        #expect(try await harness.store.take(state: "s1") == nil)
-        #expect(try await harness.store.take(state: "unknown") == nil)
-    }
-
-    @Test(arguments: StoreBackend.allCases)
-    func expiresRecordsByTheInjectedClock(_ backend: StoreBackend) async throws {
-        let harness = try Harness(backend)
-        try await harness.store.put(Self.record("s1"), ttl: 600)
-        try await harness.store.put(Self.record("s2"), ttl: 600)
+        #expect(try await harness.store.markSpent(state: "s1", until: Self.until))
         harness.clock.advance(by: 599)
-        #expect(try await harness.store.take(state: "s1") != nil)
+        #expect(try await harness.store.markSpent(state: "s1", until: Self.until) == false)
         harness.clock.advance(by: 1)
-        #expect(try await harness.store.take(state: "s2") == nil)
-        // An expired state may be stored again.
-        try await harness.store.put(Self.record("s2"), ttl: 60)
-        #expect(try await harness.store.take(state: "s2") != nil)
+        #expect(try await harness.store.markSpent(state: "s1", until: Self.until.addingTimeInterval(600)))
     }
 
     @Test(arguments: StoreBackend.allCases)
-    func refusesALiveDuplicateStateAndABadTTL(_ backend: StoreBackend) async throws {
+    func spendsAStateForOneOfManyConcurrentCallers(_ backend: StoreBackend) async throws {
         let harness = try Harness(backend)
-        try await harness.store.put(Self.record("s1"), ttl: 600)
-        await #expect(throws: FlowStoreError(.duplicateState, "expected a new state, found one that is already stored"))
-        {
-            try await harness.store.put(Self.record("s1", provider: "google"), ttl: 600)
-        }
-        #expect(try await harness.store.take(state: "s1")?.provider == "apple")
-        for ttl in [0, -1, Double.nan, Double.infinity] {
-            do {
-                try await harness.store.put(Self.record("bad"), ttl: ttl)
-                Issue.record("accepted TTL \(ttl)")
-            } catch {
-                #expect(error.code == .invalidTTL)
-            }
-        }
-    }
-
-    @Test(arguments: StoreBackend.allCases)
-    func givesARecordToOneOfManyConcurrentTakers(_ backend: StoreBackend) async throws {
-        let harness = try Harness(backend)
-        try await harness.store.put(Self.record("race"), ttl: 600)
         let store = harness.store
         let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<32 { group.addTask { try await store.take(state: "race") != nil } }
+            for _ in 0..<32 { group.addTask { try await store.markSpent(state: "race", until: Self.until) } }
             var count = 0
             for try await won in group where won { count += 1 }
             return count
@@ -89,7 +61,7 @@ import Testing
         #expect(winners == 1)
     }
 
-    @Test func givesARecordToOneTakerAcrossTwoConnections() async throws {
+    @Test func spendsAStateOnceAcrossTwoConnections() async throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock(StoreHarness.start)
         let path = directory.path("shared-flows.sqlite")
@@ -97,11 +69,10 @@ import Testing
         let second = SQLiteFlowStore(database: try SQLiteDatabase(path: path), clock: clock)
         for round in 0..<10 {
             let state = "state-\(round)"
-            try await (round.isMultiple(of: 2) ? first : second).put(Self.record(state), ttl: 600)
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<16 {
                     let store = index.isMultiple(of: 2) ? first : second
-                    group.addTask { try await store.take(state: state) != nil }
+                    group.addTask { try await store.markSpent(state: state, until: Self.until) }
                 }
                 var count = 0
                 for try await won in group where won { count += 1 }
@@ -111,35 +82,37 @@ import Testing
         }
     }
 
-    @Test func reportsADamagedRecordAsInvalid() async throws {
-        let directory = try TemporaryDirectory()
-        let database = try SQLiteDatabase(path: directory.path("bad-flow.sqlite"))
-        let store = SQLiteFlowStore(database: database, clock: ManualClock(StoreHarness.start))
-        try await store.put(Self.record("s1"), ttl: 600)
-        try await database.perform("test") { connection throws(StoreError) in
-            try connection.run("UPDATE flow_states SET record = x'7b2276223a327d'", operation: "test")
-        }
-        do {
-            _ = try await store.take(state: "s1")
-            Issue.record("took a damaged record")
-        } catch {
-            #expect(error.code == .invalidRecord)
-        }
-        // The damaged record was consumed with the take: a replayed state still finds nothing.
-        #expect(try await store.take(state: "s1") == nil)
-    }
-
-    @Test func purgesExpiredFlowsWhenStoringOne() async throws {
+    @Test func storesDigestsOnlyAndPurgesExpiredOnes() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("purge-flows.sqlite"))
         let clock = ManualClock(StoreHarness.start)
         let store = SQLiteFlowStore(database: database, clock: clock)
-        for index in 0..<5 { try await store.put(Self.record("old-\(index)"), ttl: 60) }
-        clock.advance(by: 60)
-        try await store.put(Self.record("new"), ttl: 60)
-        let count = try await database.perform("test") { connection throws(StoreError) in
-            try connection.query("SELECT count(*) FROM flow_states", operation: "test").first?.integer(0)
+        for index in 0..<5 {
+            _ = try await store.markSpent(state: "old-\(index)", until: StoreHarness.start.addingTimeInterval(60))
         }
-        #expect(count == 1)
+        clock.advance(by: 60)
+        _ = try await store.markSpent(state: "new-state", until: StoreHarness.start.addingTimeInterval(120))
+        let rows = try await database.perform("test") { connection throws(StoreError) in
+            try connection.query("SELECT state_digest FROM spent_states", operation: "test").map {
+                row throws(StoreError) in try row.text(0)
+            }
+        }
+        #expect(rows == [FlowStoreKey.digest(of: "new-state")])
+    }
+
+    @Test func reportsAnUnreadableDatabaseAsABackendFailure() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.path("gone.sqlite"))
+        let store = SQLiteFlowStore(database: database, clock: ManualClock(StoreHarness.start))
+        try await database.perform("test") { connection throws(StoreError) in
+            try connection.execute("DROP TABLE spent_states", operation: "test")
+        }
+        do {
+            _ = try await store.markSpent(state: "s", until: Self.until)
+            Issue.record("expected a backend failure")
+        } catch {
+            #expect(error.code == .backendFailure)
+        }
+        await #expect(throws: FlowStoreError.self) { try await store.checkHealth() }
     }
 }

@@ -29,7 +29,7 @@ import Testing
         }
         #expect(
             tables == [
-                "applied_notifications", "flow_states", "identities", "identity_tokens", "pending_profiles", "sessions",
+                "applied_notifications", "identities", "identity_tokens", "pending_profiles", "sessions", "spent_states",
                 "users",
             ])
     }

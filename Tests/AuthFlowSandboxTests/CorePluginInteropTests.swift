@@ -52,7 +52,8 @@ struct CorePluginInteropTests {
         let pairs = provider == .apple ? SandboxHarness.hiddenFields(in: reply.text) : queryPairs(reply.location)
 
         let result = try await signIn.complete(
-            provider: provider.rawValue, method: method, parameters: CallbackParameters(pairs), browserBinding: binding)
+            provider: provider.rawValue, method: method, parameters: CallbackParameters(pairs),
+            flowRecord: start.record)
         #expect(result.identity.subject == identity.subject)
         if provider == .apple {
             #expect(result.unverifiedProfile?.firstName == identity.givenName)

@@ -1,3 +1,4 @@
+import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
@@ -7,26 +8,95 @@ import Testing
 
 @Suite("Cookies, origin checks, negotiation and the bounce page")
 struct ServerPieceTests {
-    let cookie = FlowCookie(secret: Array("a-server-secret-of-at-least-32-bytes!".utf8))
-    let binding = Base64URL.encode([UInt8](repeating: 42, count: 32))
+    static let secret = Array("a-server-secret-of-at-least-32-bytes!".utf8)
+    let policy = CookiePolicy(publicURL: "https://app.example.com")
 
-    @Test func flowCookieOpensWhatItSealed() {
-        #expect(cookie.open(cookie.seal(binding)) == binding)
+    func jar(_ secret: [UInt8] = Self.secret) throws -> FlowCookie {
+        FlowCookie(seal: try FlowRecordSeal(secret: secret, random: SystemRandom()), policy: policy)
     }
 
-    @Test func flowCookieRefusesTamperingAndOtherKeys() {
-        let sealed = cookie.seal(binding)
-        let other = FlowCookie(secret: Array("another-server-secret-of-32-bytes-plus".utf8))
-        #expect(other.open(sealed) == nil)
-        let otherBinding = Base64URL.encode([UInt8](repeating: 43, count: 32))
-        let parts = sealed.split(separator: ".")
-        #expect(cookie.open("v1.\(otherBinding).\(parts[2])") == nil)
-        #expect(cookie.open("v2.\(parts[1]).\(parts[2])") == nil)
-        #expect(cookie.open("v1.\(parts[1])") == nil)
-        #expect(cookie.open("v1.short.\(parts[2])") == nil)
-        #expect(cookie.open(String(repeating: "v", count: 300)) == nil)
-        #expect(cookie.open(nil) == nil)
-        #expect(cookie.open("") == nil)
+    func record(_ state: String, provider: String = "google", at seconds: Double = 1_750_000_000) -> FlowRecord {
+        FlowRecord(
+            provider: provider, state: state, nonce: "n", pkceVerifier: "v", returnTo: "/", browserBindingDigest: "d",
+            intent: .login, createdAt: Date(timeIntervalSince1970: seconds))
+    }
+
+    func callback(cookies: [String], state: String) -> HTTPServerRequest {
+        HTTPServerRequest(
+            method: "GET", path: "/auth/google/callback", query: [("state", state)],
+            headers: HTTPHeaders(cookies.map { ("Cookie", $0) }))
+    }
+
+    /// `name=value` of a `Set-Cookie` line.
+    func pair(_ setCookie: String) -> String { String(setCookie.prefix { $0 != ";" }) }
+
+    @Test func flowCookieCarriesTheSealedRecordUnderANamePerState() throws {
+        let jar = try jar()
+        let set = try jar.setCookie(for: record("state-1"), lifetime: 600)
+        let name = policy.flowCookieName(state: "state-1")
+        #expect(name.hasPrefix("__Host-authflow_flow_"))
+        #expect(name.count == "__Host-authflow_flow_".count + 8)
+        #expect(!name.contains("state-1"))
+        #expect(policy.flowCookieName(state: "state-2") != name)
+        #expect(set.hasPrefix(name + "=v1."))
+        #expect(set.hasSuffix("; Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"))
+        let opened = try jar.record(
+            in: callback(cookies: [pair(set)], state: "state-1"), state: "state-1", provider: "google")
+        #expect(opened == record("state-1"))
+    }
+
+    @Test func flowCookieOpensOnlyForItsStateProviderAndSecret() throws {
+        let jar = try jar()
+        let set = pair(try jar.setCookie(for: record("state-1"), lifetime: 600))
+        #expect(
+            try jar.record(in: callback(cookies: [set], state: "state-1"), state: "state-1", provider: "apple") == nil)
+        #expect(
+            try jar.record(in: callback(cookies: [set], state: "state-2"), state: "state-2", provider: "google") == nil)
+        let other = try self.jar(Array("another-server-secret-of-32-bytes-plus".utf8))
+        #expect(
+            try other.record(in: callback(cookies: [set], state: "state-1"), state: "state-1", provider: "google")
+                == nil)
+        // The same value under another state's cookie name does not open either.
+        let value = set.drop { $0 != "=" }.dropFirst()
+        let renamed = policy.flowCookieName(state: "state-2") + "=" + value
+        #expect(
+            try jar.record(in: callback(cookies: [renamed], state: "state-2"), state: "state-2", provider: "google")
+                == nil)
+    }
+
+    @Test func aFlowCookieNameSentTwiceIsRefused() throws {
+        let jar = try jar()
+        let set = pair(try jar.setCookie(for: record("state-1"), lifetime: 600))
+        let name = policy.flowCookieName(state: "state-1")
+        for cookies in [[set, name + "=tossed"], [set + "; " + name + "=tossed"], [set, set]] {
+            do throws(ServerError) {
+                _ = try jar.record(
+                    in: callback(cookies: cookies, state: "state-1"), state: "state-1", provider: "google")
+                Issue.record("expected duplicate_cookie")
+            } catch {
+                #expect(error.code == .duplicateCookie)
+                #expect(error.status == 400)
+            }
+        }
+    }
+
+    @Test func aStartDropsTheOldestFlowCookiesBeyondTheCap() throws {
+        let jar = try jar()
+        var cookies: [String] = []
+        for index in 0..<FlowCookie.maximumLive {
+            cookies.append(pair(try jar.setCookie(for: record("s\(index)", at: 1000 + Double(index)), lifetime: 600)))
+        }
+        cookies.append(policy.flowCookiePrefix + "junk=v1.nothing")
+        let request = HTTPServerRequest(
+            method: "GET", path: "/auth/google/login", headers: ["Cookie": cookies.joined(separator: "; ")])
+        let cleared = jar.evictions(in: request, providers: ["google", "apple"])
+        // Five present, one more coming: keep the three newest.
+        #expect(cleared.count == 2)
+        #expect(cleared.allSatisfy { $0.contains("Max-Age=0") })
+        let names = Set(cleared.map { String($0.prefix { $0 != "=" }) })
+        #expect(names == [policy.flowCookiePrefix + "junk", policy.flowCookieName(state: "s0")])
+        let few = HTTPServerRequest(method: "GET", path: "/", headers: ["Cookie": cookies[0]])
+        #expect(jar.evictions(in: few, providers: ["google"]).isEmpty)
     }
 
     @Test func cookiesAreSecureExceptOnPlainHTTPLoopback() {
@@ -35,7 +105,10 @@ struct ServerPieceTests {
         #expect(https.sessionCookieName == "__Host-authflow_session")
         let set = https.sessionCookie("abc", maxAge: 60)
         #expect(set == "__Host-authflow_session=abc; Path=/; Max-Age=60; HttpOnly; SameSite=Lax; Secure")
-        #expect(https.flowCookie("v").contains("Path=/auth/; Max-Age=3600; HttpOnly; SameSite=Lax; Secure"))
+        #expect(
+            https.flowCookie(name: "__Host-authflow_flow_x", value: "v", maxAge: 600).hasSuffix(
+                "Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"))
+        #expect(CookiePolicy(publicURL: "http://localhost:8080").flowCookiePrefix == "authflow_flow_")
         for local in ["http://localhost:8080", "http://127.0.0.1:9000", "http://[::1]:80", "http://app.localhost"] {
             #expect(!CookiePolicy(publicURL: local).secure, "\(local)")
         }

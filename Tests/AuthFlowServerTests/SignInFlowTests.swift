@@ -44,8 +44,8 @@ struct SignInFlowTests {
         try await TestDeployment.with { app in
             let browser = TestBrowser()
             let start = try await browser.get("\(app.appURL)/auth/google/login?return_to=/")
-            let flow = try #require(start.headers.values("Set-Cookie").first { $0.hasPrefix("authflow_flow=") })
-            #expect(flow.contains("HttpOnly") && flow.contains("SameSite=Lax") && flow.contains("Path=/auth/"))
+            let flow = try #require(start.headers.values("Set-Cookie").first { $0.hasPrefix("authflow_flow_") })
+            #expect(flow.contains("HttpOnly") && flow.contains("SameSite=Lax") && flow.contains("Path=/;"))
             let answer = try await app.authorize(browser, provider: "google", as: People.alice)
             let done = try await app.deliver(answer, in: browser)
             let session = try #require(done.headers.values("Set-Cookie").first { $0.hasPrefix("authflow_session=") })

@@ -4,36 +4,31 @@ import Foundation
 import Testing
 
 @Suite struct InMemoryFlowStoreTests {
-    static func record(_ state: String, provider: String = "google") -> FlowRecord {
-        FlowRecord(
-            provider: provider, state: state, nonce: "n", pkceVerifier: "v", returnTo: "/",
-            browserBindingDigest: "d", intent: .login, createdAt: Date(timeIntervalSince1970: 1_000))
+    static let start = Date(timeIntervalSince1970: 1_000)
+
+    @Test func marksAStateSpentOnce() async throws {
+        let store = InMemoryFlowStore(clock: ManualClock(Self.start))
+        let until = Self.start.addingTimeInterval(600)
+        #expect(try await store.markSpent(state: "s1", until: until))
+        #expect(try await store.markSpent(state: "s1", until: until) == false)
+        #expect(try await store.markSpent(state: "s2", until: until))
     }
 
-    @Test func takeIsSingleUse() async throws {
-        let store = InMemoryFlowStore(clock: ManualClock(Date(timeIntervalSince1970: 1_000)))
-        try await store.put(Self.record("s1"), ttl: 600)
-        #expect(await store.take(state: "s1") == Self.record("s1"))
-        #expect(await store.take(state: "s1") == nil)
-        #expect(await store.take(state: "never") == nil)
-    }
-
-    @Test func expiresRecordsByTheInjectedClock() async throws {
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_000))
+    @Test func forgetsSpentStatesAfterTheirExpiryByTheInjectedClock() async throws {
+        let clock = ManualClock(Self.start)
         let store = InMemoryFlowStore(clock: clock)
-        try await store.put(Self.record("s1"), ttl: 600)
-        try await store.put(Self.record("s2"), ttl: 600)
+        #expect(try await store.markSpent(state: "s1", until: Self.start.addingTimeInterval(600)))
         clock.advance(by: 599)
-        #expect(await store.take(state: "s1") != nil)
+        #expect(try await store.markSpent(state: "s1", until: Self.start.addingTimeInterval(600)) == false)
         clock.advance(by: 1)
-        #expect(await store.take(state: "s2") == nil)
+        #expect(try await store.markSpent(state: "s1", until: Self.start.addingTimeInterval(1200)))
     }
 
-    @Test func concurrentTakesYieldTheRecordOnce() async throws {
-        let store = InMemoryFlowStore(clock: ManualClock(Date(timeIntervalSince1970: 1_000)))
-        try await store.put(Self.record("race"), ttl: 600)
+    @Test func concurrentMarksSpendAStateOnce() async throws {
+        let store = InMemoryFlowStore(clock: ManualClock(Self.start))
+        let until = Self.start.addingTimeInterval(600)
         let winners = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<32 { group.addTask { await store.take(state: "race") != nil } }
+            for _ in 0..<32 { group.addTask { (try? await store.markSpent(state: "race", until: until)) == true } }
             var count = 0
             for await won in group where won { count += 1 }
             return count
@@ -41,31 +36,29 @@ import Testing
         #expect(winners == 1)
     }
 
-    @Test func refusesDuplicateStatesAndBadTTLs() async throws {
-        let store = InMemoryFlowStore(clock: ManualClock(Date(timeIntervalSince1970: 1_000)))
-        try await store.put(Self.record("dup"), ttl: 600)
-        await #expect(throws: FlowStoreError(.duplicateState, "expected a new state, found one that is already stored"))
-        {
-            try await store.put(Self.record("dup"), ttl: 600)
-        }
-        for ttl in [0, -1, Double.nan, Double.infinity] {
-            await #expect(throws: FlowStoreError.self) { try await store.put(Self.record("t"), ttl: ttl) }
-        }
-    }
-
-    @Test func capsLiveRecordsAndPurgesExpiredOnes() async throws {
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_000))
+    @Test func capsLiveEntriesAndPurgesExpiredOnes() async throws {
+        let clock = ManualClock(Self.start)
         let store = InMemoryFlowStore(clock: clock, capacity: 3)
-        for index in 0..<3 { try await store.put(Self.record("s\(index)"), ttl: 60) }
+        let until = Self.start.addingTimeInterval(60)
+        for index in 0..<3 { #expect(try await store.markSpent(state: "s\(index)", until: until)) }
         do {
-            try await store.put(Self.record("s3"), ttl: 60)
+            _ = try await store.markSpent(state: "s3", until: until)
             Issue.record("expected the capacity to be enforced")
         } catch {
             #expect(error.code == .capacityExceeded)
         }
         clock.advance(by: 61)
-        try await store.put(Self.record("s4"), ttl: 60)
+        #expect(try await store.markSpent(state: "s4", until: Self.start.addingTimeInterval(120)))
         #expect(await store.count == 1)
+    }
+
+    @Test func keysEntriesByADigestNotTheState() {
+        let digest = FlowStoreKey.digest(of: "the-state")
+        #expect(digest != "the-state")
+        #expect(!digest.contains("the-state"))
+        #expect(digest.count == 43)
+        #expect(FlowStoreKey.digest(of: "the-state") == digest)
+        #expect(FlowStoreKey.digest(of: "the-statf") != digest)
     }
 }
 

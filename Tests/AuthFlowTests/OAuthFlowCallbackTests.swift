@@ -11,9 +11,42 @@ import Testing
         harness = FlowHarness(try TestProviders.resolve(["pkce": true]))
     }
 
-    @Test func refusesUnknownState() {
-        // The store has no record for the state: never issued, already taken, or expired there.
-        let (flow, action) = harness.callback(record: nil)
+    @Test func refusesACallbackWithoutAFlowCookie() {
+        // No cookie for this state reached the server: another browser, or a cookie-less request.
+        var flow = OAuthFlow(provider: harness.provider)
+        let action = flow.callbackReceived(
+            method: .get, parameters: CallbackParameters([("code", "c"), ("state", harness.secrets.state)]),
+            flowRecord: nil, now: harness.now)
+        #expect(action.failure?.code == .browserBindingMismatch)
+        #expect(action.failure?.statusHint == 403)
+        #expect(flow.trace.last?.outcome == .failed(.browserBindingMismatch))
+    }
+
+    @Test func asksToSpendTheStateOnlyAfterTheCookieMatched() throws {
+        let redirect = try harness.begin()
+        var flow = OAuthFlow(provider: harness.provider)
+        let action = flow.callbackReceived(
+            method: .get, parameters: CallbackParameters([("code", "c"), ("state", harness.secrets.state)]),
+            flowRecord: redirect.record, now: harness.now)
+        guard case .markStateSpent(let state, let until) = action else {
+            Issue.record("expected markStateSpent, got \(action)")
+            return
+        }
+        #expect(state == harness.secrets.state)
+        #expect(until >= redirect.record.createdAt.addingTimeInterval(redirect.ttl))
+        // Every refusal before that point leaves the state unspent: the action is a failure, not a spend.
+        for refused in [
+            harness.callback(record: nil).1,
+            harness.callback(record: redirect.record, method: .post).1,
+            harness.callback(record: redirect.record, at: harness.now.addingTimeInterval(601)).1,
+        ] {
+            #expect(refused.failure != nil)
+        }
+    }
+
+    @Test func refusesAStateThatWasAlreadySpent() throws {
+        let redirect = try harness.begin()
+        let (flow, action) = harness.callback(record: redirect.record, spentBefore: true)
         #expect(action.failure?.code == .invalidState)
         #expect(action.failure?.statusHint == 400)
         #expect(flow.trace.last?.outcome == .failed(.invalidState))
@@ -22,12 +55,11 @@ import Testing
     @Test func refusesReplayedStateAgainstTheStore() async throws {
         let store = InMemoryFlowStore(clock: ManualClock(harness.now))
         let redirect = try harness.begin()
-        try await store.put(redirect.record, ttl: redirect.ttl)
-        let first = await store.take(state: harness.secrets.state)
-        #expect(harness.callback(record: first).1.failure == nil)
-        let second = await store.take(state: harness.secrets.state)
-        #expect(second == nil)
-        #expect(harness.callback(record: second).1.failure?.code == .invalidState)
+        let until = redirect.record.createdAt.addingTimeInterval(redirect.ttl)
+        let first = try await store.markSpent(state: harness.secrets.state, until: until)
+        #expect(harness.callback(record: redirect.record, spentBefore: !first).1.failure == nil)
+        let second = try await store.markSpent(state: harness.secrets.state, until: until)
+        #expect(harness.callback(record: redirect.record, spentBefore: !second).1.failure?.code == .invalidState)
     }
 
     @Test func refusesMissingOrRepeatedStateParameter() {
@@ -44,7 +76,7 @@ import Testing
         let redirect = try harness.begin()
         let (_, action) = harness.callback(
             record: redirect.record, parameters: [("code", "c"), ("state", "another-state-value")])
-        #expect(action.failure?.code == .invalidState)
+        #expect(action.failure?.code == .browserBindingMismatch)
     }
 
     @Test func refusesExpiredState() throws {
@@ -75,17 +107,22 @@ import Testing
         #expect(formPost.callback(record: record, method: .post).1.failure == nil)
     }
 
-    @Test func refusesBrowserBindingMismatch() throws {
+    @Test func refusesTheCookieOfAnotherSignIn() throws {
         let redirect = try harness.begin()
-        let other = harness.callback(record: redirect.record, binding: .some("another-browser"))
-        #expect(other.1.failure?.code == .browserBindingMismatch)
-        #expect(other.1.failure?.statusHint == 403)
-        let absent = harness.callback(record: redirect.record, binding: .some(nil))
-        #expect(absent.1.failure?.code == .browserBindingMismatch)
-        let empty = harness.callback(record: redirect.record, binding: .some(""))
-        #expect(empty.1.failure?.code == .browserBindingMismatch)
-        let same = harness.callback(record: redirect.record, binding: .some(harness.binding))
-        #expect(same.1.failure == nil)
+        let otherSecrets = FlowSecrets(
+            state: "state-of-another-sign-in-0123456789abcdef", nonce: "n2", pkceVerifier: "v2")
+        var otherFlow = OAuthFlow(provider: harness.provider)
+        guard
+            case .redirect(let other) = otherFlow.start(
+                returnTo: "/", intent: .login, browserBinding: "b2", secrets: otherSecrets, now: harness.now)
+        else {
+            Issue.record("expected a redirect")
+            return
+        }
+        let mismatch = harness.callback(record: other.record)
+        #expect(mismatch.1.failure?.code == .browserBindingMismatch)
+        #expect(mismatch.1.failure?.statusHint == 403)
+        #expect(harness.callback(record: redirect.record).1.failure == nil)
     }
 
     /// RFC 9207: an `iss` parameter in the authorization response must name this provider's issuer.
@@ -225,7 +262,7 @@ import Testing
         let redirect = try harness.begin()
         let cases: [OAuthFlow.Action] = [
             harness.callback(record: nil).1,
-            harness.callback(record: redirect.record, binding: .some("x")).1,
+            harness.callback(record: redirect.record, spentBefore: true).1,
             harness.callback(record: redirect.record, method: .post).1,
             harness.callback(record: redirect.record, at: harness.now.addingTimeInterval(700)).1,
         ]

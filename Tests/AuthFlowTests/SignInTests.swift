@@ -7,10 +7,10 @@ import Testing
 
 /// A flow store whose backend is down.
 private struct BrokenFlowStore: FlowStore {
-    func put(_ record: FlowRecord, ttl: Double) async throws(FlowStoreError) {
+    func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         throw FlowStoreError(.backendFailure, "connection refused")
     }
-    func take(state: String) async throws(FlowStoreError) -> FlowRecord? {
+    func checkHealth() async throws(FlowStoreError) {
         throw FlowStoreError(.backendFailure, "connection refused")
     }
 }
@@ -72,7 +72,7 @@ private final class CountingRandom: SecureRandom {
             #expect(start.expiresAt == clock.now().addingTimeInterval(600))
             serveProvider(nonce: query["nonce"])
             let result = try await driver.complete(
-                provider: "test", method: .get, parameters: callback(for: start), browserBinding: binding)
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
             #expect(result.identity.subject == TestIdentityProvider.subject)
             #expect(result.identity.source == .idToken)
             #expect(result.returnTo == "/r\(round)")
@@ -92,14 +92,14 @@ private final class CountingRandom: SecureRandom {
         var start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: binding)
         serveProvider(nonce: Query.parameters(ofURL: start.redirectURL)["nonce"])
         _ = try await driver.complete(
-            provider: "test", method: .get, parameters: callback(for: start), browserBinding: binding)
+            provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
         // The provider now signs with a new key.
         clock.advance(by: 30)
         start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: binding)
         serveProvider(
             nonce: Query.parameters(ofURL: start.redirectURL)["nonce"], keys: idp.rotatedKeySet, signer: idp.otherKey)
         let result = try await driver.complete(
-            provider: "test", method: .get, parameters: callback(for: start), browserBinding: binding)
+            provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
         #expect(result.identity.subject == TestIdentityProvider.subject)
         #expect(http.requests(to: "https://idp.test/jwks").count == 2)
     }
@@ -112,7 +112,7 @@ private final class CountingRandom: SecureRandom {
             serveProvider(nonce: Query.parameters(ofURL: start.redirectURL)["nonce"], signer: stranger)
             do {
                 _ = try await driver.complete(
-                    provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+                    provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
                 Issue.record("expected round \(round) to be refused")
             } catch {
                 #expect(error.code == .idTokenInvalid)
@@ -129,7 +129,7 @@ private final class CountingRandom: SecureRandom {
         let start = try await driver.begin(provider: "test", returnTo: "/", intent: .register, browserBinding: "b1")
         serveProvider(nonce: nil)
         let result = try await driver.complete(
-            provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+            provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
         #expect(result.identity.source == .userinfo)
         #expect(result.intent == .register)
         let userinfo = try #require(http.requests(to: "https://idp.test/userinfo").first)
@@ -141,14 +141,14 @@ private final class CountingRandom: SecureRandom {
         let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
         serveProvider(nonce: nil)
         _ = try await driver.complete(
-            provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+            provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
         await #expect(throws: SignInError.self) {
             try await driver.complete(
-                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
         }
         do {
             _ = try await driver.complete(
-                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
         } catch {
             #expect(error.code == .invalidState)
         }
@@ -161,10 +161,10 @@ private final class CountingRandom: SecureRandom {
         clock.advance(by: 601)
         do {
             _ = try await driver.complete(
-                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
             Issue.record("expected an expired flow to be refused")
         } catch {
-            #expect(error.code == .invalidState)
+            #expect(error.code == .stateExpired)
         }
         #expect(http.requests.isEmpty)
     }
@@ -179,7 +179,7 @@ private final class CountingRandom: SecureRandom {
         do {
             _ = try await driver.complete(
                 provider: "test", method: .post, parameters: callback(for: start, extra: [("user_name", "Ada")]),
-                browserBinding: "b1"
+                flowRecord: start.record
             ) { profile in
                 seen.withLock { $0.append(profile) }
                 tokenCallsWhenSeen.withLock { $0 = http.requests(to: "https://idp.test/token").count }
@@ -200,7 +200,7 @@ private final class CountingRandom: SecureRandom {
         do {
             _ = try await driver.complete(
                 provider: "test", method: .post, parameters: callback(for: start, extra: [("user_name", "Mallory")]),
-                browserBinding: "attacker-browser"
+                flowRecord: nil
             ) { _ in calls.withLock { $0 += 1 } }
             Issue.record("expected the binding check to refuse")
         } catch {
@@ -218,7 +218,7 @@ private final class CountingRandom: SecureRandom {
         do {
             _ = try await driver.complete(
                 provider: "test", method: .get, parameters: callback(for: start, extra: [("user_name", "Ada")]),
-                browserBinding: "b1"
+                flowRecord: start.record
             ) { _ in throw StorageDown() }
             Issue.record("expected the sign-in to stop")
         } catch {
@@ -244,7 +244,7 @@ private final class CountingRandom: SecureRandom {
         http.route("https://idp.test/token") { _ in throw Down() }
         do {
             _ = try await driver.complete(
-                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
             Issue.record("expected a transport failure")
         } catch {
             #expect(error.code == .providerUnreachable)
@@ -258,7 +258,7 @@ private final class CountingRandom: SecureRandom {
         http.route("https://idp.test/jwks") { _ in HTTPClientResponse(status: 503, headers: [:], body: []) }
         do {
             _ = try await driver.complete(
-                provider: "test", method: .get, parameters: callback(for: start), browserBinding: "b1")
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
             Issue.record("expected the JWKS failure")
         } catch {
             #expect(error.code == .jwksUnavailable)
@@ -267,20 +267,40 @@ private final class CountingRandom: SecureRandom {
 
     @Test func mapsFlowStoreFailures() async throws {
         let driver = try signIn([:], store: BrokenFlowStore())
-        do {
-            _ = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
-            Issue.record("expected the store failure")
-        } catch {
-            #expect(error.code == .flowStoreUnavailable)
-        }
+        // A start needs no store at all.
+        let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
         do {
             _ = try await driver.complete(
-                provider: "test", method: .get, parameters: CallbackParameters([("state", "s"), ("code", "c")]),
-                browserBinding: "b1")
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
             Issue.record("expected the store failure")
         } catch {
             #expect(error.code == .flowStoreUnavailable)
+            #expect(error.statusHint == 503)
         }
+        #expect(http.requests.isEmpty)
+    }
+
+    @Test func startsStoreNothing() async throws {
+        let driver = try signIn([:])
+        for _ in 0..<100 { _ = try await driver.begin(provider: "test", returnTo: "/", browserBinding: "b1") }
+        #expect(await store.count == 0)
+    }
+
+    @Test func aCallbackWithoutTheCookieDoesNotSpendTheVictimsState() async throws {
+        let driver = try signIn([:])
+        let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
+        serveProvider(nonce: nil)
+        // The attacker knows the state but has no cookie: refused, and nothing is spent.
+        await #expect(throws: SignInError.self) {
+            try await driver.complete(
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: nil)
+        }
+        #expect(await store.count == 0)
+        // The victim's own callback still succeeds.
+        let result = try await driver.complete(
+            provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
+        #expect(result.identity.subject == TestIdentityProvider.subject)
+        #expect(await store.count == 1)
     }
 
     @Test func generatesDistinctStatesAndBindings() async throws {

@@ -135,3 +135,52 @@ def test_browser_signs_in_and_out(driver, app, screenshots, provider, request):
         except Exception as error:  # the browser itself may be gone
             print(f"no screenshot ({error})")
         raise
+
+
+def consent_in_current_tab(driver, app, identity: Identity) -> None:
+    from selenium.webdriver.common.by import By
+
+    wait_for(driver, lambda d: d.current_url.startswith(app.sandbox_url) and element(d, "#allow"),
+             "the sandbox consent page")
+    driver.find_element(By.CSS_SELECTOR, 'input[name="identity"][value="custom"]').click()
+    for name, value in (("subject", identity.subject), ("email", identity.email), ("name", identity.name)):
+        field = driver.find_element(By.CSS_SELECTOR, f'input[name="{name}"]')
+        field.clear()
+        field.send_keys(value)
+    driver.find_element(By.ID, "allow").click()
+
+
+def test_two_tabs_sign_in_with_two_providers_at_once(driver, app):
+    """Each sign-in has its own flow cookie: two tabs that start sign-ins with Google and Apple (Apple's
+    form_post being a cross-site POST bounced through the app's same-site page) both complete."""
+    from selenium.webdriver.common.by import By
+
+    driver.delete_all_cookies()
+    first = driver.current_window_handle
+    driver.get(app.app_url + "/auth/google/login?return_to=/")
+    wait_for(driver, lambda d: d.current_url.startswith(app.sandbox_url), "google's consent page")
+    driver.switch_to.new_window("tab")
+    second = driver.current_window_handle
+    driver.get(app.app_url + "/auth/apple/login?return_to=/")
+    # (The tab is on the sandbox's site now; Chromium's DevTools protocol lists every site's cookies.)
+    everything = driver.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
+    flow_cookies = [c["name"] for c in everything if c["name"].startswith("authflow_flow_")]
+    assert len(flow_cookies) == 2, f"expected one flow cookie per sign-in, found {flow_cookies}"
+
+    apple = Identity.fresh("apple", name="Apple Tab")
+    consent_in_current_tab(driver, app, apple)
+    wait_for(driver, lambda d: d.current_url.startswith(app.app_url) and element(d, "#identity"),
+             "the home page after Apple")
+    assert driver.find_element(By.ID, "provider").text == "apple"
+    assert driver.find_element(By.ID, "subject").text == apple.subject
+
+    driver.switch_to.window(first)
+    google = Identity.fresh("google", name="Google Tab")
+    consent_in_current_tab(driver, app, google)
+    wait_for(driver, lambda d: d.current_url.startswith(app.app_url) and element(d, "#identity"),
+             "the home page after Google")
+    assert driver.find_element(By.ID, "provider").text == "google"
+    assert driver.find_element(By.ID, "subject").text == google.subject
+    driver.switch_to.window(second)
+    driver.close()
+    driver.switch_to.window(first)

@@ -228,19 +228,22 @@ def test_state_issued_for_another_provider_is_refused(app, issued_for, delivered
         [(k, v[0]) for k, v in parse_qs(urlsplit(callback.url).query).items()]
     target = f"{app.app_url}/auth/{delivered_to}/callback?" + urlencode(parameters)
     response = browser.deliver(Callback("GET", target))
-    expect_error(response, "state_provider_mismatch", context=f"{issued_for} state at {delivered_to}")
+    # The flow cookie is sealed with the provider as associated data: at another provider's callback it
+    # does not open, so the callback has no flow of this browser.
+    expect_error(response, "browser_binding_mismatch", (403,), context=f"{issued_for} state at {delivered_to}")
     assert browser.session_info().status_code == 401
 
 
 def test_unknown_or_missing_state_is_refused(app):
     browser = app.browser()
     bogus = browser.deliver(Callback("GET", f"{app.app_url}/auth/google/callback?code=4/0abc&state=not-a-state"))
-    expect_error(bogus, "invalid_state", context="unknown state")
+    # No flow cookie belongs to a made-up state.
+    expect_error(bogus, "browser_binding_mismatch", (403,), context="unknown state")
     missing = browser.deliver(Callback("GET", f"{app.app_url}/auth/google/callback?code=4/0abc"))
     expect_error(missing, "invalid_state", context="no state")
     apple = browser.deliver(Callback("POST", f"{app.app_url}/auth/apple/callback",
                                      [("code", "c.abc"), ("state", "not-a-state")]))
-    expect_error(apple, "invalid_state", context="unknown state in Apple's form_post")
+    expect_error(apple, "browser_binding_mismatch", (403,), context="unknown state in Apple's form_post")
     assert browser.session_info().status_code == 401
 
 
@@ -257,9 +260,9 @@ def test_error_is_html_when_the_browser_prefers_it(app):
     browser = app.browser()
     response = browser.get("/auth/google/callback?code=x&state=unknown", initiator=app.sandbox_url,
                            headers={"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"})
-    assert response.status_code == 400, response.text
+    assert response.status_code == 403, response.text
     assert response.headers.get("Content-Type", "").startswith("text/html"), response.headers
-    assert "invalid_state" in response.text
+    assert "browser_binding_mismatch" in response.text
     assert "<script" not in response.text.lower()
 
 

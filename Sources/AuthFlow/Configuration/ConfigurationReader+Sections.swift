@@ -5,6 +5,7 @@ extension ConfigurationReader {
     static let serverKeys = [
         "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "signup", "link_by_verified_email",
         "metrics_listen", "log_format",
+        "limits", "trusted_proxies", "rate_limits",
     ]
 
     /// The whole configuration, or `nil` when something could not be read (the issues say what).
@@ -95,6 +96,15 @@ extension ConfigurationReader {
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, metricsListen: metricsListen,
             logFormat: logFormat)
+        let limits = readLimits(section.value("limits"), owner: section["limits"]?.key.mark ?? section.owner)
+        let trustedProxies = readTrustedProxies(section.value("trusted_proxies"))
+        let rateLimits = readRateLimits(
+            section.value("rate_limits"), owner: section["rate_limits"]?.key.mark ?? section.owner)
+        guard let publicURL else { return nil }
+        return ServerSettings(
+            listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
+            sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
+            trustedProxies: trustedProxies, rateLimits: rateLimits)
     }
 
     private mutating func serverSecret(_ section: Fields) -> Secret? {

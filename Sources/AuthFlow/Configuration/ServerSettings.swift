@@ -1,3 +1,5 @@
+public import AuthFlowHTTP
+
 /// The `server:` section, used by `authflow serve`.
 public struct ServerSettings: Sendable, Hashable {
     /// Where the sign-in server listens; default `127.0.0.1:8080`.
@@ -16,6 +18,12 @@ public struct ServerSettings: Sendable, Hashable {
     public let signup: Bool
     /// Whether a sign-in with a verified email that matches an existing user links to it; default `false`.
     public let linkByVerifiedEmail: Bool
+    /// Connection caps and timeouts of the listener (`server.limits`).
+    public let limits: ConnectionLimits
+    /// Peers whose `X-Forwarded-For` is believed (`server.trusted_proxies`); default none.
+    public let trustedProxies: [IPNetwork]
+    /// Rate limits on sign-in starts and callbacks; `nil` when `server.rate_limits: off`.
+    public let rateLimits: RateLimitSettings?
     /// Where Prometheus `/metrics` is served (`server.metrics_listen`), on its own listener; `nil` (the
     /// default) serves no metrics.
     public let metricsListen: ListenAddress?
@@ -26,7 +34,9 @@ public struct ServerSettings: Sendable, Hashable {
     public init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), publicURL: String, secret: Secret?,
         allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
-        linkByVerifiedEmail: Bool = false, metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text
+        linkByVerifiedEmail: Bool = false, limits: ConnectionLimits = ConnectionLimits(),
+        trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
+        metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text
     ) {
         self.metricsListen = metricsListen
         self.logFormat = logFormat
@@ -37,5 +47,8 @@ public struct ServerSettings: Sendable, Hashable {
         self.sessionTTL = sessionTTL
         self.signup = signup
         self.linkByVerifiedEmail = linkByVerifiedEmail
+        self.limits = limits
+        self.trustedProxies = trustedProxies
+        self.rateLimits = rateLimits
     }
 }

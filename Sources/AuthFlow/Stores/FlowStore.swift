@@ -1,18 +1,26 @@
-/// Short-lived storage of ``FlowRecord``s between the redirect to the provider and the callback.
-///
-/// Each operation maps onto one command of a shared backend, so several server instances can share it:
-/// `put` is Redis `SET state record EX ttl NX` / one SQL `INSERT` with an `expires_at` column; `take` is
-/// Redis `GETDEL` / SQL `DELETE … WHERE state = ? AND expires_at > now RETURNING …`. `take` must be
-/// atomic: of two concurrent takes of one state, at most one gets the record.
-public protocol FlowStore: Sendable {
-    /// Stores `record` under `record.state` for `ttl` seconds.
-    ///
-    /// - Throws: ``FlowStoreError`` (duplicate state, capacity, backend failure).
-    func put(_ record: FlowRecord, ttl: Double) async throws(FlowStoreError)
+public import Foundation
 
-    /// Removes and returns the live record stored under `state`, or `nil` when there is none (never
-    /// stored, already taken, or expired).
+/// The set of spent sign-in states: what makes a sealed flow cookie single-use.
+///
+/// A sign-in start stores nothing (the flow record travels sealed in the browser's flow cookie); the
+/// callback, once the cookie has opened and matched the callback's state, provider and browser, marks the
+/// state spent. A second callback with the same state then finds it spent and is refused. Each operation maps
+/// onto one command of a shared backend, so several server instances can share it: Redis
+/// `SET prefix:digest 1 NX EXAT until`, SQL `INSERT … ON CONFLICT DO NOTHING` into a table keyed by the
+/// digest with an `expires_at` column. Implementations store only a digest of the state
+/// (``FlowStoreKey/digest(of:)``), never the state itself.
+public protocol FlowStore: Sendable {
+    /// Records `state` as spent until `until`; `true` when this call spent it (first use), `false` when it
+    /// was already spent. Implementations store only a digest of the state. Redis `SET key 1 NX EXAT`,
+    /// SQL `INSERT … ON CONFLICT DO NOTHING`.
     ///
-    /// - Throws: ``FlowStoreError`` on backend failure.
-    func take(state: String) async throws(FlowStoreError) -> FlowRecord?
+    /// Of two concurrent calls with one state, at most one returns `true`.
+    ///
+    /// - Throws: ``FlowStoreError`` (capacity, backend failure).
+    func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool
+
+    /// Checks that the store answers (for /healthz).
+    ///
+    /// - Throws: ``FlowStoreError`` `backend_failure` when it does not.
+    func checkHealth() async throws(FlowStoreError)
 }

@@ -7,14 +7,10 @@ public struct FlowStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         /// Wraps a code string.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// The store holds as many live records as it may; new flows are refused until some expire.
+        /// The store holds as many live spent states as it may; callbacks are refused until some expire.
         public static let capacityExceeded = Code(rawValue: "capacity_exceeded")
-        /// A record with the same state already exists (states are never reused).
-        public static let duplicateState = Code(rawValue: "duplicate_state")
-        /// Stored bytes are not a flow record.
+        /// Bytes are not a flow record (``FlowRecord/init(serialized:)``).
         public static let invalidRecord = Code(rawValue: "invalid_record")
-        /// The TTL is not a positive number of seconds.
-        public static let invalidTTL = Code(rawValue: "invalid_ttl")
         /// The backend failed (connection, I/O).
         public static let backendFailure = Code(rawValue: "backend_failure")
     }

@@ -1,64 +1,51 @@
 public import AuthFlowJOSE
-import Foundation
+public import Foundation
 
 /// A ``FlowStore`` in process memory, for tests and single-instance deployments.
 ///
-/// Expiry follows the injected clock. The number of live records is capped so a flood of sign-in starts
-/// cannot exhaust memory; expired records are purged as new ones arrive.
+/// Keeps the digest of each spent state until its expiry (from the injected clock). The number of live
+/// entries is capped; expired ones are purged as new ones arrive, so memory stays bounded. Only callbacks
+/// whose flow cookie opened and matched add entries, and those are rate-limited by the server.
 public actor InMemoryFlowStore: FlowStore {
-    private struct Entry {
-        let record: FlowRecord
-        let expiresAt: Date
-    }
-
     private let clock: any WallClock
     private let capacity: Int
-    private var entries: [String: Entry] = [:]
-    private var putsSincePurge = 0
+    private var spent: [String: Date] = [:]
+    private var marksSincePurge = 0
 
     /// Creates an empty store.
     ///
     /// - Parameters:
     ///   - clock: the time source for expiry.
-    ///   - capacity: the most live records kept at once (at least 1).
+    ///   - capacity: the most live spent states kept at once (at least 1).
     public init(clock: any WallClock, capacity: Int = 100_000) {
         self.clock = clock
         self.capacity = max(1, capacity)
     }
 
-    /// How many records are stored, expired ones not yet purged included.
-    public var count: Int { entries.count }
+    /// How many spent states are stored, expired ones not yet purged included.
+    public var count: Int { spent.count }
 
-    /// Stores `record` for `ttl` seconds.
+    /// Marks `state` spent until `until`.
     ///
-    /// - Throws: ``FlowStoreError`` with `invalidTTL`, `duplicateState` (a live record has that state) or
-    ///   `capacityExceeded`.
-    public func put(_ record: FlowRecord, ttl: Double) throws(FlowStoreError) {
-        guard ttl.isFinite, ttl > 0 else {
-            throw FlowStoreError(.invalidTTL, "expected a positive TTL in seconds, found \(ttl)")
-        }
+    /// - Returns: `true` on first use, `false` when the state is already spent and not yet expired.
+    /// - Throws: ``FlowStoreError`` `capacity_exceeded` when the store is full of live entries.
+    public func markSpent(state: String, until: Date) throws(FlowStoreError) -> Bool {
         let now = clock.now()
-        putsSincePurge += 1
-        if entries.count >= capacity || putsSincePurge >= 1024 {
-            purgeExpired(now: now)
+        let key = FlowStoreKey.digest(of: state)
+        if let expiry = spent[key], expiry > now { return false }
+        marksSincePurge += 1
+        if spent.count >= capacity || marksSincePurge >= 1024 {
+            marksSincePurge = 0
+            spent = spent.filter { $0.value > now }
         }
-        if let existing = entries[record.state], existing.expiresAt > now {
-            throw FlowStoreError(.duplicateState, "expected a new state, found one that is already stored")
+        guard spent.count < capacity else {
+            throw FlowStoreError(
+                .capacityExceeded, "expected fewer than \(capacity) live spent states, found \(capacity)")
         }
-        guard entries.count < capacity else {
-            throw FlowStoreError(.capacityExceeded, "expected fewer than \(capacity) live flows, found \(capacity)")
-        }
-        entries[record.state] = Entry(record: record, expiresAt: now.addingTimeInterval(ttl))
+        spent[key] = until
+        return true
     }
 
-    /// Removes and returns the live record for `state`; `nil` when unknown, taken or expired.
-    public func take(state: String) -> FlowRecord? {
-        guard let entry = entries.removeValue(forKey: state) else { return nil }
-        return entry.expiresAt > clock.now() ? entry.record : nil
-    }
-
-    private func purgeExpired(now: Date) {
-        putsSincePurge = 0
-        entries = entries.filter { $0.value.expiresAt > now }
-    }
+    /// Always answers.
+    public func checkHealth() {}
 }

@@ -28,19 +28,29 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private let maxBodyBytes: Int
     private let inFlight = Atomic<Int>(0)
     private let shared = Mutex(Shared())
+    private let connections: MicroHTTPDConnectionTable
+    private let trustedProxies: [IPNetwork]
 
     init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
         self.handler = handler
         self.maxBodyBytes = configuration.maxBodyBytes
         self.port = 0
+        self.trustedProxies = configuration.trustedProxies
+        self.connections = MicroHTTPDConnectionTable(
+            perClientLimit: configuration.maxConnectionsPerClient, trusted: configuration.trustedProxies,
+            requestTimeout: configuration.requestTimeout)
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
         guard (0...65_535).contains(configuration.port), configuration.maxBodyBytes >= 0,
             (1...64).contains(configuration.threads), configuration.requestTimeout >= 0,
-            configuration.connectionMemoryLimit >= 4096
+            configuration.idleTimeout >= 0, configuration.connectionMemoryLimit >= 4096,
+            (1...1_000_000).contains(configuration.maxConnections),
+            (1...1_000_000).contains(configuration.maxConnectionsPerClient)
         else {
             throw HTTPServerError(
                 code: .invalidConfiguration,
-                message: "expected port 0–65535, threads 1–64, non-negative limits and at least 4 KiB per connection")
+                message:
+                    "expected port 0–65535, threads 1–64, non-negative limits and timeouts, 1–1,000,000 connections "
+                    + "(overall and per client) and at least 4 KiB per connection")
         }
         let flags =
             MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
@@ -48,7 +58,8 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         let daemon = af_mhd_start_daemon(
             flags, host, UInt16(configuration.port), microHTTPDAccess, Unmanaged.passUnretained(self).toOpaque(),
             microHTTPDCompleted, Unmanaged.passUnretained(self).toOpaque(), configuration.connectionMemoryLimit,
-            UInt32(configuration.requestTimeout), UInt32(configuration.threads), &result)
+            UInt32(configuration.idleTimeout), UInt32(configuration.threads), microHTTPDAcceptPolicy,
+            microHTTPDNotifyConnection, UInt32(configuration.maxConnections), &result)
         guard let daemon else {
             if result == Int32(AF_MHD_START_BAD_HOST) {
                 throw HTTPServerError(
@@ -62,6 +73,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         }
         pointer = daemon
         port = Int(af_mhd_bound_port(daemon))
+        connections.startSweeper()
     }
 
     // MARK: - Stopping
@@ -125,6 +137,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
 
     private func stopDaemon(listenSocket: Int32) {
         guard let pointer else { return }
+        connections.stop()
         MHD_stop_daemon(pointer)
         self.pointer = nil
         if listenSocket >= 0 { close(listenSocket) }
@@ -137,7 +150,8 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         uploadDataSize: UnsafeMutablePointer<Int>, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let stored = requestContext.pointee else {
-            let context = MicroHTTPDRequestContext(connection: connection, method: method, rawURL: url)
+            let context = MicroHTTPDRequestContext(
+                connection: connection, method: method, rawURL: url, trustedProxies: trustedProxies)
             requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
             inFlight.add(1, ordering: .acquiringAndReleasing)
             if let length = context.headers["Content-Length"], let announced = Int(length), announced > maxBodyBytes {
@@ -172,6 +186,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         }
         guard !context.handlerStarted else { return MHD_Result.YES }
         context.handlerStarted = true
+        if let entry = Self.entry(of: connection) { connections.requestReceived(entry) }
         let tracked = shared.withLock { shared -> Bool in
             guard shared.accepting else { return false }
             shared.suspended[ObjectIdentifier(context)] = context
@@ -210,11 +225,49 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         shared.withLock { $0.resumesInProgress -= 1 }
     }
 
-    fileprivate func completed(requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+    fileprivate func completed(
+        connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) {
+        if let connection, let entry = Self.entry(of: connection) { connections.responseSent(entry) }
         guard let stored = requestContext.pointee else { return }
         requestContext.pointee = nil
         Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored).release()
         inFlight.subtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    // MARK: - Connection accounting (polling thread)
+
+    fileprivate func mayAccept(_ address: UnsafePointer<sockaddr>?) -> Bool {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let status = buffer.withUnsafeMutableBufferPointer { pointer in
+            af_mhd_address_text(address, pointer.baseAddress, socklen_t(pointer.count))
+        }
+        guard status == 0 else { return true }
+        return connections.mayAccept(Self.text(buffer))
+    }
+
+    fileprivate func connectionOpened(_ connection: OpaquePointer) -> UnsafeMutableRawPointer {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let status = buffer.withUnsafeMutableBufferPointer { pointer in
+            af_mhd_client_address(connection, pointer.baseAddress, socklen_t(pointer.count))
+        }
+        let entry = connections.opened(
+            client: status == 0 ? Self.text(buffer) : "", socket: af_mhd_connection_fd(connection))
+        return Unmanaged.passRetained(entry).toOpaque()
+    }
+
+    fileprivate func connectionClosed(_ context: UnsafeMutableRawPointer) {
+        let entry = Unmanaged<MicroHTTPDConnectionTable.Entry>.fromOpaque(context).takeRetainedValue()
+        connections.closed(entry)
+    }
+
+    private static func entry(of connection: OpaquePointer) -> MicroHTTPDConnectionTable.Entry? {
+        guard let context = af_mhd_socket_context(connection) else { return nil }
+        return Unmanaged<MicroHTTPDConnectionTable.Entry>.fromOpaque(context).takeUnretainedValue()
+    }
+
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func tooLarge(_ limit: Int) -> HTTPServerResponse {
@@ -271,7 +324,28 @@ private let microHTTPDAccess: MHD_AccessHandlerCallback = {
 }
 
 /// MHD_RequestCompletedCallback: releases the request's context.
-private let microHTTPDCompleted: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+private let microHTTPDCompleted: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
     guard let cls, let requestContext else { return }
-    Unmanaged<MicroHTTPDDaemon>.fromOpaque(cls).takeUnretainedValue().completed(requestContext: requestContext)
+    Unmanaged<MicroHTTPDDaemon>.fromOpaque(cls).takeUnretainedValue().completed(
+        connection: connection, requestContext: requestContext)
+}
+
+/// MHD_AcceptPolicyCallback: refuses a connection over its client address's cap (closed at once).
+private let microHTTPDAcceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+    guard let cls else { return MHD_Result.NO }
+    return Unmanaged<MicroHTTPDDaemon>.fromOpaque(cls).takeUnretainedValue().mayAccept(address)
+        ? MHD_Result.YES : MHD_Result.NO
+}
+
+/// MHD_NotifyConnectionCallback: counts connections per client and tracks their request deadline.
+private let microHTTPDNotifyConnection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let socketContext else { return }
+    let daemon = Unmanaged<MicroHTTPDDaemon>.fromOpaque(cls).takeUnretainedValue()
+    if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+        guard let connection else { return }
+        socketContext.pointee = daemon.connectionOpened(connection)
+    } else if let context = socketContext.pointee {
+        socketContext.pointee = nil
+        daemon.connectionClosed(context)
+    }
 }

@@ -25,7 +25,7 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
         var suspended = false
     }
 
-    init(connection: OpaquePointer, method: String, rawURL: String) {
+    init(connection: OpaquePointer, method: String, rawURL: String, trustedProxies: [IPNetwork]) {
         self.connection = connection
         self.method = method
         self.rawURL = rawURL
@@ -38,8 +38,11 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
         let status = buffer.withUnsafeMutableBufferPointer { pointer in
             af_mhd_client_address(connection, pointer.baseAddress, socklen_t(pointer.count))
         }
-        remoteAddress =
+        let peer =
             status == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        remoteAddress = ForwardedClient.address(
+            peer: peer, forwardedFor: headers.values("X-Forwarded-For"), trusted: trustedProxies)
+        viaTrustedProxy = ForwardedClient.isTrusted(peer, trustedProxies)
     }
 
     /// Stores the handler's response. Returns `true` when the connection is suspended and must be
@@ -78,7 +81,8 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     /// The request value handed to the handler.
     func request() -> HTTPServerRequest {
         HTTPServerRequest(
-            method: method, path: rawURL, query: query, headers: headers, body: body, remoteAddress: remoteAddress)
+            method: method, path: rawURL, query: query, headers: headers, body: body, remoteAddress: remoteAddress,
+            viaTrustedProxy: viaTrustedProxy)
     }
 
     private final class Pairs {

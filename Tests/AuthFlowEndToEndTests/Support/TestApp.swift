@@ -10,6 +10,18 @@ import Synchronization
 /// from the flow cookie, and records the outcome. The browser gets back the outcome's index.
 final class TestApp: Sendable {
     static let cookieName = "af_flow"
+    static let secret = Array("end-to-end-test-app-secret-0123456789".utf8)
+
+    /// The flow cookie value carrying `record`.
+    static func flowCookie(_ record: FlowRecord) throws -> String {
+        try FlowRecordSeal(secret: secret, random: SystemRandom()).seal(record, cookieName: cookieName)
+    }
+
+    /// The record in the request's flow cookie, for `provider`.
+    static func flowRecord(_ request: HTTPServerRequest, provider: String) -> FlowRecord? {
+        (try? FlowRecordSeal(secret: secret, random: SystemRandom()))?.open(
+            request.cookies()[cookieName], cookieName: cookieName, provider: provider)
+    }
 
     /// One call of `onUnverifiedProfile`, with how many token requests the sandbox had seen at that moment.
     struct ProfileCall: Sendable {
@@ -79,7 +91,7 @@ final class TestApp: Sendable {
             outcome = .success(
                 try await signIn.complete(
                     provider: String(segments[1]), method: method, parameters: CallbackParameters(pairs),
-                    browserBinding: request.cookies()[cookieName]
+                    flowRecord: flowRecord(request, provider: String(segments[1]))
                 ) { profile in
                     let before = tokenRequests(sandbox)
                     state.profiles.withLock { $0.append(ProfileCall(profile: profile, tokenRequestsBefore: before)) }

@@ -266,12 +266,13 @@ final class World: Sendable {
     // MARK: - Sign-in through the browser
 
     /// Begins a sign-in, lets the browser sign in at the sandbox with `choice`, and delivers the answer to the
-    /// app's callback with the flow cookie (`cookie: nil` presents the binding the sign-in began with).
+    /// app's callback with the flow cookie (`cookie: nil` presents the flow cookie the sign-in began with).
     func signIn(_ provider: String, as choice: ConsentChoice = .preset(0), cookie: String?? = .none) async throws
         -> Attempt
     {
-        let binding = signIn.newBrowserBinding()
-        let start = try await signIn.begin(provider: provider, returnTo: "/", browserBinding: binding)
+        let start = try await signIn.begin(
+            provider: provider, returnTo: "/", browserBinding: signIn.newBrowserBinding())
+        let binding = try TestApp.flowCookie(start.record)
         let browser = Browser(client: E2E.client, binding: binding)
         let page = try await browser.openConsentPage(start.redirectURL)
         let answer = try await browser.consent(page, choice)
@@ -286,10 +287,11 @@ final class World: Sendable {
         try outcome(await Browser(client: E2E.client, binding: binding).deliver(callback))
     }
 
-    /// Begins a fresh sign-in (new state and binding) without visiting the provider.
+    /// Begins a fresh sign-in (new state and flow cookie) without visiting the provider.
     func begin(_ provider: String) async throws -> (start: SignInStart, binding: String) {
-        let binding = signIn.newBrowserBinding()
-        return (try await signIn.begin(provider: provider, returnTo: "/", browserBinding: binding), binding)
+        let start = try await signIn.begin(
+            provider: provider, returnTo: "/", browserBinding: signIn.newBrowserBinding())
+        return (start, try TestApp.flowCookie(start.record))
     }
 
     func outcome(_ index: Int) throws -> Result<SignInResult, SignInError> {

@@ -30,18 +30,19 @@ struct FlowHarness {
         return redirect
     }
 
-    /// Runs the callback up to the token exchange, with the record the store would return.
+    /// Runs the callback up to the token exchange, with the record the browser's flow cookie carried;
+    /// `spentBefore` is what the spent-state set knows.
     func callback(
         record: FlowRecord?, method: CallbackMethod? = nil, parameters: [(String, String)]? = nil,
-        binding presented: String?? = .none, at time: Date? = nil
+        spentBefore: Bool = false, at time: Date? = nil
     ) -> (OAuthFlow, OAuthFlow.Action) {
         var flow = OAuthFlow(provider: provider)
         let params = parameters ?? [("code", "auth-code-value"), ("state", secrets.state)]
         let first = flow.callbackReceived(
-            method: method ?? provider.callbackMethod, parameters: CallbackParameters(params),
-            browserBinding: presented ?? binding, now: time ?? now)
-        guard case .takeFlowRecord = first else { return (flow, first) }
-        let second = flow.flowRecordTaken(record, now: time ?? now)
+            method: method ?? provider.callbackMethod, parameters: CallbackParameters(params), flowRecord: record,
+            now: time ?? now)
+        guard case .markStateSpent = first else { return (flow, first) }
+        let second = flow.stateSpent(!spentBefore, now: time ?? now)
         return (flow, second)
     }
 

@@ -1,0 +1,26 @@
+/// Which address a request comes from when reverse proxies may stand in between.
+public enum ForwardedClient {
+    /// The client address of a request from `peer` carrying `forwardedFor` (every `X-Forwarded-For` header
+    /// value, in order).
+    ///
+    /// Only a peer in `trusted` is believed: walking `X-Forwarded-For` from the right, trusted hops are
+    /// skipped and the first untrusted address is the client. A malformed entry stops the walk at the last
+    /// trusted hop, and so does a list made only of trusted hops, so a client can never pick its own address.
+    public static func address(peer: String, forwardedFor: [String], trusted: [IPNetwork]) -> String {
+        guard !trusted.isEmpty, isTrusted(peer, trusted) else { return peer }
+        var candidate = peer
+        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.suffix(64)
+        for hop in hops.reversed() {
+            let address = hop.trimmingASCIISpaces()
+            guard IPNetwork.bytes(of: address) != nil else { return candidate }
+            guard isTrusted(address, trusted) else { return address }
+            candidate = address
+        }
+        return candidate
+    }
+
+    /// Whether `address` lies in one of `trusted`.
+    public static func isTrusted(_ address: String, _ trusted: [IPNetwork]) -> Bool {
+        trusted.contains { $0.contains(address) }
+    }
+}
