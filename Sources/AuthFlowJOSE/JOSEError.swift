@@ -5,7 +5,7 @@
 public struct JOSEError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable, machine-readable error code.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The code's text, e.g. `"invalidSignature"`.
+        /// The code's snake_case text, e.g. `"invalid_signature"`.
         public let rawValue: String
         /// Wraps a code's text.
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -13,57 +13,57 @@ public struct JOSEError: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String { rawValue }
 
         /// The compact serialization does not have three dot-separated parts, or a part is empty.
-        public static let malformedToken = Code(rawValue: "malformedToken")
+        public static let malformedToken = Code(rawValue: "malformed_token")
         /// The token is longer than the verifier's size cap.
-        public static let tokenTooLarge = Code(rawValue: "tokenTooLarge")
+        public static let tokenTooLarge = Code(rawValue: "token_too_large")
         /// Text is not strict unpadded base64url.
-        public static let invalidBase64URL = Code(rawValue: "invalidBase64URL")
+        public static let invalidBase64URL = Code(rawValue: "invalid_base64url")
         /// Bytes are not valid JSON, or not the JSON shape expected (e.g. an object).
-        public static let invalidJSON = Code(rawValue: "invalidJSON")
+        public static let invalidJSON = Code(rawValue: "invalid_json")
         /// The algorithm is not one AuthFlow implements.
-        public static let unsupportedAlgorithm = Code(rawValue: "unsupportedAlgorithm")
+        public static let unsupportedAlgorithm = Code(rawValue: "unsupported_algorithm")
         /// The algorithm is implemented but not in the caller's allow-list.
-        public static let algorithmNotAllowed = Code(rawValue: "algorithmNotAllowed")
+        public static let algorithmNotAllowed = Code(rawValue: "algorithm_not_allowed")
         /// The token says `alg: none`.
-        public static let unsignedTokenNotAllowed = Code(rawValue: "unsignedTokenNotAllowed")
+        public static let unsignedTokenNotAllowed = Code(rawValue: "unsigned_token_not_allowed")
         /// The signature does not verify.
-        public static let invalidSignature = Code(rawValue: "invalidSignature")
+        public static let invalidSignature = Code(rawValue: "invalid_signature")
         /// No key in the set fits the token (unknown `kid`, or no key of the right type).
-        public static let keyNotFound = Code(rawValue: "keyNotFound")
+        public static let keyNotFound = Code(rawValue: "key_not_found")
         /// Several keys fit a token without `kid`, or a `kid` is used twice in a set.
-        public static let ambiguousKey = Code(rawValue: "ambiguousKey")
+        public static let ambiguousKey = Code(rawValue: "ambiguous_key")
         /// A key is malformed (missing or mistyped members, a point not on its curve, ...).
-        public static let invalidKey = Code(rawValue: "invalidKey")
+        public static let invalidKey = Code(rawValue: "invalid_key")
         /// A key is well formed but too weak (short RSA modulus, bad exponent, short HMAC key, ROCA).
-        public static let weakKey = Code(rawValue: "weakKey")
+        public static let weakKey = Code(rawValue: "weak_key")
         /// A key's `kty`, `crv`, `alg`, `use` or `key_ops` do not fit each other or the token.
-        public static let keyMismatch = Code(rawValue: "keyMismatch")
+        public static let keyMismatch = Code(rawValue: "key_mismatch")
         /// The header lists a `crit` extension AuthFlow does not understand.
-        public static let unsupportedCriticalHeader = Code(rawValue: "unsupportedCriticalHeader")
+        public static let unsupportedCriticalHeader = Code(rawValue: "unsupported_critical_header")
         /// The header embeds or points to a key (`jwk`, `jku`, `x5u`, `x5c`).
-        public static let embeddedKeyRefused = Code(rawValue: "embeddedKeyRefused")
+        public static let embeddedKeyRefused = Code(rawValue: "embedded_key_refused")
         /// A required claim is absent.
-        public static let missingClaim = Code(rawValue: "missingClaim")
+        public static let missingClaim = Code(rawValue: "missing_claim")
         /// A claim has the wrong JSON type or an impossible value.
-        public static let invalidClaim = Code(rawValue: "invalidClaim")
+        public static let invalidClaim = Code(rawValue: "invalid_claim")
         /// `iss` is not one of the expected issuers.
-        public static let issuerMismatch = Code(rawValue: "issuerMismatch")
+        public static let issuerMismatch = Code(rawValue: "issuer_mismatch")
         /// `aud` does not contain a configured audience.
-        public static let audienceMismatch = Code(rawValue: "audienceMismatch")
+        public static let audienceMismatch = Code(rawValue: "audience_mismatch")
         /// `azp` is not a configured audience although `aud` has several values.
-        public static let authorizedPartyMismatch = Code(rawValue: "authorizedPartyMismatch")
+        public static let authorizedPartyMismatch = Code(rawValue: "authorized_party_mismatch")
         /// `exp` (plus leeway) has passed.
-        public static let tokenExpired = Code(rawValue: "tokenExpired")
+        public static let tokenExpired = Code(rawValue: "token_expired")
         /// `nbf` (minus leeway) is still in the future.
-        public static let tokenNotYetValid = Code(rawValue: "tokenNotYetValid")
+        public static let tokenNotYetValid = Code(rawValue: "token_not_yet_valid")
         /// `iat` is further in the future than the leeway allows.
-        public static let issuedInFuture = Code(rawValue: "issuedInFuture")
+        public static let issuedInFuture = Code(rawValue: "issued_in_future")
         /// `nonce` differs from the expected one.
-        public static let nonceMismatch = Code(rawValue: "nonceMismatch")
+        public static let nonceMismatch = Code(rawValue: "nonce_mismatch")
         /// The JWKS endpoint failed and no earlier key set is available.
-        public static let jwksUnavailable = Code(rawValue: "jwksUnavailable")
+        public static let jwksUnavailable = Code(rawValue: "jwks_unavailable")
         /// OpenSSL failed in a way the input does not explain.
-        public static let cryptoFailure = Code(rawValue: "cryptoFailure")
+        public static let cryptoFailure = Code(rawValue: "crypto_failure")
     }
 
     /// What went wrong, stable across releases.

@@ -137,8 +137,8 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
 
 extension JOSEError.Code {
     /// Sealed data is too short or has an unknown format version (``TokenCipher``).
-    public static let invalidCiphertext = JOSEError.Code(rawValue: "invalidCiphertext")
+    public static let invalidCiphertext = JOSEError.Code(rawValue: "invalid_ciphertext")
     /// Sealed data does not authenticate: altered, bound to other associated data, or sealed under another
     /// secret (``TokenCipher``).
-    public static let decryptionFailed = JOSEError.Code(rawValue: "decryptionFailed")
+    public static let decryptionFailed = JOSEError.Code(rawValue: "decryption_failed")
 }

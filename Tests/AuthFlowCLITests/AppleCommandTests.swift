@@ -96,7 +96,7 @@ struct AppleCommandTests {
         let keyFile = try directory.write("rsa.p8", rsaPEM)
         let result = try CLIRunner.authflow(arguments(keyFile: keyFile))
         #expect(result.status == 1)
-        #expect(result.stderr.contains("keyMismatch"))
+        #expect(result.stderr.contains("key_mismatch"))
         let body = rsaPEM.split(separator: "\n").dropFirst().first.map(String.init) ?? "missing"
         #expect(!result.stderr.contains(body))
         let garbage = try directory.write(

@@ -45,10 +45,10 @@ struct TokenCommandTests {
     }
 
     @Test(arguments: [
-        ("exp", JSONValue.integer(1_000_000), "tokenExpired"),
-        ("aud", JSONValue.string("someone-else"), "audienceMismatch"),
-        ("iss", JSONValue.string("https://evil.example"), "issuerMismatch"),
-        ("nonce", JSONValue.string("xyz"), "nonceMismatch"),
+        ("exp", JSONValue.integer(1_000_000), "token_expired"),
+        ("aud", JSONValue.string("someone-else"), "audience_mismatch"),
+        ("iss", JSONValue.string("https://evil.example"), "issuer_mismatch"),
+        ("nonce", JSONValue.string("xyz"), "nonce_mismatch"),
     ])
     func printsTheReasonAndExitsOneForAnInvalidToken(claim: String, value: JSONValue, code: String) throws {
         let directory = try ScratchDirectory()
@@ -67,7 +67,7 @@ struct TokenCommandTests {
         let token = try Self.token(key: stranger)
         let result = try CLIRunner.authflow(["token", "verify", "--jwks", try Self.jwksFile(directory), token])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("invalidSignature"))
+        #expect(result.stderr.contains("invalid_signature"))
         let signature = String(token.split(separator: ".").last ?? "")
         #expect(!result.stderr.contains(signature))
     }
@@ -78,7 +78,7 @@ struct TokenCommandTests {
             "token", "verify", "--jwks", try Self.jwksFile(directory), "--alg", "RS256,PS256", try Self.token(),
         ])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("algorithmNotAllowed"))
+        #expect(result.stderr.contains("algorithm_not_allowed"))
     }
 
     /// Serves `body` at `/jwks` on loopback for the duration of `body`.

@@ -93,7 +93,7 @@ import Testing
         let rotated = try Self.store(path, secret: "a-completely-different-server-secret-value")
         let error = await storeError { () throws(StoreError) in try await rotated.tokens(for: .googleAlice) }
         #expect(error?.code == .corruptData)
-        #expect(error?.message.contains("decryptionFailed") == true)
+        #expect(error?.message.contains("decryption_failed") == true)
         let ofUser = await storeError { () throws(StoreError) in try await rotated.tokens(ofUser: .alice) }
         #expect(ofUser?.code == .corruptData)
 
