@@ -14,8 +14,9 @@ extension SignInServer {
         public var sessionTTL: Double
         /// Whether a first sign-in creates a user.
         public var signup: Bool
-        /// Whether a first sign-in with a verified email that exactly one user has (verified) links to that user.
-        public var linkByVerifiedEmail: Bool
+        /// Which providers' verified emails may link a first sign-in to the one user holding exactly that verified
+        /// email (see ``AuthFlow/EmailLinkPolicy``).
+        public var linkByVerifiedEmail: EmailLinkPolicy
         /// Serve the demo home page at `/` and the capability matrix at `/matrix` (sandbox mode).
         public var demoPage: Bool
         /// The sign-in flow's tunables (flow lifetime, leeway).
@@ -28,7 +29,7 @@ extension SignInServer {
         /// Creates options with the hardened defaults.
         public init(
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
-            signup: Bool = true, linkByVerifiedEmail: Bool = false, demoPage: Bool = false,
+            signup: Bool = true, linkByVerifiedEmail: EmailLinkPolicy = .off, demoPage: Bool = false,
             flow: OAuthFlow.Options = .init(),
             maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 3600
         ) {

@@ -31,6 +31,7 @@ extension ConfigurationReader {
         } else {
             report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
         }
+        if let pair = top["server"] { checkEmailLinkProviders(pair.value, providers: top["providers"]?.value) }
         return Configuration(server: server, sandbox: sandbox, store: store, providers: providers)
     }
 
@@ -86,7 +87,7 @@ extension ConfigurationReader {
             }
         }
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
-        let link = bool(section.value("link_by_verified_email"), path: "server.link_by_verified_email") ?? false
+        let link = emailLinkPolicy(section.value("link_by_verified_email"))
         guard let publicURL else { return nil }
         return ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,

@@ -14,14 +14,14 @@ public struct ServerSettings: Sendable, Hashable {
     public let sessionTTL: Double
     /// Whether a first sign-in creates a user; default `true`.
     public let signup: Bool
-    /// Whether a sign-in with a verified email that matches an existing user links to it; default `false`.
-    public let linkByVerifiedEmail: Bool
+    /// Which providers' verified emails may link a first sign-in to an existing user; default ``EmailLinkPolicy/off``.
+    public let linkByVerifiedEmail: EmailLinkPolicy
 
     /// Creates server settings.
     public init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), publicURL: String, secret: Secret?,
         allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
-        linkByVerifiedEmail: Bool = false
+        linkByVerifiedEmail: EmailLinkPolicy = .off
     ) {
         self.listen = listen
         self.publicURL = publicURL
