@@ -26,7 +26,9 @@ public final class SQLiteDatabase: Sendable {
     private let connection: Mutex<SQLiteConnection>
     private let queue: DispatchQueue
 
-    /// Opens (creating when missing) the database file at `path` and migrates it to the current schema.
+    /// Opens (creating when missing) the database file at `path` and migrates it to the current schema. A file
+    /// this call creates is readable and writable by its owner only (0600), and so are its `-wal` and `-shm`
+    /// files; an existing file keeps its mode.
     ///
     /// - Parameters:
     ///   - path: the file; its directory must exist.
@@ -49,6 +51,15 @@ public final class SQLiteDatabase: Sendable {
         self.path = path
         connection = Mutex(opened)
         queue = DispatchQueue(label: "authflow.sqlite")
+    }
+
+    /// Creates a fresh directory that only this user can enter (mode 0700) under the temporary directory
+    /// (`TMPDIR`, else `/tmp`) and returns its path, for a throwaway database such as the demo's: other local
+    /// users can neither read the database nor guess or pre-create its path.
+    ///
+    /// - Throws: ``StoreError`` `backendFailure` when the directory cannot be created.
+    public static func makePrivateDirectory(prefix: String) throws(StoreError) -> String {
+        try SQLiteConnection.makePrivateDirectory(prefix: prefix)
     }
 
     /// The database's schema version.

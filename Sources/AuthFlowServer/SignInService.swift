@@ -1,8 +1,9 @@
 public import AuthFlow
 public import AuthFlowHTTP
 public import AuthFlowJOSE
-public import AuthFlowSandbox
 import AuthFlowOIDC
+import AuthFlowSQLite
+public import AuthFlowSandbox
 import Foundation
 
 /// A running `authflow serve`: the sign-in server on its HTTP listener, its stores, and in sandbox mode the
@@ -58,9 +59,8 @@ public final class SignInService: Sendable {
                 sandbox = deployment.sandbox
                 configuration = deployment.configuration
                 if deployment.secretWasGenerated, storeSettings.kind == .sqlite {
-                    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-                        "authflow-demo-\(SandboxDeployment.hex(random.bytes(6))).sqlite"
-                    ).path
+                    // In a fresh 0700 directory: the file holds sessions and tokens, however short-lived.
+                    let path = try SQLiteDatabase.makePrivateDirectory(prefix: "authflow-demo-") + "/authflow.sqlite"
                     temporaryDatabase = path
                     storeSettings = StoreSettings(kind: .sqlite, path: path)
                 }
@@ -101,5 +101,6 @@ public final class SignInService: Sendable {
 
     static func removeDatabase(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
 }
