@@ -35,10 +35,9 @@ struct RunningChildTests {
 
     @Test func readLineTimesOutWhenNothingComes() throws {
         let child = try ChildProcess.start(executable: "/bin/sleep", arguments: ["30"])
-        let start = ContinuousClock.now
+        // `timed_out` is the event: without the timeout the read would end with `sleep` (nil at end of output).
         let error = #expect(throws: ChildProcessError.self) { try child.readLine(timeout: 0.3) }
         #expect(error?.code == "timed_out")
-        #expect(ContinuousClock.now - start < .seconds(10))
         #expect(child.kill() == .signaled(SIGKILL))
     }
 
