@@ -71,15 +71,15 @@ struct ChildProcessTests {
     }
 
     @Test func killsTheChildAtTheTimeout() throws {
-        // SIGKILL and `timedOut` are the events: `sleep 30` ends on its own with status 0, never by a signal.
-        let output = try Self.shell("echo started; exec sleep 30", timeout: 0.5)
+        // SIGKILL and `timedOut` are the events: `sleep 600` ends on its own with status 0, never by a signal.
+        let output = try Self.shell("echo started; exec sleep 600", timeout: 0.5)
         #expect(output.timedOut)
         #expect(output.termination == .signaled(SIGKILL))
         #expect(output.stdoutText == "started\n")
         // In a group of its own, the whole group is killed, so no grandchild keeps the pipes open: the
         // grandchild is gone (or a zombie awaiting its reaper) once `run` returns.
         let group = try ChildProcess.run(
-            executable: "/bin/sh", arguments: ["-c", "sleep 30 & echo $!; wait"], timeout: 0.5,
+            executable: "/bin/sh", arguments: ["-c", "sleep 600 & echo $!; wait"], timeout: 0.5,
             newProcessGroup: true)
         #expect(group.timedOut && group.termination == .signaled(SIGKILL))
         let grandchild = try #require(Int32(group.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -143,7 +143,7 @@ struct ChildProcessTests {
         defer { for fd in extra { close(fd) } }
         #expect(extra.allSatisfy { $0 > 2 })
         // A long-running child holds pipes in the parent meanwhile.
-        let server = try ChildProcess.start(executable: "/bin/sleep", arguments: ["30"], stdin: .pipe)
+        let server = try ChildProcess.start(executable: "/bin/sleep", arguments: ["600"], stdin: .pipe)
         defer { server.kill() }
         let output = try ChildProcess.run(executable: "/bin/ls", arguments: ["/proc/self/fd"])
         #expect(output.termination == .exited(0))
