@@ -77,12 +77,17 @@ struct ChildProcessTests {
         #expect(output.termination == .signaled(SIGKILL))
         #expect(output.stdoutText == "started\n")
         // In a group of its own, the whole group is killed, so no grandchild keeps the pipes open: the
-        // grandchild is gone (or a zombie awaiting its reaper) once `run` returns.
+        // grandchild dies too (gone, or a zombie awaiting its reaper; the SIGKILL lands within moments).
         let group = try ChildProcess.run(
             executable: "/bin/sh", arguments: ["-c", "sleep 600 & echo $!; wait"], timeout: 0.5,
             newProcessGroup: true)
         #expect(group.timedOut && group.termination == .signaled(SIGKILL))
         let grandchild = try #require(Int32(group.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        var polls = 0
+        while !Self.isGoneOrZombie(grandchild), polls < 400 {
+            usleep(25_000)
+            polls += 1
+        }
         #expect(Self.isGoneOrZombie(grandchild), "the grandchild \(grandchild) still runs")
         // A child that finishes in time is not reported as timed out.
         #expect(try !Self.shell("exit 0", timeout: 30).timedOut)
