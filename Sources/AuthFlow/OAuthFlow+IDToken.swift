@@ -23,10 +23,7 @@ extension OAuthFlow {
         appendTrace(
             .jwks, now: now, checks: [], roundTrip: fetchedFromProvider, outcome: .succeeded,
             detail: "\(keys.keys.count) key(s)\(fetchedFromProvider ? ", fetched" : ", cached")")
-        let checks = ClaimChecks(
-            issuers: provider.acceptedIssuers, audiences: Set(provider.audiences), nonce: exchange.record.nonce,
-            leeway: options.leeway)
-        let verifier = JWTVerifier(allowedAlgorithms: provider.idTokenAlgorithms, checks: checks)
+        let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: exchange.record.nonce)
         let claims: JWTClaims
         do throws(JOSEError) {
             claims = try verifier.verify(idToken, keys: keys, now: now)

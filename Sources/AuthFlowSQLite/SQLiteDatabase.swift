@@ -53,15 +53,6 @@ public final class SQLiteDatabase: Sendable {
         queue = DispatchQueue(label: "authflow.sqlite")
     }
 
-    /// Creates a fresh directory that only this user can enter (mode 0700) under the temporary directory
-    /// (`TMPDIR`, else `/tmp`) and returns its path, for a throwaway database such as the demo's: other local
-    /// users can neither read the database nor guess or pre-create its path.
-    ///
-    /// - Throws: ``StoreError`` `backendFailure` when the directory cannot be created.
-    public static func makePrivateDirectory(prefix: String) throws(StoreError) -> String {
-        try SQLiteConnection.makePrivateDirectory(prefix: prefix)
-    }
-
     /// The database's schema version.
     ///
     /// - Throws: ``StoreError`` when the database cannot be read.

@@ -17,19 +17,25 @@ extension SignInServer {
         /// Which providers' verified emails may link a first sign-in to the one user holding exactly that verified
         /// email (see ``AuthFlow/EmailLinkPolicy``).
         public var linkByVerifiedEmail: EmailLinkPolicy
-        /// Serve the demo home page at `/` and the capability matrix at `/matrix` (sandbox mode).
-        public var demoPage: Bool
+        /// Keep the traces of recent sign-ins (bounded, in memory) for ``SignInServer/signedInUser(_:)``, which
+        /// the sandbox demo page shows.
+        public var keepsTraces: Bool
         /// The sign-in flow's tunables (flow lifetime, leeway).
         public var flow: OAuthFlow.Options
         /// The largest Apple notification body accepted, in bytes.
         public var maximumNotificationBytes: Int
         /// How long Apple's first-login name waits for a successful sign-in, in seconds.
         public var pendingProfileTTL: Double
+        /// How long, in seconds, a session found valid may answer `GET /auth/check` and `GET /auth/session`
+        /// without reading the stores again (1 by default; 0 reads them on every request). Revocations
+        /// handled by this server take effect on the next request regardless; this bounds how late a
+        /// revocation made by another instance sharing the stores is seen (see docs/server.md).
+        public var sessionCacheLifetime: Double = 1
 
         /// Creates options with the hardened defaults.
         public init(
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
-            signup: Bool = true, linkByVerifiedEmail: EmailLinkPolicy = .off, demoPage: Bool = false,
+            signup: Bool = true, linkByVerifiedEmail: EmailLinkPolicy = .off, keepsTraces: Bool = false,
             flow: OAuthFlow.Options = .init(),
             maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 3600
         ) {
@@ -41,7 +47,7 @@ extension SignInServer {
             self.sessionTTL = sessionTTL
             self.signup = signup
             self.linkByVerifiedEmail = linkByVerifiedEmail
-            self.demoPage = demoPage
+            self.keepsTraces = keepsTraces
             self.flow = flow
             self.maximumNotificationBytes = maximumNotificationBytes
             self.pendingProfileTTL = pendingProfileTTL

@@ -17,8 +17,10 @@ import Foundation
 ///
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
-/// `POST /auth/account/delete`, `POST /auth/apple/notifications`, `GET /healthz`, and with
-/// ``Options/demoPage`` the demo home page `GET /` and the capability matrix `GET /matrix`.
+/// `POST /auth/account/delete`, `GET /healthz`, and the event endpoints provider plugins declare under
+/// `/auth/{provider}/` (``AuthFlow/ProviderEventEndpoint``: Apple's notifications, Facebook's data deletion,
+/// Google RISC, OIDC back-channel logout). An app serves its own pages next to these with
+/// ``signedInUser(_:)`` and ``respond(to:with:)``.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
     public let providers: [String: ResolvedProvider]
@@ -37,9 +39,11 @@ public final class SignInServer: Sendable {
     let flowCookie: FlowCookie
     let returnToPolicy: ReturnToPolicy
     let originCheck: OriginCheck
-    /// The providers' JWKS caches, shared by sign-in and Apple's notification endpoint.
+    /// The providers' JWKS caches, shared by sign-in and the provider event endpoints.
     let keySets: ProviderKeySets
     let traces = TraceLog()
+    /// Sessions recently found valid (see ``Options/sessionCacheLifetime``).
+    let sessionCache: SessionCache
 
     /// Creates a server over resolved providers.
     ///
@@ -75,6 +79,7 @@ public final class SignInServer: Sendable {
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
         self.originCheck = OriginCheck(publicURL: options.publicURL)
         self.keySets = keySets
+        self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
     }
 
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
@@ -85,10 +90,10 @@ public final class SignInServer: Sendable {
     public convenience init(
         configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        logger: any ServerLogger = SilentLogger(), demoPage: Bool = false
+        logger: any ServerLogger = SilentLogger(), keepsTraces: Bool = false
     ) throws(ConfigurationError) {
         var options = try Options(configuration: configuration)
-        options.demoPage = demoPage
+        options.keepsTraces = keepsTraces
         let providers = try registry.resolve(configuration)
         self.init(
             options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
@@ -98,16 +103,43 @@ public final class SignInServer: Sendable {
     /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
     /// client prefers it) with status 400, 401, 403, 404, 405 or 503.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await respond(to: request, with: route)
+    }
+
+    /// Answers `request` with `page` the way the server answers its own routes: a thrown ``ServerError``
+    /// becomes the server's error response (JSON, or HTML when the client prefers it), and the response gets
+    /// the server's security headers (`nosniff`, `DENY` framing, `same-origin` referrer, `no-store`) unless
+    /// `page` set them.
+    public func respond(
+        to request: HTTPServerRequest,
+        with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
         let response: HTTPServerResponse
         do throws(ServerError) {
-            response = try await route(request)
+            response = try await page(request)
         } catch {
             if error.status >= 500 {
                 logger.log(.error, "request failed", metadata: ["code": error.code.rawValue, "path": request.path])
             }
             response = ResponseFactory.error(error, accept: request.headers["Accept"])
         }
+        // After the route finished (and committed whatever it changed): cached sessions are re-read.
+        if !Self.leavesSessionsAlone(request) { sessionCache.invalidateAll() }
         return ResponseFactory.secured(response)
+    }
+
+    /// Whether `request` is one of the routes that change no session or account: the check, the session
+    /// info, health, the demo pages and sign-in starts (GET or HEAD). Every other request empties the
+    /// session cache once answered.
+    static func leavesSessionsAlone(_ request: HTTPServerRequest) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD" else { return false }
+        switch request.path {
+        case "/auth/check", "/auth/session", "/healthz", "/", "/matrix":
+            return true
+        default:
+            let segments = segments(of: request.path)
+            return segments.count == 3 && segments[0] == "auth" && ["login", "register", "link"].contains(segments[2])
+        }
     }
 
     private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
@@ -121,13 +153,6 @@ public final class SignInServer: Sendable {
             }
         }
         switch segments {
-        case [""] where options.demoPage:
-            try only("GET")
-            if let redirect = publicOriginRedirect(request) { return redirect }
-            return try await homePage(request)
-        case ["matrix"] where options.demoPage:
-            try only("GET")
-            return matrixPage()
         case ["healthz"]:
             try only("GET")
             return await health()
@@ -143,12 +168,10 @@ public final class SignInServer: Sendable {
         case ["auth", "account", "delete"]:
             try only("POST")
             return try await deleteAccount(request)
-        case ["auth", "apple", "notifications"]:
-            try only("POST")
-            return try await appleNotification(request)
-        case let path where path.count == 3 && path[0] == "auth":
+        case let path where path.count >= 3 && path[0] == "auth":
             let name = path[1]
-            switch path[2] {
+            // The server's own routes come first: a plugin's event endpoint never shadows them.
+            switch path.count == 3 ? path[2] : "" {
             case "login", "register", "link":
                 try only("GET")
                 let intent = SignInIntent(rawValue: path[2]) ?? .login
@@ -160,7 +183,12 @@ public final class SignInServer: Sendable {
                 try only("POST")
                 return try await disconnect(request, provider: name)
             default:
-                break
+                if let (provider, endpoint, parameters) = try eventEndpoint(
+                    provider: name, segments: Array(path.dropFirst(2)), method: method)
+                {
+                    return try await providerEvent(
+                        request, provider: provider, endpoint: endpoint, parameters: parameters)
+                }
             }
         default:
             break
@@ -181,9 +209,10 @@ public final class SignInServer: Sendable {
         return provider
     }
 
-    /// A redirect to the public URL when the demo page is opened under another host (e.g. the listen address
-    /// `127.0.0.1` instead of `localhost`): cookies and redirect URIs belong to the public URL.
-    func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+    /// A redirect to the public URL's `/` when `request` arrived under another host (e.g. the listen address
+    /// `127.0.0.1` instead of `localhost`), since cookies and redirect URIs belong to the public URL; `nil`
+    /// when it arrived under the public URL's host.
+    public func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         guard let host = request.headers["Host"]?.lowercased(),
             let publicOrigin = ReturnToPolicy.origin(of: options.publicURL),
             let scheme = publicOrigin.range(of: "://")

@@ -42,17 +42,4 @@ import Testing
         #expect(value == .integer(7))
         #expect(try Self.mode(path) == 0o640)
     }
-
-    @Test func thePrivateDirectoryIsOwnerOnlyAndFresh() throws {
-        let first = try SQLiteDatabase.makePrivateDirectory(prefix: "authflow-test-")
-        let second = try SQLiteDatabase.makePrivateDirectory(prefix: "authflow-test-")
-        defer {
-            try? FileManager.default.removeItem(atPath: first)
-            try? FileManager.default.removeItem(atPath: second)
-        }
-        #expect(first != second)
-        #expect(try Self.mode(first) == 0o700)
-        var isDirectory: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: first, isDirectory: &isDirectory) && isDirectory.boolValue)
-    }
 }

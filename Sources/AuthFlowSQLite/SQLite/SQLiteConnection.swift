@@ -51,22 +51,6 @@ final class SQLiteConnection {
         }
     }
 
-    /// Creates a fresh directory only the owner can enter (mode 0700, `mkdtemp`) under the system's temporary
-    /// directory, for a throwaway database.
-    static func makePrivateDirectory(prefix: String) throws(StoreError) -> String {
-        var base = getenv("TMPDIR").map { String(cString: $0) } ?? ""
-        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
-        if base.isEmpty { base = "/tmp" }
-        var template = Array((base + "/" + prefix + "XXXXXX").utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-        guard created != nil else {
-            throw StoreError(
-                .backendFailure, "cannot create a private directory under \(base): \(String(cString: strerror(errno)))",
-                operation: "open")
-        }
-        return String(cString: template)
-    }
-
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
@@ -44,6 +45,8 @@ final class TestDeployment: Sendable {
         var faults: FaultyProvider? = nil
         /// The server's HTTP client timeout in seconds (libcurl's default client when `nil`).
         var httpTimeout: Double? = nil
+        /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
+        var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
     }
 
     private init(
@@ -75,7 +78,7 @@ final class TestDeployment: Sendable {
         let box = Mutex<SignInServer?>(nil)
         let http = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
             guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
-            return await server.handle(request)
+            return await DemoSite(server: server, sandbox: sandbox).handle(request)
         }
         let port = try http.start()
         let appURL = "http://localhost:\(port)"
@@ -93,15 +96,18 @@ final class TestDeployment: Sendable {
                 linkByVerifiedEmail: settings.linkByVerifiedEmail),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
+        var configuration = deployment.configuration
+        var registry = ProviderRegistry.standard
+        if let adapt = settings.adapt { (configuration, registry) = try adapt(configuration, sandbox) }
         let stores = try settings.stores?(clock) ?? .memory(clock: clock)
         let server = try SignInServer(
-            configuration: deployment.configuration, registry: .standard, stores: stores,
+            configuration: configuration, registry: registry, stores: stores,
             httpClient: settings.httpTimeout.map { CurlHTTPClient(configuration: .init(defaultTimeout: $0)) }
-                ?? CurlHTTPClient(), clock: clock, demoPage: true)
+                ?? CurlHTTPClient(), clock: clock, keepsTraces: true)
         box.withLock { $0 = server }
         return TestDeployment(
             sandbox: sandbox, server: server, stores: stores, clock: clock, appURL: appURL,
-            configuration: deployment.configuration, http: http)
+            configuration: configuration, http: http)
     }
 
     static let clientIDs = [
