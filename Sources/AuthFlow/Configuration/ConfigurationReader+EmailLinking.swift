@@ -27,7 +27,7 @@ extension ConfigurationReader {
             var message =
                 "expected the name of a provider configured under providers: in server.link_by_verified_email, "
                 + "found \(YAMLError.quote(scalar.value))"
-            if let suggestion = KeySuggestion.nearest(to: scalar.value, in: known) {
+            if let suggestion = EditDistance.nearest(to: scalar.value, in: known) {
                 message += "; did you mean \(YAMLError.quote(suggestion))?"
             } else if !known.isEmpty {
                 message += "; configured providers: " + known.joined(separator: ", ")
