@@ -21,3 +21,9 @@ swift test
 # The black-box end-to-end suite (Tests/e2e): the freshly built `authflow` started as a process
 # (`serve --sandbox`, `demo`), driven over HTTP and through headless Chromium. Any failure fails the script.
 AUTHFLOW_BIN="$(swift build --show-bin-path)/authflow" .venv/bin/python -m pytest -q Tests/e2e
+
+# `swift package capability-matrix` from a clean clone of the committed tree, offline.
+Tests/AuthFlowMatrixTests/plugin-clean-clone.sh
+
+# Every fuzz harness briefly on its seed corpus (about a minute in all); scripts/fuzz.sh 600 for the long run.
+scripts/fuzz.sh 6

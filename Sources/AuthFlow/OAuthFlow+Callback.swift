@@ -128,7 +128,14 @@ extension OAuthFlow {
         }
         checks.append("no_provider_error")
         // Unsigned extras are read only once the callback is known to belong to this browser's flow.
-        let profile = provider.plugin.unverifiedProfile(from: callback.parameters, provider: provider)
+        let profile: UnverifiedProfile?
+        do throws(SignInError) {
+            profile = try provider.plugin.unverifiedProfile(from: callback.parameters, provider: provider)
+        } catch {
+            var failure = error
+            failure.provider = failure.provider ?? provider.name
+            return fail(.callback, failure, now: now, checks: checks)
+        }
         let codes = callback.parameters.count("code")
         guard codes == 1, let code = callback.parameters.value("code"), !code.isEmpty else {
             return fail(

@@ -7,7 +7,7 @@ extension OAuthFlow {
     /// Verification follows DESIGN §2 through AuthFlowJOSE: size cap, strict base64url, header, key by
     /// `kid` with the algorithm from the key and the plugin's allow-list (never `none` or HMAC), signature
     /// over the raw bytes, then `iss` (the plugin's accepted issuers), `aud` (client_id plus `audiences:`,
-    /// `azp` when several), `exp`/`nbf`/`iat` with the leeway, and the nonce. On an unknown `kid` the flow
+    /// `azp` when present or several), `exp`/`nbf`/`iat` with the leeway, and the nonce. On an unknown `kid` the flow
     /// asks once for a forced JWKS refetch before failing.
     ///
     /// - Parameters:
@@ -23,8 +23,7 @@ extension OAuthFlow {
         appendTrace(
             .jwks, now: now, checks: [], roundTrip: fetchedFromProvider, outcome: .succeeded,
             detail: "\(keys.keys.count) key(s)\(fetchedFromProvider ? ", fetched" : ", cached")")
-        let required = provider.plugin.noncePolicy == .required
-        let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: required ? exchange.record.nonce : nil)
+        let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: exchange.record.nonce)
         let claims: JWTClaims
         do throws(JOSEError) {
             claims = try verifier.verify(idToken, keys: keys, now: now)
@@ -55,15 +54,8 @@ extension OAuthFlow {
                 now: now)
         }
         var passed = ["signature", "iss", "aud"]
-        if claims.audience.count > 1 { passed.append("azp") }
-        passed += ["exp", "nbf", "iat"]
-        if required {
-            passed.append("nonce")
-        } else if let failure = Self.checkNonceWhenSupported(claims, expected: exchange.record.nonce) {
-            return fail(.idTokenVerification, failure, now: now, checks: passed)
-        } else {
-            passed.append("nonce")
-        }
+        if claims.audience.count > 1 || claims.authorizedParty != nil { passed.append("azp") }
+        passed += ["exp", "nbf", "iat", "nonce"]
         appendTrace(.idTokenVerification, now: now, checks: passed, roundTrip: false, outcome: .succeeded)
         if provider.plugin.fetchesUserinfoWithIDToken {
             return requestUserinfo(exchange, tokens, idTokenClaims: claims, now: now)
@@ -75,26 +67,6 @@ extension OAuthFlow {
             return fail(.complete, error, now: now)
         }
         return complete(exchange, tokens, identity, now: now)
-    }
-
-    /// Apple's rule: the nonce is mandatory when `nonce_supported` is `true` or `"true"`; a present nonce
-    /// must match either way.
-    static func checkNonceWhenSupported(_ claims: JWTClaims, expected: String?) -> SignInError? {
-        let supported = claims.flag("nonce_supported") ?? false
-        switch (claims.nonce, expected) {
-        case (let found?, let expected?) where found == expected:
-            return nil
-        case (nil, _) where !supported:
-            return nil
-        case (nil, _):
-            return SignInError(
-                .idTokenInvalid, "expected a nonce claim (the token says nonce_supported), found none",
-                joseCode: .missingClaim, claim: "nonce")
-        default:
-            return SignInError(
-                .idTokenInvalid, "expected the nonce sent with the authorization request, found another value",
-                joseCode: .nonceMismatch, claim: "nonce")
-        }
     }
 
     mutating func complete(_ exchange: Exchange, _ tokens: TokenSet, _ identity: VerifiedIdentity, now: Date)

@@ -113,7 +113,11 @@ public protocol ProviderPlugin: Sendable {
     func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError) -> VerifiedIdentity
 
     /// Reads unsigned profile data from the callback (Apple's first-login `user` field); `nil` when none.
-    func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile?
+    ///
+    /// - Throws: ``SignInError`` with `invalid_user_field` when the data is present but unreadable; the
+    ///   sign-in is then refused before anything is stored.
+    func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) throws(SignInError)
+        -> UnverifiedProfile?
 
     /// The endpoints under `/auth/{name}/` where the provider sends its server-to-server events (Apple's
     /// notifications, Facebook's data deletion, Google RISC, back-channel logout); none by default.

@@ -61,6 +61,9 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalid_request")
         /// The state machine received an event it was not waiting for (a driver bug, not user input).
         public static let unexpectedEvent = Code(rawValue: "unexpected_event")
+        /// Unsigned profile data in the callback (Apple's `user` field) is not valid UTF-8 or not the expected
+        /// JSON; the sign-in is refused and nothing is stored.
+        public static let invalidUserField = Code(rawValue: "invalid_user_field")
     }
 
     /// The stable error code.
@@ -102,7 +105,8 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         switch code {
         case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch: 403
         case .flowStoreUnavailable: 503
-        case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest:
+        case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest,
+            .invalidUserField:
             400
         default: 401
         }

@@ -7,14 +7,14 @@ public import Foundation
 /// Facts (PROVIDERS.md §1): issuer `https://appleid.apple.com`; RS256 id_tokens from `/auth/keys`;
 /// `client_secret_post` only, the secret being a JWT signed with the team's `.p8` key (minted fresh for
 /// each request); `response_mode=form_post` is mandatory when the `name` or `email` scope is requested;
-/// PKCE is undocumented; no userinfo endpoint. The nonce is mandatory when the token says
-/// `nonce_supported`; `email_verified`, `is_private_email` and `nonce_supported` arrive as `true` or
+/// PKCE is undocumented; no userinfo endpoint. AuthFlow always sends a nonce, so the id_token must carry it
+/// whatever its `nonce_supported` says; `email_verified` and `is_private_email` arrive as `true` or
 /// `"true"`. The first-login `user` form field is unsigned: its name is handed out as an
-/// ``UnverifiedProfile``, its email is ignored.
+/// ``UnverifiedProfile``, its email is ignored; an unreadable one refuses the sign-in.
 public struct ApplePlugin: ProviderPlugin {
     /// Apple's id_token issuer.
     public static let issuer = "https://appleid.apple.com"
-    /// The largest `user` form field read (bytes); larger ones are ignored.
+    /// The largest `user` form field read (bytes); a larger one refuses the sign-in (`invalid_user_field`).
     public static let maximumUserFieldBytes = 8 * 1024
 
     /// Creates the plugin.
@@ -61,9 +61,6 @@ public struct ApplePlugin: ProviderPlugin {
 
     /// RS256 only (ES256 is for the client secret Apple receives, not for the tokens it signs).
     public var idTokenAlgorithms: Set<JWSAlgorithm> { [.rs256] }
-
-    /// Mandatory when the token says `nonce_supported`.
-    public var noncePolicy: NoncePolicy { .requiredWhenNonceSupported }
 
     /// An ES256 JWT as `client_secret` in the POST body.
     public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .es256ClientSecretJWT }
@@ -140,18 +137,42 @@ public struct ApplePlugin: ProviderPlugin {
     }
 
     /// The name from Apple's first-login `user` field (`{"name":{"firstName","lastName"},"email"}`); the
-    /// email there is ignored. `nil` when absent, oversized or not that JSON shape.
+    /// email there is ignored. `nil` when the field is absent or carries no name.
+    ///
+    /// - Throws: ``SignInError`` with `invalid_user_field` when the field repeats, is larger than
+    ///   ``maximumUserFieldBytes``, held bytes that are not UTF-8 (the form decoder turns them into U+FFFD,
+    ///   which Apple's JSON never carries unescaped), is not a JSON object, or has a `name` that is not an
+    ///   object of strings. Refusing keeps a garbled name from ever reaching the store.
     public func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider)
-        -> UnverifiedProfile?
+        throws(SignInError) -> UnverifiedProfile?
     {
-        guard parameters.count("user") == 1, let text = parameters.value("user"),
-            text.utf8.count <= Self.maximumUserFieldBytes,
-            let json = try? JSONValue.parse(Array(text.utf8)),
-            let name = json["name"]?.objectValue
-        else { return nil }
-        let first = name["firstName"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        let last = name["lastName"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        guard first != nil || last != nil else { return nil }
-        return UnverifiedProfile(provider: provider.name, firstName: first, lastName: last)
+        let count = parameters.count("user")
+        guard count > 0, let text = parameters.value("user") else { return nil }
+        func refuse(_ found: String) -> SignInError {
+            SignInError(
+                .invalidUserField, "expected Apple's user field to be one UTF-8 JSON object, found \(found)",
+                provider: provider.name)
+        }
+        guard count == 1 else { throw refuse("\(count) user fields") }
+        guard text.utf8.count <= Self.maximumUserFieldBytes else {
+            throw refuse("more than \(Self.maximumUserFieldBytes) bytes")
+        }
+        guard !text.unicodeScalars.contains("\u{FFFD}") else { throw refuse("bytes that are not UTF-8") }
+        guard let json = try? JSONValue.parse(Array(text.utf8)), json.objectValue != nil else {
+            throw refuse("text that is not a JSON object")
+        }
+        guard let nameValue = json["name"] else { return nil }
+        guard let name = nameValue.objectValue else { throw refuse("a name that is not an object") }
+        var parts: [String?] = []
+        for key in ["firstName", "lastName"] {
+            guard let value = name[key], value != .null else {
+                parts.append(nil)
+                continue
+            }
+            guard let string = value.stringValue else { throw refuse("a \(key) that is not a string") }
+            parts.append(string.isEmpty ? nil : string)
+        }
+        guard parts[0] != nil || parts[1] != nil else { return nil }
+        return UnverifiedProfile(provider: provider.name, firstName: parts[0], lastName: parts[1])
     }
 }

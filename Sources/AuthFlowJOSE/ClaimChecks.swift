@@ -55,8 +55,8 @@ public struct ClaimChecks: Sendable {
         }
     }
 
-    /// `aud` (a string or an array of strings) must contain one of `accepted`; with several
-    /// audiences, `azp` must be present and be one of `accepted`.
+    /// `aud` (a string or an array of strings) must contain one of `accepted`; `azp`, when present,
+    /// must be one of `accepted`, and with several audiences it must be present.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.audienceMismatch`,
     ///   `.authorizedPartyMismatch`.
     public static func checkAudience(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
@@ -90,11 +90,13 @@ public struct ClaimChecks: Sendable {
             }
             authorizedParty = string
         }
-        if audiences.count > 1 {
-            guard let authorizedParty else {
-                throw JOSEError(
-                    .missingClaim, "expected an 'azp' claim because 'aud' has several values, found none", claim: "azp")
-            }
+        if audiences.count > 1, authorizedParty == nil {
+            throw JOSEError(
+                .missingClaim, "expected an 'azp' claim because 'aud' has several values, found none", claim: "azp")
+        }
+        // Checked whenever present (OpenID Connect Core §3.1.3.7): a token issued to another party is refused
+        // even when it names this client as its only audience.
+        if let authorizedParty {
             guard accepted.contains(authorizedParty) else {
                 throw JOSEError(
                     .authorizedPartyMismatch, "expected 'azp' to be \(list(accepted)), found another value",

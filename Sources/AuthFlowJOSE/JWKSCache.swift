@@ -6,10 +6,10 @@ import Foundation
 ///   (`defaultTTL` when there is none).
 /// - A token with an unknown `kid` (or, without `kid`, no fitting key) triggers one refetch and
 ///   one retry, at most once per `refetchInterval`, however many such tokens arrive.
-/// - While the endpoint fails, the last good set keeps being served; new attempts are spaced
-///   by `refetchInterval`. With no good set yet, ``keySet()`` throws `.jwksUnavailable`, and
-///   attempts are spaced the same way: within `refetchInterval` of a failed first fetch it throws
-///   without fetching, so anonymous requests cannot make the server hammer a failing endpoint.
+/// - While the endpoint fails, the last good set keeps being served for at most `maximumStaleness`
+///   seconds past its expiry; new attempts are spaced by `refetchInterval`. With no good set yet, or
+///   one older than that bound, ``keySet()`` throws `.jwksUnavailable` (a provider that rotated its keys
+///   out because one leaked must not stay trusted forever by an instance that cannot reach it).
 /// - Fetched sets are public-key only: `oct` keys are skipped, unknown key types are skipped.
 /// - Concurrent callers share one fetch.
 ///
@@ -20,6 +20,7 @@ public actor JWKSCache {
     private let maximumTTL: Double
     private let defaultTTL: Double
     private let refetchInterval: Double
+    private let maximumStaleness: Double
     private let fetch: @Sendable () async throws -> JWKSFetchResult
     private let observer: any JWKSCacheObserver
 
@@ -33,11 +34,15 @@ public actor JWKSCache {
     /// How many times the fetch closure has been called.
     public private(set) var fetchCount = 0
 
+    /// How long past its expiry a cached set is served while the endpoint fails: 24 hours.
+    public static let defaultMaximumStaleness: Double = 86_400
+
     /// Creates an empty cache; nothing is fetched until a key set is needed. `observer` hears of every fetch
     /// (with its reason) and every stale set served.
     public init(
         clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
-        refetchInterval: Double = 10, observer: any JWKSCacheObserver = NoJWKSCacheObserver(),
+        refetchInterval: Double = 10, maximumStaleness: Double = JWKSCache.defaultMaximumStaleness,
+        observer: any JWKSCacheObserver = NoJWKSCacheObserver(),
         fetch: @escaping @Sendable () async throws -> JWKSFetchResult
     ) {
         self.observer = observer
@@ -46,6 +51,7 @@ public actor JWKSCache {
         self.maximumTTL = max(maximumTTL, minimumTTL)
         self.defaultTTL = defaultTTL
         self.refetchInterval = refetchInterval
+        self.maximumStaleness = max(0, maximumStaleness)
         self.fetch = fetch
     }
 
@@ -56,7 +62,9 @@ public actor JWKSCache {
         let now = clock.now()
         if let current {
             if now < expiresAt { return current }
-            if lastAttemptFailed, let lastAttempt, now.timeIntervalSince(lastAttempt) < refetchInterval {
+            if lastAttemptFailed, let lastAttempt, now.timeIntervalSince(lastAttempt) < refetchInterval,
+                isUsableWhenStale(now)
+            {
                 observer.jwksStaleServed()
                 return current
             }
@@ -127,13 +135,18 @@ public actor JWKSCache {
             return set
         } catch {
             if storing { lastAttemptFailed = true }
-            if let current {
+            if let current, isUsableWhenStale(clock.now()) {
                 if storing { observer.jwksStaleServed() }
                 return current
             }
             let reason = (error as? JOSEError).map { "the document was unusable (\($0.code))" } ?? "the fetch failed"
-            throw JOSEError(
-                .jwksUnavailable, "expected a JWK Set from the provider, but \(reason) and no earlier set is cached")
+            let cached = current == nil ? "no earlier set is cached" : "the cached set is past its staleness bound"
+            throw JOSEError(.jwksUnavailable, "expected a JWK Set from the provider, but \(reason) and \(cached)")
         }
+    }
+
+    /// Whether the cached set may still be served at `now` although a refresh failed.
+    private func isUsableWhenStale(_ now: Date) -> Bool {
+        now.timeIntervalSince(expiresAt) < maximumStaleness
     }
 }

@@ -1,3 +1,4 @@
+import AuthFlow
 import Foundation
 
 /// The URL rule for issuers and endpoints learnt from discovery: absolute `https://`, or `http://` on a
@@ -24,16 +25,7 @@ enum DiscoveryURL {
     }
 
     /// Whether `host` is `localhost`, an address in `127.0.0.0/8`, or `::1` (with or without brackets).
-    static func isLoopback(_ host: String) -> Bool {
-        let lowered = host.lowercased()
-        if lowered == "localhost" || lowered == "::1" || lowered == "[::1]" { return true }
-        let octets = lowered.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets[0] == "127" else { return false }
-        return octets.allSatisfy { octet in
-            !octet.isEmpty && octet.count <= 3 && octet.allSatisfy(\.isASCII) && octet.allSatisfy(\.isNumber)
-                && (Int(octet) ?? 256) <= 255
-        }
-    }
+    static func isLoopback(_ host: String) -> Bool { LoopbackHost.contains(host) }
 
     /// The discovery document URL of `issuer`: a terminating `/` removed, then
     /// `/.well-known/openid-configuration` appended (OpenID Connect Discovery §4).

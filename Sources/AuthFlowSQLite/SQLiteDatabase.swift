@@ -26,7 +26,9 @@ public final class SQLiteDatabase: Sendable {
     private let connection: Mutex<SQLiteConnection>
     private let queue: DispatchQueue
 
-    /// Opens (creating when missing) the database file at `path` and migrates it to the current schema.
+    /// Opens (creating when missing) the database file at `path` and migrates it to the current schema. A file
+    /// this call creates is readable and writable by its owner only (0600), and so are its `-wal` and `-shm`
+    /// files; an existing file keeps its mode.
     ///
     /// - Parameters:
     ///   - path: the file; its directory must exist.

@@ -7,7 +7,8 @@ extension SignInServer {
     /// stored profile with the verified values.
     ///
     /// - `login`: an existing identity signs in (refused when disabled); a new one links to the single user
-    ///   with the same verified email when `link_by_verified_email` is on, else creates a user unless
+    ///   with exactly the same verified email (``AuthFlow/EmailLinkPolicy/matches(_:_:)``) when
+    ///   `link_by_verified_email` allows this provider, else creates a user unless
     ///   `signup` is off (`signup_disabled`).
     /// - `register`: refuses an identity that already has a user (`account_exists`).
     /// - `link`: attaches the identity to the signed-in user (`not_signed_in` without a session,
@@ -38,9 +39,17 @@ extension SignInServer {
                     try await accounts.updateIdentityProfile(update, for: key)
                 }
             }
-            if options.linkByVerifiedEmail, verified.emailVerified, let email = verified.email {
+            if options.linkByVerifiedEmail.allows(provider: result.provider), verified.emailVerified,
+                let email = verified.email
+            {
+                // The store narrows by its own (looser) normalization; only exact matches count.
                 let matches = try await storing("find users by verified email") { () async throws(StoreError) in
                     try await accounts.users(withVerifiedEmail: email)
+                }.filter { user in
+                    user.identities.contains { identity in
+                        identity.emailVerified && !identity.isDisabled
+                            && identity.email.map { EmailLinkPolicy.matches($0, email) } ?? false
+                    }
                 }
                 if matches.count == 1, let user = matches.first {
                     logger.log(.info, "linked by verified email", metadata: ["provider": result.provider])

@@ -115,9 +115,13 @@ extension SignInServer {
         let action = "/auth/\(provider.name)/callback"
         let targets = returnToPolicy.origins.sorted()
         logger.log(.debug, "cross-site callback bounced to the app's origin", metadata: ["provider": provider.name])
-        return ResponseFactory.html(
+        var response = ResponseFactory.html(
             BouncePage.page(action: action, fields: fields),
             csp: BouncePage.contentSecurityPolicy(formTargets: targets))
+        // The re-POST carries the code and state: no Referer for it, and `Origin: null` is fine here (the
+        // callback checks Sec-Fetch-Site and the flow cookie, not Origin).
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
     }
 
     /// The most UTF-8 bytes kept of each part of a first-login name.

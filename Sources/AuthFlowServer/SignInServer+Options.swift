@@ -14,8 +14,9 @@ extension SignInServer {
         public var sessionTTL: Double
         /// Whether a first sign-in creates a user.
         public var signup: Bool
-        /// Whether a first sign-in with a verified email that exactly one user has (verified) links to that user.
-        public var linkByVerifiedEmail: Bool
+        /// Which providers' verified emails may link a first sign-in to the one user holding exactly that verified
+        /// email (see ``AuthFlow/EmailLinkPolicy``).
+        public var linkByVerifiedEmail: EmailLinkPolicy
         /// Keep the traces of recent sign-ins (bounded, in memory) for ``SignInServer/signedInUser(_:)``, which
         /// the sandbox demo page shows.
         public var keepsTraces: Bool
@@ -38,7 +39,7 @@ extension SignInServer {
         /// Creates options with the hardened defaults.
         public init(
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
-            signup: Bool = true, linkByVerifiedEmail: Bool = false, keepsTraces: Bool = false,
+            signup: Bool = true, linkByVerifiedEmail: EmailLinkPolicy = .off, keepsTraces: Bool = false,
             flow: OAuthFlow.Options = .init(),
             maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 600,
             rateLimits: RateLimitSettings? = RateLimitSettings()

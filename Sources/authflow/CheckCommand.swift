@@ -46,7 +46,21 @@ enum CheckCommand {
             print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
             return 0
         } catch {
-            return report(error, path: path)
+            return report(await withResolutionIssues(error), path: path)
+        }
+    }
+
+    /// The read-stage issues of `error` together with what resolving the providers that could be read
+    /// refuses (a capability a plugin does not support, say), so one run shows every problem.
+    static func withResolutionIssues(_ readError: ConfigurationError) async -> ConfigurationError {
+        guard let readable = readError.readable, !readable.providers.isEmpty else { return readError }
+        do throws(ConfigurationError) {
+            _ = try await ConfigurationResolution.resolve(readable)
+            return readError
+        } catch {
+            var issues = readError.issues
+            for issue in error.issues where !issues.contains(issue) { issues.append(issue) }
+            return ConfigurationError(issues: issues)
         }
     }
 

@@ -1,17 +1,18 @@
+import AuthFlow
 import AuthFlowHTTP
 import Foundation
 
 /// Where `authflow token verify --jwks URL` fetches a key set from, and the fetch itself.
 enum JWKSLocation {
-    /// `https://` anywhere; `http://` only on loopback hosts, as for provider endpoints.
+    /// `https://` anywhere; `http://` only on a loopback host (``AuthFlow/LoopbackHost``: the parsed host is
+    /// exactly `localhost`, an IPv4 literal in 127.0.0.0/8 or `[::1]`), as for provider endpoints. A URL with
+    /// `user:password@` is refused either way (parsers disagree on where its host starts).
     static func isAllowed(_ url: String) -> Bool {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            let host = components.host?.lowercased(), !host.isEmpty
+            let host = components.host, !host.isEmpty, components.user == nil, components.password == nil
         else { return false }
         if scheme == "https" { return true }
-        guard scheme == "http" else { return false }
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+        return scheme == "http" && LoopbackHost.contains(host)
     }
 
     /// Fetches the document.

@@ -56,7 +56,8 @@ enum MatrixCommand {
             FileHandle.standardOutput.write(Data(matrix.render(format: format).utf8))
             return CommandIO.success
         } catch {
-            return CheckCommand.report(error, path: path)
+            // Exactly what `authflow check` prints for the same file.
+            return CheckCommand.report(await CheckCommand.withResolutionIssues(error), path: path)
         }
     }
 }

@@ -123,11 +123,14 @@ struct TokenCommandTests {
         }
     }
 
-    @Test func refusesPlainHTTPKeySetURLsOffLoopback() throws {
-        let result = try CLIRunner.authflow([
-            "token", "verify", "--jwks", "http://keys.example.com/jwks", try Self.token(),
-        ])
-        #expect(result.status == 2)
+    @Test(arguments: [
+        "http://keys.example.com/jwks", "http://127.attacker.example/jwks", "http://127.0.0.1.attacker.example/jwks",
+        "http://localhost.attacker.example/jwks", "http://127.0.0.1@attacker.example/jwks", "http://[::2]/jwks",
+        "http://127.0.0.256/jwks",
+    ])
+    func refusesPlainHTTPKeySetURLsOffLoopback(_ url: String) throws {
+        let result = try CLIRunner.authflow(["token", "verify", "--jwks", url, try Self.token()])
+        #expect(result.status == 2, "\(url)")
         #expect(result.stderr.contains("must be https://"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }

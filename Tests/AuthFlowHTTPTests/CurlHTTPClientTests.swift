@@ -80,24 +80,21 @@ struct CurlHTTPClientTests {
         }
     }
 
+    /// The typed `timeout` is the event: without it the peer's answer would arrive after 20 s, as a 200.
     @Test func timesOutWithTypedError() async throws {
         try await PeerServer.with { server in
             var request = HTTPClientRequest(url: server.base + "/sleep?seconds=20")
             request.timeout = 0.5
-            let started = Date()
             await expectError(.timeout) { try await client.send(request) }
-            #expect(Date().timeIntervalSince(started) < 10)
         }
     }
 
     @Test func defaultTimeoutApplies() async throws {
         try await PeerServer.with { server in
             let quick = CurlHTTPClient(configuration: .init(defaultTimeout: 0.4))
-            let started = Date()
             await expectError(.timeout) {
                 try await quick.send(HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
             }
-            #expect(Date().timeIntervalSince(started) < 10)
         }
     }
 
@@ -226,21 +223,19 @@ struct CurlHTTPClientTests {
         }
     }
 
+    /// The typed `cancelled` is the event: an uncancelled request would end after 20 s with a 200.
     @Test func cancellationAbortsTheTransfer() async throws {
         try await PeerServer.with { server in
-            let started = Date()
             let task = Task { try await client.send(HTTPClientRequest(url: server.base + "/sleep?seconds=20")) }
             try await Task.sleep(for: .milliseconds(200))
             task.cancel()
             await expectError(.cancelled) { try await task.value }
-            #expect(Date().timeIntervalSince(started) < 10)
             // An already-cancelled task fails at once, too.
             let early = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 return try await client.send(HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
             }
             await expectError(.cancelled) { try await early.value }
-            #expect(Date().timeIntervalSince(started) < 10)
         }
     }
 }

@@ -182,11 +182,8 @@ struct HTTPServerTests {
         let port = try server.start()
         let slow = Task { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=10000")) }
         try await Self.wait(for: started, toReach: 1)
-        let stopping = Date()
         await server.stop()
-        // Stopping takes the grace period plus at most a second to send the 503 — far less than the
-        // handler's 10 s, with room for a loaded machine.
-        #expect(Date().timeIntervalSince(stopping) < 5)
+        // The 503 is the event: had stop waited for the handler, its 200 would have arrived after 10 s.
         let response = try await slow.value
         #expect(response.status == 503)
         #expect(response.bodyText.contains("shutting_down"))
@@ -289,8 +286,11 @@ struct HTTPServerTests {
         do {
             port = try server.start()
         } catch {
-            // Only a machine without IPv6 loopback may refuse; anything else is a failure.
+            // Only a machine without IPv6 loopback may refuse, and not when CI requires every peer.
             #expect(!FileManager.default.fileExists(atPath: "/proc/net/if_inet6"), "\(error)")
+            #expect(
+                ProcessInfo.processInfo.environment["AUTHFLOW_REQUIRE_PEERS"] != "1",
+                "AUTHFLOW_REQUIRE_PEERS=1 but [::1] cannot be listened on: \(error)")
             return
         }
         let response = try await client.send(HTTPClientRequest(url: "http://[::1]:\(port)/remote"))

@@ -122,6 +122,26 @@ struct JWKSCacheTests {
         #expect(endpoint.calls == 3)
     }
 
+    @Test func stopsServingAStaleSetPastTheStalenessBound() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec], maxAge: 600)
+        let cache = JWKSCache(clock: clock, maximumStaleness: 3600, fetch: { try endpoint.fetch() })
+        _ = try await cache.verify(TestKeys.idToken(), with: verifier)
+        endpoint.fail(true)
+        // Expired 10 minutes after the fetch; stale but within the bound for another hour.
+        clock.advance(by: 600 + 3000)
+        #expect(try await cache.keySet().keys.count == 1)
+        #expect(endpoint.calls == 2)
+        clock.advance(by: 700)
+        let error = await #expect(throws: JOSEError.self) { try await cache.keySet() }
+        #expect(error?.code == .jwksUnavailable)
+        #expect(error?.message.contains("staleness bound") == true)
+        // The endpoint recovers: a fresh set is served again.
+        endpoint.fail(false)
+        clock.advance(by: 20)
+        #expect(try await cache.keySet().keys.count == 1)
+    }
+
     @Test func reportsUnavailableWithoutAnyGoodSet() async {
         let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
         endpoint.fail(true)

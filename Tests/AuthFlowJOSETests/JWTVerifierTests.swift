@@ -58,8 +58,16 @@ struct JWTVerifierTests {
         #expect(wrong?.code == .authorizedPartyMismatch)
         #expect(wrong?.claim == "azp")
         #expect(refusal(["aud": [.string(TestKeys.audience), "other"]])?.code == .missingClaim)
-        // With a single audience azp may name another client (Google's Android flows).
-        #expect(refusal(["azp": "android-client"]) == nil)
+    }
+
+    @Test func checksAuthorizedPartyWhenPresentWithASingleAudience() {
+        // A token issued to another party is refused even when this client is its only audience (an Android
+        // client of the same app is accepted by listing it under `audiences:`).
+        let other = refusal(["azp": "android-client"])
+        #expect(other?.code == .authorizedPartyMismatch)
+        #expect(other?.claim == "azp")
+        #expect(refusal(["azp": .string(TestKeys.audience)]) == nil)
+        #expect(refusal(["azp": 7])?.code == .invalidClaim)
     }
 
     @Test func refusesExpiredTokenBeyondLeeway() {

@@ -143,21 +143,20 @@ import Testing
         #expect(!result.identity.emailVerified)
     }
 
-    @Test func requiresTheNonceWhenNonceSupported() throws {
-        for supported: JSONValue in [true, "true"] {
+    @Test func refusesAMissingNonceWhateverNonceSupportedSays() throws {
+        for supported: JSONValue? in [nil, true, "true", false, "false"] {
             let action = try signIn(claims(["nonce": nil, "nonce_supported": supported]))
-            #expect(action.failure?.code == .idTokenInvalid)
+            #expect(action.failure?.code == .idTokenInvalid, "nonce_supported \(String(describing: supported))")
             #expect(action.failure?.joseCode == .missingClaim)
             #expect(action.failure?.claim == "nonce")
         }
     }
 
-    @Test func acceptsAMissingNonceWhenNotSupported() throws {
-        for supported: JSONValue? in [nil, false, "false"] {
-            guard case .complete = try signIn(claims(["nonce": nil, "nonce_supported": supported])) else {
-                Issue.record("expected completion without nonce_supported \(String(describing: supported))")
-                continue
-            }
+    @Test func checksAzpEvenWithASingleAudience() throws {
+        #expect(try signIn(claims(["azp": "com.attacker.app"])).failure?.joseCode == .authorizedPartyMismatch)
+        guard case .complete = try signIn(claims(["azp": "com.example.web"])) else {
+            Issue.record("expected completion when azp is this client")
+            return
         }
     }
 
@@ -185,16 +184,28 @@ import Testing
         #expect(!String(describing: profile).contains("forged"))
     }
 
-    @Test func ignoresMalformedOrOversizedUserFields() throws {
+    @Test func refusesMalformedOrOversizedUserFields() throws {
         let provider = try Fixtures.resolve(try Fixtures.apple())
         let cases = [
-            "not json", #"{"name":"Ada"}"#, #"{"email":"a@b.c"}"#, "[]",
+            "not json", #"{"name":"Ada"}"#, "[]", #"{"name":{"firstName":7}}"#,
+            "{\"name\":{\"firstName\":\"Ada\u{FFFD}\"}}",
             #"{"name":{"firstName":""# + String(repeating: "x", count: 9000) + #""}}"#,
         ]
         for text in cases {
             let (_, action, _) = Fixtures.exchange(provider, extra: [("user", text)])
+            #expect(action.failure?.code == .invalidUserField, "\(text.prefix(40))")
+            #expect(action.failure?.statusHint == 400)
+        }
+        let (_, twice, _) = Fixtures.exchange(provider, extra: [("user", "{}"), ("user", "{}")])
+        #expect(twice.failure?.code == .invalidUserField)
+    }
+
+    @Test func aUserFieldWithoutANameGivesNoProfile() throws {
+        let provider = try Fixtures.resolve(try Fixtures.apple())
+        for text in [#"{"email":"a@b.c"}"#, #"{"name":{"firstName":"","lastName":null}}"#] {
+            let (_, action, _) = Fixtures.exchange(provider, extra: [("user", text)])
             guard case .exchangeCode(let exchange) = action else {
-                Issue.record("a bad user field must not stop the sign-in, got \(action)")
+                Issue.record("a user field without a name must not stop the sign-in, got \(action)")
                 continue
             }
             #expect(exchange.unverifiedProfile == nil)
@@ -209,7 +220,10 @@ import Testing
             case .redirect(let redirect) = starter.start(
                 returnTo: nil, intent: .login, browserBinding: Fixtures.binding, secrets: Fixtures.secrets,
                 now: Fixtures.now)
-        else { return }
+        else {
+            Issue.record("expected the sign-in to start with a redirect")
+            return
+        }
         let action = flow.callbackReceived(
             method: .get, parameters: CallbackParameters([("code", "c"), ("state", Fixtures.secrets.state)]),
             flowRecord: redirect.record, now: Fixtures.now)

@@ -1,3 +1,4 @@
+import AuthFlowJOSE
 import AuthFlowTestSupport
 import Foundation
 import Testing
@@ -79,6 +80,39 @@ import Testing
                 result.stderr.contains(
                     "\(file.path):8:11: unknown provider type 'facebok' for provider 'fb'; did you mean 'facebook'?"))
             #expect(result.stderr.hasSuffix("\(file.path): 5 problems\n"))
+        }
+    }
+
+    @Test func reportsReadProblemsAndCapabilityRefusalsInOneRun() throws {
+        try Self.withDirectory { directory in
+            let file = directory.appendingPathComponent("both.yaml")
+            try """
+            providers:
+              google:
+                type: google
+                client_id: abc
+                client_secret: s
+                redirect_uri: https://app.example/cb
+                scopse: [openid]
+              apple:
+                type: apple
+                client_id: com.example.web
+                team_id: ABCDE12345
+                key_id: KEY1234567
+                private_key_file: key.p8
+                redirect_uri: https://app.example/cb
+                capabilities: { pkce: true }
+
+            """.write(to: file, atomically: true, encoding: .utf8)
+            try JWK.generateP256(keyID: "KEY1234567").pkcs8PEM().write(
+                to: directory.appendingPathComponent("key.p8"), atomically: true, encoding: .utf8)
+            let result = try Self.check(["--config", file.path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("\(file.path):7:5: unknown key \"scopse\""), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("\(file.path):15:21: provider 'apple' (type apple) cannot enable pkce: "),
+                "\(result.stderr)")
+            #expect(result.stderr.hasSuffix("\(file.path): 2 problems\n"), "\(result.stderr)")
         }
     }
 

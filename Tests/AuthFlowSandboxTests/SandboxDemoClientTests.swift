@@ -25,7 +25,12 @@ struct SandboxDemoClientTests {
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             let content = try String(contentsOfFile: file, encoding: .utf8)
-            if let secret = client.clientSecret {
+            if client.provider == .apple {
+                // Apple's credential is the .p8 key itself; there is no static secret.
+                #expect(client.clientSecret == nil)
+                #expect(content.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+            } else {
+                let secret = try #require(client.clientSecret, "\(client.provider) has no client secret")
                 #expect(content == secret)
                 #expect(client.maskedSecret == String(secret.prefix(4)) + "…")
                 #expect(secret.count >= 32)

@@ -209,13 +209,19 @@ def test_session_id_is_replaced_at_sign_in(app):
         assert "path=/" in lowered, header
     victim = app.browser("victim")
     planted = "planted-by-the-attacker-0123456789abcdefghijklmnopqrstuv"
+    planted_names = set()
     for cookie in probe.session.cookies:
         if cookie.name in names:  # same name, domain and path as the real one: the browser keeps one
             victim.session.cookies.set_cookie(harness.copy_cookie(cookie, value=planted))
+            planted_names.add(cookie.name)
+    assert planted_names == names, f"planted {planted_names}, the sign-in set {names}"
+    assert any(c.value == planted for c in victim.session.cookies), "the planted cookie is not in the victim's jar"
     assert victim.session_info().status_code == 401
     victim.signed_in("google", Identity.fresh("google"))
     values = {cookie.value for cookie in victim.session.cookies if cookie.name in names}
+    assert values, "the victim holds no session cookie after signing in"
     assert planted not in values, "the planted session id was kept"
+    assert victim.session_info().status_code == 200
 
 
 @pytest.mark.parametrize(("issued_for", "delivered_to"), [("google", "facebook"), ("apple", "x"), ("x", "google")])

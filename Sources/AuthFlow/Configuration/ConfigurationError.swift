@@ -3,14 +3,27 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     /// The problems, in source order (problems without a position first).
     public let issues: [ConfigurationIssue]
 
+    /// What the file said as far as it could be read despite the issues (a provider whose section had a
+    /// problem may be missing or incomplete), so a checker can also resolve it and report every problem in
+    /// one run; `nil` when nothing usable was read or the problem came later than reading. Not part of
+    /// equality.
+    public var readable: Configuration?
+
     /// Wraps issues, ordering them by position.
-    public init(issues: [ConfigurationIssue]) {
+    public init(issues: [ConfigurationIssue], readable: Configuration? = nil) {
+        self.readable = readable
         self.issues = issues.enumerated().sorted { left, right in
             let l = left.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             let r = right.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             return l != r ? l < r : left.offset < right.offset
         }.map(\.element)
     }
+
+    /// Equal when the issues are equal.
+    public static func == (lhs: ConfigurationError, rhs: ConfigurationError) -> Bool { lhs.issues == rhs.issues }
+
+    /// Hashes the issues.
+    public func hash(into hasher: inout Hasher) { hasher.combine(issues) }
 
     /// Each issue rendered (see ``ConfigurationIssue/description``), one after another.
     public var description: String {

@@ -74,7 +74,7 @@ public struct ConfigurationLoader: Sendable {
         }
         let configuration = reader.readConfiguration(root)
         guard reader.issues.isEmpty, let configuration else {
-            throw ConfigurationError(issues: reader.issues)
+            throw ConfigurationError(issues: reader.issues, readable: configuration)
         }
         return configuration
     }

@@ -33,6 +33,7 @@ extension ConfigurationReader {
         } else {
             report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
         }
+        if let pair = top["server"] { checkEmailLinkProviders(pair.value, providers: top["providers"]?.value) }
         return Configuration(server: server, sandbox: sandbox, store: store, providers: providers)
     }
 
@@ -88,7 +89,7 @@ extension ConfigurationReader {
             }
         }
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
-        let link = bool(section.value("link_by_verified_email"), path: "server.link_by_verified_email") ?? false
+        let link = emailLinkPolicy(section.value("link_by_verified_email"))
         let metricsListen = metricsListen(section.value("metrics_listen"))
         let logFormat = logFormat(section.value("log_format"))
         guard let publicURL else { return nil }

@@ -36,14 +36,7 @@ enum ConfigurationSyntax {
         var path: String
         var hasQuery: Bool
         var hasFragment: Bool
-        var isLoopback: Bool {
-            let lower = host.lowercased()
-            if lower == "localhost" || lower == "::1" { return true }
-            let parts = lower.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) })
-            else { return false }
-            return parts[0] == "127" && parts.allSatisfy { (Int($0) ?? 256) <= 255 }
-        }
+        var isLoopback: Bool { LoopbackHost.contains(host) }
     }
 
     /// Splits `scheme://[userinfo@]host[:port][/path][?query][#fragment]`; `nil` when it is not of that form.

@@ -16,8 +16,8 @@ public struct ServerSettings: Sendable, Hashable {
     public let sessionTTL: Double
     /// Whether a first sign-in creates a user; default `true`.
     public let signup: Bool
-    /// Whether a sign-in with a verified email that matches an existing user links to it; default `false`.
-    public let linkByVerifiedEmail: Bool
+    /// Which providers' verified emails may link a first sign-in to an existing user; default ``EmailLinkPolicy/off``.
+    public let linkByVerifiedEmail: EmailLinkPolicy
     /// Connection caps and timeouts of the listener (`server.limits`).
     public let limits: ConnectionLimits
     /// Peers whose `X-Forwarded-For` is believed (`server.trusted_proxies`); default none.
@@ -34,7 +34,7 @@ public struct ServerSettings: Sendable, Hashable {
     public init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), publicURL: String, secret: Secret?,
         allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
-        linkByVerifiedEmail: Bool = false, limits: ConnectionLimits = ConnectionLimits(),
+        linkByVerifiedEmail: EmailLinkPolicy = .off, limits: ConnectionLimits = ConnectionLimits(),
         trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
         metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text
     ) {

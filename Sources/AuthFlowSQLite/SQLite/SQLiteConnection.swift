@@ -1,5 +1,6 @@
 import AuthFlow
 internal import CSQLite
+import Glibc
 
 /// One open SQLite connection: owns the `sqlite3` handle and its prepared statements, and frees them in
 /// `deinit`. Not thread-safe; ``SQLiteDatabase`` serializes every use behind a mutex.
@@ -11,8 +12,10 @@ final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (creating when missing) the database file at `path`.
+    /// Opens (creating when missing) the database file at `path`. A new file is created owner-only (0600)
+    /// before SQLite opens it; SQLite gives its `-wal` and `-shm` files the database file's mode.
     init(path: String, busyTimeout: Double) throws(StoreError) {
+        try Self.createOwnerOnly(path)
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -28,6 +31,24 @@ final class SQLiteConnection {
         // Refuse writes that could corrupt the file through SQL (writable_schema and the like).
         _ = af_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
         _ = af_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+    }
+
+    /// Creates `path` empty with mode 0600 unless it exists (an empty file is a valid new database). Special
+    /// names (`:memory:`, `file:` URIs, the empty temporary name) are left to SQLite.
+    static func createOwnerOnly(_ path: String) throws(StoreError) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        let code = errno
+        guard code == EEXIST else {
+            throw StoreError(
+                .backendFailure,
+                "cannot open the database file at \(path): cannot create it (\(String(cString: strerror(code))))",
+                operation: "open")
+        }
     }
 
     deinit {

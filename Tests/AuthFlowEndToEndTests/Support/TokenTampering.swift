@@ -37,13 +37,19 @@ enum TokenTampering {
         return header + "." + parts[1] + "."
     }
 
-    /// Applies `rewrite` to the `id_token` of a JSON token response (other members untouched).
+    /// Applies `rewrite` to the `id_token` of a JSON token response (other members untouched). When there is
+    /// no id_token to rewrite or `rewrite` throws, the body is replaced by text that is not a token response,
+    /// so a test expecting the rewritten token to be accepted (or refused for its own reason) fails instead
+    /// of passing on the untouched token.
     static func rewritingIDToken(
         _ response: inout HTTPServerResponse, _ rewrite: (String) throws -> String
     ) {
         guard var object = (try? JSONValue.parse(response.body))?.objectValue,
             let token = object["id_token"]?.stringValue, let rewritten = try? rewrite(token)
-        else { return }
+        else {
+            response.body = Array("the test's id_token rewrite failed".utf8)
+            return
+        }
         object["id_token"] = .string(rewritten)
         response.body = JSONValue.object(object).serializedBytes()
     }

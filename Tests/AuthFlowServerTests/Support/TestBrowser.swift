@@ -26,10 +26,13 @@ final class TestBrowser: Sendable {
 
     /// `POST url` with a form body. `from` is the origin of the page that posts (a cross-site POST gets no
     /// SameSite=Lax cookies and `Sec-Fetch-Site: cross-site`); `nil` sends no Origin (a non-browser client).
+    /// `rawBody`, when given, replaces the encoded `form` byte for byte (to send what no encoder would).
     func post(
-        _ url: String, form: [(String, String)] = [], from origin: String?, headers: [(String, String)] = []
+        _ url: String, form: [(String, String)] = [], rawBody: [UInt8]? = nil, from origin: String?,
+        headers: [(String, String)] = []
     ) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest.form(url: url, fields: form)
+        if let rawBody { request.body = rawBody }
         request.headers["Accept"] = "application/json"
         let target = Self.origin(of: url)
         var crossSite = false

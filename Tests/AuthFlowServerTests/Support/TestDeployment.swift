@@ -4,6 +4,7 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
 import AuthFlowSandbox
+import AuthFlowTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -35,10 +36,15 @@ final class TestDeployment: Sendable {
     struct Settings {
         var providers = ["apple", "google", "facebook", "x"]
         var signup = true
-        var linkByVerifiedEmail = false
+        var linkByVerifiedEmail: EmailLinkPolicy = .off
         var sessionTTL: Double = 8 * 3600
         var allowedReturnTo = ["/"]
         var stores: ((any WallClock) throws -> SignInServer.Stores)? = nil
+        /// Puts a `FaultyProvider` between the server and the sandbox (the sandbox then shares the server's
+        /// clock, so shifting it keeps tokens fresh).
+        var faults: FaultyProvider? = nil
+        /// The server's HTTP client timeout in seconds (libcurl's default client when `nil`).
+        var httpTimeout: Double? = nil
         /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
     }
@@ -58,7 +64,16 @@ final class TestDeployment: Sendable {
 
     static func start(_ settings: Settings = Settings()) async throws -> TestDeployment {
         let clock = ShiftableClock()
-        let sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(signingKeys: SharedKeys.signing))
+        let sandbox: SandboxIdentityProvider
+        if let faults = settings.faults {
+            let port = try LoopbackPort.unused()
+            sandbox = SandboxIdentityProvider(
+                configuration: SandboxConfiguration(
+                    port: port, publicBaseURL: faults.baseURL, clock: clock, signingKeys: SharedKeys.signing))
+            faults.forward(to: "http://127.0.0.1:\(port)")
+        } else {
+            sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(signingKeys: SharedKeys.signing))
+        }
         try sandbox.start()
         let box = Mutex<SignInServer?>(nil)
         let http = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
@@ -87,7 +102,8 @@ final class TestDeployment: Sendable {
         let stores = try settings.stores?(clock) ?? .memory(clock: clock)
         let server = try SignInServer(
             configuration: configuration, registry: registry, stores: stores,
-            httpClient: CurlHTTPClient(), clock: clock, keepsTraces: true)
+            httpClient: settings.httpTimeout.map { CurlHTTPClient(configuration: .init(defaultTimeout: $0)) }
+                ?? CurlHTTPClient(), clock: clock, keepsTraces: true)
         box.withLock { $0 = server }
         return TestDeployment(
             sandbox: sandbox, server: server, stores: stores, clock: clock, appURL: appURL,

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz harnesses into Fuzz/Corpus/<harness>/ (run from anywhere; needs
+pyjwt[crypto], as in Tests/e2e/requirements.txt). Tokens are signed with the fixed fuzz keys held in
+Sources/FuzzSupport/FixedKeys.swift, so the harnesses can verify them."""
+import hashlib
+import json
+import pathlib
+import re
+import urllib.parse
+
+import jwt
+
+here = pathlib.Path(__file__).resolve().parent
+root = here.parent
+source = (here / "Sources/FuzzSupport/FixedKeys.swift").read_text()
+pems = re.findall(r'"""\n(.*?)\n\s*"""', source, re.S)
+rsa_pem, ec_pem = ("\n".join(line.strip() for line in pem.splitlines()) + "\n" for pem in pems)
+ISSUER, AUDIENCE, NOW = "https://issuer.fuzz.example", "fuzz-client", 1_750_000_000
+
+
+def write(harness, name, data):
+    directory = here / "Corpus" / harness
+    directory.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    (directory / name).write_bytes(data)
+
+
+claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "fuzz-subject", "iat": NOW, "exp": NOW + 600, "nonce": "fuzz-nonce"}
+write("FuzzJWT", "rs256", jwt.encode(claims, rsa_pem, algorithm="RS256", headers={"kid": "fuzz-rsa"}))
+write("FuzzJWT", "ps256", jwt.encode(claims, rsa_pem, algorithm="PS256", headers={"kid": "fuzz-rsa"}))
+write("FuzzJWT", "es256", jwt.encode(claims, ec_pem, algorithm="ES256", headers={"kid": "fuzz-ec"}))
+write("FuzzJWT", "es256-no-kid", jwt.encode(claims, ec_pem, algorithm="ES256"))
+write("FuzzJWT", "azp-aud-list", jwt.encode(
+    dict(claims, aud=[AUDIENCE, "other"], azp=AUDIENCE), rsa_pem, algorithm="RS256", headers={"kid": "fuzz-rsa"}))
+write("FuzzJWT", "hs256", jwt.encode(claims, "secret", algorithm="HS256", headers={"kid": "fuzz-rsa"}))
+write("FuzzJWT", "none", jwt.encode(claims, None, algorithm="none"))
+write("FuzzJWT", "crit", jwt.encode(claims, rsa_pem, algorithm="RS256", headers={"kid": "fuzz-rsa", "crit": ["exp"]}))
+
+for name, text in {
+    "object": '{"a": [1, 2.5, -3e10, true, false, null], "b": {"c": "\\u00e9\\ud83d\\ude00"}}',
+    "nested": "[" * 40 + "]" * 40, "numbers": "[0, -0, 1e308, 123456789012345678901234567890, 0.1]",
+    "escapes": '"\\b\\f\\n\\r\\t\\/\\\\\\""', "duplicate": '{"a": 1, "a": 2}',
+}.items():
+    write("FuzzJSON", name, text)
+
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm  # noqa: E402
+
+rsa_jwk = json.loads(RSAAlgorithm.to_jwk(jwt.api_jws.get_algorithm_by_name("RS256").prepare_key(rsa_pem).public_key()))
+ec_jwk = json.loads(ECAlgorithm.to_jwk(jwt.api_jws.get_algorithm_by_name("ES256").prepare_key(ec_pem).public_key()))
+rsa_jwk.update(kid="fuzz-rsa", use="sig", alg="RS256")
+ec_jwk.update(kid="fuzz-ec", use="sig")
+write("FuzzJWKS", "set", json.dumps({"keys": [rsa_jwk, ec_jwk]}))
+write("FuzzJWKS", "rsa", json.dumps(rsa_jwk))
+write("FuzzJWKS", "ec", json.dumps(ec_jwk))
+write("FuzzJWKS", "okp", json.dumps({"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}))
+write("FuzzJWKS", "oct", json.dumps({"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}))
+
+write("FuzzConfiguration", "root", (root / "providers.yaml").read_text())
+for example in sorted((root / "examples").glob("*.yaml")):
+    write("FuzzConfiguration", example.stem, example.read_text())
+write("FuzzConfiguration", "full", """server:
+  listen: 127.0.0.1:8080
+  public_url: http://localhost:8080
+  secret: ${AUTHFLOW_SECRET}
+  allowed_return_to: [/, https://app.example.com]
+  session_ttl: 1h30m
+  signup: false
+  link_by_verified_email: [apple, google]
+sandbox:
+  listen: 127.0.0.1:0
+store:
+  kind: sqlite
+  path: authflow.sqlite
+providers:
+  apple:
+    type: apple
+    client_id: com.example.web
+    audiences: [com.example.ios]
+    team_id: ABCDE12345
+    key_id: KEY1234567
+    private_key_file: key.p8
+    scopes: [name, email]
+  google:
+    type: google
+    client_id: abc
+    client_secret_file: secret.txt
+    capabilities: { oidc: true, pkce: true }
+    endpoints: { token: "http://127.0.0.1:9/token" }
+  corp:
+    type: oidc
+    issuer: https://login.example.com
+    client_id: x
+    client_secret: ${EMPTY:-fallback}
+""")
+
+STATE = "state-0123456789abcdef0123456789abcdef012"
+user = json.dumps({"name": {"firstName": "Ada", "lastName": "Lovelace"}, "email": "ada@example.com"})
+write("FuzzCallback", "apple-post", b"\x00" + urllib.parse.urlencode(
+    [("state", STATE), ("code", "c0de"), ("user", user)]).encode())
+write("FuzzCallback", "apple-error", b"\x00" + urllib.parse.urlencode(
+    [("state", STATE), ("error", "user_cancelled_authorize")]).encode())
+write("FuzzCallback", "apple-bad-user", b"\x00state=" + STATE.encode() + b"&code=c&user=%7B%22name%22%3A%FF%7D")
+write("FuzzCallback", "google-get", b"\x01" + urllib.parse.urlencode(
+    [("state", STATE), ("code", "4/0Ab"), ("iss", "https://accounts.google.com"), ("scope", "openid email")]).encode())
+write("FuzzCallback", "google-twice", b"\x01state=" + STATE.encode() + b"&state=x&code=1&code=2")
+
+write("FuzzCookie", "two", "a=1; b=\"quoted\"; c")
+write("FuzzCookie", "flow", "__Host-authflow_flow=v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.AAAA; x=y\nsession=abc")
+
+write("FuzzAppleUser", "full", user)
+write("FuzzAppleUser", "first-only", '{"name":{"firstName":"\\u00c9mile"}}')
+write("FuzzAppleUser", "null-last", '{"name":{"firstName":"A","lastName":null}}')
+write("FuzzAppleUser", "invalid-utf8", b'{"name":{"firstName":"\xff\xfe"}}')
+write("FuzzAppleUser", "not-json", "Ada Lovelace")
+
+events = json.dumps({"type": "email-disabled", "sub": "000544.abc", "email": "x@privaterelay.appleid.com",
+                     "is_private_email": "true", "event_time": NOW * 1000})
+notification = {"iss": "https://appleid.apple.com", "aud": "com.example.web", "iat": NOW, "exp": NOW + 3600,
+                "jti": "fuzz-jti-1", "events": events}
+write("FuzzNotification", "email-disabled", json.dumps({"payload": jwt.encode(
+    notification, rsa_pem, algorithm="RS256", headers={"kid": "fuzz-rsa"})}))
+write("FuzzNotification", "events-object", json.dumps({"payload": jwt.encode(
+    dict(notification, jti="fuzz-jti-2", events=json.loads(events)), rsa_pem, algorithm="RS256",
+    headers={"kid": "fuzz-rsa"})}))
+write("FuzzNotification", "not-jws", '{"payload": "a.b.c"}')
+
+write("FuzzFlowCookie", "sealed-shape", "v1." + "A" * 43 + "." + "B" * 43)
+write("FuzzFlowCookie", "digest", hashlib.sha256(b"seed").hexdigest())
+print("seeds written to", here / "Corpus")

@@ -1,0 +1,80 @@
+import AuthFlow
+import AuthFlowHTTP
+import AuthFlowJOSE
+import AuthFlowSandbox
+import Testing
+
+@testable import AuthFlowServer
+
+@Suite("Linking by verified email: exact addresses, and only the providers the operator lists")
+struct AccountLinkingTests {
+    static let kelvin = SandboxIdentity(
+        subject: "kelvin-1", email: "\u{212A}ate@example.com", givenName: "Kate", familyName: "Kelvin")
+    static let kate = SandboxIdentity(
+        subject: "kate-1", email: "kate@example.com", givenName: "Kate", familyName: "Example")
+
+    @Test func aKelvinSignAddressDoesNotLinkToTheUserWithTheAsciiAddress() async throws {
+        var settings = TestDeployment.Settings()
+        settings.linkByVerifiedEmail = true
+        try await TestDeployment.with(settings) { app in
+            let google = TestBrowser()
+            try await app.signIn(google, provider: "google", as: Self.kate)
+            let kateUser = try #require(try await app.session(google).json?["user_id"]?.stringValue)
+            let apple = TestBrowser()
+            #expect(try await app.signIn(apple, provider: "apple", as: Self.kelvin).status == 303)
+            let appleUser = try #require(try await app.session(apple).json?["user_id"]?.stringValue)
+            #expect(appleUser != kateUser)
+        }
+    }
+
+    @Test func aDomainInOtherAsciiCaseStillLinks() async throws {
+        var settings = TestDeployment.Settings()
+        settings.linkByVerifiedEmail = true
+        try await TestDeployment.with(settings) { app in
+            let google = TestBrowser()
+            try await app.signIn(google, provider: "google", as: Self.kate)
+            let kateUser = try #require(try await app.session(google).json?["user_id"]?.stringValue)
+            let shouting = SandboxIdentity(
+                subject: "kate-apple", email: "kate@EXAMPLE.com", givenName: "Kate", familyName: "Example")
+            let apple = TestBrowser()
+            try await app.signIn(apple, provider: "apple", as: shouting)
+            #expect(try await app.session(apple).json?["user_id"]?.stringValue == kateUser)
+        }
+    }
+
+    @Test func onlyListedProvidersLinkByEmail() async throws {
+        var settings = TestDeployment.Settings()
+        settings.linkByVerifiedEmail = .providers(["google"])
+        try await TestDeployment.with(settings) { app in
+            let apple = TestBrowser()
+            try await app.signIn(apple, provider: "apple", as: People.alice)  // verified alice@example.com
+            let appleUser = try #require(try await app.session(apple).json?["user_id"]?.stringValue)
+            // Google is listed: its verified address links to Apple's user.
+            let google = TestBrowser()
+            try await app.signIn(google, provider: "google", as: People.alice)
+            #expect(try await app.session(google).json?["user_id"]?.stringValue == appleUser)
+        }
+        try await TestDeployment.with(settings) { app in
+            let google = TestBrowser()
+            try await app.signIn(google, provider: "google", as: People.alice)
+            let googleUser = try #require(try await app.session(google).json?["user_id"]?.stringValue)
+            // Apple is not listed: the same verified address makes another user.
+            let apple = TestBrowser()
+            try await app.signIn(apple, provider: "apple", as: People.alice)
+            #expect(try await app.session(apple).json?["user_id"]?.stringValue != googleUser)
+        }
+    }
+
+    @Test func emailComparisonIsExactBesidesTheAsciiDomain() {
+        #expect(EmailLinkPolicy.matches("kate@example.com", "kate@EXAMPLE.COM"))
+        #expect(!EmailLinkPolicy.matches("\u{212A}ate@example.com", "kate@example.com"))
+        #expect(!EmailLinkPolicy.matches("Kate@example.com", "kate@example.com"))
+        #expect(!EmailLinkPolicy.matches("kate@exampl\u{0130}.com", "kate@exampli.com"))
+        #expect(!EmailLinkPolicy.matches("kate", "kate"))
+        #expect(!EmailLinkPolicy.matches("@example.com", "@example.com"))
+        #expect(EmailLinkPolicy.allProviders.allows(provider: "anything"))
+        #expect(!EmailLinkPolicy.off.allows(provider: "google"))
+        #expect(EmailLinkPolicy.providers(["apple"]).allows(provider: "apple"))
+        #expect(!EmailLinkPolicy.providers(["apple"]).allows(provider: "google"))
+    }
+}

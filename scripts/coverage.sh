@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Line and branch coverage of the Swift tests, per module of Sources/: builds with coverage, runs
+# `swift test --enable-code-coverage` (extra arguments go to swift test, e.g. --filter), then summarizes
+# llvm-cov's export by module. The test binary and the `authflow` tool the CLI tests start both count.
+# Usage: scripts/coverage.sh [swift test arguments...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+toolchain="$(dirname "$(readlink -f "$(command -v swift)")")"
+llvm_cov="$toolchain/llvm-cov"
+[ -x "$llvm_cov" ] || llvm_cov="$(command -v llvm-cov)"
+swift build --build-tests --enable-code-coverage
+# Failures still leave coverage data to report; the status is returned at the end.
+set +e
+swift test --skip-build --enable-code-coverage "$@"
+status=$?
+set -e
+bin="$(swift build --show-bin-path)"
+profdata="$bin/codecov/default.profdata"
+[ -f "$profdata" ] || { echo "coverage: no profile data at $profdata" >&2; exit 1; }
+objects=("$bin/AuthFlowPackageTests.xctest")
+[ -x "$bin/authflow" ] && objects+=(-object "$bin/authflow")
+"$llvm_cov" export -summary-only -instr-profile "$profdata" "${objects[@]}" \
+    -ignore-filename-regex='(/Tests/|/\.build/|/Plugins/)' > "$bin/codecov/summary.json"
+python3 - "$bin/codecov/summary.json" "$PWD/Sources/" <<'PY'
+import json, sys
+summary, prefix = json.load(open(sys.argv[1])), sys.argv[2]
+modules = {}
+for data in summary["data"]:
+    for entry in data["files"]:
+        name = entry["filename"]
+        if not name.startswith(prefix):
+            continue
+        module = name[len(prefix):].split("/", 1)[0]
+        totals = modules.setdefault(module, {"lines": [0, 0], "branches": [0, 0]})
+        for kind in ("lines", "branches"):
+            totals[kind][0] += entry["summary"][kind]["covered"]
+            totals[kind][1] += entry["summary"][kind]["count"]
+def pct(covered, count):
+    return f"{100.0 * covered / count:6.1f} %" if count else "     —  "
+print(f"{'module':<20} {'lines':>10} {'':>13} {'branches':>10} {'':>13}")
+for module in sorted(modules):
+    l, b = modules[module]["lines"], modules[module]["branches"]
+    print(f"{module:<20} {pct(*l)} {l[0]:>6}/{l[1]:<6} {pct(*b)} {b[0]:>6}/{b[1]:<6}")
+PY
+exit "$status"
