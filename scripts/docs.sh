@@ -27,11 +27,24 @@ if [ "${#missing[@]}" -gt 0 ]; then
     exit 1
 fi
 
+# The compiler writes a module's graphs when it compiles the module, so an incremental build leaves the
+# graphs of unchanged modules in place; a module without its graph (a fresh checkout, a deleted file) is
+# rebuilt from scratch.
+build_graphs() {
+    mkdir -p "$graphs"
+    swift build --scratch-path "$scratch" \
+        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
+}
 echo "==> symbol graphs (swift build --scratch-path $scratch)"
-rm -rf "$graphs"
-mkdir -p "$graphs"
-swift build --scratch-path "$scratch" \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs"
+build_graphs
+for module in "${modules[@]}"; do
+    if [ ! -f "$graphs/$module.symbols.json" ]; then
+        echo "==> no symbol graph for $module: rebuilding $scratch from scratch"
+        rm -rf "$scratch"
+        build_graphs
+        break
+    fi
+done
 
 mkdir -p "$output"
 log="$PWD/$scratch/docc.log"
@@ -42,8 +55,12 @@ for module in "${modules[@]}"; do
     rm -rf "$module_graphs"
     mkdir -p "$module_graphs"
     found=0
-    for file in "$graphs/$module.symbols.json" "$graphs/$module@"*.symbols.json; do
-        if [ -f "$file" ]; then
+    main_graph="$graphs/$module.symbols.json"
+    for file in "$main_graph" "$graphs/$module@"*.symbols.json; do
+        # An extension graph written more than a minute before the module's main graph is left over from an
+        # earlier compilation (the extensions it describes are gone).
+        if [ -f "$file" ] && [ -f "$main_graph" ] &&
+            [ $(($(stat -c %Y "$main_graph") - $(stat -c %Y "$file"))) -le 60 ]; then
             cp "$file" "$module_graphs/"
             found=1
         fi

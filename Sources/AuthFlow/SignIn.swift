@@ -46,7 +46,8 @@ public final class SignIn: Sendable {
         self.keyCaches = keySets ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
     }
 
-    /// A fresh browser-binding value (32 random bytes, base64url) to set in a flow cookie before ``begin``.
+    /// A fresh browser-binding value (32 random bytes, base64url) to set in a flow cookie before
+    /// ``begin(provider:returnTo:intent:browserBinding:)``.
     public func newBrowserBinding() -> String {
         Base64URL.encode(random.bytes(32))
     }
@@ -54,7 +55,7 @@ public final class SignIn: Sendable {
     /// Begins a sign-in: stores the flow record and returns the provider URL to redirect to.
     ///
     /// - Parameters:
-    ///   - provider: the configured provider name.
+    ///   - name: the configured provider name.
     ///   - returnTo: where to send the browser afterwards (validate it against your allow-list first).
     ///   - intent: login, register or link.
     ///   - browserBinding: a secret value this browser will present again at the callback.
@@ -91,7 +92,7 @@ public final class SignIn: Sendable {
     /// Completes a sign-in from the provider's callback.
     ///
     /// - Parameters:
-    ///   - provider: the configured provider name (from the callback URL).
+    ///   - name: the configured provider name (from the callback URL).
     ///   - method: the callback's HTTP method.
     ///   - parameters: the query (GET) or form body (POST) parameters.
     ///   - browserBinding: the binding value the browser presented, or `nil` when it sent none.

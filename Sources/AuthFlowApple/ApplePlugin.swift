@@ -10,7 +10,7 @@ public import Foundation
 /// PKCE is undocumented; no userinfo endpoint. The nonce is mandatory when the token says
 /// `nonce_supported`; `email_verified`, `is_private_email` and `nonce_supported` arrive as `true` or
 /// `"true"`. The first-login `user` form field is unsigned: its name is handed out as an
-/// ``UnverifiedProfile``, its email is ignored.
+/// `UnverifiedProfile`, its email is ignored.
 public struct ApplePlugin: ProviderPlugin {
     /// Apple's id_token issuer.
     public static let issuer = "https://appleid.apple.com"
@@ -101,7 +101,7 @@ public struct ApplePlugin: ProviderPlugin {
 
     /// Mints Apple's client secret: ES256 JWT with `iss` team ID, `sub` client ID, `aud` Apple, `kid` key ID.
     ///
-    /// - Throws: ``SignInError`` with `client_authentication_failed` when settings are missing or the key
+    /// - Throws: `SignInError` with `client_authentication_failed` when settings are missing or the key
     ///   does not sign.
     public func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
         -> String

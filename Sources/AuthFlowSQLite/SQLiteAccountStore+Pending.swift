@@ -7,7 +7,7 @@ extension SQLiteAccountStore {
     /// Parks a pending profile (one transaction: purge expired records, then insert); an expired record with the
     /// same key is replaced.
     ///
-    /// - Throws: ``StoreError`` `duplicateKey` when a live record has that key, `invalidValue`.
+    /// - Throws: `StoreError` `duplicateKey` when a live record has that key, `invalidValue`.
     public func putPendingProfile(_ profile: PendingProfile) async throws(StoreError) {
         let operation = "putPendingProfile"
         let now = clock.now().timeIntervalSince1970
@@ -36,7 +36,7 @@ extension SQLiteAccountStore {
     /// Removes and returns the live pending profile under `key` in one statement
     /// (`DELETE … WHERE key = ? AND expires_at > ? RETURNING …`).
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func takePendingProfile(key: String) async throws(StoreError) -> PendingProfile? {
         let operation = "takePendingProfile"
         try StoreValidation.checkKey(key, "pending profile key", operation: operation)
@@ -58,7 +58,7 @@ extension SQLiteAccountStore {
     /// Records `id` and applies every change in one transaction; `false` (nothing changed) when `id` was
     /// applied before.
     ///
-    /// - Throws: ``StoreError`` `identityNotFound` (nothing applied, `id` not recorded), `invalidValue`.
+    /// - Throws: `StoreError` `identityNotFound` (nothing applied, `id` not recorded), `invalidValue`.
     public func applyNotification(id: String, changes: [AccountChange]) async throws(StoreError) -> Bool {
         let operation = "applyNotification"
         try StoreValidation.checkKey(id, "notification id", operation: operation)

@@ -2,7 +2,7 @@ public import AuthFlow
 public import AuthFlowJOSE
 import Foundation
 
-/// A ``FlowStore`` in a ``SQLiteDatabase`` file, shared by every server instance using the file.
+/// A `FlowStore` in a ``SQLiteDatabase`` file, shared by every server instance using the file.
 ///
 /// `put` is one `INSERT` (in the same transaction expired flows are purged, so a database never fills with
 /// abandoned sign-ins); `take` is one `DELETE … WHERE state = ? AND expires_at > ? RETURNING record`, so of
@@ -25,7 +25,7 @@ public struct SQLiteFlowStore: FlowStore {
 
     /// Stores `record` under `record.state` for `ttl` seconds.
     ///
-    /// - Throws: ``FlowStoreError`` `invalidTTL`, `duplicateState` (a live record has that state), or
+    /// - Throws: `FlowStoreError` `invalidTTL`, `duplicateState` (a live record has that state), or
     ///   `backendFailure`.
     public func put(_ record: FlowRecord, ttl: Double) async throws(FlowStoreError) {
         guard ttl.isFinite, ttl > 0 else {
@@ -53,7 +53,7 @@ public struct SQLiteFlowStore: FlowStore {
 
     /// Removes and returns the live record for `state`; `nil` when unknown, taken or expired.
     ///
-    /// - Throws: ``FlowStoreError`` `invalidRecord` when the stored bytes are not a flow record,
+    /// - Throws: `FlowStoreError` `invalidRecord` when the stored bytes are not a flow record,
     ///   `backendFailure`.
     public func take(state: String) async throws(FlowStoreError) -> FlowRecord? {
         let parameters: [SQLiteValue] = [.text(state), .real(clock.now().timeIntervalSince1970)]

@@ -4,7 +4,7 @@
 ///   256-bit session id; `HttpOnly; SameSite=Lax; Path=/`, `Secure` unless the public URL is
 ///   `http://` on a loopback host (browsers do not keep Secure cookies for plain-http localhost reliably).
 /// - The **flow cookie** (`authflow_flow`) binds a sign-in to the browser that began it: a random value
-///   plus its HMAC under `server.secret` (see ``FlowCookie``); `HttpOnly; SameSite=Lax; Path=/auth/`, the
+///   plus its HMAC under `server.secret` (see `FlowCookie`); `HttpOnly; SameSite=Lax; Path=/auth/`, the
 ///   same `Secure` rule, and a lifetime of ``flowCookieLifetime``.
 public struct CookiePolicy: Sendable, Hashable {
     /// Seconds the flow cookie lives (one hour; each sign-in start refreshes it).

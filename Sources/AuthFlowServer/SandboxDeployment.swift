@@ -29,7 +29,7 @@ public struct SandboxDeployment: Sendable {
 
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
-    /// - Throws: ``AuthFlow/ConfigurationError`` when a provider's type has no sandbox emulator (the sandbox
+    /// - Throws: `ConfigurationError` when a provider's type has no sandbox emulator (the sandbox
     ///   emulates `apple`, `google`, `facebook` and `x`), or `SandboxError` when the sandbox cannot listen or
     ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.
     public static func start(

@@ -45,7 +45,7 @@ public final class SignInServer: Sendable {
     ///
     /// - Parameters:
     ///   - options: public URL, secret, return-to allow-list, session lifetime, sign-up rules.
-    ///   - providers: the resolved providers (``AuthFlow/ProviderRegistry/resolve(_:)``).
+    ///   - providers: the resolved providers (`ProviderRegistry.resolve(_:)`).
     ///   - stores: where flows, accounts and sessions are kept.
     ///   - httpClient: the client for token, userinfo, JWKS and revocation requests.
     ///   - clock: the time source (inject a `ManualClock` in tests).
@@ -80,7 +80,7 @@ public final class SignInServer: Sendable {
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
     /// `server:` settings.
     ///
-    /// - Throws: ``AuthFlow/ConfigurationError`` when the providers do not resolve, the `server:` section is
+    /// - Throws: `ConfigurationError` when the providers do not resolve, the `server:` section is
     ///   missing, or `server.secret` is missing or shorter than 32 bytes.
     public convenience init(
         configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,

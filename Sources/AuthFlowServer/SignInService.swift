@@ -39,7 +39,7 @@ public final class SignInService: Sendable {
     /// generated the SQLite store goes to a fresh temporary file, since tokens encrypted under a throwaway
     /// secret are unreadable after a restart (with a configured secret, `store.path` is used).
     ///
-    /// - Throws: ``AuthFlow/ConfigurationError`` for configuration problems, `StoreError` when the store
+    /// - Throws: `ConfigurationError` for configuration problems, `StoreError` when the store
     ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start. Everything
     ///   started is stopped again before throwing.
     public static func start(
