@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compiles every Swift code block of README.md, docs/*.md and the examples' Markdown against the
-# freshly built modules, each block as the main.swift of its own module (Swift 6 language mode), with
+# Compiles every Swift code block of README.md, docs/*.md, the DocC catalogs and the examples' Markdown
+# against the freshly built modules, each block as the main.swift of its own module (Swift 6 language mode), with
 # the context its `<!-- sample-context … -->` comment declares (see scripts/lib/samples.py).
 # Any block that does not compile fails the script, with the file and line of the block.
 #
@@ -33,7 +33,7 @@ done
 output=".build/samples"
 rm -rf "$output"
 mkdir -p "$output"
-files=(README.md docs/*.md)
+files=(README.md docs/*.md Sources/*/*.docc/*.md)
 while IFS= read -r file; do files+=("$file"); done < <(
     find examples -name '*.md' -not -path '*/.build/*' | sort)
 

@@ -11,8 +11,8 @@ in an HTML comment right before the block, which readers of the rendered page do
     ...
     ```
 
-The block's own `import` lines come first in the generated file, then the context, then the rest of
-the block, so the context can use what the block imports. Every block is compiled: there is no way
+The `import` lines of the block and of its context come first in the generated file, then the rest
+of the context, then the rest of the block, so the context can use what the block imports. Every block is compiled: there is no way
 to skip one.
 
 Usage: samples.py OUTPUT_DIR FILE...   (prints one line per sample: GENERATED_FILE<TAB>SOURCE:LINE)
@@ -92,10 +92,18 @@ def blocks(path: Path):
         raise SampleError(f"{path}:{pending_line}: a sample context must come right before a swift block")
 
 
+IMPORT = re.compile(r"^\s*(@[A-Za-z_]+\s+)*(public |internal )?import\s")
+
+
 def generated_source(context: list[str], code: list[str]) -> str:
-    imports = [line for line in code if re.match(r"^\s*(@[A-Za-z_]+\s+)*(public |internal )?import\s", line)]
-    rest = [line for line in code if line not in imports]
-    return "\n".join(imports + ["", "// sample context"] + context + ["", "// sample"] + rest) + "\n"
+    """The block's and the context's `import` lines first (each once), then the context, then the block."""
+    imports: list[str] = []
+    for line in code + context:
+        if IMPORT.match(line) and line.strip() not in imports:
+            imports.append(line.strip())
+    context_rest = [line for line in context if not IMPORT.match(line)]
+    code_rest = [line for line in code if not IMPORT.match(line)]
+    return "\n".join(imports + ["", "// sample context"] + context_rest + ["", "// sample"] + code_rest) + "\n"
 
 
 def main(argv: list[str]) -> int:

@@ -42,8 +42,9 @@ let http = HTTPServer(configuration: .init(host: server.listen.host, port: serve
 }
 do {
     let port = try http.start()
-    print("CustomProvider listening on http://\(server.listen.host):\(port) with providers: "
-        + signIn.providerNames.joined(separator: ", "))
+    Console.say(
+        "CustomProvider listening on http://\(server.listen.host):\(port) with providers: "
+            + signIn.providerNames.joined(separator: ", "))
 } catch {
     ExampleConfiguration.fail("cannot listen on \(server.listen.host):\(server.listen.port): \(error)")
 }

@@ -5,17 +5,16 @@ import Foundation
 public enum Termination {
     /// Returns when SIGINT or SIGTERM arrives.
     public static func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = Once()
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    if once.first() { continuation.resume() }
-                }
-                source.resume()
-                Once.keep(source)
-            }
+        let (signals, continuation) = AsyncStream<Int32>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            sources.append(source)
         }
+        for await _ in signals { break }
+        for source in sources { source.cancel() }
     }
 }

@@ -20,15 +20,22 @@ struct Backend: Sendable {
 
     /// Routes one request.
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let segments = request.path.split(separator: "/").map(String.init)
-        switch (request.method, segments) {
-        case ("GET", ["auth", let provider, "login"]):
-            return await login(provider: provider)
-        case ("GET", ["auth", let provider, "callback"]), ("POST", ["auth", let provider, "callback"]):
-            return await callback(request, provider: provider)
-        case ("GET", ["me"]):
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if segments.count == 3, segments.first == "auth" {
+            let provider = String(segments[segments.startIndex + 1])
+            switch (request.method, segments.last) {
+            case ("GET", "login"):
+                return await login(provider: provider)
+            case ("GET", "callback"), ("POST", "callback"):
+                return await callback(request, provider: provider)
+            default:
+                break
+            }
+        }
+        switch (request.method, request.path) {
+        case ("GET", "/me"):
             return await me(request)
-        case ("POST", ["logout"]):
+        case ("POST", "/logout"):
             return await logout(request)
         default:
             return .error("not_found", message: "expected a route of this example, found none", status: 404)
@@ -85,7 +92,8 @@ struct Backend: Sendable {
         guard let id = request.cookies()[Self.sessionCookie], let userID = await sessions.user(of: id),
             let user = await users.user(userID)
         else {
-            return .error("not_signed_in", message: "expected a session cookie of this backend, found none", status: 401)
+            return .error(
+                "not_signed_in", message: "expected a session cookie of this backend, found none", status: 401)
         }
         let json: JSONValue = [
             "user_id": .string(user.id), "provider": .string(user.provider), "subject": .string(user.subject),

@@ -33,7 +33,7 @@ let http = HTTPServer(configuration: .init(host: server.listen.host, port: serve
 }
 do {
     let port = try http.start()
-    print("OwnSessions listening on http://\(server.listen.host):\(port) (public URL \(server.publicURL))")
+    Console.say("OwnSessions listening on http://\(server.listen.host):\(port) (public URL \(server.publicURL))")
 } catch {
     ExampleConfiguration.fail("cannot listen on \(server.listen.host):\(server.listen.port): \(error)")
 }
