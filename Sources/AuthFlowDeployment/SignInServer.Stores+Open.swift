@@ -1,6 +1,7 @@
 public import AuthFlow
 public import AuthFlowJOSE
 import AuthFlowSQLite
+public import AuthFlowServer
 
 extension SignInServer.Stores {
     /// The stores `store:` selects: in memory, or one SQLite file holding flows, accounts (tokens encrypted
