@@ -4,18 +4,28 @@
 # the context its `<!-- sample-context … -->` comment declares (see scripts/lib/samples.py).
 # Any block that does not compile fails the script, with the file and line of the block.
 #
-#   scripts/check-samples.sh [--scratch-path DIR]   (default: .build, the ordinary build)
+#   scripts/check-samples.sh [--scratch-path DIR]   build with this scratch directory (default: .build)
+#   scripts/check-samples.sh --modules DIR          use modules built elsewhere (e.g. by examples/Embedding)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=".build"
-if [ "${1:-}" = "--scratch-path" ]; then
-    scratch="$2"
-fi
+modules=""
+case "${1:-}" in
+    --scratch-path) scratch="$2" ;;
+    --modules) modules="$2" ;;
+    "") ;;
+    *)
+        echo "usage: scripts/check-samples.sh [--scratch-path DIR | --modules DIR]" >&2
+        exit 2
+        ;;
+esac
 
 # The library modules the samples import, built as an embedding application would get them.
-swift build --scratch-path "$scratch"
-modules="$(swift build --scratch-path "$scratch" --show-bin-path)/Modules"
+if [ -z "$modules" ]; then
+    swift build --scratch-path "$scratch"
+    modules="$(swift build --scratch-path "$scratch" --show-bin-path)/Modules"
+fi
 if [ ! -d "$modules" ]; then
     echo "check-samples.sh: expected the built modules in $modules, found no such directory" >&2
     exit 1

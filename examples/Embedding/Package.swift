@@ -15,11 +15,7 @@ let package = Package(
         // (1) An app with its own routes that mounts SignInServer under /auth/.
         .executableTarget(
             name: "EmbeddedApp",
-            dependencies: [
-                "EmbeddingSupport",
-                .product(name: "AuthFlowServer", package: "AuthFlow"),
-                .product(name: "AuthFlowProviders", package: "AuthFlow"),
-            ]),
+            dependencies: ["EmbeddingSupport", .product(name: "AuthFlowDeployment", package: "AuthFlow")]),
         // (2) The bare SignIn driver in a backend that keeps its own sessions and user table.
         .executableTarget(
             name: "OwnSessions",
@@ -27,10 +23,6 @@ let package = Package(
         // (3) A provider plugin defined in the app, with its own `type:`.
         .executableTarget(
             name: "CustomProvider",
-            dependencies: [
-                "EmbeddingSupport",
-                .product(name: "AuthFlowServer", package: "AuthFlow"),
-                .product(name: "AuthFlowProviders", package: "AuthFlow"),
-            ]),
+            dependencies: ["EmbeddingSupport", .product(name: "AuthFlowDeployment", package: "AuthFlow")]),
     ]
 )

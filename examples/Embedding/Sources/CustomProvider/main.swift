@@ -11,11 +11,7 @@
 //         client_secret: ${CORP_CLIENT_SECRET}
 //
 // and `authflow matrix`-style reports, sign-in routes and stores treat it like the built-in ones.
-import AuthFlow
-import AuthFlowHTTP
-import AuthFlowJOSE
-import AuthFlowProviders
-import AuthFlowServer
+import AuthFlowDeployment
 import EmbeddingSupport
 
 var registry = ProviderRegistry.standard

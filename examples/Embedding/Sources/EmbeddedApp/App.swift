@@ -1,11 +1,8 @@
-import AuthFlowHTTP
-import AuthFlowJOSE
 import AuthFlowServer
-import EmbeddingSupport
 
 /// The application's own routes, with AuthFlow's sign-in server mounted under `/auth/`.
 struct App: Sendable {
-    /// AuthFlow's handler: every `/auth/...` route.
+    /// AuthFlow's handler: every `/auth/...` route, and `/healthz`.
     let signIn: SignInServer
 
     /// Routes one request.
@@ -15,46 +12,33 @@ struct App: Sendable {
         }
         switch (request.method, request.path) {
         case ("GET", "/"):
-            return home()
+            return await signIn.respond(to: request, with: home)
         case ("GET", "/app"):
-            return await protectedPage(request)
+            return await signIn.respond(to: request, with: protectedPage)
         default:
             return .error("not_found", message: "expected /, /app or /auth/..., found another path", status: 404)
         }
     }
 
     /// The public home page: a sign-in link per configured provider, each coming back to `/app`.
-    func home() -> HTTPServerResponse {
+    func home(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let links = signIn.providerNames.map { name in
-            "<li><a href=\"/auth/\(HTMLEscaping.escape(name))/login?return_to=/app\">Sign in with "
-                + "\(HTMLEscaping.escape(name))</a></li>"
+            "<li><a href=\"/auth/\(HTML.escape(name))/login?return_to=/app\">Sign in with \(HTML.escape(name))</a></li>"
         }
         return .html("<!doctype html><title>Example app</title><h1>Example app</h1><ul>\(links.joined())</ul>")
     }
 
-    /// `/app`: only for signed-in users. The user is read from AuthFlow's `GET /auth/session`, answered in
-    /// process with the browser's own cookies, so the app needs no access to AuthFlow's stores.
-    func protectedPage(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard let user = await signedInUser(request) else {
+    /// `/app`: only for signed-in users, whom the server reads from the request's session cookie. A store that
+    /// is down becomes the server's own 503 `store_unavailable` answer.
+    func protectedPage(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        guard let user = try await signIn.signedInUser(request) else {
             return .redirect(to: "/", status: 303)
         }
-        let name = user.name ?? "there"
-        var response = HTTPServerResponse.html(
-            "<!doctype html><title>Your page</title><h1>Hello, \(HTMLEscaping.escape(name))</h1>"
-                + "<p>Signed in with \(HTMLEscaping.escape(user.provider)) as user "
-                + "<code id=\"user-id\">\(HTMLEscaping.escape(user.userID))</code>.</p>"
+        let name = user.identity.name ?? "there"
+        return .html(
+            "<!doctype html><title>Your page</title><h1>Hello, \(HTML.escape(name))</h1>"
+                + "<p>Signed in with \(HTML.escape(user.identity.provider)) as user "
+                + "<code id=\"user-id\">\(HTML.escape(user.userID.rawValue))</code>.</p>"
                 + "<form method=\"post\" action=\"/auth/logout\"><button>Sign out</button></form>")
-        response.headers["Cache-Control"] = "no-store"
-        return response
-    }
-
-    /// The signed-in user of `request`, or `nil` (no session, expired, or signed out).
-    func signedInUser(_ request: HTTPServerRequest) async -> SignedInUser? {
-        var headers = HTTPHeaders()
-        if let cookie = request.headers["Cookie"] { headers["Cookie"] = cookie }
-        headers["Accept"] = "application/json"
-        let answer = await signIn.handle(HTTPServerRequest(method: "GET", path: "/auth/session", headers: headers))
-        guard answer.status == 200, let json = try? JSONValue.parse(answer.body) else { return nil }
-        return SignedInUser(json: json)
     }
 }

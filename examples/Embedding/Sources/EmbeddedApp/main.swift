@@ -4,11 +4,7 @@
 //
 // `/` links to each provider's login, `/app` is a protected page that greets the signed-in user, and
 // every `/auth/...` route (login, callback, session, logout, ...) is AuthFlow's.
-import AuthFlow
-import AuthFlowHTTP
-import AuthFlowJOSE
-import AuthFlowProviders
-import AuthFlowServer
+import AuthFlowDeployment
 import EmbeddingSupport
 
 let configuration = ExampleConfiguration.load()

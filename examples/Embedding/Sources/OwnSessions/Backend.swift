@@ -1,6 +1,4 @@
-import AuthFlow
-import AuthFlowHTTP
-import AuthFlowJOSE
+import AuthFlowProviders
 
 /// A minimal backend: AuthFlow's `SignIn` driver for the OAuth part, its own users and sessions for the rest.
 struct Backend: Sendable {

@@ -1,4 +1,4 @@
-import AuthFlowJOSE
+import AuthFlowProviders
 import Foundation
 
 /// The application's sessions: random ids with an expiry (in memory here).

@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowProviders
 
 /// The application's user table (in memory here; a database table in a real backend).
 actor UserTable {

@@ -5,9 +5,6 @@
 // AuthFlow runs the OAuth flow (redirect, callback, code exchange, ID token or profile checks) and hands
 // back a verified identity; everything after that (users, sessions, cookies) is this backend's.
 // Routes: GET /auth/{provider}/login, GET|POST /auth/{provider}/callback, GET /me, POST /logout.
-import AuthFlow
-import AuthFlowHTTP
-import AuthFlowJOSE
 import AuthFlowProviders
 import EmbeddingSupport
 
