@@ -101,8 +101,8 @@ let package = Package(
         .target(
             name: "AuthFlowDeployment",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowOIDC",
-                "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowMatrix",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowSandbox",
+                "AuthFlowSQLite", "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 

@@ -6,6 +6,14 @@ extension ProviderPlugin {
     /// Defaults to ``type``.
     public var displayName: String { type }
 
+    /// No set-up: resolves with `self`.
+    public func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+    { self }
+
+    /// Nothing to configure.
+    public var refreshTokenRequest: RefreshTokenRequest { .none }
+
     /// No default issuer.
     public var defaultIssuer: String? { nil }
 

@@ -31,6 +31,18 @@ public protocol ProviderPlugin: Sendable {
     /// A human-readable provider name for messages and reports, e.g. `"Apple"`.
     var displayName: String { get }
 
+    /// The plugin to resolve one provider's `settings` with, after any asynchronous set-up it needs (the
+    /// generic OpenID Connect plugin fetches the issuer's discovery document here). Called by
+    /// ``ProviderRegistry/resolve(_:httpClient:credentials:)``; the default returns `self`.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the provider's settings when the set-up fails.
+    func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+
+    /// How the provider is asked for a refresh token (reports advise it when tokens are stored); default
+    /// ``RefreshTokenRequest/none``.
+    var refreshTokenRequest: RefreshTokenRequest { get }
+
     /// How the provider supports `capability`; may depend on the settings (Apple requires `form_post` when
     /// the `name` or `email` scope is requested).
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport
