@@ -13,14 +13,16 @@ guard let server = configuration.server else {
     ExampleConfiguration.fail("providers.yaml needs a server: section (listen and public_url)")
 }
 let clock = SystemClock()
+let httpClient = CurlHTTPClient()
 let providers: [ResolvedProvider]
 do {
-    providers = try ProviderRegistry.standard.resolve(configuration)
+    // Asynchronous: a `type: oidc` provider's discovery document is fetched here, once.
+    providers = try await ProviderRegistry.standard.resolve(configuration, httpClient: httpClient)
 } catch {
     ExampleConfiguration.fail("\(error)")
 }
 let signIn = SignIn(
-    providers: providers, httpClient: CurlHTTPClient(), flowStore: InMemoryFlowStore(clock: clock), clock: clock)
+    providers: providers, httpClient: httpClient, flowStore: InMemoryFlowStore(clock: clock), clock: clock)
 let backend = Backend(
     signIn: signIn, users: UserTable(), sessions: SessionTable(clock: clock),
     secureCookies: server.publicURL.hasPrefix("https://"))
