@@ -12,6 +12,9 @@ ensure_python_venv
 export AUTHFLOW_PYTHON="$PWD/.venv/bin/python"
 export AUTHFLOW_REQUIRE_PEERS=1
 
+# Formatting (.swift-format at the root): any finding fails the run.
+swift format lint --strict --recursive Sources Tests
+
 swift build
 swift test
 

@@ -116,4 +116,16 @@ extension ProviderPlugin {
     {
         nil
     }
+
+    /// No event endpoints.
+    public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] { [] }
+
+    /// Refuses: the plugin declares no event endpoints.
+    public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
+        async throws(ProviderEventError) -> ProviderEventOutcome
+    {
+        throw ProviderEventError(
+            code: "not_found", "expected an event endpoint of provider type \(type), found none at this path",
+            status: 404)
+    }
 }

@@ -114,4 +114,16 @@ public protocol ProviderPlugin: Sendable {
 
     /// Reads unsigned profile data from the callback (Apple's first-login `user` field); `nil` when none.
     func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile?
+
+    /// The endpoints under `/auth/{name}/` where the provider sends its server-to-server events (Apple's
+    /// notifications, Facebook's data deletion, Google RISC, back-channel logout); none by default.
+    func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint]
+
+    /// Verifies one request to a declared event endpoint and turns it into account actions, the idempotency
+    /// key they are applied once under, and the answer. Verify everything before returning: the server
+    /// applies what is returned.
+    ///
+    /// - Throws: ``ProviderEventError`` when the request is refused (nothing is applied).
+    func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext) async throws(ProviderEventError)
+        -> ProviderEventOutcome
 }

@@ -78,7 +78,7 @@ public final class SignInService: Sendable {
                 random: random, logger: logger)
             let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
             let handler: HTTPHandler =
-                sandboxMode ? DemoSite(server: server).handle : server.handle
+                sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
             let http = HTTPServer(
                 configuration: HTTPServer.Configuration(host: listen.host, port: listen.port), handler: handler)
             let port = try http.start()
