@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowDeployment
 
 /// The company's own single sign-on, a plain OAuth 2.0 server: `type: corp` in providers.yaml.
 ///

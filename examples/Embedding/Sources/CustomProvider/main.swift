@@ -10,7 +10,8 @@
 //         client_id: my-app
 //         client_secret: ${CORP_CLIENT_SECRET}
 //
-// and `authflow matrix`-style reports, sign-in routes and stores treat it like the built-in ones.
+// and `authflow matrix`-style reports, sign-in routes and stores treat it like the built-in ones. Its
+// server-to-server events arrive at `POST /auth/corp/events` (CorpSSOPlugin+Events.swift).
 import AuthFlowDeployment
 import EmbeddingSupport
 
