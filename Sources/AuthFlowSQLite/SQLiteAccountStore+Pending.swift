@@ -107,7 +107,7 @@ extension SQLiteAccountStore {
 
     /// Whether notification `id` was applied.
     ///
-    /// - Throws: ``StoreError`` `invalidValue`.
+    /// - Throws: `StoreError` `invalidValue`.
     public func isNotificationApplied(id: String) async throws(StoreError) -> Bool {
         let operation = "isNotificationApplied"
         try StoreValidation.checkKey(id, "notification id", operation: operation)

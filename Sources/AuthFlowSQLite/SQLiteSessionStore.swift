@@ -113,7 +113,7 @@ public struct SQLiteSessionStore: SessionStore {
     /// Deletes every session that began with the provider session `providerSessionID` (any subject of the
     /// provider when `identity.subject` is empty).
     ///
-    /// - Throws: ``StoreError`` `invalidValue`.
+    /// - Throws: `StoreError` `invalidValue`.
     @discardableResult
     public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
         let operation = "deleteSessions(identity:providerSessionID:)"

@@ -18,7 +18,7 @@ import Foundation
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
 /// `POST /auth/account/delete`, `GET /healthz`, and the event endpoints provider plugins declare under
-/// `/auth/{provider}/` (``AuthFlow/ProviderEventEndpoint``: Apple's notifications, Facebook's data deletion,
+/// `/auth/{provider}/` (`ProviderEventEndpoint`: Apple's notifications, Facebook's data deletion,
 /// Google RISC, OIDC back-channel logout). An app serves its own pages next to these with
 /// ``signedInUser(_:)`` and ``respond(to:with:)``.
 public final class SignInServer: Sendable {
