@@ -18,8 +18,17 @@ swift format lint --strict --recursive Sources Tests
 swift build
 swift test
 
+# Every Swift block of README.md, docs/ and examples/ compiles (scripts/lib/samples.py).
+bash scripts/check-samples.sh
+# DocC for every library module, without warnings, into .build/docs/<Module>.doccarchive.
+bash scripts/docs.sh
+# The embedding examples: a package of their own that depends on this one by path.
+swift build --package-path examples/Embedding
+export AUTHFLOW_EMBEDDING_BIN="$(swift build --package-path examples/Embedding --show-bin-path)"
+
 # The black-box end-to-end suite (Tests/e2e): the freshly built `authflow` started as a process
-# (`serve --sandbox`, `demo`), driven over HTTP and through headless Chromium. Any failure fails the script.
+# (`serve --sandbox`, `demo`) and the embedding examples next to `authflow sandbox`, driven over HTTP and
+# through headless Chromium. Any failure fails the script.
 AUTHFLOW_BIN="$(swift build --show-bin-path)/authflow" .venv/bin/python -m pytest -q Tests/e2e
 
 # `swift package capability-matrix` from a clean clone of the committed tree, offline.

@@ -1,6 +1,6 @@
 /// The provider plugins an application knows, keyed by the `type:` they answer to.
 ///
-/// A value type: copy ``standard`` (in `AuthFlowProviders`) and ``register(_:)`` your own plugins.
+/// A value type: copy `standard` (in `AuthFlowProviders`) and ``register(_:)`` your own plugins.
 public struct ProviderRegistry: Sendable {
     private var plugins: [String: any ProviderPlugin] = [:]
 

@@ -4,7 +4,7 @@ public import AuthFlowJOSE
 ///
 /// It is the single object both ``OAuthFlow`` and reports such as `authflow matrix` read: capabilities
 /// after configuration, endpoints after overrides, scopes, issuer(s), redirect URI and client
-/// authentication. Create it with ``ProviderRegistry/resolve(_:)``.
+/// authentication. Create it with ``ProviderRegistry/resolve(_:credentials:)``.
 public struct ResolvedProvider: Sendable {
     /// The provider's name in configuration (`providers.<name>`), used in URLs such as `/auth/<name>/login`.
     public let name: String

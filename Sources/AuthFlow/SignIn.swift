@@ -55,7 +55,7 @@ public final class SignIn: Sendable {
             ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock, observer: observer)
     }
 
-    /// A fresh browser-binding value (32 random bytes, base64url) for ``begin``.
+    /// A fresh browser-binding value (32 random bytes, base64url) for `begin`.
     public func newBrowserBinding() -> String {
         Base64URL.encode(random.bytes(32))
     }
@@ -64,7 +64,7 @@ public final class SignIn: Sendable {
     /// browser's flow cookie. Stores nothing.
     ///
     /// - Parameters:
-    ///   - provider: the configured provider name.
+    ///   - name: the configured provider name.
     ///   - returnTo: where to send the browser afterwards (validate it against your allow-list first).
     ///   - intent: login, register or link.
     ///   - browserBinding: a random value identifying this browser (its digest goes into the record).
@@ -93,7 +93,7 @@ public final class SignIn: Sendable {
     /// Completes a sign-in from the provider's callback.
     ///
     /// - Parameters:
-    ///   - provider: the configured provider name (from the callback URL).
+    ///   - name: the configured provider name (from the callback URL).
     ///   - method: the callback's HTTP method.
     ///   - parameters: the query (GET) or form body (POST) parameters.
     ///   - flowRecord: the record opened from the browser's flow cookie for this callback's state, or `nil`

@@ -20,7 +20,7 @@ extension ApplePlugin {
     /// refresh token at Apple. Answers 200 `{"applied": Bool, "reason"?}`: a replay, an unknown identity and
     /// an unknown event type are acknowledged unapplied.
     ///
-    /// - Throws: ``ProviderEventError`` `invalid_notification` (400), `store_unavailable` (503).
+    /// - Throws: `ProviderEventError` `invalid_notification` (400), `store_unavailable` (503).
     public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {

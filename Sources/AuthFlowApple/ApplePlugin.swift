@@ -10,7 +10,7 @@ public import Foundation
 /// PKCE is undocumented; no userinfo endpoint. AuthFlow always sends a nonce, so the id_token must carry it
 /// whatever its `nonce_supported` says; `email_verified` and `is_private_email` arrive as `true` or
 /// `"true"`. The first-login `user` form field is unsigned: its name is handed out as an
-/// ``UnverifiedProfile``, its email is ignored; an unreadable one refuses the sign-in.
+/// `UnverifiedProfile`, its email is ignored; an unreadable one refuses the sign-in.
 public struct ApplePlugin: ProviderPlugin {
     /// Apple's id_token issuer.
     public static let issuer = "https://appleid.apple.com"
@@ -98,7 +98,7 @@ public struct ApplePlugin: ProviderPlugin {
 
     /// Mints Apple's client secret: ES256 JWT with `iss` team ID, `sub` client ID, `aud` Apple, `kid` key ID.
     ///
-    /// - Throws: ``SignInError`` with `client_authentication_failed` when settings are missing or the key
+    /// - Throws: `SignInError` with `client_authentication_failed` when settings are missing or the key
     ///   does not sign.
     public func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
         -> String

@@ -38,7 +38,7 @@ public struct SandboxDeployment: Sendable {
 
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
-    /// - Throws: ``AuthFlow/ConfigurationError`` when a provider's type has no sandbox emulator (the sandbox
+    /// - Throws: `ConfigurationError` when a provider's type has no sandbox emulator (the sandbox
     ///   emulates `apple`, `google`, `facebook` and `x`) or `sandbox.listen` is not a loopback address
     ///   (`invalid_value`), or `SandboxError` when the sandbox cannot listen or
     ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.

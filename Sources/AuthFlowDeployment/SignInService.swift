@@ -51,7 +51,7 @@ public final class SignInService: Sendable {
     /// valid after a restart: `server.secret` is generated, and the store is in memory (`store.kind: memory`)
     /// or a fresh SQLite file (mode 0600, in a new 0700 temporary directory) removed by ``stop()``.
     ///
-    /// - Throws: ``AuthFlow/ConfigurationError`` for configuration problems, `StoreError` when the store
+    /// - Throws: `ConfigurationError` for configuration problems, `StoreError` when the store
     ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start (the metrics
     ///   listener included). Everything started is stopped again before throwing.
     public static func start(

@@ -24,7 +24,7 @@ extension FacebookPlugin {
     /// - Deauthorize deletes the identity's stored tokens and ends its sessions; answers 200 `{"applied"}`.
     /// - The status page answers 200 (HTML, or JSON when asked) for a code this site applied, 404 otherwise.
     ///
-    /// - Throws: ``ProviderEventError`` `invalid_signed_request` (400), `not_found` (404),
+    /// - Throws: `ProviderEventError` `invalid_signed_request` (400), `not_found` (404),
     ///   `store_unavailable` (503).
     public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome

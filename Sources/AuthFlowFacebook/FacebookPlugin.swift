@@ -8,7 +8,7 @@ public import AuthFlowJOSE
 /// and `code` in the query (`client_secret_get`); the profile is `GET /me?fields=id,name,email` with the
 /// access token and `appsecret_proof` = hex(HMAC-SHA256(key: app secret, message: access token)); PKCE
 /// (S256) is accepted and on by default. Facebook does not say an email is verified, so
-/// ``VerifiedIdentity/emailVerified`` is `false` for Facebook.
+/// `VerifiedIdentity.emailVerified` is `false` for Facebook.
 public struct FacebookPlugin: ProviderPlugin {
     /// The Graph API version in the default endpoints.
     public let graphVersion: String
@@ -76,7 +76,7 @@ public struct FacebookPlugin: ProviderPlugin {
     /// `GET /me?fields=id,name,email&appsecret_proof=…` with the access token as a Bearer token (fields are
     /// added unless the configured endpoint already names them).
     ///
-    /// - Throws: ``SignInError`` with `userinfo_error` when no userinfo endpoint is known.
+    /// - Throws: `SignInError` with `userinfo_error` when no userinfo endpoint is known.
     public func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
         -> HTTPClientRequest
     {
@@ -97,7 +97,7 @@ public struct FacebookPlugin: ProviderPlugin {
 
     /// `id` (string) as subject, `name`, `email` (not marked verified).
     ///
-    /// - Throws: ``SignInError`` with `userinfo_error` when `id` is missing.
+    /// - Throws: `SignInError` with `userinfo_error` when `id` is missing.
     public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {

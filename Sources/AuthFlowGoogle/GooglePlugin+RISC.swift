@@ -39,7 +39,7 @@ extension GooglePlugin {
     /// `account-enabled`; `account-credential-change-required`, `verification` and other reasons are logged.
     /// Answers 202 (also for a replay or an unknown subject); 400 `{"err", "description"}` when refused.
     ///
-    /// - Throws: ``ProviderEventError`` with the RFC 8935 answer.
+    /// - Throws: `ProviderEventError` with the RFC 8935 answer.
     public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {

@@ -2,7 +2,7 @@ public import AuthFlow
 
 /// The capability matrix of a set of configured providers: one ``MatrixRow`` per provider plus advisories.
 ///
-/// Every value is read from the ``ResolvedProvider``s the sign-in flow runs with (capability support and
+/// Every value is read from the `ResolvedProvider`s the sign-in flow runs with (capability support and
 /// state from the plugins' declarations, protocol, identity source, client authentication, callback method,
 /// round trips), so the report cannot drift from what runs. Framework-neutral: ``render(format:)`` returns a
 /// string and ``MatrixFormat/contentType`` says how to serve it.
@@ -24,7 +24,7 @@ public struct CapabilityMatrix: Sendable, Hashable {
     ///   - source: the configuration's file name, shown in the headings; `nil` to leave it out.
     ///   - storesTokens: whether the deployment keeps provider tokens (`authflow serve` does); enables the
     ///     refresh-token advisory.
-    ///   - options: the ``OAuthFlow/Options`` the flow runs with (the client-secret JWT lifetime is reported).
+    ///   - options: the `OAuthFlow.Options` the flow runs with (the client-secret JWT lifetime is reported).
     public init(
         providers: [ResolvedProvider], source: String? = nil, storesTokens: Bool = true,
         options: OAuthFlow.Options = .init()

@@ -1,6 +1,6 @@
 public import AuthFlow
 
-/// How one provider supports one ``Capability``, and whether it is in effect.
+/// How one provider supports one `Capability`, and whether it is in effect.
 public struct CapabilityState: Sendable, Hashable {
     /// The capability.
     public let capability: Capability

@@ -1,6 +1,6 @@
 public import AuthFlow
 
-/// One provider's row of the capability matrix, computed from the ``ResolvedProvider`` that ``OAuthFlow`` runs with.
+/// One provider's row of the capability matrix, computed from the `ResolvedProvider` that `OAuthFlow` runs with.
 public struct MatrixRow: Sendable, Hashable {
     /// The provider's name in configuration (`providers.<name>`).
     public let name: String
@@ -26,9 +26,10 @@ public struct MatrixRow: Sendable, Hashable {
     /// Computes the row of `provider`.
     ///
     /// - Parameters:
+    ///   - provider: the resolved provider.
     ///   - storesTokens: whether the deployment keeps provider tokens (`authflow serve` stores them in the account
     ///     store); enables the refresh-token advisory.
-    ///   - options: the options ``OAuthFlow`` runs with (the client-secret JWT lifetime is reported).
+    ///   - options: the options `OAuthFlow` runs with (the client-secret JWT lifetime is reported).
     public init(provider: ResolvedProvider, storesTokens: Bool = true, options: OAuthFlow.Options = .init()) {
         name = provider.name
         type = provider.type

@@ -25,7 +25,7 @@ extension OIDCPlugin {
     /// session signed in with the identity. Answers 200, or 400 `{"error", "error_description"}`; both with
     /// `Cache-Control: no-store`.
     ///
-    /// - Throws: ``ProviderEventError`` `invalid_request` (400).
+    /// - Throws: `ProviderEventError` `invalid_request` (400).
     public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {

@@ -7,7 +7,7 @@ extension SQLiteAccountStore {
     /// Parks a pending profile (one transaction: purge expired records, then insert); an expired record with the
     /// same key is replaced.
     ///
-    /// - Throws: ``StoreError`` `duplicateKey` when a live record has that key, `capacityExceeded` when
+    /// - Throws: `StoreError` `duplicateKey` when a live record has that key, `capacityExceeded` when
     ///   `pendingCapacity` live records are stored, `invalidValue`.
     public func putPendingProfile(_ profile: PendingProfile) async throws(StoreError) {
         let operation = "putPendingProfile"
@@ -46,7 +46,7 @@ extension SQLiteAccountStore {
     /// Removes and returns the live pending profile under `key` in one statement
     /// (`DELETE … WHERE key = ? AND expires_at > ? RETURNING …`).
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func takePendingProfile(key: String) async throws(StoreError) -> PendingProfile? {
         let operation = "takePendingProfile"
         try StoreValidation.checkKey(key, "pending profile key", operation: operation)
@@ -68,7 +68,7 @@ extension SQLiteAccountStore {
     /// Records `id` and applies every change in one transaction; `false` (nothing changed) when `id` was
     /// applied before.
     ///
-    /// - Throws: ``StoreError`` `identityNotFound` (nothing applied, `id` not recorded), `invalidValue`.
+    /// - Throws: `StoreError` `identityNotFound` (nothing applied, `id` not recorded), `invalidValue`.
     public func applyNotification(id: String, changes: [AccountChange]) async throws(StoreError) -> Bool {
         let operation = "applyNotification"
         try StoreValidation.checkKey(id, "notification id", operation: operation)
@@ -117,7 +117,7 @@ extension SQLiteAccountStore {
 
     /// Whether notification `id` was applied.
     ///
-    /// - Throws: ``StoreError`` `invalidValue`.
+    /// - Throws: `StoreError` `invalidValue`.
     public func isNotificationApplied(id: String) async throws(StoreError) -> Bool {
         let operation = "isNotificationApplied"
         try StoreValidation.checkKey(id, "notification id", operation: operation)

@@ -2,11 +2,11 @@ public import AuthFlow
 public import AuthFlowJOSE
 import Foundation
 
-/// An ``AccountStore`` in a ``SQLiteDatabase`` file.
+/// An `AccountStore` in a ``SQLiteDatabase`` file.
 ///
 /// Each operation is one statement or one transaction (`BEGIN IMMEDIATE` for read-then-write operations, so
 /// concurrent writers from other connections or processes wait rather than interleave). Provider tokens are
-/// encrypted with a ``TokenCipher`` whose associated data binds each value to its kind and identity, so a
+/// encrypted with a `TokenCipher` whose associated data binds each value to its kind and identity, so a
 /// ciphertext copied to another row does not decrypt. Timestamps and expiry follow the injected clock.
 public struct SQLiteAccountStore: AccountStore {
     /// The database the store reads and writes.
@@ -32,7 +32,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// The stored identity, or `nil`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func identity(_ key: IdentityKey) async throws(StoreError) -> LinkedIdentity? {
         let operation = "identity"
         try StoreValidation.checkIdentity(key, operation: operation)
@@ -43,7 +43,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// The user with its identities, or `nil`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func user(_ id: UserID) async throws(StoreError) -> UserAccount? {
         let operation = "user"
         return try await database.perform(operation) { connection throws(StoreError) in
@@ -55,7 +55,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// Users with an enabled identity whose verified email matches (case-insensitively), oldest first.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount] {
         let operation = "users(withVerifiedEmail:)"
         try StoreValidation.checkField(email, "email", operation: operation)
@@ -82,7 +82,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// Creates the user with its first identity, in one transaction.
     ///
-    /// - Throws: ``StoreError`` `duplicateUser`, `identityAlreadyLinked`, `invalidValue`.
+    /// - Throws: `StoreError` `duplicateUser`, `identityAlreadyLinked`, `invalidValue`.
     public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) async throws(StoreError)
         -> UserAccount
     {
@@ -116,7 +116,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// Links the identity to an existing user; an identity already linked to that user is returned unchanged.
     ///
-    /// - Throws: ``StoreError`` `identityAlreadyLinked`, `userNotFound`, `invalidValue`.
+    /// - Throws: `StoreError` `identityAlreadyLinked`, `userNotFound`, `invalidValue`.
     public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID)
         async throws(StoreError)
         -> LinkedIdentity
@@ -148,7 +148,7 @@ public struct SQLiteAccountStore: AccountStore {
     /// Removes every identity of `provider` from the user with their tokens, refusing to remove the last one.
     /// Tokens that no longer decrypt (the secret changed) are reported as `nil`.
     ///
-    /// - Throws: ``StoreError`` `userNotFound`, `identityNotFound`, `lastIdentity`.
+    /// - Throws: `StoreError` `userNotFound`, `identityNotFound`, `lastIdentity`.
     public func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"
         try StoreValidation.checkKey(provider, "provider", operation: operation)
@@ -187,7 +187,7 @@ public struct SQLiteAccountStore: AccountStore {
     /// Deletes the user, its identities and their tokens in one transaction. Tokens that no longer decrypt are
     /// reported as `nil`.
     ///
-    /// - Throws: ``StoreError`` `userNotFound`.
+    /// - Throws: `StoreError` `userNotFound`.
     public func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "deleteUser"
         let cipher = cipher
@@ -212,7 +212,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// Disables or enables sign-in with the identity.
     ///
-    /// - Throws: ``StoreError`` `identityNotFound`.
+    /// - Throws: `StoreError` `identityNotFound`.
     public func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) async throws(StoreError)
         -> LinkedIdentity
     {
@@ -224,7 +224,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// Updates the identity's profile fields; `nil` keeps a stored value.
     ///
-    /// - Throws: ``StoreError`` `identityNotFound`, `invalidValue`.
+    /// - Throws: `StoreError` `identityNotFound`, `invalidValue`.
     public func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey)
         async throws(StoreError)
         -> LinkedIdentity
@@ -238,7 +238,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     /// Reads the schema objects, so a missing or damaged file is noticed.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func checkHealth() async throws(StoreError) {
         let operation = "checkHealth"
         _ = try await database.perform(operation) { connection throws(StoreError) in

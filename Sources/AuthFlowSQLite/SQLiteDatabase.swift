@@ -33,7 +33,7 @@ public final class SQLiteDatabase: Sendable {
     /// - Parameters:
     ///   - path: the file; its directory must exist.
     ///   - busyTimeout: seconds to wait for another connection's lock before failing with `busy`.
-    /// - Throws: ``StoreError`` with `unsupportedSchema` (a newer or foreign database; nothing is written),
+    /// - Throws: `StoreError` with `unsupportedSchema` (a newer or foreign database; nothing is written),
     ///   `corruptDatabase` (not a database, or damaged), `busy`, or `backendFailure` (cannot open, I/O).
     public init(path: String, busyTimeout: Double = 5) throws(StoreError) {
         let opened = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
@@ -55,7 +55,7 @@ public final class SQLiteDatabase: Sendable {
 
     /// The database's schema version.
     ///
-    /// - Throws: ``StoreError`` when the database cannot be read.
+    /// - Throws: `StoreError` when the database cannot be read.
     public func schemaVersion() async throws(StoreError) -> Int {
         try await perform("schemaVersion") { connection throws(StoreError) in
             Int(try connection.query("PRAGMA user_version", operation: "schemaVersion").first?.integer(0) ?? 0)

@@ -2,7 +2,7 @@ public import AuthFlow
 public import AuthFlowJOSE
 public import Foundation
 
-/// A ``FlowStore`` (the set of spent sign-in states) in a ``SQLiteDatabase`` file, shared by every server
+/// A `FlowStore` (the set of spent sign-in states) in a ``SQLiteDatabase`` file, shared by every server
 /// instance using the file.
 ///
 /// `markSpent` is one `INSERT … ON CONFLICT (state_digest) DO NOTHING` of the state's digest
@@ -27,7 +27,7 @@ public struct SQLiteFlowStore: FlowStore {
     /// Marks `state` spent until `until`.
     ///
     /// - Returns: `true` on first use, `false` when the state was already spent (and has not expired).
-    /// - Throws: ``FlowStoreError`` `backend_failure`.
+    /// - Throws: `FlowStoreError` `backend_failure`.
     public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         let now = clock.now().timeIntervalSince1970
         let parameters: [SQLiteValue] = [.text(FlowStoreKey.digest(of: state)), .real(until.timeIntervalSince1970)]
@@ -51,7 +51,7 @@ public struct SQLiteFlowStore: FlowStore {
 
     /// Reads from the database.
     ///
-    /// - Throws: ``FlowStoreError`` `backend_failure` when the database does not answer.
+    /// - Throws: `FlowStoreError` `backend_failure` when the database does not answer.
     public func checkHealth() async throws(FlowStoreError) {
         do {
             _ = try await database.perform("check health") { connection throws(StoreError) in

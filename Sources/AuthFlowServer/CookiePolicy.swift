@@ -7,7 +7,7 @@ import AuthFlowJOSE
 ///   `http://` on a loopback host (browsers do not keep Secure cookies for plain-http localhost reliably).
 /// - One **flow cookie** per sign-in in progress (`authflow_flow_XXXXXXXX`, or `__Host-authflow_flow_XXXXXXXX`
 ///   over https, where `XXXXXXXX` is derived from the flow's state): the flow record sealed with
-///   AES-256-GCM (``AuthFlow/FlowRecordSeal``); `HttpOnly; SameSite=Lax; Path=/`, the same `Secure` rule,
+///   AES-256-GCM (`FlowRecordSeal`); `HttpOnly; SameSite=Lax; Path=/`, the same `Secure` rule,
 ///   and the flow's lifetime.
 ///
 /// The `__Host-` prefix makes browsers refuse the cookie unless it is `Secure`, host-only and `Path=/`, so a

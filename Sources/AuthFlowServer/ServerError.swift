@@ -3,7 +3,7 @@ public import AuthFlow
 /// Why the sign-in server refused a request. Its ``code`` is stable and becomes the body
 /// `{"error": CODE, "message": TEXT}`; ``status`` is the HTTP status.
 ///
-/// Sign-in failures keep the ``SignInError`` code (`invalid_state`, `browser_binding_mismatch`, …); the
+/// Sign-in failures keep the `SignInError` code (`invalid_state`, `browser_binding_mismatch`, …); the
 /// server adds its own codes for what happens around the flow. Messages say what was expected and what was
 /// found and never contain a token, code, state, cookie value, secret or email address.
 public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -70,7 +70,7 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         self.provider = provider
     }
 
-    /// Wraps a sign-in failure: its code, message and ``SignInError/statusHint``.
+    /// Wraps a sign-in failure: its code, message and `SignInError.statusHint`.
     public init(_ error: SignInError) {
         self.init(
             Code(rawValue: error.code.rawValue), error.message, status: error.statusHint, provider: error.provider)

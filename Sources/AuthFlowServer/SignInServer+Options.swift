@@ -61,7 +61,7 @@ extension SignInServer {
 
         /// Options from the `server:` section.
         ///
-        /// - Throws: ``AuthFlow/ConfigurationError`` when there is no `server:` section, or `server.secret`
+        /// - Throws: `ConfigurationError` when there is no `server:` section, or `server.secret`
         ///   is missing or shorter than 32 bytes.
         public init(configuration: Configuration) throws(ConfigurationError) {
             guard let server = configuration.server else {

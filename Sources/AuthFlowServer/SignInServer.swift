@@ -18,7 +18,7 @@ import Foundation
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
 /// `POST /auth/account/delete`, `GET /healthz`, and the event endpoints provider plugins declare under
-/// `/auth/{provider}/` (``AuthFlow/ProviderEventEndpoint``: Apple's notifications, Facebook's data deletion,
+/// `/auth/{provider}/` (`ProviderEventEndpoint`: Apple's notifications, Facebook's data deletion,
 /// Google RISC, OIDC back-channel logout). An app serves its own pages next to these with
 /// ``signedInUser(_:)`` and ``respond(to:with:)``.
 public final class SignInServer: Sendable {
@@ -52,7 +52,7 @@ public final class SignInServer: Sendable {
     ///
     /// - Parameters:
     ///   - options: public URL, secret, return-to allow-list, session lifetime, sign-up rules.
-    ///   - providers: the resolved providers (``AuthFlow/ProviderRegistry/resolve(_:)``).
+    ///   - providers: the resolved providers (`ProviderRegistry.resolve(_:)`).
     ///   - stores: where flows, accounts and sessions are kept.
     ///   - httpClient: the client for token, userinfo, JWKS and revocation requests.
     ///   - clock: the time source (inject a `ManualClock` in tests).
@@ -96,7 +96,7 @@ public final class SignInServer: Sendable {
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
     /// `server:` settings.
     ///
-    /// - Throws: ``AuthFlow/ConfigurationError`` when the providers do not resolve, the `server:` section is
+    /// - Throws: `ConfigurationError` when the providers do not resolve, the `server:` section is
     ///   missing, or `server.secret` is missing or shorter than 32 bytes.
     public convenience init(
         configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,

@@ -64,7 +64,7 @@ public struct XPlugin: ProviderPlugin {
 
     /// `data.id` as subject, `data.name`, and `data.confirmed_email` as a verified email when present.
     ///
-    /// - Throws: ``SignInError`` with `userinfo_error` when `data.id` is missing.
+    /// - Throws: `SignInError` with `userinfo_error` when `data.id` is missing.
     public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
