@@ -97,8 +97,8 @@ let package = Package(
         .target(
             name: "AuthFlowServer",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowSandbox", "AuthFlowMatrix",
-                "AuthFlowOIDC",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowSandbox",
+                "AuthFlowMatrix", "AuthFlowOIDC",
             ],
             swiftSettings: strict),
 
@@ -107,7 +107,7 @@ let package = Package(
             name: "authflow",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
-                "AuthFlowMatrix", "AuthFlowServer",
+                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowPostgres",
             ],
             swiftSettings: strict),
         .plugin(

@@ -53,6 +53,19 @@ public final class PostgresDatabase: Sendable {
         pool.withLock { $0.idle.append(connection) }
     }
 
+    /// Connects to `url` once, without migrating or writing anything, and returns the AuthFlow schema version
+    /// found there (`0` for a database AuthFlow has not used yet): what `authflow check --connect` reports.
+    ///
+    /// - Throws: ``StoreError`` `backendFailure` when the server cannot be reached or refuses the login.
+    public static func probe(url: String) throws(StoreError) -> Int {
+        let connection = try PostgresConnection(conninfo: url, statementTimeout: 10)
+        let present = try connection.query(
+            "SELECT to_regclass('authflow_schema') IS NOT NULL", operation: "probe"
+        ).first?.bool(0)
+        guard present == true else { return 0 }
+        return Int(try PostgresSchema.version(connection, operation: "probe") ?? 0)
+    }
+
     /// The database's schema version.
     ///
     /// - Throws: ``StoreError`` when the database cannot be read.

@@ -1,10 +1,12 @@
 public import AuthFlow
 public import AuthFlowJOSE
+import AuthFlowPostgres
 import AuthFlowSQLite
 
 extension SignInServer.Stores {
-    /// The stores `store:` selects: in memory, or one SQLite file holding flows, accounts (tokens encrypted
-    /// with AES-256-GCM under a key derived from `secret`) and sessions.
+    /// The stores `store:` selects: in memory, or one SQLite file or one PostgreSQL database (shared by every
+    /// instance using it) holding flows, accounts (tokens encrypted with AES-256-GCM under a key derived from
+    /// `secret`) and sessions.
     ///
     /// - Throws: `StoreError` when the database cannot be opened or migrated, or `JOSEError` when the
     ///   secret cannot key the token cipher.
@@ -21,6 +23,16 @@ extension SignInServer.Stores {
                 flows: SQLiteFlowStore(database: database, clock: clock),
                 accounts: SQLiteAccountStore(database: database, cipher: cipher, clock: clock),
                 sessions: SQLiteSessionStore(database: database, clock: clock))
+        case .postgres:
+            guard let url = settings.postgresURL else {
+                throw StoreError(.invalidValue, "expected store.postgres_url for store.kind postgres, found none")
+            }
+            let database = try PostgresDatabase(url: url)
+            let cipher = try TokenCipher(secret: secret.value, random: random)
+            return SignInServer.Stores(
+                flows: PostgresFlowStore(database: database, clock: clock),
+                accounts: PostgresAccountStore(database: database, cipher: cipher, clock: clock),
+                sessions: PostgresSessionStore(database: database, clock: clock))
         }
     }
 }

@@ -1,11 +1,12 @@
 # Shared set-up for scripts/test.sh and scripts/demo.sh: installs what AuthFlow needs on a
 # Debian machine, once. Sourced, not run.
 
-# System packages: the C libraries AuthFlow wraps, and the browser used by the end-to-end test.
+# System packages: the C libraries AuthFlow wraps, the browser used by the end-to-end test, and the
+# PostgreSQL server the store tests start a throwaway instance of.
 AUTHFLOW_APT_PACKAGES=(
-    pkg-config libssl-dev libcurl4-openssl-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev
+    pkg-config libssl-dev libcurl4-openssl-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev libpq-dev
 )
-AUTHFLOW_APT_TEST_PACKAGES=(chromium chromium-driver)
+AUTHFLOW_APT_TEST_PACKAGES=(chromium chromium-driver postgresql)
 
 af_as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
