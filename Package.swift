@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "AuthFlowPostgres", targets: ["AuthFlowPostgres"]),
         .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
+        .library(name: "AuthFlowDeployment", targets: ["AuthFlowDeployment"]),
         .executable(name: "authflow", targets: ["authflow"]),
         .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
@@ -51,17 +52,19 @@ let package = Package(
             name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
 
-        // Foundation layer.
+        // Foundation layer: JOSE (keys, JWS/JWT, clocks, randomness), YAML, HTTP client and server.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "AuthFlowYAML", dependencies: ["CYAML"], swiftSettings: strict),
         .target(name: "AuthFlowHTTP", dependencies: ["CCurl", "CMicroHTTPD"], swiftSettings: strict),
 
-        // Core.
+        // Core: the OAuth flow, the plugin protocol, configuration, store protocols and in-memory stores.
+        // Re-exports AuthFlowJOSE and AuthFlowHTTP.
         .target(
             name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
             swiftSettings: strict),
 
-        // Provider plugins (above the core) and the umbrella holding `ProviderRegistry.standard`.
+        // Provider plugins (above the core; they never import each other) and the umbrella holding
+        // `ProviderRegistry.standard`, which re-exports the core and every plugin.
         .target(
             name: "AuthFlowApple", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
@@ -82,10 +85,11 @@ let package = Package(
             dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC"],
             swiftSettings: strict),
 
-        // Provider emulators: a stand-in for the outside world, so it does not depend on the core.
+        // The sandbox identity provider: emulators of the providers, a stand-in for the outside world, so it does
+        // not depend on the core.
         .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
 
-        // Store backends.
+        // Store backends (SQLite, PostgreSQL) for the core's store protocols.
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
         .target(
@@ -93,12 +97,18 @@ let package = Package(
         // The capability matrix report (`authflow matrix`, the demo's /matrix page).
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
-        // The sign-in server: routes, cookies, sessions, Apple notifications, sandbox mode.
+        // The lean sign-in server an app embeds: routes, cookies, sessions, provider notifications. Knows no
+        // provider, store backend, sandbox or matrix. Re-exports AuthFlow.
         .target(
-            name: "AuthFlowServer",
+            name: "AuthFlowServer", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+
+        // Assembly of what `authflow serve` runs: stores by `store.kind`, provider resolution with discovery,
+        // sandbox mode and its demo pages. Re-exports AuthFlowServer, AuthFlowProviders and the store backends.
+        .target(
+            name: "AuthFlowDeployment",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowSandbox",
-                "AuthFlowMatrix", "AuthFlowOIDC",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowOIDC",
+                "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 
@@ -107,7 +117,7 @@ let package = Package(
             name: "authflow",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
-                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowPostgres",
+                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment", "AuthFlowPostgres",
             ],
             swiftSettings: strict),
         .plugin(
@@ -174,8 +184,8 @@ let package = Package(
         .testTarget(
             name: "AuthFlowServerTests",
             dependencies: [
-                "AuthFlowServer", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox", "AuthFlowProviders",
-                "AuthFlowSQLite", "authflow", "AuthFlowTestSupport",
+                "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
+                "AuthFlowProviders", "AuthFlowSQLite", "authflow", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

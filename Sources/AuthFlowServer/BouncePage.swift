@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
@@ -42,7 +43,7 @@ enum BouncePage {
             </form>
             <script>\(script)</script>
             """
-        return HTML.page(title: "Signing in…", body: body)
+        return HTML.serverPage(title: "Signing in…", body: body)
     }
 
     /// The page's Content-Security-Policy; `formTargets` are extra origins the post-sign-in redirect may

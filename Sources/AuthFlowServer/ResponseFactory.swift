@@ -14,7 +14,7 @@ enum ResponseFactory {
                 <p id="error-message">\(HTML.escape(error.message))</p>
                 <p><a href="/">Back</a></p>
                 """
-            response = .html(HTML.page(title: "Sign-in problem", body: body), status: error.status)
+            response = .html(HTML.serverPage(title: "Sign-in problem", body: body), status: error.status)
             response.headers["Content-Security-Policy"] = HTML.contentSecurityPolicy
         } else {
             response = .json(

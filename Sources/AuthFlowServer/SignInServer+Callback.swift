@@ -43,7 +43,7 @@ extension SignInServer {
         let parameters = CallbackParameters(fields)
         let state = parameters.value("state") ?? ""
         let pendingKey = binding.map { Self.pendingProfileKey(provider: name, binding: $0) }
-        let startTrace = options.demoPage ? traces.takeStart(state: state) : []
+        let startTrace = options.keepsTraces ? traces.takeStart(state: state) : []
 
         let result: SignInResult
         do throws(SignInError) {
@@ -82,7 +82,7 @@ extension SignInServer {
             _ = try? await stores.sessions.deleteSession(id: old)
         }
         let session = try await createSession(for: identity)
-        if options.demoPage {
+        if options.keepsTraces {
             traces.rememberSession(digest: Self.digest(session.id), trace: startTrace + result.trace)
         }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])

@@ -26,7 +26,7 @@ extension SignInServer {
         } catch {
             throw ServerError(error)
         }
-        if options.demoPage { traces.rememberStart(state: start.state, trace: start.trace) }
+        if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
         logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
         response.addCookie(cookies.flowCookie(flowCookie.seal(binding)))

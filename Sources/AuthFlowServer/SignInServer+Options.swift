@@ -16,8 +16,9 @@ extension SignInServer {
         public var signup: Bool
         /// Whether a first sign-in with a verified email that exactly one user has (verified) links to that user.
         public var linkByVerifiedEmail: Bool
-        /// Serve the demo home page at `/` and the capability matrix at `/matrix` (sandbox mode).
-        public var demoPage: Bool
+        /// Keep the traces of recent sign-ins (bounded, in memory) for ``SignInServer/signedInUser(_:)``, which
+        /// the sandbox demo page shows.
+        public var keepsTraces: Bool
         /// The sign-in flow's tunables (flow lifetime, leeway).
         public var flow: OAuthFlow.Options
         /// The largest Apple notification body accepted, in bytes.
@@ -28,7 +29,7 @@ extension SignInServer {
         /// Creates options with the hardened defaults.
         public init(
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
-            signup: Bool = true, linkByVerifiedEmail: Bool = false, demoPage: Bool = false,
+            signup: Bool = true, linkByVerifiedEmail: Bool = false, keepsTraces: Bool = false,
             flow: OAuthFlow.Options = .init(),
             maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 3600
         ) {
@@ -40,7 +41,7 @@ extension SignInServer {
             self.sessionTTL = sessionTTL
             self.signup = signup
             self.linkByVerifiedEmail = linkByVerifiedEmail
-            self.demoPage = demoPage
+            self.keepsTraces = keepsTraces
             self.flow = flow
             self.maximumNotificationBytes = maximumNotificationBytes
             self.pendingProfileTTL = pendingProfileTTL

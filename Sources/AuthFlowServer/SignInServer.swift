@@ -17,8 +17,8 @@ import Foundation
 ///
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
-/// `POST /auth/account/delete`, `POST /auth/apple/notifications`, `GET /healthz`, and with
-/// ``Options/demoPage`` the demo home page `GET /` and the capability matrix `GET /matrix`.
+/// `POST /auth/account/delete`, `POST /auth/apple/notifications` and `GET /healthz`. An app serves its own
+/// pages next to these with ``signedInUser(_:)`` and ``respond(to:with:)``.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
     public let providers: [String: ResolvedProvider]
@@ -85,10 +85,10 @@ public final class SignInServer: Sendable {
     public convenience init(
         configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        logger: any ServerLogger = SilentLogger(), demoPage: Bool = false
+        logger: any ServerLogger = SilentLogger(), keepsTraces: Bool = false
     ) throws(ConfigurationError) {
         var options = try Options(configuration: configuration)
-        options.demoPage = demoPage
+        options.keepsTraces = keepsTraces
         let providers = try registry.resolve(configuration)
         self.init(
             options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
@@ -98,9 +98,20 @@ public final class SignInServer: Sendable {
     /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
     /// client prefers it) with status 400, 401, 403, 404, 405 or 503.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await respond(to: request, with: route)
+    }
+
+    /// Answers `request` with `page` the way the server answers its own routes: a thrown ``ServerError``
+    /// becomes the server's error response (JSON, or HTML when the client prefers it), and the response gets
+    /// the server's security headers (`nosniff`, `DENY` framing, `same-origin` referrer, `no-store`) unless
+    /// `page` set them.
+    public func respond(
+        to request: HTTPServerRequest,
+        with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
         let response: HTTPServerResponse
         do throws(ServerError) {
-            response = try await route(request)
+            response = try await page(request)
         } catch {
             if error.status >= 500 {
                 logger.log(.error, "request failed", metadata: ["code": error.code.rawValue, "path": request.path])
@@ -121,13 +132,6 @@ public final class SignInServer: Sendable {
             }
         }
         switch segments {
-        case [""] where options.demoPage:
-            try only("GET")
-            if let redirect = publicOriginRedirect(request) { return redirect }
-            return try await homePage(request)
-        case ["matrix"] where options.demoPage:
-            try only("GET")
-            return matrixPage()
         case ["healthz"]:
             try only("GET")
             return await health()
@@ -181,9 +185,10 @@ public final class SignInServer: Sendable {
         return provider
     }
 
-    /// A redirect to the public URL when the demo page is opened under another host (e.g. the listen address
-    /// `127.0.0.1` instead of `localhost`): cookies and redirect URIs belong to the public URL.
-    func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+    /// A redirect to the public URL's `/` when `request` arrived under another host (e.g. the listen address
+    /// `127.0.0.1` instead of `localhost`), since cookies and redirect URIs belong to the public URL; `nil`
+    /// when it arrived under the public URL's host.
+    public func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         guard let host = request.headers["Host"]?.lowercased(),
             let publicOrigin = ReturnToPolicy.origin(of: options.publicURL),
             let scheme = publicOrigin.range(of: "://")

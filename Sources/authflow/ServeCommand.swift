@@ -1,7 +1,7 @@
 import AuthFlow
 import AuthFlowProviders
 import AuthFlowSandbox
-import AuthFlowServer
+import AuthFlowDeployment
 import Dispatch
 import Foundation
 import Synchronization

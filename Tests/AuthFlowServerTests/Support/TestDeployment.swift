@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
@@ -60,7 +61,7 @@ final class TestDeployment: Sendable {
         let box = Mutex<SignInServer?>(nil)
         let http = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
             guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
-            return await server.handle(request)
+            return await DemoSite(server: server).handle(request)
         }
         let port = try http.start()
         let appURL = "http://localhost:\(port)"
@@ -81,7 +82,7 @@ final class TestDeployment: Sendable {
         let stores = try settings.stores?(clock) ?? .memory(clock: clock)
         let server = try SignInServer(
             configuration: deployment.configuration, registry: .standard, stores: stores,
-            httpClient: CurlHTTPClient(), clock: clock, demoPage: true)
+            httpClient: CurlHTTPClient(), clock: clock, keepsTraces: true)
         box.withLock { $0 = server }
         return TestDeployment(
             sandbox: sandbox, server: server, stores: stores, clock: clock, appURL: appURL,

@@ -1,6 +1,7 @@
 public import AuthFlow
 public import AuthFlowJOSE
 public import AuthFlowSandbox
+import AuthFlowServer
 import Foundation
 
 /// `serve --sandbox` / `demo`: the built-in sandbox identity provider running in-process, with the app's

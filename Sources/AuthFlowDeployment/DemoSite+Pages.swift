@@ -1,20 +1,20 @@
 import AuthFlow
 import AuthFlowHTTP
 import AuthFlowMatrix
+import AuthFlowServer
 
-extension SignInServer {
-    /// `GET /` with ``Options/demoPage``: sign-in links when signed out; the verified identity, the flow
-    /// trace of the sign-in and a sign-out button when signed in. Element ids follow the Wave 2 contract
-    /// (`signin-{name}`, `identity`, `user_id`, `provider`, `subject`, `email`, `name`, `trace`, `signout`).
+extension DemoSite {
+    /// `GET /`: sign-in links when signed out; the verified identity, the flow trace of the sign-in and a
+    /// sign-out button when signed in.
     func homePage(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let session = try await currentSession(request)
+        let user = try await server.signedInUser(request)
         var body = "<h1>AuthFlow demo</h1>\n"
-        if let session {
-            body += signedInSection(session)
+        if let user {
+            body += signedInSection(user)
         } else {
             body += "<p>Sign in with one of the sandbox identity providers:</p>\n"
-            for name in providerNames {
-                guard let provider = providers[name] else { continue }
+            for name in server.providerNames {
+                guard let provider = server.providers[name] else { continue }
                 let display = provider.plugin.displayName
                 body +=
                     "<a class=\"signin\" id=\"signin-\(HTML.escape(name))\" "
@@ -22,25 +22,25 @@ extension SignInServer {
             }
         }
         body += "<p><a id=\"matrix\" href=\"/matrix\">Capability matrix of these providers</a></p>\n"
-        return ResponseFactory.html(HTML.page(title: "AuthFlow demo", body: body))
+        return Self.html(HTML.page(title: "AuthFlow demo", style: Self.style, body: body))
     }
 
-    /// `GET /matrix` with ``Options/demoPage``: the capability matrix of the configured providers (HTML).
+    /// `GET /matrix`: the capability matrix of the configured providers (HTML).
     func matrixPage() -> HTTPServerResponse {
-        let resolved = providerNames.compactMap { providers[$0] }
-        let page = CapabilityMatrix(providers: resolved, storesTokens: true, options: options.flow).render(
+        let resolved = server.providerNames.compactMap { server.providers[$0] }
+        let page = CapabilityMatrix(providers: resolved, storesTokens: true, options: server.options.flow).render(
             format: .html)
-        return ResponseFactory.html(page)
+        return Self.html(page)
     }
 
-    private func signedInSection(_ session: CurrentSession) -> String {
-        let identity = session.identity
+    private func signedInSection(_ user: SignedInUser) -> String {
+        let identity = user.identity
         let email = identity.emailVerified ? identity.email : nil
         func row(_ id: String, _ label: String, _ value: String?) -> String {
             "<dt>\(label)</dt><dd id=\"\(id)\">\(HTML.escape(value ?? ""))</dd>\n"
         }
         var html = "<p>Signed in. The provider vouched for this identity:</p>\n<dl id=\"identity\">\n"
-        html += row("user_id", "User id", session.record.userID.rawValue)
+        html += row("user_id", "User id", user.userID.rawValue)
         html += row("provider", "Provider", identity.provider)
         html += row("subject", "Subject", identity.subject)
         html += row("email", "Email (verified)", email)
@@ -51,7 +51,7 @@ extension SignInServer {
 
             """
         html += "<h2>How this sign-in went</h2>\n"
-        if let trace = traces.session(digest: Self.digest(session.id)), !trace.isEmpty {
+        if let trace = user.trace, !trace.isEmpty {
             html += "<ol id=\"trace\">\n"
             for event in trace { html += Self.traceItem(event) }
             html += "</ol>\n"
@@ -64,11 +64,11 @@ extension SignInServer {
             html +=
                 "<ol id=\"trace\"></ol>\n<p>The trace of this sign-in is no longer kept (sign in again to see it).</p>\n"
         }
-        let others = providerNames.filter { $0 != identity.provider }
+        let others = server.providerNames.filter { $0 != identity.provider }
         if !others.isEmpty {
             html += "<h2>Link another provider</h2>\n"
             for name in others {
-                let display = providers[name]?.plugin.displayName ?? name
+                let display = server.providers[name]?.plugin.displayName ?? name
                 html +=
                     "<a class=\"link\" id=\"link-\(HTML.escape(name))\" "
                     + "href=\"/auth/\(HTML.escape(name))/link?return_to=/\">Link \(HTML.escape(display))</a><br>\n"
@@ -105,4 +105,21 @@ extension SignInServer {
         let value = (seconds * 10_000).rounded() / 10
         return "\(value) ms"
     }
+
+    /// A page with the strict script-less CSP and `Cache-Control: no-store`.
+    static func html(_ page: String) -> HTTPServerResponse {
+        var response = HTTPServerResponse.html(page, status: 200)
+        response.headers["Content-Security-Policy"] = HTML.contentSecurityPolicy
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    }
+
+    static let style = """
+        body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}\
+        h1{font-size:1.4rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}\
+        dt{font-weight:600}dd{margin:0;font-family:ui-monospace,monospace;word-break:break-all}\
+        a.signin{display:block;margin:.5rem 0;padding:.6rem 1rem;border:1px solid #888;border-radius:.4rem;\
+        text-decoration:none;color:#222;max-width:18rem}ol#trace li{margin:.4rem 0}\
+        .checks,.detail{color:#555;font-size:.9rem}.error{color:#a00}code{font-family:ui-monospace,monospace}
+        """
 }

@@ -2,6 +2,7 @@ public import AuthFlow
 public import AuthFlowJOSE
 import AuthFlowPostgres
 import AuthFlowSQLite
+public import AuthFlowServer
 
 extension SignInServer.Stores {
     /// The stores `store:` selects: in memory, or one SQLite file or one PostgreSQL database (shared by every

@@ -2,11 +2,13 @@ public import AuthFlow
 public import AuthFlowHTTP
 public import AuthFlowJOSE
 public import AuthFlowSandbox
+public import AuthFlowServer
 import AuthFlowOIDC
 import Foundation
 
 /// A running `authflow serve`: the sign-in server on its HTTP listener, its stores, and in sandbox mode the
-/// in-process sandbox identity provider. What the CLI starts and stops; usable in tests the same way.
+/// in-process sandbox identity provider and the demo pages (``DemoSite``). What the CLI starts and stops;
+/// usable in tests the same way.
 public final class SignInService: Sendable {
     /// The request handler.
     public let server: SignInServer
@@ -72,14 +74,15 @@ public final class SignInService: Sendable {
             let providers = try await registry.resolve(
                 configuration, discovery: OIDCDiscovery(httpClient: httpClient))
             var serverOptions = options
-            serverOptions.demoPage = sandboxMode
+            serverOptions.keepsTraces = sandboxMode
             let server = SignInServer(
                 options: serverOptions, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
                 random: random, logger: logger)
             let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
-            let http = HTTPServer(configuration: HTTPServer.Configuration(host: listen.host, port: listen.port)) {
-                await server.handle($0)
-            }
+            let handler: HTTPHandler =
+                sandboxMode ? DemoSite(server: server).handle : server.handle
+            let http = HTTPServer(
+                configuration: HTTPServer.Configuration(host: listen.host, port: listen.port), handler: handler)
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(

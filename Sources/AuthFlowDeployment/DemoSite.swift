@@ -1,0 +1,48 @@
+public import AuthFlowHTTP
+public import AuthFlowServer
+
+/// The sandbox demo (`authflow demo`, `serve --sandbox`): the sign-in server's routes plus the demo home
+/// page `GET /` and the capability matrix of the configured providers `GET /matrix`.
+///
+/// The home page shows sign-in links when signed out; when signed in, the verified identity, the trace of
+/// the sign-in (the server must keep traces, ``AuthFlowServer/SignInServer/Options/keepsTraces``), a
+/// sign-out button and links to link the other providers. Element ids are a contract of the browser tests:
+/// `signin-{name}`, `identity`, `user_id`, `provider`, `subject`, `email`, `name`, `trace`, `signout`,
+/// `matrix`.
+public struct DemoSite: Sendable {
+    /// The sign-in server every other path goes to.
+    public let server: SignInServer
+
+    /// Wraps `server`.
+    public init(server: SignInServer) {
+        self.server = server
+    }
+
+    /// Answers `/` and `/matrix` (GET or HEAD; 405 `method_not_allowed` otherwise) and hands every other
+    /// request to the sign-in server.
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        switch request.path {
+        case "/":
+            return await server.respond(to: request) { request throws(ServerError) in
+                try Self.requireGET(request)
+                if let redirect = server.publicOriginRedirect(request) { return redirect }
+                return try await homePage(request)
+            }
+        case "/matrix":
+            return await server.respond(to: request) { request throws(ServerError) in
+                try Self.requireGET(request)
+                return matrixPage()
+            }
+        default:
+            return await server.handle(request)
+        }
+    }
+
+    static func requireGET(_ request: HTTPServerRequest) throws(ServerError) {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            throw ServerError(
+                ServerError.Code(rawValue: "method_not_allowed"), "expected GET, found \(request.method.prefix(16))",
+                status: 405)
+        }
+    }
+}

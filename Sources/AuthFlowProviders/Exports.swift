@@ -1,0 +1,7 @@
+// `import AuthFlowProviders` brings the core and every built-in provider plugin.
+@_exported public import AuthFlow
+@_exported public import AuthFlowApple
+@_exported public import AuthFlowFacebook
+@_exported public import AuthFlowGoogle
+@_exported public import AuthFlowOIDC
+@_exported public import AuthFlowX
