@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
         .library(name: "AuthFlowPostgres", targets: ["AuthFlowPostgres"]),
+        .library(name: "AuthFlowRedis", targets: ["AuthFlowRedis"]),
         .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .library(name: "AuthFlowDeployment", targets: ["AuthFlowDeployment"]),
@@ -51,6 +52,8 @@ let package = Package(
         .systemLibrary(
             name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses (see its module map).
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Foundation layer: JOSE (keys, JWS/JWT, clocks, randomness), YAML, HTTP client and server.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -94,6 +97,7 @@ let package = Package(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
         .target(
             name: "AuthFlowPostgres", dependencies: ["AuthFlow", "AuthFlowJOSE", "CPostgres"], swiftSettings: strict),
+        .target(name: "AuthFlowRedis", dependencies: ["AuthFlow", "AuthFlowJOSE", "CHiredis"], swiftSettings: strict),
         // The capability matrix report (`authflow matrix`, the demo's /matrix page).
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
@@ -140,7 +144,9 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowSQLiteTests",
-            dependencies: ["AuthFlowSQLite", "AuthFlowPostgres", "AuthFlow", "AuthFlowJOSE", "AuthFlowTestSupport"],
+            dependencies: [
+                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE", "AuthFlowTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),

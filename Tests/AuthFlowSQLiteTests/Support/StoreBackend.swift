@@ -5,20 +5,36 @@ import Foundation
 import Testing
 
 @testable import AuthFlowPostgres
+import AuthFlowRedis
 
 /// The account and session store implementations one conformance suite runs against.
 enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
     case postgres
+    /// Sessions only (Redis holds no accounts): the harness pairs it with an in-memory account store.
+    case redis
 
     var testDescription: String { rawValue }
+
+    /// The backends of the session conformance suite: every backend this run can reach, Redis included.
+    static var availableForSessions: [StoreBackend] {
+        allCases.filter { $0 != .postgres && $0 != .redis || reachable($0) }
+    }
+
+    private static func reachable(_ backend: StoreBackend) -> Bool {
+        switch backend {
+        case .postgres: return TestDatabases.postgresURL != nil || TestDatabases.required
+        case .redis: return TestDatabases.redisURL != nil || TestDatabases.required
+        default: return true
+        }
+    }
 
     /// The backends this run can reach: PostgreSQL needs `AUTHFLOW_TEST_POSTGRES_URL` (set by
     /// `scripts/test.sh`); without it the PostgreSQL case is left out, unless `AUTHFLOW_REQUIRE_PEERS=1`,
     /// when it stays in and fails.
     static var available: [StoreBackend] {
-        allCases.filter { $0 != .postgres || TestDatabases.postgresURL != nil || TestDatabases.required }
+        availableForSessions.filter { $0 != .redis }
     }
 
     func makeHarness() throws -> StoreHarness { try StoreHarness(self) }
@@ -28,6 +44,20 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 enum TestDatabases {
     static var postgresURL: String? {
         ProcessInfo.processInfo.environment["AUTHFLOW_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var redisURL: String? {
+        ProcessInfo.processInfo.environment["AUTHFLOW_TEST_REDIS_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A client on the server of `AUTHFLOW_TEST_REDIS_URL` with a fresh key prefix, so tests never share keys.
+    static func freshRedisClient() throws -> RedisClient {
+        guard let url = redisURL else {
+            throw StoreError(
+                .backendFailure,
+                "expected AUTHFLOW_TEST_REDIS_URL to name a Redis server (scripts/test.sh starts one), found it unset")
+        }
+        return try RedisClient(endpoint: try RedisEndpoint(url: url), prefix: "authflow-test:\(UUID().uuidString):")
     }
 
     static var required: Bool { ProcessInfo.processInfo.environment["AUTHFLOW_REQUIRE_PEERS"] == "1" }
@@ -91,6 +121,12 @@ final class StoreHarness: Sendable {
             directory = nil
             self.database = nil
             postgres = database
+        case .redis:
+            accounts = InMemoryAccountStore(clock: clock)
+            sessions = RedisSessionStore(client: try TestDatabases.freshRedisClient(), clock: clock)
+            directory = nil
+            database = nil
+            postgres = nil
         }
     }
 }
