@@ -92,7 +92,7 @@ let package = Package(
         // not depend on the core.
         .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
 
-        // Store backends (SQLite, PostgreSQL) for the core's store protocols.
+        // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols.
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
         .target(
@@ -112,7 +112,7 @@ let package = Package(
             name: "AuthFlowDeployment",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowOIDC",
-                "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowMatrix",
+                "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 
@@ -121,7 +121,7 @@ let package = Package(
             name: "authflow",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
-                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment", "AuthFlowPostgres",
+                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment", "AuthFlowPostgres", "AuthFlowRedis",
             ],
             swiftSettings: strict),
         .plugin(

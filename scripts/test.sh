@@ -9,7 +9,8 @@ source scripts/lib/services.sh
 ensure_apt_packages "${AUTHFLOW_APT_PACKAGES[@]}" "${AUTHFLOW_APT_TEST_PACKAGES[@]}"
 ensure_python_venv
 
-# A throwaway PostgreSQL for the store tests (AUTHFLOW_TEST_POSTGRES_URL), removed however the run ends.
+# Throwaway PostgreSQL and Redis for the store tests (AUTHFLOW_TEST_POSTGRES_URL, AUTHFLOW_TEST_REDIS_URL),
+# removed however the run ends.
 trap stop_test_services EXIT
 start_test_services
 

@@ -1,17 +1,29 @@
 public import AuthFlow
 public import AuthFlowJOSE
 import AuthFlowPostgres
+import AuthFlowRedis
 import AuthFlowSQLite
 public import AuthFlowServer
 
 extension SignInServer.Stores {
     /// The stores `store:` selects: in memory, or one SQLite file or one PostgreSQL database (shared by every
     /// instance using it) holding flows, accounts (tokens encrypted with AES-256-GCM under a key derived from
-    /// `secret`) and sessions.
+    /// `secret`) and sessions; with `store.redis_url`, sessions live in Redis (keys under `store.redis_prefix`).
     ///
-    /// - Throws: `StoreError` when the database cannot be opened or migrated, or `JOSEError` when the
-    ///   secret cannot key the token cipher.
+    /// - Throws: `StoreError` when a database cannot be opened or migrated or Redis cannot be reached, or
+    ///   `JOSEError` when the secret cannot key the token cipher.
     public static func open(
+        _ settings: StoreSettings, secret: Secret, clock: any WallClock, random: any SecureRandom
+    ) throws -> SignInServer.Stores {
+        var stores = try openDatabase(settings, secret: secret, clock: clock, random: random)
+        if let url = settings.redisURL {
+            let client = try RedisClient(endpoint: try RedisEndpoint(url: url), prefix: settings.redisPrefix)
+            stores.sessions = RedisSessionStore(client: client, clock: clock)
+        }
+        return stores
+    }
+
+    private static func openDatabase(
         _ settings: StoreSettings, secret: Secret, clock: any WallClock, random: any SecureRandom
     ) throws -> SignInServer.Stores {
         switch settings.kind {

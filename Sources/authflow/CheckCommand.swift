@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowPostgres
+import AuthFlowRedis
 import AuthFlowProviders
 import Foundation
 
@@ -12,8 +13,8 @@ enum CheckCommand {
         usage: authflow check [--config FILE] [--connect]
 
           --config FILE   the configuration to check (default: providers.yaml)
-          --connect       also connect to the store (store.postgres_url) and report its schema version;
-                          nothing is written
+          --connect       also connect to the stores (store.postgres_url, store.redis_url) and report the
+                          database's schema version; nothing is written
 
         Loads the file (reading ${VAR} from the environment and *_file keys from disk), resolves every
         provider against the built-in plugins, and prints each problem with its file, line and column
@@ -67,8 +68,21 @@ enum CheckCommand {
         return 1
     }
 
-    /// Connects to the configured store without writing to it; prints what was found. Returns the exit code.
+    /// Connects to the configured stores without writing to them; prints what was found. Returns the exit code.
     static func checkConnection(_ store: StoreSettings) -> Int32 {
+        let database = checkDatabase(store)
+        guard let url = store.redisURL else { return database }
+        do throws(StoreError) {
+            _ = try RedisClient(endpoint: try RedisEndpoint(url: url), prefix: store.redisPrefix)
+            print("store: redis: connected")
+            return database
+        } catch {
+            printError("store: redis: \(error)")
+            return 1
+        }
+    }
+
+    private static func checkDatabase(_ store: StoreSettings) -> Int32 {
         switch store.kind {
         case .memory, .sqlite:
             print("store: \(store.kind.rawValue) (nothing to connect to)")

@@ -1,6 +1,6 @@
-# A throwaway PostgreSQL server for the test run: a temporary data directory, listening on a free
-# loopback port only, stopped and removed by stop_test_services (call it from an EXIT trap).
-# Sourced, not run. Exports AUTHFLOW_TEST_POSTGRES_URL.
+# Throwaway PostgreSQL and Redis servers for the test run: a temporary data directory each, listening
+# on a free loopback port only, stopped and removed by stop_test_services (call it from an EXIT trap).
+# Sourced, not run. Exports AUTHFLOW_TEST_POSTGRES_URL and AUTHFLOW_TEST_REDIS_URL.
 
 AF_SERVICES_DIR=""
 AF_POSTGRES_BIN=""
@@ -46,16 +46,39 @@ start_test_postgres() {
     echo "==> PostgreSQL on 127.0.0.1:$port ($data)"
 }
 
-# start_test_services: the servers in one temporary directory.
+# start_test_redis: redis-server on a free loopback port with a password, no persistence;
+# exports AUTHFLOW_TEST_REDIS_URL.
+start_test_redis() {
+    local dir="$AF_SERVICES_DIR/redis" port password
+    port="$(af_free_port)"
+    password="test-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+    mkdir -p "$dir"
+    redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save '' --appendonly no \
+        --requirepass "$password" --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
+    local tries=0
+    until redis-cli -h 127.0.0.1 -p "$port" -a "$password" --no-auth-warning ping >/dev/null 2>&1; do
+        tries=$((tries + 1))
+        [ "$tries" -lt 100 ] || { echo "redis-server did not start" >&2; return 1; }
+        sleep 0.1
+    done
+    export AUTHFLOW_TEST_REDIS_URL="redis://:$password@127.0.0.1:$port/0"
+    echo "==> Redis on 127.0.0.1:$port ($dir)"
+}
+
+# start_test_services: both servers in one temporary directory.
 start_test_services() {
     AF_SERVICES_DIR="$(mktemp -d /tmp/authflow-services.XXXXXX)"
     chmod 755 "$AF_SERVICES_DIR"
     start_test_postgres
+    start_test_redis
 }
 
-# stop_test_services: stops the servers and removes their data.
+# stop_test_services: stops both servers and removes their data.
 stop_test_services() {
     [ -n "$AF_SERVICES_DIR" ] || return 0
+    if [ -f "$AF_SERVICES_DIR/redis/redis.pid" ]; then
+        kill "$(cat "$AF_SERVICES_DIR/redis/redis.pid")" 2>/dev/null || true
+    fi
     if [ -n "$AF_POSTGRES_BIN" ] && [ -f "$AF_SERVICES_DIR/postgres/postmaster.pid" ]; then
         af_run_as_postgres "$AF_POSTGRES_BIN/pg_ctl" -D "$AF_SERVICES_DIR/postgres" -m immediate -w stop \
             >/dev/null 2>&1 || true

@@ -2,11 +2,12 @@
 # Debian machine, once. Sourced, not run.
 
 # System packages: the C libraries AuthFlow wraps, the browser used by the end-to-end test, and the
-# PostgreSQL server the store tests start a throwaway instance of.
+# PostgreSQL and Redis servers the store tests start throwaway instances of.
 AUTHFLOW_APT_PACKAGES=(
     pkg-config libssl-dev libcurl4-openssl-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev libpq-dev
+    libhiredis-dev
 )
-AUTHFLOW_APT_TEST_PACKAGES=(chromium chromium-driver postgresql)
+AUTHFLOW_APT_TEST_PACKAGES=(chromium chromium-driver postgresql redis-server)
 
 af_as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -156,13 +156,17 @@ extension ConfigurationReader {
                     at: text.scalar.mark)
             }
         }
-        for key in ["redis_url", "redis_prefix"] where section.value(key) != nil {
-            report(
-                .notAvailable,
-                "store.\(key) is not available yet; with store.kind postgres, PostgreSQL also holds sessions, "
-                    + "flow states and rate limits",
-                at: section.value(key)?.mark)
+        let redisURL = string(section.value("redis_url"), path: "store.redis_url", credential: true)
+        if let redisURL, let node = section.value("redis_url") {
+            let lowered = redisURL.lowercased()
+            if !(lowered.hasPrefix("redis://") || lowered.hasPrefix("unix://")) {
+                report(
+                    .invalidValue,
+                    "expected a redis:// or unix:// URL for store.redis_url, found " + Self.describeScheme(redisURL),
+                    at: node.mark)
+            }
         }
+        let redisPrefix = string(section.value("redis_prefix"), path: "store.redis_prefix") ?? "authflow:"
         let path = string(section.value("path"), path: "store.path") ?? "authflow.sqlite"
         let postgresURL = string(section.value("postgres_url"), path: "store.postgres_url", credential: true)
         if let postgresURL, let node = section.value("postgres_url"), !Self.isPostgresURL(postgresURL) {
@@ -179,7 +183,8 @@ extension ConfigurationReader {
                     + "${DATABASE_URL})",
                 at: kindMark ?? section.owner)
         }
-        return StoreSettings(kind: kind, path: path, postgresURL: postgresURL)
+        return StoreSettings(
+            kind: kind, path: path, postgresURL: postgresURL, redisURL: redisURL, redisPrefix: redisPrefix)
     }
 
     /// Whether `text` is a libpq URL or a `key=value` conninfo.

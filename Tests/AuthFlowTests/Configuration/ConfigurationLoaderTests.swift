@@ -438,7 +438,7 @@ import Testing
         }
     }
 
-    @Test func refusesUnknownStoreKindsAndRedisOptionsNotAvailableYet() throws {
+    @Test func refusesUnknownStoreKindsAndRedisURLsOfAnotherScheme() throws {
         let redis = try loadError("store:\n  kind: redis\n" + minimalProviders)
         #expect(redis.issues.map(\.code) == [.invalidValue])
         #expect(
@@ -449,9 +449,13 @@ import Testing
         #expect(unknown.issues.map(\.message) == ["expected memory, sqlite or postgres for store.kind, found \"mongo\""])
         let redisURL = try loadError(
             "store:\n  kind: postgres\n  postgres_url: postgresql://db.internal/authflow\n"
-                + "  redis_url: redis://cache.internal\n" + minimalProviders)
-        #expect(redisURL.issues.map(\.code) == [.notAvailable])
+                + "  redis_url: memcache://:hunter2@cache.internal\n" + minimalProviders)
+        #expect(redisURL.issues.map(\.code) == [.invalidValue])
         #expect(redisURL.issues.first?.location?.line == 4)
+        #expect(
+            redisURL.issues.first?.message
+                == "expected a redis:// or unix:// URL for store.redis_url, found a URL with scheme \"memcache\"")
+        #expect(!redisURL.description.contains("hunter2"))
     }
 
     @Test func readsAPostgresStoreWithItsURLFromTheEnvironment() throws {
@@ -461,6 +465,13 @@ import Testing
         #expect(configuration.store.kind == .postgres)
         #expect(configuration.store.postgresURL == "postgresql://authflow:pw@db.internal:5432/authflow?sslmode=require")
         #expect(!configuration.store.description.contains("pw"))
+        #expect(configuration.store.redisURL == nil && configuration.store.redisPrefix == "authflow:")
+        let withRedis = try makeLoader(environment: ["REDIS_URL": "redis://:pw2@cache.internal:6379/1"]).load(
+            yaml: "store:\n  kind: postgres\n  postgres_url: postgresql://db/a\n  redis_url: ${REDIS_URL}\n"
+                + "  redis_prefix: \"app1:\"\n" + minimalProviders, fileName: "p.yaml")
+        #expect(withRedis.store.redisURL == "redis://:pw2@cache.internal:6379/1")
+        #expect(withRedis.store.redisPrefix == "app1:")
+        #expect(!withRedis.store.description.contains("pw2"))
         let conninfo = try makeLoader().load(
             yaml: "store:\n  kind: postgres\n  postgres_url: \"host=/run/postgresql dbname=authflow\"\n"
                 + minimalProviders, fileName: "p.yaml")
