@@ -111,8 +111,8 @@ let package = Package(
         .target(
             name: "AuthFlowDeployment",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowOIDC",
-                "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowMatrix",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowSandbox",
+                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 

@@ -4,31 +4,29 @@
 # Prints a table, then one JSON object on the last line.
 #
 # usage: Benchmarks/run.sh [seconds-per-measurement] [rounds]
-#   AUTHFLOW_PYTHON      Python with PyJWT (default: .venv/bin/python of the repository, then python3)
-#   AUTHFLOW_BENCH_CORE  the CPU core to pin to (default 0)
+#   AUTHFLOW_BENCH_PYTHON  Python with the packages of Benchmarks/requirements.txt (default: Benchmarks/.venv,
+#                          created and filled on first use)
+#   AUTHFLOW_BENCH_CORE    the CPU core to pin to (default 0)
 # Each tool is measured `rounds` times, interleaved, and its best round is kept, so a burst of
-# load from other processes penalises no tool more than another.
-set -euo pipefail
-cd "$(dirname "$0")"
+# load from other processes penalises no tool more than another. The result is also written to
+# Benchmarks/results/jose.json, from which Benchmarks/report.py draws BENCHMARKS.md and its chart.
+source "$(dirname "$0")/lib.sh"
+cd "$BENCH_DIR"
 SECONDS_PER=${1:-3}
 ROUNDS=${2:-3}
-CORE=${AUTHFLOW_BENCH_CORE:-0}
+CORE=$SERVER_CORE
 
-PYTHON=${AUTHFLOW_PYTHON:-}
-if [ -z "$PYTHON" ]; then
-    if [ -x ../.venv/bin/python ]; then PYTHON=../.venv/bin/python; else PYTHON=python3; fi
-fi
+ensure_bench_tools
+ensure_bench_venv
+PYTHON=$BENCH_PYTHON
+LOAD_BEFORE=$(machine_load)
 
 swift build -c release --product JOSEBenchmark >&2
 BIN="$(swift build -c release --show-bin-path)/JOSEBenchmark"
 
-pin() {
-    if command -v taskset >/dev/null 2>&1; then taskset -c "$CORE" "$@"; else "$@"; fi
-}
-
 # openssl speed → {"es256_sign": N, "es256_verify": N, "rs256_verify": N}
 openssl_once() {
-    pin openssl speed -seconds "$SECONDS_PER" -elapsed ecdsap256 rsa2048 2>/dev/null | awk '
+    pin "$CORE" openssl speed -seconds "$SECONDS_PER" -elapsed ecdsap256 rsa2048 2>/dev/null | awk '
         /^rsa 2048 bits/ { rsa_verify = $NF }
         /ecdsa \(nistp256\)/ { ec_sign = $(NF-1); ec_verify = $NF }
         END { printf "{\"es256_sign\": %d, \"es256_verify\": %d, \"rs256_verify\": %d}\n", ec_sign, ec_verify, rsa_verify }'
@@ -39,21 +37,22 @@ openssl_runs=()
 pyjwt_runs=()
 for round in $(seq 1 "$ROUNDS"); do
     echo "round $round/$ROUNDS: authflow" >&2
-    authflow_runs+=("$(pin "$BIN" "$SECONDS_PER")")
+    authflow_runs+=("$(pin "$CORE" "$BIN" "$SECONDS_PER")")
     echo "round $round/$ROUNDS: openssl speed" >&2
     openssl_runs+=("$(openssl_once)")
     echo "round $round/$ROUNDS: pyjwt" >&2
-    pyjwt_runs+=("$(pin "$PYTHON" pyjwt_bench.py "$SECONDS_PER")")
+    pyjwt_runs+=("$(pin "$CORE" "$PYTHON" pyjwt_bench.py "$SECONDS_PER")")
 done
 
-python3 - "$ROUNDS" "${authflow_runs[@]}" "${openssl_runs[@]}" "${pyjwt_runs[@]}" <<'PY'
+output=$("$PYTHON" - "$ROUNDS" "$LOAD_BEFORE" "$(machine_load)" "${authflow_runs[@]}" "${openssl_runs[@]}" "${pyjwt_runs[@]}" <<'PY'
 import json, sys
 rounds = int(sys.argv[1])
-runs = [json.loads(text) for text in sys.argv[2:]]
+load = {"before": sys.argv[2], "after": sys.argv[3]}
+runs = [json.loads(text) for text in sys.argv[4:]]
 tools = {"authflow": runs[0:rounds], "openssl": runs[rounds:2 * rounds], "pyjwt": runs[2 * rounds:3 * rounds]}
 operations = ["es256_sign", "es256_verify", "rs256_verify"]
 best = {op: {tool: max(r[op] for r in results) for tool, results in tools.items()} for op in operations}
-targets = {"es256_sign": (0.75, None), "es256_verify": (0.85, 1.3), "rs256_verify": (0.75, 2.0)}
+targets = {"es256_sign": (0.9, None), "es256_verify": (0.85, 1.3), "rs256_verify": (0.9, 2.0)}
 print(f"{'operation':<14}{'authflow':>12}{'openssl':>12}{'pyjwt':>12}{'÷openssl':>10}{'target':>8}{'÷pyjwt':>9}{'target':>8}")
 for op in operations:
     row = best[op]
@@ -62,6 +61,12 @@ for op in operations:
     t_openssl, t_pyjwt = targets[op]
     print(f"{op:<14}{row['authflow']:>12}{row['openssl']:>12}{row['pyjwt']:>12}{vs_openssl:>10.2f}{'≥' + str(t_openssl):>8}"
           f"{vs_pyjwt:>9.2f}{('≥' + str(t_pyjwt)) if t_pyjwt else '-':>8}")
-print("(ops/s, best of %d rounds, one core)" % rounds)
-print(json.dumps(best))
+print("(ops/s, best of %d rounds, one core; load average %s before, %s after)" % (rounds, load["before"], load["after"]))
+result = {"benchmark": "jose", "unit": "ops/s", "rounds": rounds, "load": load, "best": best}
+with open("results/jose.json", "w") as out:
+    json.dump(result, out, indent=1)
+print(json.dumps(result))
 PY
+)
+"$PYTHON" report.py >&2
+printf '%s\n' "$output"

@@ -18,6 +18,9 @@ start_test_services
 export AUTHFLOW_PYTHON="$PWD/.venv/bin/python"
 export AUTHFLOW_REQUIRE_PEERS=1
 
+# Formatting (.swift-format at the root): any finding fails the run.
+swift format lint --strict --recursive Sources Tests
+
 swift build
 swift test
 

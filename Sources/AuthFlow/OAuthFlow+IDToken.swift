@@ -24,10 +24,7 @@ extension OAuthFlow {
             .jwks, now: now, checks: [], roundTrip: fetchedFromProvider, outcome: .succeeded,
             detail: "\(keys.keys.count) key(s)\(fetchedFromProvider ? ", fetched" : ", cached")")
         let required = provider.plugin.noncePolicy == .required
-        let checks = ClaimChecks(
-            issuers: provider.acceptedIssuers, audiences: Set(provider.audiences),
-            nonce: required ? exchange.record.nonce : nil, leeway: options.leeway)
-        let verifier = JWTVerifier(allowedAlgorithms: provider.idTokenAlgorithms, checks: checks)
+        let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: required ? exchange.record.nonce : nil)
         let claims: JWTClaims
         do throws(JOSEError) {
             claims = try verifier.verify(idToken, keys: keys, now: now)

@@ -6,6 +6,14 @@ extension ProviderPlugin {
     /// Defaults to ``type``.
     public var displayName: String { type }
 
+    /// No set-up: resolves with `self`.
+    public func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+    { self }
+
+    /// Nothing to configure.
+    public var refreshTokenRequest: RefreshTokenRequest { .none }
+
     /// No default issuer.
     public var defaultIssuer: String? { nil }
 
@@ -107,5 +115,17 @@ extension ProviderPlugin {
         -> UnverifiedProfile?
     {
         nil
+    }
+
+    /// No event endpoints.
+    public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] { [] }
+
+    /// Refuses: the plugin declares no event endpoints.
+    public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
+        async throws(ProviderEventError) -> ProviderEventOutcome
+    {
+        throw ProviderEventError(
+            code: "not_found", "expected an event endpoint of provider type \(type), found none at this path",
+            status: 404)
     }
 }

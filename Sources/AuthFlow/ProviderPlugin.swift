@@ -31,6 +31,18 @@ public protocol ProviderPlugin: Sendable {
     /// A human-readable provider name for messages and reports, e.g. `"Apple"`.
     var displayName: String { get }
 
+    /// The plugin to resolve one provider's `settings` with, after any asynchronous set-up it needs (the
+    /// generic OpenID Connect plugin fetches the issuer's discovery document here). Called by
+    /// ``ProviderRegistry/resolve(_:httpClient:credentials:)``; the default returns `self`.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the provider's settings when the set-up fails.
+    func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+
+    /// How the provider is asked for a refresh token (reports advise it when tokens are stored); default
+    /// ``RefreshTokenRequest/none``.
+    var refreshTokenRequest: RefreshTokenRequest { get }
+
     /// How the provider supports `capability`; may depend on the settings (Apple requires `form_post` when
     /// the `name` or `email` scope is requested).
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport
@@ -102,4 +114,16 @@ public protocol ProviderPlugin: Sendable {
 
     /// Reads unsigned profile data from the callback (Apple's first-login `user` field); `nil` when none.
     func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile?
+
+    /// The endpoints under `/auth/{name}/` where the provider sends its server-to-server events (Apple's
+    /// notifications, Facebook's data deletion, Google RISC, back-channel logout); none by default.
+    func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint]
+
+    /// Verifies one request to a declared event endpoint and turns it into account actions, the idempotency
+    /// key they are applied once under, and the answer. Verify everything before returning: the server
+    /// applies what is returned.
+    ///
+    /// - Throws: ``ProviderEventError`` when the request is refused (nothing is applied).
+    func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext) async throws(ProviderEventError)
+        -> ProviderEventOutcome
 }

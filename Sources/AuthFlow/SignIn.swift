@@ -175,13 +175,10 @@ public final class SignIn: Sendable {
                 now: clock.now())
         }
         let before = await cache.fetchCount
-        if fetch.forceRefresh {
-            // The cache refetches on an unknown kid, rate-limited per provider; the flow then verifies again.
-            let probe = JWTVerifier(allowedAlgorithms: provider.idTokenAlgorithms, checks: ClaimChecks())
-            _ = try? await cache.verify(fetch.idToken, with: probe)
-        }
         do throws(JOSEError) {
-            let keys = try await cache.keySet()
+            // On an unknown kid the cache refetches, rate-limited per provider; the flow then verifies again.
+            let keys =
+                fetch.forceRefresh ? try await cache.keySet(afterUnknownKey: fetch.keyID) : try await cache.keySet()
             let fetched = await cache.fetchCount > before
             return flow.jwksReceived(keys, fetchedFromProvider: fetched, now: clock.now())
         } catch {

@@ -33,6 +33,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The provider redirected back with an error (e.g. `access_denied`), see ``SignInError/providerError``.
         public static let providerError = Code(rawValue: "provider_error")
         /// The callback carries no (or more than one) authorization `code`.
+        // swift-format-ignore: DontRepeatTypeInStaticProperties
         public static let missingCode = Code(rawValue: "missing_code")
         /// The token endpoint answered with an error status or an OAuth error body.
         public static let tokenEndpointError = Code(rawValue: "token_endpoint_error")

@@ -176,16 +176,10 @@ public final class TokenOperations: Sendable {
     private func verify(_ idToken: String, provider: ResolvedProvider, subject: String?) async throws(SignInError)
         -> JWTClaims
     {
-        guard let cache = keyCaches[provider.name] else {
-            throw SignInError(
-                .jwksUnavailable, "expected a JWKS cache for an oidc provider, found none", provider: provider.name)
-        }
-        let checks = ClaimChecks(
-            issuers: provider.acceptedIssuers, audiences: Set(provider.audiences), nonce: nil, leeway: options.leeway)
         let claims: JWTClaims
         do throws(JOSEError) {
-            claims = try await cache.verify(
-                idToken, with: JWTVerifier(allowedAlgorithms: provider.idTokenAlgorithms, checks: checks))
+            claims = try await keyCaches.verify(
+                idToken, provider: provider.name, with: provider.jwtVerifier(leeway: options.leeway))
         } catch {
             let code: SignInError.Code = error.code == .jwksUnavailable ? .jwksUnavailable : .idTokenInvalid
             throw SignInError(

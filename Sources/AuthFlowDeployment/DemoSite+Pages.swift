@@ -1,7 +1,9 @@
 import AuthFlow
 import AuthFlowHTTP
 import AuthFlowMatrix
+import AuthFlowSandbox
 import AuthFlowServer
+import Foundation
 
 extension DemoSite {
     /// `GET /`: sign-in links when signed out; the verified identity, the flow trace of the sign-in and a
@@ -22,7 +24,13 @@ extension DemoSite {
             }
         }
         body += "<p><a id=\"matrix\" href=\"/matrix\">Capability matrix of these providers</a></p>\n"
-        return Self.html(HTML.page(title: "AuthFlow demo", style: Self.style, body: body))
+        var response = Self.html(HTML.page(title: "AuthFlow demo", style: Self.style, body: body))
+        if let sandbox, user != nil {
+            // The event buttons post to the sandbox's loopback senders.
+            response.headers["Content-Security-Policy"] = HTML.contentSecurityPolicy.replacingOccurrences(
+                of: "form-action 'self'", with: "form-action 'self' \(sandbox.baseURL)")
+        }
+        return response
     }
 
     /// `GET /matrix`: the capability matrix of the configured providers (HTML).
@@ -78,7 +86,35 @@ extension DemoSite {
             <form method="post" action="/auth/account/delete?return_to=/"><button id="delete-account" type="submit">Delete account</button></form>
 
             """
+        html += eventsSection(user)
         return html
+    }
+
+    /// Buttons that make the sandbox send the signed-in identity's provider events to this app.
+    private func eventsSection(_ user: SignedInUser) -> String {
+        let identity = user.identity
+        guard let sandbox, let provider = server.providers[identity.provider],
+            let kind = SandboxProvider(rawValue: provider.type)
+        else { return "" }
+        let senders = SandboxEventSender.all(for: kind)
+        guard !senders.isEmpty else { return "" }
+        var base = Substring(server.options.publicURL)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        var html =
+            "<h2>Provider events</h2>\n<p>Make the sandbox send this identity's provider events to this app:</p>\n"
+        html += "<div id=\"events\">\n"
+        for sender in senders {
+            var fields = sender.fields
+            fields[sender.subjectField] = identity.subject
+            fields["client_id"] = provider.clientID
+            fields["to"] = "\(base)/auth/\(identity.provider)/\(sender.receiver)"
+            html += "<form method=\"post\" action=\"\(HTML.escape(sandbox.baseURL + sender.path))\">"
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                html += "<input type=\"hidden\" name=\"\(HTML.escape(name))\" value=\"\(HTML.escape(value))\">"
+            }
+            html += "<button class=\"event\" type=\"submit\">\(HTML.escape(sender.label))</button></form>\n"
+        }
+        return html + "</div>\n"
     }
 
     static func traceItem(_ event: TraceEvent) -> String {

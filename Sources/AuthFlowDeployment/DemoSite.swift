@@ -1,4 +1,5 @@
 public import AuthFlowHTTP
+public import AuthFlowSandbox
 public import AuthFlowServer
 
 /// The sandbox demo (`authflow demo`, `serve --sandbox`): the sign-in server's routes plus the demo home
@@ -6,16 +7,20 @@ public import AuthFlowServer
 ///
 /// The home page shows sign-in links when signed out; when signed in, the verified identity, the trace of
 /// the sign-in (the server must keep traces, ``AuthFlowServer/SignInServer/Options/keepsTraces``), a
-/// sign-out button and links to link the other providers. Element ids are a contract of the browser tests:
-/// `signin-{name}`, `identity`, `user_id`, `provider`, `subject`, `email`, `name`, `trace`, `signout`,
-/// `matrix`.
+/// sign-out button, links to link the other providers and, with a sandbox, buttons that make the sandbox
+/// send the signed-in identity's provider events to this app (``AuthFlowSandbox/SandboxEventSender``).
+/// Element ids are a contract of the browser tests: `signin-{name}`, `identity`, `user_id`, `provider`,
+/// `subject`, `email`, `name`, `trace`, `signout`, `matrix`, `events`.
 public struct DemoSite: Sendable {
     /// The sign-in server every other path goes to.
     public let server: SignInServer
+    /// The sandbox whose event senders the home page offers, if any.
+    public let sandbox: SandboxIdentityProvider?
 
-    /// Wraps `server`.
-    public init(server: SignInServer) {
+    /// Wraps `server`; with `sandbox`, the home page offers that sandbox's event senders.
+    public init(server: SignInServer, sandbox: SandboxIdentityProvider? = nil) {
         self.server = server
+        self.sandbox = sandbox
     }
 
     /// Answers `/` and `/matrix` (GET or HEAD; 405 `method_not_allowed` otherwise) and hands every other

@@ -4,6 +4,12 @@ public import AuthFlowSandbox
 import AuthFlowServer
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `serve --sandbox` / `demo`: the built-in sandbox identity provider running in-process, with the app's
 /// configuration rewritten to use it.
 ///
@@ -12,8 +18,10 @@ import Foundation
 /// ES256 key, team id and key id for Apple), registers the app's clients with the sandbox (redirect URI
 /// `{public_url}/auth/{name}/callback` unless `redirect_uri` is set), and replaces each provider's endpoints
 /// **and** issuer with the sandbox's and its credentials with the generated ones, before anything is
-/// resolved. `server.secret` is generated when unset. The app itself stays at `server.public_url`, so app
-/// (`localhost`) and sandbox (`127.0.0.1`) are different sites, as with a real provider.
+/// resolved. ``start(configuration:clock:random:)`` always generates `server.secret` (a configured one is
+/// never used, so nothing the sandbox signs in is valid under the real secret); ``attach(_:to:random:)``
+/// generates it when unset. The app itself stays at `server.public_url`, so app (`localhost`) and sandbox
+/// (`127.0.0.1`) are different sites, as with a real provider.
 public struct SandboxDeployment: Sendable {
     /// The running sandbox.
     public let sandbox: SandboxIdentityProvider
@@ -31,7 +39,8 @@ public struct SandboxDeployment: Sendable {
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
     /// - Throws: ``AuthFlow/ConfigurationError`` when a provider's type has no sandbox emulator (the sandbox
-    ///   emulates `apple`, `google`, `facebook` and `x`), or `SandboxError` when the sandbox cannot listen or
+    ///   emulates `apple`, `google`, `facebook` and `x`) or `sandbox.listen` is not a loopback address
+    ///   (`invalid_value`), or `SandboxError` when the sandbox cannot listen or
     ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.
     public static func start(
         configuration: Configuration, clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom()
@@ -45,14 +54,22 @@ public struct SandboxDeployment: Sendable {
                         + "emulate (it emulates apple, google, facebook and x)",
                     location: settings.typeLocation ?? settings.location))
         }
+        let listen = configuration.sandbox?.listen ?? ListenAddress(host: "127.0.0.1", port: 0)
+        if !isLoopback(listen.host) {
+            issues.append(
+                ConfigurationIssue(
+                    code: .invalidValue,
+                    message: "sandbox.listen must be a loopback address (127.0.0.0/8 or ::1): anyone who reaches "
+                        + "the sandbox can sign in as anybody; found host '\(listen.host.prefix(64))'",
+                    location: nil))
+        }
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
 
-        let listen = configuration.sandbox?.listen ?? ListenAddress(host: "127.0.0.1", port: 0)
         let sandbox = SandboxIdentityProvider(
             configuration: SandboxConfiguration(host: listen.host, port: listen.port, clock: clock, random: random))
         try sandbox.start()
         do {
-            return try attach(configuration, to: sandbox, random: random)
+            return try attach(configuration, to: sandbox, random: random, keepingSecret: false)
         } catch {
             await sandbox.stop()
             throw error
@@ -67,6 +84,13 @@ public struct SandboxDeployment: Sendable {
     public static func attach(
         _ configuration: Configuration, to sandbox: SandboxIdentityProvider, random: any SecureRandom = SystemRandom()
     ) throws -> SandboxDeployment {
+        try attach(configuration, to: sandbox, random: random, keepingSecret: true)
+    }
+
+    static func attach(
+        _ configuration: Configuration, to sandbox: SandboxIdentityProvider, random: any SecureRandom,
+        keepingSecret: Bool
+    ) throws -> SandboxDeployment {
         let existing = configuration.server
         let publicURL = existing?.publicURL ?? defaultPublicURL
         var providers: [ProviderSettings] = []
@@ -74,8 +98,9 @@ public struct SandboxDeployment: Sendable {
             guard let kind = SandboxProvider(rawValue: settings.type) else { continue }
             providers.append(try register(settings, kind: kind, publicURL: publicURL, sandbox: sandbox, random: random))
         }
-        let generated = existing?.secret == nil
-        let secret = existing?.secret ?? Secret(hex(random.bytes(32)))
+        let kept = keepingSecret ? existing?.secret : nil
+        let generated = kept == nil
+        let secret = kept ?? Secret(hex(random.bytes(32)))
         let server = ServerSettings(
             listen: existing?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080), publicURL: publicURL,
             secret: secret, allowedReturnTo: existing?.allowedReturnTo ?? ["/"],
@@ -133,6 +158,17 @@ public struct SandboxDeployment: Sendable {
             location: settings.location,
             typeLocation: settings.typeLocation,
             capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations)
+    }
+
+    /// Whether `host` is an IPv4 loopback address (127.0.0.0/8) or `::1`, written as a literal.
+    static func isLoopback(_ host: String) -> Bool {
+        var address = in_addr()
+        if inet_pton(AF_INET, host, &address) == 1 {
+            return UInt32(bigEndian: address.s_addr) >> 24 == 127
+        }
+        var address6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &address6) == 1 else { return false }
+        return withUnsafeBytes(of: &address6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -3,7 +3,6 @@ public import AuthFlowHTTP
 public import AuthFlowJOSE
 public import AuthFlowSandbox
 public import AuthFlowServer
-import AuthFlowOIDC
 import Foundation
 
 /// A running `authflow serve`: the sign-in server on its HTTP listener, its stores, and in sandbox mode the
@@ -18,28 +17,30 @@ public final class SignInService: Sendable {
     public let publicURL: String
     /// The sandbox, in sandbox mode.
     public let sandbox: SandboxIdentityProvider?
-    /// The SQLite file created for this run only (sandbox mode with a generated secret), removed by ``stop()``.
-    public let temporaryDatabase: String?
+    /// The SQLite file created for this run only (sandbox mode with a SQLite store), removed by ``stop()``.
+    public var temporaryDatabase: String? { throwaway?.path }
 
     private let http: HTTPServer
+    private let throwaway: ThrowawayDatabase?
 
     private init(
         server: SignInServer, http: HTTPServer, listenURL: String, publicURL: String,
-        sandbox: SandboxIdentityProvider?, temporaryDatabase: String?
+        sandbox: SandboxIdentityProvider?, throwaway: ThrowawayDatabase?
     ) {
         self.server = server
         self.http = http
         self.listenURL = listenURL
         self.publicURL = publicURL
         self.sandbox = sandbox
-        self.temporaryDatabase = temporaryDatabase
+        self.throwaway = throwaway
     }
 
     /// Starts the service.
     ///
-    /// In sandbox mode the sandbox starts first (see ``SandboxDeployment``); when `server.secret` had to be
-    /// generated the SQLite store goes to a fresh temporary file, since tokens encrypted under a throwaway
-    /// secret are unreadable after a restart (with a configured secret, `store.path` is used).
+    /// In sandbox mode the sandbox starts first (see ``SandboxDeployment``) and the run is throwaway whatever
+    /// the configuration says, so sandbox identities never reach a real store and no sandbox session is
+    /// valid after a restart: `server.secret` is generated, and the store is in memory (`store.kind: memory`)
+    /// or a fresh SQLite file (mode 0600, in a new 0700 temporary directory) removed by ``stop()``.
     ///
     /// - Throws: ``AuthFlow/ConfigurationError`` for configuration problems, `StoreError` when the store
     ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start. Everything
@@ -51,7 +52,7 @@ public final class SignInService: Sendable {
     ) async throws -> SignInService {
         var configuration = loaded
         var sandbox: SandboxIdentityProvider?
-        var temporaryDatabase: String?
+        var throwaway: ThrowawayDatabase?
         var storeSettings = configuration.store
         do {
             if sandboxMode {
@@ -59,20 +60,17 @@ public final class SignInService: Sendable {
                     configuration: configuration, clock: clock, random: random)
                 sandbox = deployment.sandbox
                 configuration = deployment.configuration
-                if deployment.secretWasGenerated, storeSettings.kind == .sqlite {
-                    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-                        "authflow-demo-\(SandboxDeployment.hex(random.bytes(6))).sqlite"
-                    ).path
-                    temporaryDatabase = path
-                    storeSettings = StoreSettings(kind: .sqlite, path: path)
+                if storeSettings.kind != .memory {
+                    let database = try ThrowawayDatabase.create()
+                    throwaway = database
+                    storeSettings = StoreSettings(kind: .sqlite, path: database.path)
                 }
             }
             let options = try SignInServer.Options(configuration: configuration)
             let stores = try SignInServer.Stores.open(
                 storeSettings, secret: options.secret, clock: clock, random: random)
-            // `type: oidc` providers are resolved through their issuer's discovery document.
-            let providers = try await registry.resolve(
-                configuration, discovery: OIDCDiscovery(httpClient: httpClient))
+            // Plugins prepare first (`type: oidc` fetches its issuer's discovery document).
+            let providers = try await registry.resolve(configuration, httpClient: httpClient)
             var serverOptions = options
             serverOptions.keepsTraces = sandboxMode
             let server = SignInServer(
@@ -80,17 +78,17 @@ public final class SignInService: Sendable {
                 random: random, logger: logger)
             let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
             let handler: HTTPHandler =
-                sandboxMode ? DemoSite(server: server).handle : server.handle
+                sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
             let http = HTTPServer(
                 configuration: HTTPServer.Configuration(host: listen.host, port: listen.port), handler: handler)
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(
                 server: server, http: http, listenURL: "http://\(host):\(port)", publicURL: options.publicURL,
-                sandbox: sandbox, temporaryDatabase: temporaryDatabase)
+                sandbox: sandbox, throwaway: throwaway)
         } catch {
             await sandbox?.stop()
-            if let temporaryDatabase { removeDatabase(temporaryDatabase) }
+            throwaway?.remove()
             throw error
         }
     }
@@ -99,10 +97,6 @@ public final class SignInService: Sendable {
     public func stop() async {
         await http.stop()
         await sandbox?.stop()
-        if let temporaryDatabase { Self.removeDatabase(temporaryDatabase) }
-    }
-
-    static func removeDatabase(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        throwaway?.remove()
     }
 }

@@ -50,6 +50,11 @@ public struct GooglePlugin: ProviderPlugin {
     /// `email` and `profile` (`openid` is added with oidc).
     public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["email", "profile"] }
 
+    /// `access_type=offline` (PROVIDERS.md §2.3): without it Google issues no refresh token.
+    public var refreshTokenRequest: RefreshTokenRequest {
+        .authorizationParameter(name: "access_type", value: "offline")
+    }
+
     /// Both spellings for Google's own issuer; exactly the configured issuer otherwise.
     public func acceptedIssuers(for issuer: String) -> Set<String> {
         issuer == Self.issuer ? [Self.issuer, Self.legacyIssuer] : [issuer]

@@ -46,18 +46,52 @@ extension HTTPServerRequest {
     public func cookies() -> [String: String] {
         var result: [String: String] = [:]
         for header in headers.values("Cookie") {
-            for piece in header.split(separator: ";") {
-                guard let equals = piece.firstIndex(of: "=") else { continue }
-                let name = piece[..<equals].trimmingASCIISpaces()
-                var value = piece[piece.index(after: equals)...].trimmingASCIISpaces()
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                    value = String(value.dropFirst().dropLast())
-                }
-                guard !name.isEmpty, result[name] == nil else { continue }
-                result[name] = value
+            Self.forEachCookie(in: header) { name, value in
+                if result[name] == nil { result[name] = value }
             }
         }
         return result
+    }
+
+    /// Calls `body` with the name and value of each `name=value` piece of one `Cookie` header, in order:
+    /// pieces split at `;`, spaces and tabs around names and values trimmed, pieces without `=` or with
+    /// an empty name skipped, double-quoted values unquoted. Works on the UTF-8 bytes (every delimiter
+    /// is ASCII), so a request's cookies cost one pass and two strings per cookie.
+    static func forEachCookie(in header: String, _ body: (String, String) -> Void) {
+        var header = header
+        header.withUTF8 { bytes in
+            let count = bytes.count
+            func trimmed(_ range: Range<Int>) -> Range<Int> {
+                var lower = range.lowerBound
+                var upper = range.upperBound
+                while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+                while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+                return lower..<upper
+            }
+            func text(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            var start = 0
+            while start < count {
+                var end = start
+                var equals = -1
+                while end < count, bytes[end] != UInt8(ascii: ";") {
+                    if equals < 0, bytes[end] == UInt8(ascii: "=") { equals = end }
+                    end += 1
+                }
+                defer { start = end + 1 }
+                guard equals >= 0 else { continue }
+                let name = trimmed(start..<equals)
+                var value = trimmed(equals + 1..<end)
+                if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
+                    bytes[value.upperBound - 1] == UInt8(ascii: "\"")
+                {
+                    value = value.lowerBound + 1..<value.upperBound - 1
+                }
+                guard !name.isEmpty else { continue }
+                body(text(name), text(value))
+            }
+        }
     }
 }
 

@@ -26,7 +26,11 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        enqueueHandedOver(UnownedJob(job))
+    }
+
+    /// Queues a job another executor handed over (a ``RequestExecutor`` whose handler now waits).
+    func enqueueHandedOver(_ job: UnownedJob) {
         condition.lock()
         queue.append(job)
         condition.signal()

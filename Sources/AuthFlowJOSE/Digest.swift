@@ -6,6 +6,11 @@ public enum Digest {
         return Array(bytes).withUnsafeBufferPointer { OpenSSLDigest.hash(.sha256, $0) }
     }
 
+    /// SHA-512 of `bytes` (Google RISC's `hash_base64_sha512_sha512` token identifier).
+    public static func sha512(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        Array(bytes).withUnsafeBufferPointer { OpenSSLDigest.hash(.sha512, $0) }
+    }
+
     /// HMAC-SHA-256 of `message` under `key`.
     public static func hmacSHA256(key: some Collection<UInt8>, message: some Collection<UInt8>) -> [UInt8] {
         let key = Array(key)

@@ -57,8 +57,8 @@ public actor JWKSCache {
         return try await refresh()
     }
 
-    /// Verifies `token` with the cached set; on `.keyNotFound` refetches (rate-limited) and
-    /// retries once. Claims are checked at the cache's clock time.
+    /// Verifies `token` with the cached set; on `.keyNotFound` refetches (rate-limited, see
+    /// ``keySet(afterUnknownKey:)``) and retries once. Claims are checked at the cache's clock time.
     /// - Throws: `JOSEError` from ``keySet()`` and ``JWTVerifier/verify(_:keys:now:)``.
     public func verify(_ token: String, with verifier: JWTVerifier) async throws(JOSEError) -> JWTClaims {
         let keys = try await keySet()
@@ -66,12 +66,22 @@ public actor JWKSCache {
             return try verifier.verify(token, keys: keys, now: clock.now())
         } catch {
             guard error.code == .keyNotFound else { throw error }
-            let now = clock.now()
-            if let last = lastUnknownKeyRefetch, now.timeIntervalSince(last) < refetchInterval { throw error }
-            lastUnknownKeyRefetch = now
-            let fresh = try await refresh()
+            let fresh = try await keySet(afterUnknownKey: error.keyID)
             return try verifier.verify(token, keys: fresh, now: clock.now())
         }
+    }
+
+    /// The key set after a token named a key the cached set lacks: refetched when the cached set still has no
+    /// key `keyID` (or `keyID` is `nil`), at most once per `refetchInterval` however many such tokens arrive;
+    /// otherwise the cached set (a concurrent caller may already have refetched it).
+    /// - Throws: `JOSEError` `.jwksUnavailable` when no set can be had.
+    public func keySet(afterUnknownKey keyID: String?) async throws(JOSEError) -> JWKSet {
+        let keys = try await keySet()
+        if let keyID, keys.keys.contains(where: { $0.keyID == keyID }) { return keys }
+        let now = clock.now()
+        if let last = lastUnknownKeyRefetch, now.timeIntervalSince(last) < refetchInterval { return keys }
+        lastUnknownKeyRefetch = now
+        return try await refresh()
     }
 
     private func refresh() async throws(JOSEError) -> JWKSet {

@@ -7,10 +7,6 @@ struct Advisor {
     let storesTokens: Bool
     let options: OAuthFlow.Options
 
-    /// The scope that makes a provider type issue refresh tokens, where one is needed
-    /// (X: `offline.access`, PROVIDERS.md §4; OpenID Connect issuers: `offline_access`).
-    static let refreshTokenScopes = ["x": "offline.access", "oidc": "offline_access"]
-
     /// The order capability advice is given in: identity first, then the code exchange, then the callback.
     static let adviceOrder: [Capability] = [.oidc, .pkce, .jwtClientAuth, .formPost]
 
@@ -74,27 +70,31 @@ struct Advisor {
             ])
     }
 
-    /// Tokens are stored but the configuration gets no refresh token: a missing scope, or Google without
-    /// `access_type=offline` (PROVIDERS.md §2.3).
+    /// Tokens are stored but the configuration does not ask for a refresh token the way the plugin declares
+    /// (``AuthFlow/ProviderPlugin/refreshTokenRequest``): a missing scope (X's `offline.access`) or
+    /// authorization parameter (Google's `access_type=offline`).
     func refreshToken() -> Advisory? {
         guard storesTokens else { return nil }
-        if provider.type == "google" {
-            guard provider.settings.authorizationParameters["access_type"] != "offline" else { return nil }
+        let display = provider.plugin.displayName
+        switch provider.plugin.refreshTokenRequest {
+        case .none:
+            return nil
+        case .authorizationParameter(let name, let value):
+            guard provider.settings.authorizationParameters[name] != value else { return nil }
             return Advisory(
                 provider: provider.name, code: .noRefreshToken, severity: .note,
                 finding:
-                    "no access_type=offline — \(provider.plugin.displayName) issues no refresh token, so stored "
-                    + "tokens lapse with the access token",
-                change: [.text("add "), .yaml("authorization_params: { access_type: offline }")])
+                    "no \(name)=\(value) — \(display) issues no refresh token, so stored tokens lapse with the "
+                    + "access token",
+                change: [.text("add "), .yaml("authorization_params: { \(name): \(value) }")])
+        case .scope(let scope):
+            guard !provider.scopes.contains(scope) else { return nil }
+            return Advisory(
+                provider: provider.name, code: .noRefreshToken, severity: .note,
+                finding:
+                    "no \(scope) scope — \(display) issues no refresh token, so stored tokens lapse with the access "
+                    + "token",
+                change: [.text("add "), .yaml(scope), .text(" to "), .yaml("scopes")])
         }
-        guard let scope = Self.refreshTokenScopes[provider.type], !provider.scopes.contains(scope) else {
-            return nil
-        }
-        let name = provider.plugin.displayName
-        return Advisory(
-            provider: provider.name, code: .noRefreshToken, severity: .note,
-            finding:
-                "no \(scope) scope — \(name) issues no refresh token, so stored tokens lapse with the access token",
-            change: [.text("add "), .yaml(scope), .text(" to "), .yaml("scopes")])
     }
 }

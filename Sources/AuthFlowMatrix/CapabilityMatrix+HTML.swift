@@ -9,7 +9,7 @@ extension CapabilityMatrix {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(HTMLText.escaped(MatrixVocabulary.title + (source.map { " — \($0)" } ?? "")))</title>
+            <title>\(HTML.escape(MatrixVocabulary.title + (source.map { " — \($0)" } ?? "")))</title>
             <style>
             \(Self.styleSheet)</style>
             </head>
@@ -19,10 +19,10 @@ extension CapabilityMatrix {
             <h1>Capability matrix</h1>
 
             """
-        let origin = source.map { "<code>\(HTMLText.escaped($0))</code>" } ?? "the configuration"
+        let origin = source.map { "<code>\(HTML.escape($0))</code>" } ?? "the configuration"
         html += "<p class=\"lede\">What each configured provider does at sign-in, computed from \(origin) "
         html += "and the provider plugins' declarations: the same objects the sign-in flow runs with.</p>\n"
-        html += "<p class=\"summary\">\(HTMLText.escaped(summary))</p>\n</header>\n"
+        html += "<p class=\"summary\">\(HTML.escape(summary))</p>\n</header>\n"
         html += table()
         html += advisoriesSection()
         html += reasonsSection()
@@ -50,17 +50,17 @@ extension CapabilityMatrix {
         let headings =
             ["Provider", "Protocol", "Identity source", "Client authentication", "Callback", "Round trips"]
             + Capability.allCases.map(MatrixVocabulary.capabilityHeading)
-        for heading in headings { html += "<th scope=\"col\">\(HTMLText.escaped(heading))</th>" }
+        for heading in headings { html += "<th scope=\"col\">\(HTML.escape(heading))</th>" }
         html += "</tr>\n</thead>\n<tbody>\n"
         if rows.isEmpty {
             html += "<tr><td colspan=\"\(headings.count)\" class=\"empty\">No providers are configured.</td></tr>\n"
         }
         for row in rows {
-            let name = HTMLText.escaped(row.name)
+            let name = HTML.escape(row.name)
             html += "<tr id=\"provider-\(name)\">\n"
             html += "<th scope=\"row\"><span class=\"name\">\(name)</span>"
-            let type = row.type == row.name ? "" : " · type <code>\(HTMLText.escaped(row.type))</code>"
-            html += "<small>\(HTMLText.escaped(row.displayName))\(type)</small></th>\n"
+            let type = row.type == row.name ? "" : " · type <code>\(HTML.escape(row.type))</code>"
+            html += "<small>\(HTML.escape(row.displayName))\(type)</small></th>\n"
             switch row.signInProtocol {
             case .oidc: html += Self.cell("good", "OIDC", "id_token + nonce")
             case .oauth2: html += Self.cell("plain", "OAuth 2.0", "no id_token")
@@ -69,7 +69,7 @@ extension CapabilityMatrix {
             case .idToken: html += Self.cell("good", "id_token", "verified locally")
             case .userinfo: html += Self.cell("warn", "userinfo", "trusted over TLS")
             }
-            html += "<td><code>\(HTMLText.escaped(row.clientAuthentication.rawValue))</code></td>\n"
+            html += "<td><code>\(HTML.escape(row.clientAuthentication.rawValue))</code></td>\n"
             switch row.callbackMethod {
             case .get: html += Self.cell("plain", "GET", "query string")
             case .post: html += Self.cell("plain", "POST", "form_post")
@@ -83,7 +83,7 @@ extension CapabilityMatrix {
     }
 
     private static func cell(_ tone: String, _ value: String, _ detail: String) -> String {
-        "<td class=\"\(tone)\">\(HTMLText.escaped(value))<small>\(HTMLText.escaped(detail))</small></td>\n"
+        "<td class=\"\(tone)\">\(HTML.escape(value))<small>\(HTML.escape(detail))</small></td>\n"
     }
 
     private static func capabilityCell(_ state: CapabilityState) -> String {
@@ -93,7 +93,7 @@ extension CapabilityMatrix {
         case .optional:
             cell(state.enabled ? "on" : "off", state.enabled ? "on" : "off", "optional")
         case .unsupported(let reason):
-            "<td class=\"unsupported\" title=\"\(HTMLText.escaped(reason))\">—<small>unsupported</small></td>\n"
+            "<td class=\"unsupported\" title=\"\(HTML.escape(reason))\">—<small>unsupported</small></td>\n"
         }
     }
 
@@ -115,12 +115,12 @@ extension CapabilityMatrix {
     private static func item(_ advisory: Advisory) -> String {
         let change = advisory.change.map { fragment -> String in
             switch fragment {
-            case .text(let text): HTMLText.escaped(text)
-            case .yaml(let yaml): "<code>\(HTMLText.escaped(yaml))</code>"
+            case .text(let text): HTML.escape(text)
+            case .yaml(let yaml): "<code>\(HTML.escape(yaml))</code>"
             }
         }
-        return "<li class=\"\(advisory.severity.rawValue)\"><strong>\(HTMLText.escaped(advisory.provider))</strong> "
-            + "<span class=\"finding\">\(HTMLText.escaped(advisory.finding))</span>"
+        return "<li class=\"\(advisory.severity.rawValue)\"><strong>\(HTML.escape(advisory.provider))</strong> "
+            + "<span class=\"finding\">\(HTML.escape(advisory.finding))</span>"
             + "<span class=\"change\">\(change.joined())</span></li>\n"
     }
 
@@ -129,9 +129,9 @@ extension CapabilityMatrix {
         for row in rows {
             for state in row.capabilities {
                 guard let reason = state.reason else { continue }
-                items += "<li><strong>\(HTMLText.escaped(row.name))</strong> · "
-                items += "\(HTMLText.escaped(MatrixVocabulary.capabilityHeading(state.capability))): "
-                items += "\(HTMLText.escaped(reason))</li>\n"
+                items += "<li><strong>\(HTML.escape(row.name))</strong> · "
+                items += "\(HTML.escape(MatrixVocabulary.capabilityHeading(state.capability))): "
+                items += "\(HTML.escape(reason))</li>\n"
             }
         }
         guard !items.isEmpty else { return "" }

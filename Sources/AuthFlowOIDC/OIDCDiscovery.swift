@@ -13,7 +13,7 @@ public actor OIDCDiscovery {
     /// The largest discovery document accepted, in bytes.
     public static let maximumDocumentBytes = 256 * 1024
 
-    private let httpClient: any HTTPClient
+    nonisolated let httpClient: any HTTPClient
     private let timeout: Double
     private var documents: [String: OIDCProviderMetadata] = [:]
     private var inFlight: [String: Task<OIDCProviderMetadata, any Error>] = [:]

@@ -40,6 +40,9 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): every authorization response carries
     /// `iss`, so one without it is refused. `false` when absent.
     public let issuerInAuthorizationResponse: Bool
+    /// `backchannel_logout_supported` (OpenID Connect Back-Channel Logout 1.0 §2.1): the issuer sends logout
+    /// tokens, served at `POST /auth/{name}/backchannel-logout`. `false` when absent.
+    public let backchannelLogoutSupported: Bool
 
     /// Checks a discovery document against the configured issuer.
     ///
@@ -109,6 +112,7 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         responseModes = try reader.strings("response_modes_supported") ?? ["query", "fragment"]
         scopes = try reader.strings("scopes_supported")
         issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
+        backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
     }
 
     /// Whether the issuer advertises PKCE with `S256`.

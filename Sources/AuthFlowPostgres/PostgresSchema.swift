@@ -68,10 +68,15 @@ enum PostgresSchema {
                 provider text NOT NULL,
                 subject text NOT NULL,
                 created_at double precision NOT NULL,
-                expires_at double precision NOT NULL
+                expires_at double precision NOT NULL,
+                provider_session_id text
             )
             """,
             "CREATE INDEX sessions_by_user ON sessions(user_id)",
+            """
+            CREATE INDEX sessions_by_provider_session ON sessions(provider, provider_session_id)
+                WHERE provider_session_id IS NOT NULL
+            """,
             "CREATE INDEX sessions_by_identity ON sessions(provider, subject)",
             "CREATE INDEX sessions_by_expiry ON sessions(expires_at)",
             """

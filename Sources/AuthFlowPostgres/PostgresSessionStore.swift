@@ -32,14 +32,15 @@ public struct PostgresSessionStore: SessionStore {
         let parameters: [PostgresValue] = [
             .bytes(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
             .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
+            .optional(record.providerSessionID),
         ]
         let inserted = try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(operation: operation) { () throws(StoreError) in
                 try connection.run("DELETE FROM sessions WHERE expires_at <= $1", [.real(now)], operation: operation)
                 return try connection.run(
                     """
-                    INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at)
-                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id_digest) DO NOTHING
+                    INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id_digest) DO NOTHING
                     """, parameters, operation: operation)
             }
         }
@@ -59,14 +60,14 @@ public struct PostgresSessionStore: SessionStore {
         return try await database.perform(operation) { connection throws(StoreError) in
             let rows = try connection.query(
                 """
-                SELECT user_id, provider, subject, created_at, expires_at FROM sessions
+                SELECT user_id, provider, subject, created_at, expires_at, provider_session_id FROM sessions
                 WHERE id_digest = $1 AND expires_at > $2
                 """, parameters, operation: operation)
             return try rows.first.map { row throws(StoreError) in
                 SessionRecord(
                     userID: UserID(rawValue: try row.text(0)), provider: try row.text(1), subject: try row.text(2),
                     createdAt: Date(timeIntervalSince1970: try row.real(3)),
-                    expiresAt: Date(timeIntervalSince1970: try row.real(4)))
+                    expiresAt: Date(timeIntervalSince1970: try row.real(4)), providerSessionID: try row.optionalText(5))
             }
         }
     }
@@ -105,6 +106,24 @@ public struct PostgresSessionStore: SessionStore {
             try connection.run(
                 "DELETE FROM sessions WHERE provider = $1 AND subject = $2",
                 [.text(identity.provider), .text(identity.subject)], operation: operation)
+        }
+    }
+
+    /// Deletes every session that began with the provider session `providerSessionID` of the identity (any
+    /// subject of the provider when `identity.subject` is empty).
+    ///
+    /// - Throws: ``StoreError`` `invalidValue` for an empty provider or provider session id.
+    @discardableResult
+    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+        let operation = "deleteSessions(identity:providerSessionID:)"
+        try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
+        try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
+        let parameters: [PostgresValue] = [.text(identity.provider), .text(providerSessionID), .text(identity.subject)]
+        return try await database.perform(operation) { connection throws(StoreError) in
+            try connection.run(
+                """
+                DELETE FROM sessions WHERE provider = $1 AND provider_session_id = $2 AND ($3 = '' OR subject = $3)
+                """, parameters, operation: operation)
         }
     }
 

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Keys hold only SHA-256 digests: `<prefix>session:<digest of id>` holds the record (expiring with it), and
 /// `<prefix>user:<digest of user id>` / `<prefix>identity:<digest of provider and subject>` are sets of the
-/// user's and identity's session keys, for "sign out everywhere". Creation and the bulk deletes are Lua
+/// user's and identity's session keys, for "sign out everywhere" (and `<prefix>provider-session:<digest>` sets
+/// for back-channel logout by the provider's `sid`). Creation and the bulk deletes are Lua
 /// scripts, so each is atomic. Lookups check expiry against the injected clock too.
 public struct RedisSessionStore: SessionStore {
     /// The client the store uses.
@@ -26,7 +27,7 @@ public struct RedisSessionStore: SessionStore {
     static let createScript = """
         if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-        for i = 2, 3 do
+        for i = 2, #KEYS do
             redis.call('SADD', KEYS[i], KEYS[1])
             if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
         end
@@ -51,12 +52,14 @@ public struct RedisSessionStore: SessionStore {
             throw StoreError(.invalidValue, "expected a session expiry in the future, found one in the past", operation: operation)
         }
         let milliseconds = String(Int64((lifetime * 1000).rounded(.up)))
+        var keys = [sessionKey(id), userKey(record.userID), identityKey(record.identity)]
+        if let sid = record.providerSessionID {
+            keys.append(providerSessionKey(provider: record.provider, subject: record.subject, sid: sid))
+            keys.append(providerSessionKey(provider: record.provider, subject: "", sid: sid))
+        }
         let reply = try await client.command(
-            [
-                Array("EVAL".utf8), Array(Self.createScript.utf8), Array("3".utf8), sessionKey(id),
-                userKey(record.userID), identityKey(record.identity), RedisSessionRecord.encode(record),
-                Array(milliseconds.utf8),
-            ], operation: operation)
+            [Array("EVAL".utf8), Array(Self.createScript.utf8), Array(String(keys.count).utf8)] + keys
+                + [RedisSessionRecord.encode(record), Array(milliseconds.utf8)], operation: operation)
         guard reply.integer == 1 else {
             throw StoreError(
                 .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
@@ -101,6 +104,20 @@ public struct RedisSessionStore: SessionStore {
         try await deleteAll(identityKey(identity), operation: "deleteSessions(identity:)")
     }
 
+    /// Deletes every session that began with the provider session `providerSessionID` of the identity (any
+    /// subject of the provider when `identity.subject` is empty).
+    ///
+    /// - Throws: ``StoreError`` `invalidValue` for an empty provider or provider session id.
+    @discardableResult
+    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+        let operation = "deleteSessions(identity:providerSessionID:)"
+        try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
+        try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
+        return try await deleteAll(
+            providerSessionKey(provider: identity.provider, subject: identity.subject, sid: providerSessionID),
+            operation: operation)
+    }
+
     /// Checks that Redis answers.
     ///
     /// - Throws: ``StoreError``.
@@ -118,6 +135,12 @@ public struct RedisSessionStore: SessionStore {
 
     private func userKey(_ user: UserID) -> [UInt8] {
         client.key("user", digest: Digest.sha256(Array(user.rawValue.utf8)))
+    }
+
+    /// The set of sessions begun with provider session `sid` of `subject` (every subject when empty).
+    private func providerSessionKey(provider: String, subject: String, sid: String) -> [UInt8] {
+        let text = "\(provider.utf8.count):\(provider)|\(subject.utf8.count):\(subject)|\(sid)"
+        return client.key("provider-session", digest: Digest.sha256(Array(text.utf8)))
     }
 
     private func identityKey(_ identity: IdentityKey) -> [UInt8] {

@@ -104,4 +104,17 @@ extension SQLiteAccountStore {
             }
         }
     }
+
+    /// Whether notification `id` was applied.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public func isNotificationApplied(id: String) async throws(StoreError) -> Bool {
+        let operation = "isNotificationApplied"
+        try StoreValidation.checkKey(id, "notification id", operation: operation)
+        return try await database.perform(operation) { connection throws(StoreError) in
+            try !connection.query(
+                "SELECT 1 FROM applied_notifications WHERE id = ?", [.text(id)], operation: operation
+            ).isEmpty
+        }
+    }
 }

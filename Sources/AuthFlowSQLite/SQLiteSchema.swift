@@ -75,7 +75,13 @@ enum SQLiteSchema {
             expires_at REAL NOT NULL
         ) STRICT;
         CREATE INDEX flow_states_by_expiry ON flow_states(expires_at);
+        """,
+        // 2: the provider's session id (id_token `sid`) of a session, for OpenID Connect back-channel logout.
         """
+        ALTER TABLE sessions ADD COLUMN provider_session_id TEXT;
+        CREATE INDEX sessions_by_provider_session ON sessions(provider, provider_session_id)
+            WHERE provider_session_id IS NOT NULL;
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

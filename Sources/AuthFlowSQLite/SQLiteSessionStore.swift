@@ -32,14 +32,16 @@ public struct SQLiteSessionStore: SessionStore {
         let parameters: [SQLiteValue] = [
             .blob(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
             .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
+            record.providerSessionID.map(SQLiteValue.text) ?? .null,
         ]
         let inserted = try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
                 try connection.run("DELETE FROM sessions WHERE expires_at <= ?", [.real(now)], operation: operation)
                 return try connection.run(
                     """
-                    INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id_digest) DO NOTHING
+                    INSERT INTO sessions
+                        (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id_digest) DO NOTHING
                     """, parameters, operation: operation)
             }
         }
@@ -59,14 +61,14 @@ public struct SQLiteSessionStore: SessionStore {
         return try await database.perform(operation) { connection throws(StoreError) in
             let rows = try connection.query(
                 """
-                SELECT user_id, provider, subject, created_at, expires_at FROM sessions
+                SELECT user_id, provider, subject, created_at, expires_at, provider_session_id FROM sessions
                 WHERE id_digest = ? AND expires_at > ?
                 """, parameters, operation: operation)
             return try rows.first.map { row throws(StoreError) in
                 SessionRecord(
                     userID: UserID(rawValue: try row.text(0)), provider: try row.text(1), subject: try row.text(2),
                     createdAt: Date(timeIntervalSince1970: try row.real(3)),
-                    expiresAt: Date(timeIntervalSince1970: try row.real(4)))
+                    expiresAt: Date(timeIntervalSince1970: try row.real(4)), providerSessionID: try row.optionalText(5))
             }
         }
     }
@@ -105,6 +107,26 @@ public struct SQLiteSessionStore: SessionStore {
             try connection.run(
                 "DELETE FROM sessions WHERE provider = ? AND subject = ?",
                 [.text(identity.provider), .text(identity.subject)], operation: operation)
+        }
+    }
+
+    /// Deletes every session that began with the provider session `providerSessionID` (any subject of the
+    /// provider when `identity.subject` is empty).
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    @discardableResult
+    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+        let operation = "deleteSessions(identity:providerSessionID:)"
+        try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
+        try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
+        let parameters: [SQLiteValue] = [
+            .text(identity.provider), .text(providerSessionID), .text(identity.subject), .text(identity.subject),
+        ]
+        return try await database.perform(operation) { connection throws(StoreError) in
+            try connection.run(
+                """
+                DELETE FROM sessions WHERE provider = ? AND provider_session_id = ? AND (? = '' OR subject = ?)
+                """, parameters, operation: operation)
         }
     }
 

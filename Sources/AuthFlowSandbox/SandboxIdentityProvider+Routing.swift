@@ -48,6 +48,7 @@ extension SandboxIdentityProvider {
         case "/revoke": return only("POST", request) { handleGoogleRevoke(request) }
         case "/oauth2/v3/certs": return only("GET", request) { jwks(.google) }
         case "/.well-known/openid-configuration": return only("GET", request) { discovery(.google, googleDiscovery) }
+        case "/.well-known/risc-configuration": return only("GET", request) { discovery(.google, riscConfiguration) }
         default: return Self.notFound()
         }
     }
@@ -99,6 +100,12 @@ extension SandboxIdentityProvider {
         case "/_sandbox/apple/notify":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             return await handleAppleNotifyAdmin(request)
+        case "/_sandbox/facebook/data-deletion", "/_sandbox/facebook/deauthorize":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            return await handleFacebookCallbackAdmin(request)
+        case "/_sandbox/google/risc":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            return await handleGoogleRISCAdmin(request)
         case "/_sandbox/revocations":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return revocationsAdmin()

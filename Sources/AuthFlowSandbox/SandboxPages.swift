@@ -3,23 +3,6 @@ import AuthFlowHTTP
 /// The sandbox's HTML: the consent page, Apple's auto-submitting form_post page, and error pages.
 /// Everything that comes from a request is HTML-escaped.
 enum SandboxPages {
-    /// Escapes `& < > " '` so a value is inert in element content and in quoted attributes.
-    static func escape(_ text: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "&"): out += Array("&amp;".utf8)
-            case UInt8(ascii: "<"): out += Array("&lt;".utf8)
-            case UInt8(ascii: ">"): out += Array("&gt;".utf8)
-            case UInt8(ascii: "\""): out += Array("&quot;".utf8)
-            case UInt8(ascii: "'"): out += Array("&#39;".utf8)
-            default: out.append(byte)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     static let style = """
         body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#222}\
         fieldset{margin:1rem 0}label{display:block;margin:.3rem 0}\
@@ -33,7 +16,7 @@ enum SandboxPages {
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
         <meta name="referrer" content="no-referrer">
-        <title>\(escape(title))</title><style>\(style)</style></head>
+        <title>\(HTML.escape(title))</title><style>\(style)</style></head>
         <body>
         \(body)
         </body></html>
@@ -64,8 +47,8 @@ enum SandboxPages {
             if let username = identity.username, provider == .x { detail = "@" + username + ", " + detail }
             presetRows += """
                 <label><input type="radio" name="identity" value="preset-\(index)"\(checked)> \
-                <strong>\(escape(identity.name ?? identity.subject))</strong> (\(escape(detail))) \
-                <code>\(escape(identity.subject))</code></label>
+                <strong>\(HTML.escape(identity.name ?? identity.subject))</strong> (\(HTML.escape(detail))) \
+                <code>\(HTML.escape(identity.subject))</code></label>
 
                 """
         }
@@ -77,15 +60,15 @@ enum SandboxPages {
             provider == .x
             ? "<label>Username <input type=\"text\" name=\"username\" maxlength=\"64\" autocomplete=\"off\"></label>\n"
             : ""
-        let scopes = request.scopes.isEmpty ? "(none)" : request.scopes.map(escape).joined(separator: ", ")
+        let scopes = request.scopes.isEmpty ? "(none)" : request.scopes.map(HTML.escape).joined(separator: ", ")
         let body = """
-            <p class="banner">Sandbox identity provider: a local emulation of \(escape(provider.displayName)) for \
+            <p class="banner">Sandbox identity provider: a local emulation of \(HTML.escape(provider.displayName)) for \
             development and tests. No real account is used.</p>
-            <h1>Sign in with \(escape(provider.displayName))</h1>
-            <p>The application <code>\(escape(request.clientID))</code> asks for: <strong>\(scopes)</strong>.</p>
-            <p>You will be returned to <code>\(escape(request.redirectURI))</code>.</p>
-            <form method="post" action="\(escape(action))">
-            <input type="hidden" name="ticket" value="\(escape(ticket))">
+            <h1>Sign in with \(HTML.escape(provider.displayName))</h1>
+            <p>The application <code>\(HTML.escape(request.clientID))</code> asks for: <strong>\(scopes)</strong>.</p>
+            <p>You will be returned to <code>\(HTML.escape(request.redirectURI))</code>.</p>
+            <form method="post" action="\(HTML.escape(action))">
+            <input type="hidden" name="ticket" value="\(HTML.escape(ticket))">
             <fieldset><legend>Sign in as</legend>
             \(presetRows)<label><input type="radio" name="identity" value="custom"> Someone else:</label>
             <label>Subject (user id) <input type="text" name="subject" maxlength="255" autocomplete="off"></label>
@@ -108,10 +91,10 @@ enum SandboxPages {
     /// with a submit button for browsers without JavaScript.
     static func formPost(action: String, fields: [(String, String)]) -> HTTPServerResponse {
         let inputs = fields.map { name, value in
-            "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">"
+            "<input type=\"hidden\" name=\"\(HTML.escape(name))\" value=\"\(HTML.escape(value))\">"
         }.joined(separator: "\n")
         let body = """
-            <form method="post" action="\(escape(action))">
+            <form method="post" action="\(HTML.escape(action))">
             \(inputs)
             <noscript><p>JavaScript is off: continue to the application.</p><button type="submit">Continue</button></noscript>
             </form>
@@ -123,9 +106,9 @@ enum SandboxPages {
     /// A refusal shown to the user instead of redirecting to a URI that could not be trusted.
     static func error(provider: SandboxProvider, refusal: AuthorizationRefusal) -> HTTPServerResponse {
         let body = """
-            <p class="banner">Sandbox identity provider (\(escape(provider.displayName)))</p>
+            <p class="banner">Sandbox identity provider (\(HTML.escape(provider.displayName)))</p>
             <h1>The sign-in request was refused</h1>
-            <p><code id="error">\(escape(refusal.error))</code>: <span id="error_description">\(escape(refusal.description))</span></p>
+            <p><code id="error">\(HTML.escape(refusal.error))</code>: <span id="error_description">\(HTML.escape(refusal.description))</span></p>
             """
         var response = page(document(title: "Error: \(refusal.error)", body: body), status: refusal.status)
         response.headers["X-Frame-Options"] = "DENY"

@@ -81,7 +81,12 @@ extension SignInServer {
         if let old = request.cookies()[cookies.sessionCookieName], !old.isEmpty, old.utf8.count <= 128 {
             _ = try? await stores.sessions.deleteSession(id: old)
         }
-        let session = try await createSession(for: identity)
+        // The id_token's `sid` (OpenID Connect Front/Back-Channel Logout) ties the session to the provider's.
+        let providerSessionID =
+            result.identity.source == .idToken
+            ? result.identity.rawClaims["sid"]?.stringValue.flatMap { $0.isEmpty || $0.utf8.count > 255 ? nil : $0 }
+            : nil
+        let session = try await createSession(for: identity, providerSessionID: providerSessionID)
         if options.keepsTraces {
             traces.rememberSession(digest: Self.digest(session.id), trace: startTrace + result.trace)
         }

@@ -25,6 +25,11 @@ extension SignInServer {
         public var maximumNotificationBytes: Int
         /// How long Apple's first-login name waits for a successful sign-in, in seconds.
         public var pendingProfileTTL: Double
+        /// How long, in seconds, a session found valid may answer `GET /auth/check` and `GET /auth/session`
+        /// without reading the stores again (1 by default; 0 reads them on every request). Revocations
+        /// handled by this server take effect on the next request regardless; this bounds how late a
+        /// revocation made by another instance sharing the stores is seen (see docs/server.md).
+        public var sessionCacheLifetime: Double = 1
 
         /// Creates options with the hardened defaults.
         public init(

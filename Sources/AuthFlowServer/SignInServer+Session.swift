@@ -17,17 +17,25 @@ extension SignInServer {
     /// The session of `request`, or `nil` when it has no cookie, the session is unknown or expired, or
     /// its identity was removed, moved to another user or disabled since.
     ///
+    /// - Parameter cached: whether a session found valid a moment ago (``SessionCache``) may answer; only
+    ///   for the read-only routes.
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails.
-    func currentSession(_ request: HTTPServerRequest) async throws(ServerError) -> CurrentSession? {
+    func currentSession(_ request: HTTPServerRequest, cached: Bool = false) async throws(ServerError)
+        -> CurrentSession?
+    {
         guard let id = request.cookies()[cookies.sessionCookieName], !id.isEmpty, id.utf8.count <= 128 else {
             return nil
         }
+        if cached, let session = sessionCache.session(id: id, now: clock.now()) { return session }
+        let epoch = sessionCache.epoch()
         do throws(StoreError) {
             guard let record = try await stores.sessions.session(id: id) else { return nil }
             guard let identity = try await stores.accounts.identity(record.identity),
                 identity.userID == record.userID, !identity.isDisabled
             else { return nil }
-            return CurrentSession(id: id, record: record, identity: identity)
+            let session = CurrentSession(id: id, record: record, identity: identity)
+            if cached { sessionCache.store(session, id: id, epoch: epoch, now: clock.now()) }
+            return session
         } catch {
             throw ServerError(error, while: "look up the session")
         }
@@ -36,8 +44,10 @@ extension SignInServer {
     /// The session of `request`.
     ///
     /// - Throws: ``ServerError`` `not_signed_in` (401) without one.
-    func requireSession(_ request: HTTPServerRequest) async throws(ServerError) -> CurrentSession {
-        guard let session = try await currentSession(request) else {
+    func requireSession(_ request: HTTPServerRequest, cached: Bool = false) async throws(ServerError)
+        -> CurrentSession
+    {
+        guard let session = try await currentSession(request, cached: cached) else {
             throw ServerError(.notSignedIn, "expected a signed-in session, found none", status: 401)
         }
         return session
@@ -45,7 +55,7 @@ extension SignInServer {
 
     /// `GET /auth/session`: the signed-in identity with exactly the DESIGN §3 keys, or 401.
     func sessionInfo(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let session = try await requireSession(request)
+        let session = try await requireSession(request, cached: true)
         return ResponseFactory.json(Self.sessionJSON(session))
     }
 
@@ -66,7 +76,7 @@ extension SignInServer {
     /// `GET /auth/check` for nginx `auth_request`: 202 with `X-Auth-User` (and `X-Auth-Email` when a verified
     /// email is known), or 401.
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let session = try await requireSession(request)
+        let session = try await requireSession(request, cached: true)
         var response = HTTPServerResponse.empty(status: 202)
         response.headers["X-Auth-User"] = session.record.userID.rawValue
         if session.identity.emailVerified, let email = session.identity.email,
@@ -108,13 +118,16 @@ extension SignInServer {
         }
     }
 
-    /// Starts a new session for `identity` (a fresh random id: no fixation) and returns its cookie.
-    func createSession(for identity: LinkedIdentity) async throws(ServerError) -> (id: String, cookie: String) {
+    /// Starts a new session for `identity` (a fresh random id: no fixation) and returns its cookie;
+    /// `providerSessionID` is the id_token's `sid`, kept for back-channel logout.
+    func createSession(for identity: LinkedIdentity, providerSessionID: String? = nil) async throws(ServerError) -> (
+        id: String, cookie: String
+    ) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
         let record = SessionRecord(
             userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: now,
-            expiresAt: now.addingTimeInterval(options.sessionTTL))
+            expiresAt: now.addingTimeInterval(options.sessionTTL), providerSessionID: providerSessionID)
         do throws(StoreError) {
             try await stores.sessions.createSession(id: id, record: record)
         } catch {

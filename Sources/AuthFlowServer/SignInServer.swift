@@ -17,8 +17,10 @@ import Foundation
 ///
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
-/// `POST /auth/account/delete`, `POST /auth/apple/notifications` and `GET /healthz`. An app serves its own
-/// pages next to these with ``signedInUser(_:)`` and ``respond(to:with:)``.
+/// `POST /auth/account/delete`, `GET /healthz`, and the event endpoints provider plugins declare under
+/// `/auth/{provider}/` (``AuthFlow/ProviderEventEndpoint``: Apple's notifications, Facebook's data deletion,
+/// Google RISC, OIDC back-channel logout). An app serves its own pages next to these with
+/// ``signedInUser(_:)`` and ``respond(to:with:)``.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
     public let providers: [String: ResolvedProvider]
@@ -37,9 +39,11 @@ public final class SignInServer: Sendable {
     let flowCookie: FlowCookie
     let returnToPolicy: ReturnToPolicy
     let originCheck: OriginCheck
-    /// The providers' JWKS caches, shared by sign-in and Apple's notification endpoint.
+    /// The providers' JWKS caches, shared by sign-in and the provider event endpoints.
     let keySets: ProviderKeySets
     let traces = TraceLog()
+    /// Sessions recently found valid (see ``Options/sessionCacheLifetime``).
+    let sessionCache: SessionCache
 
     /// Creates a server over resolved providers.
     ///
@@ -75,6 +79,7 @@ public final class SignInServer: Sendable {
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
         self.originCheck = OriginCheck(publicURL: options.publicURL)
         self.keySets = keySets
+        self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
     }
 
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
@@ -118,7 +123,23 @@ public final class SignInServer: Sendable {
             }
             response = ResponseFactory.error(error, accept: request.headers["Accept"])
         }
+        // After the route finished (and committed whatever it changed): cached sessions are re-read.
+        if !Self.leavesSessionsAlone(request) { sessionCache.invalidateAll() }
         return ResponseFactory.secured(response)
+    }
+
+    /// Whether `request` is one of the routes that change no session or account: the check, the session
+    /// info, health, the demo pages and sign-in starts (GET or HEAD). Every other request empties the
+    /// session cache once answered.
+    static func leavesSessionsAlone(_ request: HTTPServerRequest) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD" else { return false }
+        switch request.path {
+        case "/auth/check", "/auth/session", "/healthz", "/", "/matrix":
+            return true
+        default:
+            let segments = segments(of: request.path)
+            return segments.count == 3 && segments[0] == "auth" && ["login", "register", "link"].contains(segments[2])
+        }
     }
 
     private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
@@ -147,12 +168,10 @@ public final class SignInServer: Sendable {
         case ["auth", "account", "delete"]:
             try only("POST")
             return try await deleteAccount(request)
-        case ["auth", "apple", "notifications"]:
-            try only("POST")
-            return try await appleNotification(request)
-        case let path where path.count == 3 && path[0] == "auth":
+        case let path where path.count >= 3 && path[0] == "auth":
             let name = path[1]
-            switch path[2] {
+            // The server's own routes come first: a plugin's event endpoint never shadows them.
+            switch path.count == 3 ? path[2] : "" {
             case "login", "register", "link":
                 try only("GET")
                 let intent = SignInIntent(rawValue: path[2]) ?? .login
@@ -164,7 +183,12 @@ public final class SignInServer: Sendable {
                 try only("POST")
                 return try await disconnect(request, provider: name)
             default:
-                break
+                if let (provider, endpoint, parameters) = try eventEndpoint(
+                    provider: name, segments: Array(path.dropFirst(2)), method: method)
+                {
+                    return try await providerEvent(
+                        request, provider: provider, endpoint: endpoint, parameters: parameters)
+                }
             }
         default:
             break

@@ -42,6 +42,9 @@ public struct XPlugin: ProviderPlugin {
     /// `users.read` and `tweet.read` (both needed by `/2/users/me`).
     public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["users.read", "tweet.read"] }
 
+    /// The `offline.access` scope (PROVIDERS.md §4).
+    public var refreshTokenRequest: RefreshTokenRequest { .scope("offline.access") }
+
     /// HTTP Basic.
     public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
 

@@ -21,7 +21,7 @@ enum CheckCommand {
         on stderr (exit 1), or a one-line summary on stdout (exit 0).
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: [String]) async -> Int32 {
         var path = "providers.yaml"
         var connect = false
         var index = 0
@@ -49,7 +49,7 @@ enum CheckCommand {
         do throws(ConfigurationError) {
             let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment)
             let configuration = try loader.load(path: path)
-            let providers = try ConfigurationResolution.resolve(configuration)
+            let providers = try await ConfigurationResolution.resolve(configuration)
             let summary = providers.map { "\($0.name) (\($0.type), \($0.signInProtocol.rawValue))" }
             let count = providers.count == 1 ? "1 provider" : "\(providers.count) providers"
             print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))

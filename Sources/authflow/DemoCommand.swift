@@ -8,7 +8,7 @@ enum DemoCommand {
         it prints and sign in; the page shows the verified identity and each step of the flow.
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
-        ServeCommand.run(arguments, sandbox: true, usage: usageText)
+    static func run(_ arguments: [String]) async -> Int32 {
+        await ServeCommand.run(arguments, sandbox: true, usage: usageText)
     }
 }

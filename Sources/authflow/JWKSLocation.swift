@@ -1,6 +1,5 @@
 import AuthFlowHTTP
 import Foundation
-import Synchronization
 
 /// Where `authflow token verify --jwks URL` fetches a key set from, and the fetch itself.
 enum JWKSLocation {
@@ -15,29 +14,18 @@ enum JWKSLocation {
         return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
-    /// Fetches the document synchronously (the CLI has no other work to do meanwhile).
-    static func fetch(_ url: String) -> Result<[UInt8], CommandIO.UsageProblem> {
-        let outcome = Mutex<Result<[UInt8], CommandIO.UsageProblem>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let result: Result<[UInt8], CommandIO.UsageProblem>
-            do {
-                let client = CurlHTTPClient()
-                var request = HTTPClientRequest(url: url)
-                request.headers["Accept"] = "application/json"
-                let response = try await client.send(request)
-                if response.status == 200 {
-                    result = .success(response.body)
-                } else {
-                    result = .failure(.init(message: "expected status 200 from \(url), found \(response.status)"))
-                }
-            } catch {
-                result = .failure(.init(message: "\(error)"))
+    /// Fetches the document.
+    static func fetch(_ url: String) async -> Result<[UInt8], CommandIO.UsageProblem> {
+        do {
+            var request = HTTPClientRequest(url: url)
+            request.headers["Accept"] = "application/json"
+            let response = try await CurlHTTPClient().send(request)
+            guard response.status == 200 else {
+                return .failure(.init(message: "expected status 200 from \(url), found \(response.status)"))
             }
-            outcome.withLock { $0 = result }
-            done.signal()
+            return .success(response.body)
+        } catch {
+            return .failure(.init(message: "\(error)"))
         }
-        done.wait()
-        return outcome.withLock { $0 } ?? .failure(.init(message: "the fetch did not complete"))
     }
 }

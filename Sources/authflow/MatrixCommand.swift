@@ -24,7 +24,7 @@ enum MatrixCommand {
         key is not an error here. Any other problem is reported as by `authflow check` (exit 1).
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: [String]) async -> Int32 {
         let options: CommandIO.Options
         do throws(CommandIO.UsageProblem) {
             options = try CommandIO.parse(arguments, known: ["config", "format"])
@@ -50,7 +50,7 @@ enum MatrixCommand {
         do throws(ConfigurationError) {
             let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment, mode: .sandbox)
             let configuration = try loader.load(path: path)
-            let providers = try ConfigurationResolution.resolve(configuration, credentials: .keys)
+            let providers = try await ConfigurationResolution.resolve(configuration, credentials: .keys)
             let matrix = CapabilityMatrix(
                 providers: providers, source: path, storesTokens: configuration.server != nil)
             FileHandle.standardOutput.write(Data(matrix.render(format: format).utf8))

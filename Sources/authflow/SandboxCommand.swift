@@ -1,5 +1,4 @@
 import AuthFlowSandbox
-import Dispatch
 import Foundation
 
 /// `authflow sandbox`: runs only the sandbox identity provider (Apple, Google, Facebook and X emulators)
@@ -19,7 +18,7 @@ enum SandboxCommand {
         values are in the credential files), then serves until interrupted (Ctrl-C) and stops gracefully.
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: [String]) async -> Int32 {
         let options: CommandIO.Options
         let listen: (host: String, port: Int)
         do throws(CommandIO.UsageProblem) {
@@ -36,6 +35,8 @@ enum SandboxCommand {
             return CommandIO.usage(usageText, code: CommandIO.usageError, problem: error.message)
         }
 
+        // Signals are caught from here on, so a SIGTERM right after the summary still stops gracefully.
+        let signals = TerminationSignals()
         let sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(host: listen.host, port: listen.port))
         let baseURL: String
         do {
@@ -62,16 +63,16 @@ enum SandboxCommand {
                 }, credentialsDirectory: directory)
         } catch {
             CommandIO.err("authflow: cannot set up the demo clients: \(error)")
-            stopAndWait(sandbox)
+            await sandbox.stop()
             return CommandIO.invalid
         }
         CommandIO.out(
             summary(
                 sandbox: sandbox, baseURL: baseURL, clients: clients, directory: directory,
                 temporary: ownsDirectory))
-        waitForTerminationSignal()
+        await signals.wait()
         CommandIO.err("authflow: stopping the sandbox")
-        stopAndWait(sandbox)
+        await sandbox.stop()
         return CommandIO.success
     }
 
@@ -123,29 +124,5 @@ enum SandboxCommand {
         lines.append("Apple notifications: POST \(baseURL)/_sandbox/apple/notify with type, sub, client_id, to")
         lines.append("Press Ctrl-C to stop.")
         return lines.joined(separator: "\n")
-    }
-
-    /// Blocks until SIGINT or SIGTERM arrives.
-    static func waitForTerminationSignal() {
-        let received = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { received.signal() }
-            source.resume()
-            return source
-        }
-        received.wait()
-        for source in sources { source.cancel() }
-    }
-
-    /// Stops the listener gracefully (in-flight requests finish) and waits for it.
-    static func stopAndWait(_ sandbox: SandboxIdentityProvider) {
-        let stopped = DispatchSemaphore(value: 0)
-        Task {
-            await sandbox.stop()
-            stopped.signal()
-        }
-        stopped.wait()
     }
 }

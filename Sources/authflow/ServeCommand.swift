@@ -1,10 +1,8 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowProviders
 import AuthFlowSandbox
-import AuthFlowDeployment
-import Dispatch
 import Foundation
-import Synchronization
 
 /// `authflow serve [--config F] [--sandbox]`: the sign-in server, until SIGINT or SIGTERM.
 enum ServeCommand {
@@ -21,17 +19,17 @@ enum ServeCommand {
         and stops gracefully (exit 0). A bad configuration or a busy port exits 1.
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: [String]) async -> Int32 {
         var sandbox = false
         var rest: [String] = []
         for argument in arguments {
             if argument == "--sandbox" { sandbox = true } else { rest.append(argument) }
         }
-        return run(rest, sandbox: sandbox, usage: usageText)
+        return await run(rest, sandbox: sandbox, usage: usageText)
     }
 
     /// Runs the server; `demo` calls this with `sandbox: true`.
-    static func run(_ arguments: [String], sandbox: Bool, usage: String) -> Int32 {
+    static func run(_ arguments: [String], sandbox: Bool, usage: String) async -> Int32 {
         let options: CommandIO.Options
         do throws(CommandIO.UsageProblem) {
             options = try CommandIO.parse(arguments, known: ["config"])
@@ -56,15 +54,11 @@ enum ServeCommand {
         // Signals are caught from here on, so a SIGTERM right after the ready line still stops gracefully.
         let signals = TerminationSignals()
         let logger = StandardErrorLogger(minimumLevel: .info)
-        let started = blocking {
-            try await SignInService.start(
-                configuration: configuration, sandboxMode: sandbox, registry: .standard, logger: logger)
-        }
         let service: SignInService
-        switch started {
-        case .success(let value):
-            service = value
-        case .failure(let error):
+        do {
+            service = try await SignInService.start(
+                configuration: configuration, sandboxMode: sandbox, registry: .standard, logger: logger)
+        } catch {
             CommandIO.err("authflow: cannot start the server: \(error)")
             return CommandIO.invalid
         }
@@ -73,53 +67,9 @@ enum ServeCommand {
             CommandIO.out("authflow: sandbox listening at \(sandboxProvider.baseURL)")
             CommandIO.err("authflow: open \(service.publicURL)/ in a browser to sign in with the sandbox; Ctrl-C stops")
         }
-        signals.wait()
+        await signals.wait()
         CommandIO.err("authflow: stopping")
-        _ = blocking { await service.stop() }
+        await service.stop()
         return CommandIO.success
-    }
-
-    /// Runs `body` on the concurrency pool and blocks this (main) thread until it finishes.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let result: Result<T, any Error>
-            do {
-                result = .success(try await body())
-            } catch {
-                result = .failure(error)
-            }
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return outcome.withLock { $0 } ?? .failure(CommandIO.UsageProblem(message: "the task did not finish"))
-    }
-}
-
-/// SIGINT and SIGTERM caught (instead of killing the process) from creation on.
-final class TerminationSignals: Sendable {
-    private let received = DispatchSemaphore(value: 0)
-    private let sources: Mutex<[any DispatchSourceSignal]>
-
-    init() {
-        let received = self.received
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { received.signal() }
-            source.resume()
-            return source
-        }
-        self.sources = Mutex(sources)
-    }
-
-    /// Blocks until one of the signals arrives.
-    func wait() {
-        received.wait()
-        sources.withLock { sources in
-            for source in sources { source.cancel() }
-        }
     }
 }

@@ -21,7 +21,7 @@ enum TokenCommand {
         Prints the verified claims as JSON on stdout (exit 0), or the reason on stderr (exit 1).
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: [String]) async -> Int32 {
         guard arguments.first == "verify" else {
             if arguments.first == "--help" || arguments.first == "-h" { return CommandIO.usage(usageText, code: 0) }
             return CommandIO.usage(
@@ -32,17 +32,18 @@ enum TokenCommand {
             let options = try CommandIO.parse(
                 Array(arguments.dropFirst()), known: ["jwks", "issuer", "audience", "nonce", "alg", "leeway"])
             if options.help { return CommandIO.usage(usageText, code: 0) }
-            return try verify(options)
+            return try await verify(options)
         } catch {
             return CommandIO.usage(usageText, code: CommandIO.usageError, problem: error.message)
         }
     }
 
-    static func verify(_ options: CommandIO.Options) throws(CommandIO.UsageProblem) -> Int32 {
+    static func verify(_ options: CommandIO.Options) async throws(CommandIO.UsageProblem) -> Int32 {
         guard let jwksSource = options.last("jwks") else { throw .init(message: "missing --jwks FILE|URL") }
         let isURL = jwksSource.lowercased().hasPrefix("https://") || jwksSource.lowercased().hasPrefix("http://")
         if isURL, !JWKSLocation.isAllowed(jwksSource) {
-            throw .init(message: "--jwks URL must be https:// (http:// is allowed only on localhost, 127.0.0.0/8 and [::1])")
+            throw .init(
+                message: "--jwks URL must be https:// (http:// is allowed only on localhost, 127.0.0.0/8 and [::1])")
         }
         guard options.positional.count == 1, let tokenArgument = options.positional.first else {
             throw .init(
@@ -78,7 +79,7 @@ enum TokenCommand {
         }
         let jwksBytes: [UInt8]
         if isURL {
-            switch JWKSLocation.fetch(jwksSource) {
+            switch await JWKSLocation.fetch(jwksSource) {
             case .success(let bytes): jwksBytes = bytes
             case .failure(let problem):
                 CommandIO.err("authflow: cannot fetch the JWKS: \(problem.message)")

@@ -3,14 +3,18 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let rest = Array(arguments.dropFirst())
+let status: Int32
 switch arguments.first {
-case "check": exit(CheckCommand.run(rest))
-case "matrix": exit(MatrixCommand.run(rest))
-case "token": exit(TokenCommand.run(rest))
-case "apple": exit(AppleCommand.run(rest))
-case "sandbox": exit(SandboxCommand.run(rest))
-case "serve": exit(ServeCommand.run(rest))
-case "demo": exit(DemoCommand.run(rest))
-case "-h", "--help", "help": exit(CommandIO.usage(CommandIO.overview, code: 0))
-default: exit(CommandIO.usage(CommandIO.overview, code: 2, problem: arguments.first.map { "unknown command '\($0)'" }))
+case "check": status = await CheckCommand.run(rest)
+case "matrix": status = await MatrixCommand.run(rest)
+case "token": status = await TokenCommand.run(rest)
+case "apple": status = AppleCommand.run(rest)
+case "sandbox": status = await SandboxCommand.run(rest)
+case "serve": status = await ServeCommand.run(rest)
+case "demo": status = await DemoCommand.run(rest)
+case "-h", "--help", "help": status = CommandIO.usage(CommandIO.overview, code: 0)
+default:
+    status = CommandIO.usage(
+        CommandIO.overview, code: 2, problem: arguments.first.map { "unknown command '\($0)'" })
 }
+exit(status)

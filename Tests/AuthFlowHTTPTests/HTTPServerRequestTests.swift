@@ -42,6 +42,15 @@ struct HTTPServerRequestTests {
         #expect(request.cookies() == ["a": "1", "b": "q", "c": ""])
     }
 
+    @Test func parsesCookieEdgesByteForByte() {
+        var headers = HTTPHeaders()
+        // Tabs and spaces trimmed, `=` inside a value kept, a lone quote not unquoted, empty pieces and
+        // names skipped, non-ASCII bytes carried over intact.
+        headers.add("Cookie", ";;\t s = a=b ;q=\";  e=\"\";u=é€;  ; =y;z")
+        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+        #expect(request.cookies() == ["s": "a=b", "q": "\"", "e": "", "u": "é€"])
+    }
+
     @Test func queryValueReturnsFirst() {
         let request = HTTPServerRequest(method: "GET", path: "/", query: [("a", "1"), ("a", "2")])
         #expect(request.queryValue("a") == "1")

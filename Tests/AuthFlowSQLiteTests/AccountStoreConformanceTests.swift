@@ -363,8 +363,12 @@ import Testing
         #expect(try await stores.accounts.tokens(for: .appleAlice)?.refreshToken == "r")
 
         // A notification with no changes still records its id.
+        #expect(try await stores.accounts.isNotificationApplied(id: "apple:jti-2") == false)
         #expect(try await stores.accounts.applyNotification(id: "apple:jti-2", changes: []))
         #expect(try await stores.accounts.applyNotification(id: "apple:jti-2", changes: []) == false)
+        #expect(try await stores.accounts.isNotificationApplied(id: "apple:jti-1"))
+        #expect(try await stores.accounts.isNotificationApplied(id: "apple:jti-2"))
+        #expect(try await stores.accounts.isNotificationApplied(id: "apple:jti-3") == false)
     }
 
     @Test(arguments: StoreBackend.available)

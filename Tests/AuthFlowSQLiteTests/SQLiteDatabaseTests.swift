@@ -17,7 +17,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("new.sqlite"))
         #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
-        #expect(SQLiteDatabase.currentSchemaVersion == 1)
+        #expect(SQLiteDatabase.currentSchemaVersion == SQLiteSchema.migrations.count)
         #expect(try await Self.value(database, "PRAGMA application_id") == .integer(SQLiteSchema.applicationID))
         #expect(try await Self.value(database, "PRAGMA journal_mode") == .text("wal"))
         #expect(try await Self.value(database, "PRAGMA synchronous") == .integer(2))  // FULL
@@ -32,6 +32,29 @@ import Testing
                 "applied_notifications", "flow_states", "identities", "identity_tokens", "pending_profiles", "sessions",
                 "users",
             ])
+    }
+
+    @Test func migratesAVersionOneFileKeepingItsSessions() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v1.sqlite")
+        do {
+            // A file written by schema version 1: its sessions have no provider session id column.
+            let connection = try SQLiteConnection(path: path, busyTimeout: 5)
+            try connection.execute(SQLiteSchema.migrations[0], operation: "test")
+            try connection.execute("PRAGMA application_id = \(SQLiteSchema.applicationID)", operation: "test")
+            try connection.execute("PRAGMA user_version = 1", operation: "test")
+            _ = try connection.run(
+                """
+                INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at)
+                VALUES (?, 'user-1', 'google', 'alice-1', 0, 1e12)
+                """, [.blob(SQLiteSessionStore.digest("old-cookie"))], operation: "test")
+        }
+        let database = try SQLiteDatabase(path: path)
+        #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
+        let sessions = SQLiteSessionStore(database: database, clock: ManualClock(StoreHarness.start))
+        let kept = try await sessions.session(id: "old-cookie")
+        #expect(kept?.userID == UserID(rawValue: "user-1"))
+        #expect(kept?.providerSessionID == nil)
     }
 
     @Test func keepsDataAndThePendingProfileAcrossReopening() async throws {
@@ -49,7 +72,7 @@ import Testing
             try await store.saveTokens(StoredTokens(accessToken: "a", refreshToken: "r"), for: .appleAlice)
         }
         let reopened = SQLiteAccountStore(database: try SQLiteDatabase(path: path), cipher: cipher, clock: clock)
-        #expect(try await reopened.database.schemaVersion() == 1)
+        #expect(try await reopened.database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
         #expect(try await reopened.takePendingProfile(key: "state-apple") == profile)
         #expect(try await reopened.user(.alice)?.identities.first?.name == "Ada")
         #expect(try await reopened.tokens(for: .appleAlice)?.refreshToken == "r")
@@ -61,7 +84,8 @@ import Testing
         do {
             let database = try SQLiteDatabase(path: path)
             try await database.perform("test") { connection throws(StoreError) in
-                try connection.execute("PRAGMA user_version = 2", operation: "test")
+                try connection.execute(
+                    "PRAGMA user_version = \(SQLiteDatabase.currentSchemaVersion + 1)", operation: "test")
             }
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -69,7 +93,7 @@ import Testing
 
         let error = await storeError { () throws(StoreError) in try SQLiteDatabase(path: path) }
         #expect(error?.code == .unsupportedSchema)
-        #expect(error?.message.contains("found 2") == true)
+        #expect(error?.message.contains("found \(SQLiteDatabase.currentSchemaVersion + 1)") == true)
         #expect(error?.message.contains("newer AuthFlow") == true)
         #expect(error?.operation == "open")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -187,7 +211,7 @@ import Testing
             for try await version in group { versions.append(version) }
             return versions
         }
-        #expect(versions == [1, 1, 1, 1])
+        #expect(versions == Array(repeating: SQLiteDatabase.currentSchemaVersion, count: 4))
     }
 
     @Test func reportsBusyWhenAnotherConnectionHoldsTheWriteLock() async throws {

@@ -74,6 +74,40 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.availableForSessions)
+    func deletesTheSessionsOfOneProviderSession(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        func record(_ identity: IdentityKey, sid: String?) -> SessionRecord {
+            SessionRecord(
+                userID: .alice, provider: identity.provider, subject: identity.subject, createdAt: StoreHarness.start,
+                expiresAt: StoreHarness.start + 3600, providerSessionID: sid)
+        }
+        try await stores.sessions.createSession(id: "s1", record: record(.googleAlice, sid: "sid-1"))
+        try await stores.sessions.createSession(id: "s2", record: record(.googleAlice, sid: "sid-2"))
+        try await stores.sessions.createSession(id: "s3", record: record(.googleAlice, sid: nil))
+        try await stores.sessions.createSession(id: "s4", record: record(.appleAlice, sid: "sid-1"))
+        try await stores.sessions.createSession(id: "s5", record: record(.googleBob, sid: "sid-5"))
+        #expect(try await stores.sessions.session(id: "s1")?.providerSessionID == "sid-1")
+        #expect(try await stores.sessions.session(id: "s3")?.providerSessionID == nil)
+
+        // Another subject's sid ends nothing; the identity's own sid ends that session only.
+        #expect(try await stores.sessions.deleteSessions(identity: .googleBob, providerSessionID: "sid-1") == 0)
+        #expect(try await stores.sessions.deleteSessions(identity: .googleAlice, providerSessionID: "sid-1") == 1)
+        #expect(try await stores.sessions.session(id: "s1") == nil)
+        #expect(try await stores.sessions.session(id: "s2") != nil)
+        #expect(try await stores.sessions.session(id: "s3") != nil)
+        #expect(try await stores.sessions.session(id: "s4") != nil)
+
+        // An empty subject (a logout token with sid only) matches any subject of the provider.
+        let anySubject = IdentityKey(provider: "google", subject: "")
+        #expect(try await stores.sessions.deleteSessions(identity: anySubject, providerSessionID: "sid-5") == 1)
+        #expect(try await stores.sessions.session(id: "s5") == nil)
+        let empty = await storeError { () throws(StoreError) in
+            try await stores.sessions.deleteSessions(identity: .googleAlice, providerSessionID: "")
+        }
+        #expect(empty?.code == .invalidValue)
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
     func refusesInvalidSessions(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let emptyID = await storeError { () throws(StoreError) in

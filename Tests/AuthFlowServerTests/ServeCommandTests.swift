@@ -101,36 +101,6 @@ struct ServeCommandTests {
         #expect(try await process.exit() == 0)
     }
 
-    @Test func sessionsSurviveARestartWithSQLiteAndAConfiguredSecret() async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let port = try Self.freePort()
-        let config = Self.config(
-            port: port, store: "kind: sqlite\n  path: \(directory)/authflow.sqlite",
-            secret: "0123456789abcdef0123456789abcdef-test")
-        try config.write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
-        let app = "http://localhost:\(port)"
-        let browser = TestBrowser()
-
-        let first = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
-        defer { first.send(SIGKILL) }
-        #expect(try await first.lines(2).count == 2, "\(first.stderr)")
-        try await Self.signIn(browser, app: app)
-        let before = try await browser.get(app + "/auth/session")
-        #expect(before.status == 200)
-        first.send(SIGKILL)
-        _ = try await first.exit()
-
-        let second = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
-        defer { second.send(SIGKILL) }
-        #expect(try await second.lines(2).count == 2, "\(second.stderr)")
-        let after = try await browser.get(app + "/auth/session")
-        #expect(after.status == 200)
-        #expect(after.text == before.text)
-        second.send(SIGTERM)
-        #expect(try await second.exit() == 0)
-    }
-
     @Test func aBadConfigurationExits1() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,17 +1,70 @@
 """Durability of the SQLite store across a crash: Apple sends the user's name only at the first sign-in,
 so it must be on disk before the callback answers; the server is SIGKILLed right after and restarted on
-the same database."""
+the same database.
+
+Sandbox mode is throwaway (a generated secret and a temporary store each run), so this runs `serve` in
+normal mode against a standalone `authflow sandbox` process, configured from the providers.yaml fragment
+the sandbox writes for its demo clients."""
 
 from __future__ import annotations
 
+import secrets
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import authflow_harness as harness
 from authflow_harness import Identity, expect_redirect
 
 
-def test_apple_first_login_name_survives_a_crash(servers):
-    config, _ = servers.config()
-    first = servers.start(config, label="before-crash")
+@pytest.fixture
+def standalone_sandbox(servers):
+    """`authflow sandbox` on a free loopback port, with demo clients redirecting to a free app port."""
+    directory = servers.directory()
+    app_port = harness.free_port()
+    credentials = directory / "credentials"
+    process = subprocess.Popen(
+        [harness.authflow_binary(), "sandbox", "--listen", "127.0.0.1:0", "--credentials-dir", str(credentials),
+         "--redirect-uri", f"http://localhost:{app_port}/auth/{{provider}}/callback"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        start_new_session=True)
+    try:
+        first = process.stdout.readline().strip()
+        assert first.startswith("AuthFlow sandbox identity provider listening on "), first
+        sandbox_url = first.rsplit(" ", 1)[1]
+        deadline = time.monotonic() + harness.STARTUP_TIMEOUT
+        while not (credentials / "providers.yaml").exists():
+            assert time.monotonic() < deadline, "the sandbox wrote no providers.yaml fragment"
+            time.sleep(0.05)
+        yield directory, app_port, sandbox_url, (credentials / "providers.yaml").read_text()
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+
+
+def test_apple_first_login_name_survives_a_crash(servers, standalone_sandbox):
+    directory, port, sandbox_url, fragment = standalone_sandbox
+    config = Path(directory) / "providers.yaml"
+    config.write_text("\n".join([
+        "server:",
+        f"  listen: 127.0.0.1:{port}",
+        f"  public_url: http://localhost:{port}",
+        f"  secret: {secrets.token_hex(32)}",
+        "store:",
+        "  kind: sqlite",
+        f"  path: {Path(directory) / 'authflow.sqlite'}",
+        "",
+    ]) + "\n".join(line for line in fragment.splitlines() if not line.startswith("#")) + "\n")
+
+    first = servers.start(config, sandbox=False, label="before-crash")
     identity = Identity.fresh("apple", name="Katherine Johnson")
-    browser = first.browser("first")
+    browser = harness.Browser(first.app_url, sandbox_url, name="first")
     flow = browser.sign_in("apple", identity)
     assert "user" in dict(flow.callback.fields), "the sandbox sends Apple's user field at the first consent"
     expect_redirect(flow.result, "/", context="first Apple sign-in")
@@ -20,10 +73,9 @@ def test_apple_first_login_name_survives_a_crash(servers):
     first.kill()  # SIGKILL right after the callback completed: no graceful shutdown, no flush
     assert first.exit_code == -9
 
-    second = servers.start(config, label="after-crash")
-    # Apple sends no `user` field after the first consent (the restarted sandbox forgot that consent,
-    # so drop it as Apple would).
-    returning = second.browser("returning")
+    second = servers.start(config, sandbox=False, label="after-crash")
+    # Apple sends no `user` field after the first consent; drop it as Apple would.
+    returning = harness.Browser(second.app_url, sandbox_url, name="returning")
     flow = returning.sign_in("apple", identity, drop_fields=("user",))
     assert "user" not in dict(flow.callback.fields)
     expect_redirect(flow.result, "/", context="second Apple sign-in after the crash")
@@ -32,10 +84,23 @@ def test_apple_first_login_name_survives_a_crash(servers):
     assert session["subject"] == identity.subject
     assert session["name"] == "Katherine Johnson", session
     # The session the first sign-in created was in the store too.
-    old_session = second.browser("first, again")
+    old_session = harness.Browser(second.app_url, sandbox_url, name="first, again")
     for cookie in browser.session.cookies:
         old_session.session.cookies.set_cookie(cookie)
     response = old_session.session_info()
     assert response.status_code == 200, f"the session created before the crash was lost: {response.text}"
     assert response.json()["user_id"] == before["user_id"]
     assert second.stop() == 0
+
+
+def test_sandbox_mode_never_opens_the_configured_store(servers):
+    """`serve --sandbox` on a configuration with a secret and a SQLite path runs on a throwaway store, so
+    nothing it signs in reaches the configured one (issue 13, finding 1)."""
+    config, _ = servers.config()
+    demo = servers.start(config, label="sandbox-mode")
+    identity = Identity.fresh("google")
+    browser = demo.browser("demo")
+    expect_redirect(browser.sign_in("google", identity).result, "/", context="sandbox sign-in")
+    assert browser.session_info().status_code == 200
+    assert demo.stop() == 0
+    assert not (config.parent / "authflow.sqlite").exists(), "sandbox mode opened the configured store"

@@ -117,9 +117,9 @@ struct ConfigurationReader {
         }) {
             return true
         }
-        let scalars = Array(key.unicodeScalars)
+        let length = key.unicodeScalars.count
         return credentialKeys.contains {
-            abs($0.utf8.count - scalars.count) <= 2 && KeySuggestion.levenshtein(scalars, Array($0.unicodeScalars)) <= 2
+            abs($0.utf8.count - length) <= 2 && EditDistance.distance(key, $0) <= 2
         }
     }
 
@@ -139,7 +139,7 @@ struct ConfigurationReader {
         }
         for (key, _) in pairs where !known.contains(key.value) {
             var message = "unknown key \(YAMLError.quote(key.value))" + (path.isEmpty ? "" : " in \(path)")
-            if let suggestion = KeySuggestion.nearest(to: key.value, in: known) {
+            if let suggestion = EditDistance.nearest(to: key.value, in: known) {
                 message += "; did you mean \(YAMLError.quote(suggestion))?"
             } else {
                 message += "; known keys: " + known.joined(separator: ", ")

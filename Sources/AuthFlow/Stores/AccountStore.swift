@@ -109,6 +109,12 @@ public protocol AccountStore: Sendable {
     ///   when it throws nothing is applied and `id` is not recorded.
     func applyNotification(id: String, changes: [AccountChange]) async throws(StoreError) -> Bool
 
+    /// Whether a provider notification `id` was applied (recorded by ``applyNotification(id:changes:)``); a
+    /// status page such as Facebook's data deletion status reads it.
+    ///
+    /// - Throws: `invalidValue` for an empty id.
+    func isNotificationApplied(id: String) async throws(StoreError) -> Bool
+
     /// Checks that the store answers (for `GET /healthz`).
     func checkHealth() async throws(StoreError)
 }

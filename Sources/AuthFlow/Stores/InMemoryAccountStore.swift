@@ -245,6 +245,12 @@ public actor InMemoryAccountStore: AccountStore {
         return true
     }
 
+    /// Whether notification `id` was applied.
+    public func isNotificationApplied(id: String) throws(StoreError) -> Bool {
+        try StoreValidation.checkKey(id, "notification id", operation: "isNotificationApplied")
+        return state.notifications.contains(id)
+    }
+
     /// Always succeeds: memory answers.
     public func checkHealth() {}
 

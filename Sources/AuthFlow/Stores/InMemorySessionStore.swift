@@ -58,6 +58,18 @@ public actor InMemorySessionStore: SessionStore {
         removeAll { $0.provider == identity.provider && $0.subject == identity.subject }
     }
 
+    /// Deletes every session that began with the provider session `providerSessionID` (any subject of the
+    /// provider when `identity.subject` is empty).
+    public func deleteSessions(identity: IdentityKey, providerSessionID: String) throws(StoreError) -> Int {
+        let operation = "deleteSessions(identity:providerSessionID:)"
+        try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
+        try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
+        return removeAll {
+            $0.provider == identity.provider && $0.providerSessionID == providerSessionID
+                && (identity.subject.isEmpty || $0.subject == identity.subject)
+        }
+    }
+
     /// Always succeeds: memory answers.
     public func checkHealth() {}
 

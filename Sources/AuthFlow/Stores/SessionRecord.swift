@@ -12,14 +12,21 @@ public struct SessionRecord: Sendable, Hashable {
     public let createdAt: Date
     /// When the session ends; lookups after this return `nil`.
     public let expiresAt: Date
+    /// The provider's session id (the id_token's `sid`), when the sign-in had one; OpenID Connect
+    /// back-channel logout ends sessions by it.
+    public let providerSessionID: String?
 
     /// Creates a session record.
-    public init(userID: UserID, provider: String, subject: String, createdAt: Date, expiresAt: Date) {
+    public init(
+        userID: UserID, provider: String, subject: String, createdAt: Date, expiresAt: Date,
+        providerSessionID: String? = nil
+    ) {
         self.userID = userID
         self.provider = provider
         self.subject = subject
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.providerSessionID = providerSessionID
     }
 
     /// The `(provider, subject)` of the identity the user signed in with.

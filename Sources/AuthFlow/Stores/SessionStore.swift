@@ -29,6 +29,14 @@ public protocol SessionStore: Sendable {
     @discardableResult
     func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int
 
+    /// Deletes every session that began with the provider session `providerSessionID` (the id_token's `sid`)
+    /// of the identity; an `identity` with an empty subject matches every subject of its provider (an OpenID
+    /// Connect logout token may carry `sid` without `sub`). Returns how many.
+    ///
+    /// - Throws: `invalidValue` for an empty provider or provider session id.
+    @discardableResult
+    func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int
+
     /// Checks that the store answers (for `GET /healthz`).
     func checkHealth() async throws(StoreError)
 }

@@ -107,6 +107,7 @@ public enum StoreValidation {
         try checkKey(record.subject, "subject", operation: operation)
         try checkDate(record.createdAt, "creation time", operation: operation)
         try checkDate(record.expiresAt, "expiry", operation: operation)
+        if let sid = record.providerSessionID { try checkKey(sid, "provider session id", operation: operation) }
         guard record.expiresAt > record.createdAt else {
             throw StoreError(
                 .invalidValue, "expected a session expiry after its creation time, found one at or before it",

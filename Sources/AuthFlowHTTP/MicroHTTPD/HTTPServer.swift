@@ -2,8 +2,11 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that runs an async handler for each request.
 ///
-/// Handlers run as Swift tasks while the connection is suspended, so a slow handler (one that
-/// awaits a provider, a store, a timer) never holds one of the server's polling threads. Bodies
+/// Handlers run as Swift tasks. A handler starts on the polling thread and, when it answers
+/// without waiting (a cached session, a redirect), is answered right there, with no thread
+/// switch. A handler that waits (a provider, a store, a timer) goes on on the handler threads
+/// while its connection is suspended, so it never holds one of the server's polling threads.
+/// Handlers should therefore not block their thread (use `await`, not blocking calls). Bodies
 /// larger than `Configuration.maxBodyBytes` get 413 without reaching the handler. The server
 /// logs nothing, so request bodies and headers (which carry codes, tokens and cookies) never
 /// leave the handler.

@@ -5,11 +5,12 @@ import Synchronization
 /// One running libmicrohttpd daemon and the bridge between its threads and Swift tasks.
 ///
 /// libmicrohttpd calls `access` on its polling thread. When a request's body is complete the
-/// connection is suspended (so the thread goes on serving others), the handler runs in a `Task`
-/// on the handler threads (`HandlerExecutor`), the response is stored in the request's context
-/// and the connection is resumed; libmicrohttpd
-/// (woken through its inter-thread channel) calls `access` again, which queues the stored
-/// response. Suspended connections are tracked under `shared` so that stopping can answer and
+/// handler starts in a `Task` whose executor (`RequestExecutor`) runs it on the polling thread
+/// until it answers or waits. An answer is queued at once. A handler that waits (a store, a
+/// provider) goes on on the handler threads (`HandlerExecutor`) while its connection is suspended
+/// (so the polling thread goes on serving others); its response is stored in the request's
+/// context and the connection is resumed; libmicrohttpd (woken through its inter-thread channel)
+/// calls `access` again, which queues the stored response. Suspended connections are tracked under `shared` so that stopping can answer and
 /// resume the ones whose handler has not finished: libmicrohttpd forbids stopping a daemon with
 /// suspended connections, and a handler finishing after the stop must not touch the freed
 /// connection.
@@ -114,9 +115,10 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.001)
         }
         for context in unfinished {
-            context.setResponse(
-                .error("shutting_down", message: "The server stopped before this request was answered.", status: 503))
-            MHD_resume_connection(context.connection)
+            let suspended = context.finish(
+                with: .error(
+                    "shutting_down", message: "The server stopped before this request was answered.", status: 503))
+            if suspended { MHD_resume_connection(context.connection) }
         }
         return unfinished.count
     }
@@ -170,39 +172,41 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         }
         guard !context.handlerStarted else { return MHD_Result.YES }
         context.handlerStarted = true
-        let request = context.request()
-        MHD_suspend_connection(connection)
         let tracked = shared.withLock { shared -> Bool in
             guard shared.accepting else { return false }
             shared.suspended[ObjectIdentifier(context)] = context
             return true
         }
         guard tracked else {
-            context.setResponse(
-                .error("shutting_down", message: "The server is stopping.", status: 503))
-            MHD_resume_connection(connection)
-            return MHD_Result.YES
+            context.responded = true
+            return queue(.error("shutting_down", message: "The server is stopping.", status: 503), on: connection)
         }
+        let request = context.request()
         let handler = self.handler
-        Task(executorPreference: HandlerExecutor.shared) { [self] in
+        let executor = RequestExecutor()
+        Task(executorPreference: executor) { [self] in
             let response = await handler(request)
             complete(context, with: response)
         }
-        return MHD_Result.YES
+        // The handler runs here until it answers or waits; an answer is sent right away.
+        executor.drain()
+        guard let response = context.responseOrSuspend() else { return MHD_Result.YES }
+        context.responded = true
+        return queue(response, on: connection)
     }
 
-    /// Stores the handler's response and resumes the connection, unless stopping took it over.
+    /// Stores the handler's response and resumes the connection when it is suspended, unless
+    /// stopping took the request over.
     private func complete(_ context: MicroHTTPDRequestContext, with response: HTTPServerResponse) {
-        let mayResume = shared.withLock { shared -> Bool in
+        let mayAnswer = shared.withLock { shared -> Bool in
             guard shared.accepting, shared.suspended.removeValue(forKey: ObjectIdentifier(context)) != nil else {
                 return false
             }
             shared.resumesInProgress += 1
             return true
         }
-        guard mayResume else { return }
-        context.setResponse(response)
-        MHD_resume_connection(context.connection)
+        guard mayAnswer else { return }
+        if context.finish(with: response) { MHD_resume_connection(context.connection) }
         shared.withLock { $0.resumesInProgress -= 1 }
     }
 

@@ -17,7 +17,13 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     var discardedBytes = 0
     var handlerStarted = false
     var responded = false
-    private let pendingResponse = Mutex<HTTPServerResponse?>(nil)
+    private let answer = Mutex(Answer())
+
+    /// The response slot and whether the connection had to be suspended to wait for it.
+    private struct Answer {
+        var response: HTTPServerResponse?
+        var suspended = false
+    }
 
     init(connection: OpaquePointer, method: String, rawURL: String) {
         self.connection = connection
@@ -36,16 +42,36 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
             status == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
     }
 
-    /// Stores the response to send when the connection resumes.
-    func setResponse(_ response: HTTPServerResponse) {
-        pendingResponse.withLock { $0 = response }
+    /// Stores the handler's response. Returns `true` when the connection is suspended and must be
+    /// resumed to send it; `false` while the polling thread is still inside `access` for this
+    /// request (it takes the response itself in ``responseOrSuspend()``).
+    func finish(with response: HTTPServerResponse) -> Bool {
+        answer.withLock { answer in
+            answer.response = response
+            return answer.suspended
+        }
     }
 
-    /// Takes the stored response, if any.
+    /// On the polling thread, after the handler ran inline as far as it could: its response, or
+    /// `nil` after suspending the connection (under the same lock as ``finish(with:)``, so a
+    /// handler finishing on another thread resumes a connection that is already suspended).
+    func responseOrSuspend() -> HTTPServerResponse? {
+        answer.withLock { answer in
+            if let response = answer.response {
+                answer.response = nil
+                return response
+            }
+            answer.suspended = true
+            MHD_suspend_connection(connection)
+            return nil
+        }
+    }
+
+    /// Takes the stored response, if any (when libmicrohttpd calls `access` after a resume).
     func takeResponse() -> HTTPServerResponse? {
-        pendingResponse.withLock { slot in
-            defer { slot = nil }
-            return slot
+        answer.withLock { answer in
+            defer { answer.response = nil }
+            return answer.response
         }
     }
 

@@ -39,6 +39,8 @@ final class TestDeployment: Sendable {
         var sessionTTL: Double = 8 * 3600
         var allowedReturnTo = ["/"]
         var stores: ((any WallClock) throws -> SignInServer.Stores)? = nil
+        /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
+        var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
     }
 
     private init(
@@ -61,7 +63,7 @@ final class TestDeployment: Sendable {
         let box = Mutex<SignInServer?>(nil)
         let http = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
             guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
-            return await DemoSite(server: server).handle(request)
+            return await DemoSite(server: server, sandbox: sandbox).handle(request)
         }
         let port = try http.start()
         let appURL = "http://localhost:\(port)"
@@ -79,14 +81,17 @@ final class TestDeployment: Sendable {
                 linkByVerifiedEmail: settings.linkByVerifiedEmail),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
+        var configuration = deployment.configuration
+        var registry = ProviderRegistry.standard
+        if let adapt = settings.adapt { (configuration, registry) = try adapt(configuration, sandbox) }
         let stores = try settings.stores?(clock) ?? .memory(clock: clock)
         let server = try SignInServer(
-            configuration: deployment.configuration, registry: .standard, stores: stores,
+            configuration: configuration, registry: registry, stores: stores,
             httpClient: CurlHTTPClient(), clock: clock, keepsTraces: true)
         box.withLock { $0 = server }
         return TestDeployment(
             sandbox: sandbox, server: server, stores: stores, clock: clock, appURL: appURL,
-            configuration: deployment.configuration, http: http)
+            configuration: configuration, http: http)
     }
 
     static let clientIDs = [

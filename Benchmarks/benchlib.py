@@ -1,0 +1,250 @@
+"""Shared pieces of the benchmark runners: processes pinned to cores, the standalone sandbox, the
+`authflow serve` configuration, a scripted browser that signs in, wrk and /proc CPU accounting.
+
+Everything listens on 127.0.0.1 only. Every wait is bounded.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+import yaml
+
+BENCH_DIR = Path(__file__).resolve().parent
+SERVER_CORE = os.environ.get("AUTHFLOW_BENCH_CORE", "0")
+CLIENT_CORE = os.environ.get("AUTHFLOW_BENCH_CLIENT_CORE", "1")
+# A fixed, public benchmark secret (never used outside these throw-away processes).
+BENCH_SECRET = "benchmark-secret-0123456789abcdef0123456789abcdef"
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def pinned(core: str, command: list[str]) -> list[str]:
+    return (["taskset", "-c", core] if shutil.which("taskset") else []) + command
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def machine_load() -> str:
+    with open("/proc/loadavg") as f:
+        return f"{f.read().split()[0]} on {os.cpu_count()} cores"
+
+
+def wait_http(url: str, process: subprocess.Popen | None = None, limit: float = 60) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the process for {url} exited with {process.returncode}")
+        try:
+            requests.get(url, timeout=1, allow_redirects=False)
+            return
+        except requests.RequestException:
+            time.sleep(0.1)
+    raise RuntimeError(f"no answer from {url} after {limit:.0f}s")
+
+
+class Processes:
+    """Child processes stopped (SIGTERM, then SIGKILL after 10 s) when the block ends."""
+
+    def __init__(self) -> None:
+        self.children: list[subprocess.Popen] = []
+        self.directory = Path(tempfile.mkdtemp(prefix="authflow-bench-"))
+
+    def __enter__(self) -> "Processes":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for child in reversed(self.children):
+            self.stop(child)
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def start(self, command: list[str], name: str, core: str | None = SERVER_CORE, env: dict | None = None,
+              cwd: Path | None = None) -> subprocess.Popen:
+        out = open(self.directory / f"{name}.log", "w")
+        full = pinned(core, command) if core is not None else command
+        child = subprocess.Popen(full, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                                 start_new_session=True)
+        self.children.append(child)
+        return child
+
+    def output(self, name: str) -> str:
+        return (self.directory / f"{name}.log").read_text(errors="replace")
+
+    @staticmethod
+    def stop(child: subprocess.Popen) -> None:
+        if child.poll() is not None:
+            return
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=10)
+
+
+@dataclass
+class Sandbox:
+    base_url: str
+    google: dict  # the `google:` provider entry of the sandbox's providers.yaml fragment
+    client_secret: str
+
+
+def start_sandbox(processes: Processes, authflow: str, redirect_uris: list[str], core: str | None) -> Sandbox:
+    """A standalone `authflow sandbox` on a free port, with a Google client accepting `redirect_uris`."""
+    credentials = processes.directory / "sandbox-credentials"
+    port = free_port()
+    command = [authflow, "sandbox", "--listen", f"127.0.0.1:{port}", "--credentials-dir", str(credentials)]
+    for uri in redirect_uris:
+        command += ["--redirect-uri", uri]
+    child = processes.start(command, "sandbox", core=core)
+    fragment = credentials / "providers.yaml"
+    deadline = time.monotonic() + 60
+    while not fragment.exists() and time.monotonic() < deadline:
+        if child.poll() is not None:
+            raise RuntimeError(f"authflow sandbox exited: {processes.output('sandbox')}")
+        time.sleep(0.1)
+    base_url = f"http://127.0.0.1:{port}"
+    wait_http(base_url + "/", child)
+    google = yaml.safe_load(fragment.read_text())["providers"]["google"]
+    secret = Path(google["client_secret_file"]).read_text().strip()
+    return Sandbox(base_url=base_url, google=google, client_secret=secret)
+
+
+def authflow_config(directory: Path, port: int, sandbox: Sandbox, store: str, rate_limits_off: bool) -> Path:
+    """providers.yaml for `authflow serve` on `port` with the sandbox's Google client and `store`
+    (memory or sqlite)."""
+    server = {
+        "listen": f"127.0.0.1:{port}", "public_url": f"http://127.0.0.1:{port}", "secret": BENCH_SECRET,
+        "allowed_return_to": ["/"], "session_ttl": "8h",
+    }
+    if rate_limits_off:
+        server["rate_limits"] = "off"
+    store_section = {"kind": store}
+    if store == "sqlite":
+        store_section["path"] = str(directory / f"authflow-{port}.sqlite")
+    config = {"server": server, "store": store_section, "providers": {"google": sandbox.google}}
+    path = directory / f"providers-{port}-{store}.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def config_accepted(authflow: str, path: Path) -> tuple[bool, str]:
+    result = subprocess.run([authflow, "check", "--config", str(path)], capture_output=True, text=True,
+                            timeout=60)
+    return result.returncode == 0, result.stdout + result.stderr
+
+
+def start_authflow(processes: Processes, authflow: str, sandbox: Sandbox, store: str, name: str,
+                   port: int | None = None) -> tuple[subprocess.Popen, str]:
+    """`authflow serve` pinned to the server core; `server.rate_limits: off` when this build knows the key."""
+    port = port or free_port()
+    path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=True)
+    accepted, message = config_accepted(authflow, path)
+    if not accepted:
+        if "rate_limits" not in message:
+            raise RuntimeError(f"authflow check refused the benchmark configuration: {message}")
+        path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=False)
+    child = processes.start([authflow, "serve", "--config", str(path)], name)
+    url = f"http://127.0.0.1:{port}"
+    wait_http(url + "/healthz", child)
+    return child, url
+
+
+class Browser:
+    """One driver client: a cookie jar and the hops of a Google sign-in through the sandbox."""
+
+    def __init__(self, sandbox: Sandbox):
+        self.sandbox = sandbox
+        self.session = requests.Session()
+        self.session.trust_env = False  # loopback only, never a proxy
+
+    def sign_in(self, login_url: str, subject: str) -> requests.Response:
+        """login redirect → consent page → consent → callback; returns the app's answer to the callback."""
+        start = self.session.get(login_url, allow_redirects=False, timeout=30)
+        location = start.headers.get("Location", "")
+        if start.status_code not in (302, 303) or not location.startswith(self.sandbox.base_url):
+            raise RuntimeError(f"login: expected a redirect to the sandbox, found {start.status_code} {location!r}")
+        page = self.session.get(location, allow_redirects=False, timeout=30)
+        action = re.search(r'<form method="post" action="([^"]+)"', page.text)
+        ticket = re.search(r'name="ticket" value="([^"]+)"', page.text)
+        if page.status_code != 200 or not action or not ticket:
+            raise RuntimeError(f"consent page: expected a form with a ticket, found {page.status_code}")
+        fields = [("ticket", html.unescape(ticket.group(1))), ("identity", "custom"), ("subject", subject),
+                  ("email", f"bench-{subject}@example.com"), ("email_verified", "true"),
+                  ("name", "Bench User"), ("decision", "allow")]
+        answer = self.session.post(html.unescape(action.group(1)), data=fields, allow_redirects=False,
+                                   headers={"Origin": self.sandbox.base_url}, timeout=30)
+        callback = answer.headers.get("Location", "")
+        if answer.status_code not in (302, 303) or not callback:
+            raise RuntimeError(f"consent: expected a redirect to the app, found {answer.status_code}")
+        result = self.session.get(callback, allow_redirects=False, timeout=30,
+                                  headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"})
+        if result.status_code not in (302, 303):
+            raise RuntimeError(f"callback: expected a redirect, found {result.status_code}: {result.text[:300]!r}")
+        return result
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of the processes (and their reaped children are not counted), from /proc/PID/stat."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / ticks
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process below it (gunicorn's master and worker)."""
+    found = [pid]
+    for child in Path(f"/proc/{pid}/task").glob("*/children"):
+        for text in child.read_text().split():
+            found += descendants(int(text))
+    return found
+
+
+def wrk(url: str, seconds: float, connections: int, headers: dict | None = None) -> dict:
+    """One wrk run pinned to the client core: requests/s, mean and median latency (µs), non-2xx/3xx count."""
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency"]
+    for name, value in (headers or {}).items():
+        command += ["-H", f"{name}: {value}"]
+    command.append(url)
+    output = subprocess.run(pinned(CLIENT_CORE, command), capture_output=True, text=True,
+                            timeout=seconds + 60).stdout
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    mean = re.search(r"Latency\s+([\d.]+)(us|ms|s)\b", output)
+    median = re.search(r"\s50%\s+([\d.]+)(us|ms|s)\b", output)
+    errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    if not rate:
+        raise RuntimeError(f"wrk printed no rate for {url}: {output}")
+    scale = {"us": 1, "ms": 1000, "s": 1_000_000}
+    return {
+        "rps": float(rate.group(1)),
+        "mean_us": float(mean.group(1)) * scale[mean.group(2)] if mean else None,
+        "median_us": float(median.group(1)) * scale[median.group(2)] if median else None,
+        "non_2xx_3xx": int(errors.group(1)) if errors else 0,
+    }
+
+
+def write_result(name: str, result: dict) -> None:
+    (BENCH_DIR / "results").mkdir(exist_ok=True)
+    (BENCH_DIR / "results" / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")

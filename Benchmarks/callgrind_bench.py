@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Instruction counts (valgrind --tool=callgrind) of `authflow serve` (SQLite store) for one whole
+sign-in and for one `GET /auth/check`: the stable figures to watch for regressions, since wall-clock
+numbers on a shared machine are not. Run by Benchmarks/callgrind.sh.
+
+The server runs under callgrind from the start; after warm-up sign-ins the counters are zeroed
+(`callgrind_control -z`), N operations are driven, and the counters are dumped (`callgrind_control -d`);
+the totals of all the server's threads, divided by N, are reported with the functions that cost the
+most (self instructions). Prints a table and one JSON object on its last line (also written to
+Benchmarks/results/callgrind.json).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from benchlib import (CLIENT_CORE, Browser, Processes, authflow_config, config_accepted, free_port, log,
+                      start_sandbox, wait_http, write_result)
+
+
+def dump(pid: int, directory: Path, label: str) -> Path:
+    before = set(directory.glob("callgrind.out.*"))
+    subprocess.run(["callgrind_control", "-d", label, str(pid)], check=True, capture_output=True, timeout=120)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        new = set(directory.glob("callgrind.out.*")) - before
+        if new:
+            time.sleep(0.5)  # let the dump finish writing
+            return max(new, key=lambda p: p.stat().st_mtime)
+        time.sleep(0.2)
+    raise RuntimeError("callgrind wrote no dump")
+
+
+def totals(path: Path) -> int:
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise RuntimeError(f"no totals in {path}")
+
+
+THREAD_ENTRIES = ("PROGRAM TOTALS", "file:function", "clone.S", "pthread_create.c", "NSThreadStart", "ThreadC4main",
+                  "HandlerExecutorC11threadCount")
+
+
+def top_functions(path: Path, count: int) -> list[dict]:
+    output = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", str(path)], capture_output=True, text=True,
+                            timeout=300).stdout
+    rows = []
+    for line in output.splitlines():
+        match = re.match(r"\s*([\d,]+)\s+\(\s*([\d.]+)%\)\s+(.*)", line)
+        # Thread entry points show up with their callees' costs (callgrind's cycle handling): skip them.
+        if match and not any(entry in line for entry in THREAD_ENTRIES):
+            rows.append({"ir": int(match.group(1).replace(",", "")), "percent": float(match.group(2)),
+                         "function": match.group(3)[:160]})
+        if len(rows) == count:
+            break
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--authflow", required=True, help="the authflow binary (release, with symbols)")
+    parser.add_argument("--signins", type=int, default=5)
+    parser.add_argument("--checks", type=int, default=200)
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--keep", help="a directory to copy the callgrind dumps into (for callgrind_annotate)")
+    args = parser.parse_args()
+
+    with Processes() as processes:
+        port = free_port()
+        sandbox = start_sandbox(processes, args.authflow, [f"http://127.0.0.1:{port}/auth/{{provider}}/callback"],
+                                core=CLIENT_CORE)
+        config = authflow_config(processes.directory, port, sandbox, "sqlite", rate_limits_off=True)
+        if not config_accepted(args.authflow, config)[0]:
+            config = authflow_config(processes.directory, port, sandbox, "sqlite", rate_limits_off=False)
+        out = processes.directory / "cg"
+        out.mkdir()
+        child = processes.start(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out.%p",
+             args.authflow, "serve", "--config", str(config)], "callgrind", core=None)
+        url = f"http://127.0.0.1:{port}"
+        wait_http(url + "/healthz", child, limit=300)
+        browser = Browser(sandbox)
+        login = f"{url}/auth/google/login?return_to=/"
+        for index in range(3):  # warm-up: JWKS fetched, statements prepared, caches filled
+            browser.sign_in(login, subject=str(10**20 + index))
+        for _ in range(20):
+            browser.session.get(url + "/auth/check", timeout=60)
+
+        log(f"callgrind: {args.signins} sign-ins")
+        subprocess.run(["callgrind_control", "-z", str(child.pid)], check=True, capture_output=True, timeout=120)
+        for index in range(args.signins):
+            browser.sign_in(login, subject=str(10**20 + 100 + index))
+        signin_dump = dump(child.pid, out, "signin")
+
+        log(f"callgrind: {args.checks} /auth/check")
+        subprocess.run(["callgrind_control", "-z", str(child.pid)], check=True, capture_output=True, timeout=120)
+        for _ in range(args.checks):
+            answer = browser.session.get(url + "/auth/check", timeout=60)
+            if answer.status_code != 202:
+                raise RuntimeError(f"/auth/check: expected 202, found {answer.status_code}")
+        check_dump = dump(child.pid, out, "check")
+
+        if args.keep:
+            keep = Path(args.keep)
+            keep.mkdir(parents=True, exist_ok=True)
+            for dumped in (signin_dump, check_dump):
+                (keep / dumped.name).write_bytes(dumped.read_bytes())
+        signin_ir = totals(signin_dump) // args.signins
+        check_ir = totals(check_dump) // args.checks
+        signin_top = top_functions(signin_dump, args.top)
+        check_top = top_functions(check_dump, args.top)
+
+    print(f"{'operation':<14}{'instructions':>14}")
+    print(f"{'sign-in':<14}{signin_ir:>14,}")
+    print(f"{'/auth/check':<14}{check_ir:>14,}")
+    for label, top in (("sign-in", signin_top), ("/auth/check", check_top)):
+        print(f"\nwhere {label} instructions go (self, all threads):")
+        for row in top:
+            print(f"{row['percent']:>6.2f}%  {row['function']}")
+    result = {"benchmark": "callgrind", "signin_ir": signin_ir, "check_ir": check_ir, "signins": args.signins,
+              "checks": args.checks, "signin_top": signin_top, "check_top": check_top}
+    write_result("callgrind", result)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes BENCHMARKS.md (repository root) and its chart Benchmarks/results/benchmarks.png from the latest
+results the runners left in Benchmarks/results/*.json. Every runner calls it; it can also be run alone.
+"""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+BENCH_DIR = Path(__file__).resolve().parent
+RESULTS = BENCH_DIR / "results"
+CHART = RESULTS / "benchmarks.png"
+
+
+def load(name: str) -> dict | None:
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def chart(jose, server, signin) -> None:
+    panels = [p for p in (server and "server", server and "latency", signin and "signin", jose and "jose") if p]
+    if not panels:
+        return
+    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.2), squeeze=False)
+    for axis, panel in zip(axes[0], panels):
+        if panel == "server":
+            rows = server["rows"]
+            labels = ["check @64", "login @64"]
+            width = 0.8 / len(rows)
+            for index, row in enumerate(rows):
+                values = [row["check_64_rps"], row["login_64_rps"]]
+                axis.bar([x + index * width for x in range(2)], values, width, label=row["server"])
+            axis.set_xticks([x + width * (len(rows) - 1) / 2 for x in range(2)], labels)
+            axis.set_title("server throughput (requests/s)")
+            axis.legend(fontsize=7)
+        elif panel == "latency":
+            rows = server["rows"]
+            axis.bar([row["server"] for row in rows], [row["check_1_mean_us"] for row in rows])
+            axis.set_title("/auth/check mean latency @1 (µs)")
+            axis.tick_params(axis="x", labelrotation=30, labelsize=7)
+        elif panel == "signin":
+            apps = signin["apps"]
+            axis.bar(list(apps), [apps[name]["cpu_ms_per_signin"] for name in apps], color=["C0", "C3"])
+            axis.set_title("app CPU per sign-in (ms)")
+        elif panel == "jose":
+            operations = list(jose["best"])
+            tools = list(jose["best"][operations[0]])
+            width = 0.8 / len(tools)
+            for index, tool in enumerate(tools):
+                axis.bar([x + index * width for x in range(len(operations))],
+                         [jose["best"][op][tool] for op in operations], width, label=tool)
+            axis.set_xticks([x + width * (len(tools) - 1) / 2 for x in range(len(operations))], operations)
+            axis.set_yscale("log")
+            axis.set_title("JOSE (ops/s, log scale)")
+            axis.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(CHART, dpi=90)
+    plt.close(figure)
+
+
+def markdown(jose, server, signin, callgrind) -> str:
+    lines = [
+        "# Benchmarks",
+        "",
+        "Latest figures of the runners in `Benchmarks/` (see `Benchmarks/README.md` for how they measure).",
+        "Wall-clock figures come from a shared machine: compare AuthFlow with the peer measured **in the same",
+        "run**, not across runs; the callgrind instruction counts are the stable figure for regressions.",
+        f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by `Benchmarks/report.py`.",
+        "",
+        "![AuthFlow against its peers](Benchmarks/results/benchmarks.png)",
+        "",
+    ]
+    if server:
+        lines += ["## Server (`Benchmarks/server.sh`)", "",
+                  "| server | /auth/check @64 (req/s) | ÷ nginx | login @64 (req/s) | ÷ nginx | /auth/check @1 (µs) "
+                  "| × nginx |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for row in server["rows"]:
+            lines.append(f"| {row['server']} | {row['check_64_rps']:,} | {row['check_64_vs_nginx']:.2f} | "
+                         f"{row['login_64_rps']:,} | {row['login_64_vs_nginx']:.2f} | {row['check_1_mean_us']:.1f} "
+                         f"| {row['check_1_vs_nginx']:.2f} |")
+        lines += ["", f"Best of {server['rounds']} rounds of {server['seconds']:g} s; load average "
+                  f"{server['load']['before']} before, {server['load']['after']} after. Goals: ÷ nginx ≥ 0.5, "
+                  "× nginx ≤ 1.5.", ""]
+    if signin:
+        lines += ["## Whole sign-ins (`Benchmarks/signin.sh`)", "",
+                  "| app | sign-ins/s | app CPU per sign-in (ms) |", "|---|---:|---:|"]
+        for name, run in signin["apps"].items():
+            lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} |")
+        lines += ["", f"AuthFlow's CPU per sign-in is {signin['cpu_ratio']:.3f} × the authlib app's (goal ≤ 0.2). "
+                  f"Best of {signin['rounds']} rounds of {signin['count']}; load average "
+                  f"{signin['load']['before']} before, {signin['load']['after']} after.", ""]
+    if jose:
+        lines += ["## JOSE (`Benchmarks/run.sh`)", "", "| operation | AuthFlow | openssl speed | PyJWT | ÷ openssl |",
+                  "|---|---:|---:|---:|---:|"]
+        for op, row in jose["best"].items():
+            ratio = row["authflow"] / row["openssl"] if row["openssl"] else 0
+            lines.append(f"| {op} | {row['authflow']:,} | {row['openssl']:,} | {row['pyjwt']:,} | {ratio:.2f} |")
+        lines += ["", f"ops/s, best of {jose['rounds']} rounds, one core; load average {jose['load']['before']} "
+                  f"before, {jose['load']['after']} after. Goal: RS256 verify and ES256 sign ≥ 0.9 × openssl.", ""]
+    if callgrind:
+        lines += ["## Instruction counts (`Benchmarks/callgrind.sh`)", "", "| operation | instructions |",
+                  "|---|---:|", f"| one sign-in (server side) | {callgrind['signin_ir']:,} |",
+                  f"| one `/auth/check` | {callgrind['check_ir']:,} |", ""]
+        for label, key in (("sign-in", "signin_top"), ("/auth/check", "check_top")):
+            lines += [f"Where a {label} goes (self instructions, all threads):", "", "```"]
+            lines += [f"{row['percent']:>6.2f}%  {row['function']}" for row in callgrind[key][:10]]
+            lines += ["```", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
+    chart(jose, server, signin)
+    (BENCH_DIR.parent / "BENCHMARKS.md").write_text(markdown(jose, server, signin, callgrind))
+    print(f"wrote BENCHMARKS.md and {CHART.relative_to(BENCH_DIR.parent)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Server throughput against nginx (see server_bench.py): GET /auth/check with a session cookie and
+# GET /auth/google/login at 64 connections, /auth/check latency at one connection, memory and SQLite
+# stores, release build. Prints a table, then one JSON object on the last line.
+#
+# usage: Benchmarks/server.sh [--seconds S] [--rounds R] [--stores memory,sqlite] [--baseline REV]
+#   --baseline REV  also builds REV (a commit, tag or branch) in a temporary worktree and measures it
+#                   side by side ("before/after").
+source "$(dirname "$0")/lib.sh"
+ensure_bench_tools
+ensure_bench_venv
+args=()
+baseline=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --baseline) baseline=$2; shift 2 ;;
+    *) args+=("$1"); shift ;;
+    esac
+done
+BIN=$(build_authflow "$ROOT_DIR")
+if [ -n "$baseline" ]; then
+    tree=$(mktemp -d /tmp/authflow-baseline-XXXXXX)
+    trap 'git -C "$ROOT_DIR" worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf "$tree"' EXIT
+    git -C "$ROOT_DIR" worktree add --detach "$tree" "$baseline" >&2
+    BASE_BIN=$(build_authflow "$tree")
+    args+=(--baseline "$BASE_BIN" --baseline-label "$baseline")
+fi
+cd "$BENCH_DIR"
+output=$("$BENCH_PYTHON" server_bench.py --authflow "$BIN" "${args[@]}")
+"$BENCH_PYTHON" report.py >&2
+printf '%s\n' "$output"

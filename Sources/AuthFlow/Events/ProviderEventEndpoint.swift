@@ -1,0 +1,42 @@
+/// An HTTP endpoint a provider plugin serves under `/auth/{name}/` for the provider's own server-to-server
+/// events (Apple's notifications, Facebook's data deletion callback, Google RISC, OIDC back-channel logout).
+///
+/// The server routes a request to the endpoint when the path after `/auth/{name}/` matches ``path``, refuses
+/// another method with 405 and a larger body with 413 before the plugin sees it, then calls
+/// ``ProviderPlugin/handleEvent(_:endpoint:context:)``.
+public struct ProviderEventEndpoint: Sendable, Hashable {
+    /// The path segments after `/auth/{name}/`; a `*` segment matches any one non-empty segment (passed to
+    /// the plugin in ``ProviderEventRequest/pathParameters``). Never `login`, `register`, `link`, `callback`
+    /// or `disconnect`, which the server keeps for itself.
+    public let path: [String]
+    /// The HTTP method, e.g. `"POST"` (`HEAD` requests are routed as `GET`).
+    public let method: String
+    /// The largest body accepted, in bytes (the server's own cap applies too).
+    public let maximumBodyBytes: Int
+    /// The error code of the server's refusals before the plugin runs (a body over the limit), so an
+    /// endpoint keeps one documented code, e.g. Apple's `invalid_notification`.
+    public let errorCode: String
+
+    /// Creates an endpoint; `path` is written with `/` between segments, e.g. `"data-deletion/*"`.
+    public init(path: String, method: String, maximumBodyBytes: Int = 64 * 1024, errorCode: String = "invalid_event") {
+        self.path = path.split(separator: "/").map(String.init)
+        self.method = method
+        self.maximumBodyBytes = maximumBodyBytes
+        self.errorCode = errorCode
+    }
+
+    /// The values of the `*` segments when `segments` matches ``path``, `nil` otherwise.
+    public func match(_ segments: [String]) -> [String]? {
+        guard segments.count == path.count else { return nil }
+        var parameters: [String] = []
+        for (pattern, segment) in zip(path, segments) {
+            if pattern == "*" {
+                guard !segment.isEmpty else { return nil }
+                parameters.append(segment)
+            } else if pattern != segment {
+                return nil
+            }
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,51 @@
+public import AuthFlowHTTP
+
+extension ProviderRegistry {
+    /// Resolves every configured provider after letting its plugin prepare for it
+    /// (``ProviderPlugin/prepared(for:context:)``, e.g. the generic OpenID Connect plugin fetching its
+    /// issuer's discovery document with `httpClient`).
+    ///
+    /// Each provider resolves against the plugin its own preparation returned, so several providers of one
+    /// type with different settings coexist. Providers are prepared in file order with one shared
+    /// ``ProviderPreparation``. All problems are collected before throwing.
+    ///
+    /// `credentials` as for ``resolve(_:credentials:)``.
+    ///
+    /// - Throws: ``ConfigurationError`` listing every issue found.
+    public func resolve(
+        _ configuration: Configuration, httpClient: any HTTPClient, credentials: CredentialRequirement = .values
+    ) async throws(ConfigurationError) -> [ResolvedProvider] {
+        try await resolve(
+            configuration, preparation: ProviderPreparation(httpClient: httpClient), credentials: credentials)
+    }
+
+    /// Resolves every configured provider as ``resolve(_:httpClient:credentials:)`` does, with a given
+    /// preparation context (whose shared values a caller may have seeded).
+    ///
+    /// - Throws: ``ConfigurationError`` listing every issue found.
+    public func resolve(
+        _ configuration: Configuration, preparation: ProviderPreparation, credentials: CredentialRequirement = .values
+    ) async throws(ConfigurationError) -> [ResolvedProvider] {
+        var resolved: [ResolvedProvider] = []
+        var issues: [ConfigurationIssue] = []
+        let publicURL = configuration.server?.publicURL
+        for settings in configuration.providers {
+            var registry = self
+            if let plugin = plugin(forType: settings.type) {
+                do throws(ConfigurationError) {
+                    registry.register(try await plugin.prepared(for: settings, context: preparation))
+                } catch {
+                    issues += error.issues
+                    continue
+                }
+            }
+            do throws(ConfigurationError) {
+                resolved.append(try registry.resolve(settings, publicURL: publicURL, credentials: credentials))
+            } catch {
+                issues += error.issues
+            }
+        }
+        guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
+        return resolved
+    }
+}

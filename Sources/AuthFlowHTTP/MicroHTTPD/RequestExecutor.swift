@@ -1,0 +1,46 @@
+import Synchronization
+
+/// The task executor of one request's handler: runs the handler on libmicrohttpd's polling thread
+/// for as long as it does not wait, then hands it to the handler threads.
+///
+/// The polling thread starts the handler's task with this executor as its preference and calls
+/// ``drain()``: every job the task (or an actor it calls) enqueues meanwhile runs right there, so a
+/// handler that answers without waiting (a cached session, a redirect) is answered before
+/// `access` returns, with no thread switch and no suspend/resume of the connection. Once the
+/// queue is empty the handler is waiting on something else (a store's queue, an HTTP client);
+/// from then on its jobs go to ``HandlerExecutor/shared``, exactly as before, so a waiting
+/// handler never holds the polling thread.
+final class RequestExecutor: TaskExecutor, @unchecked Sendable {
+    private struct State {
+        var inline = true
+        var jobs: [UnownedJob] = []
+    }
+
+    private let state = Mutex(State())
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let forward = state.withLock { state -> Bool in
+            guard state.inline else { return true }
+            state.jobs.append(job)
+            return false
+        }
+        if forward { HandlerExecutor.shared.enqueueHandedOver(job) }
+    }
+
+    /// Runs the queued jobs on the calling thread until none is left, then switches to forwarding.
+    func drain() {
+        let executor = asUnownedTaskExecutor()
+        while true {
+            let next = state.withLock { state -> UnownedJob? in
+                guard !state.jobs.isEmpty else {
+                    state.inline = false
+                    return nil
+                }
+                return state.jobs.removeFirst()
+            }
+            guard let next else { return }
+            next.runSynchronously(on: executor)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+public import AuthFlow
+
+extension OIDCPlugin {
+    /// The key under which ``prepared(for:context:)`` shares one ``OIDCDiscovery`` among the providers of one
+    /// resolution (seed it to bring your own).
+    public static let discoveryKey = "AuthFlowOIDC.OIDCDiscovery"
+
+    /// An undiscovered plugin fetches the discovery document of the provider's `issuer` (once per issuer and
+    /// resolution, through the context's shared ``OIDCDiscovery``) and returns ``discovered(_:)``; a plugin
+    /// that already carries metadata, or settings without an issuer (reported by resolution), return `self`.
+    ///
+    /// - Throws: `ConfigurationError` with a ``discoveryFailed`` issue at the provider's `issuer:` key quoting
+    ///   the ``OIDCDiscoveryError``.
+    public func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+    {
+        guard metadata == nil, let issuer = settings.issuer, !issuer.isEmpty else { return self }
+        let discovery = context.shared(Self.discoveryKey) { OIDCDiscovery(httpClient: context.httpClient) }
+        do throws(OIDCDiscoveryError) {
+            return discovered(try await discovery.metadata(for: issuer))
+        } catch {
+            throw ConfigurationError(issues: [
+                ConfigurationIssue(
+                    code: Self.discoveryFailed,
+                    message: "provider '\(settings.name)' (type \(settings.type)): discovery of issuer '\(issuer)' "
+                        + "failed: \(error.description)",
+                    location: settings.location(of: "issuer"))
+            ])
+        }
+    }
+
+    /// The `offline_access` scope (OpenID Connect Core §11).
+    public var refreshTokenRequest: RefreshTokenRequest { .scope("offline_access") }
+}

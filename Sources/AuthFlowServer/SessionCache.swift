@@ -1,0 +1,84 @@
+import AuthFlow
+import Foundation
+import Synchronization
+
+/// Sessions this server found valid in the last moment, so that `GET /auth/check` and `GET /auth/session`
+/// (asked on every page view behind nginx `auth_request`) need not read both stores each time.
+///
+/// Revocation stays prompt:
+/// - every request that may change a session or an account (anything but the read-only routes: the
+///   check, the session info, health, the demo pages and sign-in starts) empties the cache once it has
+///   finished, and an entry filled by a read that began before that change is refused (an epoch counter
+///   taken before the store read), so a logout, account deletion, disconnect, notification or sign-in
+///   handled by this server takes effect on the very next request;
+/// - a change made elsewhere (another instance sharing the stores, or code writing the stores directly)
+///   takes effect within ``SignInServer/Options/sessionCacheLifetime`` (1 s by default; 0 turns the cache
+///   off);
+/// - a session past its `expiresAt` is never answered from the cache.
+///
+/// Entries are keyed by the session cookie's value and never leave the process. The number of entries is
+/// capped; when full, the cache starts over.
+final class SessionCache: Sendable {
+    private struct Entry {
+        let session: CurrentSession
+        let storedAt: Date
+    }
+
+    private struct State {
+        var epoch: UInt64 = 0
+        var entries: [String: Entry] = [:]
+    }
+
+    /// How long an entry may answer, in seconds; 0 disables the cache.
+    let lifetime: Double
+    /// The most entries kept at once.
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(lifetime: Double, capacity: Int = 10_000) {
+        self.lifetime = lifetime.isFinite ? max(0, lifetime) : 0
+        self.capacity = max(1, capacity)
+    }
+
+    var isEnabled: Bool { lifetime > 0 }
+
+    /// The current epoch; take it before reading the stores and hand it to ``store(_:id:epoch:now:)``.
+    func epoch() -> UInt64 {
+        state.withLock { $0.epoch }
+    }
+
+    /// The session cached under `id`, when it is younger than the lifetime, not expired, and no change
+    /// happened since it was read.
+    func session(id: String, now: Date) -> CurrentSession? {
+        guard isEnabled else { return nil }
+        return state.withLock { state -> CurrentSession? in
+            guard let entry = state.entries[id] else { return nil }
+            let age = now.timeIntervalSince(entry.storedAt)
+            guard age >= 0, age < lifetime, now < entry.session.record.expiresAt else {
+                state.entries[id] = nil
+                return nil
+            }
+            return entry.session
+        }
+    }
+
+    /// Remembers `session`, read from the stores after ``epoch()`` returned `epoch`; ignored when a change
+    /// happened since.
+    func store(_ session: CurrentSession, id: String, epoch: UInt64, now: Date) {
+        guard isEnabled else { return }
+        state.withLock { state in
+            guard state.epoch == epoch else { return }
+            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[id] = Entry(session: session, storedAt: now)
+        }
+    }
+
+    /// Forgets every entry and refuses entries read before now.
+    func invalidateAll() {
+        guard isEnabled else { return }
+        state.withLock { state in
+            state.epoch &+= 1
+            state.entries.removeAll(keepingCapacity: true)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import AuthFlow
+import AuthFlowHTTP
+import Foundation
+import Testing
+
+@testable import AuthFlowServer
+
+@Suite("Session cache: /auth/check answers from memory, revocation still takes effect")
+struct SessionCacheTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func session(expiresIn seconds: Double = 3600) -> CurrentSession {
+        let record = SessionRecord(
+            userID: UserID(rawValue: "u1"), provider: "google", subject: "s1", createdAt: start,
+            expiresAt: start.addingTimeInterval(seconds))
+        let identity = LinkedIdentity(
+            userID: UserID(rawValue: "u1"), provider: "google", subject: "s1", email: nil, emailVerified: false,
+            isPrivateEmail: false, emailDisabled: false, name: nil, isDisabled: false, createdAt: start,
+            updatedAt: start)
+        return CurrentSession(id: "id-1", record: record, identity: identity)
+    }
+
+    @Test func answersWithinTheLifetimeOnly() {
+        let cache = SessionCache(lifetime: 1)
+        cache.store(Self.session(), id: "id-1", epoch: cache.epoch(), now: Self.start)
+        #expect(cache.session(id: "id-1", now: Self.start.addingTimeInterval(0.5))?.record.userID.rawValue == "u1")
+        #expect(cache.session(id: "id-1", now: Self.start.addingTimeInterval(1)) == nil)
+        #expect(cache.session(id: "other", now: Self.start) == nil)
+    }
+
+    @Test func neverAnswersWithAnExpiredSession() {
+        let cache = SessionCache(lifetime: 60)
+        cache.store(Self.session(expiresIn: 10), id: "id-1", epoch: cache.epoch(), now: Self.start)
+        #expect(cache.session(id: "id-1", now: Self.start.addingTimeInterval(9)) != nil)
+        #expect(cache.session(id: "id-1", now: Self.start.addingTimeInterval(10)) == nil)
+    }
+
+    @Test func aClockThatWentBackRefusesTheEntry() {
+        let cache = SessionCache(lifetime: 60)
+        cache.store(Self.session(), id: "id-1", epoch: cache.epoch(), now: Self.start)
+        #expect(cache.session(id: "id-1", now: Self.start.addingTimeInterval(-1)) == nil)
+    }
+
+    @Test func invalidationForgetsEntriesAndRefusesReadsThatBeganBefore() {
+        let cache = SessionCache(lifetime: 60)
+        cache.store(Self.session(), id: "id-1", epoch: cache.epoch(), now: Self.start)
+        let epochBeforeRead = cache.epoch()
+        cache.invalidateAll()
+        #expect(cache.session(id: "id-1", now: Self.start) == nil)
+        // A read that started before the change must not put its (possibly revoked) result back.
+        cache.store(Self.session(), id: "id-1", epoch: epochBeforeRead, now: Self.start)
+        #expect(cache.session(id: "id-1", now: Self.start) == nil)
+    }
+
+    @Test func lifetimeZeroTurnsTheCacheOff() {
+        let cache = SessionCache(lifetime: 0)
+        cache.store(Self.session(), id: "id-1", epoch: cache.epoch(), now: Self.start)
+        #expect(cache.session(id: "id-1", now: Self.start) == nil)
+    }
+
+    @Test func holdsAtMostItsCapacity() {
+        let cache = SessionCache(lifetime: 60, capacity: 2)
+        for id in ["a", "b", "c"] {
+            cache.store(Self.session(), id: id, epoch: cache.epoch(), now: Self.start)
+        }
+        let kept = ["a", "b", "c"].filter { cache.session(id: $0, now: Self.start) != nil }
+        #expect(kept == ["c"])
+    }
+
+    @Test func readOnlyRoutesLeaveTheCacheAloneAndOthersEmptyIt() {
+        func request(_ method: String, _ path: String) -> HTTPServerRequest {
+            HTTPServerRequest(method: method, path: path)
+        }
+        for path in ["/auth/check", "/auth/session", "/healthz", "/", "/matrix", "/auth/google/login"] {
+            #expect(SignInServer.leavesSessionsAlone(request("GET", path)), "\(path)")
+        }
+        #expect(!SignInServer.leavesSessionsAlone(request("POST", "/auth/check")))
+        for path in [
+            "/auth/google/callback", "/auth/logout", "/auth/account/delete", "/auth/apple/notifications",
+            "/auth/google/disconnect", "/auth/google/login/extra",
+        ] {
+            #expect(!SignInServer.leavesSessionsAlone(request("GET", path)), "\(path)")
+            #expect(!SignInServer.leavesSessionsAlone(request("POST", path)), "\(path)")
+        }
+    }
+
+    @Test func logoutTakesEffectOnTheNextCheckEvenWhenCached() async throws {
+        try await TestDeployment.with { app in
+            let browser = TestBrowser()
+            try await app.signIn(browser, provider: "google", as: People.alice)
+            let cookie = try #require(browser.cookie(app.sessionCookie, for: app.appURL))
+            let replay = TestBrowser()
+            replay.setCookie(app.sessionCookie, cookie, for: app.appURL)
+            #expect(try await replay.get(app.appURL + "/auth/check").status == 202)
+            #expect(try await app.session(replay).status == 200)
+            #expect(try await browser.post(app.appURL + "/auth/logout", from: app.appURL).status == 204)
+            #expect(try await replay.get(app.appURL + "/auth/check").status == 401)
+            #expect(try await app.session(replay).status == 401)
+        }
+    }
+
+    @Test func accountDeletionTakesEffectOnTheNextCheckEvenWhenCached() async throws {
+        try await TestDeployment.with { app in
+            let browser = TestBrowser()
+            try await app.signIn(browser, provider: "google", as: People.alice)
+            let cookie = try #require(browser.cookie(app.sessionCookie, for: app.appURL))
+            let replay = TestBrowser()
+            replay.setCookie(app.sessionCookie, cookie, for: app.appURL)
+            #expect(try await replay.get(app.appURL + "/auth/check").status == 202)
+            #expect(try await browser.post(app.appURL + "/auth/account/delete", from: app.appURL).status < 400)
+            #expect(try await replay.get(app.appURL + "/auth/check").status == 401)
+        }
+    }
+
+    @Test func aRevocationMadeOutsideThisServerIsSeenWithinTheLifetime() async throws {
+        try await TestDeployment.with { app in
+            let browser = TestBrowser()
+            try await app.signIn(browser, provider: "google", as: People.alice)
+            let id = try #require(browser.cookie(app.sessionCookie, for: app.appURL))
+            #expect(try await browser.get(app.appURL + "/auth/check").status == 202)
+            // Another instance sharing the store (here: the store itself) ends the session.
+            #expect(try await app.stores.sessions.deleteSession(id: id))
+            app.clock.advance(by: app.server.options.sessionCacheLifetime + 0.5)
+            #expect(try await browser.get(app.appURL + "/auth/check").status == 401)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import AuthFlow
+import AuthFlowHTTP
+import Synchronization
+import Testing
+
+/// `ProviderRegistry.resolve(_:httpClient:)` lets every plugin prepare for its provider before resolution.
+@Suite struct ProviderPreparationTests {
+    final class Counter: Sendable {
+        let value = Mutex(0)
+    }
+
+    /// Resolvable only once prepared: preparation supplies the endpoints, named after the provider's issuer.
+    struct PreparingPlugin: ProviderPlugin {
+        var preparedFor: String?
+        var type: String { "corp" }
+        func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+            .unsupported(reason: "Corp SSO is plain OAuth 2.0")
+        }
+        var defaultEndpoints: ProviderEndpoints {
+            let base = preparedFor ?? "https://unprepared.invalid"
+            return ProviderEndpoints(
+                authorization: "\(base)/authorize", token: "\(base)/token", userinfo: "\(base)/me")
+        }
+        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+        func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+            -> any ProviderPlugin
+        {
+            let counter = context.shared("corp.counter") { Counter() }
+            counter.value.withLock { $0 += 1 }
+            guard let issuer = settings.issuer, issuer != "https://broken.example" else {
+                throw ConfigurationError(issues: [
+                    ConfigurationIssue(
+                        code: .invalidValue, message: "provider '\(settings.name)': cannot prepare",
+                        location: settings.location)
+                ])
+            }
+            return PreparingPlugin(preparedFor: issuer)
+        }
+    }
+
+    static func configuration(_ issuers: [String: String]) throws -> Configuration {
+        var yaml =
+            "server:\n  public_url: https://app.example\n  secret: 0123456789abcdef0123456789abcdef\nproviders:\n"
+        for (name, issuer) in issuers.sorted(by: { $0.key < $1.key }) {
+            yaml += "  \(name):\n    type: corp\n    client_id: a\n    client_secret: b\n    issuer: \(issuer)\n"
+        }
+        return try ConfigurationLoader(environment: [:]).load(yaml: yaml, fileName: "test.yaml")
+    }
+
+    @Test func eachProviderResolvesWithThePluginItsPreparationReturned() async throws {
+        let registry = ProviderRegistry([PreparingPlugin()])
+        let context = ProviderPreparation(httpClient: CurlHTTPClient())
+        let resolved = try await registry.resolve(
+            try Self.configuration(["one": "https://one.example", "two": "https://two.example"]), preparation: context)
+        #expect(resolved.map(\.endpoints.token) == ["https://one.example/token", "https://two.example/token"])
+        #expect(
+            resolved.map { ($0.plugin as? PreparingPlugin)?.preparedFor } == [
+                "https://one.example", "https://two.example",
+            ])
+        // One shared value for the whole resolution.
+        #expect(context.shared("corp.counter") { Counter() }.value.withLock { $0 } == 2)
+    }
+
+    @Test func preparationFailuresOfEveryProviderAreReportedTogether() async throws {
+        let registry = ProviderRegistry([PreparingPlugin()])
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await registry.resolve(
+                try Self.configuration([
+                    "one": "https://broken.example", "two": "https://broken.example",
+                    "three": "https://three.example",
+                ]),
+                httpClient: CurlHTTPClient())
+        }
+        #expect(error?.issues.map(\.message) == ["provider 'one': cannot prepare", "provider 'two': cannot prepare"])
+    }
+}
