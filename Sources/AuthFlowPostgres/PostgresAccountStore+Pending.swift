@@ -103,4 +103,16 @@ extension PostgresAccountStore {
             }
         }
     }
+
+    /// Whether the notification `id` was applied, by this instance or another.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue` for an empty id.
+    public func isNotificationApplied(id: String) async throws(StoreError) -> Bool {
+        let operation = "isNotificationApplied"
+        try StoreValidation.checkKey(id, "notification id", operation: operation)
+        return try await database.perform(operation) { connection throws(StoreError) in
+            !(try connection.query("SELECT 1 FROM applied_notifications WHERE id = $1", [.text(id)], operation: operation)
+                .isEmpty)
+        }
+    }
 }
