@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
+        .library(name: "AuthFlowPostgres", targets: ["AuthFlowPostgres"]),
+        .library(name: "AuthFlowRedis", targets: ["AuthFlowRedis"]),
         .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .library(name: "AuthFlowDeployment", targets: ["AuthFlowDeployment"]),
@@ -47,6 +49,11 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses (see its module map).
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Foundation layer: JOSE (keys, JWS/JWT, clocks, randomness), YAML, HTTP client and server.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
@@ -85,9 +92,12 @@ let package = Package(
         // not depend on the core.
         .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
 
-        // Store backends (SQLite) for the core's store protocols.
+        // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols.
         .target(
             name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+        .target(
+            name: "AuthFlowPostgres", dependencies: ["AuthFlow", "AuthFlowJOSE", "CPostgres"], swiftSettings: strict),
+        .target(name: "AuthFlowRedis", dependencies: ["AuthFlow", "AuthFlowJOSE", "CHiredis"], swiftSettings: strict),
         // The capability matrix report (`authflow matrix`, the demo's /matrix page).
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
@@ -102,7 +112,7 @@ let package = Package(
             name: "AuthFlowDeployment",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowSandbox",
-                "AuthFlowSQLite", "AuthFlowMatrix",
+                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 
@@ -111,7 +121,7 @@ let package = Package(
             name: "authflow",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
-                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment",
+                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment", "AuthFlowPostgres", "AuthFlowRedis",
             ],
             swiftSettings: strict),
         .plugin(
@@ -134,7 +144,10 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowSQLiteTests",
-            dependencies: ["AuthFlowSQLite", "AuthFlow", "AuthFlowJOSE", "AuthFlowTestSupport"], swiftSettings: strict),
+            dependencies: [
+                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE", "AuthFlowTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(

@@ -4,9 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
+source scripts/lib/services.sh
 
 ensure_apt_packages "${AUTHFLOW_APT_PACKAGES[@]}" "${AUTHFLOW_APT_TEST_PACKAGES[@]}"
 ensure_python_venv
+
+# Throwaway PostgreSQL and Redis for the store tests (AUTHFLOW_TEST_POSTGRES_URL, AUTHFLOW_TEST_REDIS_URL),
+# removed however the run ends.
+trap stop_test_services EXIT
+start_test_services
 
 # Tests that need a Python peer find it here, and fail (rather than skip) when it is missing.
 export AUTHFLOW_PYTHON="$PWD/.venv/bin/python"

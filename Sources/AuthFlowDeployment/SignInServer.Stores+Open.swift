@@ -1,15 +1,32 @@
 public import AuthFlow
 public import AuthFlowJOSE
+import AuthFlowPostgres
+import AuthFlowRedis
 import AuthFlowSQLite
 public import AuthFlowServer
 
 extension SignInServer.Stores {
-    /// The stores `store:` selects: in memory, or one SQLite file holding spent flow states, accounts (tokens encrypted
-    /// with AES-256-GCM under a key derived from `secret`) and sessions.
+    /// The stores `store:` selects: in memory, or one SQLite file or one PostgreSQL database (shared by every
+    /// instance using it) holding flows, accounts (tokens encrypted with AES-256-GCM under a key derived from
+    /// `secret`) and sessions; with `store.redis_url`, sessions, spent flow states and rate-limit counters live in Redis (keys under
+    /// `store.redis_prefix`).
     ///
-    /// - Throws: `StoreError` when the database cannot be opened or migrated, or `JOSEError` when the
-    ///   secret cannot key the token cipher.
+    /// - Throws: `StoreError` when a database cannot be opened or migrated or Redis cannot be reached, or
+    ///   `JOSEError` when the secret cannot key the token cipher.
     public static func open(
+        _ settings: StoreSettings, secret: Secret, clock: any WallClock, random: any SecureRandom
+    ) throws -> SignInServer.Stores {
+        var stores = try openDatabase(settings, secret: secret, clock: clock, random: random)
+        if let url = settings.redisURL {
+            let client = try RedisClient(endpoint: try RedisEndpoint(url: url), prefix: settings.redisPrefix)
+            stores.sessions = RedisSessionStore(client: client, clock: clock)
+            stores.flows = RedisFlowStore(client: client, clock: clock)
+            stores.rateLimits = RedisRateLimitStore(client: client, clock: clock)
+        }
+        return stores
+    }
+
+    private static func openDatabase(
         _ settings: StoreSettings, secret: Secret, clock: any WallClock, random: any SecureRandom
     ) throws -> SignInServer.Stores {
         switch settings.kind {
@@ -23,6 +40,17 @@ extension SignInServer.Stores {
                 accounts: SQLiteAccountStore(database: database, cipher: cipher, clock: clock),
                 sessions: SQLiteSessionStore(database: database, clock: clock),
                 rateLimits: InMemoryRateLimitStore(clock: clock))
+        case .postgres:
+            guard let url = settings.postgresURL else {
+                throw StoreError(.invalidValue, "expected store.postgres_url for store.kind postgres, found none")
+            }
+            let database = try PostgresDatabase(url: url)
+            let cipher = try TokenCipher(secret: secret.value, random: random)
+            return SignInServer.Stores(
+                flows: PostgresFlowStore(database: database, clock: clock),
+                accounts: PostgresAccountStore(database: database, cipher: cipher, clock: clock),
+                sessions: PostgresSessionStore(database: database, clock: clock),
+                rateLimits: PostgresRateLimitStore(database: database, clock: clock))
         }
     }
 }

@@ -1,15 +1,20 @@
 import AuthFlow
+import AuthFlowPostgres
+import AuthFlowRedis
 import AuthFlowProviders
 import Foundation
 
-/// `authflow check [--config FILE]`: loads and resolves a configuration, printing every problem.
+/// `authflow check [--config FILE] [--connect]`: loads and resolves a configuration, printing every problem;
+/// with `--connect` also connects to the configured store.
 ///
-/// Exit codes: 0 valid (one summary line on stdout), 1 invalid (every issue on stderr), 2 usage error.
+/// Exit codes: 0 valid (one summary line on stdout), 1 invalid or store unreachable (on stderr), 2 usage error.
 enum CheckCommand {
     static let usageText = """
-        usage: authflow check [--config FILE]
+        usage: authflow check [--config FILE] [--connect]
 
           --config FILE   the configuration to check (default: providers.yaml)
+          --connect       also connect to the stores (store.postgres_url, store.redis_url) and report the
+                          database's schema version; nothing is written
 
         Loads the file (reading ${VAR} from the environment and *_file keys from disk), resolves every
         provider against the built-in plugins, and prints each problem with its file, line and column
@@ -18,6 +23,7 @@ enum CheckCommand {
 
     static func run(_ arguments: [String]) async -> Int32 {
         var path = "providers.yaml"
+        var connect = false
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -29,6 +35,9 @@ enum CheckCommand {
                 guard index + 1 < arguments.count else { return usage("--config needs a FILE") }
                 path = arguments[index + 1]
                 index += 2
+            case "--connect":
+                connect = true
+                index += 1
             case _ where argument.hasPrefix("--config="):
                 path = String(argument.dropFirst("--config=".count))
                 index += 1
@@ -44,7 +53,7 @@ enum CheckCommand {
             let summary = providers.map { "\($0.name) (\($0.type), \($0.signInProtocol.rawValue))" }
             let count = providers.count == 1 ? "1 provider" : "\(providers.count) providers"
             print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
-            return 0
+            return connect ? checkConnection(configuration.store) : 0
         } catch {
             return report(await withResolutionIssues(error), path: path)
         }
@@ -71,6 +80,42 @@ enum CheckCommand {
         let count = error.issues.count == 1 ? "1 problem" : "\(error.issues.count) problems"
         printError("\(path): \(count)")
         return 1
+    }
+
+    /// Connects to the configured stores without writing to them; prints what was found. Returns the exit code.
+    static func checkConnection(_ store: StoreSettings) -> Int32 {
+        let database = checkDatabase(store)
+        guard let url = store.redisURL else { return database }
+        do throws(StoreError) {
+            _ = try RedisClient(endpoint: try RedisEndpoint(url: url), prefix: store.redisPrefix)
+            print("store: redis: connected")
+            return database
+        } catch {
+            printError("store: redis: \(error)")
+            return 1
+        }
+    }
+
+    private static func checkDatabase(_ store: StoreSettings) -> Int32 {
+        switch store.kind {
+        case .memory, .sqlite:
+            print("store: \(store.kind.rawValue) (nothing to connect to)")
+            return 0
+        case .postgres:
+            guard let url = store.postgresURL else { return 1 }
+            do throws(StoreError) {
+                let version = try PostgresDatabase.probe(url: url)
+                let schema =
+                    version == 0
+                    ? "no AuthFlow schema yet (created by the first authflow serve)"
+                    : "AuthFlow schema version \(version) (this build: \(PostgresDatabase.currentSchemaVersion))"
+                print("store: postgres: connected; \(schema)")
+                return version > PostgresDatabase.currentSchemaVersion ? 1 : 0
+            } catch {
+                printError("store: postgres: \(error)")
+                return 1
+            }
+        }
     }
 
     private static func usage(_ problem: String) -> Int32 {

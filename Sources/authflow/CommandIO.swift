@@ -13,7 +13,9 @@ enum CommandIO {
         commands:
           token verify --jwks FILE|URL [--issuer I] [--audience A] [--nonce N] [--alg ALG] [--leeway S] TOKEN
                                   verify a JWT; prints its claims as JSON
-          check [--config FILE]   validate providers.yaml; print every problem with its position
+          check [--config FILE] [--connect]
+                                  validate providers.yaml; print every problem with its position
+                                  (--connect: also reach the configured store)
           sandbox [--listen ADDR] run only the sandbox identity provider (offline Apple/Google/Facebook/X)
           matrix [--config FILE] [--format text|markdown|json|html]
                                   what each provider does at sign-in, and how to harden it

@@ -129,4 +129,45 @@ import Testing
         #expect(help.status == 0)
         #expect(help.stdout.contains("usage: authflow check"))
     }
+
+    /// `--connect` reaches PostgreSQL and Redis (the servers `scripts/test.sh` starts) without writing, and fails
+    /// with a typed message when a store cannot be reached; the URLs' passwords are never printed.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["AUTHFLOW_TEST_POSTGRES_URL"] != nil
+        || ProcessInfo.processInfo.environment["AUTHFLOW_REQUIRE_PEERS"] == "1"))
+    func connectsToTheConfiguredStores() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let postgres = try #require(environment["AUTHFLOW_TEST_POSTGRES_URL"])
+        let redis = try #require(environment["AUTHFLOW_TEST_REDIS_URL"])
+        try Self.withDirectory { directory in
+            let file = directory.appendingPathComponent("providers.yaml")
+            try """
+            server:
+              public_url: https://app.example
+              secret: 0123456789abcdef0123456789abcdef
+            store:
+              kind: postgres
+              postgres_url: ${DATABASE_URL}
+              redis_url: ${REDIS_URL}
+            providers:
+              x:
+                type: x
+                client_id: abc
+                client_secret: xyz
+
+            """.write(to: file, atomically: true, encoding: .utf8)
+            let reached = try Self.check(
+                ["--config", file.path, "--connect"], environment: ["DATABASE_URL": postgres, "REDIS_URL": redis])
+            #expect(reached.status == 0, "\(reached.stderr)")
+            #expect(reached.stdout.contains("store: postgres: connected"))
+            #expect(reached.stdout.contains("store: redis: connected"))
+            let password = try #require(URLComponents(string: redis)?.password)
+            #expect(!reached.stdout.contains(password) && !reached.stderr.contains(password))
+
+            let refused = try Self.check(
+                ["--config", file.path, "--connect"],
+                environment: ["DATABASE_URL": "postgresql://authflow@127.0.0.1:1/authflow", "REDIS_URL": redis])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("store: postgres: backend_failure: expected to connect to PostgreSQL"))
+        }
+    }
 }

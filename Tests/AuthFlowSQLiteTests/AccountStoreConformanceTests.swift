@@ -3,12 +3,12 @@ import AuthFlowJOSE
 import Foundation
 import Testing
 
-/// Every ``AccountStore`` operation, run against the in-memory and the SQLite implementation alike.
+/// Every ``AccountStore`` operation, run against the in-memory, SQLite and PostgreSQL implementations alike.
 @Suite struct AccountStoreConformanceTests {
     static let aliceProfile = IdentityProfile(
         email: "Alice@Example.com", emailVerified: true, isPrivateEmail: false, name: "Alice Liddell")
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func createsUserWithFirstIdentityAndFindsIt(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let created = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -27,7 +27,7 @@ import Testing
         #expect(try await stores.accounts.user(.bob) == nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func refusesDuplicateUsersAndIdentitiesStoringNothing(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -46,7 +46,7 @@ import Testing
         #expect(try await stores.accounts.user(.bob) == nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func linksIdentitiesAndRefusesOnesLinkedElsewhere(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -78,7 +78,7 @@ import Testing
         #expect(try await stores.accounts.identity(.xCarol) == nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func findsUsersOnlyByVerifiedEnabledEmail(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -99,7 +99,7 @@ import Testing
         #expect(try await stores.accounts.users(withVerifiedEmail: "nobody@example.com").isEmpty)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func unlinksAProviderReturningItsTokensButNeverTheLastIdentity(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -132,7 +132,7 @@ import Testing
         #expect(noUser?.code == .userNotFound)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func deletesAUserWithItsIdentitiesAndTokens(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -166,7 +166,7 @@ import Testing
         #expect(tokensOfNobody?.code == .userNotFound)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func savesTokensKeepingTheRefreshTokenWhenOmitted(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .googleAlice, profile: Self.aliceProfile)
@@ -199,7 +199,7 @@ import Testing
         #expect(try await stores.accounts.tokens(for: .googleBob) == nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func disablesAndReenablesIdentities(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -219,7 +219,7 @@ import Testing
         #expect(unknown?.code == .identityNotFound)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func updatesProfilesWithoutForgettingAKnownName(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -257,7 +257,7 @@ import Testing
         #expect(unknown?.code == .identityNotFound)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func keepsPendingProfilesUntilTakenOnceOrExpired(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let profile = PendingProfile(
@@ -298,7 +298,7 @@ import Testing
         #expect(past?.code == .invalidValue)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func givesAPendingProfileToExactlyOneOfManyConcurrentTakers(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.accounts.putPendingProfile(
@@ -314,7 +314,7 @@ import Testing
         #expect(winners == 1)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func createsOneUserWhenManyRaceForOneIdentity(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let accounts = stores.accounts
@@ -339,7 +339,7 @@ import Testing
         #expect(outcomes.count == 16)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func appliesANotificationOnlyOnce(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -371,7 +371,7 @@ import Testing
         #expect(try await stores.accounts.isNotificationApplied(id: "apple:jti-3") == false)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func appliesNothingWhenOneChangeFails(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let created = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -397,7 +397,7 @@ import Testing
         #expect(try await stores.accounts.tokens(for: .appleAlice) == nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func removesEvenTheLastIdentityOnANotification(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
@@ -416,7 +416,7 @@ import Testing
         #expect(again?.code == .identityNotFound)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.available)
     func refusesInvalidArgumentsWithoutEchoingThem(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let empty = await storeError { () throws(StoreError) in

@@ -3,7 +3,7 @@ import AuthFlowJOSE
 import Foundation
 import Testing
 
-/// Every ``SessionStore`` operation, run against the in-memory and the SQLite implementation alike.
+/// Every ``SessionStore`` operation, run against the in-memory, SQLite, PostgreSQL and Redis implementations alike.
 @Suite struct SessionStoreConformanceTests {
     static func record(
         _ user: UserID = .alice, _ identity: IdentityKey = .appleAlice, lifetime: Double = 3600
@@ -13,7 +13,7 @@ import Testing
             expiresAt: StoreHarness.start + lifetime)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.availableForSessions)
     func createsAndLooksUpSessionsUntilTheyExpire(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.sessions.createSession(id: "cookie-1", record: Self.record())
@@ -26,7 +26,7 @@ import Testing
         #expect(try await stores.sessions.session(id: "cookie-1") == nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.availableForSessions)
     func refusesADuplicateSessionID(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.sessions.createSession(id: "cookie-1", record: Self.record())
@@ -38,7 +38,7 @@ import Testing
         #expect(try await stores.sessions.session(id: "cookie-1")?.userID == .alice)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.availableForSessions)
     func deletesOneSession(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.sessions.createSession(id: "cookie-1", record: Self.record())
@@ -49,7 +49,7 @@ import Testing
         #expect(try await stores.sessions.session(id: "cookie-2") != nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.availableForSessions)
     func deletesEverySessionOfAUser(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.sessions.createSession(id: "a1", record: Self.record(.alice, .appleAlice))
@@ -62,7 +62,7 @@ import Testing
         #expect(try await stores.sessions.deleteSessions(userID: .alice) == 0)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.availableForSessions)
     func deletesEverySessionOfAnIdentity(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.sessions.createSession(id: "a1", record: Self.record(.alice, .appleAlice))
@@ -73,7 +73,7 @@ import Testing
         #expect(try await stores.sessions.session(id: "a3") != nil)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.availableForSessions)
     func deletesTheSessionsOfOneProviderSession(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         func record(_ identity: IdentityKey, sid: String?) -> SessionRecord {
@@ -107,7 +107,7 @@ import Testing
         #expect(empty?.code == .invalidValue)
     }
 
-    @Test(arguments: StoreBackend.allCases)
+    @Test(arguments: StoreBackend.availableForSessions)
     func refusesInvalidSessions(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let emptyID = await storeError { () throws(StoreError) in

@@ -149,24 +149,73 @@ extension ConfigurationReader {
     }
 
     mutating func readStore(_ node: YAMLNode, owner: YAMLMark) -> StoreSettings? {
-        guard let section = fields(node, owner: owner, path: "store", known: ["kind", "path"]) else { return nil }
+        let known = ["kind", "path", "postgres_url", "redis_url", "redis_prefix"]
+        guard let section = fields(node, owner: owner, path: "store", known: known) else { return nil }
         var kind = StoreKind.sqlite
+        var kindMark: YAMLMark?
         if let text = text(section.value("kind"), path: "store.kind") {
+            kindMark = text.scalar.mark
             switch text.value {
             case "memory": kind = .memory
             case "sqlite": kind = .sqlite
-            case "redis", "postgres", "postgresql":
+            case "postgres", "postgresql": kind = .postgres
+            case "redis":
                 report(
-                    .notAvailable,
-                    "store kind \(YAMLError.quote(text.value)) is not available yet; use memory or sqlite",
+                    .invalidValue,
+                    "expected memory, sqlite or postgres for store.kind, found \"redis\" (Redis holds sessions next "
+                        + "to a database, it is not a store kind)",
                     at: text.scalar.mark)
             default:
                 report(
-                    .invalidValue, "expected memory or sqlite for store.kind, found \(text.shown)", at: text.scalar.mark
-                )
+                    .invalidValue, "expected memory, sqlite or postgres for store.kind, found \(text.shown)",
+                    at: text.scalar.mark)
             }
         }
+        let redisURL = string(section.value("redis_url"), path: "store.redis_url", credential: true)
+        if let redisURL, let node = section.value("redis_url") {
+            let lowered = redisURL.lowercased()
+            if !(lowered.hasPrefix("redis://") || lowered.hasPrefix("unix://")) {
+                report(
+                    .invalidValue,
+                    "expected a redis:// or unix:// URL for store.redis_url, found " + Self.describeScheme(redisURL),
+                    at: node.mark)
+            }
+        }
+        let redisPrefix = string(section.value("redis_prefix"), path: "store.redis_prefix") ?? "authflow:"
         let path = string(section.value("path"), path: "store.path") ?? "authflow.sqlite"
-        return StoreSettings(kind: kind, path: path)
+        let postgresURL = string(section.value("postgres_url"), path: "store.postgres_url", credential: true)
+        if let postgresURL, let node = section.value("postgres_url"), !Self.isPostgresURL(postgresURL) {
+            report(
+                .invalidValue,
+                "expected a postgresql:// or postgres:// URL or a key=value conninfo for store.postgres_url, found "
+                    + Self.describeScheme(postgresURL),
+                at: node.mark)
+        }
+        if kind == .postgres, section.value("postgres_url") == nil {
+            report(
+                .missingKey,
+                "missing required key \"postgres_url\" in store (store.kind postgres needs a libpq URL, usually "
+                    + "${DATABASE_URL})",
+                at: kindMark ?? section.owner)
+        }
+        return StoreSettings(
+            kind: kind, path: path, postgresURL: postgresURL, redisURL: redisURL, redisPrefix: redisPrefix)
+    }
+
+    /// Whether `text` is a libpq URL or a `key=value` conninfo.
+    static func isPostgresURL(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") { return true }
+        return !text.contains("://") && text.contains("=")
+    }
+
+    /// What a refused URL looks like without echoing it (it may carry a password): its scheme, or its shape.
+    static func describeScheme(_ text: String) -> String {
+        guard text.contains("://") else { return "a value that is neither a URL nor a conninfo" }
+        let scheme = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+            return "a URL with no valid scheme"
+        }
+        return "a URL with scheme \(YAMLError.quote(String(scheme)))"
     }
 }

@@ -31,7 +31,7 @@ struct ConfigurationReader {
     /// unset variable or missing file leaves them `nil`.
     static let credentialKeys: Set<String> = [
         "secret", "client_secret", "client_secret_file", "private_key_file",
-        "team_id", "key_id",
+        "team_id", "key_id", "postgres_url", "redis_url",
     ]
 
     let fileName: String

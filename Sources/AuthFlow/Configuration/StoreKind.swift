@@ -4,4 +4,6 @@ public enum StoreKind: String, Sendable, Hashable, CaseIterable {
     case memory
     /// A SQLite file (the default).
     case sqlite
+    /// A PostgreSQL database (`store.postgres_url`), shared by every instance pointed at it.
+    case postgres
 }

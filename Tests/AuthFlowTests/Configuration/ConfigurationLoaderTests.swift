@@ -178,7 +178,9 @@ import Testing
     @Test func listsKnownKeysWhenNothingIsClose() throws {
         let error = try loadError("store:\n  flavour: x\n" + minimalProviders)
         #expect(
-            error.issues.map(\.message) == ["unknown key \"flavour\" in store; known keys: kind, path"])
+            error.issues.map(\.message) == [
+                "unknown key \"flavour\" in store; known keys: kind, path, postgres_url, redis_url, redis_prefix"
+            ])
     }
 
     @Test func reportsMissingRequiredKey() throws {
@@ -436,12 +438,64 @@ import Testing
         }
     }
 
-    @Test func refusesStoresThatAreNotAvailableYet() throws {
-        let error = try loadError("store:\n  kind: redis\n" + minimalProviders)
-        #expect(error.issues.map(\.code) == [.notAvailable])
-        #expect(error.issues.first?.message == "store kind \"redis\" is not available yet; use memory or sqlite")
+    @Test func refusesUnknownStoreKindsAndRedisURLsOfAnotherScheme() throws {
+        let redis = try loadError("store:\n  kind: redis\n" + minimalProviders)
+        #expect(redis.issues.map(\.code) == [.invalidValue])
+        #expect(
+            redis.issues.first?.message
+                == "expected memory, sqlite or postgres for store.kind, found \"redis\" (Redis holds sessions next to a "
+                + "database, it is not a store kind)")
         let unknown = try loadError("store:\n  kind: mongo\n" + minimalProviders)
-        #expect(unknown.issues.map(\.message) == ["expected memory or sqlite for store.kind, found \"mongo\""])
+        #expect(unknown.issues.map(\.message) == ["expected memory, sqlite or postgres for store.kind, found \"mongo\""])
+        let redisURL = try loadError(
+            "store:\n  kind: postgres\n  postgres_url: postgresql://db.internal/authflow\n"
+                + "  redis_url: memcache://:hunter2@cache.internal\n" + minimalProviders)
+        #expect(redisURL.issues.map(\.code) == [.invalidValue])
+        #expect(redisURL.issues.first?.location?.line == 4)
+        #expect(
+            redisURL.issues.first?.message
+                == "expected a redis:// or unix:// URL for store.redis_url, found a URL with scheme \"memcache\"")
+        #expect(!redisURL.description.contains("hunter2"))
+    }
+
+    @Test func readsAPostgresStoreWithItsURLFromTheEnvironment() throws {
+        let configuration = try makeLoader(
+            environment: ["DATABASE_URL": "postgresql://authflow:pw@db.internal:5432/authflow?sslmode=require"]
+        ).load(yaml: "store:\n  kind: postgres\n  postgres_url: ${DATABASE_URL}\n" + minimalProviders, fileName: "p.yaml")
+        #expect(configuration.store.kind == .postgres)
+        #expect(configuration.store.postgresURL == "postgresql://authflow:pw@db.internal:5432/authflow?sslmode=require")
+        #expect(!configuration.store.description.contains("pw"))
+        #expect(configuration.store.redisURL == nil && configuration.store.redisPrefix == "authflow:")
+        let withRedis = try makeLoader(environment: ["REDIS_URL": "redis://:pw2@cache.internal:6379/1"]).load(
+            yaml: "store:\n  kind: postgres\n  postgres_url: postgresql://db/a\n  redis_url: ${REDIS_URL}\n"
+                + "  redis_prefix: \"app1:\"\n" + minimalProviders, fileName: "p.yaml")
+        #expect(withRedis.store.redisURL == "redis://:pw2@cache.internal:6379/1")
+        #expect(withRedis.store.redisPrefix == "app1:")
+        #expect(!withRedis.store.description.contains("pw2"))
+        let conninfo = try makeLoader().load(
+            yaml: "store:\n  kind: postgres\n  postgres_url: \"host=/run/postgresql dbname=authflow\"\n"
+                + minimalProviders, fileName: "p.yaml")
+        #expect(conninfo.store.postgresURL == "host=/run/postgresql dbname=authflow")
+    }
+
+    @Test func refusesAPostgresStoreWithoutAURLOrWithAnUnknownScheme() throws {
+        let missing = try loadError("store:\n  kind: postgres\n" + minimalProviders)
+        #expect(missing.issues.map(\.code) == [.missingKey])
+        #expect(missing.issues.first?.location?.line == 2 && missing.issues.first?.location?.column == 9)
+        #expect(
+            missing.issues.first?.message
+                == "missing required key \"postgres_url\" in store (store.kind postgres needs a libpq URL, usually "
+                + "${DATABASE_URL})")
+        let scheme = try loadError(
+            "store:\n  kind: postgres\n  postgres_url: mysql://root:hunter2@db/authflow\n" + minimalProviders)
+        #expect(scheme.issues.map(\.code) == [.invalidValue])
+        #expect(scheme.issues.first?.location?.line == 3)
+        #expect(
+            scheme.issues.first?.message
+                == "expected a postgresql:// or postgres:// URL or a key=value conninfo for store.postgres_url, found "
+                + "a URL with scheme \"mysql\"")
+        // The URL may carry a password: neither the message nor the quoted source line shows it.
+        #expect(!scheme.description.contains("hunter2"))
     }
 
     @Test func refusesProviderNamesThatAreNotURLSafe() throws {
@@ -505,7 +559,7 @@ import Testing
         let error = try loadError(yaml)
         #expect(
             error.issues.map(\.code) == [
-                .insecureURL, .weakSecret, .invalidDuration, .notAvailable, .missingKey, .unknownKey,
+                .insecureURL, .weakSecret, .invalidDuration, .missingKey, .missingKey, .unknownKey,
                 .undefinedVariable, .wrongType, .unknownKey, .insecureURL,
             ])
         #expect(
@@ -519,7 +573,7 @@ import Testing
                 providers.yaml:4:16: expected a duration like 8h, 30m, 90s or 1h30m (at most 400d) for server.session_ttl, found "forever"
                   session_ttl: forever
                                ^
-                providers.yaml:6:9: store kind "postgres" is not available yet; use memory or sqlite
+                providers.yaml:6:9: missing required key "postgres_url" in store (store.kind postgres needs a libpq URL, usually ${DATABASE_URL})
                   kind: postgres
                         ^
                 providers.yaml:8:3: missing required key "client_id" in providers.google

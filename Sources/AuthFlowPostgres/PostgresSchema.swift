@@ -1,0 +1,142 @@
+import AuthFlow
+
+/// The database schema, versioned in code: migration `n` (1-based) takes the database from version `n - 1`
+/// (the row in `authflow_schema`) to `n`. Migrations are only ever appended, never edited; each is a list of
+/// statements run in one transaction.
+enum PostgresSchema {
+    /// The advisory lock key migrations hold ("AFlw" as a number), so concurrent starts migrate once.
+    static let migrationLock: Int64 = 0x4146_6C77
+
+    /// The newest schema version this code knows.
+    static var currentVersion: Int { migrations.count }
+
+    /// Times are `double precision` seconds since 1970 (UTC), as in the SQLite store. Token columns hold
+    /// `TokenCipher` output; session ids and spent states are stored only as SHA-256 digests.
+    static let migrations: [[String]] = [
+        [
+            "CREATE TABLE users (id text PRIMARY KEY, created_at double precision NOT NULL)",
+            """
+            CREATE TABLE identities (
+                provider text NOT NULL,
+                subject text NOT NULL,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                email text,
+                email_normalized text,
+                email_verified boolean NOT NULL,
+                is_private_email boolean NOT NULL,
+                email_disabled boolean NOT NULL,
+                name text,
+                disabled boolean NOT NULL,
+                created_at double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                PRIMARY KEY (provider, subject)
+            )
+            """,
+            "CREATE INDEX identities_by_user ON identities(user_id)",
+            """
+            CREATE INDEX identities_by_verified_email ON identities(email_normalized)
+                WHERE email_verified AND NOT disabled
+            """,
+            """
+            CREATE TABLE identity_tokens (
+                provider text NOT NULL,
+                subject text NOT NULL,
+                access_token bytea,
+                refresh_token bytea,
+                access_token_expires_at double precision,
+                scope text,
+                updated_at double precision NOT NULL,
+                PRIMARY KEY (provider, subject),
+                FOREIGN KEY (provider, subject) REFERENCES identities(provider, subject) ON DELETE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE pending_profiles (
+                key text PRIMARY KEY,
+                provider text NOT NULL,
+                first_name text,
+                last_name text,
+                expires_at double precision NOT NULL
+            )
+            """,
+            "CREATE INDEX pending_profiles_by_expiry ON pending_profiles(expires_at)",
+            "CREATE TABLE applied_notifications (id text PRIMARY KEY, applied_at double precision NOT NULL)",
+            """
+            CREATE TABLE sessions (
+                id_digest bytea PRIMARY KEY,
+                user_id text NOT NULL,
+                provider text NOT NULL,
+                subject text NOT NULL,
+                created_at double precision NOT NULL,
+                expires_at double precision NOT NULL,
+                provider_session_id text
+            )
+            """,
+            "CREATE INDEX sessions_by_user ON sessions(user_id)",
+            """
+            CREATE INDEX sessions_by_provider_session ON sessions(provider, provider_session_id)
+                WHERE provider_session_id IS NOT NULL
+            """,
+            "CREATE INDEX sessions_by_identity ON sessions(provider, subject)",
+            "CREATE INDEX sessions_by_expiry ON sessions(expires_at)",
+            """
+            CREATE TABLE spent_states (
+                state_digest text PRIMARY KEY,
+                expires_at double precision NOT NULL
+            )
+            """,
+            "CREATE INDEX spent_states_by_expiry ON spent_states(expires_at)",
+            """
+            CREATE TABLE rate_limits (
+                key_digest bytea PRIMARY KEY,
+                tokens double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                full_at double precision NOT NULL,
+                allowed boolean NOT NULL
+            )
+            """,
+            "CREATE INDEX rate_limits_by_full ON rate_limits(full_at)",
+        ]
+    ]
+
+    /// Brings the database to ``currentVersion`` under the migration advisory lock, in one transaction; a
+    /// database from a newer version is refused before anything is written.
+    static func migrate(_ connection: PostgresConnection) throws(StoreError) {
+        let operation = "migrate"
+        try connection.query("SELECT pg_advisory_lock($1)", [.integer(migrationLock)], operation: operation)
+        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [.integer(migrationLock)], operation: operation) }
+        try connection.transaction(operation: operation) { () throws(StoreError) in
+            try connection.run(
+                """
+                CREATE TABLE IF NOT EXISTS authflow_schema (
+                    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                    version integer NOT NULL
+                )
+                """, operation: operation)
+            let version = Int(try Self.version(connection, operation: operation) ?? 0)
+            guard version <= currentVersion else {
+                throw StoreError(
+                    .unsupportedSchema,
+                    "expected schema version \(currentVersion) or older, found \(version): the database was written "
+                        + "by a newer AuthFlow; upgrade AuthFlow (the database was left untouched)",
+                    operation: "open")
+            }
+            guard version < currentVersion else { return }
+            for index in version..<currentVersion {
+                for statement in migrations[index] {
+                    try connection.run(statement, operation: "migrate to schema version \(index + 1)")
+                }
+            }
+            try connection.run(
+                """
+                INSERT INTO authflow_schema (singleton, version) VALUES (true, $1)
+                ON CONFLICT (singleton) DO UPDATE SET version = excluded.version
+                """, [.integer(Int64(currentVersion))], operation: operation)
+        }
+    }
+
+    /// The stored schema version, or `nil` when none is recorded.
+    static func version(_ connection: PostgresConnection, operation: String) throws(StoreError) -> Int64? {
+        try connection.query("SELECT version FROM authflow_schema", operation: operation).first?.integer(0)
+    }
+}

@@ -1,0 +1,33 @@
+/// A value bound to a statement parameter, sent in PostgreSQL's text format.
+///
+/// Values only ever reach SQL as `$n` parameters of `PQexecParams`, never spliced into the statement text.
+enum PostgresValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case bytes([UInt8])
+    case bool(Bool)
+
+    /// `.text` or `.null`.
+    static func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue.text) ?? .null }
+
+    /// `.bytes` or `.null`.
+    static func optional(_ bytes: [UInt8]?) -> PostgresValue { bytes.map(PostgresValue.bytes) ?? .null }
+
+    /// `.real` or `.null`.
+    static func optional(_ number: Double?) -> PostgresValue { number.map(PostgresValue.real) ?? .null }
+
+    /// The parameter's text form (`nil` for SQL NULL): numbers in their shortest exact decimal form, `bytea`
+    /// in hex (`\x…`), booleans as `true`/`false`.
+    var textForm: String? {
+        switch self {
+        case .null: return nil
+        case .integer(let number): return String(number)
+        case .real(let number): return number.description
+        case .text(let text): return text
+        case .bool(let flag): return flag ? "true" : "false"
+        case .bytes(let bytes): return "\\x" + PostgresHex.encode(bytes)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+public import AuthFlow
+public import AuthFlowJOSE
+import Foundation
+
+/// A ``SessionStore`` in Redis, shared by every instance using the same server and prefix.
+///
+/// Keys hold only SHA-256 digests: `<prefix>session:<digest of id>` holds the record (expiring with it), and
+/// `<prefix>user:<digest of user id>` / `<prefix>identity:<digest of provider and subject>` are sets of the
+/// user's and identity's session keys, for "sign out everywhere" (and `<prefix>provider-session:<digest>` sets
+/// for back-channel logout by the provider's `sid`). Creation and the bulk deletes are Lua
+/// scripts, so each is atomic. Lookups check expiry against the injected clock too.
+public struct RedisSessionStore: SessionStore {
+    /// The client the store uses.
+    public let client: RedisClient
+    let clock: any WallClock
+
+    /// Creates a store.
+    ///
+    /// - Parameters:
+    ///   - client: the Redis connection pool (shareable with the other Redis stores).
+    ///   - clock: the time source for expiry.
+    public init(client: RedisClient, clock: any WallClock) {
+        self.client = client
+        self.clock = clock
+    }
+
+    static let createScript = """
+        if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        for i = 2, #KEYS do
+            redis.call('SADD', KEYS[i], KEYS[1])
+            if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+        end
+        return 1
+        """
+
+    static let deleteAllScript = """
+        local removed = 0
+        for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do removed = removed + redis.call('DEL', key) end
+        redis.call('DEL', KEYS[1])
+        return removed
+        """
+
+    /// Stores a session under the digest of `id`.
+    ///
+    /// - Throws: ``StoreError`` `duplicateSession`, `invalidValue`.
+    public func createSession(id: String, record: SessionRecord) async throws(StoreError) {
+        let operation = "createSession"
+        try StoreValidation.checkSession(id: id, record, operation: operation)
+        let lifetime = record.expiresAt.timeIntervalSince(clock.now())
+        guard lifetime > 0 else {
+            throw StoreError(.invalidValue, "expected a session expiry in the future, found one in the past", operation: operation)
+        }
+        let milliseconds = String(Int64((lifetime * 1000).rounded(.up)))
+        var keys = [sessionKey(id), userKey(record.userID), identityKey(record.identity)]
+        if let sid = record.providerSessionID {
+            keys.append(providerSessionKey(provider: record.provider, subject: record.subject, sid: sid))
+            keys.append(providerSessionKey(provider: record.provider, subject: "", sid: sid))
+        }
+        let reply = try await client.command(
+            [Array("EVAL".utf8), Array(Self.createScript.utf8), Array(String(keys.count).utf8)] + keys
+                + [RedisSessionRecord.encode(record), Array(milliseconds.utf8)], operation: operation)
+        guard reply.integer == 1 else {
+            throw StoreError(
+                .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
+        }
+    }
+
+    /// The live session under `id`, or `nil`.
+    ///
+    /// - Throws: ``StoreError``.
+    public func session(id: String) async throws(StoreError) -> SessionRecord? {
+        let operation = "session"
+        try StoreValidation.checkKey(id, "session id", operation: operation)
+        let reply = try await client.command([Array("GET".utf8), sessionKey(id)], operation: operation)
+        guard let bytes = reply.bytes else { return nil }
+        let record = try RedisSessionRecord.decode(bytes, operation: operation)
+        return record.expiresAt > clock.now() ? record : nil
+    }
+
+    /// Deletes the session under `id`.
+    ///
+    /// - Throws: ``StoreError``.
+    @discardableResult
+    public func deleteSession(id: String) async throws(StoreError) -> Bool {
+        let operation = "deleteSession"
+        try StoreValidation.checkKey(id, "session id", operation: operation)
+        return try await client.command([Array("DEL".utf8), sessionKey(id)], operation: operation).integer ?? 0 > 0
+    }
+
+    /// Deletes every session of the user.
+    ///
+    /// - Throws: ``StoreError``.
+    @discardableResult
+    public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
+        try await deleteAll(userKey(userID), operation: "deleteSessions(userID:)")
+    }
+
+    /// Deletes every session signed in with the identity.
+    ///
+    /// - Throws: ``StoreError``.
+    @discardableResult
+    public func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
+        try await deleteAll(identityKey(identity), operation: "deleteSessions(identity:)")
+    }
+
+    /// Deletes every session that began with the provider session `providerSessionID` of the identity (any
+    /// subject of the provider when `identity.subject` is empty).
+    ///
+    /// - Throws: ``StoreError`` `invalidValue` for an empty provider or provider session id.
+    @discardableResult
+    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+        let operation = "deleteSessions(identity:providerSessionID:)"
+        try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
+        try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
+        return try await deleteAll(
+            providerSessionKey(provider: identity.provider, subject: identity.subject, sid: providerSessionID),
+            operation: operation)
+    }
+
+    /// Checks that Redis answers.
+    ///
+    /// - Throws: ``StoreError``.
+    public func checkHealth() async throws(StoreError) {
+        try await client.checkHealth()
+    }
+
+    private func deleteAll(_ setKey: [UInt8], operation: String) async throws(StoreError) -> Int {
+        let reply = try await client.command(
+            [Array("EVAL".utf8), Array(Self.deleteAllScript.utf8), Array("1".utf8), setKey], operation: operation)
+        return Int(reply.integer ?? 0)
+    }
+
+    private func sessionKey(_ id: String) -> [UInt8] { client.key("session", digest: Digest.sha256(Array(id.utf8))) }
+
+    private func userKey(_ user: UserID) -> [UInt8] {
+        client.key("user", digest: Digest.sha256(Array(user.rawValue.utf8)))
+    }
+
+    /// The set of sessions begun with provider session `sid` of `subject` (every subject when empty).
+    private func providerSessionKey(provider: String, subject: String, sid: String) -> [UInt8] {
+        let text = "\(provider.utf8.count):\(provider)|\(subject.utf8.count):\(subject)|\(sid)"
+        return client.key("provider-session", digest: Digest.sha256(Array(text.utf8)))
+    }
+
+    private func identityKey(_ identity: IdentityKey) -> [UInt8] {
+        let text = "\(identity.provider.utf8.count):\(identity.provider)|\(identity.subject)"
+        return client.key("identity", digest: Digest.sha256(Array(text.utf8)))
+    }
+}
