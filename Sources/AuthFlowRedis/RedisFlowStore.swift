@@ -1,6 +1,6 @@
 public import AuthFlow
 public import AuthFlowJOSE
-import Foundation
+public import Foundation
 
 /// A `FlowStore` (the set of spent sign-in states) in Redis, shared by every instance using the same server
 /// and prefix, so a state spent on one instance is spent for all.

@@ -53,7 +53,7 @@ final class RecordingProviderObserver: ProviderObserver {
             nonce: nonce ? Query.parameters(ofURL: start.redirectURL)["nonce"] : nil, tokenStatus: tokenStatus)
         _ = try await driver.complete(
             provider: "test", method: .get,
-            parameters: CallbackParameters([("code", "auth-code-value"), ("state", start.state)]), browserBinding: "b1")
+            parameters: CallbackParameters([("code", "auth-code-value"), ("state", start.state)]), flowRecord: start.record)
     }
 
     @Test func reportsTokenAndJWKSRequestsOfAnOIDCSignIn() async throws {
@@ -78,7 +78,7 @@ final class RecordingProviderObserver: ProviderObserver {
         await #expect(throws: SignInError.self) {
             _ = try await driver.complete(
                 provider: "test", method: .get,
-                parameters: CallbackParameters([("code", "c"), ("state", start.state)]), browserBinding: "b1")
+                parameters: CallbackParameters([("code", "c"), ("state", start.state)]), flowRecord: start.record)
         }
         #expect(observer.recorded == ["test token 400", "test token error"])
     }

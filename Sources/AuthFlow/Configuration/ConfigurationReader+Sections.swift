@@ -92,11 +92,6 @@ extension ConfigurationReader {
         let link = emailLinkPolicy(section.value("link_by_verified_email"))
         let metricsListen = metricsListen(section.value("metrics_listen"))
         let logFormat = logFormat(section.value("log_format"))
-        guard let publicURL else { return nil }
-        return ServerSettings(
-            listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
-            sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, metricsListen: metricsListen,
-            logFormat: logFormat)
         let limits = readLimits(section.value("limits"), owner: section["limits"]?.key.mark ?? section.owner)
         let trustedProxies = readTrustedProxies(section.value("trusted_proxies"))
         let rateLimits = readRateLimits(
@@ -105,7 +100,8 @@ extension ConfigurationReader {
         return ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
-            trustedProxies: trustedProxies, rateLimits: rateLimits)
+            trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
+            logFormat: logFormat)
     }
 
     private mutating func serverSecret(_ section: Fields) -> Secret? {

@@ -11,6 +11,7 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     let headers: HTTPHeaders
     let query: [(String, String)]
     let remoteAddress: String
+    let viaTrustedProxy: Bool
 
     var body: [UInt8] = []
     var bodyTooLarge = false
