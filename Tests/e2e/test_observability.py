@@ -142,6 +142,20 @@ def test_metrics_count_exactly_what_happened(observed):
     assert 0 < after[("process_start_time_seconds", frozenset())] <= time.time()
 
 
+def test_a_rate_limited_start_is_counted_once(servers):
+    """A start over its client's token bucket answers 429 and moves `authflow_rate_limited_total` by exactly one."""
+    limited = servers.launch(
+        server_extra="  metrics_listen: 127.0.0.1:0\n  rate_limits: { starts: { per_minute: 1, burst: 2 } }\n")
+    before = scrape(limited)
+    browser = limited.browser("flooding")
+    answers = [browser.begin("google").status_code for _ in range(3)]
+    assert answers == [302, 302, 429], answers
+    after = scrape(limited)
+    assert delta(before, after, "authflow_rate_limited_total", route="/auth/{provider}/login") == 1
+    assert delta(before, after, "authflow_http_requests_total", route="/auth/{provider}/login", status="429") == 1
+    assert delta(before, after, "authflow_http_requests_total", route="/auth/{provider}/login", status="302") == 2
+
+
 def test_metrics_are_not_served_on_the_public_listener(observed):
     for base in (observed.listen_url, observed.app_url):
         response = direct.get(base + "/metrics", timeout=harness.HTTP_TIMEOUT)
