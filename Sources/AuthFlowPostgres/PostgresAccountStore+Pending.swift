@@ -111,8 +111,10 @@ extension PostgresAccountStore {
         let operation = "isNotificationApplied"
         try StoreValidation.checkKey(id, "notification id", operation: operation)
         return try await database.perform(operation) { connection throws(StoreError) in
-            !(try connection.query("SELECT 1 FROM applied_notifications WHERE id = $1", [.text(id)], operation: operation)
-                .isEmpty)
+            !(try connection.query(
+                "SELECT 1 FROM applied_notifications WHERE id = $1", [.text(id)], operation: operation
+            )
+            .isEmpty)
         }
     }
 }

@@ -22,8 +22,10 @@ extension PostgresAccountStore {
     static func lockUser(_ id: UserID, in connection: PostgresConnection, operation: String) throws(StoreError)
         -> Bool
     {
-        !(try connection.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [.text(id.rawValue)], operation: operation)
-            .isEmpty)
+        !(try connection.query(
+            "SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [.text(id.rawValue)], operation: operation
+        )
+        .isEmpty)
     }
 
     static func account(_ id: UserID, in connection: PostgresConnection, operation: String) throws(StoreError)

@@ -123,7 +123,8 @@ extension PostgresAccountStore {
     ) throws(StoreError) -> StoredTokens {
         StoredTokens(
             accessToken: try open(row.optionalBytes(0), kind: .access, identity, cipher: cipher, operation: operation),
-            refreshToken: try open(row.optionalBytes(1), kind: .refresh, identity, cipher: cipher, operation: operation),
+            refreshToken: try open(
+                row.optionalBytes(1), kind: .refresh, identity, cipher: cipher, operation: operation),
             accessTokenExpiresAt: try row.optionalReal(2).map { Date(timeIntervalSince1970: $0) },
             scope: try row.optionalText(3))
     }

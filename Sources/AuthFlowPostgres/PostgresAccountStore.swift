@@ -69,7 +69,8 @@ public struct PostgresAccountStore: AccountStore {
                     """, [.text(normalized)], operation: operation)
                 var accounts: [UserAccount] = []
                 for row in rows {
-                    if let account = try Self.account(UserID(rawValue: try row.text(0)), in: connection, operation: operation)
+                    if let account = try Self.account(
+                        UserID(rawValue: try row.text(0)), in: connection, operation: operation)
                     {
                         accounts.append(account)
                     }
@@ -168,7 +169,8 @@ public struct PostgresAccountStore: AccountStore {
                 }
                 var removed: [RemovedIdentity] = []
                 for identity in removing {
-                    let tokens = try Self.removeTokens(identity.key, cipher: cipher, in: connection, operation: operation)
+                    let tokens = try Self.removeTokens(
+                        identity.key, cipher: cipher, in: connection, operation: operation)
                     try connection.run(
                         "DELETE FROM identities WHERE provider = $1 AND subject = $2",
                         [.text(identity.provider), .text(identity.subject)], operation: operation)
@@ -193,7 +195,8 @@ public struct PostgresAccountStore: AccountStore {
                 else { throw Self.userNotFound(operation) }
                 var removed: [RemovedIdentity] = []
                 for identity in account.identities {
-                    let tokens = try Self.removeTokens(identity.key, cipher: cipher, in: connection, operation: operation)
+                    let tokens = try Self.removeTokens(
+                        identity.key, cipher: cipher, in: connection, operation: operation)
                     removed.append(RemovedIdentity(identity: identity, tokens: tokens))
                 }
                 try connection.run(

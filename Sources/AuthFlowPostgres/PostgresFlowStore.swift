@@ -32,7 +32,8 @@ public struct PostgresFlowStore: FlowStore {
         let now = clock.now().timeIntervalSince1970
         let expiry = until.timeIntervalSince1970
         guard expiry.isFinite, expiry > now else {
-            throw FlowStoreError(.backendFailure, "expected a spent-state expiry in the future, found one at or before now")
+            throw FlowStoreError(
+                .backendFailure, "expected a spent-state expiry in the future, found one at or before now")
         }
         let parameters: [PostgresValue] = [.text(FlowStoreKey.digest(of: state)), .real(expiry), .real(now)]
         do {

@@ -104,7 +104,9 @@ enum PostgresSchema {
     static func migrate(_ connection: PostgresConnection) throws(StoreError) {
         let operation = "migrate"
         try connection.query("SELECT pg_advisory_lock($1)", [.integer(migrationLock)], operation: operation)
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [.integer(migrationLock)], operation: operation) }
+        defer {
+            _ = try? connection.query("SELECT pg_advisory_unlock($1)", [.integer(migrationLock)], operation: operation)
+        }
         try connection.transaction(operation: operation) { () throws(StoreError) in
             try connection.run(
                 """

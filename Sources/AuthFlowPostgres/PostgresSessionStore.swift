@@ -92,7 +92,8 @@ public struct PostgresSessionStore: SessionStore {
     public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
         let operation = "deleteSessions(userID:)"
         return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.run("DELETE FROM sessions WHERE user_id = $1", [.text(userID.rawValue)], operation: operation)
+            try connection.run(
+                "DELETE FROM sessions WHERE user_id = $1", [.text(userID.rawValue)], operation: operation)
         }
     }
 

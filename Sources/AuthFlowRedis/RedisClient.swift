@@ -68,7 +68,8 @@ public final class RedisClient: Sendable {
 
     private func run(_ arguments: [[UInt8]], operation: String) -> Result<RedisReply, StoreError> {
         guard slots.wait(timeout: .now() + .milliseconds(Int(acquireTimeout * 1000))) == .success else {
-            return .failure(StoreError(.busy, "expected a free Redis connection, found the pool in use", operation: operation))
+            return .failure(
+                StoreError(.busy, "expected a free Redis connection, found the pool in use", operation: operation))
         }
         defer { slots.signal() }
         var pooled = idle.withLock { $0.popLast() }
@@ -98,7 +99,8 @@ public final class RedisClient: Sendable {
             guard pooled != nil, attempt == 0 else { return result }
             pooled = nil
         }
-        return .failure(StoreError(.backendFailure, "expected Redis to answer, found no connection", operation: operation))
+        return .failure(
+            StoreError(.backendFailure, "expected Redis to answer, found no connection", operation: operation))
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -39,7 +39,8 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
             address = .tcp(host: host, port: components.port ?? 6379)
             let path = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
             guard let database = path.isEmpty ? 0 : Int(path), database >= 0 else {
-                throw StoreError(.invalidValue, "expected a database number as the redis:// URL's path, found another value")
+                throw StoreError(
+                    .invalidValue, "expected a database number as the redis:// URL's path, found another value")
             }
             self.database = database
             let user = components.user?.removingPercentEncoding
@@ -51,14 +52,16 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
             }
             address = .unix(path: components.path)
             guard let database = query["db"].map({ Int($0) }) ?? 0, database >= 0 else {
-                throw StoreError(.invalidValue, "expected a database number in the unix:// URL's db, found another value")
+                throw StoreError(
+                    .invalidValue, "expected a database number in the unix:// URL's db, found another value")
             }
             self.database = database
             user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
             password = query["password"].flatMap { $0.isEmpty ? nil : $0 }
         case "rediss":
             throw StoreError(
-                .invalidValue, "expected a redis:// or unix:// URL, found rediss:// (TLS is not supported; use a "
+                .invalidValue,
+                "expected a redis:// or unix:// URL, found rediss:// (TLS is not supported; use a "
                     + "TLS tunnel or a unix socket)")
         default:
             throw StoreError(.invalidValue, "expected a redis:// or unix:// URL, found another scheme")

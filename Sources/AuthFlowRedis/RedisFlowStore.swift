@@ -30,14 +30,18 @@ public struct RedisFlowStore: FlowStore {
     public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         let lifetime = until.timeIntervalSince(clock.now())
         guard lifetime.isFinite, lifetime > 0 else {
-            throw FlowStoreError(.backendFailure, "expected a spent-state expiry in the future, found one at or before now")
+            throw FlowStoreError(
+                .backendFailure, "expected a spent-state expiry in the future, found one at or before now")
         }
         let key = client.key("spent", digest: Array(FlowStoreKey.digest(of: state).utf8))
         let milliseconds = String(Int64((lifetime * 1000).rounded(.up)))
         let reply: RedisReply
         do {
             reply = try await client.command(
-                [Array("SET".utf8), key, Array("1".utf8), Array("NX".utf8), Array("PX".utf8), Array(milliseconds.utf8)],
+                [
+                    Array("SET".utf8), key, Array("1".utf8), Array("NX".utf8), Array("PX".utf8),
+                    Array(milliseconds.utf8),
+                ],
                 operation: "markSpent")
         } catch {
             throw FlowStoreError(.backendFailure, error.description)

@@ -69,7 +69,8 @@ public struct RedisRateLimitStore: RateLimitStore {
         guard case .array(let values) = reply, values.count == 2, let allowed = values[0].integer,
             let levelBytes = values[1].bytes, let level = Double(String(decoding: levelBytes, as: UTF8.self))
         else {
-            throw StoreError(.corruptData, "expected the bucket's state back, found another reply", operation: operation)
+            throw StoreError(
+                .corruptData, "expected the bucket's state back, found another reply", operation: operation)
         }
         guard allowed == 1 else {
             return RateLimitDecision(allowed: false, retryAfter: max(0, (1 - level) / refillPerSecond))

@@ -49,7 +49,8 @@ public struct RedisSessionStore: SessionStore {
         try StoreValidation.checkSession(id: id, record, operation: operation)
         let lifetime = record.expiresAt.timeIntervalSince(clock.now())
         guard lifetime > 0 else {
-            throw StoreError(.invalidValue, "expected a session expiry in the future, found one in the past", operation: operation)
+            throw StoreError(
+                .invalidValue, "expected a session expiry in the future, found one in the past", operation: operation)
         }
         let milliseconds = String(Int64((lifetime * 1000).rounded(.up)))
         var keys = [sessionKey(id), userKey(record.userID), identityKey(record.identity)]

@@ -1,7 +1,7 @@
 import AuthFlow
 import AuthFlowPostgres
-import AuthFlowRedis
 import AuthFlowProviders
+import AuthFlowRedis
 import Foundation
 
 /// `authflow check [--config FILE] [--connect]`: loads and resolves a configuration, printing every problem;

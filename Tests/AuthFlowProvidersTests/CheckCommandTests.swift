@@ -132,8 +132,10 @@ import Testing
 
     /// `--connect` reaches PostgreSQL and Redis (the servers `scripts/test.sh` starts) without writing, and fails
     /// with a typed message when a store cannot be reached; the URLs' passwords are never printed.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["AUTHFLOW_TEST_POSTGRES_URL"] != nil
-        || ProcessInfo.processInfo.environment["AUTHFLOW_REQUIRE_PEERS"] == "1"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["AUTHFLOW_TEST_POSTGRES_URL"] != nil
+                || ProcessInfo.processInfo.environment["AUTHFLOW_REQUIRE_PEERS"] == "1"))
     func connectsToTheConfiguredStores() throws {
         let environment = ProcessInfo.processInfo.environment
         let postgres = try #require(environment["AUTHFLOW_TEST_POSTGRES_URL"])

@@ -10,7 +10,9 @@ import Testing
 @Suite(.enabled(if: TestDatabases.postgresURL != nil || TestDatabases.required))
 struct PostgresStoreTests {
     static let cipher = { () -> TokenCipher in
-        do { return try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()) } catch { fatalError("\(error)") }
+        do { return try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()) } catch {
+            fatalError("\(error)")
+        }
     }()
 
     /// Two databases on one fresh database: two "instances".
@@ -61,7 +63,9 @@ struct PostgresStoreTests {
         let applied = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<10 {
                 let store = stores[index % 2]
-                group.addTask { try await store.applyNotification(id: "jti-1", changes: [.setDisabled(.appleAlice, true)]) }
+                group.addTask {
+                    try await store.applyNotification(id: "jti-1", changes: [.setDisabled(.appleAlice, true)])
+                }
             }
             var count = 0
             for try await was in group where was { count += 1 }
@@ -98,7 +102,9 @@ struct PostgresStoreTests {
         #expect(dump[1] == PostgresHex.encode(Digest.sha256(Array("session-cookie-secret".utf8))))
         // The wrong secret cannot read them back: a typed error, not garbage.
         let other = PostgresAccountStore(
-            database: database, cipher: try TokenCipher(secret: "another-secret-0123456789-abcdefghijklmnopq",
+            database: database,
+            cipher: try TokenCipher(
+                secret: "another-secret-0123456789-abcdefghijklmnopq",
                 random: SystemRandom()), clock: clock)
         let refused = await storeError { () throws(StoreError) in try await other.tokens(for: .appleAlice) }
         #expect(refused?.code == .corruptData)
@@ -150,8 +156,10 @@ struct PostgresStoreTests {
 
     @Test func refusesTextWithNULBytesInsteadOfTruncatingIt() async throws {
         let (database, _, _) = try Self.twoInstances()
-        let accounts = PostgresAccountStore(database: database, cipher: Self.cipher, clock: ManualClock(StoreHarness.start))
-        _ = try await accounts.createUser(.alice, identity: IdentityKey(provider: "apple", subject: "a"), profile: IdentityProfile())
+        let accounts = PostgresAccountStore(
+            database: database, cipher: Self.cipher, clock: ManualClock(StoreHarness.start))
+        _ = try await accounts.createUser(
+            .alice, identity: IdentityKey(provider: "apple", subject: "a"), profile: IdentityProfile())
         let refused = await storeError { () throws(StoreError) in
             try await accounts.identity(IdentityKey(provider: "apple", subject: "a\u{0}b"))
         }

@@ -120,7 +120,8 @@ struct RedisStoreTests {
         let store = RedisSessionStore(client: client, clock: ManualClock(StoreHarness.start))
         try await store.createSession(id: "c1", record: Self.record())
         // What a server restart does to clients: the client's pooled connection is closed by the server.
-        let id = try #require(try await client.command([Array("CLIENT".utf8), Array("ID".utf8)], operation: "test").integer)
+        let id = try #require(
+            try await client.command([Array("CLIENT".utf8), Array("ID".utf8)], operation: "test").integer)
         let other = try TestDatabases.freshRedisClient()
         let killed = try await other.command(
             ["CLIENT", "KILL", "ID", String(id)].map { Array($0.utf8) }, operation: "test")

@@ -29,7 +29,8 @@ import Testing
         }
         #expect(
             tables == [
-                "applied_notifications", "identities", "identity_tokens", "pending_profiles", "sessions", "spent_states",
+                "applied_notifications", "identities", "identity_tokens", "pending_profiles", "sessions",
+                "spent_states",
                 "users",
             ])
     }

@@ -53,7 +53,8 @@ final class RecordingProviderObserver: ProviderObserver {
             nonce: nonce ? Query.parameters(ofURL: start.redirectURL)["nonce"] : nil, tokenStatus: tokenStatus)
         _ = try await driver.complete(
             provider: "test", method: .get,
-            parameters: CallbackParameters([("code", "auth-code-value"), ("state", start.state)]), flowRecord: start.record)
+            parameters: CallbackParameters([("code", "auth-code-value"), ("state", start.state)]),
+            flowRecord: start.record)
     }
 
     @Test func reportsTokenAndJWKSRequestsOfAnOIDCSignIn() async throws {

@@ -31,7 +31,8 @@ final class PostgresConnection: @unchecked Sendable {
             }
         }
         guard let connection else {
-            throw StoreError(.backendFailure, "expected libpq to allocate a connection, found none", operation: "connect")
+            throw StoreError(
+                .backendFailure, "expected libpq to allocate a connection, found none", operation: "connect")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.firstLine(PQerrorMessage(connection))
@@ -115,7 +116,8 @@ final class PostgresConnection: @unchecked Sendable {
         let texts = parameters.map(\.textForm)
         for (index, text) in texts.enumerated() where text?.utf8.contains(0) == true {
             throw StoreError(
-                .invalidValue, "expected parameter \(index + 1) without NUL bytes (PostgreSQL text cannot hold them), "
+                .invalidValue,
+                "expected parameter \(index + 1) without NUL bytes (PostgreSQL text cannot hold them), "
                     + "found one", operation: operation)
         }
         let result = Self.withOptionalCStrings(texts) { pointers in
@@ -160,7 +162,8 @@ final class PostgresConnection: @unchecked Sendable {
                 .backendFailure, "expected PostgreSQL to answer, found it unavailable (SQLSTATE \(state)): \(primary)",
                 operation: operation)
         }
-        return StoreError(code, "PostgreSQL refused the statement (SQLSTATE \(state)): \(primary)", operation: operation)
+        return StoreError(
+            code, "PostgreSQL refused the statement (SQLSTATE \(state)): \(primary)", operation: operation)
     }
 
     private static func firstLine(_ message: UnsafePointer<CChar>?) -> String {

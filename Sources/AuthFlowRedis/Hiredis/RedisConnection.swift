@@ -22,7 +22,8 @@ final class RedisConnection: @unchecked Sendable {
             opened = redisConnectUnixWithTimeout(path, af_redis_timeval(connectMillis))
         }
         guard let opened else {
-            throw StoreError(.backendFailure, "expected hiredis to allocate a connection, found none", operation: "connect")
+            throw StoreError(
+                .backendFailure, "expected hiredis to allocate a connection, found none", operation: "connect")
         }
         guard opened.pointee.err == 0 else {
             let message = Self.errorText(opened)

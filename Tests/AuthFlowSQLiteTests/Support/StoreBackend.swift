@@ -1,11 +1,11 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowRedis
 import AuthFlowSQLite
 import Foundation
 import Testing
 
 @testable import AuthFlowPostgres
-import AuthFlowRedis
 
 /// The account and session store implementations one conformance suite runs against.
 enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {

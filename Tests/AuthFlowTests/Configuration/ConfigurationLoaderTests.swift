@@ -446,7 +446,8 @@ import Testing
                 == "expected memory, sqlite or postgres for store.kind, found \"redis\" (Redis holds sessions next to a "
                 + "database, it is not a store kind)")
         let unknown = try loadError("store:\n  kind: mongo\n" + minimalProviders)
-        #expect(unknown.issues.map(\.message) == ["expected memory, sqlite or postgres for store.kind, found \"mongo\""])
+        #expect(
+            unknown.issues.map(\.message) == ["expected memory, sqlite or postgres for store.kind, found \"mongo\""])
         let redisURL = try loadError(
             "store:\n  kind: postgres\n  postgres_url: postgresql://db.internal/authflow\n"
                 + "  redis_url: memcache://:hunter2@cache.internal\n" + minimalProviders)
@@ -461,7 +462,8 @@ import Testing
     @Test func readsAPostgresStoreWithItsURLFromTheEnvironment() throws {
         let configuration = try makeLoader(
             environment: ["DATABASE_URL": "postgresql://authflow:pw@db.internal:5432/authflow?sslmode=require"]
-        ).load(yaml: "store:\n  kind: postgres\n  postgres_url: ${DATABASE_URL}\n" + minimalProviders, fileName: "p.yaml")
+        ).load(
+            yaml: "store:\n  kind: postgres\n  postgres_url: ${DATABASE_URL}\n" + minimalProviders, fileName: "p.yaml")
         #expect(configuration.store.kind == .postgres)
         #expect(configuration.store.postgresURL == "postgresql://authflow:pw@db.internal:5432/authflow?sslmode=require")
         #expect(!configuration.store.description.contains("pw"))
