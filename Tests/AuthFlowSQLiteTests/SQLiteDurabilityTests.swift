@@ -1,8 +1,9 @@
 import AuthFlow
 import AuthFlowJOSE
-import AuthFlowSQLite
 import Foundation
 import Testing
+
+@testable import AuthFlowSQLite
 
 /// Another process sees committed data, decrypts tokens with an independent AES-GCM, and a writer killed with
 /// SIGKILL loses only its uncommitted transaction. The other process is Python's `sqlite3` (and
@@ -60,7 +61,7 @@ struct SQLiteDurabilityTests {
         // The Swift connection stays open: the reader must see committed data through the WAL.
         let lines = try await PythonProcess.run(
             Self.reader, [path, StoreHarness.secret, IdentityKey.appleAlice.provider, IdentityKey.appleAlice.subject])
-        #expect(lines == ["1", "u-alice Alice", "r-apple-secret-token", "Ada"])
+        #expect(lines == ["\(SQLiteSchema.currentVersion)", "u-alice Alice", "r-apple-secret-token", "Ada"])
     }
 
     @Test func keepsCommittedDataWhenAWriterIsKilled() async throws {

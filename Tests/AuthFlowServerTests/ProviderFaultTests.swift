@@ -47,8 +47,11 @@ struct ProviderFaultTests {
         #expect(try await app.stores.accounts.identity(key) == nil, "an account was written")
         #expect(try await app.stores.accounts.tokens(for: key) == nil, "tokens were written")
         #expect(try await browser.get(app.appURL + "/healthz").status == 200)
-        // The provider recovers: the next sign-in works.
+        // The provider recovers: the next sign-in works. Past the JWKS cache's refetch interval, since a cache
+        // whose first fetch failed waits that long before it asks again (anonymous callbacks cannot make the
+        // server hammer a failing endpoint).
         faults.set(path, nil)
+        app.clock.advance(by: 11)
         let again = TestBrowser()
         #expect(try await app.signIn(again, provider: provider, as: identity).status == 302)
         #expect(try await app.session(again).status == 200)
