@@ -36,7 +36,7 @@ flags=(-swift-version 6 -I "$modules")
 for map in Sources/C*/module.modulemap; do
     flags+=(-Xcc "-fmodule-map-file=$PWD/$map")
 done
-for flag in $(pkg-config --cflags-only-I libcrypto libcurl yaml-0.1 libmicrohttpd sqlite3 2>/dev/null); do
+for flag in $(pkg-config --cflags-only-I libcrypto libcurl yaml-0.1 libmicrohttpd sqlite3 libpq 2>/dev/null); do
     flags+=(-Xcc "$flag")
 done
 

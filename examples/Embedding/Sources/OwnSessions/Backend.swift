@@ -4,6 +4,8 @@ import AuthFlowProviders
 struct Backend: Sendable {
     /// The flow driver.
     let signIn: SignIn
+    /// Seals each sign-in's flow record into its flow cookie, so a start stores nothing server-side.
+    let seal: FlowRecordSeal
     /// The application's users, keyed by provider and subject.
     let users: UserTable
     /// The application's sessions.
@@ -11,7 +13,7 @@ struct Backend: Sendable {
     /// Whether cookies get `Secure` (the public URL is https).
     let secureCookies: Bool
 
-    /// The cookie holding this browser's binding to its sign-in in progress.
+    /// The cookie holding this browser's sign-in in progress (its flow record, sealed).
     static let flowCookie = "own_flow"
     /// The session cookie.
     static let sessionCookie = "own_session"
@@ -40,20 +42,29 @@ struct Backend: Sendable {
         }
     }
 
-    /// Starts a sign-in: binds it to this browser with a cookie and redirects to the provider.
+    /// Starts a sign-in: seals its flow record into a cookie of this browser and redirects to the provider.
     func login(provider: String) async -> HTTPServerResponse {
-        let binding = signIn.newBrowserBinding()
+        let start: SignInStart
         do {
-            let start = try await signIn.begin(provider: provider, returnTo: "/me", browserBinding: binding)
-            var response = HTTPServerResponse.redirect(to: start.redirectURL)
-            response.addCookie(cookie(Self.flowCookie, binding, path: "/auth/", maxAge: 600))
-            return response
+            start = try await signIn.begin(
+                provider: provider, returnTo: "/me", browserBinding: signIn.newBrowserBinding())
         } catch {
             return .error(error.code.rawValue, message: "cannot start the sign-in", status: 400)
         }
+        let value: String
+        do {
+            value = try seal.seal(start.record, cookieName: Self.flowCookie)
+        } catch {
+            return .error(error.code.rawValue, message: "cannot seal the sign-in", status: 500)
+        }
+        var response = HTTPServerResponse.redirect(to: start.redirectURL)
+        response.addCookie(cookie(Self.flowCookie, value, path: "/auth/", maxAge: 600))
+        return response
     }
 
-    /// Completes a sign-in: the driver checks state, binding and tokens; then the user is found or created
+    /// Completes a sign-in: the driver checks the state against the sealed flow record of this browser's
+    /// cookie (a callback without it, or with another sign-in's, is refused) and the tokens; then the user is
+    /// found or created
     /// and a session of this backend's own begins.
     ///
     /// Apple answers with a cross-site POST, which carries no `SameSite=Lax` cookie: a backend using Apple
@@ -73,7 +84,9 @@ struct Backend: Sendable {
         do {
             result = try await signIn.complete(
                 provider: provider, method: request.method == "POST" ? .post : .get,
-                parameters: CallbackParameters(parameters), browserBinding: request.cookies()[Self.flowCookie])
+                parameters: CallbackParameters(parameters),
+                flowRecord: seal.open(
+                    request.cookies()[Self.flowCookie], cookieName: Self.flowCookie, provider: provider))
         } catch {
             return .error(error.code.rawValue, message: "the sign-in did not complete", status: 400)
         }

@@ -23,8 +23,17 @@ do {
 }
 let signIn = SignIn(
     providers: providers, httpClient: httpClient, flowStore: InMemoryFlowStore(clock: clock), clock: clock)
+// Flow cookies are sealed under a key from server.secret (every instance must share it), or, without one, a
+// key drawn for this run.
+let seal: FlowRecordSeal
+do {
+    seal = try FlowRecordSeal(
+        secret: server.secret.map { Array($0.value.utf8) } ?? SystemRandom().bytes(32), random: SystemRandom())
+} catch {
+    ExampleConfiguration.fail("cannot derive the flow-cookie key: \(error)")
+}
 let backend = Backend(
-    signIn: signIn, users: UserTable(), sessions: SessionTable(clock: clock),
+    signIn: signIn, seal: seal, users: UserTable(), sessions: SessionTable(clock: clock),
     secureCookies: server.publicURL.hasPrefix("https://"))
 
 let http = HTTPServer(configuration: .init(host: server.listen.host, port: server.listen.port)) { request in
