@@ -3,7 +3,7 @@ public import AuthFlowJOSE
 /// Seals a ``FlowRecord`` into a flow cookie value and opens it again, so a sign-in start stores nothing on
 /// the server.
 ///
-/// AES-256-GCM (``AuthFlowJOSE/TokenCipher``) under a key derived from the server secret by HKDF-SHA256 with
+/// AES-256-GCM (`TokenCipher`) under a key derived from the server secret by HKDF-SHA256 with
 /// its own label, ``label``, so flow cookies and encrypted tokens never share a key. The cookie's name and the
 /// provider are the associated data: a value opens only under the cookie name it was set with and only for
 /// the provider whose callback it reaches. The value is `v1.` followed by the base64url sealed bytes (which
@@ -18,7 +18,7 @@ public struct FlowRecordSeal: Sendable, CustomStringConvertible {
 
     /// Derives the flow-cookie key from `secret`.
     ///
-    /// - Throws: ``AuthFlowJOSE/JOSEError`` `weakKey` for a secret shorter than 32 bytes, `cryptoFailure`
+    /// - Throws: `JOSEError` `weakKey` for a secret shorter than 32 bytes, `cryptoFailure`
     ///   when OpenSSL fails.
     public init(secret: some Collection<UInt8>, random: any SecureRandom) throws(JOSEError) {
         cipher = try TokenCipher(secret: secret, random: random, label: Self.label)
@@ -26,7 +26,7 @@ public struct FlowRecordSeal: Sendable, CustomStringConvertible {
 
     /// The cookie value carrying `record`, bound to `cookieName` and the record's provider.
     ///
-    /// - Throws: ``AuthFlowJOSE/JOSEError`` `cryptoFailure` when OpenSSL or the random source fails.
+    /// - Throws: `JOSEError` `cryptoFailure` when OpenSSL or the random source fails.
     public func seal(_ record: FlowRecord, cookieName: String) throws(JOSEError) -> String {
         let sealed = try cipher.seal(
             record.serialized(), associatedData: Self.associatedData(cookieName: cookieName, provider: record.provider))

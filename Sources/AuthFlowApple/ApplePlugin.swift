@@ -139,7 +139,7 @@ public struct ApplePlugin: ProviderPlugin {
     /// The name from Apple's first-login `user` field (`{"name":{"firstName","lastName"},"email"}`); the
     /// email there is ignored. `nil` when the field is absent or carries no name.
     ///
-    /// - Throws: ``SignInError`` with `invalid_user_field` when the field repeats, is larger than
+    /// - Throws: `SignInError` with `invalid_user_field` when the field repeats, is larger than
     ///   ``maximumUserFieldBytes``, held bytes that are not UTF-8 (the form decoder turns them into U+FFFD,
     ///   which Apple's JSON never carries unescaped), is not a JSON object, or has a `name` that is not an
     ///   object of strings. Refusing keeps a garbled name from ever reaching the store.

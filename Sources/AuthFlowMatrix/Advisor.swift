@@ -71,7 +71,7 @@ struct Advisor {
     }
 
     /// Tokens are stored but the configuration does not ask for a refresh token the way the plugin declares
-    /// (``AuthFlow/ProviderPlugin/refreshTokenRequest``): a missing scope (X's `offline.access`) or
+    /// (`refreshTokenRequest`): a missing scope (X's `offline.access`) or
     /// authorization parameter (Google's `access_type=offline`).
     func refreshToken() -> Advisory? {
         guard storesTokens else { return nil }

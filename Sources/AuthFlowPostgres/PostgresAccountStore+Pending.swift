@@ -7,7 +7,7 @@ extension PostgresAccountStore {
     /// Parks a pending profile (one transaction: purge expired records, then insert); an expired record with the
     /// same key is replaced.
     ///
-    /// - Throws: ``StoreError`` `duplicateKey` when a live record has that key, `invalidValue`.
+    /// - Throws: `StoreError` `duplicateKey` when a live record has that key, `invalidValue`.
     public func putPendingProfile(_ profile: PendingProfile) async throws(StoreError) {
         let operation = "putPendingProfile"
         let now = clock.now().timeIntervalSince1970
@@ -36,7 +36,7 @@ extension PostgresAccountStore {
     /// Removes and returns the live pending profile under `key` in one statement
     /// (`DELETE … WHERE key = $1 AND expires_at > $2 RETURNING …`).
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func takePendingProfile(key: String) async throws(StoreError) -> PendingProfile? {
         let operation = "takePendingProfile"
         try StoreValidation.checkKey(key, "pending profile key", operation: operation)
@@ -58,7 +58,7 @@ extension PostgresAccountStore {
     /// Records `id` and applies every change in one transaction; `false` (nothing changed) when `id` was
     /// applied before, by this instance or another (the primary key on the id decides).
     ///
-    /// - Throws: ``StoreError`` `identityNotFound` (nothing applied, `id` not recorded), `invalidValue`.
+    /// - Throws: `StoreError` `identityNotFound` (nothing applied, `id` not recorded), `invalidValue`.
     public func applyNotification(id: String, changes: [AccountChange]) async throws(StoreError) -> Bool {
         let operation = "applyNotification"
         try StoreValidation.checkKey(id, "notification id", operation: operation)
@@ -106,7 +106,7 @@ extension PostgresAccountStore {
 
     /// Whether the notification `id` was applied, by this instance or another.
     ///
-    /// - Throws: ``StoreError`` `invalidValue` for an empty id.
+    /// - Throws: `StoreError` `invalidValue` for an empty id.
     public func isNotificationApplied(id: String) async throws(StoreError) -> Bool {
         let operation = "isNotificationApplied"
         try StoreValidation.checkKey(id, "notification id", operation: operation)

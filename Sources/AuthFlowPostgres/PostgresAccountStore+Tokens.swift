@@ -10,7 +10,7 @@ import Foundation
 extension PostgresAccountStore {
     /// Stores tokens for a linked identity in one statement; a `nil` refresh token keeps the stored one.
     ///
-    /// - Throws: ``StoreError`` `identityNotFound`, `invalidValue`.
+    /// - Throws: `StoreError` `identityNotFound`, `invalidValue`.
     public func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) async throws(StoreError) {
         let operation = "saveTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
@@ -42,7 +42,7 @@ extension PostgresAccountStore {
 
     /// The identity's tokens, or `nil` when none are stored.
     ///
-    /// - Throws: ``StoreError`` `corruptData` when they do not decrypt (e.g. `server.secret` changed).
+    /// - Throws: `StoreError` `corruptData` when they do not decrypt (e.g. `server.secret` changed).
     public func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
         let operation = "tokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
@@ -61,7 +61,7 @@ extension PostgresAccountStore {
 
     /// Every identity of the user with stored tokens.
     ///
-    /// - Throws: ``StoreError`` `userNotFound`, `corruptData`.
+    /// - Throws: `StoreError` `userNotFound`, `corruptData`.
     public func tokens(ofUser user: UserID) async throws(StoreError) -> [IdentityKey: StoredTokens] {
         let operation = "tokens(ofUser:)"
         let cipher = cipher
@@ -88,7 +88,7 @@ extension PostgresAccountStore {
 
     /// Deletes the identity's tokens and returns them; tokens that no longer decrypt are reported as `nil`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
         let operation = "deleteTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)

@@ -2,13 +2,13 @@ public import AuthFlow
 public import AuthFlowJOSE
 import Foundation
 
-/// An ``AccountStore`` in a ``PostgresDatabase``, shared by every server instance using the database.
+/// An `AccountStore` in a ``PostgresDatabase``, shared by every server instance using the database.
 ///
 /// Each operation is one statement or one transaction. Unique constraints make races between instances safe:
 /// users and identities are inserted with `ON CONFLICT DO NOTHING`, so of two instances completing the first
 /// sign-in of one new identity at once exactly one creates the user (the other gets `identityAlreadyLinked`),
 /// and a notification id is applied once however many instances receive it. Read-then-write operations lock
-/// the rows they read (`FOR UPDATE`). Provider tokens are encrypted with a ``TokenCipher`` exactly as in the
+/// the rows they read (`FOR UPDATE`). Provider tokens are encrypted with a `TokenCipher` exactly as in the
 /// SQLite store (associated data binds each value to its kind and identity). Timestamps and expiry follow the
 /// injected clock.
 public struct PostgresAccountStore: AccountStore {
@@ -31,7 +31,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// The stored identity, or `nil`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func identity(_ key: IdentityKey) async throws(StoreError) -> LinkedIdentity? {
         let operation = "identity"
         try StoreValidation.checkIdentity(key, operation: operation)
@@ -42,7 +42,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// The user with its identities, or `nil`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func user(_ id: UserID) async throws(StoreError) -> UserAccount? {
         let operation = "user"
         return try await database.perform(operation) { connection throws(StoreError) in
@@ -54,7 +54,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// Users with an enabled identity whose verified email matches (case-insensitively), oldest first.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount] {
         let operation = "users(withVerifiedEmail:)"
         try StoreValidation.checkField(email, "email", operation: operation)
@@ -82,7 +82,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// Creates the user with its first identity, in one transaction; the primary keys decide races.
     ///
-    /// - Throws: ``StoreError`` `duplicateUser`, `identityAlreadyLinked`, `invalidValue`.
+    /// - Throws: `StoreError` `duplicateUser`, `identityAlreadyLinked`, `invalidValue`.
     public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) async throws(StoreError)
         -> UserAccount
     {
@@ -113,7 +113,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// Links the identity to an existing user; an identity already linked to that user is returned unchanged.
     ///
-    /// - Throws: ``StoreError`` `identityAlreadyLinked`, `userNotFound`, `invalidValue`.
+    /// - Throws: `StoreError` `identityAlreadyLinked`, `userNotFound`, `invalidValue`.
     public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID)
         async throws(StoreError)
         -> LinkedIdentity
@@ -145,7 +145,7 @@ public struct PostgresAccountStore: AccountStore {
     /// Removes every identity of `provider` from the user with their tokens, refusing to remove the last one.
     /// Tokens that no longer decrypt (the secret changed) are reported as `nil`.
     ///
-    /// - Throws: ``StoreError`` `userNotFound`, `identityNotFound`, `lastIdentity`.
+    /// - Throws: `StoreError` `userNotFound`, `identityNotFound`, `lastIdentity`.
     public func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"
         try StoreValidation.checkKey(provider, "provider", operation: operation)
@@ -184,7 +184,7 @@ public struct PostgresAccountStore: AccountStore {
     /// Deletes the user, its identities and their tokens in one transaction. Tokens that no longer decrypt are
     /// reported as `nil`.
     ///
-    /// - Throws: ``StoreError`` `userNotFound`.
+    /// - Throws: `StoreError` `userNotFound`.
     public func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "deleteUser"
         let cipher = cipher
@@ -209,7 +209,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// Disables or enables sign-in with the identity.
     ///
-    /// - Throws: ``StoreError`` `identityNotFound`.
+    /// - Throws: `StoreError` `identityNotFound`.
     public func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) async throws(StoreError)
         -> LinkedIdentity
     {
@@ -221,7 +221,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// Updates the identity's profile fields; `nil` keeps a stored value.
     ///
-    /// - Throws: ``StoreError`` `identityNotFound`, `invalidValue`.
+    /// - Throws: `StoreError` `identityNotFound`, `invalidValue`.
     public func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey)
         async throws(StoreError)
         -> LinkedIdentity
@@ -235,7 +235,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// Reads the schema version, so an unreachable server or a missing schema is noticed.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func checkHealth() async throws(StoreError) {
         try await database.checkHealth()
     }

@@ -40,7 +40,7 @@ public final class PostgresDatabase: Sendable {
     ///   - maximumConnections: the pool's size (at least 1).
     ///   - statementTimeout: seconds any one statement may run (and wait for a lock) before failing with `busy`.
     ///   - acquireTimeout: seconds an operation waits for a free connection before failing with `busy`.
-    /// - Throws: ``StoreError`` `backendFailure` (cannot connect), `unsupportedSchema`, `busy`.
+    /// - Throws: `StoreError` `backendFailure` (cannot connect), `unsupportedSchema`, `busy`.
     public init(
         url: String, maximumConnections: Int = 4, statementTimeout: Double = 10, acquireTimeout: Double = 10
     ) throws(StoreError) {
@@ -56,7 +56,7 @@ public final class PostgresDatabase: Sendable {
     /// Connects to `url` once, without migrating or writing anything, and returns the AuthFlow schema version
     /// found there (`0` for a database AuthFlow has not used yet): what `authflow check --connect` reports.
     ///
-    /// - Throws: ``StoreError`` `backendFailure` when the server cannot be reached or refuses the login.
+    /// - Throws: `StoreError` `backendFailure` when the server cannot be reached or refuses the login.
     public static func probe(url: String) throws(StoreError) -> Int {
         let connection = try PostgresConnection(conninfo: url, statementTimeout: 10)
         let present = try connection.query(
@@ -68,7 +68,7 @@ public final class PostgresDatabase: Sendable {
 
     /// The database's schema version.
     ///
-    /// - Throws: ``StoreError`` when the database cannot be read.
+    /// - Throws: `StoreError` when the database cannot be read.
     public func schemaVersion() async throws(StoreError) -> Int {
         try await perform("schemaVersion") { connection throws(StoreError) in
             Int(try PostgresSchema.version(connection, operation: "schemaVersion") ?? 0)
@@ -77,7 +77,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Checks that the server answers and holds the schema.
     ///
-    /// - Throws: ``StoreError`` `backendFailure` when it does not.
+    /// - Throws: `StoreError` `backendFailure` when it does not.
     public func checkHealth(operation: String = "checkHealth") async throws(StoreError) {
         _ = try await perform(operation) { connection throws(StoreError) in
             try PostgresSchema.version(connection, operation: operation)

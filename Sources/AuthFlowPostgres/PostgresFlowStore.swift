@@ -5,7 +5,7 @@ public import Foundation
 /// A `FlowStore` (the set of spent sign-in states) in a ``PostgresDatabase``, shared by every server instance
 /// using the database, so a state spent on one instance is spent for all.
 ///
-/// ``markSpent(state:until:)`` is one `INSERT … ON CONFLICT` of the state's digest (never the state), so of
+/// `markSpent(state:until:)` is one `INSERT … ON CONFLICT` of the state's digest (never the state), so of
 /// concurrent callers with one state, from any instance, exactly one spends it. Expiry follows the injected
 /// clock.
 public struct PostgresFlowStore: FlowStore {
@@ -56,7 +56,7 @@ public struct PostgresFlowStore: FlowStore {
 
     /// Checks that the server answers and holds the schema.
     ///
-    /// - Throws: ``FlowStoreError`` `backendFailure`.
+    /// - Throws: `FlowStoreError` `backendFailure`.
     public func checkHealth() async throws(FlowStoreError) {
         do {
             try await database.checkHealth()

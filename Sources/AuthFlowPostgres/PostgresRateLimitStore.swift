@@ -2,7 +2,7 @@ public import AuthFlow
 public import AuthFlowJOSE
 import Foundation
 
-/// A ``RateLimitStore`` in a ``PostgresDatabase``: token buckets shared by every instance using the database.
+/// A `RateLimitStore` in a ``PostgresDatabase``: token buckets shared by every instance using the database.
 ///
 /// One bucket is one row keyed by the SHA-256 digest of its key (the key, e.g. a client address, is never
 /// written). `consume` is one `INSERT … ON CONFLICT DO UPDATE` that refills the bucket for the time since its
@@ -27,7 +27,7 @@ public struct PostgresRateLimitStore: RateLimitStore {
 
     /// Takes one token from bucket `key` if one is available.
     ///
-    /// - Throws: ``StoreError`` `invalidValue` for an empty key or a capacity or refill rate that is not a
+    /// - Throws: `StoreError` `invalidValue` for an empty key or a capacity or refill rate that is not a
     ///   positive finite number, `backendFailure`, `busy`.
     public func consume(key: String, capacity: Double, refillPerSecond: Double) async throws(StoreError)
         -> RateLimitDecision

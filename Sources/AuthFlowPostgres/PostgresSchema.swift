@@ -99,7 +99,7 @@ enum PostgresSchema {
         ]
     ]
 
-    /// Brings the database to ``currentVersion`` under the migration advisory lock, in one transaction; a
+    /// Brings the database to `currentVersion` under the migration advisory lock, in one transaction; a
     /// database from a newer version is refused before anything is written.
     static func migrate(_ connection: PostgresConnection) throws(StoreError) {
         let operation = "migrate"

@@ -2,7 +2,7 @@ public import AuthFlow
 public import AuthFlowJOSE
 import Foundation
 
-/// A ``SessionStore`` in a ``PostgresDatabase``, shared by every server instance using the database.
+/// A `SessionStore` in a ``PostgresDatabase``, shared by every server instance using the database.
 ///
 /// Sessions are keyed by the SHA-256 digest of their id; the id itself is never written. Each operation is
 /// one statement (creation also purges expired sessions in the same transaction). Expiry follows the injected
@@ -24,7 +24,7 @@ public struct PostgresSessionStore: SessionStore {
 
     /// Stores a session under the digest of `id`.
     ///
-    /// - Throws: ``StoreError`` `duplicateSession`, `invalidValue`.
+    /// - Throws: `StoreError` `duplicateSession`, `invalidValue`.
     public func createSession(id: String, record: SessionRecord) async throws(StoreError) {
         let operation = "createSession"
         try StoreValidation.checkSession(id: id, record, operation: operation)
@@ -52,7 +52,7 @@ public struct PostgresSessionStore: SessionStore {
 
     /// The live session under `id`, or `nil`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func session(id: String) async throws(StoreError) -> SessionRecord? {
         let operation = "session"
         try StoreValidation.checkKey(id, "session id", operation: operation)
@@ -74,7 +74,7 @@ public struct PostgresSessionStore: SessionStore {
 
     /// Deletes the session under `id`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSession(id: String) async throws(StoreError) -> Bool {
         let operation = "deleteSession"
@@ -87,7 +87,7 @@ public struct PostgresSessionStore: SessionStore {
 
     /// Deletes every session of the user.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
         let operation = "deleteSessions(userID:)"
@@ -99,7 +99,7 @@ public struct PostgresSessionStore: SessionStore {
 
     /// Deletes every session signed in with the identity.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
         let operation = "deleteSessions(identity:)"
@@ -113,7 +113,7 @@ public struct PostgresSessionStore: SessionStore {
     /// Deletes every session that began with the provider session `providerSessionID` of the identity (any
     /// subject of the provider when `identity.subject` is empty).
     ///
-    /// - Throws: ``StoreError`` `invalidValue` for an empty provider or provider session id.
+    /// - Throws: `StoreError` `invalidValue` for an empty provider or provider session id.
     @discardableResult
     public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
         let operation = "deleteSessions(identity:providerSessionID:)"
@@ -130,7 +130,7 @@ public struct PostgresSessionStore: SessionStore {
 
     /// Checks that the server answers and holds the schema.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func checkHealth() async throws(StoreError) {
         try await database.checkHealth()
     }

@@ -28,7 +28,7 @@ public final class RedisClient: Sendable {
     ///   - maximumConnections: the pool's size.
     ///   - connectTimeout: seconds to connect.
     ///   - commandTimeout: seconds any command may take.
-    /// - Throws: ``StoreError`` `backendFailure` when Redis cannot be reached or refuses the login.
+    /// - Throws: `StoreError` `backendFailure` when Redis cannot be reached or refuses the login.
     public init(
         endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4, connectTimeout: Double = 5,
         commandTimeout: Double = 5
@@ -46,7 +46,7 @@ public final class RedisClient: Sendable {
 
     /// Checks that Redis answers `PING`.
     ///
-    /// - Throws: ``StoreError`` `backendFailure`.
+    /// - Throws: `StoreError` `backendFailure`.
     public func checkHealth() async throws(StoreError) {
         _ = try await command(["PING"].map { Array($0.utf8) }, operation: "checkHealth")
     }

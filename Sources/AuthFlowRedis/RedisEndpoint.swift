@@ -23,7 +23,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a `redis://` or `unix://` URL.
     ///
-    /// - Throws: ``StoreError`` `invalidValue` naming what is wrong, never echoing the URL (it may hold a
+    /// - Throws: `StoreError` `invalidValue` naming what is wrong, never echoing the URL (it may hold a
     ///   password).
     public init(url: String) throws(StoreError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {

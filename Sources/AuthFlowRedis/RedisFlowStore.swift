@@ -5,7 +5,7 @@ public import Foundation
 /// A `FlowStore` (the set of spent sign-in states) in Redis, shared by every instance using the same server
 /// and prefix, so a state spent on one instance is spent for all.
 ///
-/// ``markSpent(state:until:)`` is one `SET <prefix>spent:<digest> 1 NX PX <ms>`: Redis sets the key only when
+/// `markSpent(state:until:)` is one `SET <prefix>spent:<digest> 1 NX PX <ms>`: Redis sets the key only when
 /// it is absent, so of concurrent callers with one state, from any instance, exactly one spends it, and the
 /// key expires with the flow. The key holds the state's digest, never the state.
 public struct RedisFlowStore: FlowStore {

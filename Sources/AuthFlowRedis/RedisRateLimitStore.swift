@@ -2,7 +2,7 @@ public import AuthFlow
 public import AuthFlowJOSE
 import Foundation
 
-/// A ``RateLimitStore`` in Redis: token buckets shared by every instance using the same server and prefix.
+/// A `RateLimitStore` in Redis: token buckets shared by every instance using the same server and prefix.
 ///
 /// A bucket is a hash at `<prefix>rate:<digest of key>` (the key itself, e.g. a client address, is never
 /// written); one Lua script refills it for the time since its last update and takes a token, atomically. The
@@ -46,7 +46,7 @@ public struct RedisRateLimitStore: RateLimitStore {
 
     /// Takes one token from bucket `key` if one is available.
     ///
-    /// - Throws: ``StoreError`` `invalidValue` for an empty key or a capacity or refill rate that is not a
+    /// - Throws: `StoreError` `invalidValue` for an empty key or a capacity or refill rate that is not a
     ///   positive finite number, `backendFailure`.
     public func consume(key: String, capacity: Double, refillPerSecond: Double) async throws(StoreError)
         -> RateLimitDecision

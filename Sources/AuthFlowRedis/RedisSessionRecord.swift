@@ -1,7 +1,7 @@
 import AuthFlow
 import Foundation
 
-/// The stored form of a ``SessionRecord``: each field as `<byte count>:<bytes>`, so any text round-trips; the
+/// The stored form of a `SessionRecord`: each field as `<byte count>:<bytes>`, so any text round-trips; the
 /// provider session id as `+<sid>`, or `-` when there is none.
 enum RedisSessionRecord {
     static func encode(_ record: SessionRecord) -> [UInt8] {

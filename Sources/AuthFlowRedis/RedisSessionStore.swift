@@ -2,7 +2,7 @@ public import AuthFlow
 public import AuthFlowJOSE
 import Foundation
 
-/// A ``SessionStore`` in Redis, shared by every instance using the same server and prefix.
+/// A `SessionStore` in Redis, shared by every instance using the same server and prefix.
 ///
 /// Keys hold only SHA-256 digests: `<prefix>session:<digest of id>` holds the record (expiring with it), and
 /// `<prefix>user:<digest of user id>` / `<prefix>identity:<digest of provider and subject>` are sets of the
@@ -43,7 +43,7 @@ public struct RedisSessionStore: SessionStore {
 
     /// Stores a session under the digest of `id`.
     ///
-    /// - Throws: ``StoreError`` `duplicateSession`, `invalidValue`.
+    /// - Throws: `StoreError` `duplicateSession`, `invalidValue`.
     public func createSession(id: String, record: SessionRecord) async throws(StoreError) {
         let operation = "createSession"
         try StoreValidation.checkSession(id: id, record, operation: operation)
@@ -69,7 +69,7 @@ public struct RedisSessionStore: SessionStore {
 
     /// The live session under `id`, or `nil`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func session(id: String) async throws(StoreError) -> SessionRecord? {
         let operation = "session"
         try StoreValidation.checkKey(id, "session id", operation: operation)
@@ -81,7 +81,7 @@ public struct RedisSessionStore: SessionStore {
 
     /// Deletes the session under `id`.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSession(id: String) async throws(StoreError) -> Bool {
         let operation = "deleteSession"
@@ -91,7 +91,7 @@ public struct RedisSessionStore: SessionStore {
 
     /// Deletes every session of the user.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
         try await deleteAll(userKey(userID), operation: "deleteSessions(userID:)")
@@ -99,7 +99,7 @@ public struct RedisSessionStore: SessionStore {
 
     /// Deletes every session signed in with the identity.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
         try await deleteAll(identityKey(identity), operation: "deleteSessions(identity:)")
@@ -108,7 +108,7 @@ public struct RedisSessionStore: SessionStore {
     /// Deletes every session that began with the provider session `providerSessionID` of the identity (any
     /// subject of the provider when `identity.subject` is empty).
     ///
-    /// - Throws: ``StoreError`` `invalidValue` for an empty provider or provider session id.
+    /// - Throws: `StoreError` `invalidValue` for an empty provider or provider session id.
     @discardableResult
     public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
         let operation = "deleteSessions(identity:providerSessionID:)"
@@ -121,7 +121,7 @@ public struct RedisSessionStore: SessionStore {
 
     /// Checks that Redis answers.
     ///
-    /// - Throws: ``StoreError``.
+    /// - Throws: `StoreError`.
     public func checkHealth() async throws(StoreError) {
         try await client.checkHealth()
     }

@@ -6,7 +6,7 @@ public import Foundation
 /// instance using the file.
 ///
 /// `markSpent` is one `INSERT … ON CONFLICT (state_digest) DO NOTHING` of the state's digest
-/// (``AuthFlow/FlowStoreKey``), in a transaction that first purges expired entries, so of concurrent marks of
+/// (`FlowStoreKey`), in a transaction that first purges expired entries, so of concurrent marks of
 /// one state, from any connection or process, exactly one is the first use, and the table holds only states
 /// spent within the last flow lifetime. Sign-in starts write nothing. Expiry follows the injected clock.
 public struct SQLiteFlowStore: FlowStore {

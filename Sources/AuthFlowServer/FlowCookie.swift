@@ -3,7 +3,7 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
-/// The flow cookies of one browser: each sign-in in progress carries its ``AuthFlow/FlowRecord`` sealed in a
+/// The flow cookies of one browser: each sign-in in progress carries its `FlowRecord` sealed in a
 /// cookie of its own (``CookiePolicy/flowCookieName(state:)``), so starting a sign-in stores nothing and
 /// several sign-ins (two tabs, or a login then a link) run side by side.
 ///

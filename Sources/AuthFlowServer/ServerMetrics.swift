@@ -5,7 +5,7 @@ public import AuthFlowJOSE
 /// The sign-in server's Prometheus metrics (docs/operations.md lists them with their meaning).
 ///
 /// Create one per server, pass it to ``SignInServer`` (which also hands it to the sign-in driver and the JWKS
-/// caches as their ``AuthFlow/ProviderObserver``), and serve ``registry`` on a listener of its own
+/// caches as their `ProviderObserver`), and serve ``registry`` on a listener of its own
 /// (``SignInServer/metricsResponse(_:)``). Every label set is bounded: provider names come from the
 /// configuration, outcomes are typed error codes, routes are templates. Series of the hot paths are created
 /// up front, so counting an `/auth/check` is one atomic add with no lock.
@@ -37,7 +37,7 @@ public final class ServerMetrics: ProviderObserver {
     /// Registers the server's metrics, and the process metrics, in a new registry.
     ///
     /// - Parameter providers: the configured provider names (the only values of every `provider` label).
-    /// - Throws: ``AuthFlowHTTP/MetricsError`` only if the metric names clashed, which they do not.
+    /// - Throws: `MetricsError` only if the metric names clashed, which they do not.
     public init(providers: [String]) throws(MetricsError) {
         let registry = MetricsRegistry()
         let endpoints = ProviderRequestEndpoint.allCases.map(\.rawValue)

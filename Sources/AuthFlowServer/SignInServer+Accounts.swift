@@ -7,7 +7,7 @@ extension SignInServer {
     /// stored profile with the verified values.
     ///
     /// - `login`: an existing identity signs in (refused when disabled); a new one links to the single user
-    ///   with exactly the same verified email (``AuthFlow/EmailLinkPolicy/matches(_:_:)``) when
+    ///   with exactly the same verified email (`matches(_:_:)`) when
     ///   `link_by_verified_email` allows this provider, else creates a user unless
     ///   `signup` is off (`signup_disabled`).
     /// - `register`: refuses an identity that already has a user (`account_exists`).

@@ -15,7 +15,7 @@ extension SignInServer {
         /// Whether a first sign-in creates a user.
         public var signup: Bool
         /// Which providers' verified emails may link a first sign-in to the one user holding exactly that verified
-        /// email (see ``AuthFlow/EmailLinkPolicy``).
+        /// email (see `EmailLinkPolicy`).
         public var linkByVerifiedEmail: EmailLinkPolicy
         /// Keep the traces of recent sign-ins (bounded, in memory) for ``SignInServer/signedInUser(_:)``, which
         /// the sandbox demo page shows.
@@ -25,7 +25,7 @@ extension SignInServer {
         /// The largest Apple notification body accepted, in bytes.
         public var maximumNotificationBytes: Int
         /// How long Apple's first-login name waits for a successful sign-in, in seconds; never longer than
-        /// the flow it came with (``AuthFlow/OAuthFlow/Options/flowTTL``).
+        /// the flow it came with (`flowTTL`).
         public var pendingProfileTTL: Double
         /// Token buckets per client address on sign-in starts and callbacks; `nil` turns them off
         /// (`server.rate_limits: off`).

@@ -4,7 +4,7 @@ import Foundation
 
 /// Where `authflow token verify --jwks URL` fetches a key set from, and the fetch itself.
 enum JWKSLocation {
-    /// `https://` anywhere; `http://` only on a loopback host (``AuthFlow/LoopbackHost``: the parsed host is
+    /// `https://` anywhere; `http://` only on a loopback host (`LoopbackHost`: the parsed host is
     /// exactly `localhost`, an IPv4 literal in 127.0.0.0/8 or `[::1]`), as for provider endpoints. A URL with
     /// `user:password@` is refused either way (parsers disagree on where its host starts).
     static func isAllowed(_ url: String) -> Bool {

@@ -1,7 +1,7 @@
 /// A counter metric with labels: one ``MetricCounter`` per combination of label values.
 ///
 /// Combinations given at registration are looked up without a lock; others are added on first use, up to the
-/// family's series cap (beyond it ``labels(_:)`` answers `nil`, so user data can never grow the output).
+/// family's series cap (beyond it `labels(_:)` answers `nil`, so user data can never grow the output).
 public final class CounterFamily: Sendable {
     /// The metric name.
     public let name: String

@@ -2,7 +2,7 @@ import Synchronization
 
 /// One counter series: a monotonically increasing count, updated with a single atomic add (no lock).
 ///
-/// Get it from a ``CounterFamily`` (``CounterFamily/labels(_:)``) once and keep it when the label values are
+/// Get it from a ``CounterFamily`` (`labels(_:)`) once and keep it when the label values are
 /// known up front, so the hot path is one atomic operation.
 public final class MetricCounter: Sendable {
     private let count = Atomic<UInt64>(0)

@@ -61,8 +61,12 @@ public final class MetricsRegistry: Sendable {
     /// Registers a histogram family.
     ///
     /// - Parameters:
+    ///   - name: the metric name (`[a-zA-Z_:][a-zA-Z0-9_:]*`; by convention ending in a unit, `_seconds`).
+    ///   - help: one line saying what it measures.
+    ///   - labels: the label names.
     ///   - buckets: the finite upper bounds, strictly ascending (a `+Inf` bucket is added).
-    ///   - Other parameters as in ``counter(_:help:labels:preregistered:maximumSeries:)``.
+    ///   - preregistered: label value combinations created now (looked up without a lock).
+    ///   - maximumSeries: the most series the family holds; observations of further combinations are dropped.
     /// - Throws: ``MetricsError`` `invalid_name`, `duplicate_name`, `label_count_mismatch` or `invalid_buckets`.
     public func histogram(
         _ name: String, help: String, labels: [String] = [],

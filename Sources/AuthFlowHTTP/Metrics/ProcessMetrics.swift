@@ -10,7 +10,9 @@ import Foundation
 public enum ProcessMetrics {
     /// Registers the four process metrics in `registry`.
     ///
-    /// - Parameter procRoot: the proc file system of the process (`/proc/self`; a test may pass a copy).
+    /// - Parameters:
+    ///   - registry: where the metrics are registered.
+    ///   - procRoot: the proc file system of the process (`/proc/self`; a test may pass a copy).
     /// - Throws: ``MetricsError`` `duplicate_name` when they are already registered.
     public static func register(in registry: MetricsRegistry, procRoot: String = "/proc") throws(MetricsError) {
         let ticks = Double(max(sysconf(Int32(_SC_CLK_TCK)), 1))

@@ -6,7 +6,7 @@ import Foundation
 /// `Sendable`): ``PostgresDatabase`` lends each connection to one operation at a time.
 ///
 /// Values only ever reach SQL as `PQexecParams` parameters (text format). Every failure is translated once,
-/// in ``failure(_:operation:)``, into a ``StoreError`` carrying the operation and the server's primary
+/// in `failure(_:operation:)`, into a `StoreError` carrying the operation and the server's primary
 /// message (which names constraints and columns, never bound values).
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
@@ -134,7 +134,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Maps a failed result (or a missing one) onto a ``StoreError``; the one place libpq errors are translated.
+    /// Maps a failed result (or a missing one) onto a `StoreError`; the one place libpq errors are translated.
     ///
     /// SQLSTATE classes: 08 (connection) and a closed connection → `backendFailure` naming the store as
     /// unavailable; 40 (serialization, deadlock), 55P03 (lock not available) and 57014 (statement timeout)

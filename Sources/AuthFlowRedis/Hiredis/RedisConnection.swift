@@ -6,7 +6,7 @@ import Foundation
 /// `@unchecked Sendable`): ``RedisClient`` lends each connection to one operation at a time.
 ///
 /// Commands are sent with `redisCommandArgv` only: every argument is a separate, length-delimited value, never
-/// part of a command string. Failures become ``StoreError``s that never contain arguments.
+/// part of a command string. Failures become `StoreError`s that never contain arguments.
 final class RedisConnection: @unchecked Sendable {
     private let context: UnsafeMutablePointer<redisContext>
 
