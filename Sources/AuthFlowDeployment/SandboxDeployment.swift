@@ -105,7 +105,9 @@ public struct SandboxDeployment: Sendable {
             listen: existing?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080), publicURL: publicURL,
             secret: secret, allowedReturnTo: existing?.allowedReturnTo ?? ["/"],
             sessionTTL: existing?.sessionTTL ?? 8 * 3600, signup: existing?.signup ?? true,
-            linkByVerifiedEmail: existing?.linkByVerifiedEmail ?? false, metricsListen: existing?.metricsListen,
+            linkByVerifiedEmail: existing?.linkByVerifiedEmail ?? false, limits: existing?.limits ?? ConnectionLimits(),
+            trustedProxies: existing?.trustedProxies ?? [],
+            rateLimits: existing.map(\.rateLimits) ?? RateLimitSettings(), metricsListen: existing?.metricsListen,
             logFormat: existing?.logFormat ?? .text)
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)

@@ -57,9 +57,13 @@ public func fuzzCallback(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
         fields = FormURLEncoding.decode(String(decoding: rest, as: UTF8.self))
     }
     var flow = OAuthFlow(provider: provider)
-    _ = flow.callbackReceived(
-        method: provider.callbackMethod, parameters: CallbackParameters(fields), browserBinding: binding, now: now)
-    switch flow.flowRecordTaken(redirect.record, now: now) {
+    // The flow record is the one the browser's flow cookie carries; the state is then spent for the first time.
+    guard
+        case .markStateSpent = flow.callbackReceived(
+            method: provider.callbackMethod, parameters: CallbackParameters(fields), flowRecord: redirect.record,
+            now: now)
+    else { return 0 }
+    switch flow.stateSpent(true, now: now) {
     case .exchangeCode(let exchange):
         // Only a callback carrying this flow's state and one non-empty code gets this far.
         guard fields.contains(where: { $0.0 == "state" && $0.1 == secrets.state }) else {

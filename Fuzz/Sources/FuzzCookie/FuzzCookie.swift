@@ -1,11 +1,18 @@
+import AuthFlow
 import AuthFlowHTTP
+import AuthFlowJOSE
 import FuzzSupport
 
-@testable import AuthFlowServer
-
-/// The `Cookie` header as the server reads it, and every value it yields opened as the flow cookie: no
-/// crash, and no value opens without the server's key.
-let flowCookie = FlowCookie(secret: Array("fuzz-secret-0123456789abcdef-0123456789".utf8))
+/// The `Cookie` header as the server reads it, and every value it yields opened as a flow cookie: no crash,
+/// and no value opens without the server's key.
+let seal: FlowRecordSeal = {
+    do {
+        return try FlowRecordSeal(
+            secret: Array("fuzz-secret-0123456789abcdef-0123456789".utf8), random: SystemRandom())
+    } catch {
+        fatalError("the fuzz flow-cookie key cannot be derived: \(error)")
+    }
+}()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCookie(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -14,9 +21,13 @@ public func fuzzCookie(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
         headers.add("Cookie", String(line))
     }
     let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+    let names = request.cookieNames()
     for (name, value) in request.cookies() {
         if name.isEmpty { fatalError("a cookie without a name") }
-        _ = flowCookie.open(value)
+        if !names.contains(name) { fatalError("a cookie whose name the name list lacks") }
+        if seal.open(value, cookieName: name, provider: "google") != nil {
+            fatalError("a cookie the fuzzer wrote opened as a sealed flow record")
+        }
     }
     return 0
 }
