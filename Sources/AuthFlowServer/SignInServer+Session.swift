@@ -105,22 +105,30 @@ extension SignInServer {
         return response
     }
 
-    /// `GET /healthz`: 200 when the account and session stores answer, 503 otherwise.
+    /// `GET /healthz`: 200 `{"status":"ok"}` when the account, session and flow stores answer; otherwise 503
+    /// `{"status":"unavailable","store":NAME,"error":CODE}` naming the first store that does not.
     func health() async -> HTTPServerResponse {
+        func unavailable(_ store: String, _ code: String) -> HTTPServerResponse {
+            ResponseFactory.json(
+                .object(["status": .string("unavailable"), "store": .string(store), "error": .string(code)]),
+                status: 503)
+        }
         do throws(StoreError) {
             try await stores.accounts.checkHealth()
-            try await stores.sessions.checkHealth()
-            do throws(FlowStoreError) {
-                try await stores.flows.checkHealth()
-            } catch {
-                return ResponseFactory.json(
-                    .object(["status": .string("unavailable"), "error": .string(error.code.rawValue)]), status: 503)
-            }
-            return ResponseFactory.json(.object(["status": .string("ok")]))
         } catch {
-            return ResponseFactory.json(
-                .object(["status": .string("unavailable"), "error": .string(error.code.rawValue)]), status: 503)
+            return unavailable("accounts", error.code.rawValue)
         }
+        do throws(StoreError) {
+            try await stores.sessions.checkHealth()
+        } catch {
+            return unavailable("sessions", error.code.rawValue)
+        }
+        do throws(FlowStoreError) {
+            try await stores.flows.checkHealth()
+        } catch {
+            return unavailable("flows", error.code.rawValue)
+        }
+        return ResponseFactory.json(.object(["status": .string("ok")]))
     }
 
     /// Starts a new session for `identity` (a fresh random id: no fixation) and returns its cookie;

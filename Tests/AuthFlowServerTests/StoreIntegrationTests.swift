@@ -2,15 +2,42 @@ import AuthFlow
 import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
-import AuthFlowSQLite
 import AuthFlowSandbox
 import Foundation
 import Testing
 
+@testable import AuthFlowSQLite
 @testable import AuthFlowServer
 
 @Suite("The server on its stores: SQLite at rest, Apple's name never lost")
 struct StoreIntegrationTests {
+    @Test func healthNamesTheStoreThatDoesNotAnswer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authflow-health-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_796_000_000))
+        let database = try SQLiteDatabase(path: directory.appendingPathComponent("flows.sqlite").path)
+        let stores = SignInServer.Stores(
+            flows: SQLiteFlowStore(database: database, clock: clock), accounts: InMemoryAccountStore(clock: clock),
+            sessions: InMemorySessionStore(clock: clock))
+        let server = SignInServer(
+            options: .init(publicURL: "http://localhost:8080", secret: Secret(String(repeating: "s", count: 40))),
+            providers: [], stores: stores, httpClient: CurlHTTPClient(), clock: clock)
+        let healthy = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+        #expect(healthy.status == 200)
+        // The flow store's table is gone: the store no longer answers, and /healthz says which one.
+        try await database.perform("test") { connection throws(StoreError) in
+            try connection.execute("DROP TABLE spent_states", operation: "test")
+        }
+        let down = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+        #expect(down.status == 503)
+        let body = try JSONValue.parse(down.body)
+        #expect(body["status"]?.stringValue == "unavailable")
+        #expect(body["store"]?.stringValue == "flows")
+        #expect(body["error"]?.stringValue == "backend_failure")
+    }
+
     @Test func refreshTokensAreStoredEncryptedInSQLite() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "authflow-server-\(UUID().uuidString.prefix(8)).sqlite"
