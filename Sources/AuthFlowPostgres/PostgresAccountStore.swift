@@ -14,7 +14,7 @@ import Foundation
 public struct PostgresAccountStore: AccountStore {
     /// The database the store reads and writes.
     public let database: PostgresDatabase
-    let cipher: TokenCipher
+    let sealing: TokenSealing
     let clock: any WallClock
 
     /// Creates a store over `database`.
@@ -25,7 +25,7 @@ public struct PostgresAccountStore: AccountStore {
     ///   - clock: the time source for timestamps and expiry.
     public init(database: PostgresDatabase, cipher: TokenCipher, clock: any WallClock) {
         self.database = database
-        self.cipher = cipher
+        self.sealing = TokenSealing(cipher: cipher)
         self.clock = clock
     }
 
@@ -149,7 +149,7 @@ public struct PostgresAccountStore: AccountStore {
     public func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"
         try StoreValidation.checkKey(provider, "provider", operation: operation)
-        let cipher = cipher
+        let sealing = sealing
         return try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(operation: operation) { () throws(StoreError) in
                 guard try Self.lockUser(user, in: connection, operation: operation),
@@ -170,7 +170,7 @@ public struct PostgresAccountStore: AccountStore {
                 var removed: [RemovedIdentity] = []
                 for identity in removing {
                     let tokens = try Self.removeTokens(
-                        identity.key, cipher: cipher, in: connection, operation: operation)
+                        identity.key, sealing: sealing, in: connection, operation: operation)
                     try connection.run(
                         "DELETE FROM identities WHERE provider = $1 AND subject = $2",
                         [.text(identity.provider), .text(identity.subject)], operation: operation)
@@ -187,7 +187,7 @@ public struct PostgresAccountStore: AccountStore {
     /// - Throws: `StoreError` `userNotFound`.
     public func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "deleteUser"
-        let cipher = cipher
+        let sealing = sealing
         return try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(operation: operation) { () throws(StoreError) in
                 guard try Self.lockUser(id, in: connection, operation: operation),
@@ -196,7 +196,7 @@ public struct PostgresAccountStore: AccountStore {
                 var removed: [RemovedIdentity] = []
                 for identity in account.identities {
                     let tokens = try Self.removeTokens(
-                        identity.key, cipher: cipher, in: connection, operation: operation)
+                        identity.key, sealing: sealing, in: connection, operation: operation)
                     removed.append(RemovedIdentity(identity: identity, tokens: tokens))
                 }
                 try connection.run(

@@ -2,7 +2,7 @@ import AuthFlow
 
 /// One result row in text format; typed accessors throw `corruptData` when a column does not hold the
 /// expected type, so a damaged or foreign row is a typed error rather than a crash.
-struct PostgresRow: Sendable {
+struct PostgresRow: StoreRow, Sendable {
     /// Each column's text, `nil` for SQL NULL.
     let values: [String?]
     let operation: String

@@ -96,7 +96,12 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX rate_limits_by_full ON rate_limits(full_at)",
-        ]
+        ],
+        // 2: the single-flight refresh lease on a token row (who refreshes it, until when).
+        [
+            "ALTER TABLE identity_tokens ADD COLUMN refresh_lease_holder text",
+            "ALTER TABLE identity_tokens ADD COLUMN refresh_lease_until double precision",
+        ],
     ]
 
     /// Brings the database to `currentVersion` under the migration advisory lock, in one transaction; a

@@ -2,11 +2,8 @@ public import AuthFlow
 import AuthFlowJOSE
 import Foundation
 
-/// Provider tokens, encrypted at rest.
-///
-/// Access and refresh tokens are sealed separately, each with associated data
-/// `"<kind>|<provider byte count>:<provider>|<subject>"` (kind `access_token` or `refresh_token`), so a value
-/// decrypts only in the column and row it was written to. Expiry and scope are stored in clear.
+/// Provider tokens, encrypted at rest (`TokenSealing`: each value bound to its kind and identity), and the
+/// refresh lease kept on the same row.
 extension SQLiteAccountStore {
     /// Stores tokens for a linked identity in one statement; a `nil` refresh token keeps the stored one.
     ///
@@ -15,12 +12,11 @@ extension SQLiteAccountStore {
         let operation = "saveTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
         try StoreValidation.checkTokens(tokens, operation: operation)
-        let access = try Self.seal(tokens.accessToken, kind: .access, identity, cipher: cipher, operation: operation)
-        let refresh = try Self.seal(tokens.refreshToken, kind: .refresh, identity, cipher: cipher, operation: operation)
+        let sealed = try sealing.columns(tokens, for: identity, operation: operation)
         let parameters: [SQLiteValue] = [
-            .text(identity.provider), .text(identity.subject), .optional(access), .optional(refresh),
-            .optional(tokens.accessTokenExpiresAt?.timeIntervalSince1970), .optional(tokens.scope),
-            .real(clock.now().timeIntervalSince1970), .text(identity.provider), .text(identity.subject),
+            .text(identity.provider), .text(identity.subject), .optional(sealed.access), .optional(sealed.refresh),
+            .optional(sealed.expiresAt), .optional(sealed.scope), .real(clock.now().timeIntervalSince1970),
+            .text(identity.provider), .text(identity.subject),
         ]
         let changed = try await database.perform(operation) { connection throws(StoreError) in
             try connection.run(
@@ -45,16 +41,9 @@ extension SQLiteAccountStore {
     public func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
         let operation = "tokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
-        let cipher = cipher
+        let sealing = sealing
         return try await database.perform(operation) { connection throws(StoreError) in
-            let rows = try connection.query(
-                """
-                SELECT access_token, refresh_token, access_token_expires_at, scope FROM identity_tokens
-                WHERE provider = ? AND subject = ?
-                """, [.text(identity.provider), .text(identity.subject)], operation: operation)
-            return try rows.first.map { row throws(StoreError) in
-                try Self.tokens(from: row, identity, cipher: cipher, operation: operation)
-            }
+            try Self.storedTokens(identity, sealing: sealing, in: connection, operation: operation)
         }
     }
 
@@ -63,7 +52,7 @@ extension SQLiteAccountStore {
     /// - Throws: `StoreError` `userNotFound`, `corruptData`.
     public func tokens(ofUser user: UserID) async throws(StoreError) -> [IdentityKey: StoredTokens] {
         let operation = "tokens(ofUser:)"
-        let cipher = cipher
+        let sealing = sealing
         return try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(immediate: false, operation: operation) { () throws(StoreError) in
                 let users = try connection.query(
@@ -78,7 +67,7 @@ extension SQLiteAccountStore {
                 var result: [IdentityKey: StoredTokens] = [:]
                 for row in rows {
                     let key = IdentityKey(provider: try row.text(4), subject: try row.text(5))
-                    result[key] = try Self.tokens(from: row, key, cipher: cipher, operation: operation)
+                    result[key] = try sealing.tokens(from: row, key, operation: operation)
                 }
                 return result
             }
@@ -91,77 +80,108 @@ extension SQLiteAccountStore {
     public func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
         let operation = "deleteTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
-        let cipher = cipher
+        let sealing = sealing
         return try await database.perform(operation) { connection throws(StoreError) in
-            try Self.removeTokens(identity, cipher: cipher, in: connection, operation: operation)
+            try Self.removeTokens(identity, sealing: sealing, in: connection, operation: operation)
         }
     }
 
-    enum TokenKind: String {
-        case access = "access_token"
-        case refresh = "refresh_token"
+    /// Takes the refresh lease with one conditional `UPDATE … WHERE refresh_lease_until IS NULL OR
+    /// refresh_lease_until <= now … RETURNING` inside a `BEGIN IMMEDIATE` transaction, so of concurrent callers
+    /// on any connection or process one gets it.
+    ///
+    /// - Throws: `StoreError` `invalidValue`, `corruptData`.
+    public func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double)
+        async throws(StoreError) -> RefreshLease?
+    {
+        let operation = "beginTokenRefresh"
+        try StoreValidation.checkLease(identity, holder: holder, duration: leaseDuration, operation: operation)
+        let now = clock.now().timeIntervalSince1970
+        let sealing = sealing
+        return try await database.perform(operation) { connection throws(StoreError) in
+            try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
+                let taken = try connection.query(
+                    """
+                    UPDATE identity_tokens SET refresh_lease_holder = ?, refresh_lease_until = ?
+                    WHERE provider = ? AND subject = ? AND (refresh_lease_until IS NULL OR refresh_lease_until <= ?)
+                    RETURNING \(TokenSealing.columns)
+                    """,
+                    [
+                        .text(holder), .real(now + leaseDuration), .text(identity.provider), .text(identity.subject),
+                        .real(now),
+                    ], operation: operation)
+                if let row = taken.first {
+                    return .acquired(try sealing.tokens(from: row, identity, operation: operation))
+                }
+                return try Self.storedTokens(identity, sealing: sealing, in: connection, operation: operation)
+                    .map(RefreshLease.held)
+            }
+        }
+    }
+
+    /// Writes the refreshed tokens and ends `holder`'s lease in one `UPDATE`.
+    ///
+    /// - Throws: `StoreError` `identityNotFound`, `invalidValue`.
+    public func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
+        async throws(StoreError)
+    {
+        let operation = "completeTokenRefresh"
+        try StoreValidation.checkLease(identity, holder: holder, operation: operation)
+        try StoreValidation.checkTokens(tokens, operation: operation)
+        let sealed = try sealing.columns(tokens, for: identity, operation: operation)
+        let parameters: [SQLiteValue] = [
+            .optional(sealed.access), .optional(sealed.refresh), .optional(sealed.expiresAt), .optional(sealed.scope),
+            .real(clock.now().timeIntervalSince1970), .text(holder), .text(identity.provider), .text(identity.subject),
+        ]
+        let changed = try await database.perform(operation) { connection throws(StoreError) in
+            try connection.run(
+                """
+                UPDATE identity_tokens SET access_token = ?1, refresh_token = coalesce(?2, refresh_token),
+                    access_token_expires_at = ?3, scope = ?4, updated_at = ?5,
+                    refresh_lease_until = CASE WHEN refresh_lease_holder = ?6 THEN NULL ELSE refresh_lease_until END,
+                    refresh_lease_holder = CASE WHEN refresh_lease_holder = ?6 THEN NULL ELSE refresh_lease_holder END
+                WHERE provider = ?7 AND subject = ?8
+                """, parameters, operation: operation)
+        }
+        guard changed > 0 else { throw Self.identityNotFound(operation) }
+    }
+
+    /// Ends `holder`'s lease, leaving the tokens unchanged.
+    ///
+    /// - Throws: `StoreError` `invalidValue`.
+    public func releaseTokenRefresh(for identity: IdentityKey, holder: String) async throws(StoreError) {
+        let operation = "releaseTokenRefresh"
+        try StoreValidation.checkLease(identity, holder: holder, operation: operation)
+        _ = try await database.perform(operation) { connection throws(StoreError) in
+            try connection.run(
+                """
+                UPDATE identity_tokens SET refresh_lease_holder = NULL, refresh_lease_until = NULL
+                WHERE provider = ? AND subject = ? AND refresh_lease_holder = ?
+                """, [.text(identity.provider), .text(identity.subject), .text(holder)], operation: operation)
+        }
+    }
+
+    static func storedTokens(
+        _ identity: IdentityKey, sealing: TokenSealing, in connection: SQLiteConnection, operation: String
+    ) throws(StoreError) -> StoredTokens? {
+        let rows = try connection.query(
+            "SELECT \(TokenSealing.columns) FROM identity_tokens WHERE provider = ? AND subject = ?",
+            [.text(identity.provider), .text(identity.subject)], operation: operation)
+        return try rows.first.map { row throws(StoreError) in
+            try sealing.tokens(from: row, identity, operation: operation)
+        }
     }
 
     /// Deletes the identity's token row and returns its tokens, or `nil` when none were stored or they do
-    /// not decrypt (they cannot be revoked then, and removing the identity must not depend on them).
+    /// not decrypt.
     static func removeTokens(
-        _ identity: IdentityKey, cipher: TokenCipher, in connection: SQLiteConnection, operation: String
+        _ identity: IdentityKey, sealing: TokenSealing, in connection: SQLiteConnection, operation: String
     ) throws(StoreError) -> StoredTokens? {
         let rows = try connection.query(
             """
             DELETE FROM identity_tokens WHERE provider = ? AND subject = ?
-            RETURNING access_token, refresh_token, access_token_expires_at, scope
+            RETURNING \(TokenSealing.columns)
             """, [.text(identity.provider), .text(identity.subject)], operation: operation)
-        guard let row = rows.first else { return nil }
-        return try? tokens(from: row, identity, cipher: cipher, operation: operation)
-    }
-
-    /// Decodes columns access, refresh, expiry, scope (0...3) of a token row.
-    static func tokens(
-        from row: SQLiteRow, _ identity: IdentityKey, cipher: TokenCipher, operation: String
-    ) throws(StoreError) -> StoredTokens {
-        StoredTokens(
-            accessToken: try open(row.optionalBlob(0), kind: .access, identity, cipher: cipher, operation: operation),
-            refreshToken: try open(row.optionalBlob(1), kind: .refresh, identity, cipher: cipher, operation: operation),
-            accessTokenExpiresAt: try row.optionalReal(2).map { Date(timeIntervalSince1970: $0) },
-            scope: try row.optionalText(3))
-    }
-
-    static func seal(
-        _ token: String?, kind: TokenKind, _ identity: IdentityKey, cipher: TokenCipher, operation: String
-    ) throws(StoreError) -> [UInt8]? {
-        guard let token else { return nil }
-        do {
-            return try cipher.seal(Array(token.utf8), associatedData: associatedData(kind, identity))
-        } catch {
-            throw StoreError(
-                .backendFailure, "expected to encrypt the \(kind.rawValue), found: \(error)", operation: operation)
-        }
-    }
-
-    static func open(
-        _ sealed: [UInt8]?, kind: TokenKind, _ identity: IdentityKey, cipher: TokenCipher, operation: String
-    ) throws(StoreError) -> String? {
-        guard let sealed else { return nil }
-        let plaintext: [UInt8]
-        do {
-            plaintext = try cipher.open(sealed, associatedData: associatedData(kind, identity))
-        } catch {
-            throw StoreError(
-                .corruptData,
-                "expected the stored \(kind.rawValue) to decrypt under the configured secret for its identity, found "
-                    + "\(error.code) (was server.secret changed, or the row altered?)",
-                operation: operation)
-        }
-        guard let text = String(validating: plaintext, as: UTF8.self) else {
-            throw StoreError(
-                .corruptData, "expected the stored \(kind.rawValue) to be UTF-8, found other bytes",
-                operation: operation)
-        }
-        return text
-    }
-
-    static func associatedData(_ kind: TokenKind, _ identity: IdentityKey) -> [UInt8] {
-        Array("\(kind.rawValue)|\(identity.provider.utf8.count):\(identity.provider)|\(identity.subject)".utf8)
+        return sealing.removedTokens(from: rows.first, identity, operation: operation)
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 public struct SQLiteAccountStore: AccountStore {
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
-    let cipher: TokenCipher
+    let sealing: TokenSealing
     let clock: any WallClock
     /// The most live pending profiles kept at once.
     let pendingCapacity: Int
@@ -25,7 +25,7 @@ public struct SQLiteAccountStore: AccountStore {
     ///   - pendingCapacity: the most live pending profiles (Apple's first-login names) kept at once.
     public init(database: SQLiteDatabase, cipher: TokenCipher, clock: any WallClock, pendingCapacity: Int = 100_000) {
         self.database = database
-        self.cipher = cipher
+        self.sealing = TokenSealing(cipher: cipher)
         self.clock = clock
         self.pendingCapacity = max(1, pendingCapacity)
     }
@@ -152,7 +152,7 @@ public struct SQLiteAccountStore: AccountStore {
     public func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"
         try StoreValidation.checkKey(provider, "provider", operation: operation)
-        let cipher = cipher
+        let sealing = sealing
         return try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
                 guard let account = try Self.account(user, in: connection, operation: operation) else {
@@ -173,7 +173,7 @@ public struct SQLiteAccountStore: AccountStore {
                 var removed: [RemovedIdentity] = []
                 for identity in removing {
                     let tokens = try Self.removeTokens(
-                        identity.key, cipher: cipher, in: connection, operation: operation)
+                        identity.key, sealing: sealing, in: connection, operation: operation)
                     try connection.run(
                         "DELETE FROM identities WHERE provider = ? AND subject = ?",
                         [.text(identity.provider), .text(identity.subject)], operation: operation)
@@ -190,7 +190,7 @@ public struct SQLiteAccountStore: AccountStore {
     /// - Throws: `StoreError` `userNotFound`.
     public func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "deleteUser"
-        let cipher = cipher
+        let sealing = sealing
         return try await database.perform(operation) { connection throws(StoreError) in
             try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
                 guard let account = try Self.account(id, in: connection, operation: operation) else {
@@ -199,7 +199,7 @@ public struct SQLiteAccountStore: AccountStore {
                 var removed: [RemovedIdentity] = []
                 for identity in account.identities {
                     let tokens = try Self.removeTokens(
-                        identity.key, cipher: cipher, in: connection, operation: operation)
+                        identity.key, sealing: sealing, in: connection, operation: operation)
                     removed.append(RemovedIdentity(identity: identity, tokens: tokens))
                 }
                 try connection.run(

@@ -2,7 +2,7 @@ import AuthFlow
 
 /// One result row; typed accessors throw `corruptData` when a column does not hold the expected type, so a
 /// damaged or foreign row is a typed error rather than a crash.
-struct SQLiteRow: Sendable {
+struct SQLiteRow: StoreRow, Sendable {
     let values: [SQLiteValue]
     let operation: String
 
@@ -42,7 +42,7 @@ struct SQLiteRow: Sendable {
         return bytes
     }
 
-    func optionalBlob(_ index: Int) throws(StoreError) -> [UInt8]? {
+    func optionalBytes(_ index: Int) throws(StoreError) -> [UInt8]? {
         switch value(index) {
         case .null: return nil
         case .blob(let bytes): return bytes

@@ -92,6 +92,11 @@ enum SQLiteSchema {
         ) STRICT;
         CREATE INDEX spent_states_by_expiry ON spent_states(expires_at);
         """,
+        // Version 4: the single-flight refresh lease on a token row (who refreshes it, until when).
+        """
+        ALTER TABLE identity_tokens ADD COLUMN refresh_lease_holder TEXT;
+        ALTER TABLE identity_tokens ADD COLUMN refresh_lease_until REAL;
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

@@ -44,6 +44,7 @@ extension SandboxIdentityProvider {
     func refreshGrant(in form: Parameters, client: SandboxClient, provider: SandboxProvider, refusal: String)
         throws(OAuthFailure) -> GrantRecord
     {
+        state.withLock { $0.count(provider, \.refreshGrants) }
         guard let refreshToken = form["refresh_token"] else {
             throw .invalidRequest("missing required parameter refresh_token")
         }

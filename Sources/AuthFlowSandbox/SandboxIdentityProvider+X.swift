@@ -103,6 +103,7 @@ extension SandboxIdentityProvider {
                 return xTokenResponse(
                     accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, scopes: tokens.grant.scopes)
             case "refresh_token"?:
+                state.withLock { $0.count(.x, \.refreshGrants) }
                 guard let refreshToken = form["refresh_token"] else {
                     throw .invalidRequest("missing required parameter refresh_token")
                 }

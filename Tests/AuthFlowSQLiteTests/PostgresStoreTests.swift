@@ -127,6 +127,39 @@ struct PostgresStoreTests {
         #expect(error?.code == .unsupportedSchema)
     }
 
+    @Test func migratesAVersionOneDatabaseKeepingItsTokensAndAddingTheRefreshLease() async throws {
+        let url = try TestDatabases.freshPostgresURL()
+        let stored = StoredTokens(accessToken: "x-access-old", refreshToken: "x-refresh-old", scope: "users.read")
+        do {
+            // A database written by schema version 1: its token rows have no lease columns.
+            let connection = try PostgresConnection(conninfo: url, statementTimeout: 30)
+            try connection.run(
+                "CREATE TABLE authflow_schema (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), "
+                    + "version integer NOT NULL)", operation: "test")
+            for statement in PostgresSchema.migrations[0] { try connection.run(statement, operation: "test") }
+            try connection.run("INSERT INTO authflow_schema (version) VALUES (1)", operation: "test")
+            try connection.run("INSERT INTO users (id, created_at) VALUES ('u-carol', 0)", operation: "test")
+            try connection.run(
+                """
+                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
+                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', false, false, false, false, 0, 0)
+                """, operation: "test")
+            let sealed = try TokenSealing(cipher: Self.cipher).columns(stored, for: .xCarol, operation: "test")
+            try connection.run(
+                """
+                INSERT INTO identity_tokens (provider, subject, access_token, refresh_token, scope, updated_at)
+                VALUES ('x', 'carol-42', $1::bytea, $2::bytea, $3, 0)
+                """, [.optional(sealed.access), .optional(sealed.refresh), .optional(sealed.scope)], operation: "test")
+        }
+        let database = try PostgresDatabase(url: url)
+        #expect(try await database.schemaVersion() == PostgresDatabase.currentSchemaVersion)
+        let accounts = PostgresAccountStore(
+            database: database, cipher: Self.cipher, clock: ManualClock(StoreHarness.start))
+        #expect(try await accounts.tokens(for: .xCarol) == stored)
+        #expect(try await accounts.beginTokenRefresh(for: .xCarol, holder: "a", leaseDuration: 30) == .acquired(stored))
+        #expect(try await accounts.beginTokenRefresh(for: .xCarol, holder: "b", leaseDuration: 30) == .held(stored))
+    }
+
     @Test func anUnreachableServerIsATypedErrorNotAHang() throws {
         // Port 1 on loopback: nothing listens there, the connection is refused at once.
         let error = #expect(throws: StoreError.self) {

@@ -35,6 +35,38 @@ import Testing
             ])
     }
 
+    @Test func migratesAVersionThreeFileKeepingItsTokensAndAddingTheRefreshLease() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v3.sqlite")
+        let cipher = try TokenCipher(secret: StoreHarness.secret, random: SystemRandom())
+        let stored = StoredTokens(accessToken: "x-access-old", refreshToken: "x-refresh-old", scope: "users.read")
+        do {
+            // A file written by schema version 3: its token rows have no lease columns.
+            let connection = try SQLiteConnection(path: path, busyTimeout: 5)
+            for migration in SQLiteSchema.migrations[0..<3] { try connection.execute(migration, operation: "test") }
+            try connection.execute("PRAGMA application_id = \(SQLiteSchema.applicationID)", operation: "test")
+            try connection.execute("PRAGMA user_version = 3", operation: "test")
+            try connection.execute(
+                """
+                INSERT INTO users (id, created_at) VALUES ('u-carol', 0);
+                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
+                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', 0, 0, 0, 0, 0, 0);
+                """, operation: "test")
+            let sealed = try TokenSealing(cipher: cipher).columns(stored, for: .xCarol, operation: "test")
+            _ = try connection.run(
+                """
+                INSERT INTO identity_tokens (provider, subject, access_token, refresh_token, scope, updated_at)
+                VALUES ('x', 'carol-42', ?, ?, ?, 0)
+                """, [.optional(sealed.access), .optional(sealed.refresh), .optional(sealed.scope)], operation: "test")
+        }
+        let database = try SQLiteDatabase(path: path)
+        #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
+        let accounts = SQLiteAccountStore(database: database, cipher: cipher, clock: ManualClock(StoreHarness.start))
+        #expect(try await accounts.tokens(for: .xCarol) == stored)
+        #expect(try await accounts.beginTokenRefresh(for: .xCarol, holder: "a", leaseDuration: 30) == .acquired(stored))
+        #expect(try await accounts.beginTokenRefresh(for: .xCarol, holder: "b", leaseDuration: 30) == .held(stored))
+    }
+
     @Test func migratesAVersionOneFileKeepingItsSessions() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v1.sqlite")

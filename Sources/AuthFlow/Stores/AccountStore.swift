@@ -77,6 +77,34 @@ public protocol AccountStore: Sendable {
     /// Deletes the identity's tokens and returns what was stored, or `nil` when nothing was.
     func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens?
 
+    /// Takes the identity's refresh lease when no unexpired lease is held, in one conditional write, so that
+    /// of several callers (in one process or in several instances sharing the store) exactly one refreshes a
+    /// token at a time; a crashed holder's lease simply expires.
+    ///
+    /// - Parameters:
+    ///   - identity: the identity whose tokens are to be refreshed.
+    ///   - holder: an id unique to this attempt; only it can complete or release the lease.
+    ///   - leaseDuration: seconds the lease lasts (longer than the provider call may take).
+    /// - Returns: ``RefreshLease/acquired(_:)`` or ``RefreshLease/held(_:)`` with the stored tokens, or `nil`
+    ///   when no tokens are stored for the identity.
+    /// - Throws: `invalidValue` (empty holder, a duration not positive and finite), `corruptData`.
+    func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double) async throws(StoreError)
+        -> RefreshLease?
+
+    /// Writes the refreshed tokens (access token, expiry, scope and the refresh token to keep) and ends
+    /// `holder`'s lease, in one statement. Tokens are written even when the lease has expired meanwhile: they
+    /// are the newest the provider issued. Another holder's lease is left alone.
+    ///
+    /// - Throws: `identityNotFound` when the identity's tokens were deleted meanwhile, `invalidValue`.
+    func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
+        async throws(StoreError)
+
+    /// Ends `holder`'s lease without changing the tokens (the refresh failed); nothing happens when another
+    /// holder has the lease or none is held.
+    ///
+    /// - Throws: `invalidValue`.
+    func releaseTokenRefresh(for identity: IdentityKey, holder: String) async throws(StoreError)
+
     /// Disables or re-enables sign-in with the identity; returns it as now stored.
     ///
     /// - Throws: `identityNotFound`.

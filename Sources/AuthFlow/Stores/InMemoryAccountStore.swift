@@ -10,7 +10,11 @@ public actor InMemoryAccountStore: AccountStore {
     private struct State {
         var users: [UserID: Date] = [:]
         var identities: [IdentityKey: LinkedIdentity] = [:]
-        var tokens: [IdentityKey: StoredTokens] = [:]
+        var tokens: [IdentityKey: StoredTokens] = [:] {
+            // A lease lives on the token row: it goes when the tokens go.
+            didSet { leases = leases.filter { tokens[$0.key] != nil } }
+        }
+        var leases: [IdentityKey: (holder: String, until: Date)] = [:]
         var notifications: Set<String> = []
     }
 
@@ -165,6 +169,37 @@ public actor InMemoryAccountStore: AccountStore {
     public func deleteTokens(for identity: IdentityKey) throws(StoreError) -> StoredTokens? {
         try StoreValidation.checkIdentity(identity, operation: "deleteTokens")
         return state.tokens.removeValue(forKey: identity)
+    }
+
+    /// Takes the identity's refresh lease unless an unexpired one is held.
+    public func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double)
+        throws(StoreError) -> RefreshLease?
+    {
+        try StoreValidation.checkLease(
+            identity, holder: holder, duration: leaseDuration, operation: "beginTokenRefresh")
+        guard let tokens = state.tokens[identity] else { return nil }
+        let now = clock.now()
+        if let lease = state.leases[identity], lease.until > now { return .held(tokens) }
+        state.leases[identity] = (holder, now.addingTimeInterval(leaseDuration))
+        return .acquired(tokens)
+    }
+
+    /// Writes the refreshed tokens and ends `holder`'s lease.
+    public func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
+        throws(StoreError)
+    {
+        let operation = "completeTokenRefresh"
+        try StoreValidation.checkLease(identity, holder: holder, operation: operation)
+        try StoreValidation.checkTokens(tokens, operation: operation)
+        guard let stored = state.tokens[identity] else { throw Self.identityNotFound(operation) }
+        state.tokens[identity] = tokens.replacing(stored)
+        if state.leases[identity]?.holder == holder { state.leases[identity] = nil }
+    }
+
+    /// Ends `holder`'s lease, leaving the tokens as they are.
+    public func releaseTokenRefresh(for identity: IdentityKey, holder: String) throws(StoreError) {
+        try StoreValidation.checkLease(identity, holder: holder, operation: "releaseTokenRefresh")
+        if state.leases[identity]?.holder == holder { state.leases[identity] = nil }
     }
 
     /// Disables or enables sign-in with the identity.

@@ -82,6 +82,21 @@ public enum StoreValidation {
         if let expiry = tokens.accessTokenExpiresAt { try checkDate(expiry, "token expiry", operation: operation) }
     }
 
+    /// Checks a refresh lease's identity, holder id and duration (positive and finite seconds).
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkLease(
+        _ identity: IdentityKey, holder: String, duration: Double = 1, operation: String
+    ) throws(StoreError) {
+        try checkIdentity(identity, operation: operation)
+        try checkKey(holder, "lease holder", operation: operation)
+        guard duration.isFinite, duration > 0 else {
+            throw StoreError(
+                .invalidValue, "expected a lease duration of a positive, finite number of seconds, found \(duration)",
+                operation: operation)
+        }
+    }
+
     /// Checks a pending profile: key and provider, name lengths, and an expiry after `now`.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.

@@ -1,0 +1,108 @@
+public import AuthFlowJOSE
+import Foundation
+
+/// How the SQL stores keep provider tokens at rest: access and refresh tokens are sealed separately with a
+/// `TokenCipher`, each with associated data `"<kind>|<provider byte count>:<provider>|<subject>"` (kind
+/// `access_token` or `refresh_token`), so a value decrypts only in the column and row it was written to.
+/// Expiry and scope are stored in clear.
+package struct TokenSealing: Sendable {
+    /// Which token a sealed value holds.
+    package enum Kind: String, Sendable {
+        /// The access token column.
+        case access = "access_token"
+        /// The refresh token column.
+        case refresh = "refresh_token"
+    }
+
+    /// The sealed columns of one token row, in the order `access_token, refresh_token,
+    /// access_token_expires_at, scope`.
+    package struct Columns: Sendable {
+        /// The sealed access token.
+        package let access: [UInt8]?
+        /// The sealed refresh token.
+        package let refresh: [UInt8]?
+        /// The access token's expiry, seconds since 1970.
+        package let expiresAt: Double?
+        /// The granted scope.
+        package let scope: String?
+    }
+
+    /// The columns a token query selects first, in the order ``tokens(from:at:_:operation:)`` reads them.
+    package static let columns = "access_token, refresh_token, access_token_expires_at, scope"
+
+    let cipher: TokenCipher
+
+    /// Seals with `cipher` (built from `server.secret`).
+    package init(cipher: TokenCipher) { self.cipher = cipher }
+
+    /// The columns to write for `tokens` of `identity`.
+    ///
+    /// - Throws: `StoreError` `backendFailure` when encryption fails.
+    package func columns(_ tokens: StoredTokens, for identity: IdentityKey, operation: String) throws(StoreError)
+        -> Columns
+    {
+        Columns(
+            access: try seal(tokens.accessToken, kind: .access, identity, operation: operation),
+            refresh: try seal(tokens.refreshToken, kind: .refresh, identity, operation: operation),
+            expiresAt: tokens.accessTokenExpiresAt?.timeIntervalSince1970, scope: tokens.scope)
+    }
+
+    /// Decodes the token columns starting at column `first` (see ``columns``) of a row of `identity`.
+    ///
+    /// - Throws: `StoreError` `corruptData` when a value does not decrypt (e.g. `server.secret` changed).
+    package func tokens(
+        from row: some StoreRow, at first: Int = 0, _ identity: IdentityKey, operation: String
+    ) throws(StoreError) -> StoredTokens {
+        StoredTokens(
+            accessToken: try open(row.optionalBytes(first), kind: .access, identity, operation: operation),
+            refreshToken: try open(row.optionalBytes(first + 1), kind: .refresh, identity, operation: operation),
+            accessTokenExpiresAt: try row.optionalDate(first + 2), scope: try row.optionalText(first + 3))
+    }
+
+    /// The tokens of a deleted row, or `nil` when they do not decrypt (they cannot be revoked then, and
+    /// removing an identity must not depend on them).
+    package func removedTokens(from row: (some StoreRow)?, _ identity: IdentityKey, operation: String)
+        -> StoredTokens?
+    {
+        guard let row else { return nil }
+        return try? tokens(from: row, identity, operation: operation)
+    }
+
+    func seal(_ token: String?, kind: Kind, _ identity: IdentityKey, operation: String) throws(StoreError)
+        -> [UInt8]?
+    {
+        guard let token else { return nil }
+        do {
+            return try cipher.seal(Array(token.utf8), associatedData: Self.associatedData(kind, identity))
+        } catch {
+            throw StoreError(
+                .backendFailure, "expected to encrypt the \(kind.rawValue), found: \(error)", operation: operation)
+        }
+    }
+
+    func open(_ sealed: [UInt8]?, kind: Kind, _ identity: IdentityKey, operation: String) throws(StoreError)
+        -> String?
+    {
+        guard let sealed else { return nil }
+        let plaintext: [UInt8]
+        do {
+            plaintext = try cipher.open(sealed, associatedData: Self.associatedData(kind, identity))
+        } catch {
+            throw StoreError(
+                .corruptData,
+                "expected the stored \(kind.rawValue) to decrypt under the configured secret for its identity, found "
+                    + "\(error.code) (was server.secret changed, or the row altered?)",
+                operation: operation)
+        }
+        guard let text = String(validating: plaintext, as: UTF8.self) else {
+            throw StoreError(
+                .corruptData, "expected the stored \(kind.rawValue) to be UTF-8, found other bytes",
+                operation: operation)
+        }
+        return text
+    }
+
+    static func associatedData(_ kind: Kind, _ identity: IdentityKey) -> [UInt8] {
+        Array("\(kind.rawValue)|\(identity.provider.utf8.count):\(identity.provider)|\(identity.subject)".utf8)
+    }
+}

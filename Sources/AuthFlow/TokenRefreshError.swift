@@ -1,0 +1,51 @@
+/// Why ``TokenRefresher`` could not hand out an access token.
+///
+/// Messages never contain a token; ``storeError`` and ``signInError`` carry the underlying failure.
+public struct TokenRefreshError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable error code.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The snake_case code.
+        public let rawValue: String
+        /// Wraps a code string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code string.
+        public var description: String { rawValue }
+
+        /// No tokens are stored for the identity (never signed in with tokens kept, or they were deleted).
+        public static let noTokens = Code(rawValue: "no_tokens")
+        /// The stored access token is unusable and no refresh token is stored to get another.
+        public static let noRefreshToken = Code(rawValue: "no_refresh_token")
+        /// Another caller held the refresh lease for longer than the refresher waits.
+        public static let refreshWaitTimedOut = Code(rawValue: "refresh_wait_timed_out")
+        /// The provider refused or failed the refresh; see ``TokenRefreshError/signInError``.
+        public static let refreshFailed = Code(rawValue: "refresh_failed")
+        /// The account store failed; see ``TokenRefreshError/storeError``.
+        public static let storeFailed = Code(rawValue: "store_failed")
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// What was expected and what was found; never a token.
+    public let message: String
+    /// The provider name of the identity.
+    public let provider: String
+    /// The store failure behind `store_failed`.
+    public var storeError: StoreError?
+    /// The refresh failure behind `refresh_failed` (e.g. `token_endpoint_error` with `invalid_grant`).
+    public var signInError: SignInError?
+
+    /// Creates an error; keep `message` free of tokens.
+    public init(
+        _ code: Code, _ message: String, provider: String, storeError: StoreError? = nil,
+        signInError: SignInError? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.provider = provider
+        self.storeError = storeError
+        self.signInError = signInError
+    }
+
+    /// `code: message (provider: …)`.
+    public var description: String { "\(code.rawValue): \(message) (provider: \(provider))" }
+}
