@@ -1,21 +1,21 @@
 public import AuthFlow
 public import AuthFlowJOSE
-import Foundation
 
 /// An `AccountStore` in a ``PostgresDatabase``, shared by every server instance using the database.
 ///
-/// Each operation is one statement or one transaction. Unique constraints make races between instances safe:
-/// users and identities are inserted with `ON CONFLICT DO NOTHING`, so of two instances completing the first
-/// sign-in of one new identity at once exactly one creates the user (the other gets `identityAlreadyLinked`),
-/// and a notification id is applied once however many instances receive it. Read-then-write operations lock
-/// the rows they read (`FOR UPDATE`). Provider tokens are encrypted with a `TokenCipher` exactly as in the
-/// SQLite store (associated data binds each value to its kind and identity). Timestamps and expiry follow the
-/// injected clock.
-public struct PostgresAccountStore: AccountStore {
+/// The operations are the shared SQL layer's (`SQLBackedAccountStore`): each is one statement or one
+/// transaction. Unique constraints make races between instances safe: users and identities are inserted with
+/// `ON CONFLICT DO NOTHING`, so of two instances completing the first sign-in of one new identity at once
+/// exactly one creates the user (the other gets `identityAlreadyLinked`), and a notification id is applied
+/// once however many instances receive it. Read-then-write operations lock the rows they read
+/// (`FOR UPDATE`). Provider tokens are encrypted with a `TokenCipher` exactly as in the SQLite store
+/// (associated data binds each value to its kind and identity). Timestamps and expiry follow the injected
+/// clock.
+public struct PostgresAccountStore: SQLBackedAccountStore {
     /// The database the store reads and writes.
     public let database: PostgresDatabase
-    let sealing: TokenSealing
-    let clock: any WallClock
+    /// The shared SQL layer, on ``database``.
+    public let sql: SQLAccountStore
 
     /// Creates a store over `database`.
     ///
@@ -25,243 +25,6 @@ public struct PostgresAccountStore: AccountStore {
     ///   - clock: the time source for timestamps and expiry.
     public init(database: PostgresDatabase, cipher: TokenCipher, clock: any WallClock) {
         self.database = database
-        self.sealing = TokenSealing(cipher: cipher)
-        self.clock = clock
-    }
-
-    /// The stored identity, or `nil`.
-    ///
-    /// - Throws: `StoreError`.
-    public func identity(_ key: IdentityKey) async throws(StoreError) -> LinkedIdentity? {
-        let operation = "identity"
-        try StoreValidation.checkIdentity(key, operation: operation)
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try Self.identity(key, in: connection, operation: operation)
-        }
-    }
-
-    /// The user with its identities, or `nil`.
-    ///
-    /// - Throws: `StoreError`.
-    public func user(_ id: UserID) async throws(StoreError) -> UserAccount? {
-        let operation = "user"
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(operation: operation) { () throws(StoreError) in
-                try Self.account(id, in: connection, operation: operation)
-            }
-        }
-    }
-
-    /// Users with an enabled identity whose verified email matches (case-insensitively), oldest first.
-    ///
-    /// - Throws: `StoreError`.
-    public func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount] {
-        let operation = "users(withVerifiedEmail:)"
-        try StoreValidation.checkField(email, "email", operation: operation)
-        let normalized = StoreValidation.normalizedEmail(email)
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(operation: operation) { () throws(StoreError) in
-                let rows = try connection.query(
-                    """
-                    SELECT id FROM users WHERE id IN (
-                        SELECT user_id FROM identities WHERE email_normalized = $1 AND email_verified AND NOT disabled
-                    ) ORDER BY created_at, id
-                    """, [.text(normalized)], operation: operation)
-                var accounts: [UserAccount] = []
-                for row in rows {
-                    if let account = try Self.account(
-                        UserID(rawValue: try row.text(0)), in: connection, operation: operation)
-                    {
-                        accounts.append(account)
-                    }
-                }
-                return accounts
-            }
-        }
-    }
-
-    /// Creates the user with its first identity, in one transaction; the primary keys decide races.
-    ///
-    /// - Throws: `StoreError` `duplicateUser`, `identityAlreadyLinked`, `invalidValue`.
-    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) async throws(StoreError)
-        -> UserAccount
-    {
-        let operation = "createUser"
-        try StoreValidation.checkKey(id.rawValue, "user id", operation: operation)
-        try StoreValidation.checkIdentity(identity, operation: operation)
-        try StoreValidation.checkProfile(profile, operation: operation)
-        let now = clock.now()
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(operation: operation) { () throws(StoreError) in
-                let created = try connection.run(
-                    "INSERT INTO users (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
-                    [.text(id.rawValue), .real(now.timeIntervalSince1970)], operation: operation)
-                guard created > 0 else {
-                    throw StoreError(
-                        .duplicateUser, "expected a new user id, found one that exists", operation: operation)
-                }
-                let linked = LinkedIdentity(user: id, key: identity, profile: profile, at: now)
-                guard try Self.insert(linked, in: connection, operation: operation) else {
-                    throw StoreError(
-                        .identityAlreadyLinked,
-                        "expected an identity not linked to any user, found one linked to a user", operation: operation)
-                }
-                return UserAccount(id: id, createdAt: now, identities: [linked])
-            }
-        }
-    }
-
-    /// Links the identity to an existing user; an identity already linked to that user is returned unchanged.
-    ///
-    /// - Throws: `StoreError` `identityAlreadyLinked`, `userNotFound`, `invalidValue`.
-    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID)
-        async throws(StoreError)
-        -> LinkedIdentity
-    {
-        let operation = "linkIdentity"
-        try StoreValidation.checkIdentity(identity, operation: operation)
-        try StoreValidation.checkProfile(profile, operation: operation)
-        let now = clock.now()
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(operation: operation) { () throws(StoreError) in
-                // Locks the user against a concurrent deleteUser until the identity is in.
-                let users = try connection.query(
-                    "SELECT 1 FROM users WHERE id = $1 FOR SHARE", [.text(user.rawValue)], operation: operation)
-                let linked = LinkedIdentity(user: user, key: identity, profile: profile, at: now)
-                if !users.isEmpty, try Self.insert(linked, in: connection, operation: operation) { return linked }
-                if let existing = try Self.identity(identity, in: connection, operation: operation) {
-                    guard existing.userID == user else {
-                        throw StoreError(
-                            .identityAlreadyLinked,
-                            "expected an identity not linked to another user, found one that is", operation: operation)
-                    }
-                    return existing
-                }
-                throw Self.userNotFound(operation)
-            }
-        }
-    }
-
-    /// Removes every identity of `provider` from the user with their tokens, refusing to remove the last one.
-    /// Tokens that no longer decrypt (the secret changed) are reported as `nil`.
-    ///
-    /// - Throws: `StoreError` `userNotFound`, `identityNotFound`, `lastIdentity`.
-    public func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
-        let operation = "unlinkProvider"
-        try StoreValidation.checkKey(provider, "provider", operation: operation)
-        let sealing = sealing
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(operation: operation) { () throws(StoreError) in
-                guard try Self.lockUser(user, in: connection, operation: operation),
-                    let account = try Self.account(user, in: connection, operation: operation)
-                else { throw Self.userNotFound(operation) }
-                let removing = account.identities.filter { $0.provider == provider }
-                guard !removing.isEmpty else {
-                    throw StoreError(
-                        .identityNotFound, "expected the user to have an identity of provider \(provider), found none",
-                        operation: operation)
-                }
-                guard removing.count < account.identities.count else {
-                    throw StoreError(
-                        .lastIdentity,
-                        "expected the user to keep at least one identity, found only identities of provider \(provider)",
-                        operation: operation)
-                }
-                var removed: [RemovedIdentity] = []
-                for identity in removing {
-                    let tokens = try Self.removeTokens(
-                        identity.key, sealing: sealing, in: connection, operation: operation)
-                    try connection.run(
-                        "DELETE FROM identities WHERE provider = $1 AND subject = $2",
-                        [.text(identity.provider), .text(identity.subject)], operation: operation)
-                    removed.append(RemovedIdentity(identity: identity, tokens: tokens))
-                }
-                return removed
-            }
-        }
-    }
-
-    /// Deletes the user, its identities and their tokens in one transaction. Tokens that no longer decrypt are
-    /// reported as `nil`.
-    ///
-    /// - Throws: `StoreError` `userNotFound`.
-    public func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
-        let operation = "deleteUser"
-        let sealing = sealing
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(operation: operation) { () throws(StoreError) in
-                guard try Self.lockUser(id, in: connection, operation: operation),
-                    let account = try Self.account(id, in: connection, operation: operation)
-                else { throw Self.userNotFound(operation) }
-                var removed: [RemovedIdentity] = []
-                for identity in account.identities {
-                    let tokens = try Self.removeTokens(
-                        identity.key, sealing: sealing, in: connection, operation: operation)
-                    removed.append(RemovedIdentity(identity: identity, tokens: tokens))
-                }
-                try connection.run(
-                    "DELETE FROM identities WHERE user_id = $1", [.text(id.rawValue)], operation: operation)
-                try connection.run("DELETE FROM users WHERE id = $1", [.text(id.rawValue)], operation: operation)
-                return removed
-            }
-        }
-    }
-
-    /// Disables or enables sign-in with the identity.
-    ///
-    /// - Throws: `StoreError` `identityNotFound`.
-    public func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) async throws(StoreError)
-        -> LinkedIdentity
-    {
-        let operation = "setIdentityDisabled"
-        try StoreValidation.checkIdentity(identity, operation: operation)
-        let now = clock.now()
-        return try await modifyIdentity(identity, operation: operation) { $0.settingDisabled(disabled, at: now) }
-    }
-
-    /// Updates the identity's profile fields; `nil` keeps a stored value.
-    ///
-    /// - Throws: `StoreError` `identityNotFound`, `invalidValue`.
-    public func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey)
-        async throws(StoreError)
-        -> LinkedIdentity
-    {
-        let operation = "updateIdentityProfile"
-        try StoreValidation.checkIdentity(identity, operation: operation)
-        try StoreValidation.checkUpdate(update, operation: operation)
-        let now = clock.now()
-        return try await modifyIdentity(identity, operation: operation) { $0.applying(update, at: now) }
-    }
-
-    /// Reads the schema version, so an unreachable server or a missing schema is noticed.
-    ///
-    /// - Throws: `StoreError`.
-    public func checkHealth() async throws(StoreError) {
-        try await database.checkHealth()
-    }
-
-    private func modifyIdentity(
-        _ identity: IdentityKey, operation: String,
-        _ change: @escaping @Sendable (LinkedIdentity) -> LinkedIdentity
-    ) async throws(StoreError) -> LinkedIdentity {
-        try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(operation: operation) { () throws(StoreError) in
-                guard let stored = try Self.identity(identity, forUpdate: true, in: connection, operation: operation)
-                else { throw Self.identityNotFound(operation) }
-                let updated = change(stored)
-                if updated != stored { try Self.update(updated, in: connection, operation: operation) }
-                return updated
-            }
-        }
-    }
-
-    static func userNotFound(_ operation: String) -> StoreError {
-        StoreError(.userNotFound, "expected an existing user, found none with that id", operation: operation)
-    }
-
-    static func identityNotFound(_ operation: String) -> StoreError {
-        StoreError(
-            .identityNotFound, "expected a linked identity, found none for that provider and subject",
-            operation: operation)
+        self.sql = SQLAccountStore(backend: database, cipher: cipher, clock: clock, pendingCapacity: nil)
     }
 }

@@ -1,3 +1,5 @@
+import AuthFlow
+
 /// A value bound to a statement parameter, sent in PostgreSQL's text format.
 ///
 /// Values only ever reach SQL as `$n` parameters of `PQexecParams`, never spliced into the statement text.
@@ -28,6 +30,20 @@ enum PostgresValue: Sendable, Hashable {
         case .text(let text): return text
         case .bool(let flag): return flag ? "true" : "false"
         case .bytes(let bytes): return "\\x" + PostgresHex.encode(bytes)
+        }
+    }
+}
+
+extension PostgresValue {
+    /// A value of the shared SQL store layer, one to one.
+    init(_ value: StoreValue) {
+        switch value {
+        case .null: self = .null
+        case .integer(let number): self = .integer(number)
+        case .real(let number): self = .real(number)
+        case .text(let text): self = .text(text)
+        case .bytes(let bytes): self = .bytes(bytes)
+        case .bool(let flag): self = .bool(flag)
         }
     }
 }

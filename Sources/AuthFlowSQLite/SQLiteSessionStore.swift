@@ -1,16 +1,16 @@
 public import AuthFlow
 public import AuthFlowJOSE
-import Foundation
 
 /// A `SessionStore` in a ``SQLiteDatabase`` file.
 ///
-/// Sessions are keyed by the SHA-256 digest of their id; the id itself is never written. Each operation is
-/// one statement (creation also purges expired sessions in the same transaction). Expiry follows the injected
-/// clock.
-public struct SQLiteSessionStore: SessionStore {
+/// The operations are the shared SQL layer's (`SQLBackedSessionStore`): sessions are keyed by the SHA-256
+/// digest of their id, the id itself is never written; each operation is one statement (creation also purges
+/// expired sessions in the same transaction). Expiry follows the injected clock.
+public struct SQLiteSessionStore: SQLBackedSessionStore {
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
-    let clock: any WallClock
+    /// The shared SQL layer, on ``database``.
+    public let sql: SQLSessionStore
 
     /// Creates a store over `database`.
     ///
@@ -19,126 +19,6 @@ public struct SQLiteSessionStore: SessionStore {
     ///   - clock: the time source for expiry.
     public init(database: SQLiteDatabase, clock: any WallClock) {
         self.database = database
-        self.clock = clock
+        self.sql = SQLSessionStore(backend: database, clock: clock)
     }
-
-    /// Stores a session under the digest of `id`.
-    ///
-    /// - Throws: `StoreError` `duplicateSession`, `invalidValue`.
-    public func createSession(id: String, record: SessionRecord) async throws(StoreError) {
-        let operation = "createSession"
-        try StoreValidation.checkSession(id: id, record, operation: operation)
-        let now = clock.now().timeIntervalSince1970
-        let parameters: [SQLiteValue] = [
-            .blob(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
-            .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
-            record.providerSessionID.map(SQLiteValue.text) ?? .null,
-        ]
-        let inserted = try await database.perform(operation) { connection throws(StoreError) in
-            try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
-                try connection.run("DELETE FROM sessions WHERE expires_at <= ?", [.real(now)], operation: operation)
-                return try connection.run(
-                    """
-                    INSERT INTO sessions
-                        (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id_digest) DO NOTHING
-                    """, parameters, operation: operation)
-            }
-        }
-        guard inserted > 0 else {
-            throw StoreError(
-                .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
-        }
-    }
-
-    /// The live session under `id`, or `nil`.
-    ///
-    /// - Throws: `StoreError`.
-    public func session(id: String) async throws(StoreError) -> SessionRecord? {
-        let operation = "session"
-        try StoreValidation.checkKey(id, "session id", operation: operation)
-        let parameters: [SQLiteValue] = [.blob(Self.digest(id)), .real(clock.now().timeIntervalSince1970)]
-        return try await database.perform(operation) { connection throws(StoreError) in
-            let rows = try connection.query(
-                """
-                SELECT user_id, provider, subject, created_at, expires_at, provider_session_id FROM sessions
-                WHERE id_digest = ? AND expires_at > ?
-                """, parameters, operation: operation)
-            return try rows.first.map { row throws(StoreError) in
-                SessionRecord(
-                    userID: UserID(rawValue: try row.text(0)), provider: try row.text(1), subject: try row.text(2),
-                    createdAt: Date(timeIntervalSince1970: try row.real(3)),
-                    expiresAt: Date(timeIntervalSince1970: try row.real(4)), providerSessionID: try row.optionalText(5))
-            }
-        }
-    }
-
-    /// Deletes the session under `id`.
-    ///
-    /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSession(id: String) async throws(StoreError) -> Bool {
-        let operation = "deleteSession"
-        try StoreValidation.checkKey(id, "session id", operation: operation)
-        let digest = Self.digest(id)
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.run("DELETE FROM sessions WHERE id_digest = ?", [.blob(digest)], operation: operation) > 0
-        }
-    }
-
-    /// Deletes every session of the user.
-    ///
-    /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
-        let operation = "deleteSessions(userID:)"
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.run("DELETE FROM sessions WHERE user_id = ?", [.text(userID.rawValue)], operation: operation)
-        }
-    }
-
-    /// Deletes every session signed in with the identity.
-    ///
-    /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
-        let operation = "deleteSessions(identity:)"
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.run(
-                "DELETE FROM sessions WHERE provider = ? AND subject = ?",
-                [.text(identity.provider), .text(identity.subject)], operation: operation)
-        }
-    }
-
-    /// Deletes every session that began with the provider session `providerSessionID` (any subject of the
-    /// provider when `identity.subject` is empty).
-    ///
-    /// - Throws: `StoreError` `invalidValue`.
-    @discardableResult
-    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
-        let operation = "deleteSessions(identity:providerSessionID:)"
-        try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
-        try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
-        let parameters: [SQLiteValue] = [
-            .text(identity.provider), .text(providerSessionID), .text(identity.subject), .text(identity.subject),
-        ]
-        return try await database.perform(operation) { connection throws(StoreError) in
-            try connection.run(
-                """
-                DELETE FROM sessions WHERE provider = ? AND provider_session_id = ? AND (? = '' OR subject = ?)
-                """, parameters, operation: operation)
-        }
-    }
-
-    /// Reads the schema objects, so a missing or damaged file is noticed.
-    ///
-    /// - Throws: `StoreError`.
-    public func checkHealth() async throws(StoreError) {
-        let operation = "checkHealth"
-        _ = try await database.perform(operation) { connection throws(StoreError) in
-            try connection.query("SELECT count(*) FROM sqlite_schema", operation: operation).count
-        }
-    }
-
-    static func digest(_ id: String) -> [UInt8] { Digest.sha256(Array(id.utf8)) }
 }

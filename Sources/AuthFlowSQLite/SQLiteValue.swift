@@ -1,3 +1,5 @@
+import AuthFlow
+
 /// A value bound to a statement parameter or read from a result column.
 enum SQLiteValue: Sendable, Hashable {
     case null
@@ -17,4 +19,18 @@ enum SQLiteValue: Sendable, Hashable {
 
     /// `1` or `0`.
     static func bool(_ flag: Bool) -> SQLiteValue { .integer(flag ? 1 : 0) }
+}
+
+extension SQLiteValue {
+    /// A value of the shared SQL store layer as SQLite stores it (booleans as `1`/`0`, bytes as BLOB).
+    init(_ value: StoreValue) {
+        switch value {
+        case .null: self = .null
+        case .integer(let number): self = .integer(number)
+        case .real(let number): self = .real(number)
+        case .text(let text): self = .text(text)
+        case .bytes(let bytes): self = .blob(bytes)
+        case .bool(let flag): self = .bool(flag)
+        }
+    }
 }

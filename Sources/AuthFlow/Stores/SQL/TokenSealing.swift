@@ -51,7 +51,7 @@ package struct TokenSealing: Sendable {
     ///
     /// - Throws: `StoreError` `corruptData` when a value does not decrypt (e.g. `server.secret` changed).
     package func tokens(
-        from row: some StoreRow, at first: Int = 0, _ identity: IdentityKey, operation: String
+        from row: any StoreRow, at first: Int = 0, _ identity: IdentityKey, operation: String
     ) throws(StoreError) -> StoredTokens {
         StoredTokens(
             accessToken: try open(row.optionalBytes(first), kind: .access, identity, operation: operation),
@@ -61,7 +61,7 @@ package struct TokenSealing: Sendable {
 
     /// The tokens of a deleted row, or `nil` when they do not decrypt (they cannot be revoked then, and
     /// removing an identity must not depend on them).
-    package func removedTokens(from row: (some StoreRow)?, _ identity: IdentityKey, operation: String)
+    package func removedTokens(from row: (any StoreRow)?, _ identity: IdentityKey, operation: String)
         -> StoredTokens?
     {
         guard let row else { return nil }

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Provider tokens, sealed at rest (``TokenSealing``), and the single-flight refresh lease kept on the same
+/// row (`refresh_lease_holder`, `refresh_lease_until`).
+extension SQLAccountStore {
+    func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) async throws(StoreError) {
+        let operation = "saveTokens"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkTokens(tokens, operation: operation)
+        let sealed = try sealing.columns(tokens, for: identity, operation: operation)
+        let now = clock.now().timeIntervalSince1970
+        let lockIdentity = "SELECT 1 FROM identities WHERE provider = $1 AND subject = $2" + backend.forShare
+        try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            // The identity stays until the tokens are in (a concurrent unlink waits, then removes both).
+            guard
+                !(try connection.query(
+                    lockIdentity, .text(identity.provider), .text(identity.subject), operation: operation
+                ).isEmpty)
+            else { throw Self.identityNotFound(operation) }
+            try connection.run(
+                """
+                INSERT INTO identity_tokens
+                    (provider, subject, access_token, refresh_token, access_token_expires_at, scope, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                ON CONFLICT (provider, subject) DO UPDATE SET
+                    access_token = excluded.access_token,
+                    refresh_token = coalesce(excluded.refresh_token, identity_tokens.refresh_token),
+                    access_token_expires_at = excluded.access_token_expires_at,
+                    scope = excluded.scope,
+                    updated_at = excluded.updated_at
+                """,
+                .text(identity.provider), .text(identity.subject), .optional(sealed.access), .optional(sealed.refresh),
+                .optional(sealed.expiresAt), .optional(sealed.scope), .real(now), operation: operation)
+        }
+    }
+
+    func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
+        let operation = "tokens"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        let sealing = sealing
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try Self.storedTokens(identity, sealing: sealing, in: connection, operation: operation)
+        }
+    }
+
+    func tokens(ofUser user: UserID) async throws(StoreError) -> [IdentityKey: StoredTokens] {
+        let operation = "tokens(ofUser:)"
+        let sealing = sealing
+        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+            guard
+                !(try connection.query("SELECT 1 FROM users WHERE id = $1", .text(user.rawValue), operation: operation)
+                    .isEmpty)
+            else { throw Self.userNotFound(operation) }
+            let rows = try connection.query(
+                """
+                SELECT t.access_token, t.refresh_token, t.access_token_expires_at, t.scope, t.provider, t.subject
+                FROM identity_tokens t JOIN identities i ON i.provider = t.provider AND i.subject = t.subject
+                WHERE i.user_id = $1
+                """, .text(user.rawValue), operation: operation)
+            var result: [IdentityKey: StoredTokens] = [:]
+            for row in rows {
+                let key = IdentityKey(provider: try row.text(4), subject: try row.text(5))
+                result[key] = try sealing.tokens(from: row, key, operation: operation)
+            }
+            return result
+        }
+    }
+
+    func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
+        let operation = "deleteTokens"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        let sealing = sealing
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try Self.removeTokens(identity, sealing: sealing, in: connection, operation: operation)
+        }
+    }
+
+    /// Takes the lease with one conditional `UPDATE … WHERE refresh_lease_until IS NULL OR refresh_lease_until
+    /// <= now … RETURNING`: PostgreSQL's row lock queues concurrent callers and the first one's write makes the
+    /// condition false for the others; SQLite's write lock does the same.
+    func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double) async throws(StoreError)
+        -> RefreshLease?
+    {
+        let operation = "beginTokenRefresh"
+        try StoreValidation.checkLease(identity, holder: holder, duration: leaseDuration, operation: operation)
+        let now = clock.now().timeIntervalSince1970
+        let sealing = sealing
+        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            let taken = try connection.query(
+                """
+                UPDATE identity_tokens SET refresh_lease_holder = $1, refresh_lease_until = $2
+                WHERE provider = $3 AND subject = $4 AND (refresh_lease_until IS NULL OR refresh_lease_until <= $5)
+                RETURNING \(TokenSealing.columns)
+                """,
+                .text(holder), .real(now + leaseDuration), .text(identity.provider), .text(identity.subject),
+                .real(now), operation: operation)
+            if let row = taken.first { return .acquired(try sealing.tokens(from: row, identity, operation: operation)) }
+            return try Self.storedTokens(identity, sealing: sealing, in: connection, operation: operation)
+                .map(RefreshLease.held)
+        }
+    }
+
+    /// Writes the refreshed tokens and ends `holder`'s lease in one `UPDATE`.
+    func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
+        async throws(StoreError)
+    {
+        let operation = "completeTokenRefresh"
+        try StoreValidation.checkLease(identity, holder: holder, operation: operation)
+        try StoreValidation.checkTokens(tokens, operation: operation)
+        let sealed = try sealing.columns(tokens, for: identity, operation: operation)
+        let now = clock.now().timeIntervalSince1970
+        let changed = try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run(
+                """
+                UPDATE identity_tokens SET access_token = $1, refresh_token = coalesce($2, refresh_token),
+                    access_token_expires_at = $3, scope = $4, updated_at = $5,
+                    refresh_lease_until = CASE WHEN refresh_lease_holder = $6 THEN NULL ELSE refresh_lease_until END,
+                    refresh_lease_holder = CASE WHEN refresh_lease_holder = $6 THEN NULL ELSE refresh_lease_holder END
+                WHERE provider = $7 AND subject = $8
+                """,
+                .optional(sealed.access), .optional(sealed.refresh), .optional(sealed.expiresAt),
+                .optional(sealed.scope), .real(now), .text(holder), .text(identity.provider), .text(identity.subject),
+                operation: operation)
+        }
+        guard changed > 0 else { throw Self.identityNotFound(operation) }
+    }
+
+    func releaseTokenRefresh(for identity: IdentityKey, holder: String) async throws(StoreError) {
+        let operation = "releaseTokenRefresh"
+        try StoreValidation.checkLease(identity, holder: holder, operation: operation)
+        _ = try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run(
+                """
+                UPDATE identity_tokens SET refresh_lease_holder = NULL, refresh_lease_until = NULL
+                WHERE provider = $1 AND subject = $2 AND refresh_lease_holder = $3
+                """, .text(identity.provider), .text(identity.subject), .text(holder), operation: operation)
+        }
+    }
+
+    static func storedTokens(
+        _ identity: IdentityKey, sealing: TokenSealing, in connection: any SQLConnection, operation: String
+    ) throws(StoreError) -> StoredTokens? {
+        let rows = try connection.query(
+            "SELECT \(TokenSealing.columns) FROM identity_tokens WHERE provider = $1 AND subject = $2",
+            .text(identity.provider), .text(identity.subject), operation: operation)
+        return try rows.first.map { row throws(StoreError) in
+            try sealing.tokens(from: row, identity, operation: operation)
+        }
+    }
+
+    /// Deletes the identity's token row and returns its tokens, or `nil` when none were stored or they do
+    /// not decrypt (they cannot be revoked then, and removing the identity must not depend on them).
+    static func removeTokens(
+        _ identity: IdentityKey, sealing: TokenSealing, in connection: any SQLConnection, operation: String
+    ) throws(StoreError) -> StoredTokens? {
+        let rows = try connection.query(
+            "DELETE FROM identity_tokens WHERE provider = $1 AND subject = $2 RETURNING \(TokenSealing.columns)",
+            .text(identity.provider), .text(identity.subject), operation: operation)
+        return sealing.removedTokens(from: rows.first, identity, operation: operation)
+    }
+}

@@ -1,0 +1,207 @@
+public import AuthFlowJOSE
+import Foundation
+
+/// The one implementation of ``AccountStore`` over SQL, shared by the SQLite and PostgreSQL stores: each
+/// backend contributes only its connections and transactions (``SQLBackedAccountStore``).
+///
+/// Each operation is one statement or one transaction. Unique constraints decide races between instances:
+/// users and identities are inserted with `ON CONFLICT DO NOTHING`, so of two callers completing the first
+/// sign-in of one new identity exactly one creates the user, and a notification id is applied once.
+/// Read-then-write operations lock the rows they read where the backend locks rows, and run under the
+/// database's write lock where it does not. Provider tokens are sealed with ``TokenSealing``. Timestamps
+/// and expiry follow the injected clock.
+public struct SQLAccountStore: Sendable {
+    let backend: any SQLBackend
+    let sealing: TokenSealing
+    let clock: any WallClock
+    /// The most live pending profiles kept at once; `nil` for no bound.
+    let pendingCapacity: Int?
+
+    /// Creates the store over `backend`, sealing tokens with `cipher`.
+    package init(backend: any SQLBackend, cipher: TokenCipher, clock: any WallClock, pendingCapacity: Int?) {
+        self.backend = backend
+        self.sealing = TokenSealing(cipher: cipher)
+        self.clock = clock
+        self.pendingCapacity = pendingCapacity.map { max(1, $0) }
+    }
+
+    func identity(_ key: IdentityKey) async throws(StoreError) -> LinkedIdentity? {
+        let operation = "identity"
+        try StoreValidation.checkIdentity(key, operation: operation)
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try Self.identity(key, in: connection, operation: operation)
+        }
+    }
+
+    func user(_ id: UserID) async throws(StoreError) -> UserAccount? {
+        let operation = "user"
+        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+            try Self.account(id, in: connection, operation: operation)
+        }
+    }
+
+    func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount] {
+        let operation = "users(withVerifiedEmail:)"
+        try StoreValidation.checkField(email, "email", operation: operation)
+        let normalized = StoreValidation.normalizedEmail(email)
+        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+            let rows = try connection.query(
+                """
+                SELECT id FROM users WHERE id IN (
+                    SELECT user_id FROM identities
+                    WHERE email_normalized = $1 AND email_verified = TRUE AND disabled = FALSE
+                ) ORDER BY created_at, id
+                """, .text(normalized), operation: operation)
+            var accounts: [UserAccount] = []
+            for row in rows {
+                let id = UserID(rawValue: try row.text(0))
+                if let account = try Self.account(id, in: connection, operation: operation) { accounts.append(account) }
+            }
+            return accounts
+        }
+    }
+
+    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) async throws(StoreError)
+        -> UserAccount
+    {
+        let operation = "createUser"
+        try StoreValidation.checkKey(id.rawValue, "user id", operation: operation)
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkProfile(profile, operation: operation)
+        let now = clock.now()
+        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            let created = try connection.run(
+                "INSERT INTO users (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+                .text(id.rawValue), .real(now.timeIntervalSince1970), operation: operation)
+            guard created > 0 else {
+                throw StoreError(.duplicateUser, "expected a new user id, found one that exists", operation: operation)
+            }
+            let linked = LinkedIdentity(user: id, key: identity, profile: profile, at: now)
+            guard try Self.insert(linked, in: connection, operation: operation) else {
+                throw StoreError(
+                    .identityAlreadyLinked, "expected an identity not linked to any user, found one linked to a user",
+                    operation: operation)
+            }
+            return UserAccount(id: id, createdAt: now, identities: [linked])
+        }
+    }
+
+    func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID) async throws(StoreError)
+        -> LinkedIdentity
+    {
+        let operation = "linkIdentity"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkProfile(profile, operation: operation)
+        let now = clock.now()
+        let lockUser = "SELECT 1 FROM users WHERE id = $1" + backend.forShare
+        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            // Locks the user against a concurrent deleteUser until the identity is in.
+            let users = try connection.query(lockUser, .text(user.rawValue), operation: operation)
+            let linked = LinkedIdentity(user: user, key: identity, profile: profile, at: now)
+            if !users.isEmpty, try Self.insert(linked, in: connection, operation: operation) { return linked }
+            if let existing = try Self.identity(identity, in: connection, operation: operation) {
+                guard existing.userID == user else {
+                    throw StoreError(
+                        .identityAlreadyLinked, "expected an identity not linked to another user, found one that is",
+                        operation: operation)
+                }
+                return existing
+            }
+            throw Self.userNotFound(operation)
+        }
+    }
+
+    func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
+        let operation = "unlinkProvider"
+        try StoreValidation.checkKey(provider, "provider", operation: operation)
+        let (sealing, lockUser) = (sealing, "SELECT 1 FROM users WHERE id = $1" + backend.forUpdate)
+        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            guard !(try connection.query(lockUser, .text(user.rawValue), operation: operation).isEmpty),
+                let account = try Self.account(user, in: connection, operation: operation)
+            else { throw Self.userNotFound(operation) }
+            let removing = account.identities.filter { $0.provider == provider }
+            guard !removing.isEmpty else {
+                throw StoreError(
+                    .identityNotFound, "expected the user to have an identity of provider \(provider), found none",
+                    operation: operation)
+            }
+            guard removing.count < account.identities.count else {
+                throw StoreError(
+                    .lastIdentity,
+                    "expected the user to keep at least one identity, found only identities of provider \(provider)",
+                    operation: operation)
+            }
+            var removed: [RemovedIdentity] = []
+            for identity in removing {
+                let tokens = try Self.removeTokens(identity.key, sealing: sealing, in: connection, operation: operation)
+                try connection.run(
+                    "DELETE FROM identities WHERE provider = $1 AND subject = $2", .text(identity.provider),
+                    .text(identity.subject), operation: operation)
+                removed.append(RemovedIdentity(identity: identity, tokens: tokens))
+            }
+            return removed
+        }
+    }
+
+    func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
+        let operation = "deleteUser"
+        let (sealing, lockUser) = (sealing, "SELECT 1 FROM users WHERE id = $1" + backend.forUpdate)
+        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            guard !(try connection.query(lockUser, .text(id.rawValue), operation: operation).isEmpty),
+                let account = try Self.account(id, in: connection, operation: operation)
+            else { throw Self.userNotFound(operation) }
+            var removed: [RemovedIdentity] = []
+            for identity in account.identities {
+                let tokens = try Self.removeTokens(identity.key, sealing: sealing, in: connection, operation: operation)
+                removed.append(RemovedIdentity(identity: identity, tokens: tokens))
+            }
+            try connection.run("DELETE FROM identities WHERE user_id = $1", .text(id.rawValue), operation: operation)
+            try connection.run("DELETE FROM users WHERE id = $1", .text(id.rawValue), operation: operation)
+            return removed
+        }
+    }
+
+    func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) async throws(StoreError) -> LinkedIdentity {
+        let operation = "setIdentityDisabled"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        let now = clock.now()
+        return try await modifyIdentity(identity, operation: operation) { $0.settingDisabled(disabled, at: now) }
+    }
+
+    func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) async throws(StoreError)
+        -> LinkedIdentity
+    {
+        let operation = "updateIdentityProfile"
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkUpdate(update, operation: operation)
+        let now = clock.now()
+        return try await modifyIdentity(identity, operation: operation) { $0.applying(update, at: now) }
+    }
+
+    func checkHealth() async throws(StoreError) {
+        try await backend.checkHealth(operation: "checkHealth")
+    }
+
+    private func modifyIdentity(
+        _ identity: IdentityKey, operation: String, _ change: @escaping @Sendable (LinkedIdentity) -> LinkedIdentity
+    ) async throws(StoreError) -> LinkedIdentity {
+        let forUpdate = backend.forUpdate
+        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            guard let stored = try Self.identity(identity, lock: forUpdate, in: connection, operation: operation)
+            else { throw Self.identityNotFound(operation) }
+            let updated = change(stored)
+            if updated != stored { try Self.update(updated, in: connection, operation: operation) }
+            return updated
+        }
+    }
+
+    static func userNotFound(_ operation: String) -> StoreError {
+        StoreError(.userNotFound, "expected an existing user, found none with that id", operation: operation)
+    }
+
+    static func identityNotFound(_ operation: String) -> StoreError {
+        StoreError(
+            .identityNotFound, "expected a linked identity, found none for that provider and subject",
+            operation: operation)
+    }
+}

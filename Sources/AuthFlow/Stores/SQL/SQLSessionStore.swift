@@ -1,0 +1,155 @@
+public import AuthFlowJOSE
+import Foundation
+
+/// The one implementation of ``SessionStore`` over SQL, shared by the SQLite and PostgreSQL stores
+/// (``SQLBackedSessionStore``).
+///
+/// Sessions are keyed by the SHA-256 digest of their id; the id itself is never written. Each operation is
+/// one statement (creation also purges expired sessions in the same transaction). Expiry follows the
+/// injected clock.
+public struct SQLSessionStore: Sendable {
+    let backend: any SQLBackend
+    let clock: any WallClock
+
+    /// Creates the store over `backend`.
+    package init(backend: any SQLBackend, clock: any WallClock) {
+        self.backend = backend
+        self.clock = clock
+    }
+
+    /// The digest a session is stored under.
+    package static func digest(_ id: String) -> [UInt8] { Digest.sha256(Array(id.utf8)) }
+
+    func createSession(id: String, record: SessionRecord) async throws(StoreError) {
+        let operation = "createSession"
+        try StoreValidation.checkSession(id: id, record, operation: operation)
+        let now = clock.now().timeIntervalSince1970
+        let inserted = try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            try connection.run("DELETE FROM sessions WHERE expires_at <= $1", .real(now), operation: operation)
+            return try connection.run(
+                """
+                INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id_digest) DO NOTHING
+                """,
+                .bytes(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
+                .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
+                .optional(record.providerSessionID), operation: operation)
+        }
+        guard inserted > 0 else {
+            throw StoreError(
+                .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
+        }
+    }
+
+    func session(id: String) async throws(StoreError) -> SessionRecord? {
+        let operation = "session"
+        try StoreValidation.checkKey(id, "session id", operation: operation)
+        let now = clock.now().timeIntervalSince1970
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            let rows = try connection.query(
+                """
+                SELECT user_id, provider, subject, created_at, expires_at, provider_session_id FROM sessions
+                WHERE id_digest = $1 AND expires_at > $2
+                """, .bytes(Self.digest(id)), .real(now), operation: operation)
+            return try rows.first.map { row throws(StoreError) in
+                SessionRecord(
+                    userID: UserID(rawValue: try row.text(0)), provider: try row.text(1), subject: try row.text(2),
+                    createdAt: try row.date(3), expiresAt: try row.date(4), providerSessionID: try row.optionalText(5))
+            }
+        }
+    }
+
+    func deleteSession(id: String) async throws(StoreError) -> Bool {
+        let operation = "deleteSession"
+        try StoreValidation.checkKey(id, "session id", operation: operation)
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run(
+                "DELETE FROM sessions WHERE id_digest = $1", .bytes(Self.digest(id)), operation: operation)
+                > 0
+        }
+    }
+
+    func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
+        let operation = "deleteSessions(userID:)"
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run("DELETE FROM sessions WHERE user_id = $1", .text(userID.rawValue), operation: operation)
+        }
+    }
+
+    func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
+        let operation = "deleteSessions(identity:)"
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run(
+                "DELETE FROM sessions WHERE provider = $1 AND subject = $2", .text(identity.provider),
+                .text(identity.subject), operation: operation)
+        }
+    }
+
+    func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+        let operation = "deleteSessions(identity:providerSessionID:)"
+        try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
+        try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run(
+                "DELETE FROM sessions WHERE provider = $1 AND provider_session_id = $2 AND ($3 = '' OR subject = $3)",
+                .text(identity.provider), .text(providerSessionID), .text(identity.subject), operation: operation)
+        }
+    }
+}
+
+/// A ``SessionStore`` whose every operation is the shared SQL layer's (``SQLSessionStore``); the SQLite and
+/// PostgreSQL session stores conform and only say which database to run on.
+public protocol SQLBackedSessionStore: SessionStore {
+    /// The shared SQL layer the store runs on.
+    var sql: SQLSessionStore { get }
+}
+
+extension SQLBackedSessionStore {
+    /// Stores a session under the digest of `id`.
+    ///
+    /// - Throws: `StoreError` `duplicateSession`, `invalidValue`.
+    public func createSession(id: String, record: SessionRecord) async throws(StoreError) {
+        try await sql.createSession(id: id, record: record)
+    }
+
+    /// The live session under `id`, or `nil`.
+    ///
+    /// - Throws: `StoreError`.
+    public func session(id: String) async throws(StoreError) -> SessionRecord? { try await sql.session(id: id) }
+
+    /// Deletes the session under `id`.
+    ///
+    /// - Throws: `StoreError`.
+    @discardableResult
+    public func deleteSession(id: String) async throws(StoreError) -> Bool { try await sql.deleteSession(id: id) }
+
+    /// Deletes every session of the user.
+    ///
+    /// - Throws: `StoreError`.
+    @discardableResult
+    public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
+        try await sql.deleteSessions(userID: userID)
+    }
+
+    /// Deletes every session signed in with the identity.
+    ///
+    /// - Throws: `StoreError`.
+    @discardableResult
+    public func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
+        try await sql.deleteSessions(identity: identity)
+    }
+
+    /// Deletes every session that began with the provider session `providerSessionID` of the identity (any
+    /// subject of the provider when `identity.subject` is empty).
+    ///
+    /// - Throws: `StoreError` `invalidValue` for an empty provider or provider session id.
+    @discardableResult
+    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+        try await sql.deleteSessions(identity: identity, providerSessionID: providerSessionID)
+    }
+
+    /// Checks that the database answers and holds the schema.
+    ///
+    /// - Throws: `StoreError`.
+    public func checkHealth() async throws(StoreError) { try await sql.backend.checkHealth(operation: "checkHealth") }
+}

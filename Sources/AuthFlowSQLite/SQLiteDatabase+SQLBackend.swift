@@ -1,0 +1,45 @@
+package import AuthFlow
+
+/// The database under the shared SQL store layer: one serial connection; transactions that write begin with
+/// `BEGIN IMMEDIATE` (the database's write lock), so SQLite needs no row locks.
+extension SQLiteDatabase: SQLBackend {
+    package var locksRows: Bool { false }
+
+    package func withConnection<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        try await perform(operation) { (connection: SQLiteConnection) throws(StoreError) in
+            try body(SQLiteStatements(connection: connection))
+        }
+    }
+
+    package func withTransaction<T: Sendable>(
+        _ operation: String, writes: Bool, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        try await perform(operation) { (connection: SQLiteConnection) throws(StoreError) in
+            try connection.transaction(immediate: writes, operation: operation) { () throws(StoreError) in
+                try body(SQLiteStatements(connection: connection))
+            }
+        }
+    }
+
+    /// Reads the schema objects, so a missing or damaged file is noticed.
+    package func checkHealth(operation: String) async throws(StoreError) {
+        _ = try await perform(operation) { (connection: SQLiteConnection) throws(StoreError) in
+            try connection.query("SELECT count(*) FROM sqlite_schema", operation: operation).count
+        }
+    }
+}
+
+/// A connection lent to the shared store layer: its values become SQLite's.
+struct SQLiteStatements: SQLConnection {
+    let connection: SQLiteConnection
+
+    func query(_ sql: String, _ parameters: [StoreValue], operation: String) throws(StoreError) -> [any StoreRow] {
+        try connection.query(sql, parameters.map(SQLiteValue.init), operation: operation)
+    }
+
+    func run(_ sql: String, _ parameters: [StoreValue], operation: String) throws(StoreError) -> Int {
+        try connection.run(sql, parameters.map(SQLiteValue.init), operation: operation)
+    }
+}
