@@ -109,18 +109,7 @@ public actor InMemoryAccountStore: AccountStore {
         guard let account = Self.account(user, in: state) else {
             throw StoreError(.userNotFound, "expected an existing user, found none with that id", operation: operation)
         }
-        let removing = account.identities.filter { $0.provider == provider }
-        guard !removing.isEmpty else {
-            throw StoreError(
-                .identityNotFound, "expected the user to have an identity of provider \(provider), found none",
-                operation: operation)
-        }
-        guard removing.count < account.identities.count else {
-            throw StoreError(
-                .lastIdentity,
-                "expected the user to keep at least one identity, found only identities of provider \(provider)",
-                operation: operation)
-        }
+        let removing = try account.identitiesToUnlink(provider, operation: operation)
         return removing.map { identity in
             state.identities[identity.key] = nil
             return RemovedIdentity(identity: identity, tokens: state.tokens.removeValue(forKey: identity.key))

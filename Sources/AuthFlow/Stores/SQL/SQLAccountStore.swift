@@ -119,18 +119,7 @@ public struct SQLAccountStore: Sendable {
             guard !(try connection.query(lockUser, .text(user.rawValue), operation: operation).isEmpty),
                 let account = try Self.account(user, in: connection, operation: operation)
             else { throw Self.userNotFound(operation) }
-            let removing = account.identities.filter { $0.provider == provider }
-            guard !removing.isEmpty else {
-                throw StoreError(
-                    .identityNotFound, "expected the user to have an identity of provider \(provider), found none",
-                    operation: operation)
-            }
-            guard removing.count < account.identities.count else {
-                throw StoreError(
-                    .lastIdentity,
-                    "expected the user to keep at least one identity, found only identities of provider \(provider)",
-                    operation: operation)
-            }
+            let removing = try account.identitiesToUnlink(provider, operation: operation)
             var removed: [RemovedIdentity] = []
             for identity in removing {
                 let tokens = try Self.removeTokens(identity.key, sealing: sealing, in: connection, operation: operation)
