@@ -127,8 +127,11 @@ class PostgresServer:
 
 
 class RedisServer:
-    """redis-server in `directory/redis` on a free loopback port, with a password and an append-only file
-    (as a deployment that keeps its sessions across a Redis restart runs it)."""
+    """redis-server in `directory/redis` on a free loopback port, configured as docs/deployment.md advises:
+    an ACL user `authflow` limited to the `authflow:` keys and the commands AuthFlow uses, the `default` user
+    kept on behind a password of its own (a Redis without the fix of redis/redis#14545, Debian's 7.0 among
+    them, replays the append-only file's MULTI/EXEC blocks, the effects of Lua scripts, as `default`, and
+    drops them when it is off), an append-only file (sessions survive a restart) and no eviction."""
 
     def __init__(self, directory: Path):
         if shutil.which("redis-server") is None:
@@ -138,17 +141,20 @@ class RedisServer:
         self.directory.mkdir(parents=True)
         self.port = harness.free_port()
         self.password = "test-" + secrets.token_hex(8)
+        self.admin_password = secrets.token_hex(16)  # the `default` user's; AuthFlow never uses it
         self.process: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+        return f"redis://authflow:{self.password}@127.0.0.1:{self.port}/0"
 
     def start(self) -> "RedisServer":
         self.process = subprocess.Popen(
             ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.directory),
-             "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--requirepass", self.password,
-             "--logfile", str(self.directory / "redis.log")],
+             "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--maxmemory-policy", "noeviction",
+             "--user", "default", "on", f">{self.admin_password}", "~*", "&*", "+@all",
+             "--user", "authflow", "on", f">{self.password}", "~authflow:*", "+@read", "+@write", "+@scripting",
+             "+ping", "+select", "--logfile", str(self.directory / "redis.log")],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         _wait_for_port(self.port, True, "Redis")
         return self

@@ -334,6 +334,9 @@ def test_redis_stopped_gives_typed_503s_and_restarted_works_again_without_restar
     a, b = deployment.a, deployment.b
     signed_in = deployment.visitor("before-redis-outage")
     session = signed_in.on(a).signed_in("google", Identity.fresh("google"))
+    apple_identity = Identity.fresh("apple")
+    apple_user = deployment.visitor("apple-over-redis-outage")
+    apple_user.on(b).signed_in("apple", apple_identity)
     pending_identity = Identity.fresh("google")
     pending, pending_flow, pending_callback = started_flow(deployment, "pending-over-redis-outage", a,
                                                            pending_identity)
@@ -366,6 +369,11 @@ def test_redis_stopped_gives_typed_503s_and_restarted_works_again_without_restar
         browser = pending.on(b)
         refused = browser.deliver(pending_callback, flow=pending_flow)
         expect_unavailable(refused, "callback on B with Redis down")
+        # A logout that cannot reach the session store says so, and keeps the cookie (checked after the restart).
+        expect_unavailable(signed_in.on(a).logout(), "logout on A with Redis down")
+        # A notification that ends sessions is refused with 503 (Apple retries it later), not acknowledged.
+        answer = deployment.notify_apple("consent-revoked", apple_identity.subject, b)
+        assert answer.get("status") == 503, f"notification to B with Redis down: {answer}"
     finally:
         deployment.redis.start()
 
@@ -382,6 +390,11 @@ def test_redis_stopped_gives_typed_503s_and_restarted_works_again_without_restar
         check = signed_in.on(instance).check()
         assert check.status_code == 202, f"{instance.label}: {status_of(check)}"
         assert check.headers.get("X-Auth-User") == session["user_id"]
+    # The refused notification ended nothing; Apple's retry, now that Redis is back, does.
+    assert apple_user.on(a).check().status_code == 202
+    assert deployment.notify_apple("consent-revoked", apple_identity.subject, b).get("status") == 200
+    wait_for("A refusing the session the retried notification ended",
+             lambda: apple_user.on(a).check().status_code == 401, PROPAGATION_DEADLINE)
     # New sign-ins work on both.
     for instance in (a, b):
         fresh = deployment.visitor(f"after-redis-outage-{instance.label}", via=instance).on(instance)
@@ -428,6 +441,9 @@ def test_postgres_stopped_gives_typed_503s_and_restarted_works_again_with_no_acc
                                                       lost_identity)
         expect_unavailable(lost.on(b).deliver(lost_callback, flow=lost_flow),
                            "first sign-in on B with PostgreSQL down")
+        # Apple's notification is refused with 503 (Apple retries it later), not acknowledged and lost.
+        answer = deployment.notify_apple("consent-revoked", "001234.unknown.0000", a)
+        assert answer.get("status") == 503, f"notification to A with PostgreSQL down: {answer}"
     finally:
         deployment.postgres.start()
 
