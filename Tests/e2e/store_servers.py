@@ -25,7 +25,7 @@ import authflow_harness as harness
 SERVICE_TIMEOUT = 30
 
 
-def _command_timeout(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+def _run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
     result = subprocess.run(command, capture_output=True, text=True, timeout=SERVICE_TIMEOUT + 30, check=False,
                             **kwargs)
     if result.returncode != 0:
@@ -85,17 +85,17 @@ class PostgresServer:
         self.data.mkdir(parents=True)
         if os.geteuid() == 0:
             shutil.chown(self.data, "postgres")
-        _command_timeout(self._as_postgres([str(self.bin / "initdb"), "-D", str(self.data), "-U", "authflow",
+        _run(self._as_postgres([str(self.bin / "initdb"), "-D", str(self.data), "-U", "authflow",
                                             "--auth=trust", "-E", "UTF8"]))
         self.start()
-        _command_timeout(self._as_postgres([str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port),
+        _run(self._as_postgres([str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port),
                                             "-U", "authflow", "authflow"]))
         return self
 
     def start(self) -> None:
         options = (f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.data} "
                    "-c fsync=off")
-        _command_timeout(self._as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.data), "-l",
+        _run(self._as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.data), "-l",
                                             str(self.data / "server.log"), "-w", "-t", str(SERVICE_TIMEOUT),
                                             "start", "-o", options]))
         self.running = True
@@ -103,7 +103,7 @@ class PostgresServer:
 
     def stop(self, mode: str = "fast") -> None:
         """Stops the server (`fast`: disconnects every client, as an operator's restart does)."""
-        _command_timeout(self._as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w",
+        _run(self._as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w",
                                             "-t", str(SERVICE_TIMEOUT), "stop"]))
         self.running = False
         _wait_for_port(self.port, False, "PostgreSQL")
@@ -115,7 +115,7 @@ class PostgresServer:
                    "authflow", "-d", "authflow", "-X", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1"]
         for index, value in enumerate(parameters, start=1):
             command += ["-v", f"p{index}={value}"]
-        result = _command_timeout(command, input=sql)
+        result = _run(command, input=sql)
         return [line.split("\t") for line in result.stdout.splitlines() if line]
 
     def close(self) -> None:

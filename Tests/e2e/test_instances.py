@@ -15,11 +15,11 @@ store comes back poll with a bounded deadline; no test asserts how long anything
 from __future__ import annotations
 
 import secrets
+import shutil
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -199,7 +199,7 @@ def deployment(module_servers, tmp_path_factory):
                 sandbox.wait(timeout=30)
         redis.close()
         postgres.close()
-        subprocess.run(["rm", "-rf", str(directory)], check=False, timeout=60)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
