@@ -15,6 +15,7 @@ store comes back poll with a bounded deadline; no test asserts how long anything
 from __future__ import annotations
 
 import secrets
+import select
 import shutil
 import subprocess
 import threading
@@ -159,8 +160,12 @@ def deployment(module_servers, tmp_path_factory):
              "--redirect-uri", public_url + "/auth/{provider}/callback"],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             start_new_session=True)
+        readable, _, _ = select.select([sandbox.stdout], [], [], harness.STARTUP_TIMEOUT)
+        assert readable, f"authflow sandbox printed nothing within {harness.STARTUP_TIMEOUT} s"
         first = sandbox.stdout.readline().strip()
         assert first.startswith("AuthFlow sandbox identity provider listening on "), first
+        # The rest of its summary is read and dropped, so the sandbox never blocks on a full pipe.
+        threading.Thread(target=lambda stream: [None for _ in stream], args=(sandbox.stdout,), daemon=True).start()
         sandbox_url = first.rsplit(" ", 1)[1].rstrip("/")
         fragment_path = credentials / "providers.yaml"
         wait_for("the sandbox's providers.yaml fragment", fragment_path.exists, harness.STARTUP_TIMEOUT)
