@@ -14,7 +14,7 @@ public import AuthFlowJOSE
 public struct PostgresAccountStore: SQLBackedAccountStore {
     /// The database the store reads and writes.
     public let database: PostgresDatabase
-    /// The shared SQL layer, on ``database``.
+    /// The shared SQL layer, on ``PostgresAccountStore/database``.
     public let sql: SQLAccountStore
 
     /// Creates a store over `database`.

@@ -9,7 +9,7 @@ public import AuthFlowJOSE
 public struct PostgresSessionStore: SQLBackedSessionStore {
     /// The database the store reads and writes.
     public let database: PostgresDatabase
-    /// The shared SQL layer, on ``database``.
+    /// The shared SQL layer, on ``PostgresSessionStore/database``.
     public let sql: SQLSessionStore
 
     /// Creates a store over `database`.

@@ -11,7 +11,7 @@ public import AuthFlowJOSE
 public struct SQLiteAccountStore: SQLBackedAccountStore {
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
-    /// The shared SQL layer, on ``database``.
+    /// The shared SQL layer, on ``SQLiteAccountStore/database``.
     public let sql: SQLAccountStore
 
     /// Creates a store over `database`.

@@ -9,7 +9,7 @@ public import AuthFlowJOSE
 public struct SQLiteSessionStore: SQLBackedSessionStore {
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
-    /// The shared SQL layer, on ``database``.
+    /// The shared SQL layer, on ``SQLiteSessionStore/database``.
     public let sql: SQLSessionStore
 
     /// Creates a store over `database`.

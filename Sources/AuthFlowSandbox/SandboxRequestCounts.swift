@@ -14,13 +14,14 @@ public struct SandboxRequestCounts: Sendable, Hashable {
     public var revocation = 0
     /// Fetches of the discovery document.
     public var discovery = 0
-    /// Refresh-token grants among the ``token`` requests (answered or refused), e.g. to prove that
-    /// concurrent refreshes of one identity reached the provider once.
+    /// Refresh-token grants among the ``SandboxRequestCounts/token`` requests (answered or refused), e.g. to
+    /// prove that concurrent refreshes of one identity reached the provider once.
     public var refreshGrants = 0
 
     /// All zero.
     public init() {}
 
-    /// The sum over every endpoint (``refreshGrants`` are already counted in ``token``).
+    /// The sum over every endpoint (``SandboxRequestCounts/refreshGrants`` are already counted in
+    /// ``SandboxRequestCounts/token``).
     public var total: Int { authorization + consent + token + userinfo + jwks + revocation + discovery }
 }

@@ -28,7 +28,8 @@ public struct SQLSessionStore: Sendable {
             try connection.run("DELETE FROM sessions WHERE expires_at <= $1", .real(now), operation: operation)
             return try connection.run(
                 """
-                INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
+                INSERT INTO sessions
+                    (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id_digest) DO NOTHING
                 """,
                 .bytes(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
