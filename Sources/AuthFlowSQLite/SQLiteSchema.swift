@@ -92,10 +92,15 @@ enum SQLiteSchema {
         ) STRICT;
         CREATE INDEX spent_states_by_expiry ON spent_states(expires_at);
         """,
-        // Version 4: the single-flight refresh lease on a token row (who refreshes it, until when).
+        // Version 4: the single-flight refresh lease on a token row (who refreshes it, until when); the
+        // verified-email index in the form the statements shared with PostgreSQL use (`email_verified AND NOT
+        // disabled`), so the planner still picks it.
         """
         ALTER TABLE identity_tokens ADD COLUMN refresh_lease_holder TEXT;
         ALTER TABLE identity_tokens ADD COLUMN refresh_lease_until REAL;
+        DROP INDEX identities_by_verified_email;
+        CREATE INDEX identities_by_verified_email ON identities(email_normalized)
+            WHERE email_verified AND NOT disabled;
         """,
     ]
 

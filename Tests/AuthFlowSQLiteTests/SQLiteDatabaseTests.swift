@@ -65,6 +65,16 @@ import Testing
         #expect(try await accounts.tokens(for: .xCarol) == stored)
         #expect(try await accounts.beginTokenRefresh(for: .xCarol, holder: "a", leaseDuration: 30) == .acquired(stored))
         #expect(try await accounts.beginTokenRefresh(for: .xCarol, holder: "b", leaseDuration: 30) == .held(stored))
+        // The verified-email lookup (shared with PostgreSQL) still finds its partial index.
+        let plan = try await database.perform("test") { connection throws(StoreError) in
+            try connection.query(
+                """
+                EXPLAIN QUERY PLAN SELECT user_id FROM identities
+                WHERE email_normalized = $1 AND email_verified AND NOT disabled
+                """, [.text("carol@example.net")], operation: "test"
+            ).map { row throws(StoreError) in try row.text(3) }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX identities_by_verified_email") })
     }
 
     @Test func migratesAVersionOneFileKeepingItsSessions() async throws {

@@ -49,7 +49,7 @@ public struct SQLAccountStore: Sendable {
                 """
                 SELECT id FROM users WHERE id IN (
                     SELECT user_id FROM identities
-                    WHERE email_normalized = $1 AND email_verified = TRUE AND disabled = FALSE
+                    WHERE email_normalized = $1 AND email_verified AND NOT disabled
                 ) ORDER BY created_at, id
                 """, .text(normalized), operation: operation)
             var accounts: [UserAccount] = []
