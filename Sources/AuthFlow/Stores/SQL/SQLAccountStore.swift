@@ -8,7 +8,7 @@ import Foundation
 /// users and identities are inserted with `ON CONFLICT DO NOTHING`, so of two callers completing the first
 /// sign-in of one new identity exactly one creates the user, and a notification id is applied once.
 /// Read-then-write operations lock the rows they read where the backend locks rows, and run under the
-/// database's write lock where it does not. Provider tokens are sealed with ``TokenSealing``. Timestamps
+/// database's write lock where it does not. Provider tokens are sealed with `TokenSealing`. Timestamps
 /// and expiry follow the injected clock.
 public struct SQLAccountStore: Sendable {
     let backend: any SQLBackend
