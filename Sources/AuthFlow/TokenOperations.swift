@@ -31,6 +31,11 @@ public final class TokenOperations: Sendable {
     /// unless `keySets` (shared with ``SignIn``) is given.
     ///
     /// - Parameters:
+    ///   - providers: the resolved providers whose tokens these operations handle.
+    ///   - httpClient: the client for token, revocation and JWKS requests.
+    ///   - clock: the time source (client secrets, id_token checks, request durations).
+    ///   - options: the tunables (leeway for refreshed id_tokens, client-secret lifetime).
+    ///   - keySets: JWKS caches to share with ``SignIn``; `nil` makes fresh ones.
     ///   - observer: hears of every token and revocation request (status and duration), as ``SignIn``'s does.
     ///   - requestTimeout: a bound in seconds on each token and revocation request; `nil` leaves the HTTP
     ///     client's default.
