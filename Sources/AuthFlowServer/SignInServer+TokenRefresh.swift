@@ -5,15 +5,14 @@ extension SignInServer {
     /// returns a usable access token for a user's linked identity, refreshing it once however many requests
     /// or server instances ask at the same time (the account store's refresh lease decides).
     ///
-    /// The refreshes authenticate exactly as this server's sign-ins do and share its JWKS caches.
+    /// The refreshes go through the server's own token operations: they authenticate exactly as its sign-ins
+    /// do, share its JWKS caches, are counted in its metrics and time out after 10 s (well inside the default
+    /// lease).
     ///
     /// - Parameter options: the refresher's tunables (keep `TokenRefresher.Options.leaseDuration` above the
-    ///   HTTP client's timeout).
+    ///   10 s request timeout).
     public func tokenRefresher(options: TokenRefresher.Options = .init()) -> TokenRefresher {
-        let operations = TokenOperations(
-            providers: providerNames.compactMap { providers[$0] }, httpClient: httpClient, clock: clock,
-            options: signIn.options, keySets: keySets)
-        return TokenRefresher(
-            accounts: stores.accounts, operations: operations, clock: clock, random: random, options: options)
+        TokenRefresher(
+            accounts: stores.accounts, operations: tokenOperations, clock: clock, random: random, options: options)
     }
 }
