@@ -1,3 +1,5 @@
+import Foundation
+
 extension HTTPServerRequest {
     /// The media type of the body (`Content-Type` without parameters, lower-cased), or nil.
     public var mediaType: String? {
@@ -103,6 +105,7 @@ extension HTTPServerRequest {
     ) {
         var header = header
         header.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
             let count = bytes.count
             func trimmed(_ range: Range<Int>) -> Range<Int> {
                 var lower = range.lowerBound
@@ -111,16 +114,17 @@ extension HTTPServerRequest {
                 while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
                 return lower..<upper
             }
+            // The index of the first `byte` in start..<end, or `end`. memchr, since values are most of the bytes.
+            func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+                guard start < end, let found = memchr(base + start, Int32(byte), end - start) else { return end }
+                return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+            }
             var start = 0
             while start < count {
-                var end = start
-                var equals = -1
-                while end < count, bytes[end] != UInt8(ascii: ";") {
-                    if equals < 0, bytes[end] == UInt8(ascii: "=") { equals = end }
-                    end += 1
-                }
+                let end = find(UInt8(ascii: ";"), from: start, to: count)
                 defer { start = end + 1 }
-                guard equals >= 0 else { continue }
+                let equals = find(UInt8(ascii: "="), from: start, to: end)
+                guard equals < end else { continue }
                 let name = trimmed(start..<equals)
                 var value = trimmed(equals + 1..<end)
                 if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
