@@ -25,6 +25,18 @@ struct JWKTests {
         }
     }
 
+    /// Found by the JWKS fuzz harness: a long enough `oct` key in a set loads, and it has no public form.
+    @Test func symmetricKeyRoundTripsOnlyThroughItsFullExport() throws {
+        let secret = Base64URL.encode([UInt8](repeating: 0xBA, count: 160))
+        let set = try JWKSet(jsonData: Array(#"{"keys": [{"kty": "oct", "kid": "h", "k": "\#(secret)"}]}"#.utf8))
+        let key = try #require(set.keys.first)
+        let reparsed = try JWK(json: key.exportPrivate())
+        #expect(reparsed == key)
+        #expect(reparsed.keyID == "h")
+        #expect(key.jsonValue()["k"] == nil)
+        #expect(refusal(key.jsonValue()) != nil)
+    }
+
     @Test func descriptionShowsNoKeyMaterial() throws {
         let text = "\(TestKeys.ec)"
         let d = TestKeys.ec.exportPrivate()["d"]?.stringValue ?? "missing"
