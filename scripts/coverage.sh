@@ -8,13 +8,30 @@ cd "$(dirname "$0")/.."
 toolchain="$(dirname "$(readlink -f "$(command -v swift)")")"
 llvm_cov="$toolchain/llvm-cov"
 [ -x "$llvm_cov" ] || llvm_cov="$(command -v llvm-cov)"
+source scripts/lib/setup.sh
+source scripts/lib/services.sh
+
+# The same machine set-up as scripts/test.sh: system packages, the Python test peers (unless AUTHFLOW_PYTHON
+# already names an interpreter that has them), throwaway PostgreSQL and Redis for the store tests. Tests that
+# need a peer fail rather than skip, so a missing peer cannot hide as missing coverage.
+ensure_apt_packages "${AUTHFLOW_APT_PACKAGES[@]}" "${AUTHFLOW_APT_TEST_PACKAGES[@]}"
+if [ -z "${AUTHFLOW_PYTHON:-}" ]; then
+    ensure_python_venv
+    export AUTHFLOW_PYTHON="$PWD/.venv/bin/python"
+fi
+export AUTHFLOW_REQUIRE_PEERS=1
+trap stop_test_services EXIT
+start_test_services
+
 swift build --build-tests --enable-code-coverage
+bin="$(swift build --show-bin-path)"
+# Profiles of an earlier run (another binary, another filter) would be merged into this one's figures.
+rm -rf "$bin/codecov"
 # Failures still leave coverage data to report; the status is returned at the end.
 set +e
 swift test --skip-build --enable-code-coverage "$@"
 status=$?
 set -e
-bin="$(swift build --show-bin-path)"
 profdata="$bin/codecov/default.profdata"
 [ -f "$profdata" ] || { echo "coverage: no profile data at $profdata" >&2; exit 1; }
 objects=("$bin/AuthFlowPackageTests.xctest")
