@@ -193,7 +193,7 @@ let package = Package(
                 "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
                 "AuthFlowProviders", "AuthFlowSQLite", "authflow", "AuthFlowTestSupport",
             ],
-            swiftSettings: strict),
+            exclude: ["Support/Python"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowTestSupport"],
             swiftSettings: strict),
