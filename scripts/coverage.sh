@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 toolchain="$(dirname "$(readlink -f "$(command -v swift)")")"
 llvm_cov="$toolchain/llvm-cov"
 [ -x "$llvm_cov" ] || llvm_cov="$(command -v llvm-cov)"
+llvm_profdata="$toolchain/llvm-profdata"
+[ -x "$llvm_profdata" ] || llvm_profdata="$(command -v llvm-profdata)"
 source scripts/lib/setup.sh
 source scripts/lib/services.sh
 
@@ -32,8 +34,12 @@ set +e
 swift test --skip-build --enable-code-coverage "$@"
 status=$?
 set -e
+# swift test merges the raw profiles only when every test passed; merge them here either way.
 profdata="$bin/codecov/default.profdata"
-[ -f "$profdata" ] || { echo "coverage: no profile data at $profdata" >&2; exit 1; }
+shopt -s nullglob
+raw=("$bin"/codecov/*.profraw)
+[ "${#raw[@]}" -gt 0 ] || { echo "coverage: no raw profiles in $bin/codecov" >&2; exit 1; }
+"$llvm_profdata" merge -sparse "${raw[@]}" -o "$profdata"
 objects=("$bin/AuthFlowPackageTests.xctest")
 [ -x "$bin/authflow" ] && objects+=(-object "$bin/authflow")
 "$llvm_cov" export -summary-only -instr-profile "$profdata" "${objects[@]}" \
