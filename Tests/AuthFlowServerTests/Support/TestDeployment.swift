@@ -104,13 +104,20 @@ final class TestDeployment: Sendable {
         var registry = ProviderRegistry.standard
         if let adapt = settings.adapt { (configuration, registry) = try adapt(configuration, sandbox) }
         let stores = try settings.stores?(clock) ?? .memory(clock: clock)
-        var options = try SignInServer.Options(configuration: configuration)
-        options.keepsTraces = true
-        let server = SignInServer(
-            options: options, providers: try registry.resolve(configuration), stores: stores,
-            httpClient: CurlHTTPClient(
-                configuration: .init(defaultTimeout: settings.httpTimeout ?? 10, caBundlePath: settings.caBundlePath)),
-            clock: clock, metrics: settings.metrics)
+        let httpClient = CurlHTTPClient(
+            configuration: .init(defaultTimeout: settings.httpTimeout ?? 10, caBundlePath: settings.caBundlePath))
+        let server: SignInServer
+        if let metrics = settings.metrics {
+            var options = try SignInServer.Options(configuration: configuration)
+            options.keepsTraces = true
+            server = SignInServer(
+                options: options, providers: try registry.resolve(configuration), stores: stores,
+                httpClient: httpClient, clock: clock, metrics: metrics)
+        } else {
+            server = try SignInServer(
+                configuration: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
+                keepsTraces: true)
+        }
         box.withLock { $0 = server }
         return TestDeployment(
             sandbox: sandbox, server: server, stores: stores, clock: clock, appURL: appURL,
