@@ -59,7 +59,21 @@ extension SignInServer {
                 }
             }
             guard options.signup else { throw Self.signupDisabled }
-            return try await createUser(key, profile: profile)
+            do throws(ServerError) {
+                return try await createUser(key, profile: profile)
+            } catch {
+                // Another instance (or request) completed the first sign-in of this identity between the lookup
+                // and the insert: the identity's unique key refused a second user, so this sign-in is that user's.
+                guard error.code == .accountExists else { throw error }
+                let winner = try await storing("look up the identity") { () async throws(StoreError) in
+                    try await accounts.identity(key)
+                }
+                guard let winner else { throw error }
+                guard !winner.isDisabled else { throw Self.identityDisabled }
+                return try await storing("update the identity") { () async throws(StoreError) in
+                    try await accounts.updateIdentityProfile(update, for: key)
+                }
+            }
         case .register:
             guard existing == nil else { throw Self.accountExists(result.provider) }
             guard options.signup else { throw Self.signupDisabled }

@@ -28,8 +28,9 @@ extension SignInServer {
 
     /// A provider event endpoint (`/auth/{name}/…`, declared by the provider's plugin): the body is capped,
     /// the plugin verifies the request and names its actions, and the account changes are applied in one
-    /// store transaction once per idempotency key; sessions end and tokens are revoked only when that
-    /// transaction applied, so a replay changes nothing.
+    /// store transaction once per idempotency key. Sessions end just before that transaction (only for an event
+    /// not applied yet, and a session store failure answers 503 so that the provider retries), tokens are revoked
+    /// only when it applied; so a replay changes nothing.
     ///
     /// - Throws: ``ServerError`` with the plugin's code (400 for a refused event), `store_unavailable` (503).
     func providerEvent(
@@ -108,28 +109,38 @@ extension SignInServer {
                 users.append(user)
             }
         }
+        // Sessions end before the event is recorded as applied: when the session store (Redis, say) fails, the
+        // provider is answered 503 and delivers the event again, instead of an acknowledged event whose sessions
+        // live on. An event already applied ends nothing, so a replay cannot end the sessions made since.
+        let id = "\(provider):\(key)"
+        let seen = try await storing("check whether the provider event was applied") { () async throws(StoreError) in
+            try await accounts.isNotificationApplied(id: id)
+        }
+        guard !seen else { return .alreadyApplied }
+        let sessions = stores.sessions
+        do throws(StoreError) {
+            for action in outcome.actions {
+                switch action {
+                case .endSessions(let identity):
+                    _ = try await sessions.deleteSessions(identity: identity)
+                case .endProviderSession(let identity, let sid):
+                    _ = try await sessions.deleteSessions(identity: identity, providerSessionID: sid)
+                case .account, .revokeTokens, .endUserSessions:
+                    break
+                }
+            }
+            for user in users { _ = try await sessions.deleteSessions(userID: user) }
+        } catch {
+            throw ServerError(error, while: "end the sessions the provider event ends", store: "sessions")
+        }
         let applied: Bool
         do throws(StoreError) {
-            applied = try await accounts.applyNotification(id: "\(provider):\(key)", changes: changes)
+            applied = try await accounts.applyNotification(id: id, changes: changes)
         } catch {
             if error.code == .identityNotFound { return .unknownIdentity }
             throw ServerError(error, while: "apply the provider event", store: "accounts")
         }
         guard applied else { return .alreadyApplied }
-        // Session lookups also refuse a removed or disabled identity, so a failure here cannot keep a session
-        // of a disabled identity alive.
-        let sessions = stores.sessions
-        for action in outcome.actions {
-            switch action {
-            case .endSessions(let identity):
-                _ = try? await sessions.deleteSessions(identity: identity)
-            case .endProviderSession(let identity, let sid):
-                _ = try? await sessions.deleteSessions(identity: identity, providerSessionID: sid)
-            case .account, .revokeTokens, .endUserSessions:
-                break
-            }
-        }
-        for user in users { _ = try? await sessions.deleteSessions(userID: user) }
         for (identity, tokens) in toRevoke { await revoke(tokens, provider: identity.provider) }
         return .applied
     }
