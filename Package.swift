@@ -85,7 +85,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "AuthFlowProviders",
-            dependencies: ["AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC"],
+            dependencies: [
+                "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC",
+            ],
             swiftSettings: strict),
 
         // The sandbox identity provider: emulators of the providers, a stand-in for the outside world, so it does
@@ -145,7 +147,8 @@ let package = Package(
         .testTarget(
             name: "AuthFlowSQLiteTests",
             dependencies: [
-                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE", "AuthFlowTestSupport",
+                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE",
+                "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -160,20 +163,22 @@ let package = Package(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
-                "AuthFlowJOSE", "AuthFlowHTTP", "authflow", "AuthFlowTestSupport",
+                "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowSandboxTests",
             dependencies: [
-                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "authflow",
+                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP",
                 // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
                 "AuthFlow", "AuthFlowProviders", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowOIDCTests",
-            dependencies: ["AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox"],
+            dependencies: [
+                "AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowEndToEndTests",
@@ -184,18 +189,23 @@ let package = Package(
         .testTarget(
             name: "AuthFlowMatrixTests",
             dependencies: [
-                "AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "authflow", "AuthFlowTestSupport",
+                "AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "AuthFlowTestSupport",
             ],
             exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowServerTests",
             dependencies: [
                 "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
-                "AuthFlowProviders", "AuthFlowSQLite", "authflow", "AuthFlowTestSupport",
+                "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport",
             ],
             exclude: ["Support/Python"], swiftSettings: strict),
+        // Every test of the `authflow` tool: each command run as a process, as users and scripts run it.
         .testTarget(
-            name: "AuthFlowCLITests", dependencies: ["authflow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowTestSupport"],
+            name: "AuthFlowCLITests",
+            dependencies: [
+                "authflow", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowMatrix", "AuthFlowProviders",
+                "AuthFlowTestSupport",
+            ],
             swiftSettings: strict),
     ]
 )

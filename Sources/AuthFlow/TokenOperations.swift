@@ -24,12 +24,25 @@ public final class TokenOperations: Sendable {
     private let httpClient: any HTTPClient
     private let clock: any WallClock
     private let keyCaches: ProviderKeySets
+    private let observer: any ProviderObserver
+    private let requestTimeout: Double?
 
     /// Creates the operations; one JWKS cache per OpenID Connect provider, fetched through `httpClient`,
     /// unless `keySets` (shared with ``SignIn``) is given.
+    ///
+    /// - Parameters:
+    ///   - providers: the resolved providers whose tokens these operations handle.
+    ///   - httpClient: the client for token, revocation and JWKS requests.
+    ///   - clock: the time source (client secrets, id_token checks, request durations).
+    ///   - options: the tunables (leeway for refreshed id_tokens, client-secret lifetime).
+    ///   - keySets: JWKS caches to share with ``SignIn``; `nil` makes fresh ones.
+    ///   - observer: hears of every token and revocation request (status and duration), as ``SignIn``'s does.
+    ///   - requestTimeout: a bound in seconds on each token and revocation request; `nil` leaves the HTTP
+    ///     client's default.
     public init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
-        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil
+        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
+        observer: any ProviderObserver = NoProviderObserver(), requestTimeout: Double? = nil
     ) {
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }
@@ -38,6 +51,8 @@ public final class TokenOperations: Sendable {
         self.httpClient = httpClient
         self.clock = clock
         self.keyCaches = keySets ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
+        self.observer = observer
+        self.requestTimeout = requestTimeout
     }
 
     /// Redeems a refresh token (RFC 6749 §6).
@@ -62,7 +77,7 @@ public final class TokenOperations: Sendable {
         let request = try provider.refreshRequest(
             refreshToken: refreshToken, scopes: scopes, now: clock.now(),
             clientSecretLifetime: options.clientSecretLifetime)
-        let response = try await send(request, endpoint: "token", provider: name)
+        let response = try await send(request, endpoint: .token, provider: name)
         let tokens = try Self.tokenSet(from: response, expected: "refreshed tokens", provider: name)
         var claims: JWTClaims?
         if let idToken = tokens.idToken, provider.isEnabled(.oidc) {
@@ -100,32 +115,23 @@ public final class TokenOperations: Sendable {
                     + "refresh tokens are the way to keep access there",
                 provider: name)
         }
-        let response = try await send(request, endpoint: "token", provider: name)
+        let response = try await send(request, endpoint: .token, provider: name)
         return try Self.tokenSet(from: response, expected: "a long-lived token", provider: name)
     }
 
-    /// The tokens of a 2xx token-endpoint answer without an `error` member.
+    /// The tokens of a 2xx token-endpoint answer without an `error` member (see `TokenResponse`), the error
+    /// naming the provider.
     ///
     /// - Throws: ``SignInError``: `token_endpoint_error` (with the provider's error code and the HTTP status),
     ///   `invalid_token_response`.
     private static func tokenSet(from response: HTTPClientResponse, expected: String, provider name: String)
         throws(SignInError) -> TokenSet
     {
-        let json = try? JSONValue.parse(response.body)
-        let providerCode = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: json))
-        guard (200..<300).contains(response.status), providerCode == nil else {
-            throw SignInError(
-                .tokenEndpointError,
-                "expected \(expected) from the token endpoint, found HTTP \(response.status) with error "
-                    + "'\(providerCode ?? "none")'",
-                provider: name, providerError: providerCode, upstreamStatus: response.status)
-        }
         do throws(SignInError) {
-            return try OAuthFlow.tokenSet(from: json, requireIDToken: false)
+            return try TokenResponse.tokens(from: response, expected: expected, requireIDToken: false)
         } catch {
             var error = error
             error.provider = name
-            error.upstreamStatus = response.status
             throw error
         }
     }
@@ -150,7 +156,7 @@ public final class TokenOperations: Sendable {
             throw SignInError(
                 .revocationUnsupported, "expected a revocation endpoint for the provider, found none", provider: name)
         }
-        let response = try await send(request, endpoint: "revocation", provider: name)
+        let response = try await send(request, endpoint: .revocation, provider: name)
         guard (200..<300).contains(response.status) else {
             let code = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: try? JSONValue.parse(response.body)))
             throw SignInError(
@@ -161,13 +167,23 @@ public final class TokenOperations: Sendable {
         }
     }
 
-    private func send(_ request: HTTPClientRequest, endpoint: String, provider: String) async throws(SignInError)
-        -> HTTPClientResponse
+    /// Sends `request` (bounded by the request timeout, when set), telling the observer how it went.
+    private func send(_ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String)
+        async throws(SignInError) -> HTTPClientResponse
     {
+        var request = request
+        if let requestTimeout { request.timeout = requestTimeout }
+        let started = clock.now()
         do {
-            return try await httpClient.send(request)
+            let response = try await httpClient.send(request)
+            observer.providerRequestFinished(
+                provider: provider, endpoint: endpoint, status: response.status,
+                seconds: clock.now().timeIntervalSince(started))
+            return response
         } catch {
-            var failure = SignIn.unreachable(error, endpoint: endpoint)
+            observer.providerRequestFinished(
+                provider: provider, endpoint: endpoint, status: nil, seconds: clock.now().timeIntervalSince(started))
+            var failure = SignIn.unreachable(error, endpoint: endpoint.rawValue)
             failure.provider = provider
             throw failure
         }

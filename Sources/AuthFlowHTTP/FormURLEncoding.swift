@@ -50,7 +50,7 @@ public enum FormURLEncoding {
         unescape(component.utf8)
     }
 
-    static func unescape(_ bytes: some Collection<UInt8>, plusIsSpace: Bool = true) -> String {
+    static func unescape(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -67,7 +67,7 @@ public enum FormURLEncoding {
                     }
                 }
                 out.append(byte)
-            } else if byte == UInt8(ascii: "+") && plusIsSpace {
+            } else if byte == UInt8(ascii: "+") {
                 out.append(UInt8(ascii: " "))
             } else {
                 out.append(byte)

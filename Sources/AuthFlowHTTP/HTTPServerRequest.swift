@@ -3,7 +3,7 @@ public struct HTTPServerRequest: Sendable {
     /// The method as sent, e.g. `GET`.
     public let method: String
     /// The path as sent, without the query and with percent-escapes left intact
-    /// (e.g. `/auth/google/callback`). `Router` decodes each segment when matching.
+    /// (e.g. `/auth/google/callback`).
     public let path: String
     /// The query parameters, decoded (`+` and `%XX`), in order; repeated names stay separate.
     public let query: [(String, String)]
@@ -17,13 +17,11 @@ public struct HTTPServerRequest: Sendable {
     /// Whether the request came from one of the server's trusted proxies (`server.trusted_proxies`), whose
     /// headers (`X-Forwarded-For`, `X-Request-Id`) may be believed.
     public let viaTrustedProxy: Bool
-    /// Values of the `{name}` segments of the matched route, decoded; filled by `Router`.
-    public var pathParameters: [String: String]
 
     /// A request with the given parts (the server builds these; tests may too).
     public init(
         method: String, path: String, query: [(String, String)] = [], headers: HTTPHeaders = [:], body: [UInt8] = [],
-        remoteAddress: String = "127.0.0.1", viaTrustedProxy: Bool = false, pathParameters: [String: String] = [:]
+        remoteAddress: String = "127.0.0.1", viaTrustedProxy: Bool = false
     ) {
         self.method = method
         self.path = path
@@ -32,7 +30,6 @@ public struct HTTPServerRequest: Sendable {
         self.body = body
         self.remoteAddress = remoteAddress
         self.viaTrustedProxy = viaTrustedProxy
-        self.pathParameters = pathParameters
     }
 
     /// The first value of query parameter `name`, or nil.

@@ -81,46 +81,45 @@ extension SignInServer {
         return response
     }
 
+    /// How long a revocation request may take before the unlink or deletion goes ahead without it.
+    static let revocationTimeout = 10.0
+
     /// Revokes the refresh token (or, without one, the access token) at the provider's revocation endpoint,
-    /// when it has one; failures are logged, never thrown (the unlink or deletion goes ahead).
+    /// when it has one, through `TokenOperations` (which counts the request in the metrics); failures are
+    /// logged, never thrown (the unlink or deletion goes ahead).
     @discardableResult
     func revoke(_ tokens: StoredTokens, provider name: String) async -> Bool {
-        guard let provider = providers[name] else {
+        guard providers[name] != nil else {
             logger.log(.warning, "token not revoked: provider no longer configured", metadata: ["provider": name])
             return false
         }
         let token: String
-        let hint: String
+        let hint: TokenTypeHint
         if let refresh = tokens.refreshToken, !refresh.isEmpty {
-            (token, hint) = (refresh, "refresh_token")
+            (token, hint) = (refresh, .refreshToken)
         } else if let access = tokens.accessToken, !access.isEmpty {
-            (token, hint) = (access, "access_token")
+            (token, hint) = (access, .accessToken)
         } else {
             return true
         }
         do throws(SignInError) {
-            guard var request = try provider.revocationRequest(token: token, tokenTypeHint: hint, now: clock.now())
-            else { return true }
-            request.timeout = 10
-            let started = clock.now()
-            do {
-                let response = try await httpClient.send(request)
-                countRevocation(provider: name, status: response.status, started: started)
-                guard (200..<300).contains(response.status) else {
-                    logger.log(
-                        .warning, "token revocation refused",
-                        metadata: ["provider": name, "status": "\(response.status)"])
-                    return false
-                }
-                logger.log(.debug, "token revoked", metadata: ["provider": name, "token_type": hint])
-                return true
-            } catch {
-                countRevocation(provider: name, status: nil, started: started)
-                logger.log(.warning, "token revocation failed", metadata: ["provider": name])
-                return false
-            }
+            try await tokenOperations.revoke(provider: name, token: token, tokenTypeHint: hint)
+            logger.log(.debug, "token revoked", metadata: ["provider": name, "token_type": hint.rawValue])
+            return true
         } catch {
-            logger.log(.warning, "token revocation failed", metadata: ["provider": name, "code": error.code.rawValue])
+            switch error.code {
+            case .revocationUnsupported:
+                return true
+            case .revocationFailed:
+                logger.log(
+                    .warning, "token revocation refused",
+                    metadata: ["provider": name, "status": error.upstreamStatus.map { "\($0)" } ?? "none"])
+            case .providerUnreachable:
+                logger.log(.warning, "token revocation failed", metadata: ["provider": name])
+            default:
+                logger.log(
+                    .warning, "token revocation failed", metadata: ["provider": name, "code": error.code.rawValue])
+            }
             return false
         }
     }

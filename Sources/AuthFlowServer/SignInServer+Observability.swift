@@ -84,13 +84,6 @@ extension SignInServer {
         metrics?.notifications.labels(provider, type, applied ? "true" : "false")?.increment()
     }
 
-    /// Counts a revocation request (its status, or `nil` when no response arrived) and its duration.
-    func countRevocation(provider: String, status: Int?, started: Date) {
-        metrics?.providerRequestFinished(
-            provider: provider, endpoint: .revocation, status: status,
-            seconds: clock.now().timeIntervalSince(started))
-    }
-
     /// The route template of a path: the provider segment becomes `{provider}`, unknown paths `other`. Used as
     /// the `route` label and log field, so user input never becomes a label value.
     static func routeTemplate(_ segments: [String]) -> String {

@@ -42,6 +42,8 @@ public final class SignInServer: Sendable {
     let originCheck: OriginCheck
     /// The providers' JWKS caches, shared by sign-in and the provider event endpoints.
     let keySets: ProviderKeySets
+    /// Revokes stored tokens at their provider when a provider is disconnected or an account deleted.
+    let tokenOperations: TokenOperations
     let traces = TraceLog()
     /// The Prometheus metrics, when they are collected.
     let metrics: ServerMetrics?
@@ -90,6 +92,9 @@ public final class SignInServer: Sendable {
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
         self.originCheck = OriginCheck(publicURL: options.publicURL)
         self.keySets = keySets
+        self.tokenOperations = TokenOperations(
+            providers: providers, httpClient: httpClient, clock: clock, options: options.flow, keySets: keySets,
+            observer: observer, requestTimeout: Self.revocationTimeout)
         self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
     }
 

@@ -1,4 +1,4 @@
-/// Why a YAML document could not be parsed or decoded, and where.
+/// Why a YAML document could not be parsed, and where.
 ///
 /// Its `description` is what a compiler would print:
 /// ```
@@ -34,11 +34,7 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unsupportedTag = Code(rawValue: "unsupported_tag")
         /// A mapping key that is a sequence or a mapping.
         public static let complexKey = Code(rawValue: "complex_key")
-        /// A node has another type than the one being decoded.
-        public static let typeMismatch = Code(rawValue: "type_mismatch")
-        /// A mapping lacks a key that the decoded type requires.
-        public static let missingKey = Code(rawValue: "missing_key")
-        /// A value has the right type but is not acceptable (out of range, refused by the type).
+        /// A value is not acceptable (e.g. a number out of range).
         public static let invalidValue = Code(rawValue: "invalid_value")
     }
 

@@ -2,10 +2,11 @@ import AuthFlowJOSE
 import Foundation
 
 /// `authflow apple client-secret`: mints the ES256 client secret Sign in with Apple requires.
-enum AppleCommand {
+struct AppleCommand: Command {
+    static let name = "apple client-secret"
     static let defaultTTL: Int64 = 3600
 
-    static let usageText = """
+    static let usage = """
         usage: authflow apple client-secret --team-id T --key-id K --client-id C --key-file F [--ttl SECONDS]
 
           --team-id T       your Apple Developer team id (the 'iss')
@@ -17,52 +18,70 @@ enum AppleCommand {
         Prints the client secret (a JWT) on stdout. The private key is never printed.
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
-        guard arguments.first == "client-secret" else {
-            if arguments.first == "--help" || arguments.first == "-h" { return CommandIO.usage(usageText, code: 0) }
-            return CommandIO.usage(
-                usageText, code: CommandIO.usageError,
-                problem: arguments.first.map { "unknown apple command '\($0)'" } ?? "missing apple command")
+    var teamID: String
+    var keyID: String
+    var clientID: String
+    var keyFile: String
+    /// `--ttl` as given, checked by ``validate()``.
+    var ttlText: String?
+
+    static func parse(_ arguments: [String]) throws(ValidationError) -> AppleCommand? {
+        if arguments.first == "--help" || arguments.first == "-h" { return nil }
+        guard let verb = arguments.first, verb == "client-secret" else {
+            throw ValidationError(
+                "command", expected: "'authflow apple client-secret'",
+                found: arguments.first.map { "the unknown apple command \(ValidationError.quoted($0))" } ?? "none")
         }
-        do throws(CommandIO.UsageProblem) {
-            let options = try CommandIO.parse(
-                Array(arguments.dropFirst()), known: ["team-id", "key-id", "client-id", "key-file", "ttl"])
-            if options.help { return CommandIO.usage(usageText, code: 0) }
-            return try clientSecret(options)
-        } catch {
-            return CommandIO.usage(usageText, code: CommandIO.usageError, problem: error.message)
+        let parsed = try CommandIO.parse(
+            Array(arguments.dropFirst()), options: ["team-id", "key-id", "client-id", "key-file", "ttl"])
+        if parsed.help { return nil }
+        try parsed.requireNoPositional()
+        var values: [String] = []
+        for name in ["team-id", "key-id", "client-id", "key-file"] {
+            guard let value = parsed.last(name) else {
+                throw ValidationError("--\(name)", expected: "a value (the option is required)", found: "none")
+            }
+            values.append(value)
         }
+        return AppleCommand(
+            teamID: values[0], keyID: values[1], clientID: values[2], keyFile: values[3], ttlText: parsed.last("ttl"))
     }
 
-    static func clientSecret(_ options: CommandIO.Options) throws(CommandIO.UsageProblem) -> Int32 {
-        guard options.positional.isEmpty else { throw .init(message: "unexpected argument '\(options.positional[0])'") }
-        var values: [String: String] = [:]
-        for name in ["team-id", "key-id", "client-id", "key-file"] {
-            guard let value = options.last(name), !value.isEmpty else { throw .init(message: "missing --\(name)") }
-            values[name] = value
+    func validate() throws(ValidationError) {
+        try CommandIO.requireNonEmpty(teamID, option: "team-id", expected: "the team id")
+        try CommandIO.requireNonEmpty(keyID, option: "key-id", expected: "the key id")
+        try CommandIO.requireNonEmpty(clientID, option: "client-id", expected: "the client id")
+        try CommandIO.requireNonEmpty(keyFile, option: "key-file", expected: "the .p8 key file")
+        _ = try ttl()
+        try CommandIO.requireReadable(keyFile, option: "key-file", what: "key")
+    }
+
+    /// The lifetime in seconds: `--ttl`, 1 to Apple's maximum, or the default.
+    func ttl() throws(ValidationError) -> Int64 {
+        guard let ttlText else { return Self.defaultTTL }
+        let range = "a whole number of seconds from 1 to \(AppleClientSecret.maximumLifetime)"
+        guard let value = Int64(ttlText), (1...AppleClientSecret.maximumLifetime).contains(value) else {
+            throw ValidationError("--ttl", expected: range, found: ValidationError.quoted(ttlText))
         }
-        var ttl = defaultTTL
-        if let text = options.last("ttl") {
-            guard let value = Int64(text), value >= 1 else {
-                throw .init(message: "--ttl needs a whole number of seconds ≥ 1")
-            }
-            guard value <= AppleClientSecret.maximumLifetime else {
-                throw .init(
-                    message: "--ttl \(value) exceeds Apple's maximum of \(AppleClientSecret.maximumLifetime) seconds")
-            }
-            ttl = value
+        return value
+    }
+
+    func run() async -> ExitCode {
+        let lifetime = (try? ttl()) ?? Self.defaultTTL
+        guard let bytes = CommandIO.readFile(keyFile) else {
+            CommandIO.err("authflow: cannot read the key file '\(keyFile)'")
+            return .invalid
         }
-        let pem = String(decoding: try CommandIO.readFile(values["key-file"] ?? "", what: "key"), as: UTF8.self)
         do throws(JOSEError) {
-            let key = try JWK(pkcs8PEM: pem, keyID: values["key-id"])
+            let key = try JWK(pkcs8PEM: String(decoding: bytes, as: UTF8.self), keyID: keyID)
             let secret = try AppleClientSecret.make(
-                teamID: values["team-id"] ?? "", keyID: values["key-id"] ?? "",
-                clientID: values["client-id"] ?? "", privateKey: key, issuedAt: Date(), lifetime: ttl)
+                teamID: teamID, keyID: keyID, clientID: clientID, privateKey: key, issuedAt: Date(),
+                lifetime: lifetime)
             CommandIO.out(secret)
-            return CommandIO.success
+            return .success
         } catch {
             CommandIO.err("authflow: cannot make the client secret: \(error)")
-            return CommandIO.invalid
+            return .invalid
         }
     }
 }

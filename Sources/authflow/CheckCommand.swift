@@ -8,8 +8,10 @@ import Foundation
 /// with `--connect` also connects to the configured store.
 ///
 /// Exit codes: 0 valid (one summary line on stdout), 1 invalid or store unreachable (on stderr), 2 usage error.
-enum CheckCommand {
-    static let usageText = """
+struct CheckCommand: Command {
+    static let name = "check"
+
+    static let usage = """
         usage: authflow check [--config FILE] [--connect]
 
           --config FILE   the configuration to check (default: providers.yaml)
@@ -21,41 +23,31 @@ enum CheckCommand {
         on stderr (exit 1), or a one-line summary on stdout (exit 0).
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        var path = "providers.yaml"
-        var connect = false
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "-h", "--help":
-                print(usageText)
-                return 0
-            case "--config":
-                guard index + 1 < arguments.count else { return usage("--config needs a FILE") }
-                path = arguments[index + 1]
-                index += 2
-            case "--connect":
-                connect = true
-                index += 1
-            case _ where argument.hasPrefix("--config="):
-                path = String(argument.dropFirst("--config=".count))
-                index += 1
-            default:
-                return usage("unexpected argument '\(argument)'")
-            }
-        }
-        guard !path.isEmpty else { return usage("--config needs a FILE") }
+    var path: String
+    var connect: Bool
+
+    static func parse(_ arguments: [String]) throws(ValidationError) -> CheckCommand? {
+        let parsed = try CommandIO.parse(arguments, options: ["config"], flags: ["connect"])
+        if parsed.help { return nil }
+        try parsed.requireNoPositional()
+        return CheckCommand(path: parsed.last("config") ?? "providers.yaml", connect: parsed.flags.contains("connect"))
+    }
+
+    func validate() throws(ValidationError) {
+        try CommandIO.requireNonEmpty(path, option: "config", expected: "a FILE")
+    }
+
+    func run() async -> ExitCode {
         do throws(ConfigurationError) {
             let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment)
             let configuration = try loader.load(path: path)
             let providers = try await ConfigurationResolution.resolve(configuration)
             let summary = providers.map { "\($0.name) (\($0.type), \($0.signInProtocol.rawValue))" }
             let count = providers.count == 1 ? "1 provider" : "\(providers.count) providers"
-            print("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
-            return connect ? checkConnection(configuration.store) : 0
+            CommandIO.out("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
+            return connect ? Self.checkConnection(configuration.store) : .success
         } catch {
-            return report(await withResolutionIssues(error), path: path)
+            return Self.report(await Self.withResolutionIssues(error), path: path)
         }
     }
 
@@ -73,57 +65,48 @@ enum CheckCommand {
         }
     }
 
-    /// Prints every issue of `error` with its position, then a count, on stderr; returns exit code 1.
+    /// Prints every issue of `error` with its position, then a count, on stderr; returns ``ExitCode/invalid``.
     /// Shared by the commands that load a configuration (`check`, `matrix`) so they report problems alike.
-    static func report(_ error: ConfigurationError, path: String) -> Int32 {
-        for issue in error.issues { printError(issue.description) }
+    static func report(_ error: ConfigurationError, path: String) -> ExitCode {
+        for issue in error.issues { CommandIO.err(issue.description) }
         let count = error.issues.count == 1 ? "1 problem" : "\(error.issues.count) problems"
-        printError("\(path): \(count)")
-        return 1
+        CommandIO.err("\(path): \(count)")
+        return .invalid
     }
 
     /// Connects to the configured stores without writing to them; prints what was found. Returns the exit code.
-    static func checkConnection(_ store: StoreSettings) -> Int32 {
+    static func checkConnection(_ store: StoreSettings) -> ExitCode {
         let database = checkDatabase(store)
         guard let url = store.redisURL else { return database }
         do throws(StoreError) {
             _ = try RedisClient(endpoint: try RedisEndpoint(url: url), prefix: store.redisPrefix)
-            print("store: redis: connected")
+            CommandIO.out("store: redis: connected")
             return database
         } catch {
-            printError("store: redis: \(error)")
-            return 1
+            CommandIO.err("store: redis: \(error)")
+            return .invalid
         }
     }
 
-    private static func checkDatabase(_ store: StoreSettings) -> Int32 {
+    private static func checkDatabase(_ store: StoreSettings) -> ExitCode {
         switch store.kind {
         case .memory, .sqlite:
-            print("store: \(store.kind.rawValue) (nothing to connect to)")
-            return 0
+            CommandIO.out("store: \(store.kind.rawValue) (nothing to connect to)")
+            return .success
         case .postgres:
-            guard let url = store.postgresURL else { return 1 }
+            guard let url = store.postgresURL else { return .invalid }
             do throws(StoreError) {
                 let version = try PostgresDatabase.probe(url: url)
                 let schema =
                     version == 0
                     ? "no AuthFlow schema yet (created by the first authflow serve)"
                     : "AuthFlow schema version \(version) (this build: \(PostgresDatabase.currentSchemaVersion))"
-                print("store: postgres: connected; \(schema)")
-                return version > PostgresDatabase.currentSchemaVersion ? 1 : 0
+                CommandIO.out("store: postgres: connected; \(schema)")
+                return version > PostgresDatabase.currentSchemaVersion ? .invalid : .success
             } catch {
-                printError("store: postgres: \(error)")
-                return 1
+                CommandIO.err("store: postgres: \(error)")
+                return .invalid
             }
         }
-    }
-
-    private static func usage(_ problem: String) -> Int32 {
-        printError("authflow check: \(problem)\n\n\(usageText)")
-        return 2
-    }
-
-    private static func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }

@@ -1,12 +1,7 @@
 import Foundation
 
-/// Shared plumbing of the `authflow` commands: exit codes, output streams, option parsing.
+/// Shared plumbing of the `authflow` commands: the overview, output streams, option parsing.
 enum CommandIO {
-    /// Exit codes promised by the CLI contract.
-    static let success: Int32 = 0
-    static let invalid: Int32 = 1
-    static let usageError: Int32 = 2
-
     static let overview = """
         usage: authflow <command> [options]
 
@@ -36,36 +31,37 @@ enum CommandIO {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// Prints usage (to stdout when asked for, to stderr with a problem) and returns `code`.
-    static func usage(_ text: String, code: Int32, problem: String? = nil) -> Int32 {
-        if let problem {
-            err("authflow: \(problem)")
-            err(text)
-        } else if code == 0 {
-            out(text)
-        } else {
-            err(text)
-        }
-        return code
+    /// Reports a command line that cannot run, in the one style of every command: the problem, a blank line,
+    /// the usage, all on standard error.
+    static func usageError(_ error: ValidationError, command: String, usage: String) -> ExitCode {
+        err("authflow \(command): \(error)\n\n\(usage)")
+        return .usage
     }
 
-    /// Parsed `--name value` / `--name=value` options and positional arguments.
-    struct Options {
+    /// Options (`--name value`, `--name=value`), flags (`--name`) and positional arguments, as given.
+    struct Arguments: Sendable {
         var values: [String: [String]] = [:]
+        var flags: Set<String> = []
         var positional: [String] = []
         var help = false
 
         func last(_ name: String) -> String? { values[name]?.last }
         func all(_ name: String) -> [String] { values[name] ?? [] }
+
+        /// Refuses positional arguments (for commands that take none).
+        func requireNoPositional() throws(ValidationError) {
+            if let extra = positional.first {
+                throw ValidationError("arguments", expected: "options only", found: ValidationError.quoted(extra))
+            }
+        }
     }
 
-    struct UsageProblem: Error {
-        let message: String
-    }
-
-    /// Parses options; every option takes a value. `--` ends options.
-    static func parse(_ arguments: [String], known: Set<String>) throws(UsageProblem) -> Options {
-        var options = Options()
+    /// Parses `arguments`: every name in `options` takes a value, every name in `flags` none; `-h`/`--help` ask
+    /// for help and `--` ends the options.
+    static func parse(_ arguments: [String], options: Set<String>, flags: Set<String> = [])
+        throws(ValidationError) -> Arguments
+    {
+        var parsed = Arguments()
         var index = 0
         var onlyPositional = false
         while index < arguments.count {
@@ -73,10 +69,10 @@ enum CommandIO {
             index += 1
             if onlyPositional || !argument.hasPrefix("--") || argument == "-" {
                 if argument == "-h" && !onlyPositional {
-                    options.help = true
-                    continue
+                    parsed.help = true
+                } else {
+                    parsed.positional.append(argument)
                 }
-                options.positional.append(argument)
                 continue
             }
             if argument == "--" {
@@ -84,7 +80,7 @@ enum CommandIO {
                 continue
             }
             if argument == "--help" {
-                options.help = true
+                parsed.help = true
                 continue
             }
             var name = String(argument.dropFirst(2))
@@ -93,22 +89,46 @@ enum CommandIO {
                 value = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            guard known.contains(name) else { throw UsageProblem(message: "unknown option '--\(name)'") }
+            if flags.contains(name) {
+                guard value == nil else {
+                    throw ValidationError("--\(name)", expected: "no value", found: "'--\(name)=…'")
+                }
+                parsed.flags.insert(name)
+                continue
+            }
+            guard options.contains(name) else {
+                let known = (options.union(flags)).sorted().map { "--\($0)" }.joined(separator: ", ")
+                throw ValidationError(
+                    "arguments", expected: "one of the options \(known)",
+                    found: "the unknown option \(ValidationError.quoted("--" + name))")
+            }
             if value == nil {
-                guard index < arguments.count else { throw UsageProblem(message: "option '--\(name)' needs a value") }
+                guard index < arguments.count else {
+                    throw ValidationError("--\(name)", expected: "a value", found: "the end of the arguments")
+                }
                 value = arguments[index]
                 index += 1
             }
-            options.values[name, default: []].append(value ?? "")
+            parsed.values[name, default: []].append(value ?? "")
         }
-        return options
+        return parsed
     }
 
-    /// Reads a file the user named; the error never includes the file's content.
-    static func readFile(_ path: String, what: String) throws(UsageProblem) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageProblem(message: "cannot read the \(what) file '\(path)'")
+    /// Refuses an empty `--name` value.
+    static func requireNonEmpty(_ value: String, option name: String, expected: String) throws(ValidationError) {
+        if value.isEmpty { throw ValidationError("--\(name)", expected: expected, found: "an empty value") }
+    }
+
+    /// Refuses a file the command cannot read; the error never includes the file's content.
+    static func requireReadable(_ path: String, option name: String, what: String) throws(ValidationError) {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ValidationError(
+                "--\(name)", expected: "a readable \(what) file", found: "none at \(ValidationError.quoted(path))")
         }
-        return [UInt8](data)
+    }
+
+    /// Reads a file the user named (checked readable by `validate`); `nil` when it vanished since.
+    static func readFile(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
     }
 }

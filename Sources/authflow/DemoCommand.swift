@@ -1,6 +1,8 @@
 /// `authflow demo [--config F]`: `serve --sandbox` on ./providers.yaml.
-enum DemoCommand {
-    static let usageText = """
+struct DemoCommand: Command {
+    static let name = "demo"
+
+    static let usage = """
         usage: authflow demo [--config providers.yaml]
 
         The sign-in server with every provider pointed at the built-in sandbox identity provider (generated
@@ -8,7 +10,16 @@ enum DemoCommand {
         it prints and sign in; the page shows the verified identity and each step of the flow.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        await ServeCommand.run(arguments, sandbox: true, usage: usageText)
+    var serve: ServeCommand
+
+    static func parse(_ arguments: [String]) throws(ValidationError) -> DemoCommand? {
+        let parsed = try CommandIO.parse(arguments, options: ["config"])
+        if parsed.help { return nil }
+        try parsed.requireNoPositional()
+        return DemoCommand(serve: ServeCommand(path: parsed.last("config") ?? "providers.yaml", sandbox: true))
     }
+
+    func validate() throws(ValidationError) { try serve.validate() }
+
+    func run() async -> ExitCode { await serve.run() }
 }

@@ -15,8 +15,13 @@ enum JWKSLocation {
         return scheme == "http" && LoopbackHost.contains(host)
     }
 
+    /// Why a key set could not be fetched.
+    struct FetchProblem: Error {
+        let message: String
+    }
+
     /// Fetches the document.
-    static func fetch(_ url: String) async -> Result<[UInt8], CommandIO.UsageProblem> {
+    static func fetch(_ url: String) async -> Result<[UInt8], FetchProblem> {
         do {
             var request = HTTPClientRequest(url: url)
             request.headers["Accept"] = "application/json"

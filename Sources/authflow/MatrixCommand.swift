@@ -10,8 +10,10 @@ import Foundation
 /// credential key is not an error) and resolved with ``ProviderRegistry/CredentialRequirement/keys``. Every
 /// other problem is reported exactly as `authflow check` reports it. Exit codes: 0 printed, 1 invalid
 /// configuration, 2 usage error.
-enum MatrixCommand {
-    static let usageText = """
+struct MatrixCommand: Command {
+    static let name = "matrix"
+
+    static let usage = """
         usage: authflow matrix [--config FILE] [--format text|markdown|json|html]
 
           --config FILE     the configuration (default: providers.yaml)
@@ -24,37 +26,44 @@ enum MatrixCommand {
         key is not an error here. Any other problem is reported as by `authflow check` (exit 1).
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        let options: CommandIO.Options
-        do throws(CommandIO.UsageProblem) {
-            options = try CommandIO.parse(arguments, known: ["config", "format"])
-        } catch {
-            return CommandIO.usage(usageText, code: CommandIO.usageError, problem: "matrix: \(error.message)")
-        }
-        if options.help { return CommandIO.usage(usageText, code: CommandIO.success) }
-        if let extra = options.positional.first {
-            return CommandIO.usage(
-                usageText, code: CommandIO.usageError, problem: "matrix: unexpected argument '\(extra)'")
-        }
-        let path = options.last("config") ?? "providers.yaml"
-        guard !path.isEmpty else {
-            return CommandIO.usage(usageText, code: CommandIO.usageError, problem: "matrix: --config needs a FILE")
-        }
-        let formatName = options.last("format") ?? MatrixFormat.text.rawValue
+    var path: String
+    /// `--format` as given, checked by ``validate()``.
+    var formatName: String
+
+    static func parse(_ arguments: [String]) throws(ValidationError) -> MatrixCommand? {
+        let parsed = try CommandIO.parse(arguments, options: ["config", "format"])
+        if parsed.help { return nil }
+        try parsed.requireNoPositional()
+        return MatrixCommand(
+            path: parsed.last("config") ?? "providers.yaml",
+            formatName: parsed.last("format") ?? MatrixFormat.text.rawValue)
+    }
+
+    func validate() throws(ValidationError) {
+        try CommandIO.requireNonEmpty(path, option: "config", expected: "a FILE")
+        _ = try format()
+    }
+
+    /// The output format `--format` names.
+    func format() throws(ValidationError) -> MatrixFormat {
         guard let format = MatrixFormat(rawValue: formatName) else {
             let known = MatrixFormat.allCases.map(\.rawValue).joined(separator: ", ")
-            return CommandIO.usage(
-                usageText, code: CommandIO.usageError,
-                problem: "matrix: unknown format '\(formatName)' (expected one of \(known))")
+            throw ValidationError(
+                "--format", expected: "one of \(known)",
+                found: "the unknown format \(ValidationError.quoted(formatName))")
         }
+        return format
+    }
+
+    func run() async -> ExitCode {
         do throws(ConfigurationError) {
             let loader = ConfigurationLoader(environment: ProcessInfo.processInfo.environment, mode: .sandbox)
             let configuration = try loader.load(path: path)
             let providers = try await ConfigurationResolution.resolve(configuration, credentials: .keys)
             let matrix = CapabilityMatrix(
                 providers: providers, source: path, storesTokens: configuration.server != nil)
-            FileHandle.standardOutput.write(Data(matrix.render(format: format).utf8))
-            return CommandIO.success
+            FileHandle.standardOutput.write(Data(matrix.render(format: (try? format()) ?? .text).utf8))
+            return .success
         } catch {
             // Exactly what `authflow check` prints for the same file.
             return CheckCommand.report(await CheckCommand.withResolutionIssues(error), path: path)

@@ -3,8 +3,11 @@ import Foundation
 
 /// `authflow sandbox`: runs only the sandbox identity provider (Apple, Google, Facebook and X emulators)
 /// with generated demo clients, until SIGINT or SIGTERM.
-enum SandboxCommand {
-    static let usageText = """
+struct SandboxCommand: Command {
+    static let name = "sandbox"
+    static let defaultListen = "127.0.0.1:0"
+
+    static let usage = """
         usage: authflow sandbox [--listen HOST:PORT] [--redirect-uri URI]... [--credentials-dir DIR]
 
           --listen HOST:PORT     where to listen (default 127.0.0.1:0: loopback, any free port)
@@ -18,41 +21,50 @@ enum SandboxCommand {
         values are in the credential files), then serves until interrupted (Ctrl-C) and stops gracefully.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        let options: CommandIO.Options
-        let listen: (host: String, port: Int)
-        do throws(CommandIO.UsageProblem) {
-            options = try CommandIO.parse(arguments, known: ["listen", "redirect-uri", "credentials-dir"])
-            if options.help { return CommandIO.usage(usageText, code: CommandIO.success) }
-            guard options.positional.isEmpty else {
-                throw CommandIO.UsageProblem(message: "unexpected argument '\(options.positional[0])'")
-            }
-            listen = try parseListen(options.last("listen") ?? "127.0.0.1:0")
-            for uri in options.all("redirect-uri") where URL(string: uri)?.scheme == nil {
-                throw CommandIO.UsageProblem(message: "--redirect-uri needs an absolute URL, found '\(uri)'")
-            }
-        } catch {
-            return CommandIO.usage(usageText, code: CommandIO.usageError, problem: error.message)
-        }
+    var listen: String
+    var redirectURIs: [String]
+    var credentialsDirectory: String?
 
+    static func parse(_ arguments: [String]) throws(ValidationError) -> SandboxCommand? {
+        let parsed = try CommandIO.parse(arguments, options: ["listen", "redirect-uri", "credentials-dir"])
+        if parsed.help { return nil }
+        try parsed.requireNoPositional()
+        return SandboxCommand(
+            listen: parsed.last("listen") ?? defaultListen, redirectURIs: parsed.all("redirect-uri"),
+            credentialsDirectory: parsed.last("credentials-dir"))
+    }
+
+    func validate() throws(ValidationError) {
+        _ = try Self.parseListen(listen)
+        for uri in redirectURIs where URL(string: uri)?.scheme == nil {
+            throw ValidationError("--redirect-uri", expected: "an absolute URL", found: ValidationError.quoted(uri))
+        }
+        if let credentialsDirectory {
+            try CommandIO.requireNonEmpty(credentialsDirectory, option: "credentials-dir", expected: "a DIR")
+        }
+    }
+
+    func run() async -> ExitCode {
+        let address = (try? Self.parseListen(listen)) ?? (host: "127.0.0.1", port: 0)  // checked by validate()
         // Signals are caught from here on, so a SIGTERM right after the summary still stops gracefully.
         let signals = TerminationSignals()
-        let sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(host: listen.host, port: listen.port))
+        let sandbox = SandboxIdentityProvider(
+            configuration: SandboxConfiguration(host: address.host, port: address.port))
         let baseURL: String
         do {
             baseURL = try sandbox.start()
         } catch {
             CommandIO.err("authflow: cannot start the sandbox: \(error)")
-            return CommandIO.invalid
+            return .invalid
         }
-        let ownsDirectory = options.last("credentials-dir") == nil
+        let ownsDirectory = credentialsDirectory == nil
         let directory =
-            options.last("credentials-dir")
+            credentialsDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                 "authflow-sandbox-\(UUID().uuidString.prefix(8).lowercased())"
             ).path
         defer { if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) } }
-        let redirectTemplates = options.all("redirect-uri")
+        let redirectTemplates = redirectURIs
         let clients: [SandboxDemoClient]
         do {
             clients = try sandbox.registerDemoClients(
@@ -64,21 +76,23 @@ enum SandboxCommand {
         } catch {
             CommandIO.err("authflow: cannot set up the demo clients: \(error)")
             await sandbox.stop()
-            return CommandIO.invalid
+            return .invalid
         }
         CommandIO.out(
-            summary(
+            Self.summary(
                 sandbox: sandbox, baseURL: baseURL, clients: clients, directory: directory,
                 temporary: ownsDirectory))
         await signals.wait()
         CommandIO.err("authflow: stopping the sandbox")
         await sandbox.stop()
-        return CommandIO.success
+        return .success
     }
 
     /// `HOST:PORT`, `[IPv6]:PORT` or `:PORT`; the port 0–65535 (0 = any free port).
-    static func parseListen(_ text: String) throws(CommandIO.UsageProblem) -> (host: String, port: Int) {
-        let problem = CommandIO.UsageProblem(message: "--listen needs HOST:PORT (e.g. 127.0.0.1:0), found '\(text)'")
+    static func parseListen(_ text: String) throws(ValidationError) -> (host: String, port: Int) {
+        let problem = ValidationError(
+            "--listen", expected: "HOST:PORT (e.g. 127.0.0.1:0) with a port from 0 to 65535",
+            found: ValidationError.quoted(text))
         guard let colon = text.lastIndex(of: ":") else { throw problem }
         var host = String(text[..<colon])
         guard let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { throw problem }

@@ -5,8 +5,10 @@ import AuthFlowSandbox
 import Foundation
 
 /// `authflow serve [--config F] [--sandbox]`: the sign-in server, until SIGINT or SIGTERM.
-enum ServeCommand {
-    static let usageText = """
+struct ServeCommand: Command {
+    static let name = "serve"
+
+    static let usage = """
         usage: authflow serve [--config providers.yaml] [--sandbox]
 
           --config FILE   the configuration (default providers.yaml)
@@ -20,28 +22,22 @@ enum ServeCommand {
         and stops gracefully (exit 0). A bad configuration or a busy port exits 1.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        var sandbox = false
-        var rest: [String] = []
-        for argument in arguments {
-            if argument == "--sandbox" { sandbox = true } else { rest.append(argument) }
-        }
-        return await run(rest, sandbox: sandbox, usage: usageText)
+    var path: String
+    var sandbox: Bool
+
+    static func parse(_ arguments: [String]) throws(ValidationError) -> ServeCommand? {
+        let parsed = try CommandIO.parse(arguments, options: ["config"], flags: ["sandbox"])
+        if parsed.help { return nil }
+        try parsed.requireNoPositional()
+        return ServeCommand(path: parsed.last("config") ?? "providers.yaml", sandbox: parsed.flags.contains("sandbox"))
     }
 
-    /// Runs the server; `demo` calls this with `sandbox: true`.
-    static func run(_ arguments: [String], sandbox: Bool, usage: String) async -> Int32 {
-        let options: CommandIO.Options
-        do throws(CommandIO.UsageProblem) {
-            options = try CommandIO.parse(arguments, known: ["config"])
-            if options.help { return CommandIO.usage(usage, code: CommandIO.success) }
-            guard options.positional.isEmpty else {
-                throw CommandIO.UsageProblem(message: "unexpected argument '\(options.positional[0])'")
-            }
-        } catch {
-            return CommandIO.usage(usage, code: CommandIO.usageError, problem: error.message)
-        }
-        let path = options.last("config") ?? "providers.yaml"
+    func validate() throws(ValidationError) {
+        try CommandIO.requireNonEmpty(path, option: "config", expected: "a FILE")
+    }
+
+    /// Runs the server until SIGINT or SIGTERM; `demo` runs this with `sandbox` set.
+    func run() async -> ExitCode {
         let loader = ConfigurationLoader(
             environment: ProcessInfo.processInfo.environment, mode: sandbox ? .sandbox : .normal)
         let configuration: Configuration
@@ -49,7 +45,7 @@ enum ServeCommand {
             configuration = try loader.load(path: path)
         } catch {
             CommandIO.err(error.description)
-            return CommandIO.invalid
+            return .invalid
         }
 
         // Signals are caught from here on, so a SIGTERM right after the ready line still stops gracefully.
@@ -63,7 +59,7 @@ enum ServeCommand {
                 configuration: configuration, sandboxMode: sandbox, registry: .standard, logger: logger)
         } catch {
             CommandIO.err("authflow: cannot start the server: \(error)")
-            return CommandIO.invalid
+            return .invalid
         }
         CommandIO.out("authflow: app listening at \(service.listenURL) (public URL \(service.publicURL))")
         if let metricsURL = service.metricsURL {
@@ -83,6 +79,6 @@ enum ServeCommand {
         await signals.wait()
         if json { logger.log(.info, "stopping", metadata: [:]) } else { CommandIO.err("authflow: stopping") }
         await service.stop()
-        return CommandIO.success
+        return .success
     }
 }

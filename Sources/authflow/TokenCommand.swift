@@ -3,8 +3,11 @@ import AuthFlowJOSE
 import Foundation
 
 /// `authflow token verify`: verifies a JWT against a JWK Set (file or URL) and prints its claims.
-enum TokenCommand {
-    static let usageText = """
+struct TokenCommand: Command {
+    static let name = "token verify"
+    static let defaultLeeway = 60.0
+
+    static let usage = """
         usage: authflow token verify --jwks FILE|URL [--issuer I]... [--audience A]... [--nonce N]
                                      [--alg ALG]... [--leeway SECONDS] TOKEN
 
@@ -21,87 +24,125 @@ enum TokenCommand {
         Prints the verified claims as JSON on stdout (exit 0), or the reason on stderr (exit 1).
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        guard arguments.first == "verify" else {
-            if arguments.first == "--help" || arguments.first == "-h" { return CommandIO.usage(usageText, code: 0) }
-            return CommandIO.usage(
-                usageText, code: CommandIO.usageError,
-                problem: arguments.first.map { "unknown token command '\($0)'" } ?? "missing token command")
+    var jwks: String
+    var issuers: Set<String>
+    var audiences: Set<String>
+    var nonce: String?
+    /// `--alg` values as given (each may be comma-separated), checked by ``validate()``.
+    var algorithmNames: [String]
+    /// `--leeway` as given, checked by ``validate()``.
+    var leewayText: String?
+    /// The token, or `-` for standard input.
+    var token: String
+
+    static func parse(_ arguments: [String]) throws(ValidationError) -> TokenCommand? {
+        if arguments.first == "--help" || arguments.first == "-h" { return nil }
+        guard let verb = arguments.first, verb == "verify" else {
+            throw ValidationError(
+                "command", expected: "'authflow token verify'",
+                found: arguments.first.map { "the unknown token command \(ValidationError.quoted($0))" } ?? "none")
         }
-        do throws(CommandIO.UsageProblem) {
-            let options = try CommandIO.parse(
-                Array(arguments.dropFirst()), known: ["jwks", "issuer", "audience", "nonce", "alg", "leeway"])
-            if options.help { return CommandIO.usage(usageText, code: 0) }
-            return try await verify(options)
-        } catch {
-            return CommandIO.usage(usageText, code: CommandIO.usageError, problem: error.message)
+        let parsed = try CommandIO.parse(
+            Array(arguments.dropFirst()), options: ["jwks", "issuer", "audience", "nonce", "alg", "leeway"])
+        if parsed.help { return nil }
+        guard let jwks = parsed.last("jwks") else {
+            throw ValidationError("--jwks", expected: "a FILE or URL (the option is required)", found: "none")
+        }
+        guard parsed.positional.count == 1, let token = parsed.positional.first else {
+            throw ValidationError(
+                "TOKEN", expected: "one compact JWT (or '-' for standard input)",
+                found: parsed.positional.isEmpty ? "none" : "\(parsed.positional.count) arguments")
+        }
+        return TokenCommand(
+            jwks: jwks, issuers: Set(parsed.all("issuer")), audiences: Set(parsed.all("audience")),
+            nonce: parsed.last("nonce"), algorithmNames: parsed.all("alg"), leewayText: parsed.last("leeway"),
+            token: token)
+    }
+
+    /// Whether `--jwks` names a URL rather than a file.
+    var jwksIsURL: Bool {
+        let lowercased = jwks.lowercased()
+        return lowercased.hasPrefix("https://") || lowercased.hasPrefix("http://")
+    }
+
+    func validate() throws(ValidationError) {
+        _ = try algorithms()
+        _ = try leeway()
+        if jwksIsURL {
+            guard JWKSLocation.isAllowed(jwks) else {
+                // The URL is not repeated: user information in it may hold a password.
+                throw ValidationError(
+                    "--jwks",
+                    expected:
+                        "an https:// URL (http:// is allowed only on localhost, 127.0.0.0/8 and [::1]), so the URL "
+                        + "must be https://",
+                    found: "a plain http:// URL off loopback, or one with user information")
+            }
+        } else {
+            try CommandIO.requireReadable(jwks, option: "jwks", what: "JWKS")
         }
     }
 
-    static func verify(_ options: CommandIO.Options) async throws(CommandIO.UsageProblem) -> Int32 {
-        guard let jwksSource = options.last("jwks") else { throw .init(message: "missing --jwks FILE|URL") }
-        let isURL = jwksSource.lowercased().hasPrefix("https://") || jwksSource.lowercased().hasPrefix("http://")
-        if isURL, !JWKSLocation.isAllowed(jwksSource) {
-            throw .init(
-                message: "--jwks URL must be https:// (http:// is allowed only on localhost, 127.0.0.0/8 and [::1])")
-        }
-        guard options.positional.count == 1, let tokenArgument = options.positional.first else {
-            throw .init(
-                message: options.positional.isEmpty
-                    ? "missing TOKEN" : "expected one TOKEN, found \(options.positional.count)")
-        }
+    /// The allowed algorithms: every `--alg` name, or the asymmetric ones.
+    func algorithms() throws(ValidationError) -> Set<JWSAlgorithm> {
         var algorithms: Set<JWSAlgorithm> = []
-        for value in options.all("alg") {
-            for name in value.split(separator: ",") {
-                guard let algorithm = JWSAlgorithm(rawValue: String(name)) else {
-                    throw .init(
-                        message:
-                            "unknown algorithm '\(name)' (expected one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: " ")))"
-                    )
-                }
-                algorithms.insert(algorithm)
+        for name in algorithmNames.flatMap({ $0.split(separator: ",") }) {
+            guard let algorithm = JWSAlgorithm(rawValue: String(name)) else {
+                throw ValidationError(
+                    "--alg", expected: "one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: " "))",
+                    found: ValidationError.quoted(String(name)))
             }
+            algorithms.insert(algorithm)
         }
-        if algorithms.isEmpty { algorithms = JWSAlgorithm.asymmetric }
-        var leeway = 60.0
-        if let text = options.last("leeway") {
-            guard let value = Double(text), value >= 0, value.isFinite else {
-                throw .init(message: "--leeway needs a number of seconds ≥ 0")
-            }
-            leeway = value
+        return algorithms.isEmpty ? JWSAlgorithm.asymmetric : algorithms
+    }
+
+    /// The clock-skew allowance in seconds.
+    func leeway() throws(ValidationError) -> Double {
+        guard let leewayText else { return Self.defaultLeeway }
+        guard let value = Double(leewayText), value >= 0, value.isFinite else {
+            throw ValidationError(
+                "--leeway", expected: "a number of seconds ≥ 0", found: ValidationError.quoted(leewayText))
         }
-        let token: String
-        if tokenArgument == "-" {
+        return value
+    }
+
+    func run() async -> ExitCode {
+        let compact: String
+        if token == "-" {
             let data = FileHandle.standardInput.readDataToEndOfFile()
-            token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            compact = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         } else {
-            token = tokenArgument
+            compact = token
         }
         let jwksBytes: [UInt8]
-        if isURL {
-            switch await JWKSLocation.fetch(jwksSource) {
+        if jwksIsURL {
+            switch await JWKSLocation.fetch(jwks) {
             case .success(let bytes): jwksBytes = bytes
             case .failure(let problem):
                 CommandIO.err("authflow: cannot fetch the JWKS: \(problem.message)")
-                return CommandIO.invalid
+                return .invalid
             }
         } else {
-            jwksBytes = try CommandIO.readFile(jwksSource, what: "JWKS")
+            guard let bytes = CommandIO.readFile(jwks) else {
+                CommandIO.err("authflow: cannot read the JWKS file '\(jwks)'")
+                return .invalid
+            }
+            jwksBytes = bytes
         }
-
         do throws(JOSEError) {
-            let keys = try loadKeys(jwksBytes)
+            let keys = try Self.loadKeys(jwksBytes)
             for skipped in keys.skippedKeys { CommandIO.err("authflow: note: skipped a key in the JWKS: \(skipped)") }
             let checks = ClaimChecks(
-                issuers: Set(options.all("issuer")), audiences: Set(options.all("audience")),
-                nonce: options.last("nonce"), leeway: leeway)
-            let verifier = JWTVerifier(allowedAlgorithms: algorithms, checks: checks)
-            let claims = try verifier.verify(token, keys: keys, now: Date())
+                issuers: issuers, audiences: audiences, nonce: nonce, leeway: (try? leeway()) ?? Self.defaultLeeway)
+            let verifier = JWTVerifier(
+                allowedAlgorithms: (try? algorithms()) ?? JWSAlgorithm.asymmetric, checks: checks)
+            let claims = try verifier.verify(compact, keys: keys, now: Date())
             CommandIO.out(JSONValue.object(claims.json).serialized())
-            return CommandIO.success
+            return .success
         } catch {
             CommandIO.err("authflow: token invalid: \(error)")
-            return CommandIO.invalid
+            return .invalid
         }
     }
 

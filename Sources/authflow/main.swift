@@ -1,20 +1,25 @@
-// The `authflow` command-line tool: a dispatcher over one type per command.
+// The `authflow` command-line tool: a dispatcher over one type per command (see `Command`).
 import Foundation
 
+/// The commands by name; `token` and `apple` take their verb (`verify`, `client-secret`) as first argument.
+let commands: [String: any Command.Type] = [
+    "check": CheckCommand.self, "matrix": MatrixCommand.self, "token": TokenCommand.self,
+    "apple": AppleCommand.self, "sandbox": SandboxCommand.self, "serve": ServeCommand.self,
+    "demo": DemoCommand.self,
+]
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-let rest = Array(arguments.dropFirst())
-let status: Int32
-switch arguments.first {
-case "check": status = await CheckCommand.run(rest)
-case "matrix": status = await MatrixCommand.run(rest)
-case "token": status = await TokenCommand.run(rest)
-case "apple": status = AppleCommand.run(rest)
-case "sandbox": status = await SandboxCommand.run(rest)
-case "serve": status = await ServeCommand.run(rest)
-case "demo": status = await DemoCommand.run(rest)
-case "-h", "--help", "help": status = CommandIO.usage(CommandIO.overview, code: 0)
-default:
-    status = CommandIO.usage(
-        CommandIO.overview, code: 2, problem: arguments.first.map { "unknown command '\($0)'" })
+let status: ExitCode
+if let name = arguments.first, let command = commands[name] {
+    status = await command.main(Array(arguments.dropFirst()))
+} else if let first = arguments.first, ["-h", "--help", "help"].contains(first) {
+    CommandIO.out(CommandIO.overview)
+    status = .success
+} else {
+    let error = ValidationError(
+        "command", expected: "one of \(commands.keys.sorted().joined(separator: ", "))",
+        found: arguments.first.map { "the unknown command \(ValidationError.quoted($0))" } ?? "none")
+    CommandIO.err("authflow: \(error)\n\n\(CommandIO.overview)")
+    status = .usage
 }
-exit(status)
+exit(status.rawValue)

@@ -84,13 +84,12 @@ struct TokenCommandTests {
     /// Serves `body` at `/jwks` on loopback for the duration of `body`.
     static func withJWKSServer(status: Int = 200, _ run: (Int) async throws -> Void) async throws {
         let document = JWKSet(keys: [key.publicKey]).jsonValue().serialized()
-        var router = Router()
-        router.add("GET", "/jwks") { _ in
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { request in
+            guard request.path == "/jwks" else { return .error("not_found", message: "no such path", status: 404) }
             var response = HTTPServerResponse.json(document)
             response.status = status
             return response
         }
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: router)
         let port = try server.start()
         do {
             try await run(port)

@@ -59,9 +59,7 @@ struct RawClient {
 @Suite("HTTPServer connection limits")
 struct ConnectionLimitTests {
     static func server(_ configuration: HTTPServer.Configuration) throws -> (HTTPServer, Int) {
-        var router = Router()
-        router.add("GET", "/who") { request in .text(request.remoteAddress) }
-        let server = HTTPServer(configuration: configuration, router: router)
+        let server = HTTPServer(configuration: configuration) { request in .text(request.remoteAddress) }
         return (server, try server.start())
     }
 

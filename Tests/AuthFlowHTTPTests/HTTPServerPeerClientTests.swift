@@ -27,7 +27,7 @@ struct HTTPServerPeerClientTests {
 
     @Test func refusesBodiesOverTheLimitWith413() async throws {
         let calls = Counter()
-        try await HTTPServerTests.with(.init(maxBodyBytes: 1000), router: HTTPServerTests.router(calls: calls)) {
+        try await HTTPServerTests.with(.init(maxBodyBytes: 1000), handler: HTTPServerTests.handler(calls: calls)) {
             _, base in
             let form = ["--header", "Content-Type: application/x-www-form-urlencoded"]
             let announced = try await PeerClientResult.run(
@@ -67,7 +67,7 @@ struct HTTPServerPeerClientTests {
         try await HTTPServerTests.with { _, base in
             let routed = try await PeerClientResult.run("GET", base + "/auth/apple/login?return_to=%2Fa+b")
             #expect(routed.status == 200)
-            #expect(routed.body == "provider=apple return_to=/a b")
+            #expect(routed.body == "path=/auth/apple/login return_to=/a b")
             let missing = try await PeerClientResult.run("GET", base + "/missing")
             #expect(missing.status == 404)
             #expect(missing.values("Content-Type") == ["application/json"])

@@ -93,20 +93,6 @@ import Testing
         try Self.assertSnapshot(matrix.render(format: format), named: "edge.\(Self.extensionName(format))")
     }
 
-    @Test func theCommandPrintsWhatTheLibraryRenders() async throws {
-        let matrix = CapabilityMatrix(
-            providers: try MatrixTestSupport.providers("examples/plain.yaml"), source: "examples/plain.yaml")
-        for format in MatrixFormat.allCases {
-            let output = try await MatrixTestSupport.authflow([
-                "matrix", "--config", "examples/plain.yaml", "--format", format.rawValue,
-            ])
-            #expect(output.status == 0)
-            #expect(output.stdout == matrix.render(format: format), "format \(format.rawValue)")
-        }
-        let defaultFormat = try await MatrixTestSupport.authflow(["matrix", "--config", "examples/plain.yaml"])
-        #expect(defaultFormat.stdout == matrix.render(format: .text))
-    }
-
     @Test func snapshotDifferencesNameTheFirstDifferingLine() {
         let message = Self.firstDifference(expected: "a\nb\nc\n", actual: "a\nb\nC\n")
         #expect(message?.contains("first difference at line 3:") == true)

@@ -45,16 +45,6 @@ enum MatrixTestSupport {
         let description: String
     }
 
-    /// The `authflow` binary built next to the test bundle.
-    static func binary() throws -> String {
-        try BuiltProduct.path(named: "authflow")
-    }
-
-    /// Runs `authflow` with `arguments` in the package root and an environment without any secret.
-    static func authflow(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
-        try await run(try binary(), arguments, environment: environment, timeout: 60)
-    }
-
     /// Runs `executable` on a thread of its own (never blocking the cooperative pool), killing it after `timeout`.
     ///
     /// At most two of these processes run at a time, so the matrix tests do not starve the timing-sensitive
@@ -94,32 +84,5 @@ final class TemporaryDirectory {
         let file = url.appendingPathComponent(name)
         try Data(text.utf8).write(to: file)
         return file.path
-    }
-}
-
-/// Limits how many child processes the matrix tests run at once.
-actor ProcessGate {
-    static let shared = ProcessGate(limit: 2)
-
-    private let limit: Int
-    private var running = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(limit: Int) { self.limit = limit }
-
-    func enter() async {
-        if running < limit {
-            running += 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func leave() {
-        if waiting.isEmpty {
-            running -= 1
-        } else {
-            waiting.removeFirst().resume()
-        }
     }
 }

@@ -32,8 +32,27 @@ struct SandboxIsolationTests {
         try ConfigurationLoader(environment: [:], mode: mode).load(yaml: yaml, fileName: "providers.yaml")
     }
 
+    /// Signs in with Google through the sandbox's consent page (the first preset identity).
+    static func signIn(_ browser: TestBrowser, app: String) async throws {
+        let start = try await browser.get("\(app)/auth/google/login?return_to=/")
+        let authorize = try #require(start.location)
+        let consent = try await browser.get(authorize)
+        let form = try #require(HTMLForm(consent.text))
+        let ticket = try #require(form.value("ticket"))
+        let origin = TestBrowser.origin(of: authorize)
+        let action = form.action.hasPrefix("http") ? form.action : origin + form.action
+        let approved = try await browser.post(
+            action, form: [("ticket", ticket), ("identity", "preset-0"), ("decision", "allow")],
+            from: origin)
+        let callback = try await browser.get(try #require(approved.location))
+        #expect(callback.status == 302)
+    }
+
     @Test func aSandboxSessionIsNotValidWhenTheSameConfigurationIsServedNormally() async throws {
-        let directory = try ServeCommandTests.directory()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authflow-isolation-\(UUID().uuidString.prefix(8))"
+        ).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let storePath = directory + "/authflow.sqlite"
         let port = try LoopbackPort.unused()
@@ -45,7 +64,7 @@ struct SandboxIsolationTests {
             configuration: try Self.load(yaml, mode: .sandbox), sandboxMode: true, registry: .standard)
         let temporary = try #require(sandboxRun.temporaryDatabase)
         do {
-            try await ServeCommandTests.signIn(browser, app: app)
+            try await Self.signIn(browser, app: app)
             #expect(try await browser.get(app + "/auth/check").status == 202)
             #expect(sandboxRun.server.options.secret.value != Self.secret, "the configured secret must not be used")
             #expect(!FileManager.default.fileExists(atPath: storePath), "the configured store must not be opened")

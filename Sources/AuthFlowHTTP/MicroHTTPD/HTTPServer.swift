@@ -21,15 +21,10 @@ public final class HTTPServer: Sendable {
     private let handler: HTTPHandler
     private let state = Mutex(State())
 
-    /// A server that will pass every request to `handler` (often `router.handle`).
+    /// A server that will pass every request to `handler`.
     public init(configuration: Configuration = .init(), handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
-    }
-
-    /// A server dispatching through `router`.
-    public convenience init(configuration: Configuration = .init(), router: Router) {
-        self.init(configuration: configuration) { request in await router.handle(request) }
     }
 
     deinit {

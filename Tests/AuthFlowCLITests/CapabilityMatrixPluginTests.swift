@@ -7,28 +7,28 @@ import Testing
 /// plugin runs with `--ignore-lock`: by then `swift test` has built `authflow`, and the plugin's build of it is
 /// a no-op. (`Tests/AuthFlowMatrixTests/plugin-clean-clone.sh` checks a clean clone, offline, end to end.)
 @Suite(.serialized) struct CapabilityMatrixPluginTests {
-    static let swift = MatrixTestSupport.executable(
+    static let swift = CLIRunner.executable(
         named: "swift", candidates: [ProcessInfo.processInfo.environment["AUTHFLOW_SWIFT"] ?? ""])
 
-    static func plugin(_ arguments: [String]) async throws -> MatrixTestSupport.Output {
+    static func plugin(_ arguments: [String]) async throws -> CLIRunner.Output {
         let swift = try #require(Self.swift, "the swift driver is not on PATH")
         var environment = ProcessInfo.processInfo.environment
         for key in environment.keys where key.hasSuffix("_SECRET") || key.hasPrefix("APPLE_") { environment[key] = nil }
-        return try await MatrixTestSupport.run(
+        return try await CLIRunner.runOffPool(
             swift, ["package", "--ignore-lock", "capability-matrix"] + arguments, environment: environment,
-            timeout: 900)
+            directory: CLIRunner.packageRoot.path, timeout: 900)
     }
 
-    @Test(.enabled(if: swift != nil || MatrixTestSupport.peersRequired, "the swift driver is not on PATH"))
+    @Test(.enabled(if: swift != nil || CLIRunner.peersRequired, "the swift driver is not on PATH"))
     func printsWhatTheCommandPrints() async throws {
         let plugin = try await Self.plugin(["--format", "json"])
         #expect(plugin.status == 0, "\(plugin.stderr.suffix(3000))")
-        let command = try await MatrixTestSupport.authflow(["matrix", "--format", "json"])
+        let command = try await CLIRunner.inPackageRoot(["matrix", "--format", "json"])
         #expect(plugin.stdout == command.stdout)
         #expect(plugin.stdout.contains("\"providers\": ["))
     }
 
-    @Test(.enabled(if: swift != nil || MatrixTestSupport.peersRequired, "the swift driver is not on PATH"))
+    @Test(.enabled(if: swift != nil || CLIRunner.peersRequired, "the swift driver is not on PATH"))
     func passesArgumentsThroughAndFailsClearly() async throws {
         let plain = try await Self.plugin(["--config", "examples/plain.yaml", "--format", "markdown"])
         #expect(plain.status == 0, "\(plain.stderr.suffix(3000))")

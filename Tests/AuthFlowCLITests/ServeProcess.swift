@@ -7,7 +7,7 @@ final class ServeProcess: Sendable {
     private let child: RunningChild
 
     init(_ arguments: [String], directory: String? = nil) throws {
-        child = try ChildProcess.start(executable: try Self.binary(), arguments: arguments, directory: directory)
+        child = try ChildProcess.start(executable: try CLIRunner.binary(), arguments: arguments, directory: directory)
     }
 
     var stdout: String { child.stdoutText }
@@ -39,9 +39,5 @@ final class ServeProcess: Sendable {
         if let ended = await child.waitForExit(timeout: timeout) { return ended.status }
         child.kill()
         return nil
-    }
-
-    static func binary() throws -> String {
-        try BuiltProduct.path(named: "authflow")
     }
 }

@@ -8,12 +8,8 @@ import Testing
 final class SandboxProcess: Sendable {
     let child: RunningChild
 
-    static func binary() throws -> String {
-        try BuiltProduct.path(named: "authflow")
-    }
-
     init(_ arguments: [String]) throws {
-        child = try ChildProcess.start(executable: try Self.binary(), arguments: ["sandbox"] + arguments)
+        child = try ChildProcess.start(executable: try CLIRunner.binary(), arguments: ["sandbox"] + arguments)
     }
 
     var stdout: String { child.stdoutText }

@@ -1,24 +1,11 @@
 import AuthFlowJOSE
-import AuthFlowTestSupport
 import Foundation
 import Testing
 
 /// Runs the built `authflow check` binary on temporary files.
 @Suite struct CheckCommandTests {
-    struct Output {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    static func binary() throws -> String {
-        try BuiltProduct.path(named: "authflow")
-    }
-
-    static func check(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
-        let output = try ChildProcess.run(
-            executable: try binary(), arguments: ["check"] + arguments, environment: environment, timeout: 60)
-        return Output(status: output.status, stdout: output.stdoutText, stderr: output.stderrText)
+    static func check(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIRunner.Output {
+        try CLIRunner.authflow(["check"] + arguments, environment: environment)
     }
 
     /// A temporary directory removed when `body` returns.

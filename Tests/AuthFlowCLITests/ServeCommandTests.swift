@@ -41,22 +41,6 @@ struct ServeCommandTests {
         """
     }
 
-    /// Signs in with Google through the sandbox's consent page (the first preset identity).
-    static func signIn(_ browser: TestBrowser, app: String) async throws {
-        let start = try await browser.get("\(app)/auth/google/login?return_to=/")
-        let authorize = try #require(start.location)
-        let consent = try await browser.get(authorize)
-        let form = try #require(HTMLForm(consent.text))
-        let ticket = try #require(form.value("ticket"))
-        let origin = TestBrowser.origin(of: authorize)
-        let action = form.action.hasPrefix("http") ? form.action : origin + form.action
-        let approved = try await browser.post(
-            action, form: [("ticket", ticket), ("identity", "preset-0"), ("decision", "allow")],
-            from: origin)
-        let callback = try await browser.get(try #require(approved.location))
-        #expect(callback.status == 302)
-    }
-
     @Test func serveSandboxPrintsTheContractLinesAndStopsOnSIGTERM() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -72,14 +56,14 @@ struct ServeCommandTests {
         #expect(lines.count == 2, "\(process.stderr)")
 
         let app = "http://localhost:\(port)"
-        #expect(try await TestBrowser().get(app + "/healthz").status == 200)
-        let browser = TestBrowser()
-        try await Self.signIn(browser, app: app)
+        let browser = SandboxSignIn()
+        #expect(try await browser.get(app + "/healthz").status == 200)
+        #expect(try await browser.google(app: app).status == 302)
         let session = try await browser.get(app + "/auth/session")
         #expect(session.status == 200)
         #expect((try? JSONValue.parse(session.body))?["provider"] == .string("google"))
         let home = try await browser.get(app + "/")
-        #expect(home.text.contains("<ol id=\"trace\">"))
+        #expect(String(decoding: home.body, as: UTF8.self).contains("<ol id=\"trace\">"))
 
         process.send(SIGTERM)
         #expect(try await process.exit() == 0)
@@ -95,8 +79,8 @@ struct ServeCommandTests {
         defer { process.send(SIGKILL) }
         let lines = try await process.lines(2)
         #expect(lines.count == 2, "\(process.stderr)")
-        let home = try await TestBrowser().get("http://localhost:\(port)/")
-        #expect(home.text.contains("id=\"signin-google\""))
+        let home = try await SandboxSignIn().get("http://localhost:\(port)/")
+        #expect(String(decoding: home.body, as: UTF8.self).contains("id=\"signin-google\""))
         process.send(SIGINT)
         #expect(try await process.exit() == 0)
     }

@@ -39,10 +39,10 @@ import Testing
     @Test(arguments: invalidConfigurations.map(\.0))
     func invalidConfigurationIsReportedExactlyAsCheckReportsIt(kind: String) async throws {
         let yaml = try #require(Self.invalidConfigurations.first { $0.0 == kind }?.1)
-        let directory = try TemporaryDirectory()
+        let directory = try ScratchDirectory()
         let file = try directory.write("providers.yaml", yaml)
-        let check = try await MatrixTestSupport.authflow(["check", "--config", file], environment: Self.environment)
-        let matrix = try await MatrixTestSupport.authflow(
+        let check = try await CLIRunner.inPackageRoot(["check", "--config", file], environment: Self.environment)
+        let matrix = try await CLIRunner.inPackageRoot(
             ["matrix", "--config", file, "--format", "json"], environment: Self.environment)
         #expect(check.status == 1)
         #expect(matrix.status == 1)
@@ -53,41 +53,44 @@ import Testing
     }
 
     @Test func missingFileIsReportedAsCheckReportsIt() async throws {
-        let check = try await MatrixTestSupport.authflow(["check", "--config", "/nonexistent/providers.yaml"])
-        let matrix = try await MatrixTestSupport.authflow(["matrix", "--config", "/nonexistent/providers.yaml"])
+        let check = try await CLIRunner.inPackageRoot(["check", "--config", "/nonexistent/providers.yaml"])
+        let matrix = try await CLIRunner.inPackageRoot(["matrix", "--config", "/nonexistent/providers.yaml"])
         #expect(matrix.status == 1)
         #expect(matrix.stderr == check.stderr)
     }
 
     @Test func templateWithoutSecretsIsAReportButNotASignInConfiguration() async throws {
-        let check = try await MatrixTestSupport.authflow(["check"])
+        let check = try await CLIRunner.inPackageRoot(["check"])
         #expect(check.status == 1, "check needs the secrets the template reads from the environment")
-        let matrix = try await MatrixTestSupport.authflow(["matrix"])
+        let matrix = try await CLIRunner.inPackageRoot(["matrix"])
         #expect(matrix.status == 0, "\(matrix.stderr)")
         #expect(matrix.stdout.hasPrefix("AuthFlow capability matrix: providers.yaml\n"))
     }
 
     @Test func unknownFormatIsAUsageError() async throws {
-        let output = try await MatrixTestSupport.authflow(["matrix", "--format", "xml"])
+        let output = try await CLIRunner.inPackageRoot(["matrix", "--format", "xml"])
         #expect(output.status == 2)
         #expect(output.stdout.isEmpty)
-        #expect(output.stderr.contains("unknown format 'xml' (expected one of text, markdown, json, html)"))
+        #expect(
+            output.stderr.contains(
+                "authflow matrix: --format: expected one of text, markdown, json, html, found the unknown format 'xml'")
+        )
         #expect(output.stderr.contains("usage: authflow matrix"))
     }
 
     @Test(arguments: [["--frmat", "json"], ["extra"], ["--config"]])
     func badArgumentsAreUsageErrors(arguments: [String]) async throws {
-        let output = try await MatrixTestSupport.authflow(["matrix"] + arguments)
+        let output = try await CLIRunner.inPackageRoot(["matrix"] + arguments)
         #expect(output.status == 2)
         #expect(output.stdout.isEmpty)
         #expect(output.stderr.contains("usage: authflow matrix"))
     }
 
     @Test func helpPrintsUsage() async throws {
-        let output = try await MatrixTestSupport.authflow(["matrix", "--help"])
+        let output = try await CLIRunner.inPackageRoot(["matrix", "--help"])
         #expect(output.status == 0)
         #expect(output.stdout.contains("usage: authflow matrix [--config FILE] [--format text|markdown|json|html]"))
-        let overview = try await MatrixTestSupport.authflow(["--help"])
+        let overview = try await CLIRunner.inPackageRoot(["--help"])
         #expect(overview.stdout.contains("matrix [--config FILE] [--format text|markdown|json|html]"))
     }
 }
