@@ -95,8 +95,9 @@ public final class RedisClient: Sendable {
                 return result
             }
             // A pooled connection the server closed (a restart) fails before the command is read: retry once on
-            // a new connection. A new connection that fails is reported.
-            guard pooled != nil, attempt == 0 else { return result }
+            // a new connection. A timeout is never retried (the command may still run: a token bucket would be
+            // charged twice, a spent state would read as replayed). A new connection that fails is reported.
+            guard pooled != nil, attempt == 0, connection.closedByServer else { return result }
             pooled = nil
         }
         return .failure(

@@ -100,14 +100,17 @@ struct HTTPServerTests {
     @Test func slowHandlerDoesNotBlockOtherRequests() async throws {
         let started = Counter()
         let finished = Counter()
-        let server = Self.slowServer(.init(threads: 1), started: started, finished: finished)
+        let release = Counter()
+        let server = Self.slowServer(.init(threads: 1), started: started, finished: finished, release: release)
         let port = try server.start()
         let base = "http://127.0.0.1:\(port)"
-        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=3000")) }
+        // The slow handler waits until the test releases it (60 s at most), so the order below does not depend
+        // on how busy the machine is.
+        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=60000")) }
         try await Self.wait(for: started, toReach: 1)
         let fast = try await client.send(HTTPClientRequest(url: base + "/fast"))
-        // Logical, not timed: the fast answer arrived while the slow handler was still sleeping.
         let slowFinishedBeforeFast = finished.value
+        release.increment()
         #expect(fast.bodyText == "fast")
         #expect(slowFinishedBeforeFast == 0, "the fast request waited for the slow handler")
         let slowResponse = try await slow.value
@@ -115,15 +118,22 @@ struct HTTPServerTests {
         await server.stop()
     }
 
-    /// A server whose `/slow` handler counts its starts in `started`, sleeps `ms`, then counts its
-    /// ends in `finished`.
+    /// A server whose `/slow` handler counts its starts in `started`, sleeps `ms` (or, given `release`, until
+    /// `release` is incremented, `ms` at most), then counts its ends in `finished`.
     static func slowServer(
-        _ configuration: HTTPServer.Configuration = .init(), started: Counter, finished: Counter = Counter()
+        _ configuration: HTTPServer.Configuration = .init(), started: Counter, finished: Counter = Counter(),
+        release: Counter? = nil
     ) -> HTTPServer {
         HTTPServer(configuration: configuration) { request in
             guard request.path == "/slow" else { return .text("fast") }
             started.increment()
-            try? await Task.sleep(for: .milliseconds(Int(request.queryValue("ms") ?? "0") ?? 0))
+            let milliseconds = Int(request.queryValue("ms") ?? "0") ?? 0
+            if let release {
+                let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
+                while release.value == 0 && Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+            } else {
+                try? await Task.sleep(for: .milliseconds(milliseconds))
+            }
             finished.increment()
             return .text("slow done")
         }

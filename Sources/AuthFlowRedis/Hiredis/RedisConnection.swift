@@ -47,6 +47,11 @@ final class RedisConnection: @unchecked Sendable {
     /// Whether the connection is still usable (hiredis sets `err` on I/O and protocol errors).
     var isOpen: Bool { context.pointee.err == 0 }
 
+    /// Whether the last command failed because the server had closed the connection (end of stream, a reset or a
+    /// broken pipe), as after a Redis restart, rather than a timeout: only then may the command be sent again,
+    /// since a command that timed out may still run.
+    private(set) var closedByServer = false
+
     /// Runs one command; the reply as a ``RedisReply``. A Redis error reply becomes `backendFailure` naming the
     /// error's first word (e.g. `NOSCRIPT`, `WRONGTYPE`), never the arguments.
     func command(_ arguments: [[UInt8]], operation: String) throws(StoreError) -> RedisReply {
@@ -73,6 +78,10 @@ final class RedisConnection: @unchecked Sendable {
             }
         }
         guard let raw else {
+            let code = errno
+            closedByServer =
+                context.pointee.err == REDIS_ERR_EOF
+                || (context.pointee.err == REDIS_ERR_IO && (code == EPIPE || code == ECONNRESET))
             throw StoreError(
                 .backendFailure, "expected Redis to answer, found the connection lost: \(Self.errorText(context))",
                 operation: operation)
