@@ -48,11 +48,20 @@ def machine_load() -> str:
         return f"{f.read().split()[0]} on {os.cpu_count()} cores"
 
 
+def output_tail(process: subprocess.Popen, lines: int = 20) -> str:
+    """The last lines a child started by `Processes.start` wrote (its log file), to explain an early exit."""
+    path = getattr(process, "log_path", None)
+    if path is None or not Path(path).exists():
+        return ""
+    tail = Path(path).read_text(errors="replace").splitlines()[-lines:]
+    return ":\n" + "\n".join(tail) if tail else ""
+
+
 def wait_http(url: str, process: subprocess.Popen | None = None, limit: float = 60) -> None:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise RuntimeError(f"the process for {url} exited with {process.returncode}")
+            raise RuntimeError(f"the process for {url} exited with {process.returncode}{output_tail(process)}")
         try:
             requests.get(url, timeout=1, allow_redirects=False)
             return
@@ -82,6 +91,7 @@ class Processes:
         full = pinned(core, command) if core is not None else command
         child = subprocess.Popen(full, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
                                  start_new_session=True)
+        child.log_path = self.directory / f"{name}.log"  # read by output_tail
         self.children.append(child)
         return child
 

@@ -8,7 +8,11 @@ source "$(dirname "$0")/lib.sh"
 ensure_bench_tools
 ensure_bench_venv
 BIN=$(build_authflow "$ROOT_DIR")
+# valgrind 3.19 aborts on libdispatch's read-only sigsuspend mask: preload a sigsuspend that copies it.
+PRELOAD_DIR=$(mktemp -d)
+trap 'rm -rf "$PRELOAD_DIR"' EXIT
+cc -shared -fPIC -O2 -o "$PRELOAD_DIR/sigsuspend_copy.so" "$BENCH_DIR/valgrind/sigsuspend_copy.c"
 cd "$BENCH_DIR"
-output=$("$BENCH_PYTHON" callgrind_bench.py --authflow "$BIN" "$@")
+output=$("$BENCH_PYTHON" callgrind_bench.py --authflow "$BIN" --preload "$PRELOAD_DIR/sigsuspend_copy.so" "$@")
 "$BENCH_PYTHON" report.py >&2
 printf '%s\n' "$output"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import time
@@ -67,6 +68,7 @@ def main() -> None:
     parser.add_argument("--signins", type=int, default=5)
     parser.add_argument("--checks", type=int, default=200)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--preload", help="a shared object to preload into the server (see valgrind/sigsuspend_copy.c)")
     parser.add_argument("--keep", help="a directory to copy the callgrind dumps into (for callgrind_annotate)")
     args = parser.parse_args()
 
@@ -81,7 +83,8 @@ def main() -> None:
         out.mkdir()
         child = processes.start(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out.%p",
-             args.authflow, "serve", "--config", str(config)], "callgrind", core=None)
+             args.authflow, "serve", "--config", str(config)], "callgrind", core=None,
+            env={**os.environ, "LD_PRELOAD": args.preload} if args.preload else None)
         url = f"http://127.0.0.1:{port}"
         wait_http(url + "/healthz", child, limit=300)
         browser = Browser(sandbox)

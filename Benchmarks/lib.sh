@@ -9,7 +9,7 @@ ROOT_DIR="$(cd "$BENCH_DIR/.." && pwd)"
 source "$ROOT_DIR/scripts/lib/setup.sh"
 
 # The machine's tools the runners use (besides the C libraries AuthFlow itself needs).
-BENCH_APT_PACKAGES=(wrk nginx valgrind util-linux python3 python3-venv procps openssl curl)
+BENCH_APT_PACKAGES=(wrk nginx valgrind gcc libc6-dev util-linux python3 python3-venv procps openssl curl)
 
 # Core the measured server (or tool) runs on, and the core its load generator runs on.
 SERVER_CORE=${AUTHFLOW_BENCH_CORE:-0}

@@ -26,15 +26,18 @@ extension HTTPServer {
         public var trustedProxies: [IPNetwork]
         /// Seconds `stop()` waits for in-flight requests before closing connections.
         public var shutdownGracePeriod: Double
-        /// Memory per connection for the request line and headers, in bytes.
+        /// Memory per connection, in bytes (libmicrohttpd's per-connection pool, at least 4096): about half of it
+        /// holds the request line and headers, the rest the parsed fields and the response headers. A request
+        /// whose headers do not fit gets 431 from libmicrohttpd and its connection is closed. libmicrohttpd
+        /// zeroes the whole pool after every request, so a larger pool costs time on every request.
         public var connectionMemoryLimit: Int
 
         /// Defaults: 127.0.0.1, any free port, 1 MiB bodies, one thread, 10 s per request, 30 s idle
-        /// timeout, 10 s shutdown grace, 64 KiB of headers, 4096 connections (256 per client), no trusted
-        /// proxies.
+        /// timeout, 10 s shutdown grace, 32 KiB per connection (about 16 KiB of request headers), 4096
+        /// connections (256 per client), no trusted proxies.
         public init(
             host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 1 << 20, threads: Int = 1,
-            requestTimeout: Int = 10, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 64 * 1024,
+            requestTimeout: Int = 10, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 32 * 1024,
             idleTimeout: Int = 30, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 256,
             trustedProxies: [IPNetwork] = []
         ) {

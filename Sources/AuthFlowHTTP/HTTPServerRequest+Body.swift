@@ -1,3 +1,5 @@
+import Foundation
+
 extension HTTPServerRequest {
     /// The media type of the body (`Content-Type` without parameters, lower-cased), or nil.
     public var mediaType: String? {
@@ -58,8 +60,17 @@ extension HTTPServerRequest {
     /// subdomain); callers that need one value treat several as an error.
     public func cookieValues(_ name: String) -> [String] {
         var values: [String] = []
-        for header in headers.values("Cookie") {
-            Self.forEachCookie(in: header) { cookie, value in if cookie == name { values.append(value) } }
+        var wanted = name
+        wanted.withUTF8 { wanted in
+            for header in headers.values("Cookie") {
+                // Names are compared as bytes in place: only the values asked for become strings.
+                Self.forEachCookieRange(in: header) { bytes, cookie, value in
+                    guard cookie.count == wanted.count,
+                        UnsafeBufferPointer(rebasing: bytes[cookie]).elementsEqual(wanted)
+                    else { return }
+                    values.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self))
+                }
+            }
         }
         return values
     }
@@ -67,7 +78,11 @@ extension HTTPServerRequest {
     /// The names the `Cookie` headers carry, in order (with repeats).
     public func cookieNames() -> [String] {
         var names: [String] = []
-        for header in headers.values("Cookie") { Self.forEachCookie(in: header) { name, _ in names.append(name) } }
+        for header in headers.values("Cookie") {
+            Self.forEachCookieRange(in: header) { bytes, name, _ in
+                names.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self))
+            }
+        }
         return names
     }
 
@@ -76,8 +91,21 @@ extension HTTPServerRequest {
     /// an empty name skipped, double-quoted values unquoted. Works on the UTF-8 bytes (every delimiter
     /// is ASCII), so a request's cookies cost one pass and two strings per cookie.
     static func forEachCookie(in header: String, _ body: (String, String) -> Void) {
+        forEachCookieRange(in: header) { bytes, name, value in
+            body(
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self))
+        }
+    }
+
+    /// `forEachCookie(in:_:)` without making strings: `body` gets the header's UTF-8 bytes and the byte ranges
+    /// of each cookie's name (never empty) and value.
+    static func forEachCookieRange(
+        in header: String, _ body: (UnsafeBufferPointer<UInt8>, Range<Int>, Range<Int>) -> Void
+    ) {
         var header = header
         header.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
             let count = bytes.count
             func trimmed(_ range: Range<Int>) -> Range<Int> {
                 var lower = range.lowerBound
@@ -86,19 +114,17 @@ extension HTTPServerRequest {
                 while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
                 return lower..<upper
             }
-            func text(_ range: Range<Int>) -> String {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            // The index of the first `byte` in start..<end, or `end`. memchr, since values are most of the bytes.
+            func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+                guard start < end, let found = memchr(base + start, Int32(byte), end - start) else { return end }
+                return UnsafeRawPointer(found) - UnsafeRawPointer(base)
             }
             var start = 0
             while start < count {
-                var end = start
-                var equals = -1
-                while end < count, bytes[end] != UInt8(ascii: ";") {
-                    if equals < 0, bytes[end] == UInt8(ascii: "=") { equals = end }
-                    end += 1
-                }
+                let end = find(UInt8(ascii: ";"), from: start, to: count)
                 defer { start = end + 1 }
-                guard equals >= 0 else { continue }
+                let equals = find(UInt8(ascii: "="), from: start, to: end)
+                guard equals < end else { continue }
                 let name = trimmed(start..<equals)
                 var value = trimmed(equals + 1..<end)
                 if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
@@ -107,7 +133,7 @@ extension HTTPServerRequest {
                     value = value.lowerBound + 1..<value.upperBound - 1
                 }
                 guard !name.isEmpty else { continue }
-                body(text(name), text(value))
+                body(bytes, name, value)
             }
         }
     }

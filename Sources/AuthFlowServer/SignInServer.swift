@@ -252,7 +252,10 @@ public final class SignInServer: Sendable {
 
     static func segments(of path: String) -> [String] {
         // Segments are compared undecoded: provider names are `[a-z0-9_-]`, so an escaped name is not one.
-        var pieces = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // Split on the UTF-8 bytes (`/` is ASCII): walking Characters costs more than the rest of a check.
+        var pieces = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         if pieces.first == "" { pieces.removeFirst() }
         return pieces
     }

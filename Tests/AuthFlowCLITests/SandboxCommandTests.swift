@@ -15,8 +15,8 @@ final class SandboxProcess: Sendable {
     var stdout: String { child.stdoutText }
     var stderr: String { child.stderrText }
 
-    /// Waits (bounded) until stdout contains `marker`.
-    func waitFor(_ marker: String, timeout: Double = 30) async -> Bool {
+    /// Waits (bounded; far, since key generation on a busy machine is slow) until stdout contains `marker`.
+    func waitFor(_ marker: String, timeout: Double = 120) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if stdout.contains(marker) { return true }

@@ -11,6 +11,17 @@ struct HTTPHeadersTests {
         #expect(headers.contains("content-TYPE"))
     }
 
+    @Test func foldsOnlyASCIILettersWhenComparingNames() {
+        let headers: HTTPHeaders = ["X-Ä": "umlaut", "a[": "bracket", "X-Long-Header-Name-Beyond-Small": "long"]
+        #expect(headers["x-Ä"] == "umlaut")
+        #expect(headers["x-ä"] == nil)  // non-ASCII bytes are compared as they are
+        #expect(headers["A{"] == nil)  // `[` and `{` differ by the case bit but are not letters
+        #expect(headers["x-long-header-name-beyond-small"] == "long")
+        #expect(headers["x-long-header-name-beyond-smalL"] == "long")
+        #expect(headers["x-long-header-name-beyond-smal"] == nil)
+        #expect(headers["x-long-header-name-beyond-smalk"] == nil)
+    }
+
     @Test func keepsSeveralValuesInOrder() {
         var headers = HTTPHeaders()
         headers.add("Set-Cookie", "a=1")

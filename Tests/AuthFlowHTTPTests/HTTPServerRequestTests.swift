@@ -51,6 +51,20 @@ struct HTTPServerRequestTests {
         #expect(request.cookies() == ["s": "a=b", "q": "\"", "e": "", "u": "é€"])
     }
 
+    @Test func findsEveryValueOfOneCookieNameExactly() {
+        var headers = HTTPHeaders()
+        headers.add("Cookie", " sid=1; sidx=2; SID=3;\tsid = \"4\" ; s=5; u=é€")
+        headers.add("Cookie", "sid=6;=7; id=8")
+        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+        // Every value under exactly that name, in order: no prefix match, no case folding, quotes removed.
+        #expect(request.cookieValues("sid") == ["1", "4", "6"])
+        #expect(request.cookieValues("u") == ["é€"])
+        #expect(request.cookieValues("id") == ["8"])
+        #expect(request.cookieValues("").isEmpty)
+        #expect(request.cookieValues("absent").isEmpty)
+        #expect(request.cookieNames() == ["sid", "sidx", "SID", "sid", "s", "u", "sid", "id"])
+    }
+
     @Test func queryValueReturnsFirst() {
         let request = HTTPServerRequest(method: "GET", path: "/", query: [("a", "1"), ("a", "2")])
         #expect(request.queryValue("a") == "1")

@@ -266,6 +266,25 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func servesEightKiBOfCookiesAndRefusesHeadersBeyondTheConnectionMemoryWith431() async throws {
+        try await Self.with { _, base in
+            // 16 cookies of 500 bytes in one Cookie header: 8 KiB, what common proxies pass on.
+            var large = HTTPClientRequest(url: base + "/cookies")
+            large.headers["Cookie"] = (0..<16).map { "c\($0)=" + String(repeating: "v", count: 500) }
+                .joined(separator: "; ")
+            let served = try await client.send(large)
+            #expect(served.status == 200)
+            #expect(served.bodyText.components(separatedBy: ";").count == 16)
+            // Headers beyond the per-connection memory are refused, not a crash or a hang.
+            var huge = HTTPClientRequest(url: base + "/fast")
+            huge.headers["X-Large"] = String(repeating: "x", count: 64 * 1024)
+            let refused = try await client.send(huge)
+            #expect(refused.status == 431)
+            // The server goes on serving.
+            #expect(try await client.send(HTTPClientRequest(url: base + "/fast")).bodyText == "fast")
+        }
+    }
+
     @Test func exposesRemoteAddress() async throws {
         try await Self.with { _, base in
             let response = try await client.send(HTTPClientRequest(url: base + "/remote"))

@@ -303,7 +303,11 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             if HTTPHeaders.sameName(name, "Content-Length") || HTTPHeaders.sameName(name, "Transfer-Encoding") {
                 continue
             }
-            guard MHD_add_response_header(made, name, value) == MHD_Result.YES else {
+            // Explicit C strings: the implicit String-to-pointer conversion copies every string to the heap.
+            let added = name.withCString { name in
+                value.withCString { value in MHD_add_response_header(made, name, value) }
+            }
+            guard added == MHD_Result.YES else {
                 MHD_destroy_response(made)
                 return nil
             }
