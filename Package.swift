@@ -198,7 +198,7 @@ let package = Package(
                 "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
                 "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport",
             ],
-            swiftSettings: strict),
+            exclude: ["Support/Python"], swiftSettings: strict),
         // Every test of the `authflow` tool: each command run as a process, as users and scripts run it.
         .testTarget(
             name: "AuthFlowCLITests",

@@ -60,7 +60,7 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
 
     /// The algorithm this key signs with by default: its `alg`, else RS256 for RSA, ES256/384/512
     /// by curve, EdDSA for Ed25519, HS256 for `oct`.
-    public var defaultAlgorithm: JWSAlgorithm? {
+    public var defaultAlgorithm: JWSAlgorithm {
         if let algorithm { return algorithm }
         switch material {
         case .rsa: return .rs256

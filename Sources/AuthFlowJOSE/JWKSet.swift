@@ -79,10 +79,6 @@ public struct JWKSet: Sendable {
             }
         }
         self.init(keys: keys, skipped: skipped)
-        if let duplicate = duplicateKeyIDs.first {
-            throw JOSEError(
-                .ambiguousKey, "expected each kid once in the key set, found it several times", keyID: duplicate)
-        }
         if hasSymmetricKeys && hasAsymmetricKeys {
             throw JOSEError(.invalidKey, "expected a key set of only symmetric or only asymmetric keys, found both")
         }

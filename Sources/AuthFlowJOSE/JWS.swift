@@ -25,9 +25,7 @@ public enum JWS {
         guard key.isUsableForSigning else {
             throw JOSEError(.keyMismatch, "expected a key whose use/key_ops allow signing", keyID: key.keyID)
         }
-        guard let algorithm = algorithm ?? key.defaultAlgorithm else {
-            throw JOSEError(.unsupportedAlgorithm, "expected an algorithm for this key", keyID: key.keyID)
-        }
+        let algorithm = algorithm ?? key.defaultAlgorithm
         if let own = key.algorithm, own != algorithm {
             throw JOSEError(
                 .keyMismatch, "expected \(own.rawValue) for this key, found \(algorithm.rawValue)", keyID: key.keyID)

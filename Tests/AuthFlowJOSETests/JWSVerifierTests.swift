@@ -18,7 +18,7 @@ struct JWSVerifierTests {
         let result = try verifier.verify(token, keys: TestKeys.publicSet)
         #expect(result.payload == payload)
         #expect(result.key.keyID == key.keyID)
-        #expect(result.header.algorithm == key.defaultAlgorithm?.rawValue)
+        #expect(result.header.algorithm == key.defaultAlgorithm.rawValue)
     }
 
     @Test func acceptsPS256WithAnRSAKeyWithoutAlg() throws {

@@ -87,14 +87,4 @@ public struct ProviderSettings: Sendable, Hashable {
     public func location(of key: String) -> SourceLocation {
         keyLocations[key] ?? location
     }
-
-    /// A copy with ``redirectURI`` set.
-    func with(redirectURI: String?) -> ProviderSettings {
-        ProviderSettings(
-            name: name, type: type, clientID: clientID, clientSecret: clientSecret, audiences: audiences,
-            teamID: teamID, keyID: keyID, privateKey: privateKey, scopes: scopes, capabilities: capabilities,
-            redirectURI: redirectURI, issuer: issuer, endpoints: endpoints,
-            authorizationParameters: authorizationParameters, location: location,
-            typeLocation: typeLocation, capabilityLocations: capabilityLocations, keyLocations: keyLocations)
-    }
 }

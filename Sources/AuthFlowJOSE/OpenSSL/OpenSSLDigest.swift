@@ -21,14 +21,6 @@ enum HashFunction: Sendable {
         case .sha512: return Self.sha512MD.pointer
         }
     }
-
-    var length: Int {
-        switch self {
-        case .sha256: return 32
-        case .sha384: return 48
-        case .sha512: return 64
-        }
-    }
 }
 
 extension JWSAlgorithm {

@@ -27,8 +27,6 @@ final class PKey: @unchecked Sendable {
         EVP_PKEY_free(pointer)
     }
 
-    var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
-
     // MARK: building
 
     /// Builds a key with `EVP_PKEY_fromdata`; parameter names come from the shim's static strings

@@ -43,8 +43,12 @@ final class TestDeployment: Sendable {
         /// Puts a `FaultyProvider` between the server and the sandbox (the sandbox then shares the server's
         /// clock, so shifting it keeps tokens fresh).
         var faults: FaultyProvider? = nil
-        /// The server's HTTP client timeout in seconds (libcurl's default client when `nil`).
+        /// The server's HTTP client timeout in seconds (the client's default, 10, when `nil`).
         var httpTimeout: Double? = nil
+        /// A PEM file of the only authorities the server's HTTP client trusts (the system's when `nil`).
+        var caBundlePath: String? = nil
+        /// Where the server counts requests, sign-ins and provider calls (nothing when `nil`).
+        var metrics: ServerMetrics? = nil
         /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
     }
@@ -100,10 +104,20 @@ final class TestDeployment: Sendable {
         var registry = ProviderRegistry.standard
         if let adapt = settings.adapt { (configuration, registry) = try adapt(configuration, sandbox) }
         let stores = try settings.stores?(clock) ?? .memory(clock: clock)
-        let server = try SignInServer(
-            configuration: configuration, registry: registry, stores: stores,
-            httpClient: settings.httpTimeout.map { CurlHTTPClient(configuration: .init(defaultTimeout: $0)) }
-                ?? CurlHTTPClient(), clock: clock, keepsTraces: true)
+        let httpClient = CurlHTTPClient(
+            configuration: .init(defaultTimeout: settings.httpTimeout ?? 10, caBundlePath: settings.caBundlePath))
+        let server: SignInServer
+        if let metrics = settings.metrics {
+            var options = try SignInServer.Options(configuration: configuration)
+            options.keepsTraces = true
+            server = SignInServer(
+                options: options, providers: try registry.resolve(configuration), stores: stores,
+                httpClient: httpClient, clock: clock, metrics: metrics)
+        } else {
+            server = try SignInServer(
+                configuration: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
+                keepsTraces: true)
+        }
         box.withLock { $0 = server }
         return TestDeployment(
             sandbox: sandbox, server: server, stores: stores, clock: clock, appURL: appURL,

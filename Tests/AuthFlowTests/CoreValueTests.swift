@@ -1,0 +1,52 @@
+import AuthFlowJOSE
+import Testing
+
+@testable import AuthFlow
+
+/// The small public value types plugins and applications compare, sort and print.
+@Suite("Core value types: ordering, defaults, equality, descriptions")
+struct CoreValueTests {
+    @Test func capabilitiesSortInDeclarationOrder() {
+        #expect([Capability.formPost, .oidc, .jwtClientAuth, .pkce].sorted() == Capability.allCases)
+        #expect(Capability.pkce < .formPost)
+        #expect(!(Capability.formPost < .pkce))
+    }
+
+    @Test func onlyRequiredAndDefaultOnOptionalCapabilitiesAreOnByDefault() {
+        #expect(CapabilitySupport.required.enabledByDefault)
+        #expect(CapabilitySupport.optional(default: true).enabledByDefault)
+        #expect(!CapabilitySupport.optional(default: false).enabledByDefault)
+        #expect(!CapabilitySupport.unsupported(reason: "no PKCE").enabledByDefault)
+    }
+
+    @Test func endpointOverridesAreEmptyOnlyWithoutAnyEndpoint() {
+        #expect(EndpointOverrides().isEmpty)
+        #expect(!EndpointOverrides(token: "https://id.example/token").isEmpty)
+        #expect(!EndpointOverrides(revocation: "").isEmpty)
+    }
+
+    @Test func configurationErrorsAreEqualAndHashAlikeByTheirIssues() {
+        let issue = ConfigurationIssue(code: .missingKey, message: "expected client_id", location: nil)
+        let other = ConfigurationIssue(code: .wrongType, message: "expected a list", location: nil)
+        let errors: Set<ConfigurationError> = [
+            ConfigurationError(issues: [issue]), ConfigurationError(issues: [issue]),
+            ConfigurationError(issues: [other]),
+        ]
+        #expect(errors.count == 2)
+        #expect(ConfigurationError(issues: [issue]) == ConfigurationError(issues: [issue]))
+        #expect(ConfigurationError(issues: [issue]) != ConfigurationError(issues: [other]))
+    }
+
+    @Test func userIDsSortByTheirText() {
+        let ids = ["u-b", "u-a", "u-c"].map { UserID(rawValue: $0) }
+        #expect(ids.sorted().map(\.rawValue) == ["u-a", "u-b", "u-c"])
+    }
+
+    @Test func aFlowRecordSealPrintsNoKeyMaterial() throws {
+        let secret = [UInt8](repeating: 0x5A, count: 32)
+        let seal = try FlowRecordSeal(secret: secret, random: SystemRandom())
+        let text = "\(seal)"
+        #expect(text == "FlowRecordSeal(AES-256-GCM)")
+        #expect(!text.contains(Base64URL.encode(secret)))
+    }
+}
