@@ -22,13 +22,6 @@ extension SQLiteDatabase: SQLBackend {
             }
         }
     }
-
-    /// Reads the schema objects, so a missing or damaged file is noticed.
-    package func checkHealth(operation: String) async throws(StoreError) {
-        _ = try await perform(operation) { (connection: SQLiteConnection) throws(StoreError) in
-            try connection.query("SELECT count(*) FROM sqlite_schema", operation: operation).count
-        }
-    }
 }
 
 /// A connection lent to the shared store layer: its values become SQLite's.

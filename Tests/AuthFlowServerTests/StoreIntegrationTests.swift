@@ -38,6 +38,33 @@ struct StoreIntegrationTests {
         #expect(body["error"]?.stringValue == "backend_failure")
     }
 
+    /// The SQL account and session stores read their own tables: a file that answers but lost a table is unhealthy,
+    /// and `/healthz` names the store.
+    @Test(arguments: [("sessions", "sessions"), ("users", "accounts")])
+    func healthNamesTheSQLStoreWhoseTableIsGone(table: String, store: String) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authflow-health-\(UUID().uuidString.prefix(8)).sqlite"
+        ).path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_796_000_000))
+        let stores = try SignInServer.Stores.open(
+            StoreSettings(kind: .sqlite, path: path), secret: Secret("test-secret-0123456789abcdef-0123456789"),
+            clock: clock, random: SystemRandom())
+        let server = SignInServer(
+            options: .init(publicURL: "http://localhost:8080", secret: Secret(String(repeating: "s", count: 40))),
+            providers: [], stores: stores, httpClient: CurlHTTPClient(), clock: clock)
+        #expect(await server.handle(HTTPServerRequest(method: "GET", path: "/healthz")).status == 200)
+        let database = try SQLiteDatabase(path: path)
+        try await database.perform("test") { connection throws(StoreError) in
+            try connection.execute("DROP TABLE \(table)", operation: "test")
+        }
+        let down = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+        #expect(down.status == 503)
+        #expect(try JSONValue.parse(down.body)["store"]?.stringValue == store)
+    }
+
     @Test func refreshTokensAreStoredEncryptedInSQLite() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "authflow-server-\(UUID().uuidString.prefix(8)).sqlite"

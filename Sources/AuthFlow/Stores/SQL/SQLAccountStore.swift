@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+import AuthFlowJOSE
 import Foundation
 
 /// The one implementation of ``AccountStore`` over SQL, shared by the SQLite and PostgreSQL stores: each
@@ -167,8 +167,11 @@ public struct SQLAccountStore: Sendable {
         return try await modifyIdentity(identity, operation: operation) { $0.applying(update, at: now) }
     }
 
+    /// Reads the users table, so a database that answers but lost the schema is noticed.
     func checkHealth() async throws(StoreError) {
-        try await backend.checkHealth(operation: "checkHealth")
+        _ = try await backend.withConnection("checkHealth") { connection throws(StoreError) in
+            try connection.query("SELECT id FROM users LIMIT 1", [], operation: "checkHealth").count
+        }
     }
 
     private func modifyIdentity(

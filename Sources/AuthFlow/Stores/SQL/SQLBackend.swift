@@ -43,9 +43,6 @@ package protocol SQLBackend: Sendable {
     func withTransaction<T: Sendable>(
         _ operation: String, writes: Bool, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T
-
-    /// Checks that the database answers and holds the schema.
-    func checkHealth(operation: String) async throws(StoreError)
 }
 
 extension SQLBackend {

@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+import AuthFlowJOSE
 import Foundation
 
 /// The one implementation of ``SessionStore`` over SQL, shared by the SQLite and PostgreSQL stores
@@ -149,8 +149,12 @@ extension SQLBackedSessionStore {
         try await sql.deleteSessions(identity: identity, providerSessionID: providerSessionID)
     }
 
-    /// Checks that the database answers and holds the schema.
+    /// Checks that the database answers and that the sessions table is there.
     ///
     /// - Throws: `StoreError`.
-    public func checkHealth() async throws(StoreError) { try await sql.backend.checkHealth(operation: "checkHealth") }
+    public func checkHealth() async throws(StoreError) {
+        _ = try await sql.backend.withConnection("checkHealth") { connection throws(StoreError) in
+            try connection.query("SELECT id_digest FROM sessions LIMIT 1", [], operation: "checkHealth").count
+        }
+    }
 }
