@@ -33,8 +33,9 @@ extension GooglePlugin {
     /// = ``riscIssuer(for:)``; `aud` one of the client ids; `iat` required; **no `exp` check** (SETs record
     /// past events); a `jti`; an `events` object. Effects per event type: `sessions-revoked` ends the
     /// identity's sessions; `tokens-revoked` also deletes its stored tokens; `token-revoked` deletes the
-    /// stored refresh token when it matches the `prefix` or `hash_base64_sha512_sha512` identifier of an
-    /// identity the event names with `iss-sub` (a token alone names no identity: logged only);
+    /// stored tokens whose refresh token matches the `prefix` or `hash_base64_sha512_sha512` identifier: of
+    /// the identity the event names with `iss-sub`, or, as Google sends it (the token alone), of the identity
+    /// the account store finds by its refresh token index (nothing when none matches);
     /// `account-disabled` with `reason` `hijacking` ends the sessions and disables sign-in until
     /// `account-enabled`; `account-credential-change-required`, `verification` and other reasons are logged.
     /// Answers 202 (also for a replay or an unknown subject); 400 `{"err", "description"}` when refused.
@@ -114,38 +115,32 @@ extension GooglePlugin {
                 return [.account(.setDisabled(key, false))]
             }
         case "token-revoked":
-            guard let key, try await context.identity(key) != nil,
-                let identifier = subject?["token"]?.stringValue, !identifier.isEmpty,
-                let algorithm = subject?["token_identifier_alg"]?.stringValue
+            guard let value = subject?["token"]?.stringValue,
+                let identifier = RefreshTokenIdentifier(
+                    algorithm: subject?["token_identifier_alg"]?.stringValue ?? "", value: value)
             else { return [] }
-            let stored: StoredTokens?
+            if let key {
+                guard try await context.identity(key) != nil else { return [] }
+            }
             do throws(StoreError) {
-                stored = try await context.accounts.tokens(for: key)
+                guard let key else {
+                    // Google's events name the token alone: find whose stored refresh token it is.
+                    guard
+                        let owner = try await context.accounts.identity(
+                            provider: provider.name, refreshToken: identifier)
+                    else { return [] }
+                    return [.account(.deleteTokens(owner))]
+                }
+                guard let refresh = try await context.accounts.tokens(for: key)?.refreshToken,
+                    identifier.matches(refresh)
+                else { return [] }
+                return [.account(.deleteTokens(key))]
             } catch {
                 throw .storeUnavailable(error)
             }
-            guard let refresh = stored?.refreshToken, matches(refresh, identifier, algorithm: algorithm) else {
-                return []
-            }
-            return [.account(.deleteTokens(key))]
         default:
             // account-credential-change-required, verification and unknown types: logged only.
             return []
-        }
-    }
-
-    /// Whether `token` is the one `identifier` names (`prefix`: its first 16 characters;
-    /// `hash_base64_sha512_sha512`: base64 of SHA-512 of SHA-512 of it), compared in constant time.
-    static func matches(_ token: String, _ identifier: String, algorithm: String) -> Bool {
-        switch algorithm {
-        case "prefix":
-            return identifier.utf8.count >= 16
-                && ConstantTime.equals(String(token.prefix(identifier.count)), identifier)
-        case "hash_base64_sha512_sha512":
-            let digest = Digest.sha512(Digest.sha512(Array(token.utf8)))
-            return ConstantTime.equals(Data(digest).base64EncodedString(), identifier)
-        default:
-            return false
         }
     }
 

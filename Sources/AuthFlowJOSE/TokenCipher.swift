@@ -122,6 +122,13 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
         return plaintext
     }
 
+    /// A keyed digest of `message` for looking a sealed value up without storing it in clear: HMAC-SHA256
+    /// under a subkey derived from the encryption key for `purpose` (HMAC-SHA256 of the purpose), so the
+    /// digest is only computable with the secret and differs per purpose.
+    public func keyedDigest(_ message: some Collection<UInt8>, purpose: String) -> [UInt8] {
+        Digest.hmacSHA256(key: Digest.hmacSHA256(key: key, message: Array(purpose.utf8)), message: message)
+    }
+
     /// `TokenCipher(AES-256-GCM, v1)`; never the key.
     public var description: String { "TokenCipher(AES-256-GCM, v\(Self.formatVersion))" }
 

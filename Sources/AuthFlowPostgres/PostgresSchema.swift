@@ -102,6 +102,21 @@ enum PostgresSchema {
             "ALTER TABLE identity_tokens ADD COLUMN refresh_lease_holder text",
             "ALTER TABLE identity_tokens ADD COLUMN refresh_lease_until double precision",
         ],
+        // 3: the lookup index of refresh tokens, for revocation notices that name a token (Google RISC
+        // `token-revoked`): base64 SHA-512 of SHA-512 of it, and a keyed digest of its prefix. Rows written
+        // before get them on their next save or refresh that carries a refresh token.
+        [
+            "ALTER TABLE identity_tokens ADD COLUMN refresh_token_hash text",
+            "ALTER TABLE identity_tokens ADD COLUMN refresh_token_prefix_digest bytea",
+            """
+            CREATE INDEX identity_tokens_by_refresh_hash ON identity_tokens(provider, refresh_token_hash)
+                WHERE refresh_token_hash IS NOT NULL
+            """,
+            """
+            CREATE INDEX identity_tokens_by_refresh_prefix ON identity_tokens(provider, refresh_token_prefix_digest)
+                WHERE refresh_token_prefix_digest IS NOT NULL
+            """,
+        ],
     ]
 
     /// Brings the database to `currentVersion` under the migration advisory lock, in one transaction; a

@@ -102,6 +102,17 @@ enum SQLiteSchema {
         CREATE INDEX identities_by_verified_email ON identities(email_normalized)
             WHERE email_verified AND NOT disabled;
         """,
+        // Version 5: the lookup index of refresh tokens, for revocation notices that name a token (Google RISC
+        // `token-revoked`): base64 SHA-512 of SHA-512 of it, and a keyed digest of its prefix. Rows written
+        // before get them on their next save or refresh that carries a refresh token.
+        """
+        ALTER TABLE identity_tokens ADD COLUMN refresh_token_hash TEXT;
+        ALTER TABLE identity_tokens ADD COLUMN refresh_token_prefix_digest BLOB;
+        CREATE INDEX identity_tokens_by_refresh_hash ON identity_tokens(provider, refresh_token_hash)
+            WHERE refresh_token_hash IS NOT NULL;
+        CREATE INDEX identity_tokens_by_refresh_prefix ON identity_tokens(provider, refresh_token_prefix_digest)
+            WHERE refresh_token_prefix_digest IS NOT NULL;
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

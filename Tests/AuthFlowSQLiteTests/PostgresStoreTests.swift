@@ -160,6 +160,46 @@ struct PostgresStoreTests {
         #expect(try await accounts.beginTokenRefresh(for: .xCarol, holder: "b", leaseDuration: 30) == .held(stored))
     }
 
+    @Test func migratesAVersionTwoDatabaseIndexingItsRefreshTokensOnTheirNextSave() async throws {
+        let url = try TestDatabases.freshPostgresURL()
+        let stored = StoredTokens(accessToken: "x-access-old", refreshToken: "x-refresh-old-0123456789")
+        let hash = RefreshTokenIdentifier.sha512SHA512(
+            RefreshTokenIdentifier.sha512SHA512Digest(of: "x-refresh-old-0123456789"))
+        do {
+            // A database written by schema version 2: its token rows have no lookup digests.
+            let connection = try PostgresConnection(conninfo: url, statementTimeout: 30)
+            try connection.run(
+                "CREATE TABLE authflow_schema (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), "
+                    + "version integer NOT NULL)", operation: "test")
+            for statement in PostgresSchema.migrations[0..<2].joined() {
+                try connection.run(statement, operation: "test")
+            }
+            try connection.run("INSERT INTO authflow_schema (version) VALUES (2)", operation: "test")
+            try connection.run("INSERT INTO users (id, created_at) VALUES ('u-carol', 0)", operation: "test")
+            try connection.run(
+                """
+                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
+                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', false, false, false, false, 0, 0)
+                """, operation: "test")
+            let sealed = try TokenSealing(cipher: Self.cipher).columns(stored, for: .xCarol, operation: "test")
+            try connection.run(
+                """
+                INSERT INTO identity_tokens (provider, subject, access_token, refresh_token, updated_at)
+                VALUES ('x', 'carol-42', $1::bytea, $2::bytea, 0)
+                """, [.optional(sealed.access), .optional(sealed.refresh)], operation: "test")
+        }
+        let database = try PostgresDatabase(url: url)
+        #expect(try await database.schemaVersion() == PostgresDatabase.currentSchemaVersion)
+        let accounts = PostgresAccountStore(
+            database: database, cipher: Self.cipher, clock: ManualClock(StoreHarness.start))
+        #expect(try await accounts.tokens(for: .xCarol) == stored)
+        // Not indexed until saved again with its refresh token.
+        #expect(try await accounts.identity(provider: "x", refreshToken: hash) == nil)
+        try await accounts.saveTokens(stored, for: .xCarol)
+        #expect(try await accounts.identity(provider: "x", refreshToken: hash) == .xCarol)
+        #expect(try await accounts.identity(provider: "x", refreshToken: .prefix("x-refresh-old-01")) == .xCarol)
+    }
+
     @Test func anUnreachableServerIsATypedErrorNotAHang() throws {
         // Port 1 on loopback: nothing listens there, the connection is refused at once.
         let error = #expect(throws: StoreError.self) {

@@ -77,6 +77,43 @@ import Testing
         #expect(plan.contains { $0.contains("USING INDEX identities_by_verified_email") })
     }
 
+    @Test func migratesAVersionFourFileIndexingItsRefreshTokensOnTheirNextSave() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v4.sqlite")
+        let cipher = try TokenCipher(secret: StoreHarness.secret, random: SystemRandom())
+        let stored = StoredTokens(accessToken: "x-access-old", refreshToken: "x-refresh-old-0123456789")
+        let hash = RefreshTokenIdentifier.sha512SHA512(
+            RefreshTokenIdentifier.sha512SHA512Digest(of: "x-refresh-old-0123456789"))
+        do {
+            // A file written by schema version 4: its token rows have no lookup digests.
+            let connection = try SQLiteConnection(path: path, busyTimeout: 5)
+            for migration in SQLiteSchema.migrations[0..<4] { try connection.execute(migration, operation: "test") }
+            try connection.execute("PRAGMA application_id = \(SQLiteSchema.applicationID)", operation: "test")
+            try connection.execute("PRAGMA user_version = 4", operation: "test")
+            try connection.execute(
+                """
+                INSERT INTO users (id, created_at) VALUES ('u-carol', 0);
+                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
+                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', 0, 0, 0, 0, 0, 0);
+                """, operation: "test")
+            let sealed = try TokenSealing(cipher: cipher).columns(stored, for: .xCarol, operation: "test")
+            _ = try connection.run(
+                """
+                INSERT INTO identity_tokens (provider, subject, access_token, refresh_token, updated_at)
+                VALUES ('x', 'carol-42', ?, ?, 0)
+                """, [.optional(sealed.access), .optional(sealed.refresh)], operation: "test")
+        }
+        let database = try SQLiteDatabase(path: path)
+        #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)
+        let accounts = SQLiteAccountStore(database: database, cipher: cipher, clock: ManualClock(StoreHarness.start))
+        #expect(try await accounts.tokens(for: .xCarol) == stored)
+        // Not indexed until saved again with its refresh token.
+        #expect(try await accounts.identity(provider: "x", refreshToken: hash) == nil)
+        try await accounts.saveTokens(stored, for: .xCarol)
+        #expect(try await accounts.identity(provider: "x", refreshToken: hash) == .xCarol)
+        #expect(try await accounts.identity(provider: "x", refreshToken: .prefix("x-refresh-old-01")) == .xCarol)
+    }
+
     @Test func migratesAVersionOneFileKeepingItsSessions() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v1.sqlite")

@@ -176,6 +176,67 @@ struct GoogleRISCTests {
         }
     }
 
+    /// A `token-revoked` SET as Google sends it: the token subject alone, without `iss-sub`.
+    func tokenOnlyRevocation(
+        _ app: TestDeployment, _ identifier: String, _ algorithm: String, signedBy key: JWK? = nil
+    ) throws -> String {
+        try token(app, type: "token-revoked", key: key) {
+            $0["events"] = .object([
+                "https://schemas.openid.net/secevent/oauth/event-type/token-revoked": .object([
+                    "subject": .object([
+                        "subject_type": .string("oauth_token"), "token_type": .string("refresh_token"),
+                        "token_identifier_alg": .string(algorithm), "token": .string(identifier),
+                    ])
+                ])
+            ])
+        }
+    }
+
+    /// How a `token-revoked` subject names `token` by `algorithm`.
+    static func identifier(of token: String, _ algorithm: String) -> String {
+        algorithm == "prefix"
+            ? String(token.prefix(16)) : Data(Digest.sha512(Digest.sha512(Array(token.utf8)))).base64EncodedString()
+    }
+
+    @Test(arguments: ["hash_base64_sha512_sha512", "prefix"])
+    func tokenRevokedNamingOnlyTheTokenFindsAndDeletesTheStoredTokens(_ algorithm: String) async throws {
+        try await TestDeployment.with { app in
+            _ = try await signedInAlice(app)
+            let stored = "1//0gAliceRefreshToken-0123456789abcdef"
+            try await app.stores.accounts.saveTokens(
+                StoredTokens(accessToken: "ya29.access", refreshToken: stored), for: Self.key)
+
+            // A token the store does not hold: acknowledged, nothing changes.
+            let unknown = Self.identifier(of: "1//0gSomeoneElsesToken-fedcba9876543210", algorithm)
+            #expect(try await post(app, tokenOnlyRevocation(app, unknown, algorithm)).status == 202)
+            #expect(try await app.stores.accounts.tokens(for: Self.key)?.refreshToken == stored)
+
+            let named = Self.identifier(of: stored, algorithm)
+            #expect(try await post(app, tokenOnlyRevocation(app, named, algorithm)).status == 202)
+            #expect(try await app.stores.accounts.tokens(for: Self.key) == nil)
+            #expect(try await app.stores.accounts.identity(Self.key) != nil)
+        }
+    }
+
+    @Test func aForgedTokenRevokedIsRefusedAndTheTokensRemain() async throws {
+        try await TestDeployment.with { app in
+            _ = try await signedInAlice(app)
+            let stored = "1//0gAliceRefreshToken-0123456789abcdef"
+            try await app.stores.accounts.saveTokens(
+                StoredTokens(accessToken: "ya29.access", refreshToken: stored), for: Self.key)
+            let named = Self.identifier(of: stored, "hash_base64_sha512_sha512")
+            let forged = try tokenOnlyRevocation(
+                app, named, "hash_base64_sha512_sha512", signedBy: try JWK.generateRSA(bits: 2048, keyID: "test-google")
+            )
+            #expect(try await post(app, forged).status == 400)
+            var parts = try tokenOnlyRevocation(app, named, "hash_base64_sha512_sha512").split(separator: ".").map(
+                String.init)
+            parts[2] = String(parts[2].reversed())
+            #expect(try await post(app, parts.joined(separator: ".")).status == 400)
+            #expect(try await app.stores.accounts.tokens(for: Self.key)?.refreshToken == stored)
+        }
+    }
+
     @Test(arguments: ["signature", "aud", "iss", "hs256", "foreign-key", "no-jti", "no-events", "not-a-jws"])
     func forgedEventsAreRefusedWithNothingApplied(_ forgery: String) async throws {
         try await TestDeployment.with { app in

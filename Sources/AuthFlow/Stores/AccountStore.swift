@@ -77,6 +77,18 @@ public protocol AccountStore: Sendable {
     /// Deletes the identity's tokens and returns what was stored, or `nil` when nothing was.
     func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens?
 
+    /// The identity of `provider` whose stored refresh token `identifier` names (a provider's revocation
+    /// notice such as Google RISC `token-revoked`), or `nil` when none does or, for a prefix, when more than one
+    /// does (it names neither for sure).
+    ///
+    /// Persistent stores look the token up by an index written with it: the base64 SHA-512-of-SHA-512 digest
+    /// and a keyed digest of its prefix (never the prefix in clear). Rows written before that index existed get
+    /// it on their next save or refresh; until then they are not found.
+    ///
+    /// - Throws: `invalidValue` for an empty provider.
+    func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) async throws(StoreError)
+        -> IdentityKey?
+
     /// Takes the identity's refresh lease when no unexpired lease is held, in one conditional write, so that
     /// of several callers (in one process or in several instances sharing the store) exactly one refreshes a
     /// token at a time; a crashed holder's lease simply expires.

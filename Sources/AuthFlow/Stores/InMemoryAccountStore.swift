@@ -160,6 +160,19 @@ public actor InMemoryAccountStore: AccountStore {
         return state.tokens.removeValue(forKey: identity)
     }
 
+    /// The identity of `provider` whose stored refresh token `identifier` names; every stored token of the
+    /// provider is compared in constant time. `nil` when none or (for a prefix) several match.
+    public func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) throws(StoreError)
+        -> IdentityKey?
+    {
+        try StoreValidation.checkProvider(provider, operation: "identity(provider:refreshToken:)")
+        var found: [IdentityKey] = []
+        for (key, tokens) in state.tokens where key.provider == provider {
+            if let refresh = tokens.refreshToken, identifier.matches(refresh) { found.append(key) }
+        }
+        return found.count == 1 ? found[0] : nil
+    }
+
     /// Takes the identity's refresh lease unless an unexpired one is held.
     public func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double)
         throws(StoreError) -> RefreshLease?

@@ -46,6 +46,16 @@ public enum StoreValidation {
             .invalidValue, "expected a \(name) of at most \(limit) bytes, found \(count) bytes", operation: operation)
     }
 
+    /// Checks that a provider name is not empty and within the field limit.
+    ///
+    /// - Throws: `invalidValue`.
+    public static func checkProvider(_ provider: String, operation: String) throws(StoreError) {
+        guard !provider.isEmpty else {
+            throw StoreError(.invalidValue, "expected a provider name, found an empty one", operation: operation)
+        }
+        try checkField(provider, "provider", operation: operation)
+    }
+
     /// Checks that a date is a finite point in time.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.

@@ -20,17 +20,23 @@ extension SQLAccountStore {
             try connection.run(
                 """
                 INSERT INTO identity_tokens
-                    (provider, subject, access_token, refresh_token, access_token_expires_at, scope, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                    (provider, subject, access_token, refresh_token, access_token_expires_at, scope, updated_at,
+                    refresh_token_hash, refresh_token_prefix_digest)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                 ON CONFLICT (provider, subject) DO UPDATE SET
                     access_token = excluded.access_token,
                     refresh_token = coalesce(excluded.refresh_token, identity_tokens.refresh_token),
                     access_token_expires_at = excluded.access_token_expires_at,
                     scope = excluded.scope,
-                    updated_at = excluded.updated_at
+                    updated_at = excluded.updated_at,
+                    refresh_token_hash = CASE WHEN excluded.refresh_token IS NULL
+                        THEN identity_tokens.refresh_token_hash ELSE excluded.refresh_token_hash END,
+                    refresh_token_prefix_digest = CASE WHEN excluded.refresh_token IS NULL
+                        THEN identity_tokens.refresh_token_prefix_digest ELSE excluded.refresh_token_prefix_digest END
                 """,
                 .text(identity.provider), .text(identity.subject), .optional(sealed.access), .optional(sealed.refresh),
-                .optional(sealed.expiresAt), .optional(sealed.scope), .real(now), operation: operation)
+                .optional(sealed.expiresAt), .optional(sealed.scope), .real(now), .optional(sealed.refreshHash),
+                .optional(sealed.refreshPrefixDigest), operation: operation)
         }
     }
 
@@ -75,6 +81,32 @@ extension SQLAccountStore {
         }
     }
 
+    /// Looks the token up by the index written with it (`refresh_token_hash`, or `refresh_token_prefix_digest`
+    /// for a prefix: its keyed digest, so the prefix is never stored); digests are compared by the database's
+    /// index, no token is decrypted. Rows saved before the index existed are found after their next save or
+    /// refresh that carries a refresh token.
+    func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) async throws(StoreError)
+        -> IdentityKey?
+    {
+        let operation = "identity(provider:refreshToken:)"
+        try StoreValidation.checkProvider(provider, operation: operation)
+        let column: String
+        let value: StoreValue
+        switch identifier {
+        case .sha512SHA512(let digest):
+            (column, value) = ("refresh_token_hash", .text(digest))
+        case .prefix(let prefix):
+            (column, value) = ("refresh_token_prefix_digest", .bytes(sealing.prefixDigest(prefix)))
+        }
+        let found = try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.query(
+                "SELECT provider, subject FROM identity_tokens WHERE provider = $1 AND \(column) = $2 LIMIT 2",
+                .text(provider), value, operation: operation
+            ).map { row throws(StoreError) in IdentityKey(provider: try row.text(0), subject: try row.text(1)) }
+        }
+        return found.count == 1 ? found[0] : nil
+    }
+
     /// Takes the lease with one conditional `UPDATE … WHERE refresh_lease_until IS NULL OR refresh_lease_until
     /// <= now … RETURNING`: PostgreSQL's row lock queues concurrent callers and the first one's write makes the
     /// condition false for the others; SQLite's write lock does the same.
@@ -115,11 +147,14 @@ extension SQLAccountStore {
                 UPDATE identity_tokens SET access_token = $1, refresh_token = coalesce($2, refresh_token),
                     access_token_expires_at = $3, scope = $4, updated_at = $5,
                     refresh_lease_until = CASE WHEN refresh_lease_holder = $6 THEN NULL ELSE refresh_lease_until END,
-                    refresh_lease_holder = CASE WHEN refresh_lease_holder = $6 THEN NULL ELSE refresh_lease_holder END
-                WHERE provider = $7 AND subject = $8
+                    refresh_lease_holder = CASE WHEN refresh_lease_holder = $6 THEN NULL ELSE refresh_lease_holder END,
+                    refresh_token_hash = CASE WHEN $2 IS NULL THEN refresh_token_hash ELSE $7 END,
+                    refresh_token_prefix_digest = CASE WHEN $2 IS NULL THEN refresh_token_prefix_digest ELSE $8 END
+                WHERE provider = $9 AND subject = $10
                 """,
                 .optional(sealed.access), .optional(sealed.refresh), .optional(sealed.expiresAt),
-                .optional(sealed.scope), .real(now), .text(holder), .text(identity.provider), .text(identity.subject),
+                .optional(sealed.scope), .real(now), .text(holder), .optional(sealed.refreshHash),
+                .optional(sealed.refreshPrefixDigest), .text(identity.provider), .text(identity.subject),
                 operation: operation)
         }
         guard changed > 0 else { throw Self.identityNotFound(operation) }

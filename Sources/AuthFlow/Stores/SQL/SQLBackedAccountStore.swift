@@ -88,6 +88,16 @@ extension SQLBackedAccountStore {
         try await sql.deleteTokens(for: identity)
     }
 
+    /// The identity of `provider` whose stored refresh token `identifier` names, found by the lookup index
+    /// written with the token; `nil` when none or (for a prefix) several match.
+    ///
+    /// - Throws: `StoreError` `invalidValue` for an empty provider.
+    public func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) async throws(StoreError)
+        -> IdentityKey?
+    {
+        try await sql.identity(provider: provider, refreshToken: identifier)
+    }
+
     /// Takes the identity's refresh lease with one conditional `UPDATE` unless an unexpired one is held.
     ///
     /// - Throws: `StoreError` `invalidValue`, `corruptData`.

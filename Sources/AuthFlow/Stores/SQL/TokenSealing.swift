@@ -4,7 +4,8 @@ import Foundation
 /// How the SQL stores keep provider tokens at rest: access and refresh tokens are sealed separately with a
 /// `TokenCipher`, each with associated data `"<kind>|<provider byte count>:<provider>|<subject>"` (kind
 /// `access_token` or `refresh_token`), so a value decrypts only in the column and row it was written to.
-/// Expiry and scope are stored in clear.
+/// Expiry and scope are stored in clear. Beside a refresh token go two lookup digests (for revocation notices
+/// that name a token, ``Columns/refreshHash`` and ``Columns/refreshPrefixDigest``).
 package struct TokenSealing: Sendable {
     /// Which token a sealed value holds.
     package enum Kind: String, Sendable {
@@ -25,6 +26,20 @@ package struct TokenSealing: Sendable {
         package let expiresAt: Double?
         /// The granted scope.
         package let scope: String?
+        /// The refresh token's `base64(sha512(sha512(token)))` (what Google RISC sends), for lookup.
+        package let refreshHash: String?
+        /// The keyed digest of the refresh token's prefix (``prefixDigest(_:)``), for lookup; `nil` without a
+        /// refresh token or for one shorter than the prefix.
+        package let refreshPrefixDigest: [UInt8]?
+    }
+
+    /// The `TokenCipher.keyedDigest(_:purpose:)` purpose of the refresh token prefix index.
+    static let prefixIndexPurpose = "authflow refresh token prefix index v1"
+
+    /// The keyed digest stored for a refresh token prefix of `RefreshTokenIdentifier.prefixLength` characters:
+    /// the prefix is never stored in clear, and the digest is useless without `server.secret`.
+    package func prefixDigest(_ prefix: String) -> [UInt8] {
+        cipher.keyedDigest(Array(prefix.utf8), purpose: Self.prefixIndexPurpose)
     }
 
     /// The columns a token query selects first, in the order ``tokens(from:at:_:operation:)`` reads them.
@@ -44,7 +59,9 @@ package struct TokenSealing: Sendable {
         Columns(
             access: try seal(tokens.accessToken, kind: .access, identity, operation: operation),
             refresh: try seal(tokens.refreshToken, kind: .refresh, identity, operation: operation),
-            expiresAt: tokens.accessTokenExpiresAt?.timeIntervalSince1970, scope: tokens.scope)
+            expiresAt: tokens.accessTokenExpiresAt?.timeIntervalSince1970, scope: tokens.scope,
+            refreshHash: tokens.refreshToken.map(RefreshTokenIdentifier.sha512SHA512Digest(of:)),
+            refreshPrefixDigest: tokens.refreshToken.flatMap(RefreshTokenIdentifier.prefix(of:)).map(prefixDigest))
     }
 
     /// Decodes the token columns starting at column `first` (see ``columns``) of a row of `identity`.
