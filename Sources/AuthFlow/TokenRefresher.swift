@@ -1,5 +1,5 @@
 public import AuthFlowJOSE
-public import Foundation
+import Foundation
 
 /// Hands out a usable access token for a linked identity, refreshing it through ``TokenOperations`` when it
 /// is expired, about to expire, or known to be rejected, with **one refresh per identity at a time** across

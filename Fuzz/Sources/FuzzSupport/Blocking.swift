@@ -1,4 +1,4 @@
-public import Dispatch
+import Dispatch
 import Synchronization
 
 /// Runs `body` on the cooperative pool and waits for it: libFuzzer's entry point is synchronous.

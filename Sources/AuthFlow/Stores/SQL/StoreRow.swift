@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A result row of a SQL account or session store (SQLite, PostgreSQL), read by column index; each backend's
 /// row type conforms, so the row ↔ value mapping is written once here.

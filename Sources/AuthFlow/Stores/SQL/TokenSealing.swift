@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+import AuthFlowJOSE
 import Foundation
 
 /// How the SQL stores keep provider tokens at rest: access and refresh tokens are sealed separately with a
