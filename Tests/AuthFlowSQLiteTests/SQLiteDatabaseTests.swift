@@ -112,6 +112,23 @@ import Testing
         try await accounts.saveTokens(stored, for: .xCarol)
         #expect(try await accounts.identity(provider: "x", refreshToken: hash) == .xCarol)
         #expect(try await accounts.identity(provider: "x", refreshToken: .prefix("x-refresh-old-01")) == .xCarol)
+        // The prefix is stored only as a digest keyed by the secret: not in clear, and another secret's digest
+        // of it finds nothing.
+        let digest = try await database.perform("test") { connection throws(StoreError) in
+            try connection.query(
+                "SELECT refresh_token_prefix_digest FROM identity_tokens WHERE subject = 'carol-42'", [],
+                operation: "test"
+            ).first?.optionalBytes(0)
+        }
+        let prefixBytes = Array("x-refresh-old-01".utf8)
+        #expect(digest?.count == 32)
+        #expect(digest.map { !$0.contains(prefixBytes[...]) } == true)
+        #expect(digest == TokenSealing(cipher: cipher).prefixDigest("x-refresh-old-01"))
+        let otherCipher = try TokenCipher(secret: String(repeating: "z", count: 40), random: SystemRandom())
+        #expect(digest != TokenSealing(cipher: otherCipher).prefixDigest("x-refresh-old-01"))
+        let otherSecret = SQLiteAccountStore(
+            database: database, cipher: otherCipher, clock: ManualClock(StoreHarness.start))
+        #expect(try await otherSecret.identity(provider: "x", refreshToken: .prefix("x-refresh-old-01")) == nil)
     }
 
     @Test func migratesAVersionOneFileKeepingItsSessions() async throws {
