@@ -1,5 +1,6 @@
 public import AuthFlow
 import Dispatch
+import Foundation
 import Synchronization
 
 /// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
@@ -41,7 +42,7 @@ public final class SQLiteDatabase: Sendable {
         try opened.execute("PRAGMA foreign_keys = ON", operation: "open")
         try opened.execute("PRAGMA synchronous = FULL", operation: "open")
         try SQLiteSchema.migrate(opened)
-        let mode = try opened.query("PRAGMA journal_mode = WAL", operation: "open").first?.text(0)
+        let mode = try Self.enableWAL(opened, busyTimeout: busyTimeout)
         guard mode?.lowercased() == "wal" else {
             throw StoreError(
                 .backendFailure,
@@ -51,6 +52,22 @@ public final class SQLiteDatabase: Sendable {
         self.path = path
         connection = Mutex(opened)
         queue = DispatchQueue(label: "authflow.sqlite")
+    }
+
+    /// Switches the file to WAL (once per file; later calls find it set). The switch needs the exclusive lock, and
+    /// SQLite answers `busy` at once, without waiting in the busy handler, while another connection that opens the
+    /// file at the same moment holds the write lock (waiting there could deadlock), so it is tried again until
+    /// `busyTimeout` has passed.
+    static func enableWAL(_ connection: SQLiteConnection, busyTimeout: Double) throws(StoreError) -> String? {
+        let deadline = Date().addingTimeInterval(busyTimeout.isFinite ? max(0, busyTimeout) : 5)
+        while true {
+            do throws(StoreError) {
+                return try connection.query("PRAGMA journal_mode = WAL", operation: "open").first?.text(0)
+            } catch {
+                guard error.code == .busy, Date() < deadline else { throw error }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
     }
 
     /// The database's schema version.

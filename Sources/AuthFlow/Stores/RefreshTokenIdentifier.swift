@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+import AuthFlowJOSE
 import Foundation
 
 /// How a provider names one refresh token without sending it (Google RISC `token-revoked`: the subject's
