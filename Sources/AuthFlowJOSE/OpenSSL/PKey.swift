@@ -316,10 +316,9 @@ final class PKey: @unchecked Sendable {
     private func releaseContext(_ context: PooledContext, _ algorithm: JWSAlgorithm, signing: Bool) {
         let key = poolKey(algorithm, signing: signing)
         let kept = pool.withLock { pool -> Bool in
-            var contexts = pool[key] ?? []
-            guard contexts.count < Self.maximumPooledContexts else { return false }
-            contexts.append(context)
-            pool[key] = contexts
+            // Appended in place: copying the array out and back would allocate on every release.
+            guard pool[key, default: []].count < Self.maximumPooledContexts else { return false }
+            pool[key, default: []].append(context)
             return true
         }
         if !kept { EVP_PKEY_CTX_free(context.pointer) }
