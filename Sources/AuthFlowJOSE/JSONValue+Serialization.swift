@@ -31,7 +31,7 @@ extension JSONValue {
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             var first = true
-            for (name, value) in members.sorted(by: { Self.precedes($0.key, $1.key) }) {
+            for (name, value, _) in Self.sortedMembers(members) {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
                 Self.serialize(string: name, into: &output)
@@ -40,6 +40,16 @@ extension JSONValue {
             }
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// The members in UTF-8 byte order of their names. Two ASCII names compare with `<`, which for
+    /// ASCII is byte order and has a fast path for short strings; any other pair byte by byte.
+    static func sortedMembers(_ members: [String: JSONValue]) -> [(String, JSONValue, Bool)] {
+        var entries: [(String, JSONValue, Bool)] = []
+        entries.reserveCapacity(members.count)
+        for (name, value) in members { entries.append((name, value, name.utf8.allSatisfy { $0 < 0x80 })) }
+        entries.sort { a, b in a.2 && b.2 ? a.0 < b.0 : precedes(a.0, b.0) }
+        return entries
     }
 
     /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
