@@ -65,12 +65,37 @@ extension JSONValue {
         return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
+    /// Whether any byte of `word` is `"`, `\\` or below 0x20 (SWAR test; bytes of 0x80 and above
+    /// are UTF-8 and need no escape).
+    @inline(__always) static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        return (control | zeroQuote | zeroBackslash) & highs != 0
+    }
+
     static func serialize(string: String, into output: inout [UInt8]) {
         var string = string
         output.append(UInt8(ascii: "\""))
-        // Fast path: nothing to escape, copy the bytes at once.
+        // Fast path: nothing to escape (checked 8 bytes at a time), copy the bytes at once.
         let plain = string.withUTF8 { bytes -> Bool in
-            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            var index = 0
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= bytes.count {
+                    if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return false }
+                    index += 8
+                }
+            }
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+                index += 1
+            }
             output.append(contentsOf: bytes)
             return true
         }
