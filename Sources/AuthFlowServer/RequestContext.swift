@@ -18,6 +18,7 @@ struct RequestScopedLogger: ServerLogger {
     let base: any ServerLogger
 
     func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
+        guard base.isEnabled(level) else { return }
         guard let context = RequestContext.current else {
             base.log(level, message, metadata: metadata)
             return
@@ -28,4 +29,6 @@ struct RequestScopedLogger: ServerLogger {
         if metadata["provider"] == nil, let provider = context.provider { metadata["provider"] = provider }
         base.log(level, message, metadata: metadata)
     }
+
+    func isEnabled(_ level: ServerLogLevel) -> Bool { base.isEnabled(level) }
 }
