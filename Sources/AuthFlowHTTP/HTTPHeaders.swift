@@ -105,7 +105,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
 
     /// Whether `name` is a non-empty HTTP token (RFC 9110 §5.6.2).
     static func isValidName(_ name: String) -> Bool {
-        !name.utf8.isEmpty && name.utf8.allSatisfy(isTokenByte)
+        var name = name
+        return name.withUTF8 { bytes in !bytes.isEmpty && bytes.allSatisfy(isTokenByte) }
     }
 
     /// Whether `value` can be sent as a field value: no CR, LF or NUL.

@@ -20,7 +20,7 @@ extension SignInServer {
             response.headers["Content-Type"] = MetricsRegistry.contentType
         }
         response.headers["Cache-Control"] = "no-store"
-        response.headers[RequestID.header] = requestIDs.next()
+        response.headers[RequestID.header] = random.requestID()
         return response
     }
 
@@ -35,7 +35,7 @@ extension SignInServer {
         }
         let provider = segments.count >= 3 && segments[0] == "auth" && providers[segments[1]] != nil ? segments[1] : nil
         return RequestContext(
-            requestID: id ?? requestIDs.next(), route: Self.routeTemplate(segments),
+            requestID: id ?? random.requestID(), route: Self.routeTemplate(segments),
             provider: provider)
     }
 

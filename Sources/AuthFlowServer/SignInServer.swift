@@ -33,7 +33,8 @@ public final class SignInServer: Sendable {
     let stores: Stores
     let httpClient: any HTTPClient
     let clock: any WallClock
-    let random: any SecureRandom
+    /// The injected randomness, drawn in chunks (see ``BufferedRandom``).
+    let random: BufferedRandom
     let logger: any ServerLogger
     let cookies: CookiePolicy
     /// Seals flows into flow cookies; `nil` when `server.secret` is too short to key it.
@@ -49,8 +50,6 @@ public final class SignInServer: Sendable {
     let metrics: ServerMetrics?
     /// Sessions recently found valid (see ``Options/sessionCacheLifetime``).
     let sessionCache: SessionCache
-    /// Fresh request ids, drawn from `random` in chunks.
-    let requestIDs: RequestIDSource
 
     /// Creates a server over resolved providers.
     ///
@@ -70,6 +69,7 @@ public final class SignInServer: Sendable {
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
         logger: any ServerLogger = SilentLogger(), metrics: ServerMetrics? = nil
     ) {
+        let random = BufferedRandom(source: random)
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }
         let observer: any ProviderObserver = metrics ?? NoProviderObserver()
@@ -98,7 +98,6 @@ public final class SignInServer: Sendable {
             providers: providers, httpClient: httpClient, clock: clock, options: options.flow, keySets: keySets,
             observer: observer, requestTimeout: Self.revocationTimeout)
         self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
-        self.requestIDs = RequestIDSource(random: random)
     }
 
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the

@@ -105,7 +105,12 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     }
 
     private final class Pairs {
-        var values: [(String, String)] = []
+        /// Room for a browser's usual headers from the start, so that collecting them does not regrow the array.
+        var values: [(String, String)] = {
+            var values: [(String, String)] = []
+            values.reserveCapacity(16)
+            return values
+        }()
     }
 
     private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
