@@ -24,6 +24,8 @@ struct RequestScopedLogger: ServerLogger {
             return
         }
         var metadata = metadata
+        // Room for the three fields added here, so the dictionary is not regrown (and rehashed) twice.
+        metadata.reserveCapacity(metadata.count + 3)
         metadata["request_id"] = context.requestID
         if metadata["route"] == nil { metadata["route"] = context.route }
         if metadata["provider"] == nil, let provider = context.provider { metadata["provider"] = provider }

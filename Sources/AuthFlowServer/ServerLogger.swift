@@ -67,12 +67,16 @@ public struct StandardErrorLogger: ServerLogger {
     /// interleave.
     public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
         guard level >= minimumLevel else { return }
-        var line = "authflow: \(level) \(message)"
-        for key in metadata.keys.sorted() {
+        var line = "authflow: "
+        line.reserveCapacity(160)
+        line += level.description
+        line += " "
+        line += message
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             line += " "
             line += key
             line += "="
-            line += metadata[key] ?? ""
+            line += value
         }
         line += "\n"
         StandardErrorWriter.write(line)
