@@ -45,10 +45,12 @@ public enum Base64URL {
     /// Appends the encoding of `buffer` to `output`.
     static func append(_ buffer: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         let length = encodedLength(buffer.count)
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: length))
-        output.withUnsafeMutableBufferPointer { out in
-            encode(buffer, into: out.baseAddress! + start)
+        guard length > 0 else { return }
+        // Encoded into scratch space, then copied in one go: filling the array with zeros first
+        // and overwriting them costs more than the copy.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { scratch in
+            encode(buffer, into: scratch.baseAddress!)
+            output.append(contentsOf: UnsafeBufferPointer(scratch))
         }
     }
 

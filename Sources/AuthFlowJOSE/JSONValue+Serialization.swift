@@ -8,7 +8,7 @@ extension JSONValue {
         case .bool(let value):
             output.append(contentsOf: (value ? "true" : "false").utf8)
         case .integer(let value):
-            output.append(contentsOf: String(value).utf8)
+            Self.serialize(integer: value, into: &output)
         case .double(let value):
             if value.isFinite {
                 if let exact = Int64(exactly: value), abs(value) < 1e15 {
@@ -31,7 +31,7 @@ extension JSONValue {
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             var first = true
-            for (name, value, _) in Self.sortedMembers(members) {
+            for (_, name, value) in Self.sortedMembers(members) {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
                 Self.serialize(string: name, into: &output)
@@ -42,14 +42,42 @@ extension JSONValue {
         }
     }
 
-    /// The members in UTF-8 byte order of their names. Two ASCII names compare with `<`, which for
-    /// ASCII is byte order and has a fast path for short strings; any other pair byte by byte.
-    static func sortedMembers(_ members: [String: JSONValue]) -> [(String, JSONValue, Bool)] {
-        var entries: [(String, JSONValue, Bool)] = []
+    /// The members in UTF-8 byte order of their names. Each name's first eight bytes, read as one
+    /// big-endian number, order two names as their bytes do whenever those numbers differ; only
+    /// names that agree in their first eight bytes are compared in full.
+    static func sortedMembers(_ members: [String: JSONValue]) -> [(UInt64, String, JSONValue)] {
+        var entries: [(UInt64, String, JSONValue)] = []
         entries.reserveCapacity(members.count)
-        for (name, value) in members { entries.append((name, value, name.utf8.allSatisfy { $0 < 0x80 })) }
-        entries.sort { a, b in a.2 && b.2 ? a.0 < b.0 : precedes(a.0, b.0) }
+        for (name, value) in members { entries.append((sortPrefix(name), name, value)) }
+        entries.sort { a, b in a.0 != b.0 ? a.0 < b.0 : precedes(a.1, b.1) }
         return entries
+    }
+
+    /// The first eight UTF-8 bytes of `name` as a big-endian number, zero-filled when shorter.
+    static func sortPrefix(_ name: String) -> UInt64 {
+        var prefix: UInt64 = 0
+        var count = 0
+        for byte in name.utf8 {
+            prefix = prefix << 8 | UInt64(byte)
+            count += 1
+            if count == 8 { return prefix }
+        }
+        return count == 0 ? 0 : prefix << (8 * UInt64(8 - count))
+    }
+
+    /// Appends the decimal digits of `value`, without building a string.
+    static func serialize(integer value: Int64, into output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var index = 20
+            repeat {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
+        }
     }
 
     /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
