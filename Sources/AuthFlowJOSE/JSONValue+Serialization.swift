@@ -55,14 +55,12 @@ extension JSONValue {
 
     /// The first eight UTF-8 bytes of `name` as a big-endian number, zero-filled when shorter.
     static func sortPrefix(_ name: String) -> UInt64 {
-        var prefix: UInt64 = 0
-        var count = 0
-        for byte in name.utf8 {
-            prefix = prefix << 8 | UInt64(byte)
-            count += 1
-            if count == 8 { return prefix }
+        var name = name
+        return name.withUTF8 { bytes in
+            var prefix: UInt64 = 0
+            for index in 0..<8 { prefix = prefix << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+            return prefix
         }
-        return count == 0 ? 0 : prefix << (8 * UInt64(8 - count))
     }
 
     /// Appends the decimal digits of `value`, without building a string.

@@ -54,6 +54,30 @@ struct EncodingTests {
         #expect(joseError { () throws(JOSEError) in _ = try JSONValue.parse(fine) } == nil)
     }
 
+    @Test func jsonSerializesMembersInUTF8ByteOrderEvenWhenTheirFirstEightBytesAgree() throws {
+        // Names that share their first eight bytes, are prefixes of one another, hold NUL, or are
+        // not ASCII (where UTF-8 byte order differs from UTF-16 order).
+        let names = [
+            "email_verified", "email_verifiec", "email_ver", "email_verified_2", "email", "e", "", "a\u{0}",
+            "a", "a\u{0}b", "\u{FF61}", "\u{1F600}", "z", "Z", "é", "eé", "abcdefgh", "abcdefgh\u{0}", "abcdefgi",
+        ]
+        var object: [String: JSONValue] = [:]
+        for (index, name) in names.enumerated() { object[name] = .integer(Int64(index)) }
+        let reference = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let parsed = try JSONObjectIndex.index(JSONValue.object(object).serializedBytes())
+        let order = try #require(parsed).members.map { try #require(parsed).name(of: $0) }
+        #expect(order == reference)
+    }
+
+    @Test(arguments: [
+        Int64.min, Int64.min + 1, -1_000_000_007, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_700_000_000, Int64.max - 1,
+        Int64.max,
+    ])
+    func jsonWritesIntegersAsTheirDecimalDigits(value: Int64) throws {
+        #expect(JSONValue.integer(value).serializedBytes() == Array(String(value).utf8))
+        #expect(try JSONValue.parse(JSONValue.integer(value).serializedBytes()) == .integer(value))
+    }
+
     @Test func jsonKeepsLargeIntegersExactAndOverflowsToDouble() throws {
         #expect(try JSONValue.parse(Array("9223372036854775807".utf8)) == .integer(.max))
         #expect(try JSONValue.parse(Array("-9223372036854775808".utf8)) == .integer(.min))
