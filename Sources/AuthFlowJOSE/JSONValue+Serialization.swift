@@ -29,17 +29,22 @@ extension JSONValue {
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            var first = true
-            for (_, name, value) in Self.sortedMembers(members) {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
-                Self.serialize(string: name, into: &output)
-                output.append(UInt8(ascii: ":"))
-                value.serialize(into: &output)
-            }
-            output.append(UInt8(ascii: "}"))
+            Self.serialize(sortedMembers: Self.sortedMembers(members), into: &output)
         }
+    }
+
+    /// Writes an object whose members (with distinct names) are already in ``sortedMembers(_:)`` order.
+    static func serialize(sortedMembers members: [(UInt64, String, JSONValue)], into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        for (_, name, value) in members {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            serialize(string: name, into: &output)
+            output.append(UInt8(ascii: ":"))
+            value.serialize(into: &output)
+        }
+        output.append(UInt8(ascii: "}"))
     }
 
     /// The members in UTF-8 byte order of their names. Each name's first eight bytes, read as one
@@ -49,8 +54,13 @@ extension JSONValue {
         var entries: [(UInt64, String, JSONValue)] = []
         entries.reserveCapacity(members.count)
         for (name, value) in members { entries.append((sortPrefix(name), name, value)) }
-        entries.sort { a, b in a.0 != b.0 ? a.0 < b.0 : precedes(a.1, b.1) }
+        sortMembers(&entries)
         return entries
+    }
+
+    /// Sorts members built with ``sortPrefix(_:)`` into UTF-8 byte order of their names.
+    static func sortMembers(_ entries: inout [(UInt64, String, JSONValue)]) {
+        entries.sort { a, b in a.0 != b.0 ? a.0 < b.0 : precedes(a.1, b.1) }
     }
 
     /// The first eight UTF-8 bytes of `name` as a big-endian number, zero-filled when shorter.

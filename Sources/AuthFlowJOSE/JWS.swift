@@ -14,10 +14,11 @@ public enum JWS {
         try sign(payload: payload, key: key, algorithm: algorithm, headerKeyID: key.keyID, extraHeader: extraHeader)
     }
 
-    /// As the public `sign`, with the header's `kid` given explicitly (nil leaves it out).
+    /// As the public `sign`, with the header's `kid` given explicitly (nil leaves it out) and a
+    /// `typ` used when `extraHeader` has none.
     static func sign(
         payload: some Collection<UInt8>, key: JWK, algorithm: JWSAlgorithm?, headerKeyID: String?,
-        extraHeader: [String: JSONValue]
+        extraHeader: [String: JSONValue], defaultType: String? = nil
     ) throws(JOSEError) -> String {
         guard key.isPrivate else {
             throw JOSEError(.invalidKey, "expected a private key to sign with, found a public key", keyID: key.keyID)
@@ -32,10 +33,22 @@ public enum JWS {
         }
         try key.material.check(algorithm: algorithm, keyID: key.keyID)
 
-        var header = extraHeader
-        header["alg"] = .string(algorithm.rawValue)
-        if let headerKeyID { header["kid"] = .string(headerKeyID) } else { header["kid"] = nil }
-        let headerBytes = JSONValue.object(header).serializedBytes()
+        // The header object is written from a list: `extraHeader` without `alg` and `kid`, then
+        // those two (and the default `typ`), sorted as any object is, so no dictionary is rebuilt.
+        var members: [(UInt64, String, JSONValue)] = []
+        members.reserveCapacity(extraHeader.count + 3)
+        for (name, value) in extraHeader where name != "alg" && name != "kid" {
+            members.append((JSONValue.sortPrefix(name), name, value))
+        }
+        if let defaultType, extraHeader["typ"] == nil {
+            members.append((JSONValue.sortPrefix("typ"), "typ", .string(defaultType)))
+        }
+        members.append((JSONValue.sortPrefix("alg"), "alg", .string(algorithm.rawValue)))
+        if let headerKeyID { members.append((JSONValue.sortPrefix("kid"), "kid", .string(headerKeyID))) }
+        JSONValue.sortMembers(&members)
+        var headerBytes: [UInt8] = []
+        headerBytes.reserveCapacity(128)
+        JSONValue.serialize(sortedMembers: members, into: &headerBytes)
 
         var signingInput: [UInt8] = []
         signingInput.reserveCapacity(

@@ -6,9 +6,8 @@ public enum JWT {
         claims: [String: JSONValue], key: JWK, algorithm: JWSAlgorithm? = nil,
         extraHeader: [String: JSONValue] = [:]
     ) throws(JOSEError) -> String {
-        var header = extraHeader
-        if header["typ"] == nil { header["typ"] = "JWT" }
-        return try JWS.sign(
-            payload: JSONValue.object(claims).serializedBytes(), key: key, algorithm: algorithm, extraHeader: header)
+        try JWS.sign(
+            payload: JSONValue.object(claims).serializedBytes(), key: key, algorithm: algorithm,
+            headerKeyID: key.keyID, extraHeader: extraHeader, defaultType: "JWT")
     }
 }

@@ -183,4 +183,20 @@ struct JWSVerifierTests {
         #expect(header.algorithm == "ES256")
         #expect(header.type == "JWT")
     }
+
+    @Test func signedHeaderTakesAlgAndKidFromTheKeyAndTypJWTUnlessGiven() throws {
+        let key = try JWK.generateP256(keyID: "k1")
+        func header(_ token: String) throws -> String {
+            String(decoding: try Base64URL.decode(token.split(separator: ".")[0]), as: UTF8.self)
+        }
+        #expect(try header(JWT.sign(claims: ["sub": "a"], key: key)) == #"{"alg":"ES256","kid":"k1","typ":"JWT"}"#)
+        let extra: [String: JSONValue] = ["alg": "none", "kid": "other", "typ": "at+jwt", "cty": "x", "zz": 1]
+        let token = try JWT.sign(claims: ["sub": "a"], key: key, extraHeader: extra)
+        #expect(try header(token) == #"{"alg":"ES256","cty":"x","kid":"k1","typ":"at+jwt","zz":1}"#)
+        let verified = try JWSVerifier(allowedAlgorithms: [.es256]).verify(token, keys: JWKSet(keys: [key.publicKey]))
+        #expect(verified.header.keyID == "k1" && verified.header.type == "at+jwt")
+        let bare = try JWS.sign(
+            payload: Array("{}".utf8), key: key, algorithm: nil, headerKeyID: nil, extraHeader: ["kid": "other"])
+        #expect(try header(bare) == #"{"alg":"ES256"}"#)
+    }
 }
