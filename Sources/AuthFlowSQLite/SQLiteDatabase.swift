@@ -13,8 +13,10 @@ import Synchronization
 ///
 /// Opening configures the connection and brings the schema up to date:
 /// - `journal_mode = WAL`: readers never block the writer and a crash never loses a committed transaction;
-/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed link, token or
-///   applied notification id also survives a power loss (writes here are rare: sign-ins, not page views);
+/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed link, token, spent
+///   state, session deletion or applied notification id also survives a power loss. The one exception is a new
+///   session (`withUnsyncedWriteTransaction`, `NORMAL`): a power cut may lose it until the next synced
+///   commit, which signs its browser out and brings nothing back;
 /// - `foreign_keys = ON`, a busy timeout, and SQLite's defensive mode;
 /// - migrations versioned in code (`PRAGMA user_version`), applied in one transaction. A database written by
 ///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
@@ -92,12 +94,18 @@ public final class SQLiteDatabase: Sendable {
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         if BlockingThreads.currentThreadMayBlock {
-            return try connection.withLock { connection throws(StoreError) in try body(connection) }
+            return try connection.withLock { connection throws(StoreError) in
+                try connection.setCommitsSynced(true, operation: operation)
+                return try body(connection)
+            }
         }
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
             queue.async {
                 let outcome = self.connection.withLock { connection in
-                    Result { () throws(StoreError) -> T in try body(connection) }
+                    Result { () throws(StoreError) -> T in
+                        try connection.setCommitsSynced(true, operation: operation)
+                        return try body(connection)
+                    }
                 }
                 continuation.resume(returning: outcome)
             }
