@@ -232,6 +232,38 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+NGINX_PREAMBLE = """
+worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/nginx-error.log error;
+events {{ worker_connections {worker_connections}; }}
+"""
+
+NGINX_HTTP_PREAMBLE = """
+    access_log off;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    keepalive_requests 1000000;
+"""
+
+
+def start_nginx(processes: Processes, http_block: str, probe_url: str, core: str | None = SERVER_CORE,
+                worker_connections: int = 1024) -> subprocess.Popen:
+    """nginx with one worker, no access log and its temporary files in the run's directory, serving `http_block`
+    (server and upstream blocks, already formatted); returns once `probe_url` answers."""
+    directory = processes.directory
+    conf = directory / "nginx.conf"
+    conf.write_text(NGINX_PREAMBLE.format(dir=directory, worker_connections=worker_connections) + "http {\n"
+                    + NGINX_HTTP_PREAMBLE.format(dir=directory) + http_block + "}\n")
+    child = processes.start(["nginx", "-p", str(directory), "-c", str(conf)], "nginx", core=core)
+    wait_http(probe_url, child)
+    return child
+
+
 def wrk(url: str, seconds: float, connections: int, headers: dict | None = None) -> dict:
     """One wrk run pinned to the client core: requests/s, mean and median latency (µs), non-2xx/3xx count."""
     command = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency"]

@@ -16,22 +16,9 @@ import subprocess
 from pathlib import Path
 
 from benchlib import (CLIENT_CORE, SERVER_CORE, Browser, Processes, free_port, log, machine_load, pinned,
-                      start_authflow, start_sandbox, wait_http, write_result, wrk)
+                      start_authflow, start_nginx, start_sandbox, write_result, wrk)
 
-NGINX_CONF = """
-worker_processes 1;
-daemon off;
-pid {dir}/nginx.pid;
-error_log {dir}/nginx-error.log error;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    keepalive_requests 1000000;
+NGINX_SERVER = """
     server {{
         listen 127.0.0.1:{port};
         location = /auth/check {{ return 202; }}
@@ -40,17 +27,13 @@ http {{
             return 302 "http://127.0.0.1:9/o/oauth2/v2/auth?response_type=code&client_id=bench&state=0123456789abcdef";
         }}
     }}
-}}
 """
 
 
-def start_nginx(processes: Processes) -> str:
+def nginx_url(processes: Processes) -> str:
     port = free_port()
-    conf = processes.directory / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(dir=processes.directory, port=port))
-    child = processes.start(["nginx", "-p", str(processes.directory), "-c", str(conf)], "nginx")
     url = f"http://127.0.0.1:{port}"
-    wait_http(url + "/auth/check", child)
+    start_nginx(processes, NGINX_SERVER.format(port=port), url + "/auth/check")
     return url
 
 
@@ -73,7 +56,7 @@ def main() -> None:
         ports = {(build, store): free_port() for build in builds for store in stores}
         redirect_uris = [f"http://127.0.0.1:{port}/auth/{{provider}}/callback" for port in ports.values()]
         sandbox = start_sandbox(processes, args.authflow, redirect_uris, core=CLIENT_CORE)
-        targets: dict[str, dict] = {"nginx": {"url": start_nginx(processes), "cookie": None}}
+        targets: dict[str, dict] = {"nginx": {"url": nginx_url(processes), "cookie": None}}
         for (build, store), port in ports.items():
             name = f"{build}-{store}"
             _, url = start_authflow(processes, builds[build], sandbox, store, name, port=port)

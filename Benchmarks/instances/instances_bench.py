@@ -26,22 +26,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchlib import (BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, free_port, log,  # noqa: E402
-                      machine_load, start_sandbox, wait_http, write_result, wrk)
+                      machine_load, start_nginx, start_sandbox, wait_http, write_result, wrk)
 
-NGINX_CONF = """
-worker_processes 1;
-daemon off;
-pid {dir}/nginx.pid;
-error_log {dir}/nginx-error.log error;
-events {{ worker_connections 4096; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    keepalive_requests 1000000;
+NGINX_UPSTREAMS = """
     upstream two {{
         server 127.0.0.1:{port_a};
         server 127.0.0.1:{port_b};
@@ -71,7 +58,6 @@ http {{
             proxy_set_header X-Forwarded-For $remote_addr;
         }}
     }}
-}}
 """
 
 
@@ -115,13 +101,9 @@ def main() -> None:
             path = config(processes.directory, name, port, public_url, sandbox.google, store)
             child = processes.start([args.authflow, "serve", "--config", str(path)], f"authflow-{name}")
             wait_http(f"http://127.0.0.1:{port}/healthz", child)
-        conf = processes.directory / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(dir=processes.directory, port_a=ports["a"], port_b=ports["b"],
-                                          port_single=ports["single"], port_one=ports["nginx_one"],
-                                          port_two=ports["nginx_two"]))
-        nginx = processes.start(["nginx", "-p", str(processes.directory), "-c", str(conf)], "nginx",
-                                core=CLIENT_CORE)
-        wait_http(public["two"] + "/healthz", nginx)
+        upstreams = NGINX_UPSTREAMS.format(port_a=ports["a"], port_b=ports["b"], port_single=ports["single"],
+                                           port_one=ports["nginx_one"], port_two=ports["nginx_two"])
+        start_nginx(processes, upstreams, public["two"] + "/healthz", core=CLIENT_CORE, worker_connections=4096)
 
         def signed_in_cookie(sign_in_url: str, subject: str) -> str:
             browser = Browser(sandbox)

@@ -1,3 +1,4 @@
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -50,7 +51,7 @@ import Testing
             #expect(output.status == 0, "authflow \(block.arguments.joined(separator: " ")): \(output.stderr)")
             if MatrixOutputTests.updating {
                 updated.replaceSubrange(block.content, with: output.stdout)
-            } else if let difference = MatrixOutputTests.firstDifference(
+            } else if let difference = TextDifference.first(
                 expected: block.embedded, actual: output.stdout)
             {
                 let message =

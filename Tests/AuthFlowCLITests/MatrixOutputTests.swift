@@ -19,20 +19,6 @@ import Testing
         return CapabilityMatrix(providers: providers, source: relative, storesTokens: configuration.server != nil)
     }
 
-    /// The first differing line of two texts, with its neighbours; `nil` when equal.
-    static func firstDifference(expected: String, actual: String) -> String? {
-        guard expected != actual else { return nil }
-        let old = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        let new = actual.split(separator: "\n", omittingEmptySubsequences: false)
-        var index = 0
-        while index < min(old.count, new.count), old[index] == new[index] { index += 1 }
-        var lines = ["first difference at line \(index + 1):"]
-        for context in max(0, index - 2)..<index { lines.append("   \(old[context])") }
-        lines.append(index < old.count ? " - \(old[index])" : " - (end of expected text)")
-        lines.append(index < new.count ? " + \(new[index])" : " + (end of output)")
-        return lines.joined(separator: "\n")
-    }
-
     @Test func everyFormatIsWhatTheLibraryRenders() async throws {
         let matrix = try Self.libraryMatrix("examples/plain.yaml")
         for format in MatrixFormat.allCases {
@@ -54,13 +40,5 @@ import Testing
         let document = try JSONValue.parse(Array(output.stdout.utf8))
         #expect(document["source"] == .string("providers.yaml"))
         #expect((document["providers"]?.arrayValue?.count ?? 0) > 0)
-    }
-
-    @Test func differencesNameTheFirstDifferingLine() {
-        let message = Self.firstDifference(expected: "a\nb\nc\n", actual: "a\nb\nC\n")
-        #expect(message?.contains("first difference at line 3:") == true)
-        #expect(message?.contains(" - c") == true)
-        #expect(message?.contains(" + C") == true)
-        #expect(Self.firstDifference(expected: "same", actual: "same") == nil)
     }
 }

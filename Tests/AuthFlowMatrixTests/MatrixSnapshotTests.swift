@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowMatrix
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -55,27 +56,12 @@ import Testing
             return
         }
         let expected = String(decoding: data, as: UTF8.self)
-        if let difference = firstDifference(expected: expected, actual: actual) {
+        if let difference = TextDifference.first(expected: expected, actual: actual, expectedName: "snapshot") {
             let message =
                 "\(name) differs from its snapshot\n\(difference)\n(if intended: AUTHFLOW_UPDATE_SNAPSHOTS=1 swift test "
                 + "--filter AuthFlowMatrixTests, then review the snapshot diff)"
             Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
         }
-    }
-
-    /// The first differing line of two texts, with its neighbours; `nil` when equal.
-    static func firstDifference(expected: String, actual: String) -> String? {
-        guard expected != actual else { return nil }
-        let old = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        let new = actual.split(separator: "\n", omittingEmptySubsequences: false)
-        var index = 0
-        while index < min(old.count, new.count), old[index] == new[index] { index += 1 }
-        var lines = ["first difference at line \(index + 1):"]
-        for context in max(0, index - 2)..<index { lines.append("   \(old[context])") }
-        lines.append(index < old.count ? " - \(old[index])" : " - (end of snapshot)")
-        lines.append(index < new.count ? " + \(new[index])" : " + (end of output)")
-        lines.append("(snapshot \(old.count) lines, output \(new.count) lines)")
-        return lines.joined(separator: "\n")
     }
 
     @Test(arguments: MatrixFormat.allCases)
@@ -91,13 +77,5 @@ import Testing
             providers: try MatrixTestSupport.providers(yaml: Self.edgeConfiguration), source: "edge.yaml",
             storesTokens: false)
         try Self.assertSnapshot(matrix.render(format: format), named: "edge.\(Self.extensionName(format))")
-    }
-
-    @Test func snapshotDifferencesNameTheFirstDifferingLine() {
-        let message = Self.firstDifference(expected: "a\nb\nc\n", actual: "a\nb\nC\n")
-        #expect(message?.contains("first difference at line 3:") == true)
-        #expect(message?.contains(" - c") == true)
-        #expect(message?.contains(" + C") == true)
-        #expect(Self.firstDifference(expected: "same", actual: "same") == nil)
     }
 }
