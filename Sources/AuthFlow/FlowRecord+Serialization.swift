@@ -22,7 +22,7 @@ extension FlowRecord {
 
     /// The record as compact UTF-8 JSON.
     public func serialized() -> [UInt8] {
-        Array(jsonValue().serialized().utf8)
+        jsonValue().serializedBytes()
     }
 
     /// Reads a record written by ``serialized()``.

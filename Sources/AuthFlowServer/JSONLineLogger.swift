@@ -33,7 +33,7 @@ public struct JSONLineLogger: ServerLogger {
     ) {
         self.minimumLevel = minimumLevel
         self.clock = clock
-        self.write = write ?? { FileHandle.standardError.write(Data($0.utf8)) }
+        self.write = write ?? { StandardErrorWriter.write($0) }
     }
 
     /// Writes the event as one JSON line when it is at least ``minimumLevel``.
@@ -41,6 +41,9 @@ public struct JSONLineLogger: ServerLogger {
         guard level >= minimumLevel else { return }
         write(line(level, message, metadata: metadata) + "\n")
     }
+
+    /// Whether `level` is at least ``minimumLevel``.
+    public func isEnabled(_ level: ServerLogLevel) -> Bool { level >= minimumLevel }
 
     func line(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) -> String {
         let time = clock.now().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))

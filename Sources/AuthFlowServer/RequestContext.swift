@@ -18,14 +18,19 @@ struct RequestScopedLogger: ServerLogger {
     let base: any ServerLogger
 
     func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
+        guard base.isEnabled(level) else { return }
         guard let context = RequestContext.current else {
             base.log(level, message, metadata: metadata)
             return
         }
         var metadata = metadata
+        // Room for the three fields added here, so the dictionary is not regrown (and rehashed) twice.
+        metadata.reserveCapacity(metadata.count + 3)
         metadata["request_id"] = context.requestID
         if metadata["route"] == nil { metadata["route"] = context.route }
         if metadata["provider"] == nil, let provider = context.provider { metadata["provider"] = provider }
         base.log(level, message, metadata: metadata)
     }
+
+    func isEnabled(_ level: ServerLogLevel) -> Bool { base.isEnabled(level) }
 }

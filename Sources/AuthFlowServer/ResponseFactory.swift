@@ -43,13 +43,20 @@ enum ResponseFactory {
         return response
     }
 
+    /// The headers every response gets unless the handler set them, in the order they are added.
+    static let securityHeaders: [(String, String)] = [
+        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
+        ("Cache-Control", "no-store"),
+    ]
+
     /// Adds headers every response gets (unless the handler set them).
     static func secured(_ response: HTTPServerResponse) -> HTTPServerResponse {
         var response = response
-        if response.headers["X-Content-Type-Options"] == nil { response.headers["X-Content-Type-Options"] = "nosniff" }
-        if response.headers["Referrer-Policy"] == nil { response.headers["Referrer-Policy"] = "same-origin" }
-        if response.headers["X-Frame-Options"] == nil { response.headers["X-Frame-Options"] = "DENY" }
-        if response.headers["Cache-Control"] == nil { response.headers["Cache-Control"] = "no-store" }
+        // Appending a missing field is what setting it would do (a new name goes at the end), minus a second
+        // search of the fields.
+        for (name, value) in securityHeaders where !response.headers.contains(name) {
+            response.headers.add(name, value)
+        }
         return response
     }
 

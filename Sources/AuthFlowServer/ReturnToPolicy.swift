@@ -88,9 +88,16 @@ public struct ReturnToPolicy: Sendable, Hashable {
     func isAllowedPath(_ value: String) -> Bool {
         let pathEnd = value.firstIndex { $0 == "?" || $0 == "#" } ?? value.endIndex
         let path = value[..<pathEnd]
-        guard let normalized = Self.removingDotSegments(path) else { return false }
-        // A resolved path must not have changed: `/app/../admin` is refused rather than rewritten.
-        guard normalized == path else { return false }
+        let normalized: Substring
+        if path.utf8.contains(UInt8(ascii: ".")) {
+            guard let resolved = Self.removingDotSegments(path) else { return false }
+            // A resolved path must not have changed: `/app/../admin` is refused rather than rewritten.
+            guard resolved == path else { return false }
+            normalized = resolved
+        } else {
+            // Without a dot there is no `.` or `..` segment: the path is its own resolution.
+            normalized = path
+        }
         return pathPrefixes.contains { prefix in
             if prefix == "/" { return true }
             guard normalized.hasPrefix(prefix) else { return false }

@@ -5,6 +5,16 @@ import Foundation
 public protocol ServerLogger: Sendable {
     /// Records one event.
     func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String])
+
+    /// Whether an event at `level` would be recorded. The server asks before it builds an event's
+    /// metadata, so events below a logger's minimum level cost nothing; `true` unless a logger says
+    /// otherwise.
+    func isEnabled(_ level: ServerLogLevel) -> Bool
+}
+
+extension ServerLogger {
+    /// Every level is recorded unless the logger says otherwise.
+    public func isEnabled(_ level: ServerLogLevel) -> Bool { true }
 }
 
 /// How important a log event is.
@@ -38,6 +48,8 @@ public struct SilentLogger: ServerLogger {
     public init() {}
     /// Drops the event.
     public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {}
+    /// Never: nothing is recorded.
+    public func isEnabled(_ level: ServerLogLevel) -> Bool { false }
 }
 
 /// A logger writing one line per event to standard error: `authflow: LEVEL message key=value …`.
@@ -50,11 +62,26 @@ public struct StandardErrorLogger: ServerLogger {
         self.minimumLevel = minimumLevel
     }
 
-    /// Writes the event when it is at least ``minimumLevel``.
+    /// Writes the event when it is at least ``minimumLevel``: one `write(2)` of the whole line, unbuffered, so
+    /// no line waits in memory (none is lost when the process dies) and lines of concurrent requests never
+    /// interleave.
     public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
         guard level >= minimumLevel else { return }
-        var line = "authflow: \(level) \(message)"
-        for key in metadata.keys.sorted() { line += " \(key)=\(metadata[key] ?? "")" }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        var line = "authflow: "
+        line.reserveCapacity(160)
+        line += level.description
+        line += " "
+        line += message
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            line += " "
+            line += key
+            line += "="
+            line += value
+        }
+        line += "\n"
+        StandardErrorWriter.write(line)
     }
+
+    /// Whether `level` is at least ``minimumLevel``.
+    public func isEnabled(_ level: ServerLogLevel) -> Bool { level >= minimumLevel }
 }

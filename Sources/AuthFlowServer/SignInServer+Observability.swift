@@ -20,7 +20,7 @@ extension SignInServer {
             response.headers["Content-Type"] = MetricsRegistry.contentType
         }
         response.headers["Cache-Control"] = "no-store"
-        response.headers[RequestID.header] = RequestID.generate(random: random)
+        response.headers[RequestID.header] = random.requestID()
         return response
     }
 
@@ -35,13 +35,12 @@ extension SignInServer {
         }
         let provider = segments.count >= 3 && segments[0] == "auth" && providers[segments[1]] != nil ? segments[1] : nil
         return RequestContext(
-            requestID: id ?? RequestID.generate(random: random), route: Self.routeTemplate(segments),
+            requestID: id ?? random.requestID(), route: Self.routeTemplate(segments),
             provider: provider)
     }
 
     /// Counts the answered request and writes its log line.
     func finish(_ context: RequestContext, status: Int, failure: ServerError?, started: Date) {
-        let seconds = clock.now().timeIntervalSince(started)
         if let metrics {
             let statusText = String(status)
             metrics.httpRequests.labels(context.route, statusText)?.increment()
@@ -58,10 +57,14 @@ extension SignInServer {
                 }
             }
         }
-        var metadata = ["status": String(status), "duration_ms": Self.milliseconds(seconds)]
-        if let failure { metadata["code"] = failure.code.rawValue }
         let level: ServerLogLevel =
             status >= 500 ? .error : (context.route == "/auth/check" || context.route == "/healthz") ? .debug : .info
+        // The line of a level the logger drops (the checks' debug lines by default) is never built.
+        guard logger.isEnabled(level) else { return }
+        var metadata = [
+            "status": String(status), "duration_ms": Self.milliseconds(clock.now().timeIntervalSince(started)),
+        ]
+        if let failure { metadata["code"] = failure.code.rawValue }
         logger.log(level, "request", metadata: metadata)
     }
 

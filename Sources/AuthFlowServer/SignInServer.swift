@@ -33,7 +33,8 @@ public final class SignInServer: Sendable {
     let stores: Stores
     let httpClient: any HTTPClient
     let clock: any WallClock
-    let random: any SecureRandom
+    /// The injected randomness, drawn in chunks (see ``BufferedRandom``).
+    let random: BufferedRandom
     let logger: any ServerLogger
     let cookies: CookiePolicy
     /// Seals flows into flow cookies; `nil` when `server.secret` is too short to key it.
@@ -68,6 +69,7 @@ public final class SignInServer: Sendable {
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
         logger: any ServerLogger = SilentLogger(), metrics: ServerMetrics? = nil
     ) {
+        let random = BufferedRandom(source: random)
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }
         let observer: any ProviderObserver = metrics ?? NoProviderObserver()
@@ -122,7 +124,11 @@ public final class SignInServer: Sendable {
     /// Every response carries `X-Request-Id` (see ``RequestID``); the request is counted in `metrics` and
     /// logged (`event: request`, with route template, status, duration and error code).
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        await respond(to: request, with: route)
+        // The path is split once: the routing, the request's context and the session cache rule share it.
+        let segments = Self.segments(of: request.path)
+        return await respond(to: request, segments: segments) { request throws(ServerError) in
+            try await self.route(request, segments: segments)
+        }
     }
 
     /// Answers `request` with `page` the way the server answers its own routes: a thrown ``ServerError``
@@ -134,8 +140,16 @@ public final class SignInServer: Sendable {
         to request: HTTPServerRequest,
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
+        await respond(to: request, segments: Self.segments(of: request.path), with: page)
+    }
+
+    /// ``respond(to:with:)`` for a request whose path is already split into `segments`.
+    func respond(
+        to request: HTTPServerRequest, segments: [String],
+        with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
         let started = clock.now()
-        let context = requestContext(request, segments: Self.segments(of: request.path))
+        let context = requestContext(request, segments: segments)
         return await RequestContext.$current.withValue(context) {
             var response: HTTPServerResponse
             var failure: ServerError?
@@ -147,7 +161,7 @@ public final class SignInServer: Sendable {
                 if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
             }
             // After the route finished (and committed whatever it changed): cached sessions are re-read.
-            if !Self.leavesSessionsAlone(request) { sessionCache.invalidateAll() }
+            if !Self.leavesSessionsAlone(request, segments: segments) { sessionCache.invalidateAll() }
             response = ResponseFactory.secured(response)
             response.headers[RequestID.header] = context.requestID
             finish(context, status: response.status, failure: failure, started: started)
@@ -159,18 +173,24 @@ public final class SignInServer: Sendable {
     /// info, health, the demo pages and sign-in starts (GET or HEAD). Every other request empties the
     /// session cache once answered.
     static func leavesSessionsAlone(_ request: HTTPServerRequest) -> Bool {
+        leavesSessionsAlone(request, segments: segments(of: request.path))
+    }
+
+    /// ``leavesSessionsAlone(_:)`` for a request whose path is already split into `segments`.
+    static func leavesSessionsAlone(_ request: HTTPServerRequest, segments: [String]) -> Bool {
         guard request.method == "GET" || request.method == "HEAD" else { return false }
         switch request.path {
         case "/auth/check", "/auth/session", "/healthz", "/", "/matrix":
             return true
         default:
-            let segments = segments(of: request.path)
-            return segments.count == 3 && segments[0] == "auth" && ["login", "register", "link"].contains(segments[2])
+            return segments.count == 3 && segments[0] == "auth"
+                && (segments[2] == "login" || segments[2] == "register" || segments[2] == "link")
         }
     }
 
-    private func route(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let segments = Self.segments(of: request.path)
+    private func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError)
+        -> HTTPServerResponse
+    {
         let method = request.method == "HEAD" ? "GET" : request.method
         func only(_ allowed: String...) throws(ServerError) {
             guard allowed.contains(method) else {

@@ -45,6 +45,22 @@ struct HTTPHeadersTests {
         #expect(headers.isEmpty)
     }
 
+    @Test func subscriptSetReplacesOneFieldInPlaceAndAppendsANewName() {
+        var headers: HTTPHeaders = ["A": "1", "B": "2", "C": "3"]
+        headers["b"] = "new"
+        #expect(headers.map(\.name) == ["A", "b", "C"])
+        #expect(headers.map(\.value) == ["1", "new", "3"])
+        headers["D"] = "4"
+        #expect(headers.map(\.name) == ["A", "b", "C", "D"])
+        headers["a"] = nil
+        #expect(headers.map(\.name) == ["b", "C", "D"])
+        headers["Missing"] = nil
+        #expect(headers.count == 3)
+        headers.add("c", "5")
+        headers["C"] = nil
+        #expect(headers.map(\.name) == ["b", "D"])
+    }
+
     @Test func equalityIgnoresNameCase() {
         #expect(HTTPHeaders([("a", "1")]) == HTTPHeaders([("A", "1")]))
         #expect(HTTPHeaders([("a", "1")]) != HTTPHeaders([("a", "2")]))

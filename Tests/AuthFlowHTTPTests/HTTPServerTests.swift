@@ -53,6 +53,14 @@ struct HTTPServerTests {
                 return .text(request.remoteAddress)
             case ("GET", "/bad-header"):
                 return HTTPServerResponse(status: 200, headers: ["X-Split": "a\r\nSet-Cookie: evil=1"], body: [])
+            case ("GET", "/bad-name"):
+                // The name asked for (`X Bad`, `X-(`, `X-Ä`, …) is not an HTTP token.
+                let name = request.queryValue("name") ?? ""
+                return HTTPServerResponse(status: 200, headers: ["X-Fine": "1", name: "v"], body: Array("body".utf8))
+            case ("GET", "/token-name"):
+                return HTTPServerResponse(status: 200, headers: ["X-!#$%&'*+-.^_`|~09azAZ": "v"], body: [])
+            case ("GET", "/empty"):
+                return .empty(status: Int(request.queryValue("status") ?? "204") ?? 204)
             default:
                 return .error("not_found", message: "No route matches this path.", status: 404)
             }
@@ -315,6 +323,32 @@ struct HTTPServerTests {
             let response = try await client.send(HTTPClientRequest(url: base + "/bad-header"))
             #expect(response.status == 500)
             #expect(response.headers["Set-Cookie"] == nil)
+        }
+    }
+
+    @Test func replacesResponsesWithHeaderNamesThatAreNotTokensBy500() async throws {
+        try await Self.with { _, base in
+            for name in ["X Bad", "X-(", "X-Ä", "X:Y", "", "X\u{7F}", "X@Y", "X\"Y", "X/Y", "X{Y}"] {
+                let escaped = FormURLEncoding.escape(name)
+                let response = try await client.send(HTTPClientRequest(url: base + "/bad-name?name=" + escaped))
+                #expect(response.status == 500, "\(name)")
+                #expect(response.headers["X-Fine"] == nil, "\(name)")
+                #expect(response.bodyText.contains("invalid_response"), "\(name)")
+            }
+            let token = try await client.send(HTTPClientRequest(url: base + "/token-name"))
+            #expect(token.status == 200)
+            #expect(token.headers["X-!#$%&'*+-.^_`|~09azAZ"] == "v")
+        }
+    }
+
+    @Test func sendsResponsesWithoutBody() async throws {
+        try await Self.with { _, base in
+            for status in [204, 202, 200] {
+                let response = try await client.send(HTTPClientRequest(url: base + "/empty?status=\(status)"))
+                #expect(response.status == status)
+                #expect(response.body.isEmpty)
+                if status != 204 { #expect(response.headers["Content-Length"] == "0") }
+            }
         }
     }
 

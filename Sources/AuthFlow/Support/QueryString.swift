@@ -20,20 +20,27 @@ enum QueryString {
         return url + separator + encode(pairs)
     }
 
-    private static let hex = Array("0123456789ABCDEF".utf8)
-
     private static func append(_ text: String, to out: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.append(byte)
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+        var text = text
+        // Over the contiguous UTF-8 bytes, hex digits computed: a sign-in start encodes a few hundred bytes.
+        text.withUTF8 { bytes in
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"):
+                    out.append(byte)
+                default:
+                    out.append(UInt8(ascii: "%"))
+                    out.append(hexDigit(byte >> 4))
+                    out.append(hexDigit(byte & 0x0F))
+                }
             }
         }
+    }
+
+    /// `0`–`9`, `A`–`F` for a value below 16.
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 }

@@ -290,16 +290,20 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
 
     private static func make(_ response: HTTPServerResponse) -> (pointer: OpaquePointer, status: UInt32)? {
         guard (100...999).contains(response.status) else { return nil }
-        for (name, value) in response.headers {
-            guard HTTPHeaders.isValidName(name), HTTPHeaders.isValidValue(value) else { return nil }
-        }
-        var body = response.body.isEmpty ? [UInt8(0)] : response.body
-        let count = response.body.count
-        let made = body.withUnsafeMutableBytes { buffer in
-            MHD_create_response_from_buffer(count, buffer.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        // MUST_COPY: libmicrohttpd copies the body, so the array's own storage is handed over as is (no
+        // copy of our own); an empty body is passed as no buffer at all.
+        let made = response.body.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(
+                buffer.count, buffer.count == 0 ? nil : UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
         guard let made else { return nil }
         for (name, value) in response.headers {
+            // Checked while adding: one invalid field makes the whole response invalid.
+            guard HTTPHeaders.isValidName(name), HTTPHeaders.isValidValue(value) else {
+                MHD_destroy_response(made)
+                return nil
+            }
             if HTTPHeaders.sameName(name, "Content-Length") || HTTPHeaders.sameName(name, "Transfer-Encoding") {
                 continue
             }

@@ -35,15 +35,33 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
             // libmicrohttpd already turned `+` into a space; escapes are still intact.
             (FormURLEncoding.unescape(pair.0), FormURLEncoding.unescape(pair.1))
         }
+        // The connection's entry already holds its peer address and whether it is a trusted proxy: no
+        // address formatting per request.
+        let peer: String
+        let trusted: Bool
+        if let context = af_mhd_socket_context(connection) {
+            let entry = Unmanaged<MicroHTTPDConnectionTable.Entry>.fromOpaque(context).takeUnretainedValue()
+            peer = entry.client
+            trusted = entry.exempt
+        } else {
+            peer = Self.peerAddress(of: connection)
+            trusted = ForwardedClient.isTrusted(peer, trustedProxies)
+        }
+        remoteAddress =
+            trusted
+            ? ForwardedClient.address(
+                peer: peer, forwardedFor: headers.values("X-Forwarded-For"), trusted: trustedProxies)
+            : peer
+        viaTrustedProxy = trusted
+    }
+
+    private static func peerAddress(of connection: OpaquePointer) -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         let status = buffer.withUnsafeMutableBufferPointer { pointer in
             af_mhd_client_address(connection, pointer.baseAddress, socklen_t(pointer.count))
         }
-        let peer =
-            status == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        remoteAddress = ForwardedClient.address(
-            peer: peer, forwardedFor: headers.values("X-Forwarded-For"), trusted: trustedProxies)
-        viaTrustedProxy = ForwardedClient.isTrusted(peer, trustedProxies)
+        return status == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
     }
 
     /// Stores the handler's response. Returns `true` when the connection is suspended and must be
@@ -87,7 +105,12 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     }
 
     private final class Pairs {
-        var values: [(String, String)] = []
+        /// Room for a browser's usual headers from the start, so that collecting them does not regrow the array.
+        var values: [(String, String)] = {
+            var values: [(String, String)] = []
+            values.reserveCapacity(16)
+            return values
+        }()
     }
 
     private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
