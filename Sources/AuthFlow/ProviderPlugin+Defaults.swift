@@ -104,10 +104,11 @@ extension ProviderPlugin {
                 .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
                 provider: provider.name, claim: "sub")
         }
+        let raw = claims.json  // built from the token's bytes on each read: read once
         return VerifiedIdentity(
             provider: provider.name, subject: subject, email: claims.string("email"),
-            emailVerified: claims.flag("email_verified") ?? false, name: IdentityClaims.displayName(claims.json),
-            source: .idToken, rawClaims: claims.json)
+            emailVerified: claims.flag("email_verified") ?? false, name: IdentityClaims.displayName(raw),
+            source: .idToken, rawClaims: raw)
     }
 
     /// No unsigned profile data.

@@ -32,7 +32,7 @@ public enum Base64URL {
         return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
     }
 
-    static func encodedLength(_ count: Int) -> Int { (count / 3) * 4 + [0, 2, 3][count % 3] }
+    static func encodedLength(_ count: Int) -> Int { (count / 3) * 4 + (count % 3 == 0 ? 0 : count % 3 + 1) }
 
     static func encode(buffer: UnsafeBufferPointer<UInt8>) -> String {
         let length = encodedLength(buffer.count)
@@ -96,6 +96,49 @@ public enum Base64URL {
         return try Array(utf8).withUnsafeBufferPointer { buffer throws(JOSEError) in try decode(buffer: buffer) }
     }
 
+    /// Decodes `input` (whose length is not 1 modulo 4) into `out`. Returns `Int.min` on success,
+    /// the offset of the quantum holding a byte outside the alphabet, or -1 for non-zero unused bits.
+    private static func decode(
+        _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, tables: UnsafePointer<UInt32>,
+        table: UnsafePointer<UInt8>
+    ) -> Int {
+        let count = input.count
+        guard count > 0, let source = input.baseAddress else { return Int.min }
+        var i = 0
+        var o = 0
+        while i + 4 <= count {
+            let value =
+                tables[Int(source[i])] | tables[256 + Int(source[i + 1])] | tables[512 + Int(source[i + 2])]
+                | tables[768 + Int(source[i + 3])]
+            if value & 0xFF00_0000 != 0 { return i }
+            out[o] = UInt8(truncatingIfNeeded: value >> 16)
+            out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
+            out[o + 2] = UInt8(truncatingIfNeeded: value)
+            i += 4
+            o += 3
+        }
+        switch count - i {
+        case 2:
+            let a = table[Int(source[i])]
+            let b = table[Int(source[i + 1])]
+            if (a | b) & 0x80 != 0 { return i }
+            if b & 0x0F != 0 { return -1 }
+            out[o] = a << 2 | b >> 4
+        case 3:
+            let a = table[Int(source[i])]
+            let b = table[Int(source[i + 1])]
+            let c = table[Int(source[i + 2])]
+            if (a | b | c) & 0x80 != 0 { return i }
+            if c & 0x03 != 0 { return -1 }
+            let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+            out[o] = UInt8(truncatingIfNeeded: value >> 16)
+            out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
+        default:
+            break
+        }
+        return Int.min
+    }
+
     /// Decodes strict unpadded base64url bytes.
     static func decode(buffer input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
         let count = input.count
@@ -103,64 +146,20 @@ public enum Base64URL {
             throw JOSEError(
                 .invalidBase64URL, "expected a base64url length that is not 1 modulo 4, found \(count) characters")
         }
-        let outputLength = (count / 4) * 3 + [0, 0, 1, 2][count % 4]
+        if count == 0 { return [] }
+        let outputLength = (count / 4) * 3 + max(count % 4 - 1, 0)
         var failure: Int? = nil
         let output = [UInt8](unsafeUninitializedCapacity: outputLength) { out, initialized in
-            decodeTable.withUnsafeBufferPointer { table in
-                var i = 0
-                var o = 0
-                shiftedTables.withUnsafeBufferPointer { tables in
-                    while i + 4 <= count {
-                        let value =
-                            tables[Int(input[i])] | tables[256 + Int(input[i + 1])]
-                            | tables[512 + Int(input[i + 2])] | tables[768 + Int(input[i + 3])]
-                        if value & 0xFF00_0000 != 0 {
-                            failure = i
-                            return
-                        }
-                        out[o] = UInt8(truncatingIfNeeded: value >> 16)
-                        out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
-                        out[o + 2] = UInt8(truncatingIfNeeded: value)
-                        i += 4
-                        o += 3
-                    }
+            let result = shiftedTables.withUnsafeBufferPointer { tables in
+                decodeTable.withUnsafeBufferPointer { table in
+                    decode(input, into: out.baseAddress!, tables: tables.baseAddress!, table: table.baseAddress!)
                 }
-                if failure == nil {
-                    switch count - i {
-                    case 2:
-                        let a = table[Int(input[i])]
-                        let b = table[Int(input[i + 1])]
-                        if (a | b) & 0x80 != 0 {
-                            failure = i
-                            break
-                        }
-                        if b & 0x0F != 0 {
-                            failure = -1
-                            break
-                        }
-                        out[o] = a << 2 | b >> 4
-                        o += 1
-                    case 3:
-                        let a = table[Int(input[i])]
-                        let b = table[Int(input[i + 1])]
-                        let c = table[Int(input[i + 2])]
-                        if (a | b | c) & 0x80 != 0 {
-                            failure = i
-                            break
-                        }
-                        if c & 0x03 != 0 {
-                            failure = -1
-                            break
-                        }
-                        let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
-                        out[o] = UInt8(truncatingIfNeeded: value >> 16)
-                        out[o + 1] = UInt8(truncatingIfNeeded: value >> 8)
-                        o += 2
-                    default:
-                        break
-                    }
-                }
-                initialized = failure == nil ? o : 0
+            }
+            if result == Int.min {
+                initialized = outputLength
+            } else {
+                failure = result
+                initialized = 0
             }
         }
         if let failure {

@@ -43,6 +43,7 @@ public struct ClaimChecks: Sendable {
     /// `iss` must be a string equal to one of `accepted`.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`.
     public static func checkIssuer(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
+        if claims.withPlainString("iss", { contains(accepted, ascii: $0) }) == true { return }
         guard let value = claims["iss"] else {
             throw JOSEError(.missingClaim, "expected an 'iss' claim, found none", claim: "iss")
         }
@@ -60,44 +61,53 @@ public struct ClaimChecks: Sendable {
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.audienceMismatch`,
     ///   `.authorizedPartyMismatch`.
     public static func checkAudience(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
-        let audiences: [String]
-        switch claims["aud"] {
-        case nil:
-            throw JOSEError(.missingClaim, "expected an 'aud' claim, found none", claim: "aud")
-        case .string(let value)?:
-            audiences = [value]
-        case .array(let values)?:
-            var strings: [String] = []
-            for value in values {
-                guard let string = value.stringValue else {
-                    throw JOSEError(.invalidClaim, "expected 'aud' to be a string or an array of strings", claim: "aud")
+        // The usual single plain string is compared in place; no value is collected into a new array.
+        var count = 1
+        var matches = false
+        if let plain = claims.withPlainString("aud", { contains(accepted, ascii: $0) }) {
+            matches = plain
+        } else {
+            switch claims["aud"] {
+            case nil:
+                throw JOSEError(.missingClaim, "expected an 'aud' claim, found none", claim: "aud")
+            case .string(let value)?:
+                matches = accepted.contains(value)
+            case .array(let values)?:
+                var found = false
+                for value in values {
+                    guard let string = value.stringValue else {
+                        throw JOSEError(
+                            .invalidClaim, "expected 'aud' to be a string or an array of strings", claim: "aud")
+                    }
+                    if !found { found = accepted.contains(string) }
                 }
-                strings.append(string)
+                count = values.count
+                matches = found
+            default:
+                throw JOSEError(.invalidClaim, "expected 'aud' to be a string or an array of strings", claim: "aud")
             }
-            audiences = strings
-        default:
-            throw JOSEError(.invalidClaim, "expected 'aud' to be a string or an array of strings", claim: "aud")
         }
-        guard audiences.contains(where: accepted.contains) else {
+        guard matches else {
             throw JOSEError(
                 .audienceMismatch,
-                "expected 'aud' to contain \(list(accepted)), found \(audiences.count) other value(s)", claim: "aud")
+                "expected 'aud' to contain \(list(accepted)), found \(count) other value(s)", claim: "aud")
         }
-        var authorizedParty: String? = nil
-        if let value = claims["azp"] {
+        // nil when absent; otherwise whether it is one of `accepted`.
+        var authorizedPartyAccepted: Bool? = claims.withPlainString("azp") { contains(accepted, ascii: $0) }
+        if authorizedPartyAccepted == nil, let value = claims["azp"] {
             guard let string = value.stringValue else {
                 throw JOSEError(.invalidClaim, "expected 'azp' to be a string", claim: "azp")
             }
-            authorizedParty = string
+            authorizedPartyAccepted = accepted.contains(string)
         }
-        if audiences.count > 1, authorizedParty == nil {
+        if count > 1, authorizedPartyAccepted == nil {
             throw JOSEError(
                 .missingClaim, "expected an 'azp' claim because 'aud' has several values, found none", claim: "azp")
         }
         // Checked whenever present (OpenID Connect Core §3.1.3.7): a token issued to another party is refused
         // even when it names this client as its only audience.
-        if let authorizedParty {
-            guard accepted.contains(authorizedParty) else {
+        if let authorizedPartyAccepted {
+            guard authorizedPartyAccepted else {
                 throw JOSEError(
                     .authorizedPartyMismatch, "expected 'azp' to be \(list(accepted)), found another value",
                     claim: "azp")
@@ -143,6 +153,11 @@ public struct ClaimChecks: Sendable {
     /// `nonce` must be present and equal to `expected` (compared in constant time).
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.nonceMismatch`.
     public static func checkNonce(_ claims: JWTClaims, expected: String) throws(JOSEError) {
+        var expected = expected
+        let plainEqual = expected.withUTF8 { expectedBytes in
+            claims.withPlainString("nonce") { ConstantTime.equals($0, expectedBytes) }
+        }
+        if plainEqual == true { return }
         guard let value = claims["nonce"] else {
             throw JOSEError(.missingClaim, "expected a 'nonce' claim, found none", claim: "nonce")
         }
@@ -165,6 +180,20 @@ public struct ClaimChecks: Sendable {
             throw JOSEError(.invalidClaim, "expected '\(name)' to be a number of seconds since 1970", claim: name)
         }
         return seconds
+    }
+
+    /// Whether the ASCII string in `bytes` is one of `accepted`, decided as `Set.contains` would
+    /// (a non-ASCII candidate is compared as a string) but without building a string for small sets.
+    static func contains(_ accepted: Set<String>, ascii bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard accepted.count <= 8 else { return accepted.contains(String(decoding: bytes, as: UTF8.self)) }
+        for candidate in accepted {
+            var candidate = candidate
+            let equal = candidate.withUTF8 { utf8 -> Bool? in
+                utf8.allSatisfy { $0 < 0x80 } ? JSONObjectIndex.equal(utf8, bytes) : nil
+            }
+            if equal ?? (candidate == String(decoding: bytes, as: UTF8.self)) { return true }
+        }
+        return false
     }
 
     static func list(_ values: Set<String>) -> String {

@@ -31,7 +31,7 @@ extension JSONValue {
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             var first = true
-            for (name, value) in members.sorted(by: { Self.precedes($0.key, $1.key) }) {
+            for (name, value, _) in Self.sortedMembers(members) {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
                 Self.serialize(string: name, into: &output)
@@ -40,6 +40,16 @@ extension JSONValue {
             }
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// The members in UTF-8 byte order of their names. Two ASCII names compare with `<`, which for
+    /// ASCII is byte order and has a fast path for short strings; any other pair byte by byte.
+    static func sortedMembers(_ members: [String: JSONValue]) -> [(String, JSONValue, Bool)] {
+        var entries: [(String, JSONValue, Bool)] = []
+        entries.reserveCapacity(members.count)
+        for (name, value) in members { entries.append((name, value, name.utf8.allSatisfy { $0 < 0x80 })) }
+        entries.sort { a, b in a.2 && b.2 ? a.0 < b.0 : precedes(a.0, b.0) }
+        return entries
     }
 
     /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
@@ -55,12 +65,37 @@ extension JSONValue {
         return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
+    /// Whether any byte of `word` is `"`, `\\` or below 0x20 (SWAR test; bytes of 0x80 and above
+    /// are UTF-8 and need no escape).
+    @inline(__always) static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        return (control | zeroQuote | zeroBackslash) & highs != 0
+    }
+
     static func serialize(string: String, into output: inout [UInt8]) {
         var string = string
         output.append(UInt8(ascii: "\""))
-        // Fast path: nothing to escape, copy the bytes at once.
+        // Fast path: nothing to escape (checked 8 bytes at a time), copy the bytes at once.
         let plain = string.withUTF8 { bytes -> Bool in
-            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            var index = 0
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= bytes.count {
+                    if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return false }
+                    index += 8
+                }
+            }
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+                index += 1
+            }
             output.append(contentsOf: bytes)
             return true
         }

@@ -93,7 +93,7 @@ public enum JSONValue: Sendable, Hashable {
     /// The compact serialization as UTF-8 bytes.
     public func serializedBytes() -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(128)
+        output.reserveCapacity(512)  // a typical token payload fits without growing
         serialize(into: &output)
         return output
     }

@@ -38,10 +38,10 @@ extension JWK {
         case .oct(let k):
             return k.withUnsafeBufferPointer { OpenSSLDigest.hmac(algorithm.hashFunction, key: $0, message: message) }
         case .ec(let curve, _, _, _):
-            guard let pkey, let der = pkey.sign(message: message, algorithm: algorithm),
-                let raw = der.withUnsafeBufferPointer({
-                    ECDSASignatureEncoding.raw(fromDER: $0, half: curve.coordinateLength)
-                })
+            guard let pkey,
+                let raw = pkey.withSignature(
+                    message: message, algorithm: algorithm,
+                    { ECDSASignatureEncoding.raw(fromDER: $0, half: curve.coordinateLength) })
             else {
                 throw JOSEError(
                     .cryptoFailure, "expected OpenSSL to produce an ECDSA signature, it failed", keyID: keyID)

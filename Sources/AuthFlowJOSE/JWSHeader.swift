@@ -6,28 +6,31 @@ public struct JWSHeader: Sendable {
     public let keyID: String?
     /// The `typ` member.
     public let type: String?
-    /// Every member.
-    public let json: [String: JSONValue]
+    /// The parsed header, decoded member by member on use.
+    let members: JSONObjectIndex
+
+    /// Every member. The dictionary is built on each use: read it once.
+    public var json: [String: JSONValue] { members.dictionary() }
 
     /// Reads a decoded header.
     /// - Throws: `JOSEError` `.invalidJSON` when it is not a JSON object; `.malformedToken` when
     ///   `alg` is missing or `alg`, `kid`, `typ` are not strings.
-    init(bytes: UnsafeBufferPointer<UInt8>) throws(JOSEError) {
-        guard case .object(let members) = try JSONValue.parse(buffer: bytes) else {
+    init(bytes: [UInt8]) throws(JOSEError) {
+        guard let members = try JSONObjectIndex.index(bytes) else {
             throw JOSEError(.invalidJSON, "expected the JWS header to be a JSON object")
         }
-        guard let algorithm = members["alg"]?.stringValue else {
+        guard let algorithm = members.value("alg")?.stringValue else {
             throw JOSEError(.malformedToken, "expected the JWS header to have a string 'alg'")
         }
         var keyID: String? = nil
-        if let value = members["kid"] {
+        if let value = members.value("kid") {
             guard let text = value.stringValue else {
                 throw JOSEError(.malformedToken, "expected 'kid' to be a string")
             }
             keyID = text
         }
         var type: String? = nil
-        if let value = members["typ"] {
+        if let value = members.value("typ") {
             guard let text = value.stringValue else {
                 throw JOSEError(.malformedToken, "expected 'typ' to be a string")
             }
@@ -36,6 +39,6 @@ public struct JWSHeader: Sendable {
         self.algorithm = algorithm
         self.keyID = keyID
         self.type = type
-        self.json = members
+        self.members = members
     }
 }

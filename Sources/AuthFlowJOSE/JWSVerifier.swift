@@ -116,8 +116,7 @@ public struct JWSVerifier: Sendable {
     }
 
     static func decodeHeader(_ part: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> JWSHeader {
-        let decoded = try Base64URL.decode(buffer: part)
-        return try decoded.withUnsafeBufferPointer { buffer throws(JOSEError) in try JWSHeader(bytes: buffer) }
+        try JWSHeader(bytes: try Base64URL.decode(buffer: part))
     }
 
     /// `none` in any letter case, without allocating.
@@ -132,11 +131,11 @@ public struct JWSVerifier: Sendable {
         if Self.isNone(header.algorithm) {
             throw JOSEError(.unsignedTokenNotAllowed, "expected a signed token, found alg none", keyID: header.keyID)
         }
-        if header.json["crit"] != nil {
+        if header.members.contains("crit") {
             throw JOSEError(
                 .unsupportedCriticalHeader, "expected no critical header extensions, found 'crit'", keyID: header.keyID)
         }
-        for name in Self.keyHeaders where header.json[name] != nil {
+        for name in Self.keyHeaders where header.members.contains(name) {
             throw JOSEError(
                 .embeddedKeyRefused, "expected keys only from the configured key set, found a '\(name)' header",
                 keyID: header.keyID)

@@ -15,7 +15,13 @@ final class PKey: @unchecked Sendable {
     private let pool = Mutex<[Int: [PooledContext]]>([:])
     private static let maximumPooledContexts = 16
 
-    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+    /// The largest signature the key makes (`EVP_PKEY_get_size`), so one signing call suffices.
+    let maximumSignatureLength: Int
+
+    init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+        self.maximumSignatureLength = Int(EVP_PKEY_get_size(pointer))
+    }
 
     deinit {
         pool.withLock { pool in
@@ -316,10 +322,9 @@ final class PKey: @unchecked Sendable {
     private func releaseContext(_ context: PooledContext, _ algorithm: JWSAlgorithm, signing: Bool) {
         let key = poolKey(algorithm, signing: signing)
         let kept = pool.withLock { pool -> Bool in
-            var contexts = pool[key] ?? []
-            guard contexts.count < Self.maximumPooledContexts else { return false }
-            contexts.append(context)
-            pool[key] = contexts
+            // Appended in place: copying the array out and back would allocate on every release.
+            guard pool[key, default: []].count < Self.maximumPooledContexts else { return false }
+            pool[key, default: []].append(context)
             return true
         }
         if !kept { EVP_PKEY_CTX_free(context.pointer) }
@@ -376,21 +381,29 @@ final class PKey: @unchecked Sendable {
             }
             return Array(out.prefix(length))
         }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest -> [UInt8]? in
-            let digestLength = OpenSSLDigest.hash(algorithm.hashFunction, message, into: digest.baseAddress!)
+        return withSignature(message: message, algorithm: algorithm) { Array($0) }
+    }
+
+    /// Signs `message` (RSA or ECDSA) into a buffer on the stack, with one signing call, and passes
+    /// the signature (DER for ECDSA) to `body`.
+    func withSignature<Result>(
+        message: UnsafeBufferPointer<UInt8>, algorithm: JWSAlgorithm, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+    ) -> Result? {
+        let capacity = maximumSignatureLength
+        guard algorithm != .edDSA, capacity > 0 else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + capacity) { buffer -> Result? in
+            let digest = buffer.baseAddress!
+            let digestLength = OpenSSLDigest.hash(algorithm.hashFunction, message, into: digest)
             guard digestLength > 0, let context = acquireContext(algorithm, signing: true) else { return nil }
             defer { releaseContext(context, algorithm, signing: true) }
-            var length = 0
-            guard EVP_PKEY_sign(context.pointer, nil, &length, digest.baseAddress, digestLength) == 1 else {
+            let signature = digest + 64
+            var length = capacity
+            guard EVP_PKEY_sign(context.pointer, signature, &length, digest, digestLength) == 1, length <= capacity
+            else {
                 ERR_clear_error()
                 return nil
             }
-            var out = [UInt8](repeating: 0, count: length)
-            guard EVP_PKEY_sign(context.pointer, &out, &length, digest.baseAddress, digestLength) == 1 else {
-                ERR_clear_error()
-                return nil
-            }
-            return Array(out.prefix(length))
+            return body(UnsafeBufferPointer(start: signature, count: length))
         }
     }
 }

@@ -1,0 +1,154 @@
+/// A validated JSON object kept as its bytes plus the position of each member's name and value,
+/// so a reader that needs a few members (a JWS header, the claims a verifier checks) decodes only
+/// those. Building the index validates the whole document exactly as ``JSONValue/parse(_:)``
+/// does (same refusals, same messages and byte offsets) but allocates no value it does not need.
+struct JSONObjectIndex: Sendable {
+    /// A member: where its name and value lie in `bytes`.
+    struct Member: Sendable {
+        /// The name's bytes between the quotes, when they are the name itself (no escapes).
+        let nameStart: Int
+        let nameEnd: Int
+        /// The decoded name when the written one has escapes or non-ASCII bytes.
+        let decodedName: String?
+        /// A digest of the decoded name's bytes, compared before the bytes themselves.
+        let fingerprint: UInt64
+        let start: Int
+        let end: Int
+    }
+
+    /// Above this many members duplicate names are found with a set of decoded names (as the
+    /// dictionary-building parser does) rather than by comparing fingerprints pairwise.
+    static let linearScanLimit = 32
+
+    let bytes: [UInt8]
+    let members: [Member]
+
+    /// Indexes `bytes`; `nil` when the document is valid JSON but not an object.
+    /// - Throws: `JOSEError` `.invalidJSON` as ``JSONValue/parse(_:)``.
+    static func index(_ bytes: [UInt8]) throws(JOSEError) -> JSONObjectIndex? {
+        let members = try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) -> [Member]? in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            guard parser.index < buffer.count, buffer[parser.index] == UInt8(ascii: "{") else {
+                // Not an object: validate it the ordinary way so a malformed document gets the same error.
+                _ = try JSONValue.parse(buffer: buffer)
+                return nil
+            }
+            let members = try parser.indexObject()
+            parser.skipWhitespace()
+            if parser.index != buffer.count {
+                throw parser.failure("expected the end of the JSON text, found more data")
+            }
+            return members
+        }
+        guard let members else { return nil }
+        return JSONObjectIndex(bytes: bytes, members: members)
+    }
+
+    /// FNV-1a over `bytes`: cheap, and only ever confirmed by comparing the bytes.
+    static func fingerprint(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    /// Whether the object has a member `name`.
+    func contains(_ name: String) -> Bool { position(of: name) != nil }
+
+    /// The value of member `name`, decoded now.
+    func value(_ name: String) -> JSONValue? {
+        guard let index = position(of: name) else { return nil }
+        return decode(members[index])
+    }
+
+    /// Calls `body` with the bytes of member `name`'s value when it is a string written without
+    /// escapes or non-ASCII bytes, so those bytes are the string's UTF-8; `nil` otherwise.
+    func withPlainString<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard let index = position(of: name) else { return nil }
+        let member = members[index]
+        return bytes.withUnsafeBufferPointer { buffer -> Result? in
+            guard member.end - member.start >= 2, buffer[member.start] == UInt8(ascii: "\"") else { return nil }
+            let content = UnsafeBufferPointer(rebasing: buffer[(member.start + 1)..<(member.end - 1)])
+            for byte in content where byte == UInt8(ascii: "\\") || byte >= 0x80 { return nil }
+            return body(content)
+        }
+    }
+
+    /// Every member as a dictionary.
+    func dictionary() -> [String: JSONValue] {
+        var result = [String: JSONValue](minimumCapacity: members.count)
+        for member in members {
+            if let value = decode(member) { result[name(of: member)] = value }
+        }
+        return result
+    }
+
+    /// The member's name as a string.
+    func name(of member: Member) -> String {
+        bytes.withUnsafeBufferPointer { Self.name(of: member, in: $0) }
+    }
+
+    /// The name of a member of the object in `buffer`.
+    static func name(of member: Member, in buffer: UnsafeBufferPointer<UInt8>) -> String {
+        if let decodedName = member.decodedName { return decodedName }
+        return String(decoding: UnsafeBufferPointer(rebasing: buffer[member.nameStart..<member.nameEnd]), as: UTF8.self)
+    }
+
+    /// Whether two members of the object in `buffer` have the same decoded name.
+    static func sameName(_ a: Member, _ b: Member, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.fingerprint == b.fingerprint else { return false }
+        if var decodedName = a.decodedName {
+            return decodedName.withUTF8 { name(of: b, in: buffer, equals: $0) }
+        }
+        return name(of: b, in: buffer, equals: UnsafeBufferPointer(rebasing: buffer[a.nameStart..<a.nameEnd]))
+    }
+
+    private func position(of name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { query in
+            let fingerprint = Self.fingerprint(query)
+            return bytes.withUnsafeBufferPointer { buffer in
+                members.firstIndex { member in
+                    member.fingerprint == fingerprint && Self.name(of: member, in: buffer, equals: query)
+                }
+            }
+        }
+    }
+
+    /// Whether `member`'s decoded name is exactly `query`.
+    static func name(of member: Member, in buffer: UnsafeBufferPointer<UInt8>, equals query: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        if var decodedName = member.decodedName {
+            return decodedName.withUTF8 { equal($0, query) }
+        }
+        return equal(UnsafeBufferPointer(rebasing: buffer[member.nameStart..<member.nameEnd]), query)
+    }
+
+    /// Whether `a` and `b` hold the same bytes (not constant-time: for names and public values).
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard a.count > 0, let leftBase = a.baseAddress, let rightBase = b.baseAddress else { return true }
+        let left = UnsafeRawPointer(leftBase)
+        let right = UnsafeRawPointer(rightBase)
+        var index = 0
+        while index + 8 <= a.count {
+            let x = left.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if x != right.loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
+            index += 8
+        }
+        while index < a.count {
+            if leftBase[index] != rightBase[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// The member's value; it was validated when the index was built, so decoding it again succeeds.
+    private func decode(_ member: Member) -> JSONValue? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(UnsafeBufferPointer(rebasing: buffer[member.start..<member.end]))
+            return try? parser.parseValue()
+        }
+    }
+}
