@@ -22,6 +22,22 @@ extension SQLiteDatabase: SQLBackend {
             }
         }
     }
+
+    /// Commits with `synchronous = NORMAL`: the commit reaches the WAL file (a process crash keeps it) but is
+    /// not synced; the next synced commit or checkpoint syncs it along with its own frames, since SQLite syncs
+    /// the whole WAL file. So a power cut can lose only such unsynced commits, never an earlier synced one. The
+    /// connection is back to `FULL` before the operation returns, or before the next one runs.
+    package func withUnsyncedWriteTransaction<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        try await perform(operation) { (connection: SQLiteConnection) throws(StoreError) in
+            try connection.setCommitsSynced(false, operation: operation)
+            defer { try? connection.setCommitsSynced(true, operation: operation) }
+            return try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
+                try body(SQLiteStatements(connection: connection))
+            }
+        }
+    }
 }
 
 /// A connection lent to the shared store layer: its values become SQLite's.

@@ -5,15 +5,18 @@ import Synchronization
 
 /// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
 ///
-/// Each instance owns one connection. Operations run one at a time on the instance's own serial queue (so a
-/// statement waiting for a lock never blocks Swift's cooperative threads) behind a mutex. Several instances,
+/// Each instance owns one connection. Operations run one at a time behind a mutex: on the calling thread when
+/// it is an HTTP handler thread, which may block (`BlockingThreads`), otherwise on the instance's own serial
+/// queue, so a statement waiting for a lock never blocks Swift's cooperative threads. Several instances,
 /// in one process or several, may open the same file: SQLite's locking and the busy timeout serialize their
 /// writes.
 ///
 /// Opening configures the connection and brings the schema up to date:
 /// - `journal_mode = WAL`: readers never block the writer and a crash never loses a committed transaction;
-/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed link, token or
-///   applied notification id also survives a power loss (writes here are rare: sign-ins, not page views);
+/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed link, token, spent
+///   state, session deletion or applied notification id also survives a power loss. The one exception is a new
+///   session (`withUnsyncedWriteTransaction`, `NORMAL`): a power cut may lose it until the next synced
+///   commit, which signs its browser out and brings nothing back;
 /// - `foreign_keys = ON`, a busy timeout, and SQLite's defensive mode;
 /// - migrations versioned in code (`PRAGMA user_version`), applied in one transaction. A database written by
 ///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
@@ -79,15 +82,30 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Runs `body` with the connection on the database's queue.
+    /// Runs `body` with the connection: right on the calling thread when it may block (an HTTP handler
+    /// thread, see `BlockingThreads`), otherwise on the database's queue.
+    ///
+    /// On a handler thread this saves the hop to the queue and back (two thread wake-ups per operation). The
+    /// thread then waits for the connection's mutex while another operation of this process runs, and for the
+    /// busy timeout while another connection holds the write lock, exactly as the queue would have; it is a
+    /// dedicated thread, so neither Swift's cooperative threads nor libmicrohttpd's polling thread wait.
     @discardableResult
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
+        if BlockingThreads.currentThreadMayBlock {
+            return try connection.withLock { connection throws(StoreError) in
+                try connection.setCommitsSynced(true, operation: operation)
+                return try body(connection)
+            }
+        }
         let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
             queue.async {
                 let outcome = self.connection.withLock { connection in
-                    Result { () throws(StoreError) -> T in try body(connection) }
+                    Result { () throws(StoreError) -> T in
+                        try connection.setCommitsSynced(true, operation: operation)
+                        return try body(connection)
+                    }
                 }
                 continuation.resume(returning: outcome)
             }

@@ -5,7 +5,7 @@ import Foundation
 
 extension SignInServer {
     /// `GET|POST /auth/{provider}/callback`: completes the sign-in, resolves the account, starts a fresh
-    /// session and redirects (302 after GET, 303 after POST) to `return_to` (default `/`).
+    /// session, clears the flow's cookie and redirects (302 after GET, 303 after POST) to `return_to` (default `/`).
     ///
     /// The flow record comes from the browser's flow cookie for the callback's state; the state is marked
     /// spent only once that cookie has opened and matched, so a callback with someone else's state and no (or
@@ -106,6 +106,12 @@ extension SignInServer {
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
         countSignIn(provider: name, intent: result.intent, started: started)
         var response = HTTPServerResponse.redirect(to: result.returnTo ?? "/", status: method == .post ? 303 : 302)
+        // The flow is over and its state spent: the browser drops its flow cookie, so its later requests do not
+        // carry it and its next sign-in start has no stale flow cookie to open and evict.
+        if let record, let flowCookie {
+            response.addCookie(
+                flowCookie.policy.clearedFlowCookie(name: flowCookie.policy.flowCookieName(state: record.state)))
+        }
         response.addCookie(session.cookie)
         return response
     }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import AuthFlowSQLite
 
-/// Session ids never reach the file; expired sessions are purged.
+/// Session ids never reach the file; expired sessions are purged; only a session's creation skips the sync.
 @Suite struct SQLiteSessionStoreTests {
     @Test func storesOnlyTheDigestOfASessionID() async throws {
         let directory = try TemporaryDirectory()
@@ -48,5 +48,38 @@ import Testing
             try connection.query("SELECT count(*) FROM sessions", operation: "test").first?.integer(0)
         }
         #expect(count == 1)
+    }
+
+    static func synchronous(_ database: SQLiteDatabase) async throws -> Int64? {
+        try await database.perform("test") { connection throws(StoreError) in
+            try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
+        }
+    }
+
+    @Test func createsASessionUnsyncedAndLeavesEveryOtherCommitSynced() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.path("sync.sqlite"))
+        let store = SQLiteSessionStore(database: database, clock: ManualClock(StoreHarness.start))
+        let during = try await database.withUnsyncedWriteTransaction("test") { connection throws(StoreError) in
+            try connection.query("PRAGMA synchronous", operation: "test").first?.real(0)
+        }
+        #expect(during == 1)  // NORMAL
+        #expect(try await Self.synchronous(database) == 2)  // FULL again
+        try await store.createSession(
+            id: "session-sync",
+            record: SessionRecord(
+                userID: .alice, provider: "apple", subject: "s", createdAt: StoreHarness.start,
+                expiresAt: StoreHarness.start + 60))
+        #expect(try await Self.synchronous(database) == 2)
+        #expect(try await store.deleteSession(id: "session-sync"))
+    }
+
+    @Test func restoresSyncedCommitsBeforeAnyOperationWhenAConnectionWasLeftUnsynced() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.path("left.sqlite"))
+        try await database.perform("test") { connection throws(StoreError) in
+            try connection.setCommitsSynced(false, operation: "test")
+        }
+        #expect(try await Self.synchronous(database) == 2)
     }
 }

@@ -12,7 +12,14 @@ struct CallbackProtectionTests {
         try await TestDeployment.with { app in
             let browser = TestBrowser()
             let answer = try await app.authorize(browser, provider: "google", as: People.alice)
+            let flow = try #require(browser.cookies(for: app.appURL).first { $0.name.hasPrefix("authflow_flow_") })
             #expect(try await app.deliver(answer, in: browser).status == 302)
+            // The sign-in cleared the flow cookie: a plain replay no longer belongs to this browser.
+            let plain = try await app.deliver(answer, in: browser)
+            #expect(plain.status == 403)
+            #expect(errorCode(plain) == "browser_binding_mismatch")
+            // With the flow cookie kept aside and sent again, the state is found spent.
+            browser.setCookie(flow.name, flow.value, for: app.appURL)
             let replay = try await app.deliver(answer, in: browser)
             #expect(replay.status == 400)
             #expect(errorCode(replay) == "invalid_state")
@@ -23,7 +30,14 @@ struct CallbackProtectionTests {
         try await TestDeployment.with { app in
             let browser = TestBrowser()
             let answer = try await app.authorize(browser, provider: "apple", as: People.alice)
+            let flow = try #require(browser.cookies(for: app.appURL).first { $0.name.hasPrefix("authflow_flow_") })
             #expect(try await app.deliver(answer, in: browser).status == 303)
+            // The sign-in cleared the flow cookie: a plain replay no longer belongs to this browser.
+            let plain = try await app.deliver(answer, in: browser)
+            #expect(plain.status == 403)
+            #expect(errorCode(plain) == "browser_binding_mismatch")
+            // With the flow cookie kept aside and sent again, the state is found spent.
+            browser.setCookie(flow.name, flow.value, for: app.appURL)
             let replay = try await app.deliver(answer, in: browser)
             #expect(replay.status == 400)
             #expect(errorCode(replay) == "invalid_state")

@@ -54,6 +54,22 @@ struct SignInFlowTests {
         }
     }
 
+    @Test func aSuccessfulCallbackClearsItsFlowCookie() async throws {
+        try await TestDeployment.with { app in
+            let browser = TestBrowser()
+            let answer = try await app.authorize(browser, provider: "google", as: People.alice)
+            let flows = browser.cookies(for: app.appURL).filter { $0.name.hasPrefix("authflow_flow_") }
+            let flow = try #require(flows.count == 1 ? flows.first : nil)
+            let done = try await app.deliver(answer, in: browser)
+            #expect(done.status == 302)
+            let cleared = done.headers.values("Set-Cookie").filter { $0.hasPrefix(flow.name + "=;") }
+            #expect(cleared.count == 1)
+            #expect(cleared.first?.contains("Max-Age=0") == true)
+            #expect(!browser.cookies(for: app.appURL).contains { $0.name.hasPrefix("authflow_flow_") })
+            #expect(try await app.session(browser).status == 200)
+        }
+    }
+
     @Test func sessionIDChangesAtEachSignIn() async throws {
         try await TestDeployment.with { app in
             let browser = TestBrowser()

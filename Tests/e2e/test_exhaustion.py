@@ -256,10 +256,15 @@ def test_a_victims_state_without_the_cookie_is_refused_and_the_victim_still_sign
             victims = next(c for c in victim.session.cookies if c.name.startswith("authflow_flow_"))
             attacker.session.cookies.set(victims.name, own.value, domain=own.domain, path="/")
         harness.expect_error(attacker.deliver(callback), "browser_binding_mismatch", (403,), context=name)
+    kept = next(c for c in victim.session.cookies if c.name.startswith("authflow_flow_"))
     expect_redirect(victim.deliver(callback), "/", context="the victim's own callback")
     assert victim.session_info().json()["subject"] == identity.subject
-    # And its replay is refused.
-    harness.expect_error(victim.deliver(callback), "invalid_state", (400,), context="replay")
+    # The sign-in cleared the flow cookie, so a plain replay no longer belongs to the browser; with the
+    # cookie kept aside and sent again, the state is found spent.
+    assert not any(c.name.startswith("authflow_flow_") for c in victim.session.cookies)
+    harness.expect_error(victim.deliver(callback), "browser_binding_mismatch", (403,), context="replay")
+    victim.session.cookies.set(kept.name, kept.value, domain=kept.domain, path="/")
+    harness.expect_error(victim.deliver(callback), "invalid_state", (400,), context="replay with the cookie")
 
 
 def test_two_cookies_with_the_flow_cookies_name_are_refused(servers):

@@ -64,17 +64,34 @@ def label_values(samples: dict, name: str, label: str) -> set:
     return {dict(labels)[label] for (sample, labels) in samples if sample == name and label in dict(labels)}
 
 
+def sign_in_keeping_the_flow_cookie(browser, provider: str, identity: Identity):
+    """A whole sign-in, and its flow cookie as it was before the callback cleared it (for a replay)."""
+    flow = browser.start(provider)
+    browser.consent(flow, identity)
+    flow.callback = browser.callback_from(flow)
+    kept = next(c for c in browser.session.cookies if c.name.startswith("authflow_flow_"))
+    flow.result = browser.deliver(flow.callback, flow=flow)
+    return flow, kept
+
+
+def replay_with(browser, flow, kept):
+    """Delivers the flow's callback again with its flow cookie sent again: refused, its state is spent."""
+    browser.session.cookies.set(kept.name, kept.value, domain=kept.domain, path="/")
+    return browser.deliver(flow.callback)
+
+
 def test_metrics_count_exactly_what_happened(observed):
     before = scrape(observed)
     flows = {}
     browsers = {}
+    cookies = {}
     for provider in harness.PROVIDERS:
         browser = observed.browser(provider)
-        flow = browser.sign_in(provider, Identity.fresh(provider))
+        flow, kept = sign_in_keeping_the_flow_cookie(browser, provider, Identity.fresh(provider))
         harness.expect_redirect(flow.result, "/", context=f"{provider} sign-in")
-        flows[provider], browsers[provider] = flow, browser
+        flows[provider], browsers[provider], cookies[provider] = flow, browser, kept
     # A refused callback: Google's callback delivered a second time (its state is spent).
-    replay = browsers["google"].deliver(flows["google"].callback)
+    replay = replay_with(browsers["google"], flows["google"], cookies["google"])
     refused = expect_error(replay, "invalid_state", context="replayed callback")["error"]
     # /auth/check: one signed-in browser (202), one without a session (401).
     assert browsers["google"].check().status_code == 202
@@ -204,10 +221,10 @@ def test_json_logs_of_a_sign_in_and_a_refused_callback(observed):
     start = len(observed.stderr_path.read_text(errors="replace"))
     browser = observed.browser("logged")
     identity = Identity.fresh("google")
-    flow = browser.sign_in("google", identity)
+    flow, kept = sign_in_keeping_the_flow_cookie(browser, "google", identity)
     harness.expect_redirect(flow.result, "/", context="google sign-in")
-    cookies = cookie_values(browser)
-    replay = browser.deliver(flow.callback)
+    cookies = cookie_values(browser) + [kept.value]
+    replay = replay_with(browser, flow, kept)
     expect_error(replay, "invalid_state", context="replayed callback")
     responses = {"login": flow.start, "callback": flow.result, "refused": replay}
     time.sleep(0.2)  # the server writes its request line after answering

@@ -141,9 +141,18 @@ def test_logout_with_return_to_redirects_there(app):
 def test_replayed_callback_is_refused(app, provider):
     browser = app.browser()
     identity = Identity.fresh(provider)
-    flow = browser.sign_in(provider, identity)
-    expect_redirect(flow.result, "/", context="first delivery")
-    replay = browser.deliver(flow.callback)
+    flow = browser.start(provider)
+    browser.consent(flow, identity)
+    callback = browser.callback_from(flow)
+    kept = [c for c in browser.session.cookies if c.name.startswith("authflow_flow_")]
+    assert len(kept) == 1, f"expected one flow cookie, found {[c.name for c in kept]}"
+    expect_redirect(browser.deliver(callback, flow=flow), "/", context="first delivery")
+    # The sign-in cleared its flow cookie, so a plain replay no longer belongs to this browser; with the
+    # cookie kept aside and sent again, the state is found spent.
+    assert not any(c.name.startswith("authflow_flow_") for c in browser.session.cookies)
+    expect_error(browser.deliver(callback), "browser_binding_mismatch", context=f"{provider} plain replay")
+    browser.session.cookies.set(kept[0].name, kept[0].value, domain=kept[0].domain, path="/")
+    replay = browser.deliver(callback)
     expect_error(replay, "invalid_state", context=f"{provider} replayed callback")
     # The refusal does not touch the session the first delivery created.
     assert browser.session_info().json()["subject"] == identity.subject
@@ -201,7 +210,9 @@ def test_session_id_is_replaced_at_sign_in(app):
     before = {cookie.name for cookie in probe.session.cookies}
     flow = probe.sign_in("google", Identity.fresh("google"))
     expect_redirect(flow.result, "/", context="probe sign-in")
-    names = {header.split("=", 1)[0].strip() for header in harness.set_cookie_headers(flow.result)} - before
+    # (The callback also clears its flow cookie, with Max-Age=0: not a cookie it sets.)
+    names = {header.split("=", 1)[0].strip() for header in harness.set_cookie_headers(flow.result)
+             if "max-age=0" not in header.lower()} - before
     assert names, "the callback set no session cookie"
     for header in harness.set_cookie_headers(flow.result):
         lowered = header.lower()

@@ -100,6 +100,18 @@ final class SQLiteConnection {
         return Int(sqlite3_changes64(handle))
     }
 
+    /// Whether commits wait for the disk (`synchronous = FULL`, the setting outside
+    /// `SQLiteDatabase.withUnsyncedWriteTransaction`).
+    private(set) var commitsSynced = true
+
+    /// Switches between `synchronous = FULL` (`true`) and `NORMAL`; the flag changes only once SQLite took the
+    /// setting, so a failed switch back to `FULL` is tried again before the next operation runs.
+    func setCommitsSynced(_ synced: Bool, operation: String) throws(StoreError) {
+        guard synced != commitsSynced else { return }
+        try execute(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", operation: operation)
+        commitsSynced = synced
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it (or the commit) throws.
     ///
     /// `immediate` takes the write lock at `BEGIN`, so a read-then-write transaction never fails half-way

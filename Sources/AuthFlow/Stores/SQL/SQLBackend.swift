@@ -43,9 +43,24 @@ package protocol SQLBackend: Sendable {
     func withTransaction<T: Sendable>(
         _ operation: String, writes: Bool, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T
+
+    /// Runs `body` in one write transaction whose loss after a power cut or an operating-system crash (not a
+    /// process crash) is harmless, such as a new session's (its browser is then signed out). The backend may
+    /// commit it without waiting for the disk; the next synced commit makes it durable too. Deletions, spent
+    /// states and account changes never use it.
+    func withUnsyncedWriteTransaction<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
+    ) async throws(StoreError) -> T
 }
 
 extension SQLBackend {
+    /// A synced write transaction, for backends that do not relax durability.
+    package func withUnsyncedWriteTransaction<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        try await withTransaction(operation, writes: true, body)
+    }
+
     /// `" FOR UPDATE"` where rows are locked, else nothing.
     package var forUpdate: String { locksRows ? " FOR UPDATE" : "" }
 

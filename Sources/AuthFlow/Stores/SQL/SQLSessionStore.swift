@@ -24,7 +24,7 @@ public struct SQLSessionStore: Sendable {
         let operation = "createSession"
         try StoreValidation.checkSession(id: id, record, operation: operation)
         let now = clock.now().timeIntervalSince1970
-        let inserted = try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        let inserted = try await backend.withUnsyncedWriteTransaction(operation) { connection throws(StoreError) in
             try connection.run("DELETE FROM sessions WHERE expires_at <= $1", .real(now), operation: operation)
             return try connection.run(
                 """

@@ -1,0 +1,31 @@
+import Glibc
+
+/// Which threads may wait in a blocking call (a lock held by another process, a disk sync).
+///
+/// Swift's cooperative threads and libmicrohttpd's polling thread must never block: a store that
+/// waits there holds up every other task or connection. The HTTP handler threads (the threads a
+/// handler that waits runs on) are dedicated threads that may block: a store can run a short
+/// operation right on such a thread instead of handing it to a queue of its own and resuming the
+/// handler afterwards, which saves two thread wake-ups per operation.
+///
+/// The mark belongs to the thread, not to a task: it is true only on threads that were marked
+/// when they started.
+public enum BlockingThreads {
+    /// The thread-specific slot holding the mark (non-nil on a marked thread).
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "expected a free thread-specific key, pthread_key_create failed with \(status)")
+        return key
+    }()
+
+    /// Whether the calling thread may wait in a blocking call.
+    public static var currentThreadMayBlock: Bool {
+        pthread_getspecific(key) != nil
+    }
+
+    /// Marks the calling thread as one that may block, for the rest of its life.
+    static func markCurrentThread() {
+        _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+    }
+}
