@@ -50,15 +50,7 @@ extension JSONParser {
             }
             if duplicate { throw failure("expected unique member names, found a duplicate member") }
             members.append(member)
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("expected ',' or '}', found the end of the data") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
-            index += 1
-            return members
+            if try endOfMember() { return members }
         }
     }
 

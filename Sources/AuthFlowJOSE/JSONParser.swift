@@ -29,6 +29,20 @@ struct JSONParser {
         }
     }
 
+    /// After an object member: moves past the `,` before the next member (`false`) or the `}` that closes the
+    /// object (`true`).
+    mutating func endOfMember() throws(JOSEError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("expected ',' or '}', found the end of the data") }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return false
+        }
+        guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
+        index += 1
+        return true
+    }
+
     mutating func parseValue() throws(JOSEError) -> JSONValue {
         guard index < bytes.count else { throw failure("expected a JSON value, found the end of the data") }
         switch bytes[index] {
@@ -93,15 +107,7 @@ struct JSONParser {
             if members.updateValue(value, forKey: name) != nil {
                 throw failure("expected unique member names, found a duplicate member")
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("expected ',' or '}', found the end of the data") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
-            index += 1
-            break
+            if try endOfMember() { break }
         }
         return .object(members)
     }
@@ -286,14 +292,7 @@ struct JSONParser {
 
     /// Whether any byte of `word` is `"`, `\\`, below 0x20 or at least 0x80 (SWAR test).
     @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let control = (word &- ones &* 0x20) & ~word
-        let zeroQuote = (quote &- ones) & ~quote
-        let zeroBackslash = (backslash &- ones) & ~backslash
-        return (word | control | zeroQuote | zeroBackslash) & highs != 0
+        word & 0x8080_8080_8080_8080 != 0 || JSONValue.needsEscape(word)
     }
 
     @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
