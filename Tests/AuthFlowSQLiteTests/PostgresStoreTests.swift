@@ -127,23 +127,32 @@ struct PostgresStoreTests {
         #expect(error?.code == .unsupportedSchema)
     }
 
+    /// The PostgreSQL database at `url` as schema version `version` wrote it, holding carol's user and X identity
+    /// (`.xCarol`) without tokens; returns its open connection.
+    static func databaseWithCarol(at url: String, schemaVersion version: Int) throws -> PostgresConnection {
+        let connection = try PostgresConnection(conninfo: url, statementTimeout: 30)
+        try connection.run(
+            "CREATE TABLE authflow_schema (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), "
+                + "version integer NOT NULL)", operation: "test")
+        for statement in PostgresSchema.migrations[0..<version].joined() {
+            try connection.run(statement, operation: "test")
+        }
+        try connection.run("INSERT INTO authflow_schema (version) VALUES (\(version))", operation: "test")
+        try connection.run("INSERT INTO users (id, created_at) VALUES ('u-carol', 0)", operation: "test")
+        try connection.run(
+            """
+            INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
+                disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', false, false, false, false, 0, 0)
+            """, operation: "test")
+        return connection
+    }
+
     @Test func migratesAVersionOneDatabaseKeepingItsTokensAndAddingTheRefreshLease() async throws {
         let url = try TestDatabases.freshPostgresURL()
         let stored = StoredTokens(accessToken: "x-access-old", refreshToken: "x-refresh-old", scope: "users.read")
         do {
             // A database written by schema version 1: its token rows have no lease columns.
-            let connection = try PostgresConnection(conninfo: url, statementTimeout: 30)
-            try connection.run(
-                "CREATE TABLE authflow_schema (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), "
-                    + "version integer NOT NULL)", operation: "test")
-            for statement in PostgresSchema.migrations[0] { try connection.run(statement, operation: "test") }
-            try connection.run("INSERT INTO authflow_schema (version) VALUES (1)", operation: "test")
-            try connection.run("INSERT INTO users (id, created_at) VALUES ('u-carol', 0)", operation: "test")
-            try connection.run(
-                """
-                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
-                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', false, false, false, false, 0, 0)
-                """, operation: "test")
+            let connection = try Self.databaseWithCarol(at: url, schemaVersion: 1)
             let sealed = try TokenSealing(cipher: Self.cipher).columns(stored, for: .xCarol, operation: "test")
             try connection.run(
                 """
@@ -167,20 +176,7 @@ struct PostgresStoreTests {
             RefreshTokenIdentifier.sha512SHA512Digest(of: "x-refresh-old-0123456789"))
         do {
             // A database written by schema version 2: its token rows have no lookup digests.
-            let connection = try PostgresConnection(conninfo: url, statementTimeout: 30)
-            try connection.run(
-                "CREATE TABLE authflow_schema (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), "
-                    + "version integer NOT NULL)", operation: "test")
-            for statement in PostgresSchema.migrations[0..<2].joined() {
-                try connection.run(statement, operation: "test")
-            }
-            try connection.run("INSERT INTO authflow_schema (version) VALUES (2)", operation: "test")
-            try connection.run("INSERT INTO users (id, created_at) VALUES ('u-carol', 0)", operation: "test")
-            try connection.run(
-                """
-                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
-                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', false, false, false, false, 0, 0)
-                """, operation: "test")
+            let connection = try Self.databaseWithCarol(at: url, schemaVersion: 2)
             let sealed = try TokenSealing(cipher: Self.cipher).columns(stored, for: .xCarol, operation: "test")
             try connection.run(
                 """

@@ -35,6 +35,22 @@ import Testing
             ])
     }
 
+    /// A database file at `path` as schema version `version` wrote it, holding carol's user and X identity
+    /// (`.xCarol`) without tokens; returns its open connection.
+    static func fileWithCarol(at path: String, schemaVersion version: Int) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, busyTimeout: 5)
+        for migration in SQLiteSchema.migrations[0..<version] { try connection.execute(migration, operation: "test") }
+        try connection.execute("PRAGMA application_id = \(SQLiteSchema.applicationID)", operation: "test")
+        try connection.execute("PRAGMA user_version = \(version)", operation: "test")
+        try connection.execute(
+            """
+            INSERT INTO users (id, created_at) VALUES ('u-carol', 0);
+            INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
+                disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', 0, 0, 0, 0, 0, 0);
+            """, operation: "test")
+        return connection
+    }
+
     @Test func migratesAVersionThreeFileKeepingItsTokensAndAddingTheRefreshLease() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v3.sqlite")
@@ -42,16 +58,7 @@ import Testing
         let stored = StoredTokens(accessToken: "x-access-old", refreshToken: "x-refresh-old", scope: "users.read")
         do {
             // A file written by schema version 3: its token rows have no lease columns.
-            let connection = try SQLiteConnection(path: path, busyTimeout: 5)
-            for migration in SQLiteSchema.migrations[0..<3] { try connection.execute(migration, operation: "test") }
-            try connection.execute("PRAGMA application_id = \(SQLiteSchema.applicationID)", operation: "test")
-            try connection.execute("PRAGMA user_version = 3", operation: "test")
-            try connection.execute(
-                """
-                INSERT INTO users (id, created_at) VALUES ('u-carol', 0);
-                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
-                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', 0, 0, 0, 0, 0, 0);
-                """, operation: "test")
+            let connection = try Self.fileWithCarol(at: path, schemaVersion: 3)
             let sealed = try TokenSealing(cipher: cipher).columns(stored, for: .xCarol, operation: "test")
             _ = try connection.run(
                 """
@@ -86,16 +93,7 @@ import Testing
             RefreshTokenIdentifier.sha512SHA512Digest(of: "x-refresh-old-0123456789"))
         do {
             // A file written by schema version 4: its token rows have no lookup digests.
-            let connection = try SQLiteConnection(path: path, busyTimeout: 5)
-            for migration in SQLiteSchema.migrations[0..<4] { try connection.execute(migration, operation: "test") }
-            try connection.execute("PRAGMA application_id = \(SQLiteSchema.applicationID)", operation: "test")
-            try connection.execute("PRAGMA user_version = 4", operation: "test")
-            try connection.execute(
-                """
-                INSERT INTO users (id, created_at) VALUES ('u-carol', 0);
-                INSERT INTO identities (provider, subject, user_id, email_verified, is_private_email, email_disabled,
-                    disabled, created_at, updated_at) VALUES ('x', 'carol-42', 'u-carol', 0, 0, 0, 0, 0, 0);
-                """, operation: "test")
+            let connection = try Self.fileWithCarol(at: path, schemaVersion: 4)
             let sealed = try TokenSealing(cipher: cipher).columns(stored, for: .xCarol, operation: "test")
             _ = try connection.run(
                 """

@@ -18,17 +18,7 @@ struct ProviderFaultTests {
     /// Runs `body` against a deployment whose providers are reached through a `FaultyProvider`, with a
     /// one-second client timeout.
     func withFaults(_ body: (TestDeployment, FaultyProvider) async throws -> Void) async throws {
-        let faults = try FaultyProvider()
-        var settings = TestDeployment.Settings()
-        settings.faults = faults
-        settings.httpTimeout = 1
-        do {
-            try await TestDeployment.with(settings) { app in try await body(app, faults) }
-            await faults.stop()
-        } catch {
-            await faults.stop()
-            throw error
-        }
+        try await TestDeployment.withFaultyProvider(httpTimeout: 1, body)
     }
 
     /// Signs in with `provider` while the fault is in place and checks the refusal, then lifts the fault at

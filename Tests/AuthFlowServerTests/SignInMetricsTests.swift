@@ -13,18 +13,8 @@ struct SignInMetricsTests {
     static let googleKeys = "/google/oauth2/v3/certs"
 
     func withMetrics(_ body: (TestDeployment, FaultyProvider) async throws -> Void) async throws {
-        let faults = try FaultyProvider()
-        var settings = TestDeployment.Settings()
-        settings.faults = faults
-        settings.httpTimeout = 5
-        settings.metrics = try ServerMetrics(providers: settings.providers)
-        do {
-            try await TestDeployment.with(settings) { app in try await body(app, faults) }
-            await faults.stop()
-        } catch {
-            await faults.stop()
-            throw error
-        }
+        try await TestDeployment.withFaultyProvider(
+            httpTimeout: 5, configure: { $0.metrics = try ServerMetrics(providers: $0.providers) }, body)
     }
 
     /// The value of one series in the server's `/metrics` text (nil when the series is absent).

@@ -42,16 +42,11 @@ struct StoreIntegrationTests {
     /// and `/healthz` names the store.
     @Test(arguments: [("sessions", "sessions"), ("users", "accounts")])
     func healthNamesTheSQLStoreWhoseTableIsGone(table: String, store: String) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "authflow-health-\(UUID().uuidString.prefix(8)).sqlite"
-        ).path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        let file = TemporarySQLiteFile("health")
+        defer { file.remove() }
+        let path = file.path
         let clock = ManualClock(Date(timeIntervalSince1970: 1_796_000_000))
-        let stores = try SignInServer.Stores.open(
-            StoreSettings(kind: .sqlite, path: path), secret: Secret("test-secret-0123456789abcdef-0123456789"),
-            clock: clock, random: SystemRandom())
+        let stores = try file.stores(clock: clock)
         let server = SignInServer(
             options: .init(publicURL: "http://localhost:8080", secret: Secret(String(repeating: "s", count: 40))),
             providers: [], stores: stores, httpClient: CurlHTTPClient(), clock: clock)
@@ -66,18 +61,11 @@ struct StoreIntegrationTests {
     }
 
     @Test func refreshTokensAreStoredEncryptedInSQLite() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "authflow-server-\(UUID().uuidString.prefix(8)).sqlite"
-        ).path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        let file = TemporarySQLiteFile("server")
+        defer { file.remove() }
+        let path = file.path
         var settings = TestDeployment.Settings()
-        settings.stores = { clock in
-            try SignInServer.Stores.open(
-                StoreSettings(kind: .sqlite, path: path), secret: Secret("test-secret-0123456789abcdef-0123456789"),
-                clock: clock, random: SystemRandom())
-        }
+        settings.stores = { clock in try file.stores(clock: clock) }
         try await TestDeployment.with(settings) { app in
             let browser = TestBrowser()
             try await app.signIn(browser, provider: "x", as: People.carol)

@@ -14,23 +14,14 @@ import Testing
 /// store, and sets no session cookie; the routes that do not need it keep working.
 @Suite("A store that stops answering: typed 503s, counted, no session handed out")
 struct StoreOutageTests {
-    static let secret = Secret("test-secret-0123456789abcdef-0123456789")
-
     func withSQLite(_ body: (TestDeployment, SQLiteDatabase) async throws -> Void) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "authflow-outage-\(UUID().uuidString.prefix(8)).sqlite"
-        ).path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        let file = TemporarySQLiteFile("outage")
+        defer { file.remove() }
         var settings = TestDeployment.Settings()
-        settings.stores = { clock in
-            try SignInServer.Stores.open(
-                StoreSettings(kind: .sqlite, path: path), secret: Self.secret, clock: clock, random: SystemRandom())
-        }
+        settings.stores = { clock in try file.stores(clock: clock) }
         settings.metrics = try ServerMetrics(providers: settings.providers)
         try await TestDeployment.with(settings) { app in
-            try await body(app, try SQLiteDatabase(path: path))
+            try await body(app, try SQLiteDatabase(path: file.path))
         }
     }
 

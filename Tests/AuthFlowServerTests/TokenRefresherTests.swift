@@ -77,16 +77,6 @@ struct TokenRefresherTests {
             options: .init(maximumWait: maximumWait, pollInterval: .milliseconds(20)))
     }
 
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent(
-            "authflow-refresh-\(UUID().uuidString.prefix(8)).sqlite"
-        ).path
-    }
-
-    static func removeDatabase(_ path: String) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
-
     /// Six callers, three on each of two handles, ask for an expired X token at once.
     static func concurrentRefreshReachesXOnce(_ backend: Backend) async throws {
         try await withSignedInX(backend) { app, key, signedIn in
@@ -125,8 +115,9 @@ struct TokenRefresherTests {
     }
 
     @Test func concurrentRefreshesOnOneSQLiteFileReachXOnceAndKeepTheRotatedToken() async throws {
-        let path = Self.temporaryPath()
-        defer { Self.removeDatabase(path) }
+        let file = TemporarySQLiteFile("refresh")
+        defer { file.remove() }
+        let path = file.path
         try await Self.concurrentRefreshReachesXOnce(.sqlite(path))
     }
 
@@ -137,8 +128,9 @@ struct TokenRefresherTests {
     }
 
     @Test func aFreshAccessTokenIsReturnedWithoutAskingX() async throws {
-        let path = Self.temporaryPath()
-        defer { Self.removeDatabase(path) }
+        let file = TemporarySQLiteFile("refresh")
+        defer { file.remove() }
+        let path = file.path
         try await Self.withSignedInX(.sqlite(path)) { app, key, signedIn in
             let before = app.sandbox.requestCounts(for: .x).refreshGrants
             let tokens = try await Self.refresher(app, accounts: app.stores.accounts).accessToken(for: key)
@@ -148,8 +140,9 @@ struct TokenRefresherTests {
     }
 
     @Test func aWaiterGivesUpWithATypedErrorWhileAHolderNeverFinishesThenTakesOverItsExpiredLease() async throws {
-        let path = Self.temporaryPath()
-        defer { Self.removeDatabase(path) }
+        let file = TemporarySQLiteFile("refresh")
+        defer { file.remove() }
+        let path = file.path
         try await Self.withSignedInX(.sqlite(path)) { app, key, signedIn in
             let other = try Backend.sqlite(path).open(clock: app.clock)
             app.clock.advance(by: 3 * 3600)
@@ -179,8 +172,9 @@ struct TokenRefresherTests {
     }
 
     @Test func aRefusedRefreshReleasesTheLeaseAndKeepsTheStoredTokens() async throws {
-        let path = Self.temporaryPath()
-        defer { Self.removeDatabase(path) }
+        let file = TemporarySQLiteFile("refresh")
+        defer { file.remove() }
+        let path = file.path
         try await Self.withSignedInX(.sqlite(path)) { app, key, signedIn in
             // The grant is revoked at X: the stored refresh token no longer works.
             let operations = TokenOperations(

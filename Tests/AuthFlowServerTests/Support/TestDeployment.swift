@@ -220,3 +220,26 @@ enum People {
 func errorCode(_ response: HTTPClientResponse) -> String? {
     (try? JSONValue.parse(response.body))?["error"]?.stringValue
 }
+
+extension TestDeployment {
+    /// Runs `body` against a deployment whose providers are reached through a new `FaultyProvider` (stopped
+    /// afterwards, also when `body` throws), with `httpTimeout` as the server's client timeout; `configure`
+    /// adjusts the other settings.
+    static func withFaultyProvider(
+        httpTimeout: Double, configure: (inout Settings) throws -> Void = { _ in },
+        _ body: (TestDeployment, FaultyProvider) async throws -> Void
+    ) async throws {
+        let faults = try FaultyProvider()
+        var settings = Settings()
+        settings.faults = faults
+        settings.httpTimeout = httpTimeout
+        do {
+            try configure(&settings)
+            try await with(settings) { app in try await body(app, faults) }
+            await faults.stop()
+        } catch {
+            await faults.stop()
+            throw error
+        }
+    }
+}
