@@ -1,5 +1,6 @@
-import AuthFlowHTTP
 import Testing
+
+@testable import AuthFlowHTTP
 
 @Suite("HTTPHeaders")
 struct HTTPHeadersTests {
@@ -64,5 +65,25 @@ struct HTTPHeadersTests {
     @Test func equalityIgnoresNameCase() {
         #expect(HTTPHeaders([("a", "1")]) == HTTPHeaders([("A", "1")]))
         #expect(HTTPHeaders([("a", "1")]) != HTTPHeaders([("a", "2")]))
+    }
+
+    @Test func refusesCRLFAndNULInAValueAtEveryPositionOfEveryWord() {
+        // Values of 1 to 40 bytes, one byte of every value at every position: the word-at-a-time scan must find a
+        // CR, LF or NUL wherever it is (inside a word, in the tail, next to a tab) and let every other byte pass.
+        for length in 1...40 {
+            for position in 0..<length {
+                for byte in UInt8(0)...UInt8(127) {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = byte
+                    if position > 0 { bytes[position - 1] = 0x09 }
+                    let value = String(decoding: bytes, as: UTF8.self)
+                    let forbidden = byte == 0x0D || byte == 0x0A || byte == 0x00
+                    #expect(HTTPHeaders.isValidValue(value) == !forbidden, "byte \(byte) at \(position) of \(length)")
+                }
+            }
+        }
+        #expect(HTTPHeaders.isValidValue(String(repeating: "\u{E9}\t ~", count: 20)))
+        #expect(!HTTPHeaders.isValidValue(String(repeating: "\u{E9}\t ~", count: 20) + "\r\n"))
+        #expect(HTTPHeaders.isValidValue(""))
     }
 }

@@ -30,7 +30,7 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
         self.connection = connection
         self.method = method
         self.rawURL = rawURL
-        self.headers = HTTPHeaders(Self.values(of: connection, kind: MHD_ValueKind.HEADER_KIND))
+        self.headers = Self.headers(of: connection)
         self.query = Self.values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND).map { pair in
             // libmicrohttpd already turned `+` into a space; escapes are still intact.
             (FormURLEncoding.unescape(pair.0), FormURLEncoding.unescape(pair.1))
@@ -105,12 +105,29 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     }
 
     private final class Pairs {
+        var values: [(String, String)] = []
+    }
+
+    /// The request's header fields, collected straight into the headers value the handler gets.
+    private final class Fields {
         /// Room for a browser's usual headers from the start, so that collecting them does not regrow the array.
-        var values: [(String, String)] = {
-            var values: [(String, String)] = []
-            values.reserveCapacity(16)
-            return values
-        }()
+        var headers = HTTPHeaders(reservingCapacity: 16)
+    }
+
+    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        let fields = Fields()
+        withExtendedLifetime(fields) {
+            _ = MHD_get_connection_values_n(
+                connection, MHD_ValueKind.HEADER_KIND, collectField, Unmanaged.passUnretained(fields).toOpaque())
+        }
+        return fields.headers
+    }
+
+    private static let collectField: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+        guard let context else { return MHD_Result.NO }
+        let fields = Unmanaged<Fields>.fromOpaque(context).takeUnretainedValue()
+        fields.headers.add(text(key, keySize), text(value, valueSize))
+        return MHD_Result.YES
     }
 
     private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {

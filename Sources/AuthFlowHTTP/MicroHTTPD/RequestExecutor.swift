@@ -11,9 +11,12 @@ import Synchronization
 /// from then on its jobs go to ``HandlerExecutor/shared``, exactly as before, so a waiting
 /// handler never holds the polling thread.
 final class RequestExecutor: TaskExecutor, @unchecked Sendable {
+    /// The queue, first in first out: a handler that answers at once enqueues one job (its start), so the
+    /// oldest job waits in `first` and only a second one queued behind it allocates the array.
     private struct State {
         var inline = true
-        var jobs: [UnownedJob] = []
+        var first: UnownedJob?
+        var rest: [UnownedJob] = []
     }
 
     private let state = Mutex(State())
@@ -22,7 +25,12 @@ final class RequestExecutor: TaskExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         let forward = state.withLock { state -> Bool in
             guard state.inline else { return true }
-            state.jobs.append(job)
+            // `first` is only ever older than everything in `rest`.
+            if state.first == nil && state.rest.isEmpty {
+                state.first = job
+            } else {
+                state.rest.append(job)
+            }
             return false
         }
         if forward { HandlerExecutor.shared.enqueueHandedOver(job) }
@@ -33,11 +41,15 @@ final class RequestExecutor: TaskExecutor, @unchecked Sendable {
         let executor = asUnownedTaskExecutor()
         while true {
             let next = state.withLock { state -> UnownedJob? in
-                guard !state.jobs.isEmpty else {
+                if let first = state.first {
+                    state.first = nil
+                    return first
+                }
+                guard !state.rest.isEmpty else {
                     state.inline = false
                     return nil
                 }
-                return state.jobs.removeFirst()
+                return state.rest.removeFirst()
             }
             guard let next else { return }
             next.runSynchronously(on: executor)
