@@ -20,9 +20,46 @@ extension FlowRecord {
         return .object(object)
     }
 
-    /// The record as compact UTF-8 JSON.
+    /// The record as compact UTF-8 JSON: the bytes of ``jsonValue()`` serialized (members in name order), written
+    /// straight into one buffer, since every sign-in start seals a record.
     public func serialized() -> [UInt8] {
-        jsonValue().serializedBytes()
+        var out: [UInt8] = []
+        out.reserveCapacity(
+            160 + provider.utf8.count + state.utf8.count + browserBindingDigest.utf8.count
+                + (nonce?.utf8.count ?? 0) + (pkceVerifier?.utf8.count ?? 0) + (returnTo?.utf8.count ?? 0))
+        // Member names in UTF-8 byte order, as `JSONValue` writes an object.
+        Self.append(member: "{\"browser_binding\":", string: browserBindingDigest, to: &out)
+        Self.append(literal: ",\"created_at\":", to: &out)
+        out.append(contentsOf: String(Int64((createdAt.timeIntervalSince1970 * 1000).rounded())).utf8)
+        Self.append(member: ",\"intent\":", string: intent.rawValue, to: &out)
+        if let nonce { Self.append(member: ",\"nonce\":", string: nonce, to: &out) }
+        if let pkceVerifier { Self.append(member: ",\"pkce_verifier\":", string: pkceVerifier, to: &out) }
+        Self.append(member: ",\"provider\":", string: provider, to: &out)
+        if let returnTo { Self.append(member: ",\"return_to\":", string: returnTo, to: &out) }
+        Self.append(member: ",\"state\":", string: state, to: &out)
+        Self.append(literal: ",\"v\":1}", to: &out)
+        return out
+    }
+
+    /// Appends `prefix` (the member's name with its punctuation) and `string` as a JSON string: copied as is
+    /// when it needs no escape (the usual case: base64url values, provider names, paths), else as `JSONValue`
+    /// escapes it.
+    private static func append(member prefix: StaticString, string: String, to out: inout [UInt8]) {
+        append(literal: prefix, to: &out)
+        var string = string
+        let plain = string.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            else { return false }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return true
+        }
+        if !plain { out.append(contentsOf: JSONValue.string(string).serializedBytes()) }
+    }
+
+    private static func append(literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Reads a record written by ``serialized()``.

@@ -107,13 +107,14 @@ public struct OAuthFlow: Sendable {
         let pkce = provider.isEnabled(.pkce)
         let formPost = provider.isEnabled(.formPost)
 
-        var parameters: [(String, String)] = [
-            ("response_type", "code"),
-            ("client_id", provider.clientID),
-            ("redirect_uri", provider.redirectURI),
-            ("scope", provider.scopes.joined(separator: " ")),
-            ("state", secrets.state),
-        ]
+        // Room for every parameter set here plus a few extras, so appending never regrows the array.
+        var parameters: [(String, String)] = []
+        parameters.reserveCapacity(12)
+        parameters.append(("response_type", "code"))
+        parameters.append(("client_id", provider.clientID))
+        parameters.append(("redirect_uri", provider.redirectURI))
+        parameters.append(("scope", provider.scopes.joined(separator: " ")))
+        parameters.append(("state", secrets.state))
         var checks = ["state"]
         if oidc {
             parameters.append(("nonce", secrets.nonce))
@@ -129,15 +130,18 @@ public struct OAuthFlow: Sendable {
             checks.append("form_post")
         }
         // The plugin's extras, then `authorization_params` from the configuration (which wins over the
-        // plugin on the same name); neither may replace a parameter set above.
-        let taken = Set(parameters.map(\.0))
+        // plugin on the same name); neither may replace a parameter set above (searched in place: a handful of
+        // names, not worth hashing into a set on every start).
+        let taken = parameters.count
         let configured = provider.settings.authorizationParameters
         for extra in provider.plugin.authorizationParameters(for: provider)
-        where !taken.contains(extra.0) && configured[extra.0] == nil {
+        where !parameters[..<taken].contains(where: { $0.0 == extra.0 }) && configured[extra.0] == nil {
             parameters.append(extra)
         }
-        for name in configured.keys.sorted() where !taken.contains(name) {
-            parameters.append((name, configured[name] ?? ""))
+        if !configured.isEmpty {
+            for name in configured.keys.sorted() where !parameters[..<taken].contains(where: { $0.0 == name }) {
+                parameters.append((name, configured[name] ?? ""))
+            }
         }
         guard let endpoint = provider.endpoints.authorization else {
             return fail(

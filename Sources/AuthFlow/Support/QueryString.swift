@@ -1,41 +1,96 @@
 /// Builds URL query strings with RFC 3986 percent-encoding (space as `%20`, as Apple expects for scopes).
+///
+/// The result is measured first and then written once into a string of exactly that size: a sign-in start
+/// builds an authorization URL of a few hundred bytes on every request, so no buffer is regrown or copied.
 enum QueryString {
     /// `name=value&…`, every byte outside the unreserved set percent-encoded.
     static func encode(_ pairs: [(String, String)]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        for (index, pair) in pairs.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: "&")) }
-            append(pair.0, to: &out)
-            out.append(UInt8(ascii: "="))
-            append(pair.1, to: &out)
-        }
-        return String(decoding: out, as: UTF8.self)
+        build(prefix: "", separator: nil, pairs)
     }
 
     /// `url` with `pairs` appended as its query (after `&` when it already has one).
     static func appending(_ pairs: [(String, String)], to url: String) -> String {
         guard !pairs.isEmpty else { return url }
-        let separator = url.utf8.contains(UInt8(ascii: "?")) ? "&" : "?"
-        return url + separator + encode(pairs)
+        let separator = url.utf8.contains(UInt8(ascii: "?")) ? UInt8(ascii: "&") : UInt8(ascii: "?")
+        return build(prefix: url, separator: separator, pairs)
     }
 
-    private static func append(_ text: String, to out: inout [UInt8]) {
+    /// `prefix`, then `separator` when there is one, then the encoded pairs.
+    private static func build(prefix: String, separator: UInt8?, _ pairs: [(String, String)]) -> String {
+        var length = prefix.utf8.count + (separator == nil ? 0 : 1) + max(0, pairs.count - 1)
+        for (name, value) in pairs { length += encodedLength(name) + 1 + encodedLength(value) }
+        return String(unsafeUninitializedCapacity: length) { out in
+            var index = 0
+            copy(prefix, to: out, at: &index)
+            if let separator {
+                out[index] = separator
+                index += 1
+            }
+            for (position, (name, value)) in pairs.enumerated() {
+                if position > 0 {
+                    out[index] = UInt8(ascii: "&")
+                    index += 1
+                }
+                write(name, to: out, at: &index)
+                out[index] = UInt8(ascii: "=")
+                index += 1
+                write(value, to: out, at: &index)
+            }
+            return index
+        }
+    }
+
+    /// The length of `text` once encoded: three bytes for every byte outside the unreserved set.
+    private static func encodedLength(_ text: String) -> Int {
         var text = text
-        // Over the contiguous UTF-8 bytes, hex digits computed: a sign-in start encodes a few hundred bytes.
+        return text.withUTF8 { bytes in
+            extraBytes.withUnsafeBufferPointer { extra in
+                var length = bytes.count
+                for byte in bytes { length &+= Int(extra[Int(byte)]) }
+                return length
+            }
+        }
+    }
+
+    private static func copy(_ text: String, to out: UnsafeMutableBufferPointer<UInt8>, at index: inout Int) {
+        var text = text
         text.withUTF8 { bytes in
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                    UInt8(ascii: "~"):
-                    out.append(byte)
-                default:
-                    out.append(UInt8(ascii: "%"))
-                    out.append(hexDigit(byte >> 4))
-                    out.append(hexDigit(byte & 0x0F))
+            guard !bytes.isEmpty else { return }
+            _ = UnsafeMutableBufferPointer(rebasing: out[index..<(index + bytes.count)]).initialize(from: bytes)
+            index += bytes.count
+        }
+    }
+
+    private static func write(_ text: String, to out: UnsafeMutableBufferPointer<UInt8>, at index: inout Int) {
+        var text = text
+        text.withUTF8 { bytes in
+            extraBytes.withUnsafeBufferPointer { extra in
+                for byte in bytes {
+                    if extra[Int(byte)] == 0 {
+                        out[index] = byte
+                        index += 1
+                    } else {
+                        out[index] = UInt8(ascii: "%")
+                        out[index + 1] = hexDigit(byte >> 4)
+                        out[index + 2] = hexDigit(byte & 0x0F)
+                        index += 3
+                    }
                 }
             }
+        }
+    }
+
+    /// For every byte value, how many bytes encoding it adds: 0 for the unreserved set, 2 (`%XX`) for the rest.
+    /// One table load per byte, without a branch when measuring.
+    private static let extraBytes: [UInt8] = (0...255).map { isUnreserved(UInt8($0)) ? 0 : 2 }
+
+    /// Whether `byte` is in RFC 3986's unreserved set (`A-Z a-z 0-9 - . _ ~`): two 64-bit masks, bytes 0–63
+    /// and 64–127, one shift per byte.
+    @inline(__always) static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0..<64: return (0x03ff_6000_0000_0000 as UInt64) >> UInt64(byte) & 1 == 1
+        case 64..<128: return (0x47ff_fffe_87ff_fffe as UInt64) >> UInt64(byte - 64) & 1 == 1
+        default: return false
         }
     }
 
