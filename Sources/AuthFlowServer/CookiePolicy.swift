@@ -38,33 +38,47 @@ public struct CookiePolicy: Sendable, Hashable {
 
     /// `Set-Cookie` for a new session lasting `maxAge` seconds.
     public func sessionCookie(_ id: String, maxAge: Int) -> String {
-        attributes("\(sessionCookieName)=\(id)", path: "/", maxAge: maxAge)
+        attributes(name: sessionCookieName, value: id, maxAge: maxAge)
     }
 
     /// `Set-Cookie` that removes the session cookie.
     public func clearedSessionCookie() -> String {
-        attributes("\(sessionCookieName)=", path: "/", maxAge: 0)
+        attributes(name: sessionCookieName, value: "", maxAge: 0)
     }
 
     /// The name of the flow cookie of the sign-in whose state is `state`: the prefix plus 8 base64url
     /// characters of a digest of the state (the state itself never appears in a cookie name).
     public func flowCookieName(state: String) -> String {
-        flowCookiePrefix + Base64URL.encode(Digest.sha256(Array("authflow flow-cookie name \(state)".utf8))).prefix(8)
+        var input: [UInt8] = []
+        input.reserveCapacity(26 + state.utf8.count)
+        input.append(contentsOf: "authflow flow-cookie name ".utf8)
+        input.append(contentsOf: state.utf8)
+        // 8 base64url characters are exactly the digest's first 6 bytes: only those are encoded.
+        return flowCookiePrefix + Base64URL.encode(Digest.sha256(input).prefix(6))
     }
 
     /// `Set-Cookie` for a flow cookie living `maxAge` seconds.
     public func flowCookie(name: String, value: String, maxAge: Int) -> String {
-        attributes("\(name)=\(value)", path: "/", maxAge: maxAge)
+        attributes(name: name, value: value, maxAge: maxAge)
     }
 
     /// `Set-Cookie` that removes the flow cookie `name`.
     public func clearedFlowCookie(name: String) -> String {
-        attributes("\(name)=", path: "/", maxAge: 0)
+        attributes(name: name, value: "", maxAge: 0)
     }
 
-    private func attributes(_ pair: String, path: String, maxAge: Int) -> String {
-        var text = "\(pair); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
-        if secure { text += "; Secure" }
+    /// `name=value; Path=/; Max-Age=…; HttpOnly; SameSite=Lax`, then `; Secure` when cookies are secure, written
+    /// into one string of the right size (a flow cookie's value is a few hundred bytes).
+    private func attributes(name: String, value: String, maxAge: Int) -> String {
+        let age = String(maxAge)
+        var text = ""
+        text.reserveCapacity(name.utf8.count + value.utf8.count + age.utf8.count + 56)
+        text += name
+        text += "="
+        text += value
+        text += "; Path=/; Max-Age="
+        text += age
+        text += secure ? "; HttpOnly; SameSite=Lax; Secure" : "; HttpOnly; SameSite=Lax"
         return text
     }
 

@@ -49,15 +49,14 @@ enum ResponseFactory {
         ("Cache-Control", "no-store"),
     ]
 
-    /// Adds headers every response gets (unless the handler set them).
-    static func secured(_ response: HTTPServerResponse) -> HTTPServerResponse {
-        var response = response
+    /// Adds headers every response gets (unless the handler set them), in place: the response's fields are
+    /// extended, not copied.
+    static func secure(_ response: inout HTTPServerResponse) {
         // Appending a missing field is what setting it would do (a new name goes at the end), minus a second
         // search of the fields.
         for (name, value) in securityHeaders where !response.headers.contains(name) {
             response.headers.add(name, value)
         }
-        return response
     }
 
     /// Whether `Accept` ranks text/html above application/json (browsers' navigation Accept does;

@@ -67,19 +67,27 @@ public struct StandardErrorLogger: ServerLogger {
     /// interleave.
     public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
         guard level >= minimumLevel else { return }
-        var line = "authflow: "
-        line.reserveCapacity(160)
-        line += level.description
-        line += " "
-        line += message
+        StandardErrorWriter.write(line(level, message, metadata: metadata))
+    }
+
+    /// The event's line, newline included: put together as bytes in one buffer sized for it (no string appends).
+    func line(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) -> [UInt8] {
+        var length = 20 + message.utf8.count
+        for (key, value) in metadata { length += 2 + key.utf8.count + value.utf8.count }
+        var line: [UInt8] = []
+        line.reserveCapacity(length)
+        line.append(contentsOf: "authflow: ".utf8)
+        line.append(contentsOf: level.description.utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: message.utf8)
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            line += " "
-            line += key
-            line += "="
-            line += value
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: key.utf8)
+            line.append(UInt8(ascii: "="))
+            line.append(contentsOf: value.utf8)
         }
-        line += "\n"
-        StandardErrorWriter.write(line)
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
 
     /// Whether `level` is at least ``minimumLevel``.

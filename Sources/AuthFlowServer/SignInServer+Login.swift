@@ -34,6 +34,8 @@ extension SignInServer {
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
         logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
+        // Room for the cookies and the fields every response gets, so adding them does not regrow the storage.
+        response.headers.reserveCapacity(8)
         for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
         response.addCookie(setCookie)
         return response

@@ -60,12 +60,18 @@ extension SignInServer {
         let level: ServerLogLevel =
             status >= 500 ? .error : (context.route == "/auth/check" || context.route == "/healthz") ? .debug : .info
         // The line of a level the logger drops (the checks' debug lines by default) is never built.
-        guard logger.isEnabled(level) else { return }
-        var metadata = [
-            "status": String(status), "duration_ms": Self.milliseconds(clock.now().timeIntervalSince(started)),
-        ]
+        guard baseLogger.isEnabled(level) else { return }
+        // The fields `RequestScopedLogger` would add (this request's id, route and provider) go in here, so the
+        // line's metadata is built once, in a dictionary sized for it, instead of copied and extended.
+        var metadata: [String: String] = [:]
+        metadata.reserveCapacity(6)
+        metadata["status"] = String(status)
+        metadata["duration_ms"] = Self.milliseconds(clock.now().timeIntervalSince(started))
         if let failure { metadata["code"] = failure.code.rawValue }
-        logger.log(level, "request", metadata: metadata)
+        metadata["request_id"] = context.requestID
+        metadata["route"] = context.route
+        if let provider = context.provider { metadata["provider"] = provider }
+        baseLogger.log(level, "request", metadata: metadata)
     }
 
     /// `seconds` as milliseconds with one decimal (`12.5`), without Foundation's formatter on the hot path.

@@ -77,14 +77,20 @@ extension SignInServer {
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let session = try await requireSession(request, cached: true)
         var response = HTTPServerResponse.empty(status: 202)
+        // Room for these three fields and the ones every response gets (``respond(to:segments:with:)``).
+        response.headers.reserveCapacity(8)
         response.headers["X-Auth-User"] = session.record.userID.rawValue
-        if session.identity.emailVerified, let email = session.identity.email,
-            !email.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
-        {
+        if session.identity.emailVerified, let email = session.identity.email, !Self.hasControlCharacter(email) {
             response.headers["X-Auth-Email"] = email
         }
         response.headers["Cache-Control"] = "no-store"
         return response
+    }
+
+    /// Whether `text` has a C0 control character or DEL (never sent in a header), over its contiguous UTF-8 bytes.
+    static func hasControlCharacter(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.contains { $0 < 0x20 || $0 == 0x7F } }
     }
 
     /// `POST /auth/logout`: ends the session server-side and clears the cookie; 204, or 302 to a valid

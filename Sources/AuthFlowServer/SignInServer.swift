@@ -35,7 +35,11 @@ public final class SignInServer: Sendable {
     let clock: any WallClock
     /// The injected randomness, drawn in chunks (see ``BufferedRandom``).
     let random: BufferedRandom
+    /// The logger every event goes through: adds the request's id, route and provider (``RequestScopedLogger``).
     let logger: any ServerLogger
+    /// The logger the server was given, for the request line, which ``finish(_:status:failure:started:)`` writes
+    /// with the request's fields already in place.
+    let baseLogger: any ServerLogger
     let cookies: CookiePolicy
     /// Seals flows into flow cookies; `nil` when `server.secret` is too short to key it.
     let flowCookie: FlowCookie?
@@ -85,6 +89,7 @@ public final class SignInServer: Sendable {
         self.clock = clock
         self.random = random
         self.logger = RequestScopedLogger(base: logger)
+        self.baseLogger = logger
         self.metrics = metrics
         let cookies = CookiePolicy(publicURL: options.publicURL)
         self.cookies = cookies
@@ -162,7 +167,9 @@ public final class SignInServer: Sendable {
             }
             // After the route finished (and committed whatever it changed): cached sessions are re-read.
             if !Self.leavesSessionsAlone(request, segments: segments) { sessionCache.invalidateAll() }
-            response = ResponseFactory.secured(response)
+            // Room for the security headers and the request id, so adding them does not regrow the fields.
+            response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
+            ResponseFactory.secure(&response)
             response.headers[RequestID.header] = context.requestID
             finish(context, status: response.status, failure: failure, started: started)
             return response
@@ -272,11 +279,21 @@ public final class SignInServer: Sendable {
 
     static func segments(of path: String) -> [String] {
         // Segments are compared undecoded: provider names are `[a-z0-9_-]`, so an escaped name is not one.
-        // Split on the UTF-8 bytes (`/` is ASCII): walking Characters costs more than the rest of a check.
-        var pieces = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
-            String(decoding: $0, as: UTF8.self)
+        // Split on the contiguous UTF-8 bytes (`/` is ASCII) in one pass, without the leading empty segment of an
+        // absolute path (so `""` has none and `/` one empty segment): walking Characters, or splitting into
+        // subsequences first, costs more than the rest of a check.
+        var path = path
+        return path.withUTF8 { bytes -> [String] in
+            guard !bytes.isEmpty else { return [] }
+            var pieces: [String] = []
+            pieces.reserveCapacity(4)
+            var start = bytes[0] == UInt8(ascii: "/") ? 1 : 0
+            for index in start..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+                pieces.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                start = index + 1
+            }
+            pieces.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+            return pieces
         }
-        if pieces.first == "" { pieces.removeFirst() }
-        return pieces
     }
 }

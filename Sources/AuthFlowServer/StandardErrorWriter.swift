@@ -8,18 +8,25 @@ enum StandardErrorWriter {
     /// on a failure (e.g. a closed descriptor) the rest of the text is dropped and the server goes on.
     static func write(_ text: String, to descriptor: Int32 = 2) {
         var text = text
-        text.withUTF8 { bytes in
-            guard var next = bytes.baseAddress else { return }
-            var left = bytes.count
-            while left > 0 {
-                let written = Foundation.write(descriptor, next, left)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                left -= written
-                next += written
+        text.withUTF8 { write($0, to: descriptor) }
+    }
+
+    /// ``write(_:to:)`` for a line already in UTF-8 bytes.
+    static func write(_ bytes: [UInt8], to descriptor: Int32 = 2) {
+        bytes.withUnsafeBufferPointer { write($0, to: descriptor) }
+    }
+
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+        guard var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = Foundation.write(descriptor, next, left)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            left -= written
+            next += written
         }
     }
 }

@@ -146,6 +146,32 @@ final class RecordingLogger: ServerLogger {
             #expect(SignInServer.routeTemplate(SignInServer.segments(of: path)) == template, "\(path)")
         }
     }
+
+    @Test func splitsPathsIntoSegmentsWithoutTheLeadingEmptyOne() {
+        let cases: [(String, [String])] = [
+            ("", []), ("/", [""]), ("//", ["", ""]), ("/auth/check", ["auth", "check"]),
+            ("/auth/check/", ["auth", "check", ""]), ("auth/check", ["auth", "check"]), ("//a", ["", "a"]),
+            ("/auth/goo%67le/login", ["auth", "goo%67le", "login"]), ("/\u{E4}/b", ["\u{E4}", "b"]),
+            (
+                "/auth/a-segment-far-longer-than-fifteen-bytes/x",
+                ["auth", "a-segment-far-longer-than-fifteen-bytes", "x"]
+            ),
+        ]
+        for (path, segments) in cases {
+            #expect(SignInServer.segments(of: path) == segments, "\(path)")
+        }
+    }
+
+    @Test func standardErrorLinesCarryLevelMessageAndSortedMetadata() {
+        let logger = StandardErrorLogger(minimumLevel: .debug)
+        let line = logger.line(
+            .warning, "request", metadata: ["status": "429", "route": "/auth/{provider}/login", "code": "rate_limited"])
+        #expect(
+            String(decoding: line, as: UTF8.self)
+                == "authflow: warning request code=rate_limited route=/auth/{provider}/login status=429\n")
+        #expect(
+            String(decoding: logger.line(.info, "started", metadata: [:]), as: UTF8.self) == "authflow: info started\n")
+    }
 }
 
 @Suite struct JSONLineLoggerTests {

@@ -38,6 +38,9 @@ struct ServerPieceTests {
         #expect(name.count == "__Host-authflow_flow_".count + 8)
         #expect(!name.contains("state-1"))
         #expect(policy.flowCookieName(state: "state-2") != name)
+        // The first 8 base64url characters of SHA-256("authflow flow-cookie name " + state).
+        let digest = Digest.sha256(Array("authflow flow-cookie name state-1".utf8))
+        #expect(name == "__Host-authflow_flow_" + Base64URL.encode(digest).prefix(8))
         #expect(set.hasPrefix(name + "=v1."))
         #expect(set.hasSuffix("; Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"))
         let opened = try jar.record(
