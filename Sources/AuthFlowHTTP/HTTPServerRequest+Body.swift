@@ -47,7 +47,7 @@ extension HTTPServerRequest {
     /// without `=` are ignored; values in double quotes are unquoted.
     public func cookies() -> [String: String] {
         var result: [String: String] = [:]
-        for header in headers.values("Cookie") {
+        for (field, header) in headers where HTTPHeaders.sameName(field, "Cookie") {
             Self.forEachCookie(in: header) { name, value in
                 if result[name] == nil { result[name] = value }
             }
@@ -62,7 +62,8 @@ extension HTTPServerRequest {
         var values: [String] = []
         var wanted = name
         wanted.withUTF8 { wanted in
-            for header in headers.values("Cookie") {
+            // The `Cookie` fields are walked in place, without an array of their values.
+            for (field, header) in headers where HTTPHeaders.sameName(field, "Cookie") {
                 // Names are compared as bytes in place: only the values asked for become strings.
                 Self.forEachCookieRange(in: header) { bytes, cookie, value in
                     guard cookie.count == wanted.count,
@@ -78,7 +79,7 @@ extension HTTPServerRequest {
     /// The names the `Cookie` headers carry, in order (with repeats).
     public func cookieNames() -> [String] {
         var names: [String] = []
-        for header in headers.values("Cookie") {
+        for (field, header) in headers where HTTPHeaders.sameName(field, "Cookie") {
             Self.forEachCookieRange(in: header) { bytes, name, _ in
                 names.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self))
             }

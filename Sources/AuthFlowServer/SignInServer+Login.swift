@@ -13,7 +13,7 @@ extension SignInServer {
         async throws(ServerError)
         -> HTTPServerResponse
     {
-        _ = try provider(name)
+        try requireProvider(name)
         try await checkRateLimit(request, kind: .start)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         if intent == .link {
@@ -32,10 +32,15 @@ extension SignInServer {
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
         await carryPendingProfile(from: flowCookie.records(in: request, provider: name), to: start.record)
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
-        logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
-        var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
-        // Room for the cookies and the fields every response gets, so adding them does not regrow the storage.
+        // The event's metadata is only built when debug events are written (not by default).
+        if logger.isEnabled(.debug) {
+            logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
+        }
+        // `HTTPServerResponse.redirect(to:status:)`, with room from the start for the cookies and the fields every
+        // response gets, so adding them does not regrow the storage.
+        var response = HTTPServerResponse(status: 302)
         response.headers.reserveCapacity(8)
+        response.headers.add("Location", start.redirectURL)
         for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
         response.addCookie(setCookie)
         return response

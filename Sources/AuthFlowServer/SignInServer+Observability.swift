@@ -33,7 +33,10 @@ extension SignInServer {
         {
             id = offered
         }
-        let provider = segments.count >= 3 && segments[0] == "auth" && providers[segments[1]] != nil ? segments[1] : nil
+        // Looked up by key only: the provider's settings are not copied out to be compared with nil.
+        let provider =
+            segments.count >= 3 && segments[0] == "auth" && providers.index(forKey: segments[1]) != nil
+            ? segments[1] : nil
         return RequestContext(
             requestID: id ?? random.requestID(), route: Self.routeTemplate(segments),
             provider: provider)
@@ -96,23 +99,52 @@ extension SignInServer {
     /// The route template of a path: the provider segment becomes `{provider}`, unknown paths `other`. Used as
     /// the `route` label and log field, so user input never becomes a label value.
     static func routeTemplate(_ segments: [String]) -> String {
-        switch segments {
-        case [""]: return "/"
-        case ["matrix"], ["healthz"], ["auth", "session"], ["auth", "check"], ["auth", "logout"],
-            ["auth", "account", "delete"], ["auth", "apple", "notifications"]:
-            return "/" + segments.joined(separator: "/")
-        case let path where path.count == 3 && path[0] == "auth" && providerActions.contains(path[2]):
-            return "/auth/{provider}/" + path[2]
-        case let path where path.count == 4 && path[0] == "auth" && path[2] == "data-deletion":
+        // Matched on the segment count and strings, templates as literals: array patterns would build an array
+        // per case tried, and joining would build the string per request.
+        let count = segments.count
+        guard count > 0 else { return "other" }
+        if count == 1 {
+            switch segments[0] {
+            case "": return "/"
+            case "matrix": return "/matrix"
+            case "healthz": return "/healthz"
+            default: return "other"
+            }
+        }
+        guard segments[0] == "auth" else { return "other" }
+        switch count {
+        case 2:
+            switch segments[1] {
+            case "session": return "/auth/session"
+            case "check": return "/auth/check"
+            case "logout": return "/auth/logout"
+            default: return "other"
+            }
+        case 3:
+            if segments[1] == "account" && segments[2] == "delete" { return "/auth/account/delete" }
+            if segments[1] == "apple" && segments[2] == "notifications" { return "/auth/apple/notifications" }
+            return actionTemplate(segments[2]) ?? "other"
+        case 4 where segments[2] == "data-deletion":
             return "/auth/{provider}/data-deletion/{code}"
         default:
             return "other"
         }
     }
 
-    /// The `/auth/{provider}/…` actions (DESIGN §3), provider events included.
-    static let providerActions: Set<String> = [
-        "login", "register", "link", "callback", "disconnect", "data-deletion", "deauthorize", "events",
-        "backchannel-logout",
-    ]
+    /// `/auth/{provider}/ACTION` for each `/auth/{provider}/…` action of DESIGN §3 (provider events included), as
+    /// literals; `nil` for anything else.
+    static func actionTemplate(_ action: String) -> String? {
+        switch action {
+        case "login": "/auth/{provider}/login"
+        case "register": "/auth/{provider}/register"
+        case "link": "/auth/{provider}/link"
+        case "callback": "/auth/{provider}/callback"
+        case "disconnect": "/auth/{provider}/disconnect"
+        case "data-deletion": "/auth/{provider}/data-deletion"
+        case "deauthorize": "/auth/{provider}/deauthorize"
+        case "events": "/auth/{provider}/events"
+        case "backchannel-logout": "/auth/{provider}/backchannel-logout"
+        default: nil
+        }
+    }
 }

@@ -199,53 +199,63 @@ public final class SignInServer: Sendable {
         -> HTTPServerResponse
     {
         let method = request.method == "HEAD" ? "GET" : request.method
-        func only(_ allowed: String...) throws(ServerError) {
-            guard allowed.contains(method) else {
+        // One or two methods, not a variadic list: no array is built for the check on every request.
+        func only(_ allowed: String, or other: String? = nil) throws(ServerError) {
+            guard method == allowed || (other != nil && method == other) else {
+                let expected = other.map { "\(allowed) or \($0)" } ?? allowed
                 throw ServerError(
                     .init(rawValue: "method_not_allowed"),
-                    "expected \(allowed.joined(separator: " or ")), found \(request.method.prefix(16))", status: 405)
+                    "expected \(expected), found \(request.method.prefix(16))", status: 405)
             }
         }
-        switch segments {
-        case ["healthz"]:
+        // Matched on the segment count and strings: array patterns would build an array per case tried.
+        let count = segments.count
+        let first = count > 0 ? segments[0] : ""
+        if count == 1, first == "healthz" {
             try only("GET")
             return await health()
-        case ["auth", "session"]:
-            try only("GET")
-            return try await sessionInfo(request)
-        case ["auth", "check"]:
-            try only("GET")
-            return try await check(request)
-        case ["auth", "logout"]:
-            try only("POST")
-            return try await logout(request)
-        case ["auth", "account", "delete"]:
+        }
+        if count == 2, first == "auth" {
+            switch segments[1] {
+            case "session":
+                try only("GET")
+                return try await sessionInfo(request)
+            case "check":
+                try only("GET")
+                return try await check(request)
+            case "logout":
+                try only("POST")
+                return try await logout(request)
+            default:
+                break
+            }
+        }
+        if count == 3, first == "auth", segments[1] == "account", segments[2] == "delete" {
             try only("POST")
             return try await deleteAccount(request)
-        case let path where path.count >= 3 && path[0] == "auth":
-            let name = path[1]
+        }
+        if count >= 3, first == "auth" {
+            let name = segments[1]
             // The server's own routes come first: a plugin's event endpoint never shadows them.
-            switch path.count == 3 ? path[2] : "" {
+            switch count == 3 ? segments[2] : "" {
             case "login", "register", "link":
                 try only("GET")
-                let intent = SignInIntent(rawValue: path[2]) ?? .login
+                let intent = SignInIntent(rawValue: segments[2]) ?? .login
                 return try await beginSignIn(request, provider: name, intent: intent)
             case "callback":
-                try only("GET", "POST")
+                try only("GET", or: "POST")
                 return try await callback(request, provider: name)
             case "disconnect":
                 try only("POST")
                 return try await disconnect(request, provider: name)
             default:
                 if let (provider, endpoint, parameters) = try eventEndpoint(
-                    provider: name, segments: Array(path.dropFirst(2)), method: method)
+                    provider: name, segments: Array(segments.dropFirst(2)), method: method)
                 {
                     return try await providerEvent(
                         request, provider: provider, endpoint: endpoint, parameters: parameters)
                 }
             }
-        default:
-            break
         }
         throw ServerError(
             .init(rawValue: "not_found"), "expected a sign-in server route, found none at this path", status: 404)
@@ -255,13 +265,19 @@ public final class SignInServer: Sendable {
     ///
     /// - Throws: ``ServerError`` `unknown_provider` (400).
     func provider(_ name: String) throws(ServerError) -> ResolvedProvider {
-        guard let provider = providers[name] else {
-            throw ServerError(
-                .unknownProvider, "expected a configured provider name, found one that is not configured",
-                status: 400)
-        }
+        guard let provider = providers[name] else { throw Self.unknownProvider }
         return provider
     }
+
+    /// Checks that a provider called `name` is configured, without copying its settings out.
+    ///
+    /// - Throws: ``ServerError`` `unknown_provider` (400).
+    func requireProvider(_ name: String) throws(ServerError) {
+        guard providers.index(forKey: name) != nil else { throw Self.unknownProvider }
+    }
+
+    static let unknownProvider = ServerError(
+        .unknownProvider, "expected a configured provider name, found one that is not configured", status: 400)
 
     /// A redirect to the public URL's `/` when `request` arrived under another host (e.g. the listen address
     /// `127.0.0.1` instead of `localhost`), since cookies and redirect URIs belong to the public URL; `nil`

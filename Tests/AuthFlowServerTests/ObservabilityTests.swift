@@ -140,7 +140,16 @@ final class RecordingLogger: ServerLogger {
             ("/auth/apple/notifications", "/auth/apple/notifications"),
             ("/auth/facebook/data-deletion/abc123", "/auth/{provider}/data-deletion/{code}"),
             ("/auth/google/events", "/auth/{provider}/events"), ("/auth/google/unknown", "other"),
-            ("/favicon.ico", "other"),
+            ("/favicon.ico", "other"), ("/auth/google/register", "/auth/{provider}/register"),
+            ("/auth/google/disconnect", "/auth/{provider}/disconnect"),
+            ("/auth/facebook/deauthorize", "/auth/{provider}/deauthorize"),
+            ("/auth/oidc/backchannel-logout", "/auth/{provider}/backchannel-logout"),
+            ("/auth/facebook/data-deletion", "/auth/{provider}/data-deletion"), ("/matrix", "/matrix"),
+            ("/auth/session", "/auth/session"), ("/auth/logout", "/auth/logout"),
+            ("/auth/account/delete", "/auth/account/delete"), ("/auth/account/remove", "other"),
+            ("/auth/check/x", "other"), ("/auth", "other"), ("/auth/", "other"), ("/other/google/login", "other"),
+            ("/auth/google/login/x", "other"), ("/auth/a/data-deletion/c/d", "other"), ("", "other"),
+            ("/auth/google/events/x", "other"), ("/healthz/", "other"),
         ]
         for (path, template) in cases {
             #expect(SignInServer.routeTemplate(SignInServer.segments(of: path)) == template, "\(path)")

@@ -20,6 +20,27 @@ struct RequestShapeRefusalTests {
         return (response.status, json?["error"]?.stringValue, json?["message"]?.stringValue ?? "")
     }
 
+    @Test func refusesMethodsARouteDoesNotTakeNamingTheOnesItDoes() async throws {
+        try await TestDeployment.with { app in
+            let cases: [(String, String, String)] = [
+                ("PUT", "/auth/google/callback", "expected GET or POST, found PUT"),
+                ("GET", "/auth/logout", "expected POST, found GET"),
+                ("POST", "/auth/check", "expected GET, found POST"),
+                ("DELETE", "/auth/google/login", "expected GET, found DELETE"),
+                ("GET", "/auth/account/delete", "expected POST, found GET"),
+                ("POST", "/healthz", "expected GET, found POST"),
+            ]
+            for (method, path, message) in cases {
+                let refused = refusal(await app.server.handle(HTTPServerRequest(method: method, path: path)))
+                #expect(refused.status == 405, "\(method) \(path)")
+                #expect(refused.code == "method_not_allowed", "\(method) \(path)")
+                #expect(refused.message == message, "\(method) \(path)")
+            }
+            let head = await app.server.handle(HTTPServerRequest(method: "HEAD", path: "/auth/check"))
+            #expect(head.status == 401)
+        }
+    }
+
     @Test func refusesCallbackBodiesTooLargeOrNotAForm() async throws {
         try await TestDeployment.with { app in
             let large = Array("state=abc&code=".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 64 * 1024)

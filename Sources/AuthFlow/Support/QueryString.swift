@@ -17,26 +17,35 @@ enum QueryString {
 
     /// `prefix`, then `separator` when there is one, then the encoded pairs.
     private static func build(prefix: String, separator: UInt8?, _ pairs: [(String, String)]) -> String {
-        var length = prefix.utf8.count + (separator == nil ? 0 : 1) + max(0, pairs.count - 1)
-        for (name, value) in pairs { length += encodedLength(name) + 1 + encodedLength(value) }
-        return String(unsafeUninitializedCapacity: length) { out in
-            var index = 0
-            copy(prefix, to: out, at: &index)
-            if let separator {
-                out[index] = separator
-                index += 1
-            }
+        // Each name's and value's encoded length, measured once: a text whose length does not grow (a base64url
+        // state, nonce or challenge, a client id) is then copied whole instead of byte by byte.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * pairs.count) { lengths in
+            var length = prefix.utf8.count + (separator == nil ? 0 : 1) + max(0, pairs.count - 1)
             for (position, (name, value)) in pairs.enumerated() {
-                if position > 0 {
-                    out[index] = UInt8(ascii: "&")
-                    index += 1
-                }
-                write(name, to: out, at: &index)
-                out[index] = UInt8(ascii: "=")
-                index += 1
-                write(value, to: out, at: &index)
+                lengths[2 * position] = encodedLength(name)
+                lengths[2 * position + 1] = encodedLength(value)
+                length += lengths[2 * position] + 1 + lengths[2 * position + 1]
             }
-            return index
+            return String(unsafeUninitializedCapacity: length) { out in
+                guard let base = out.baseAddress else { return 0 }
+                var next = base
+                copy(prefix, to: &next)
+                if let separator {
+                    next.pointee = separator
+                    next += 1
+                }
+                for (position, (name, value)) in pairs.enumerated() {
+                    if position > 0 {
+                        next.pointee = UInt8(ascii: "&")
+                        next += 1
+                    }
+                    write(name, encodedLength: lengths[2 * position], to: &next)
+                    next.pointee = UInt8(ascii: "=")
+                    next += 1
+                    write(value, encodedLength: lengths[2 * position + 1], to: &next)
+                }
+                return next - base
+            }
         }
     }
 
@@ -45,35 +54,46 @@ enum QueryString {
         var text = text
         return text.withUTF8 { bytes in
             extraBytes.withUnsafeBufferPointer { extra in
+                guard let table = extra.baseAddress else { return bytes.count }
                 var length = bytes.count
-                for byte in bytes { length &+= Int(extra[Int(byte)]) }
+                for byte in bytes { length &+= Int(table[Int(byte)]) }
                 return length
             }
         }
     }
 
-    private static func copy(_ text: String, to out: UnsafeMutableBufferPointer<UInt8>, at index: inout Int) {
+    /// Copies `text`'s UTF-8 bytes to `next` and moves it past them.
+    private static func copy(_ text: String, to next: inout UnsafeMutablePointer<UInt8>) {
         var text = text
         text.withUTF8 { bytes in
-            guard !bytes.isEmpty else { return }
-            _ = UnsafeMutableBufferPointer(rebasing: out[index..<(index + bytes.count)]).initialize(from: bytes)
-            index += bytes.count
+            guard let source = bytes.baseAddress else { return }
+            next.initialize(from: source, count: bytes.count)
+            next += bytes.count
         }
     }
 
-    private static func write(_ text: String, to out: UnsafeMutableBufferPointer<UInt8>, at index: inout Int) {
+    /// Writes `text` percent-encoded (`encodedLength` bytes, as ``encodedLength(_:)`` measured) to `next` and moves
+    /// it past them. The caller sized the buffer for every measured length.
+    private static func write(_ text: String, encodedLength: Int, to next: inout UnsafeMutablePointer<UInt8>) {
         var text = text
         text.withUTF8 { bytes in
+            guard let source = bytes.baseAddress else { return }
+            if encodedLength == bytes.count {
+                next.initialize(from: source, count: bytes.count)
+                next += bytes.count
+                return
+            }
             extraBytes.withUnsafeBufferPointer { extra in
+                guard let table = extra.baseAddress else { return }
                 for byte in bytes {
-                    if extra[Int(byte)] == 0 {
-                        out[index] = byte
-                        index += 1
+                    if table[Int(byte)] == 0 {
+                        next.pointee = byte
+                        next += 1
                     } else {
-                        out[index] = UInt8(ascii: "%")
-                        out[index + 1] = hexDigit(byte >> 4)
-                        out[index + 2] = hexDigit(byte & 0x0F)
-                        index += 3
+                        next[0] = UInt8(ascii: "%")
+                        next[1] = hexDigit(byte >> 4)
+                        next[2] = hexDigit(byte & 0x0F)
+                        next += 3
                     }
                 }
             }
