@@ -13,10 +13,11 @@ import Synchronization
 ///
 /// Opening configures the connection and brings the schema up to date:
 /// - `journal_mode = WAL`: readers never block the writer and a crash never loses a committed transaction;
-/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed link, token, spent
-///   state, session deletion or applied notification id also survives a power loss. The one exception is a new
-///   session (`withUnsyncedWriteTransaction`, `NORMAL`): a power cut may lose it until the next synced
-///   commit, which signs its browser out and brings nothing back;
+/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed user, link, token,
+///   session deletion or applied notification id also survives a power loss. Two writes are exceptions
+///   (`NORMAL`, reaching the disk with the next synced commit): a new session
+///   (`withUnsyncedWriteTransaction`), whose loss signs its browser out and brings nothing back, and a spent
+///   state (``SQLiteFlowStore``), which the same sign-in's account write syncs moments later;
 /// - `foreign_keys = ON`, a busy timeout, and SQLite's defensive mode;
 /// - migrations versioned in code (`PRAGMA user_version`), applied in one transaction. A database written by
 ///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
