@@ -24,6 +24,20 @@ public enum BlockingThreads {
         pthread_getspecific(key) != nil
     }
 
+    /// Runs `body`, which may block, on a thread that may: right on the calling thread when it may, otherwise
+    /// on the HTTP handler threads, to which the calling task moves for the call (and where it goes on
+    /// afterwards when it has no executor of its own to return to).
+    ///
+    /// From libmicrohttpd's polling thread (a handler's first store operation) this is one thread hand-over,
+    /// where a queue of the store's own would be two: to the queue's thread, then to a handler thread to go
+    /// on. On Swift's cooperative threads it keeps blocking work off them, as such a queue would.
+    public static func run<T, Failure: Error>(_ body: () throws(Failure) -> T) async throws(Failure) -> T {
+        if currentThreadMayBlock { return try body() }
+        return try await withTaskExecutorPreference(HandlerExecutor.shared) { () async throws(Failure) -> T in
+            try body()
+        }
+    }
+
     /// Marks the calling thread as one that may block, for the rest of its life.
     static func markCurrentThread() {
         _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
