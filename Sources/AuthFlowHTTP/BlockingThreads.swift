@@ -31,10 +31,15 @@ public enum BlockingThreads {
     /// From libmicrohttpd's polling thread (a handler's first store operation) this is one thread hand-over,
     /// where a queue of the store's own would be two: to the queue's thread, then to a handler thread to go
     /// on. On Swift's cooperative threads it keeps blocking work off them, as such a queue would.
+    ///
+    /// While `body` runs, its thread counts as blocked: when every handler thread is blocked and a handler
+    /// waits to go on, another thread starts (up to 64), so blocking work never holds up handlers that only
+    /// wait for the network. `body` must not call `run` itself.
     public static func run<T, Failure: Error>(_ body: () throws(Failure) -> T) async throws(Failure) -> T {
-        if currentThreadMayBlock { return try body() }
+        if currentThreadMayBlock { return try HandlerExecutor.shared.blocking(body) }
         return try await withTaskExecutorPreference(HandlerExecutor.shared) { () async throws(Failure) -> T in
-            try body()
+            // The task runs on a handler thread now (the preference moved it there).
+            try HandlerExecutor.shared.blocking(body)
         }
     }
 
