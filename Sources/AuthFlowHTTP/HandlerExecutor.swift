@@ -15,6 +15,12 @@ import Synchronization
 /// gives up its thread at once. When nothing else is waiting, that thread runs it next itself,
 /// instead of waking another thread to take it over: a hop costs no wake-up and no thread switch.
 /// Jobs queued by other threads, and every job while others wait, take the shared queue, oldest first.
+///
+/// Blocking work runs through ``blocking(_:)`` (`BlockingThreads.run`), which counts the threads inside it.
+/// When a job waits and every thread is inside blocking work (a store waiting out another process's write
+/// lock, say), one more thread starts, up to ``maximumThreadCount``, so handlers that only wait for the
+/// network or a timer never queue behind blocked ones. A thread started that way ends after
+/// ``spareThreadIdleSeconds`` without work.
 final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     /// The executor every `HTTPServer` of the process uses.
     static let shared = HandlerExecutor(threadCount: max(4, ProcessInfo.processInfo.activeProcessorCount * 2))
@@ -27,10 +33,22 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         var next: UnownedJob?
     }
 
+    /// The most threads the executor runs at once, spare threads included.
+    static let maximumThreadCount = 64
+    /// How long a spare thread (one beyond the initial count) waits for work before it ends.
+    static let spareThreadIdleSeconds = 10.0
+
     private let condition = NSCondition()
     /// Jobs waiting for a thread, oldest first; guarded by `condition`.
     private var queue: [UnownedJob] = []
     private var head = 0
+    /// The threads started at first; more start only while every thread is blocked.
+    private let baseThreadCount: Int
+    /// Live threads, threads waiting for a job, threads inside blocking work; guarded by `condition`.
+    private var threadCount = 0
+    private var idleCount = 0
+    private var blockedCount = 0
+    private var nextThreadIndex = 0
     /// The thread-specific slot holding a handler thread's `Worker` (unset on other threads).
     private let workerKey: pthread_key_t
 
@@ -39,11 +57,50 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         let status = pthread_key_create(&key, nil)
         precondition(status == 0, "expected a free thread-specific key, pthread_key_create failed with \(status)")
         workerKey = key
-        for index in 0..<threadCount {
-            let thread = Thread { [self] in runLoop() }
-            thread.name = "authflow-http-handler-\(index)"
-            thread.start()
+        baseThreadCount = threadCount
+        condition.lock()
+        for _ in 0..<threadCount { startThread() }
+        condition.unlock()
+    }
+
+    /// The number of live threads (for tests and diagnostics).
+    var liveThreadCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threadCount
+    }
+
+    /// Starts one more thread; the caller holds `condition`.
+    private func startThread() {
+        threadCount += 1
+        let index = nextThreadIndex
+        nextThreadIndex += 1
+        let thread = Thread { [self] in runLoop(spare: index >= baseThreadCount) }
+        thread.name = "authflow-http-handler-\(index)"
+        thread.start()
+    }
+
+    /// Starts a thread when a job waits and no thread can take it: none is idle and every live one is blocked.
+    /// The caller holds `condition`.
+    private func startThreadIfAllBlocked() {
+        guard head < queue.count, idleCount == 0, blockedCount >= threadCount, threadCount < Self.maximumThreadCount
+        else { return }
+        startThread()
+    }
+
+    /// Runs `body`, which may block, on the calling handler thread, counted as blocked meanwhile (see the type's
+    /// notes); the caller must be a handler thread.
+    func blocking<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        condition.lock()
+        blockedCount += 1
+        startThreadIfAllBlocked()
+        condition.unlock()
+        defer {
+            condition.lock()
+            blockedCount -= 1
+            condition.unlock()
         }
+        return try body()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -60,7 +117,11 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
             return
         }
         queue.append(job)
-        condition.signal()
+        if idleCount > 0 {
+            condition.signal()
+        } else {
+            startThreadIfAllBlocked()
+        }
         condition.unlock()
     }
 
@@ -79,14 +140,34 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         unsafeBitCast(job, to: UnsafeRawPointer.self)
     }
 
-    private func runLoop() {
+    private func runLoop(spare: Bool) {
         BlockingThreads.markCurrentThread()
         let worker = Worker()
-        _ = pthread_setspecific(workerKey, Unmanaged.passRetained(worker).toOpaque())
+        let retained = Unmanaged.passRetained(worker)
+        _ = pthread_setspecific(workerKey, retained.toOpaque())
+        defer {
+            _ = pthread_setspecific(workerKey, nil)
+            retained.release()
+        }
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()
-            while head == queue.count { condition.wait() }
+            while head == queue.count {
+                idleCount += 1
+                var timedOut = false
+                if spare {
+                    timedOut = !condition.wait(until: Date().addingTimeInterval(Self.spareThreadIdleSeconds))
+                } else {
+                    condition.wait()
+                }
+                idleCount -= 1
+                if timedOut, head == queue.count {
+                    // A spare thread without work for a while ends.
+                    threadCount -= 1
+                    condition.unlock()
+                    return
+                }
+            }
             var job = queue[head]
             head += 1
             if head == queue.count {

@@ -1,22 +1,22 @@
 public import AuthFlow
-import Dispatch
 import Foundation
 import Synchronization
 
 /// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
 ///
-/// Each instance owns one connection. Operations run one at a time behind a mutex: on the calling thread when
-/// it is an HTTP handler thread, which may block (`BlockingThreads`), otherwise on the instance's own serial
-/// queue, so a statement waiting for a lock never blocks Swift's cooperative threads. Several instances,
+/// Each instance owns one connection. Operations run one at a time behind a mutex, always on a thread that may
+/// block (`BlockingThreads.run`: the calling thread when it is an HTTP handler thread, otherwise one of those),
+/// so a statement waiting for a lock never blocks Swift's cooperative threads or libmicrohttpd's polling thread. Several instances,
 /// in one process or several, may open the same file: SQLite's locking and the busy timeout serialize their
 /// writes.
 ///
 /// Opening configures the connection and brings the schema up to date:
 /// - `journal_mode = WAL`: readers never block the writer and a crash never loses a committed transaction;
-/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed link, token, spent
-///   state, session deletion or applied notification id also survives a power loss. The one exception is a new
-///   session (`withUnsyncedWriteTransaction`, `NORMAL`): a power cut may lose it until the next synced
-///   commit, which signs its browser out and brings nothing back;
+/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed user, link, token,
+///   session deletion or applied notification id also survives a power loss. Two writes are exceptions
+///   (`NORMAL`, reaching the disk with the next synced commit): a new session
+///   (`withUnsyncedWriteTransaction`), whose loss signs its browser out and brings nothing back, and a spent
+///   state (``SQLiteFlowStore``), which the same sign-in's account write syncs moments later;
 /// - `foreign_keys = ON`, a busy timeout, and SQLite's defensive mode;
 /// - migrations versioned in code (`PRAGMA user_version`), applied in one transaction. A database written by
 ///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
@@ -28,7 +28,6 @@ public final class SQLiteDatabase: Sendable {
     public let path: String
 
     private let connection: Mutex<SQLiteConnection>
-    private let queue: DispatchQueue
 
     /// Opens (creating when missing) the database file at `path` and migrates it to the current schema. A file
     /// this call creates is readable and writable by its owner only (0600), and so are its `-wal` and `-shm`
@@ -54,7 +53,6 @@ public final class SQLiteDatabase: Sendable {
         }
         self.path = path
         connection = Mutex(opened)
-        queue = DispatchQueue(label: "authflow.sqlite")
     }
 
     /// Switches the file to WAL (once per file; later calls find it set). The switch needs the exclusive lock, and
@@ -82,34 +80,23 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Runs `body` with the connection: right on the calling thread when it may block (an HTTP handler
-    /// thread, see `BlockingThreads`), otherwise on the database's queue.
+    /// Runs `body` with the connection on a thread that may block (`BlockingThreads.run`): right on the calling
+    /// thread when it is an HTTP handler thread, otherwise on one of them, to which the calling task moves.
     ///
-    /// On a handler thread this saves the hop to the queue and back (two thread wake-ups per operation). The
-    /// thread then waits for the connection's mutex while another operation of this process runs, and for the
-    /// busy timeout while another connection holds the write lock, exactly as the queue would have; it is a
-    /// dedicated thread, so neither Swift's cooperative threads nor libmicrohttpd's polling thread wait.
+    /// On a handler thread this saves any hand-over; from libmicrohttpd's polling thread (a handler's first
+    /// store operation) it costs one, where a queue of the database's own cost two (to the queue, then to a
+    /// handler thread). The thread waits for the connection's mutex while another operation of this process
+    /// runs, and for the busy timeout while another connection holds the write lock; it is a dedicated
+    /// thread, so neither Swift's cooperative threads nor libmicrohttpd's polling thread wait.
     @discardableResult
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        if BlockingThreads.currentThreadMayBlock {
-            return try connection.withLock { connection throws(StoreError) in
+        try await BlockingThreads.run { () throws(StoreError) -> T in
+            try connection.withLock { connection throws(StoreError) in
                 try connection.setCommitsSynced(true, operation: operation)
                 return try body(connection)
             }
         }
-        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            queue.async {
-                let outcome = self.connection.withLock { connection in
-                    Result { () throws(StoreError) -> T in
-                        try connection.setCommitsSynced(true, operation: operation)
-                        return try body(connection)
-                    }
-                }
-                continuation.resume(returning: outcome)
-            }
-        }
-        return try result.get()
     }
 }

@@ -9,6 +9,14 @@ public import Foundation
 /// (`FlowStoreKey`), in a transaction that first purges expired entries, so of concurrent marks of
 /// one state, from any connection or process, exactly one is the first use, and the table holds only states
 /// spent within the last flow lifetime. Sign-in starts write nothing. Expiry follows the injected clock.
+///
+/// The mark commits with `synchronous = NORMAL`: it is in the WAL file when `markSpent` returns, so a process
+/// crash keeps it and every other connection sees it at once, but it reaches the disk with the next synced
+/// commit of the database, which in `authflow serve` is the same sign-in's account write moments later (a
+/// sign-in then costs one disk sync instead of two). Only a power cut or an operating-system crash in
+/// between can lose it, and only for a sign-in that did not finish: its callback could then be presented once
+/// more, which still needs the same browser's flow cookie and an authorization code the provider has not
+/// redeemed.
 public struct SQLiteFlowStore: FlowStore {
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
@@ -34,7 +42,10 @@ public struct SQLiteFlowStore: FlowStore {
         let inserted: Int
         do {
             inserted = try await database.perform("mark spent") { connection throws(StoreError) in
-                try connection.transaction(immediate: true, operation: "mark spent") { () throws(StoreError) in
+                // Not synced: the sign-in's account write, the next synced commit, syncs it (see the type's notes).
+                try connection.setCommitsSynced(false, operation: "mark spent")
+                defer { try? connection.setCommitsSynced(true, operation: "mark spent") }
+                return try connection.transaction(immediate: true, operation: "mark spent") { () throws(StoreError) in
                     try connection.run(
                         "DELETE FROM spent_states WHERE expires_at <= ?", [.real(now)], operation: "mark spent")
                     return try connection.run(

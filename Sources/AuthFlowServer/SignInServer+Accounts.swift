@@ -3,8 +3,9 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 
 extension SignInServer {
-    /// Finds, creates or links the user of a completed sign-in according to its intent, and updates the
-    /// stored profile with the verified values.
+    /// Finds, creates or links the user of a completed sign-in according to its intent, updates the
+    /// stored profile with the verified values and stores the sign-in's `tokens`, in the same transaction as
+    /// the account write (one commit per sign-in where the store supports it).
     ///
     /// - `login`: an existing identity signs in (refused when disabled); a new one links to the single user
     ///   with exactly the same verified email (`matches(_:_:)`) when
@@ -15,9 +16,9 @@ extension SignInServer {
     ///   `account_exists` when another user has it).
     ///
     /// - Throws: ``ServerError``.
-    func resolveAccount(for result: SignInResult, request: HTTPServerRequest, pendingName: String?)
-        async throws(ServerError) -> LinkedIdentity
-    {
+    func resolveAccount(
+        for result: SignInResult, request: HTTPServerRequest, pendingName: String?, tokens: StoredTokens
+    ) async throws(ServerError) -> LinkedIdentity {
         let verified = result.identity
         let key = IdentityKey(provider: result.provider, subject: verified.subject)
         let name = pendingName ?? result.unverifiedProfile?.displayName ?? verified.name
@@ -36,7 +37,7 @@ extension SignInServer {
             if let existing {
                 guard !existing.isDisabled else { throw Self.identityDisabled }
                 return try await storing("update the identity") { () async throws(StoreError) in
-                    try await accounts.updateIdentityProfile(update, for: key)
+                    try await accounts.updateIdentityProfile(update, for: key, tokens: tokens)
                 }
             }
             if options.linkByVerifiedEmail.allows(provider: result.provider), verified.emailVerified,
@@ -54,13 +55,13 @@ extension SignInServer {
                 if matches.count == 1, let user = matches.first {
                     logger.log(.info, "linked by verified email", metadata: ["provider": result.provider])
                     return try await storing("link the identity") { () async throws(StoreError) in
-                        try await accounts.linkIdentity(key, profile: profile, to: user.id)
+                        try await accounts.linkIdentity(key, profile: profile, to: user.id, tokens: tokens)
                     }
                 }
             }
             guard options.signup else { throw Self.signupDisabled }
             do throws(ServerError) {
-                return try await createUser(key, profile: profile)
+                return try await createUser(key, profile: profile, tokens: tokens)
             } catch {
                 // Another instance (or request) completed the first sign-in of this identity between the lookup
                 // and the insert: the identity's unique key refused a second user, so this sign-in is that user's.
@@ -71,13 +72,13 @@ extension SignInServer {
                 guard let winner else { throw error }
                 guard !winner.isDisabled else { throw Self.identityDisabled }
                 return try await storing("update the identity") { () async throws(StoreError) in
-                    try await accounts.updateIdentityProfile(update, for: key)
+                    try await accounts.updateIdentityProfile(update, for: key, tokens: tokens)
                 }
             }
         case .register:
             guard existing == nil else { throw Self.accountExists(result.provider) }
             guard options.signup else { throw Self.signupDisabled }
-            return try await createUser(key, profile: profile)
+            return try await createUser(key, profile: profile, tokens: tokens)
         case .link:
             guard let session = try await currentSession(request) else {
                 throw ServerError(
@@ -88,12 +89,12 @@ extension SignInServer {
                 guard existing.userID == session.record.userID else { throw Self.accountExists(result.provider) }
                 guard !existing.isDisabled else { throw Self.identityDisabled }
                 return try await storing("update the identity") { () async throws(StoreError) in
-                    try await accounts.updateIdentityProfile(update, for: key)
+                    try await accounts.updateIdentityProfile(update, for: key, tokens: tokens)
                 }
             }
             let user = session.record.userID
             return try await storing("link the identity") { () async throws(StoreError) in
-                try await accounts.linkIdentity(key, profile: profile, to: user)
+                try await accounts.linkIdentity(key, profile: profile, to: user, tokens: tokens)
             }
         }
     }
@@ -117,11 +118,13 @@ extension SignInServer {
             status: 403, provider: provider)
     }
 
-    private func createUser(_ key: IdentityKey, profile: IdentityProfile) async throws(ServerError) -> LinkedIdentity {
+    private func createUser(_ key: IdentityKey, profile: IdentityProfile, tokens: StoredTokens)
+        async throws(ServerError) -> LinkedIdentity
+    {
         let accounts = stores.accounts
         let id = UserID.generate(using: random)
         let account = try await storing("create the user") { () async throws(StoreError) in
-            try await accounts.createUser(id, identity: key, profile: profile)
+            try await accounts.createUser(id, identity: key, profile: profile, tokens: tokens)
         }
         logger.log(.info, "user created", metadata: ["provider": key.provider])
         guard let identity = account.identities.first(where: { $0.key == key }) else {

@@ -82,8 +82,8 @@ extension SignInServer {
         let pending = await takePendingProfile(pendingKey)
         let identity: LinkedIdentity
         do throws(ServerError) {
-            identity = try await resolveAccount(for: result, request: request, pendingName: pending?.displayName)
-            try await saveTokens(result.tokens, for: identity.key)
+            identity = try await resolveAccount(
+                for: result, request: request, pendingName: pending?.displayName, tokens: storedTokens(result.tokens))
         } catch {
             if let pending { await restorePendingProfile(pending) }
             logger.log(.warning, "sign-in refused", metadata: ["provider": name, "code": error.code.rawValue])
@@ -170,16 +170,12 @@ extension SignInServer {
         }
     }
 
-    /// Saves the tokens of a sign-in (the store encrypts them); a `nil` refresh token keeps the stored one.
-    func saveTokens(_ tokens: TokenSet, for key: IdentityKey) async throws(ServerError) {
-        let stored = StoredTokens(
+    /// The tokens of a sign-in as the account store keeps them (it encrypts them); a `nil` refresh token keeps
+    /// the stored one.
+    func storedTokens(_ tokens: TokenSet) -> StoredTokens {
+        StoredTokens(
             accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
             accessTokenExpiresAt: tokens.expiresIn.map { clock.now().addingTimeInterval(Double($0)) },
             scope: tokens.scope)
-        do throws(StoreError) {
-            try await stores.accounts.saveTokens(stored, for: key)
-        } catch {
-            throw ServerError(error, while: "save the provider tokens", store: "accounts")
-        }
     }
 }

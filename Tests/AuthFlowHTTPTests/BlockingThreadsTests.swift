@@ -26,3 +26,49 @@ import Testing
         #expect(response?.hasSuffix("before false, after true") == true)
     }
 }
+
+/// `BlockingThreads.run` runs blocking work only on threads that may block, whoever calls it.
+@Suite struct BlockingThreadsRunTests {
+    actor Caller {
+        func mayBlockInside() async -> Bool { await BlockingThreads.run { BlockingThreads.currentThreadMayBlock } }
+    }
+
+    @Test func movesACooperativeTaskToAThreadThatMayBlock() async {
+        let outside = await Task.detached { BlockingThreads.currentThreadMayBlock }.value
+        let inside = await Task.detached { await BlockingThreads.run { BlockingThreads.currentThreadMayBlock } }.value
+        #expect(!outside)
+        #expect(inside)
+    }
+
+    @Test func movesAnActorIsolatedCallerToAThreadThatMayBlock() async {
+        #expect(await Caller().mayBlockInside())
+    }
+
+    @Test func passesResultsAndTypedErrorsThrough() async {
+        struct Refusal: Error, Equatable { let reason: String }
+        let value = await BlockingThreads.run { 6 * 7 }
+        #expect(value == 42)
+        do throws(Refusal) {
+            _ = try await BlockingThreads.run { () throws(Refusal) -> Int in throw Refusal(reason: "no") }
+            Issue.record("expected the body's error, found a result")
+        } catch {
+            #expect(error == Refusal(reason: "no"))
+        }
+    }
+
+    @Test func aHandlersFirstStoreCallFromThePollingThreadRunsOnAHandlerThread() async throws {
+        let server = HTTPServer(configuration: .init()) { _ in
+            // The handler starts on the polling thread, which may not block; `run` moves it.
+            let before = BlockingThreads.currentThreadMayBlock
+            let inside = await BlockingThreads.run { BlockingThreads.currentThreadMayBlock }
+            return .text("before \(before), inside \(inside)")
+        }
+        let port = try server.start()
+        let response: String? = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: HTTPServerStarvationTests.blockingGet(port: port, path: "/")) }
+                .start()
+        }
+        await server.stop()
+        #expect(response?.hasSuffix("before false, inside true") == true)
+    }
+}

@@ -92,6 +92,23 @@ import Testing
         }
     }
 
+    /// The mark commits without a sync of its own (the sign-in's account write syncs it), yet every other
+    /// connection sees it at once, and the connection is back to synced commits for whatever runs next.
+    @Test func marksSpentUnsyncedVisiblyAndLeavesCommitsSynced() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock(StoreHarness.start)
+        let path = directory.path("unsynced-flows.sqlite")
+        let database = try SQLiteDatabase(path: path)
+        let store = SQLiteFlowStore(database: database, clock: clock)
+        #expect(try await store.markSpent(state: "state-unsynced", until: Self.until))
+        let synchronous = try await database.perform("test") { connection throws(StoreError) in
+            try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
+        }
+        #expect(synchronous == 2)  // FULL
+        let other = SQLiteFlowStore(database: try SQLiteDatabase(path: path), clock: clock)
+        #expect(try await other.markSpent(state: "state-unsynced", until: Self.until) == false)
+    }
+
     @Test func storesDigestsOnlyAndPurgesExpiredOnes() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("purge-flows.sqlite"))

@@ -130,6 +130,30 @@ public protocol AccountStore: Sendable {
     func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) async throws(StoreError)
         -> LinkedIdentity
 
+    /// Creates the user `id` with its first identity and stores `tokens` for it, in one transaction: a sign-in's
+    /// account write and its tokens are kept (and reach the disk) together, or neither is.
+    ///
+    /// A custom store may keep the default, which calls ``createUser(_:identity:profile:)`` and then
+    /// ``saveTokens(_:for:)`` (two commits).
+    ///
+    /// - Throws: as ``createUser(_:identity:profile:)``, and `invalidValue` for tokens ``saveTokens(_:for:)`` refuses.
+    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens)
+        async throws(StoreError) -> UserAccount
+
+    /// Links the identity to the existing user `user` (as ``linkIdentity(_:profile:to:)``) and stores `tokens`
+    /// for it, in one transaction. The default calls the two operations one after the other.
+    ///
+    /// - Throws: as ``linkIdentity(_:profile:to:)``, and `invalidValue` for tokens ``saveTokens(_:for:)`` refuses.
+    func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens)
+        async throws(StoreError) -> LinkedIdentity
+
+    /// Updates the identity's profile fields (as ``updateIdentityProfile(_:for:)``) and stores `tokens` for it,
+    /// in one transaction. The default calls the two operations one after the other.
+    ///
+    /// - Throws: `identityNotFound`, and `invalidValue` for tokens ``saveTokens(_:for:)`` refuses.
+    func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens)
+        async throws(StoreError) -> LinkedIdentity
+
     /// Parks Apple's first-login name under `profile.key` (the flow's state) until ``takePendingProfile(key:)``.
     /// Called before the token exchange, so the name survives a later failure. Expired records are purged.
     ///
@@ -157,4 +181,40 @@ public protocol AccountStore: Sendable {
 
     /// Checks that the store answers (for `GET /healthz`).
     func checkHealth() async throws(StoreError)
+}
+
+extension AccountStore {
+    /// Creates the user, then saves its tokens: two commits (stores that can write both in one transaction
+    /// implement this requirement themselves).
+    ///
+    /// - Throws: `StoreError`, as the two operations.
+    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens)
+        async throws(StoreError) -> UserAccount
+    {
+        let account = try await createUser(id, identity: identity, profile: profile)
+        try await saveTokens(tokens, for: identity)
+        return account
+    }
+
+    /// Links the identity, then saves its tokens: two commits.
+    ///
+    /// - Throws: `StoreError`, as the two operations.
+    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens)
+        async throws(StoreError) -> LinkedIdentity
+    {
+        let linked = try await linkIdentity(identity, profile: profile, to: user)
+        try await saveTokens(tokens, for: identity)
+        return linked
+    }
+
+    /// Updates the identity's profile, then saves its tokens: two commits.
+    ///
+    /// - Throws: `StoreError`, as the two operations.
+    public func updateIdentityProfile(
+        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens
+    ) async throws(StoreError) -> LinkedIdentity {
+        let updated = try await updateIdentityProfile(update, for: identity)
+        try await saveTokens(tokens, for: identity)
+        return updated
+    }
 }

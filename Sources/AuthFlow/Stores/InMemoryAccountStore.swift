@@ -102,6 +102,37 @@ public actor InMemoryAccountStore: AccountStore {
         return linked
     }
 
+    /// Creates the user with its first identity and stores its tokens, at once: tokens are checked first,
+    /// so nothing is stored when they are refused.
+    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens)
+        throws(StoreError) -> UserAccount
+    {
+        try StoreValidation.checkTokens(tokens, operation: "createUser")
+        let account = try createUser(id, identity: identity, profile: profile)
+        try saveTokens(tokens, for: identity)
+        return account
+    }
+
+    /// Links the identity to an existing user and stores its tokens, at once.
+    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens)
+        throws(StoreError) -> LinkedIdentity
+    {
+        try StoreValidation.checkTokens(tokens, operation: "linkIdentity")
+        let linked = try linkIdentity(identity, profile: profile, to: user)
+        try saveTokens(tokens, for: identity)
+        return linked
+    }
+
+    /// Updates the identity's profile fields and stores its tokens, at once.
+    public func updateIdentityProfile(
+        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens
+    ) throws(StoreError) -> LinkedIdentity {
+        try StoreValidation.checkTokens(tokens, operation: "updateIdentityProfile")
+        let updated = try updateIdentityProfile(update, for: identity)
+        try saveTokens(tokens, for: identity)
+        return updated
+    }
+
     /// Removes every identity of `provider` from the user, refusing to remove the last one.
     public func unlinkProvider(_ provider: String, from user: UserID) throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"

@@ -108,7 +108,8 @@ final class SQLiteConnection {
     /// setting, so a failed switch back to `FULL` is tried again before the next operation runs.
     func setCommitsSynced(_ synced: Bool, operation: String) throws(StoreError) {
         guard synced != commitsSynced else { return }
-        try execute(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", operation: operation)
+        // Prepared once and kept, as BEGIN and COMMIT are: `sqlite3_exec` would parse the text on every call.
+        try run(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", operation: operation)
         commitsSynced = synced
     }
 
@@ -119,10 +120,10 @@ final class SQLiteConnection {
     func transaction<T>(
         immediate: Bool, operation: String, _ body: () throws(StoreError) -> T
     ) throws(StoreError) -> T {
-        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED", operation: operation)
+        try run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED", operation: operation)
         do throws(StoreError) {
             let result = try body()
-            try execute("COMMIT", operation: operation)
+            try run("COMMIT", operation: operation)
             return result
         } catch {
             if sqlite3_get_autocommit(handle) == 0 {

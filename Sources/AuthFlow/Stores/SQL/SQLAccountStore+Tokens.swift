@@ -6,9 +6,8 @@ extension SQLAccountStore {
     func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) async throws(StoreError) {
         let operation = "saveTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
-        try StoreValidation.checkTokens(tokens, operation: operation)
-        let sealed = try sealing.columns(tokens, for: identity, operation: operation)
-        let now = clock.now().timeIntervalSince1970
+        guard let sealed = try sealedTokens(tokens, for: identity, operation: operation) else { return }
+        let now = clock.now()
         let lockIdentity = "SELECT 1 FROM identities WHERE provider = $1 AND subject = $2" + backend.forShare
         try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
             // The identity stays until the tokens are in (a concurrent unlink waits, then removes both).
@@ -17,27 +16,45 @@ extension SQLAccountStore {
                     lockIdentity, .text(identity.provider), .text(identity.subject), operation: operation
                 ).isEmpty)
             else { throw Self.identityNotFound(operation) }
-            try connection.run(
-                """
-                INSERT INTO identity_tokens
-                    (provider, subject, access_token, refresh_token, access_token_expires_at, scope, updated_at,
-                    refresh_token_hash, refresh_token_prefix_digest)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                ON CONFLICT (provider, subject) DO UPDATE SET
-                    access_token = excluded.access_token,
-                    refresh_token = coalesce(excluded.refresh_token, identity_tokens.refresh_token),
-                    access_token_expires_at = excluded.access_token_expires_at,
-                    scope = excluded.scope,
-                    updated_at = excluded.updated_at,
-                    refresh_token_hash = CASE WHEN excluded.refresh_token IS NULL
-                        THEN identity_tokens.refresh_token_hash ELSE excluded.refresh_token_hash END,
-                    refresh_token_prefix_digest = CASE WHEN excluded.refresh_token IS NULL
-                        THEN identity_tokens.refresh_token_prefix_digest ELSE excluded.refresh_token_prefix_digest END
-                """,
-                .text(identity.provider), .text(identity.subject), .optional(sealed.access), .optional(sealed.refresh),
-                .optional(sealed.expiresAt), .optional(sealed.scope), .real(now), .optional(sealed.refreshHash),
-                .optional(sealed.refreshPrefixDigest), operation: operation)
+            try Self.write(sealed, for: identity, at: now, in: connection, operation: operation)
         }
+    }
+
+    /// Checks `tokens` and seals them for `identity`; `nil` for no tokens.
+    func sealedTokens(_ tokens: StoredTokens?, for identity: IdentityKey, operation: String) throws(StoreError)
+        -> TokenSealing.Columns?
+    {
+        guard let tokens else { return nil }
+        try StoreValidation.checkTokens(tokens, operation: operation)
+        return try sealing.columns(tokens, for: identity, operation: operation)
+    }
+
+    /// Writes sealed tokens for an identity the transaction holds (inserted or locked by it), replacing the
+    /// stored access token, expiry and scope; a `nil` refresh token keeps the stored one.
+    static func write(
+        _ sealed: TokenSealing.Columns, for identity: IdentityKey, at now: Date, in connection: any SQLConnection,
+        operation: String
+    ) throws(StoreError) {
+        try connection.run(
+            """
+            INSERT INTO identity_tokens
+                (provider, subject, access_token, refresh_token, access_token_expires_at, scope, updated_at,
+                refresh_token_hash, refresh_token_prefix_digest)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            ON CONFLICT (provider, subject) DO UPDATE SET
+                access_token = excluded.access_token,
+                refresh_token = coalesce(excluded.refresh_token, identity_tokens.refresh_token),
+                access_token_expires_at = excluded.access_token_expires_at,
+                scope = excluded.scope,
+                updated_at = excluded.updated_at,
+                refresh_token_hash = CASE WHEN excluded.refresh_token IS NULL
+                    THEN identity_tokens.refresh_token_hash ELSE excluded.refresh_token_hash END,
+                refresh_token_prefix_digest = CASE WHEN excluded.refresh_token IS NULL
+                    THEN identity_tokens.refresh_token_prefix_digest ELSE excluded.refresh_token_prefix_digest END
+            """,
+            .text(identity.provider), .text(identity.subject), .optional(sealed.access), .optional(sealed.refresh),
+            .optional(sealed.expiresAt), .optional(sealed.scope), .real(now.timeIntervalSince1970),
+            .optional(sealed.refreshHash), .optional(sealed.refreshPrefixDigest), operation: operation)
     }
 
     func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {

@@ -61,13 +61,14 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
-    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) async throws(StoreError)
-        -> UserAccount
+    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens? = nil)
+        async throws(StoreError) -> UserAccount
     {
         let operation = "createUser"
         try StoreValidation.checkKey(id.rawValue, "user id", operation: operation)
         try StoreValidation.checkIdentity(identity, operation: operation)
         try StoreValidation.checkProfile(profile, operation: operation)
+        let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
         return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
             let created = try connection.run(
@@ -82,32 +83,39 @@ public struct SQLAccountStore: Sendable {
                     .identityAlreadyLinked, "expected an identity not linked to any user, found one linked to a user",
                     operation: operation)
             }
+            if let sealed { try Self.write(sealed, for: identity, at: now, in: connection, operation: operation) }
             return UserAccount(id: id, createdAt: now, identities: [linked])
         }
     }
 
-    func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID) async throws(StoreError)
-        -> LinkedIdentity
-    {
+    func linkIdentity(
+        _ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens? = nil
+    ) async throws(StoreError) -> LinkedIdentity {
         let operation = "linkIdentity"
         try StoreValidation.checkIdentity(identity, operation: operation)
         try StoreValidation.checkProfile(profile, operation: operation)
+        let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
         let lockUser = "SELECT 1 FROM users WHERE id = $1" + backend.forShare
         return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
             // Locks the user against a concurrent deleteUser until the identity is in.
             let users = try connection.query(lockUser, .text(user.rawValue), operation: operation)
             let linked = LinkedIdentity(user: user, key: identity, profile: profile, at: now)
-            if !users.isEmpty, try Self.insert(linked, in: connection, operation: operation) { return linked }
-            if let existing = try Self.identity(identity, in: connection, operation: operation) {
+            var result: LinkedIdentity
+            if !users.isEmpty, try Self.insert(linked, in: connection, operation: operation) {
+                result = linked
+            } else if let existing = try Self.identity(identity, in: connection, operation: operation) {
                 guard existing.userID == user else {
                     throw StoreError(
                         .identityAlreadyLinked, "expected an identity not linked to another user, found one that is",
                         operation: operation)
                 }
-                return existing
+                result = existing
+            } else {
+                throw Self.userNotFound(operation)
             }
-            throw Self.userNotFound(operation)
+            if let sealed { try Self.write(sealed, for: identity, at: now, in: connection, operation: operation) }
+            return result
         }
     }
 
@@ -157,14 +165,15 @@ public struct SQLAccountStore: Sendable {
         return try await modifyIdentity(identity, operation: operation) { $0.settingDisabled(disabled, at: now) }
     }
 
-    func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) async throws(StoreError)
-        -> LinkedIdentity
-    {
+    func updateIdentityProfile(
+        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens? = nil
+    ) async throws(StoreError) -> LinkedIdentity {
         let operation = "updateIdentityProfile"
         try StoreValidation.checkIdentity(identity, operation: operation)
         try StoreValidation.checkUpdate(update, operation: operation)
+        let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
-        return try await modifyIdentity(identity, operation: operation) { $0.applying(update, at: now) }
+        return try await modifyIdentity(identity, operation: operation, tokens: sealed) { $0.applying(update, at: now) }
     }
 
     /// Reads the users table, so a database that answers but lost the schema is noticed.
@@ -174,15 +183,19 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
+    /// Changes the stored identity in one transaction and, when `tokens` are given, writes them in the same one.
     private func modifyIdentity(
-        _ identity: IdentityKey, operation: String, _ change: @escaping @Sendable (LinkedIdentity) -> LinkedIdentity
+        _ identity: IdentityKey, operation: String, tokens: TokenSealing.Columns? = nil,
+        _ change: @escaping @Sendable (LinkedIdentity) -> LinkedIdentity
     ) async throws(StoreError) -> LinkedIdentity {
         let forUpdate = backend.forUpdate
+        let now = clock.now()
         return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
             guard let stored = try Self.identity(identity, lock: forUpdate, in: connection, operation: operation)
             else { throw Self.identityNotFound(operation) }
             let updated = change(stored)
             if updated != stored { try Self.update(updated, in: connection, operation: operation) }
+            if let tokens { try Self.write(tokens, for: identity, at: now, in: connection, operation: operation) }
             return updated
         }
     }

@@ -46,6 +46,24 @@ extension SQLBackedAccountStore {
         try await sql.linkIdentity(identity, profile: profile, to: user)
     }
 
+    /// Creates the user with its first identity and stores its tokens, in one transaction.
+    ///
+    /// - Throws: `StoreError` `duplicateUser`, `identityAlreadyLinked`, `invalidValue`.
+    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens)
+        async throws(StoreError) -> UserAccount
+    {
+        try await sql.createUser(id, identity: identity, profile: profile, tokens: tokens)
+    }
+
+    /// Links the identity to an existing user and stores its tokens, in one transaction.
+    ///
+    /// - Throws: `StoreError` `identityAlreadyLinked`, `userNotFound`, `invalidValue`.
+    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens)
+        async throws(StoreError) -> LinkedIdentity
+    {
+        try await sql.linkIdentity(identity, profile: profile, to: user, tokens: tokens)
+    }
+
     /// Removes every identity of `provider` from the user with their tokens, refusing to remove the last one.
     /// Tokens that no longer decrypt (the secret changed) are reported as `nil`.
     ///
@@ -139,6 +157,15 @@ extension SQLBackedAccountStore {
         async throws(StoreError) -> LinkedIdentity
     {
         try await sql.updateIdentityProfile(update, for: identity)
+    }
+
+    /// Updates the identity's profile fields and stores its tokens, in one transaction.
+    ///
+    /// - Throws: `StoreError` `identityNotFound`, `invalidValue`.
+    public func updateIdentityProfile(
+        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens
+    ) async throws(StoreError) -> LinkedIdentity {
+        try await sql.updateIdentityProfile(update, for: identity, tokens: tokens)
     }
 
     /// Parks a pending profile (purging expired ones in the same transaction); an expired record with the same

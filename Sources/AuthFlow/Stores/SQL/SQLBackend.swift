@@ -46,8 +46,8 @@ package protocol SQLBackend: Sendable {
 
     /// Runs `body` in one write transaction whose loss after a power cut or an operating-system crash (not a
     /// process crash) is harmless, such as a new session's (its browser is then signed out). The backend may
-    /// commit it without waiting for the disk; the next synced commit makes it durable too. Deletions, spent
-    /// states and account changes never use it.
+    /// commit it without waiting for the disk; the next synced commit makes it durable too. Deletions and
+    /// account or token changes never use it.
     func withUnsyncedWriteTransaction<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T

@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import AuthFlowHTTP
+
+/// Blocking work on the handler threads (`BlockingThreads.run`) never holds up a handler that only waits:
+/// when every handler thread is blocked and a job waits, another thread starts.
+@Suite struct HandlerExecutorCompensationTests {
+    /// A gate the blocked bodies wait at; opened once, it lets every waiter through.
+    final class Gate: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var open = false
+        private(set) var waiting = 0
+
+        func wait() {
+            condition.lock()
+            waiting += 1
+            while !open { condition.wait() }
+            waiting -= 1
+            condition.unlock()
+        }
+
+        func openAll() {
+            condition.lock()
+            open = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        var waitingNow: Int {
+            condition.lock()
+            defer { condition.unlock() }
+            return waiting
+        }
+    }
+
+    @Test func aHandlerThatOnlyWaitsGoesOnWhileEveryHandlerThreadIsBlocked() async throws {
+        let executor = HandlerExecutor.shared
+        let gate = Gate()
+        let blockers = executor.liveThreadCount + 2
+        let blocked = (0..<blockers).map { _ in
+            Task.detached { await BlockingThreads.run { gate.wait() } }
+        }
+        // Every blocker holds a handler thread: more than the executor had, so some threads were started.
+        let deadline = Date().addingTimeInterval(60)
+        while gate.waitingNow < blockers && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(gate.waitingNow == blockers)
+        #expect(executor.liveThreadCount >= blockers)
+
+        // A handler that only waits (a timer here, the network in a server) still runs on a handler thread.
+        let outcome = Outcome()
+        let waiter = Task.detached {
+            let onHandlerThread = await withTaskExecutorPreference(executor) { () async -> Bool in
+                try? await Task.sleep(for: .milliseconds(1))
+                return BlockingThreads.currentThreadMayBlock
+            }
+            outcome.set(onHandlerThread)
+        }
+        // Polled, so that a starved waiter fails the test instead of hanging it.
+        while outcome.value == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(outcome.value == true, "the waiting handler went on while every other handler thread was blocked")
+        #expect(gate.waitingNow == blockers)
+        gate.openAll()
+        for task in blocked { await task.value }
+        await waiter.value
+    }
+
+    /// The waiter's result, once it has one.
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Bool?
+        var value: Bool? { lock.withLock { stored } }
+        func set(_ value: Bool) { lock.withLock { stored = value } }
+    }
+}
