@@ -11,10 +11,11 @@ import Synchronization
 /// as the global pool's do; all servers of a process share them. They may block
 /// (``BlockingThreads``): a store may run a short operation on them directly.
 ///
-/// A task that hops executors while it runs here (leaving an actor, say) enqueues itself again and
-/// gives up its thread at once. When nothing else is waiting, that thread runs it next itself,
-/// instead of waking another thread to take it over: a hop costs no wake-up and no thread switch.
-/// Jobs queued by other threads, and every job while others wait, take the shared queue, oldest first.
+/// A task that hops executors while it runs here (entering or leaving an actor, say) enqueues a job (the
+/// actor's, or its own again) and gives up its thread at once. When nothing else is waiting, that thread
+/// runs the job next itself, instead of waking another thread to take it over: a hop costs no wake-up and
+/// no thread switch. Jobs queued by other threads, and every job while others wait, take the shared queue,
+/// oldest first.
 ///
 /// Blocking work runs through ``blocking(_:)`` (`BlockingThreads.run`), which counts the threads inside it.
 /// When a job waits and every thread is inside blocking work (a store waiting out another process's write
@@ -93,6 +94,12 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     func blocking<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         condition.lock()
         blockedCount += 1
+        // A job this thread kept to run next must not wait for the blocking work: it goes to another thread.
+        if let worker = currentWorker(), let next = worker.next {
+            worker.next = nil
+            queue.append(next)
+            if idleCount > 0 { condition.signal() }
+        }
         startThreadIfAllBlocked()
         condition.unlock()
         defer {
@@ -108,36 +115,31 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Queues a job another executor handed over (a ``RequestExecutor`` whose handler now waits).
+    ///
+    /// A job a handler thread enqueues while it runs one (a task hopping to or from an actor, or resuming
+    /// itself) runs next on that same thread when nothing else waits: the running job is almost always about
+    /// to return (its task just suspended), so waking another thread would only add a thread switch. Blocking
+    /// work hands such a kept job to another thread first (``blocking(_:)``).
     func enqueueHandedOver(_ job: UnownedJob) {
-        let worker = workerRunning(job)
+        let worker = currentWorker()
         condition.lock()
-        if let worker, head == queue.count {
+        if let worker, worker.running != nil, worker.next == nil, head == queue.count {
             worker.next = job
             condition.unlock()
             return
         }
         queue.append(job)
-        if idleCount > 0 {
-            condition.signal()
-        } else {
-            startThreadIfAllBlocked()
-        }
+        let wake = idleCount > 0
+        if !wake { startThreadIfAllBlocked() }
         condition.unlock()
+        // Signalled after unlocking, so the woken thread does not at once wait for the lock.
+        if wake { condition.signal() }
     }
 
-    /// The calling thread's `Worker` when the thread is a handler thread running `job` itself right now.
-    private func workerRunning(_ job: UnownedJob) -> Worker? {
+    /// The calling thread's `Worker`, or `nil` on a thread that is not one of the handler threads.
+    private func currentWorker() -> Worker? {
         guard let pointer = pthread_getspecific(workerKey) else { return nil }
-        let worker = Unmanaged<Worker>.fromOpaque(pointer).takeUnretainedValue()
-        guard worker.next == nil, let running = worker.running, Self.identity(running) == Self.identity(job) else {
-            return nil
-        }
-        return worker
-    }
-
-    /// The job's address (an `UnownedJob` is one reference to the runtime's job, a task's being the task).
-    private static func identity(_ job: UnownedJob) -> UnsafeRawPointer {
-        unsafeBitCast(job, to: UnsafeRawPointer.self)
+        return Unmanaged<Worker>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     private func runLoop(spare: Bool) {

@@ -6,8 +6,9 @@ import Synchronization
 /// ``PostgresFlowStore`` and ``PostgresRateLimitStore``, and by every server instance pointed at it.
 ///
 /// A small pool of libpq connections: an operation borrows one connection for its whole run (a connection is
-/// used by one thread at a time) on a Dispatch worker, so a statement waiting on the network never blocks
-/// Swift's cooperative threads. At most `maximumConnections` are open; an operation waits at most
+/// used by one thread at a time) on a thread that may block (`BlockingThreads.run`: an HTTP handler thread),
+/// so a statement waiting on the network never blocks Swift's cooperative threads or libmicrohttpd's polling
+/// thread. At most `maximumConnections` are open; an operation waits at most
 /// `acquireTimeout` seconds for one, then fails with `busy`.
 ///
 /// Failure and recovery: connecting times out after `connect_timeout` (5 s unless the URL says otherwise) and
@@ -84,17 +85,13 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// Runs `body` with a borrowed connection on a Dispatch worker.
+    /// Runs `body` with a borrowed connection on a thread that may block (`BlockingThreads.run`): an HTTP
+    /// handler thread runs it right there, any other thread hands the calling task to one.
     @discardableResult
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.run(operation, body))
-            }
-        }
-        return try result.get()
+        try await BlockingThreads.run { () throws(StoreError) -> T in try self.run(operation, body).get() }
     }
 
     private func run<T>(

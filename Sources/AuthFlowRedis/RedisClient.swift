@@ -5,8 +5,9 @@ import Synchronization
 /// A small pool of Redis connections shared by ``RedisSessionStore``, ``RedisFlowStore`` and
 /// ``RedisRateLimitStore``, with every key under one prefix.
 ///
-/// An operation borrows one connection for its run on a Dispatch worker (a connection is used by one thread at a
-/// time; blocking I/O never runs on Swift's cooperative threads). Connecting and every command time out, so a
+/// An operation borrows one connection for its run on a thread that may block (`BlockingThreads.run`: an HTTP
+/// handler thread; a connection is used by one thread at a time; blocking I/O never runs on Swift's
+/// cooperative threads or libmicrohttpd's polling thread). Connecting and every command time out, so a
 /// dead server gives a typed `backendFailure`, never a hang. A connection that failed is dropped and the next
 /// operation connects again, so the client recovers by itself when Redis is back.
 public final class RedisClient: Sendable {
@@ -58,12 +59,10 @@ public final class RedisClient: Sendable {
 
     /// Runs one command on a borrowed connection.
     func command(_ arguments: [[UInt8]], operation: String) async throws(StoreError) -> RedisReply {
-        let result: Result<RedisReply, StoreError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.run(arguments, operation: operation))
-            }
+        // On a thread that may block (`BlockingThreads.run`): a handler thread runs it right there.
+        try await BlockingThreads.run { () throws(StoreError) -> RedisReply in
+            try self.run(arguments, operation: operation).get()
         }
-        return try result.get()
     }
 
     private func run(_ arguments: [[UInt8]], operation: String) -> Result<RedisReply, StoreError> {

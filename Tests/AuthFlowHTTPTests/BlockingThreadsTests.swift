@@ -17,13 +17,19 @@ import Testing
             let after = BlockingThreads.currentThreadMayBlock
             return .text("before \(before), after \(after)")
         }
+        let response = try await Self.answer(of: server)
+        #expect(response?.hasSuffix("before false, after true") == true)
+    }
+
+    /// Starts `server`, asks it for `/` from a thread of its own (not a task), stops it and returns the body.
+    static func answer(of server: HTTPServer) async throws -> String? {
         let port = try server.start()
         let response: String? = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: HTTPServerStarvationTests.blockingGet(port: port, path: "/")) }
                 .start()
         }
         await server.stop()
-        #expect(response?.hasSuffix("before false, after true") == true)
+        return response
     }
 }
 
@@ -63,12 +69,7 @@ import Testing
             let inside = await BlockingThreads.run { BlockingThreads.currentThreadMayBlock }
             return .text("before \(before), inside \(inside)")
         }
-        let port = try server.start()
-        let response: String? = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: HTTPServerStarvationTests.blockingGet(port: port, path: "/")) }
-                .start()
-        }
-        await server.stop()
+        let response = try await BlockingThreadsTests.answer(of: server)
         #expect(response?.hasSuffix("before false, inside true") == true)
     }
 }
