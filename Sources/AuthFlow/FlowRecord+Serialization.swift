@@ -27,39 +27,25 @@ extension FlowRecord {
         out.reserveCapacity(
             160 + provider.utf8.count + state.utf8.count + browserBindingDigest.utf8.count
                 + (nonce?.utf8.count ?? 0) + (pkceVerifier?.utf8.count ?? 0) + (returnTo?.utf8.count ?? 0))
-        // Member names in UTF-8 byte order, as `JSONValue` writes an object.
-        Self.append(member: "{\"browser_binding\":", string: browserBindingDigest, to: &out)
-        Self.append(literal: ",\"created_at\":", to: &out)
-        out.append(contentsOf: String(Int64((createdAt.timeIntervalSince1970 * 1000).rounded())).utf8)
-        Self.append(member: ",\"intent\":", string: intent.rawValue, to: &out)
-        if let nonce { Self.append(member: ",\"nonce\":", string: nonce, to: &out) }
-        if let pkceVerifier { Self.append(member: ",\"pkce_verifier\":", string: pkceVerifier, to: &out) }
-        Self.append(member: ",\"provider\":", string: provider, to: &out)
-        if let returnTo { Self.append(member: ",\"return_to\":", string: returnTo, to: &out) }
-        Self.append(member: ",\"state\":", string: state, to: &out)
-        Self.append(literal: ",\"v\":1}", to: &out)
+        // Member names in UTF-8 byte order, as `JSONValue` writes an object; values written by its serializer.
+        Self.append(member: "{\"browser_binding\":", .string(browserBindingDigest), to: &out)
+        Self.append(
+            member: ",\"created_at\":", .integer(Int64((createdAt.timeIntervalSince1970 * 1000).rounded())), to: &out)
+        Self.append(member: ",\"intent\":", .string(intent.rawValue), to: &out)
+        if let nonce { Self.append(member: ",\"nonce\":", .string(nonce), to: &out) }
+        if let pkceVerifier { Self.append(member: ",\"pkce_verifier\":", .string(pkceVerifier), to: &out) }
+        Self.append(member: ",\"provider\":", .string(provider), to: &out)
+        if let returnTo { Self.append(member: ",\"return_to\":", .string(returnTo), to: &out) }
+        Self.append(member: ",\"state\":", .string(state), to: &out)
+        Self.append(member: ",\"v\":", .integer(1), to: &out)
+        out.append(UInt8(ascii: "}"))
         return out
     }
 
-    /// Appends `prefix` (the member's name with its punctuation) and `string` as a JSON string: copied as is
-    /// when it needs no escape (the usual case: base64url values, provider names, paths), else as `JSONValue`
-    /// escapes it.
-    private static func append(member prefix: StaticString, string: String, to out: inout [UInt8]) {
-        append(literal: prefix, to: &out)
-        var string = string
-        let plain = string.withUTF8 { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-            else { return false }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: bytes)
-            out.append(UInt8(ascii: "\""))
-            return true
-        }
-        if !plain { out.append(contentsOf: JSONValue.string(string).serializedBytes()) }
-    }
-
-    private static func append(literal: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    /// Appends `prefix` (the member's name with its punctuation) and `value` serialized.
+    private static func append(member prefix: StaticString, _ value: JSONValue, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+        value.serialize(into: &out)
     }
 
     /// Reads a record written by ``serialized()``.

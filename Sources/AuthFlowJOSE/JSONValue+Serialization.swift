@@ -1,7 +1,9 @@
 extension JSONValue {
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    func serialize(into output: inout [UInt8]) {
+    /// Appends the compact serialization (the bytes of ``serializedBytes()``) to `output`, for callers that
+    /// write several values into one buffer.
+    public func serialize(into output: inout [UInt8]) {
         switch self {
         case .null:
             output.append(contentsOf: "null".utf8)

@@ -31,9 +31,7 @@ extension SQLiteDatabase: SQLBackend {
         _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         try await perform(operation) { (connection: SQLiteConnection) throws(StoreError) in
-            try connection.setCommitsSynced(false, operation: operation)
-            defer { try? connection.setCommitsSynced(true, operation: operation) }
-            return try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
+            try connection.unsyncedWriteTransaction(operation: operation) { () throws(StoreError) in
                 try body(SQLiteStatements(connection: connection))
             }
         }

@@ -43,9 +43,7 @@ public struct SQLiteFlowStore: FlowStore {
         do {
             inserted = try await database.perform("mark spent") { connection throws(StoreError) in
                 // Not synced: the sign-in's account write, the next synced commit, syncs it (see the type's notes).
-                try connection.setCommitsSynced(false, operation: "mark spent")
-                defer { try? connection.setCommitsSynced(true, operation: "mark spent") }
-                return try connection.transaction(immediate: true, operation: "mark spent") { () throws(StoreError) in
+                try connection.unsyncedWriteTransaction(operation: "mark spent") { () throws(StoreError) in
                     try connection.run(
                         "DELETE FROM spent_states WHERE expires_at <= ?", [.real(now)], operation: "mark spent")
                     return try connection.run(

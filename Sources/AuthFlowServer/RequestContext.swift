@@ -9,6 +9,14 @@ struct RequestContext: Sendable {
     /// The configured provider the path names, if any.
     let provider: String?
 
+    /// Adds the fields every line of the request carries: `request_id`, and `route` and `provider` unless the
+    /// event set them.
+    func addFields(to metadata: inout [String: String]) {
+        metadata["request_id"] = requestID
+        if metadata["route"] == nil { metadata["route"] = route }
+        if metadata["provider"] == nil, let provider { metadata["provider"] = provider }
+    }
+
     /// The context of the request being handled by this task.
     @TaskLocal static var current: RequestContext?
 }
@@ -26,9 +34,7 @@ struct RequestScopedLogger: ServerLogger {
         var metadata = metadata
         // Room for the three fields added here, so the dictionary is not regrown (and rehashed) twice.
         metadata.reserveCapacity(metadata.count + 3)
-        metadata["request_id"] = context.requestID
-        if metadata["route"] == nil { metadata["route"] = context.route }
-        if metadata["provider"] == nil, let provider = context.provider { metadata["provider"] = provider }
+        context.addFields(to: &metadata)
         base.log(level, message, metadata: metadata)
     }
 

@@ -36,11 +36,9 @@ extension SignInServer {
         if logger.isEnabled(.debug) {
             logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])
         }
-        // `HTTPServerResponse.redirect(to:status:)`, with room from the start for the cookies and the fields every
-        // response gets, so adding them does not regrow the storage.
-        var response = HTTPServerResponse(status: 302)
+        var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
+        // Room for the cookies and the fields every response gets, so adding them does not regrow the storage.
         response.headers.reserveCapacity(8)
-        response.headers.add("Location", start.redirectURL)
         for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
         response.addCookie(setCookie)
         return response

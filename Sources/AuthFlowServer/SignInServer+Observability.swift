@@ -71,9 +71,7 @@ extension SignInServer {
         metadata["status"] = String(status)
         metadata["duration_ms"] = Self.milliseconds(clock.now().timeIntervalSince(started))
         if let failure { metadata["code"] = failure.code.rawValue }
-        metadata["request_id"] = context.requestID
-        metadata["route"] = context.route
-        if let provider = context.provider { metadata["provider"] = provider }
+        context.addFields(to: &metadata)
         baseLogger.log(level, "request", metadata: metadata)
     }
 

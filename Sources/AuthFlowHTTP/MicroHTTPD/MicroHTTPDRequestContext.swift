@@ -104,45 +104,41 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
             viaTrustedProxy: viaTrustedProxy)
     }
 
-    private final class Pairs {
-        var values: [(String, String)] = []
-    }
-
-    /// The request's header fields, collected straight into the headers value the handler gets.
-    private final class Fields {
-        /// Room for a browser's usual headers from the start, so that collecting them does not regrow the array.
-        var headers = HTTPHeaders(reservingCapacity: 16)
-    }
-
+    /// The request's header fields, collected straight into the headers value the handler gets, with room for a
+    /// browser's usual headers from the start so that collecting them does not regrow the storage.
     private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
-        let fields = Fields()
-        withExtendedLifetime(fields) {
-            _ = MHD_get_connection_values_n(
-                connection, MHD_ValueKind.HEADER_KIND, collectField, Unmanaged.passUnretained(fields).toOpaque())
-        }
-        return fields.headers
-    }
-
-    private static let collectField: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
-        guard let context else { return MHD_Result.NO }
-        let fields = Unmanaged<Fields>.fromOpaque(context).takeUnretainedValue()
-        fields.headers.add(text(key, keySize), text(value, valueSize))
-        return MHD_Result.YES
+        var headers = HTTPHeaders(reservingCapacity: 16)
+        forEachValue(of: connection, kind: MHD_ValueKind.HEADER_KIND) { headers.add($0, $1) }
+        return headers
     }
 
     private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
-        let pairs = Pairs()
-        withExtendedLifetime(pairs) {
-            _ = MHD_get_connection_values_n(
-                connection, kind, collectPair, Unmanaged.passUnretained(pairs).toOpaque())
-        }
-        return pairs.values
+        var values: [(String, String)] = []
+        forEachValue(of: connection, kind: kind) { values.append(($0, $1)) }
+        return values
     }
 
-    private static let collectPair: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+    /// Passes each name and value of `kind` the connection holds to `body`, in order.
+    private static func forEachValue(
+        of connection: OpaquePointer, kind: MHD_ValueKind, _ body: (String, String) -> Void
+    ) {
+        withoutActuallyEscaping(body) { body in
+            let sink = Sink(body)
+            withExtendedLifetime(sink) {
+                _ = MHD_get_connection_values_n(connection, kind, collect, Unmanaged.passUnretained(sink).toOpaque())
+            }
+        }
+    }
+
+    /// The receiver of one `MHD_get_connection_values_n` walk.
+    private final class Sink {
+        let body: (String, String) -> Void
+        init(_ body: @escaping (String, String) -> Void) { self.body = body }
+    }
+
+    private static let collect: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
         guard let context else { return MHD_Result.NO }
-        let pairs = Unmanaged<Pairs>.fromOpaque(context).takeUnretainedValue()
-        pairs.values.append((text(key, keySize), text(value, valueSize)))
+        Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue().body(text(key, keySize), text(value, valueSize))
         return MHD_Result.YES
     }
 

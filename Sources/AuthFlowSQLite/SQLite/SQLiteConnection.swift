@@ -113,6 +113,14 @@ final class SQLiteConnection {
         commitsSynced = synced
     }
 
+    /// Runs `body` in an immediate write transaction committed with `synchronous = NORMAL` (reaching the WAL file,
+    /// synced by the next synced commit), then switches back to synced commits.
+    func unsyncedWriteTransaction<T>(operation: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try setCommitsSynced(false, operation: operation)
+        defer { try? setCommitsSynced(true, operation: operation) }
+        return try transaction(immediate: true, operation: operation, body)
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it (or the commit) throws.
     ///
     /// `immediate` takes the write lock at `BEGIN`, so a read-then-write transaction never fails half-way
