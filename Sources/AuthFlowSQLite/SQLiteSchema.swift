@@ -113,23 +113,178 @@ enum SQLiteSchema {
         CREATE INDEX identity_tokens_by_refresh_prefix ON identity_tokens(provider, refresh_token_prefix_digest)
             WHERE refresh_token_prefix_digest IS NOT NULL;
         """,
+        // Version 6: every table WITHOUT ROWID, its primary key being the table's own B-tree. A rowid table with a
+        // text or blob primary key keeps that key in a second B-tree (the automatic index), so each insert wrote
+        // two leaf pages where it now writes one: five fewer pages per first sign-in. The columns, constraints and
+        // indexes are those of version 5. SQLite's procedure for schema changes ALTER TABLE cannot make: a new
+        // table, its rows copied in key order, the old one dropped (foreign keys are off meanwhile, see
+        // `migrate`), the new one renamed, its indexes created again.
+        """
+        CREATE TABLE new_users (
+            id TEXT PRIMARY KEY NOT NULL,
+            created_at REAL NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO new_users (id, created_at) SELECT id, created_at FROM users ORDER BY id;
+        DROP TABLE users;
+        ALTER TABLE new_users RENAME TO users;
+
+        CREATE TABLE new_identities (
+            provider TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            email TEXT,
+            email_normalized TEXT,
+            email_verified INTEGER NOT NULL CHECK (email_verified IN (0, 1)),
+            is_private_email INTEGER NOT NULL CHECK (is_private_email IN (0, 1)),
+            email_disabled INTEGER NOT NULL CHECK (email_disabled IN (0, 1)),
+            name TEXT,
+            disabled INTEGER NOT NULL CHECK (disabled IN (0, 1)),
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (provider, subject)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO new_identities (provider, subject, user_id, email, email_normalized, email_verified,
+            is_private_email, email_disabled, name, disabled, created_at, updated_at)
+        SELECT provider, subject, user_id, email, email_normalized, email_verified, is_private_email,
+            email_disabled, name, disabled, created_at, updated_at
+        FROM identities ORDER BY provider, subject;
+        DROP TABLE identities;
+        ALTER TABLE new_identities RENAME TO identities;
+        CREATE INDEX identities_by_user ON identities(user_id);
+        CREATE INDEX identities_by_verified_email ON identities(email_normalized)
+            WHERE email_verified AND NOT disabled;
+
+        CREATE TABLE new_identity_tokens (
+            provider TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            access_token BLOB,
+            refresh_token BLOB,
+            access_token_expires_at REAL,
+            scope TEXT,
+            updated_at REAL NOT NULL,
+            refresh_lease_holder TEXT,
+            refresh_lease_until REAL,
+            refresh_token_hash TEXT,
+            refresh_token_prefix_digest BLOB,
+            PRIMARY KEY (provider, subject),
+            FOREIGN KEY (provider, subject) REFERENCES identities(provider, subject) ON DELETE CASCADE
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO new_identity_tokens (provider, subject, access_token, refresh_token, access_token_expires_at,
+            scope, updated_at, refresh_lease_holder, refresh_lease_until, refresh_token_hash,
+            refresh_token_prefix_digest)
+        SELECT provider, subject, access_token, refresh_token, access_token_expires_at, scope, updated_at,
+            refresh_lease_holder, refresh_lease_until, refresh_token_hash, refresh_token_prefix_digest
+        FROM identity_tokens ORDER BY provider, subject;
+        DROP TABLE identity_tokens;
+        ALTER TABLE new_identity_tokens RENAME TO identity_tokens;
+        CREATE INDEX identity_tokens_by_refresh_hash ON identity_tokens(provider, refresh_token_hash)
+            WHERE refresh_token_hash IS NOT NULL;
+        CREATE INDEX identity_tokens_by_refresh_prefix ON identity_tokens(provider, refresh_token_prefix_digest)
+            WHERE refresh_token_prefix_digest IS NOT NULL;
+
+        CREATE TABLE new_pending_profiles (
+            key TEXT PRIMARY KEY NOT NULL,
+            provider TEXT NOT NULL,
+            first_name TEXT,
+            last_name TEXT,
+            expires_at REAL NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO new_pending_profiles (key, provider, first_name, last_name, expires_at)
+        SELECT key, provider, first_name, last_name, expires_at FROM pending_profiles ORDER BY key;
+        DROP TABLE pending_profiles;
+        ALTER TABLE new_pending_profiles RENAME TO pending_profiles;
+        CREATE INDEX pending_profiles_by_expiry ON pending_profiles(expires_at);
+
+        CREATE TABLE new_applied_notifications (
+            id TEXT PRIMARY KEY NOT NULL,
+            applied_at REAL NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO new_applied_notifications (id, applied_at)
+        SELECT id, applied_at FROM applied_notifications ORDER BY id;
+        DROP TABLE applied_notifications;
+        ALTER TABLE new_applied_notifications RENAME TO applied_notifications;
+
+        CREATE TABLE new_sessions (
+            id_digest BLOB PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            provider_session_id TEXT
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO new_sessions (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
+        SELECT id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id
+        FROM sessions ORDER BY id_digest;
+        DROP TABLE sessions;
+        ALTER TABLE new_sessions RENAME TO sessions;
+        CREATE INDEX sessions_by_user ON sessions(user_id);
+        CREATE INDEX sessions_by_identity ON sessions(provider, subject);
+        CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+        CREATE INDEX sessions_by_provider_session ON sessions(provider, provider_session_id)
+            WHERE provider_session_id IS NOT NULL;
+
+        CREATE TABLE new_spent_states (
+            state_digest TEXT PRIMARY KEY NOT NULL,
+            expires_at REAL NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO new_spent_states (state_digest, expires_at)
+        SELECT state_digest, expires_at FROM spent_states ORDER BY state_digest;
+        DROP TABLE spent_states;
+        ALTER TABLE new_spent_states RENAME TO spent_states;
+        CREATE INDEX spent_states_by_expiry ON spent_states(expires_at);
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one
     /// that is not an AuthFlow database, is refused before anything is written.
+    ///
+    /// Foreign keys are switched off for the transaction (rebuilding a table drops it, and with them on, dropping
+    /// `users` would delete every identity; SQLite takes the switch only outside a transaction) and back on after
+    /// it, whether it committed or not. Before committing, every foreign key is checked: a row naming a missing
+    /// row refuses the migration with `corruptData`, and the file stays at its version with every row.
     static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
-        // Checked outside the transaction first so a refused file is never locked for writing.
-        try check(connection)
-        try connection.transaction(immediate: true, operation: "migrate") { () throws(StoreError) in
-            let version = try check(connection)
-            guard version < currentVersion else { return }
-            for index in version..<currentVersion {
-                try connection.execute(migrations[index], operation: "migrate to schema version \(index + 1)")
+        // Checked outside the transaction first so a refused file, or one already current, is never locked for
+        // writing.
+        guard try check(connection) < currentVersion else { return }
+        let foreignKeys =
+            try connection.query("PRAGMA foreign_keys", operation: "migrate").first?.integer(0) ?? 0
+        if foreignKeys != 0 { try connection.execute("PRAGMA foreign_keys = OFF", operation: "migrate") }
+        do throws(StoreError) {
+            try connection.transaction(immediate: true, operation: "migrate") { () throws(StoreError) in
+                // Another connection may have migrated the file since the first check.
+                let version = try check(connection)
+                guard version < currentVersion else { return }
+                for index in version..<currentVersion {
+                    try connection.execute(migrations[index], operation: "migrate to schema version \(index + 1)")
+                }
+                try checkForeignKeys(connection, from: version)
+                // PRAGMA takes no bound parameters; both numbers are constants of this code, not input.
+                try connection.execute("PRAGMA application_id = \(applicationID)", operation: "migrate")
+                try connection.execute("PRAGMA user_version = \(currentVersion)", operation: "migrate")
             }
-            // PRAGMA takes no bound parameters; both numbers are constants of this code, not input.
-            try connection.execute("PRAGMA application_id = \(applicationID)", operation: "migrate")
-            try connection.execute("PRAGMA user_version = \(currentVersion)", operation: "migrate")
+        } catch {
+            if foreignKeys != 0 { try? connection.execute("PRAGMA foreign_keys = ON", operation: "migrate") }
+            throw error
         }
+        if foreignKeys != 0 { try connection.execute("PRAGMA foreign_keys = ON", operation: "migrate") }
+    }
+
+    /// Throws `corruptData` when a row's foreign key names no row (`PRAGMA foreign_key_check`), naming the tables
+    /// and how many rows, never a key.
+    static func checkForeignKeys(_ connection: SQLiteConnection, from version: Int) throws(StoreError) {
+        var dangling: [String: Int] = [:]
+        for row in try connection.query("PRAGMA foreign_key_check", operation: "migrate") {
+            dangling["\(try row.text(0)) -> \(try row.text(2))", default: 0] += 1
+        }
+        guard !dangling.isEmpty else { return }
+        let found = dangling.sorted { $0.key < $1.key }.map { "\($0.value) in \($0.key)" }.joined(separator: ", ")
+        throw StoreError(
+            .corruptData,
+            "expected every foreign key to name a stored row before migrating to schema version \(currentVersion), "
+                + "found rows naming missing ones (table -> parent: \(found)); the file was left at schema version "
+                + "\(version) with every row (PRAGMA foreign_key_check lists them)",
+            operation: "migrate")
     }
 
     /// The database's schema version, after checking this code can use it.
