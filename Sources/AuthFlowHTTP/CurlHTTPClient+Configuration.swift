@@ -9,7 +9,8 @@ extension CurlHTTPClient {
         public var maxResponseBytes: Int
         /// The `User-Agent` sent when the request has none.
         public var userAgent: String
-        /// The most connections kept open to one host at a time (further requests wait).
+        /// The most connections the client's transfer thread keeps open to one host at a time (further
+        /// requests wait); requests run on HTTP handler threads add at most four (see ``CurlHTTPClient``).
         public var maxConnectionsPerHost: Int
         /// A proxy URL to use; nil (the default) uses none, whatever the environment says.
         public var proxy: String?

@@ -23,15 +23,15 @@ extension SQLiteDatabase: SQLBackend {
         }
     }
 
-    /// Commits with `synchronous = NORMAL`: the commit reaches the WAL file (a process crash keeps it) but is
-    /// not synced; the next synced commit or checkpoint syncs it along with its own frames, since SQLite syncs
-    /// the whole WAL file. So a power cut can lose only such unsynced commits, never an earlier synced one. The
-    /// connection is back to `FULL` before the operation returns, or before the next one runs.
+    /// Commits on the connection with `synchronous = NORMAL`: the commit reaches the WAL file (a process crash
+    /// keeps it) but is not synced; the next synced commit or checkpoint syncs it along with its own frames,
+    /// since SQLite syncs the whole WAL file. So a power cut can lose only such unsynced commits, never an
+    /// earlier synced one.
     package func withUnsyncedWriteTransaction<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        try await perform(operation) { (connection: SQLiteConnection) throws(StoreError) in
-            try connection.unsyncedWriteTransaction(operation: operation) { () throws(StoreError) in
+        try await performUnsynced(operation) { (connection: SQLiteConnection) throws(StoreError) in
+            try connection.transaction(immediate: true, operation: operation) { () throws(StoreError) in
                 try body(SQLiteStatements(connection: connection))
             }
         }

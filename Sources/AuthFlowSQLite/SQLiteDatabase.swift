@@ -4,19 +4,24 @@ import Synchronization
 
 /// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
 ///
-/// Each instance owns one connection. Operations run one at a time behind a mutex, always on a thread that may
-/// block (`BlockingThreads.run`: the calling thread when it is an HTTP handler thread, otherwise one of those),
-/// so a statement waiting for a lock never blocks Swift's cooperative threads or libmicrohttpd's polling thread. Several instances,
-/// in one process or several, may open the same file: SQLite's locking and the busy timeout serialize their
-/// writes.
+/// Each instance owns two connections to the file: one whose commits are synced (`synchronous = FULL`) and
+/// one whose commits are not (`NORMAL`, for the two writes below). Each keeps its setting for its whole life:
+/// switching `PRAGMA synchronous` on one connection expires every statement it has prepared, so each
+/// statement would be compiled again after every switch. Operations, on either connection, run one at a time
+/// behind one mutex, always on a thread that may block (`BlockingThreads.run`: the calling thread when it is an
+/// HTTP handler thread, otherwise one of those), so a statement waiting for a lock never blocks Swift's
+/// cooperative threads or libmicrohttpd's polling thread, and the two connections never wait for each other.
+/// Several instances, in one process or several, may open the same file: SQLite's locking and the busy
+/// timeout serialize their writes.
 ///
 /// Opening configures the connection and brings the schema up to date:
 /// - `journal_mode = WAL`: readers never block the writer and a crash never loses a committed transaction;
 /// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed user, link, token,
-///   session deletion or applied notification id also survives a power loss. Two writes are exceptions
-///   (`NORMAL`, reaching the disk with the next synced commit): a new session
-///   (`withUnsyncedWriteTransaction`), whose loss signs its browser out and brings nothing back, and a spent
-///   state (``SQLiteFlowStore``), which the same sign-in's account write syncs moments later;
+///   session deletion or applied notification id also survives a power loss. Two writes are exceptions, made
+///   on the second connection (`NORMAL`, reaching the disk with the next synced commit, since SQLite syncs the
+///   whole WAL file): a new session (`withUnsyncedWriteTransaction`), whose loss signs its browser out and
+///   brings nothing back, and a spent state (``SQLiteFlowStore``), which the same sign-in's account write
+///   syncs moments later;
 /// - `foreign_keys = ON`, a busy timeout, and SQLite's defensive mode;
 /// - migrations versioned in code (`PRAGMA user_version`), applied in one transaction. A database written by
 ///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
@@ -27,7 +32,14 @@ public final class SQLiteDatabase: Sendable {
     /// The database file's path.
     public let path: String
 
-    private let connection: Mutex<SQLiteConnection>
+    /// The two connections, used one at a time.
+    private let connections: Mutex<Connections>
+
+    /// A connection whose commits are synced, and one whose commits are not.
+    struct Connections {
+        let synced: SQLiteConnection
+        let unsynced: SQLiteConnection
+    }
 
     /// Opens (creating when missing) the database file at `path` and migrates it to the current schema. A file
     /// this call creates is readable and writable by its owner only (0600), and so are its `-wal` and `-shm`
@@ -51,8 +63,12 @@ public final class SQLiteDatabase: Sendable {
                 "expected journal mode wal, found \(mode ?? "none") (the file system may not support WAL)",
                 operation: "open")
         }
+        // The second connection opens a file that is already migrated and in WAL mode (a persistent setting).
+        let unsynced = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
+        try unsynced.execute("PRAGMA foreign_keys = ON", operation: "open")
+        try unsynced.execute("PRAGMA synchronous = NORMAL", operation: "open")
         self.path = path
-        connection = Mutex(opened)
+        connections = Mutex(Connections(synced: opened, unsynced: unsynced))
     }
 
     /// Switches the file to WAL (once per file; later calls find it set). The switch needs the exclusive lock, and
@@ -80,8 +96,8 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Runs `body` with the connection on a thread that may block (`BlockingThreads.run`): right on the calling
-    /// thread when it is an HTTP handler thread, otherwise on one of them, to which the calling task moves.
+    /// Runs `body` with the synced connection on a thread that may block (`BlockingThreads.run`): right on the
+    /// calling thread when it is an HTTP handler thread, otherwise on one of them, to which the calling task moves.
     ///
     /// On a handler thread this saves any hand-over; from libmicrohttpd's polling thread (a handler's first
     /// store operation) it costs one, where a queue of the database's own cost two (to the queue, then to a
@@ -93,10 +109,20 @@ public final class SQLiteDatabase: Sendable {
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         try await BlockingThreads.run { () throws(StoreError) -> T in
-            try connection.withLock { connection throws(StoreError) in
-                try connection.setCommitsSynced(true, operation: operation)
-                return try body(connection)
-            }
+            try connections.withLock { connections throws(StoreError) in try body(connections.synced) }
+        }
+    }
+
+    /// Runs `body` like ``perform(_:_:)``, with the connection whose commits are not synced
+    /// (`synchronous = NORMAL`): a commit reaches the WAL file (a process crash keeps it, every connection sees
+    /// it at once) and the disk with the next synced commit. Only writes whose loss after a power cut is harmless
+    /// use it: a new session and a spent state.
+    @discardableResult
+    func performUnsynced<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        try await BlockingThreads.run { () throws(StoreError) -> T in
+            try connections.withLock { connections throws(StoreError) in try body(connections.unsynced) }
         }
     }
 }

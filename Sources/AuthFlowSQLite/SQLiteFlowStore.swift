@@ -41,9 +41,9 @@ public struct SQLiteFlowStore: FlowStore {
         let parameters: [SQLiteValue] = [.text(FlowStoreKey.digest(of: state)), .real(until.timeIntervalSince1970)]
         let inserted: Int
         do {
-            inserted = try await database.perform("mark spent") { connection throws(StoreError) in
-                // Not synced: the sign-in's account write, the next synced commit, syncs it (see the type's notes).
-                try connection.unsyncedWriteTransaction(operation: "mark spent") { () throws(StoreError) in
+            // Not synced: the sign-in's account write, the next synced commit, syncs it (see the type's notes).
+            inserted = try await database.performUnsynced("mark spent") { connection throws(StoreError) in
+                try connection.transaction(immediate: true, operation: "mark spent") { () throws(StoreError) in
                     try connection.run(
                         "DELETE FROM spent_states WHERE expires_at <= ?", [.real(now)], operation: "mark spent")
                     return try connection.run(

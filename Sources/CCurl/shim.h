@@ -36,6 +36,11 @@ static inline CURLcode af_curl_easy_setopt_write_callback(CURL *handle, CURLopti
     return curl_easy_setopt(handle, option, value);
 }
 
+/// curl_easy_setopt for XFERINFOFUNCTION (progress, used to abort a cancelled transfer).
+static inline CURLcode af_curl_easy_setopt_xferinfo(CURL *handle, curl_xferinfo_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+}
+
 /// curl_easy_getinfo for values of type `long`.
 static inline CURLcode af_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

@@ -1,6 +1,7 @@
-import AuthFlowHTTP
 import Foundation
 import Testing
+
+@testable import AuthFlowHTTP
 
 /// CurlHTTPClient against an independent server (Python http.server) on loopback.
 @Suite(
@@ -33,12 +34,13 @@ struct CurlHTTPClientTests {
         }
     }
 
-    @Test func getsWithQueryAndHeaders() async throws {
+    @Test(arguments: Caller.allCases)
+    func getsWithQueryAndHeaders(from caller: Caller) async throws {
         try await PeerServer.with { server in
             var request = HTTPClientRequest(url: server.base + "/echo?a=1&b=two%20words")
             request.headers.add("X-Trace", "one")
             request.headers.add("X-Trace", "two")
-            let response = try await client.send(request)
+            let response = try await caller.send(with: client, request)
             #expect(response.status == 200)
             #expect(response.headers["content-type"] == "application/json")
             let echo = try json(response)
@@ -49,11 +51,12 @@ struct CurlHTTPClientTests {
         }
     }
 
-    @Test func postsFormBody() async throws {
+    @Test(arguments: Caller.allCases)
+    func postsFormBody(from caller: Caller) async throws {
         try await PeerServer.with { server in
             let request = HTTPClientRequest.form(
                 url: server.base + "/echo", fields: [("grant_type", "authorization_code"), ("code", "a b&c=d+é")])
-            let echo = try json(try await client.send(request))
+            let echo = try json(try await caller.send(with: client, request))
             #expect(echo["method"] as? String == "POST")
             #expect(echo["body"] as? String == "grant_type=authorization_code&code=a+b%26c%3Dd%2B%C3%A9")
             #expect(header("Content-Type", in: echo) == ["application/x-www-form-urlencoded"])
@@ -61,82 +64,93 @@ struct CurlHTTPClientTests {
         }
     }
 
-    @Test func sendsJSONBodyWithOtherMethods() async throws {
+    @Test(arguments: Caller.allCases)
+    func sendsJSONBodyWithOtherMethods(from caller: Caller) async throws {
         try await PeerServer.with { server in
             let body = Array(#"{"hello":"wörld"}"#.utf8)
-            let echo = try json(try await client.send(.json(url: server.base + "/echo", body: body, method: "PUT")))
+            let echo = try json(
+                try await caller.send(with: client, .json(url: server.base + "/echo", body: body, method: "PUT")))
             #expect(echo["method"] as? String == "PUT")
             #expect(echo["body"] as? String == #"{"hello":"wörld"}"#)
             #expect(header("Content-Type", in: echo) == ["application/json"])
         }
     }
 
-    @Test func sendsLargeRequestBody() async throws {
+    @Test(arguments: Caller.allCases)
+    func sendsLargeRequestBody(from caller: Caller) async throws {
         try await PeerServer.with { server in
             let body = [UInt8](repeating: UInt8(ascii: "z"), count: 300_000)
             let echo = try json(
-                try await client.send(HTTPClientRequest(method: "POST", url: server.base + "/echo", body: body)))
+                try await caller.send(
+                    with: client, HTTPClientRequest(method: "POST", url: server.base + "/echo", body: body)))
             #expect((echo["body"] as? String)?.utf8.count == 300_000)
         }
     }
 
     /// The typed `timeout` is the event: without it the peer's answer would arrive after 20 s, as a 200.
-    @Test func timesOutWithTypedError() async throws {
+    @Test(arguments: Caller.allCases)
+    func timesOutWithTypedError(from caller: Caller) async throws {
         try await PeerServer.with { server in
             var request = HTTPClientRequest(url: server.base + "/sleep?seconds=20")
             request.timeout = 0.5
-            await expectError(.timeout) { try await client.send(request) }
+            await expectError(.timeout) { try await caller.send(with: client, request) }
         }
     }
 
-    @Test func defaultTimeoutApplies() async throws {
+    @Test(arguments: Caller.allCases)
+    func defaultTimeoutApplies(from caller: Caller) async throws {
         try await PeerServer.with { server in
             let quick = CurlHTTPClient(configuration: .init(defaultTimeout: 0.4))
             await expectError(.timeout) {
-                try await quick.send(HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+                try await caller.send(with: quick, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
             }
         }
     }
 
-    @Test func refusesAnnouncedLargeBody() async throws {
+    @Test(arguments: Caller.allCases)
+    func refusesAnnouncedLargeBody(from caller: Caller) async throws {
         try await PeerServer.with { server in
             let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
             await expectError(.responseTooLarge) {
-                try await small.send(HTTPClientRequest(url: server.base + "/large?bytes=1001"))
+                try await caller.send(with: small, HTTPClientRequest(url: server.base + "/large?bytes=1001"))
             }
-            let exact = try await small.send(HTTPClientRequest(url: server.base + "/large?bytes=1000"))
+            let exact = try await caller.send(with: small, HTTPClientRequest(url: server.base + "/large?bytes=1000"))
             #expect(exact.status == 200)
             #expect(exact.body.count == 1000)
         }
     }
 
-    @Test func refusesStreamedLargeBody() async throws {
+    @Test(arguments: Caller.allCases)
+    func refusesStreamedLargeBody(from caller: Caller) async throws {
         try await PeerServer.with { server in
             let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
             await expectError(.responseTooLarge) {
-                try await small.send(HTTPClientRequest(url: server.base + "/stream?bytes=200000"))
+                try await caller.send(with: small, HTTPClientRequest(url: server.base + "/stream?bytes=200000"))
             }
-            let fits = try await small.send(HTTPClientRequest(url: server.base + "/stream?bytes=999"))
+            let fits = try await caller.send(with: small, HTTPClientRequest(url: server.base + "/stream?bytes=999"))
             #expect(fits.body.count == 999)
         }
     }
 
-    @Test func doesNotFollowRedirects() async throws {
+    @Test(arguments: Caller.allCases)
+    func doesNotFollowRedirects(from caller: Caller) async throws {
         try await PeerServer.with { server in
-            let response = try await client.send(HTTPClientRequest(url: server.base + "/redirect"))
+            let response = try await caller.send(with: client, HTTPClientRequest(url: server.base + "/redirect"))
             #expect(response.status == 302)
             #expect(response.headers["Location"] == "/echo")
         }
     }
 
-    @Test func returnsErrorStatusesAsResponses() async throws {
+    @Test(arguments: Caller.allCases)
+    func returnsErrorStatusesAsResponses(from caller: Caller) async throws {
         try await PeerServer.with { server in
-            let response = try await client.send(HTTPClientRequest(url: server.base + "/status?code=401"))
+            let response = try await caller.send(with: client, HTTPClientRequest(url: server.base + "/status?code=401"))
             #expect(response.status == 401)
         }
     }
 
-    @Test func basicAuthorizationFollowsRFC6749() async throws {
+    @Test(arguments: Caller.allCases)
+    func basicAuthorizationFollowsRFC6749(from caller: Caller) async throws {
         try await PeerServer.with { server in
             var request = HTTPClientRequest(url: server.base + "/basic")
             request.setBasicAuthorization(user: "my client:id é+&~", password: "s3cr%t =/?*")
@@ -144,24 +158,28 @@ struct CurlHTTPClientTests {
             #expect(
                 request.headers["Authorization"]
                     == "Basic bXkrY2xpZW50JTNBaWQrJUMzJUE5JTJCJTI2fjpzM2NyJTI1dCslM0QlMkYlM0YlMkE=")
-            let decoded = try json(try await client.send(request))
+            let decoded = try json(try await caller.send(with: client, request))
             #expect(decoded["user"] as? String == "my client:id é+&~")
             #expect(decoded["password"] as? String == "s3cr%t =/?*")
         }
     }
 
-    @Test func sendsBearerToken() async throws {
+    @Test(arguments: Caller.allCases)
+    func sendsBearerToken(from caller: Caller) async throws {
         try await PeerServer.with { server in
             var request = HTTPClientRequest(url: server.base + "/echo")
             request.setBearer("token-123")
-            let echo = try json(try await client.send(request))
+            let echo = try json(try await caller.send(with: client, request))
             #expect(header("Authorization", in: echo) == ["Bearer token-123"])
         }
     }
 
-    @Test func reportsConnectionRefused() async throws {
+    @Test(arguments: Caller.allCases)
+    func reportsConnectionRefused(from caller: Caller) async throws {
         // Nothing listens on port 1 of the loopback interface.
-        await expectError(.connectionFailed) { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/")) }
+        await expectError(.connectionFailed) {
+            try await caller.send(with: client, HTTPClientRequest(url: "http://127.0.0.1:1/"))
+        }
     }
 
     @Test(arguments: [
@@ -171,22 +189,27 @@ struct CurlHTTPClientTests {
         await expectError(.unsupportedScheme) { try await client.send(HTTPClientRequest(url: url)) }
     }
 
-    @Test func refusesHeaderInjectionAndBadMethods() async {
+    @Test(arguments: Caller.allCases)
+    func refusesHeaderInjectionAndBadMethods(from caller: Caller) async {
         var injected = HTTPClientRequest(url: "http://127.0.0.1:1/")
         injected.headers["X-Test"] = "a\r\nInjected: yes"
-        await expectError(.invalidRequest) { try await client.send(injected) }
+        await expectError(.invalidRequest) { try await caller.send(with: client, injected) }
         await expectError(.invalidRequest) {
-            try await client.send(HTTPClientRequest(method: "GET /x", url: "http://127.0.0.1:1/"))
+            try await caller.send(with: client, HTTPClientRequest(method: "GET /x", url: "http://127.0.0.1:1/"))
         }
-        await expectError(.invalidURL) { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:1/a b")) }
+        await expectError(.invalidURL) {
+            try await caller.send(with: client, HTTPClientRequest(url: "http://127.0.0.1:1/a b"))
+        }
         var negative = HTTPClientRequest(url: "http://127.0.0.1:1/")
         negative.timeout = -1
-        await expectError(.invalidRequest) { try await client.send(negative) }
+        await expectError(.invalidRequest) { try await caller.send(with: client, negative) }
     }
 
-    @Test func errorsNeverCarryTheQueryOrCredentials() async throws {
+    @Test(arguments: Caller.allCases)
+    func errorsNeverCarryTheQueryOrCredentials(from caller: Caller) async throws {
         do {
-            _ = try await client.send(HTTPClientRequest(url: "http://user:pw@127.0.0.1:1/token?code=SECRETCODE#frag"))
+            _ = try await caller.send(
+                with: client, HTTPClientRequest(url: "http://user:pw@127.0.0.1:1/token?code=SECRETCODE#frag"))
             Issue.record("expected a connection failure")
         } catch let error as HTTPClientError {
             #expect(error.url == "http://127.0.0.1:1/token")
@@ -195,12 +218,14 @@ struct CurlHTTPClientTests {
         }
     }
 
-    @Test func completesManyConcurrentRequests() async throws {
+    @Test(arguments: Caller.allCases)
+    func completesManyConcurrentRequests(from caller: Caller) async throws {
         try await PeerServer.with { server in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<200 {
                     group.addTask {
-                        try await client.send(HTTPClientRequest(url: server.base + "/echo?i=\(index)")).status
+                        try await caller.send(with: client, HTTPClientRequest(url: server.base + "/echo?i=\(index)"))
+                            .status
                     }
                 }
                 var statuses: [Int] = []
@@ -212,11 +237,12 @@ struct CurlHTTPClientTests {
         }
     }
 
-    @Test func reusesConnections() async throws {
+    @Test(arguments: Caller.allCases)
+    func reusesConnections(from caller: Caller) async throws {
         try await PeerServer.with { server in
             var ports: Set<Int> = []
             for _ in 0..<5 {
-                let echo = try json(try await client.send(HTTPClientRequest(url: server.base + "/echo")))
+                let echo = try json(try await caller.send(with: client, HTTPClientRequest(url: server.base + "/echo")))
                 ports.insert(try #require(echo["client_port"] as? Int))
             }
             #expect(ports.count == 1)
@@ -224,18 +250,81 @@ struct CurlHTTPClientTests {
     }
 
     /// The typed `cancelled` is the event: an uncancelled request would end after 20 s with a 200.
-    @Test func cancellationAbortsTheTransfer() async throws {
+    @Test(arguments: Caller.allCases)
+    func cancellationAbortsTheTransfer(from caller: Caller) async throws {
         try await PeerServer.with { server in
-            let task = Task { try await client.send(HTTPClientRequest(url: server.base + "/sleep?seconds=20")) }
+            let task = Task {
+                try await caller.send(with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+            }
             try await Task.sleep(for: .milliseconds(200))
             task.cancel()
             await expectError(.cancelled) { try await task.value }
             // An already-cancelled task fails at once, too.
             let early = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await client.send(HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+                return try await caller.send(with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
             }
             await expectError(.cancelled) { try await early.value }
+        }
+    }
+}
+
+/// Where a test's requests are sent from: a task on Swift's cooperative threads (the multi loop's thread runs
+/// the transfer) or a task on an HTTP handler thread (which runs the transfer itself).
+enum Caller: String, CaseIterable, Sendable {
+    case task
+    case handlerThread
+
+    func send(with client: CurlHTTPClient, _ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        switch self {
+        case .task:
+            return try await client.send(request)
+        case .handlerThread:
+            return try await withTaskExecutorPreference(HandlerExecutor.shared) {
+                try #require(BlockingThreads.currentThreadMayBlock)
+                return try await client.send(request)
+            }
+        }
+    }
+}
+
+/// A request sent from an HTTP handler thread runs on that thread, on a kept handle, at most four at once.
+@Suite(
+    "CurlHTTPClient on handler threads",
+    .enabled(if: PythonPeer.available || PythonPeer.requirePeers, "needs python3 or AUTHFLOW_PYTHON"),
+    .timeLimit(.minutes(1)))
+struct CurlHTTPClientDirectTests {
+    @Test func runsARequestFromAHandlerThreadOnAKeptHandle() async throws {
+        try await PeerServer.with { server in
+            let client = CurlHTTPClient()
+            _ = try await Caller.task.send(with: client, HTTPClientRequest(url: server.base + "/echo"))
+            #expect(client.direct.counts == (lent: 0, idle: 0))  // the multi loop ran it
+            let response = try await Caller.handlerThread.send(
+                with: client, HTTPClientRequest(url: server.base + "/echo"))
+            #expect(response.status == 200)
+            #expect(client.direct.counts == (lent: 0, idle: 1))
+        }
+    }
+
+    /// Six slow requests from handler threads at once: four run on their threads (four handles, the limit), the
+    /// other two through the multi loop, and all six answer.
+    @Test func runsAtMostFourAtOnceAndSendsTheRestThroughTheLoop() async throws {
+        try await PeerServer.with { server in
+            let client = CurlHTTPClient()
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        try await Caller.handlerThread.send(
+                            with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=1")
+                        ).status
+                    }
+                }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                return statuses
+            }
+            #expect(statuses == Array(repeating: 200, count: 6))
+            #expect(client.direct.counts == (lent: 0, idle: 4))
         }
     }
 }

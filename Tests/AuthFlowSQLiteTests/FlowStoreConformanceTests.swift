@@ -93,7 +93,7 @@ import Testing
     }
 
     /// The mark commits without a sync of its own (the sign-in's account write syncs it), yet every other
-    /// connection sees it at once, and the connection is back to synced commits for whatever runs next.
+    /// connection sees it at once, and everything else still commits synced.
     @Test func marksSpentUnsyncedVisiblyAndLeavesCommitsSynced() async throws {
         let directory = try TemporaryDirectory()
         let clock = ManualClock(StoreHarness.start)
@@ -105,6 +105,10 @@ import Testing
             try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
         }
         #expect(synchronous == 2)  // FULL
+        let unsynced = try await database.performUnsynced("test") { connection throws(StoreError) in
+            try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
+        }
+        #expect(unsynced == 1)  // NORMAL
         let other = SQLiteFlowStore(database: try SQLiteDatabase(path: path), clock: clock)
         #expect(try await other.markSpent(state: "state-unsynced", until: Self.until) == false)
     }

@@ -50,10 +50,11 @@ import Testing
         #expect(count == 1)
     }
 
-    static func synchronous(_ database: SQLiteDatabase) async throws -> Int64? {
-        try await database.perform("test") { connection throws(StoreError) in
+    static func synchronous(_ database: SQLiteDatabase, unsynced: Bool = false) async throws -> Int64? {
+        let read: @Sendable (SQLiteConnection) throws(StoreError) -> Int64? = { connection throws(StoreError) in
             try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
         }
+        return unsynced ? try await database.performUnsynced("test", read) : try await database.perform("test", read)
     }
 
     @Test func createsASessionUnsyncedAndLeavesEveryOtherCommitSynced() async throws {
@@ -64,22 +65,60 @@ import Testing
             try connection.query("PRAGMA synchronous", operation: "test").first?.real(0)
         }
         #expect(during == 1)  // NORMAL
-        #expect(try await Self.synchronous(database) == 2)  // FULL again
+        #expect(try await Self.synchronous(database) == 2)  // FULL
         try await store.createSession(
             id: "session-sync",
             record: SessionRecord(
                 userID: .alice, provider: "apple", subject: "s", createdAt: StoreHarness.start,
                 expiresAt: StoreHarness.start + 60))
+        // Committed on the unsynced connection, seen at once by the synced one.
+        let count = try await database.perform("test") { connection throws(StoreError) in
+            try connection.query("SELECT count(*) FROM sessions", operation: "test").first?.integer(0)
+        }
+        #expect(count == 1)
         #expect(try await Self.synchronous(database) == 2)
+        #expect(try await Self.synchronous(database, unsynced: true) == 1)
         #expect(try await store.deleteSession(id: "session-sync"))
     }
 
-    @Test func restoresSyncedCommitsBeforeAnyOperationWhenAConnectionWasLeftUnsynced() async throws {
+    /// Each connection keeps its `synchronous` setting, so the statements it keeps are compiled once: switching
+    /// the setting on one connection would expire them all, and SQLite would compile each again after every
+    /// switch (8 times per sign-in when one connection switched for the spent state and the session).
+    @Test func keepsItsStatementsCompiledAcrossSignInWrites() async throws {
         let directory = try TemporaryDirectory()
-        let database = try SQLiteDatabase(path: directory.path("left.sqlite"))
-        try await database.perform("test") { connection throws(StoreError) in
-            try connection.setCommitsSynced(false, operation: "test")
+        let database = try SQLiteDatabase(path: directory.path("compiled.sqlite"))
+        let clock = ManualClock(StoreHarness.start)
+        let cipher = try TokenCipher(secret: StoreHarness.secret, random: SystemRandom())
+        let accounts = SQLiteAccountStore(database: database, cipher: cipher, clock: clock)
+        let sessions = SQLiteSessionStore(database: database, clock: clock)
+        let flows = SQLiteFlowStore(database: database, clock: clock)
+        let tokens = StoredTokens(accessToken: "ya29.access", refreshToken: "1//refresh", scope: "openid")
+        @Sendable func recompilations() async throws -> [Int] {
+            [
+                try await database.perform("test") { connection throws(StoreError) in connection.recompilations },
+                try await database.performUnsynced("test") { connection throws(StoreError) in
+                    connection.recompilations
+                },
+            ]
         }
-        #expect(try await Self.synchronous(database) == 2)
+        @Sendable func signIn(_ round: Int) async throws {
+            // A first sign-in's writes, in its order: spent state, account with tokens, session.
+            #expect(try await flows.markSpent(state: "state-\(round)", until: clock.now() + 600))
+            let identity = IdentityKey(provider: "google", subject: "subject-\(round)")
+            let user = UserID(rawValue: "user-\(round)")
+            _ = try await accounts.createUser(user, identity: identity, profile: IdentityProfile(), tokens: tokens)
+            try await sessions.createSession(
+                id: "session-\(round)",
+                record: SessionRecord(
+                    userID: user, provider: "google", subject: identity.subject, createdAt: clock.now(),
+                    expiresAt: clock.now() + 60))
+            #expect(try await sessions.session(id: "session-\(round)")?.userID == user)
+        }
+        // The first round prepares every statement (one prepared while the schema was migrated is compiled
+        // again once); the next rounds must compile none.
+        try await signIn(0)
+        let before = try await recompilations()
+        for round in 1...3 { try await signIn(round) }
+        #expect(try await recompilations() == before)
     }
 }

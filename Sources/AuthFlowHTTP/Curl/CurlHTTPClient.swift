@@ -3,12 +3,17 @@ internal import CCurl
 /// The production `HTTPClient`, on libcurl.
 ///
 /// One dedicated thread drives a curl multi handle, so connections (and TLS sessions) to the
-/// same host are reused across requests. Each request has a total timeout and a connect
+/// same host are reused across requests. A request sent from an HTTP handler thread (a server
+/// handler that waited once, or work under `BlockingThreads.run`) runs right on that thread
+/// instead, on a kept handle with its own open connections, as long as fewer than four such
+/// requests run: that saves the two thread hand-overs to the loop's thread and back, and the
+/// executor starts other handler threads while these are blocked. Each request has a total timeout and a connect
 /// timeout, TLS 1.2 or newer with certificate and host verification, no automatic redirects,
 /// only `http`/`https`, no proxy unless one is configured, and a response size cap.
 public final class CurlHTTPClient: HTTPClient {
     private let configuration: Configuration
     private let loop: CurlMultiLoop
+    let direct = CurlDirectHandles(limit: 4)
 
     /// A client with its own connection pool and transfer thread.
     public init(configuration: Configuration = .init()) {
@@ -27,6 +32,16 @@ public final class CurlHTTPClient: HTTPClient {
     ///   `timeout`, `connectionFailed`, `tlsFailure`, `responseTooLarge`, `cancelled`,
     ///   `clientShutDown`, `transferFailed`).
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        if BlockingThreads.currentThreadMayBlock, let handle = direct.borrow() {
+            defer { direct.giveBack(handle) }
+            let transfer = try CurlTransfer(request: request, configuration: configuration, borrowing: handle.easy)
+            // No suspension inside: the transfer runs on this thread, which blocks until it ends.
+            return try await withTaskCancellationHandler {
+                try HandlerExecutor.shared.blocking { transfer.perform() }.get()
+            } onCancel: {
+                transfer.markCancelled()
+            }
+        }
         let transfer = try CurlTransfer(request: request, configuration: configuration)
         let loop = self.loop
         return try await withTaskCancellationHandler {

@@ -109,7 +109,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func add(_ transfer: CurlTransfer, to multi: UnsafeMutableRawPointer) {
         if transfer.isCancelled {
-            transfer.finish(.failure(cancelledError(transfer)))
+            transfer.finish(.failure(transfer.cancelledError))
             return
         }
         guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else {
@@ -125,7 +125,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func abort(_ transfer: CurlTransfer, in multi: UnsafeMutableRawPointer) {
         guard active.removeValue(forKey: transfer.easy) != nil else { return }
         curl_multi_remove_handle(multi, transfer.easy)
-        transfer.finish(.failure(cancelledError(transfer)))
+        transfer.finish(.failure(transfer.cancelledError))
     }
 
     private func collectFinished(_ multi: UnsafeMutableRawPointer) {
@@ -140,10 +140,6 @@ final class CurlMultiLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             transfer.finish(transfer.outcome(code))
         }
-    }
-
-    private func cancelledError(_ transfer: CurlTransfer) -> HTTPClientError {
-        HTTPClientError(code: .cancelled, message: "the request was cancelled", url: transfer.redactedURL)
     }
 
     private func failEverything(_ code: HTTPClientError.Code, _ message: String) {

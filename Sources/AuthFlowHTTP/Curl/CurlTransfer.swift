@@ -1,11 +1,15 @@
 internal import CCurl
 import Synchronization
 
-/// One request on its own curl easy handle: the options, the received headers and body, and the
+/// One request on a curl easy handle: the options, the received headers and body, and the
 /// continuation to resume. After `CurlMultiLoop.submit` only the loop thread touches it, except
-/// for `isCancelled`, which is atomic.
+/// for `isCancelled`, which is atomic; a transfer run by ``perform()`` belongs to the thread running it.
+///
+/// The handle is the transfer's own (created and freed with it) for the multi loop, or borrowed from
+/// ``CurlDirectHandles`` (reset, and kept afterwards with its open connections) for ``perform()``.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
+    private let ownsHandle: Bool
     private var headerList: UnsafeMutablePointer<curl_slist>?
     let redactedURL: String
     let maxResponseBytes: Int
@@ -20,7 +24,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// Largest total size of response header lines accepted.
     static let maxHeaderBytes = 64 * 1024
 
-    init(request: HTTPClientRequest, configuration: CurlHTTPClient.Configuration) throws(HTTPClientError) {
+    /// A transfer on `borrowed` (reset first, not freed with the transfer), or on a handle of its own.
+    init(
+        request: HTTPClientRequest, configuration: CurlHTTPClient.Configuration,
+        borrowing borrowed: UnsafeMutableRawPointer? = nil
+    ) throws(HTTPClientError) {
         let redacted = HTTPClientError.redact(request.url)
         redactedURL = redacted
         maxResponseBytes = max(0, configuration.maxResponseBytes)
@@ -33,16 +41,49 @@ final class CurlTransfer: @unchecked Sendable {
                 code: .invalidRequest, message: "expected a positive finite timeout, found \(timeout)",
                 url: redacted)
         }
-        guard let handle = curl_easy_init() else {
-            throw HTTPClientError(code: .transferFailed, message: "libcurl could not create a handle", url: redacted)
+        if let borrowed {
+            // Clears every option; the handle keeps its open connections and caches.
+            curl_easy_reset(borrowed)
+            easy = borrowed
+            ownsHandle = false
+        } else {
+            guard let handle = curl_easy_init() else {
+                throw HTTPClientError(
+                    code: .transferFailed, message: "libcurl could not create a handle", url: redacted)
+            }
+            easy = handle
+            ownsHandle = true
         }
-        easy = handle
         try configure(request, configuration: configuration, timeout: timeout)
     }
 
     deinit {
-        curl_easy_cleanup(easy)
+        if ownsHandle { curl_easy_cleanup(easy) }
         if let headerList { curl_slist_free_all(headerList) }
+    }
+
+    /// Runs the transfer on the calling thread, which blocks until it ends (a handler thread, counted as
+    /// blocked). ``markCancelled()`` from another thread aborts it at libcurl's next progress call (at least
+    /// once a second, more often while data flows).
+    func perform() -> Result<HTTPClientResponse, HTTPClientError> {
+        guard !isCancelled else { return .failure(cancelledError) }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let watching =
+            af_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0) == CURLE_OK
+            && af_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me) == CURLE_OK
+            && af_curl_easy_setopt_xferinfo(easy, curlProgress) == CURLE_OK
+        guard watching else {
+            return .failure(
+                HTTPClientError(code: .transferFailed, message: "libcurl refused the transfer", url: redactedURL))
+        }
+        let code = curl_easy_perform(easy)
+        if code == CURLE_ABORTED_BY_CALLBACK && isCancelled { return .failure(cancelledError) }
+        return outcome(code)
+    }
+
+    /// The error of a transfer cancelled before or while it ran.
+    var cancelledError: HTTPClientError {
+        HTTPClientError(code: .cancelled, message: "the request was cancelled", url: redactedURL)
     }
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
@@ -260,4 +301,10 @@ private let curlWriteHeader: curl_write_callback = { data, size, count, context 
     let length = size * count
     guard length > 0, let data else { return length }
     return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+/// CURLOPT_XFERINFOFUNCTION: aborts a transfer run by `perform()` once it is cancelled.
+private let curlProgress: curl_xferinfo_callback = { context, _, _, _, _ in
+    guard let context else { return 1 }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
 }

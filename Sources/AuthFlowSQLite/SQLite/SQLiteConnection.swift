@@ -100,27 +100,6 @@ final class SQLiteConnection {
         return Int(sqlite3_changes64(handle))
     }
 
-    /// Whether commits wait for the disk (`synchronous = FULL`, the setting outside
-    /// `SQLiteDatabase.withUnsyncedWriteTransaction`).
-    private(set) var commitsSynced = true
-
-    /// Switches between `synchronous = FULL` (`true`) and `NORMAL`; the flag changes only once SQLite took the
-    /// setting, so a failed switch back to `FULL` is tried again before the next operation runs.
-    func setCommitsSynced(_ synced: Bool, operation: String) throws(StoreError) {
-        guard synced != commitsSynced else { return }
-        // Prepared once and kept, as BEGIN and COMMIT are: `sqlite3_exec` would parse the text on every call.
-        try run(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", operation: operation)
-        commitsSynced = synced
-    }
-
-    /// Runs `body` in an immediate write transaction committed with `synchronous = NORMAL` (reaching the WAL file,
-    /// synced by the next synced commit), then switches back to synced commits.
-    func unsyncedWriteTransaction<T>(operation: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try setCommitsSynced(false, operation: operation)
-        defer { try? setCommitsSynced(true, operation: operation) }
-        return try transaction(immediate: true, operation: operation, body)
-    }
-
     /// Runs `body` in a transaction: committed when it returns, rolled back when it (or the commit) throws.
     ///
     /// `immediate` takes the write lock at `BEGIN`, so a read-then-write transaction never fails half-way
@@ -139,6 +118,12 @@ final class SQLiteConnection {
             }
             throw error
         }
+    }
+
+    /// How many times SQLite compiled this connection's kept statements again since they were prepared: it
+    /// does so when something expired them (a schema change, or switching `PRAGMA synchronous`).
+    var recompilations: Int {
+        statements.values.reduce(0) { $0 + Int(sqlite3_stmt_status($1, SQLITE_STMTSTATUS_REPREPARE, 0)) }
     }
 
     private func prepared(_ sql: String, operation: String) throws(StoreError) -> OpaquePointer {
