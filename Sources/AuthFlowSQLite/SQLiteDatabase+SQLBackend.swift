@@ -23,10 +23,9 @@ extension SQLiteDatabase: SQLBackend {
         }
     }
 
-    /// Commits on the connection with `synchronous = NORMAL`: the commit reaches the WAL file (a process crash
-    /// keeps it) but is not synced; the next synced commit or checkpoint syncs it along with its own frames,
-    /// since SQLite syncs the whole WAL file. So a power cut can lose only such unsynced commits, never an
-    /// earlier synced one.
+    /// Commits without syncing the write-ahead log: the commit reaches the log (a process crash keeps it) but not
+    /// the disk; the next synced operation or checkpoint syncs it along with its own, since the whole log is
+    /// synced. So a power cut can lose only such unsynced commits, never an earlier synced one.
     package func withUnsyncedWriteTransaction<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {

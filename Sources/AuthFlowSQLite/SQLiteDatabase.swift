@@ -4,24 +4,24 @@ import Synchronization
 
 /// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
 ///
-/// Each instance owns two connections to the file: one whose commits are synced (`synchronous = FULL`) and
-/// one whose commits are not (`NORMAL`, for the two writes below). Each keeps its setting for its whole life:
-/// switching `PRAGMA synchronous` on one connection expires every statement it has prepared, so each
-/// statement would be compiled again after every switch. Operations, on either connection, run one at a time
-/// behind one mutex, always on a thread that may block (`BlockingThreads.run`: the calling thread when it is an
-/// HTTP handler thread, otherwise one of those), so a statement waiting for a lock never blocks Swift's
-/// cooperative threads or libmicrohttpd's polling thread, and the two connections never wait for each other.
-/// Several instances, in one process or several, may open the same file: SQLite's locking and the busy
-/// timeout serialize their writes.
+/// Each instance owns one connection. Operations run one at a time behind a mutex, always on a thread that may
+/// block (`BlockingThreads.run`: the calling thread when it is an HTTP handler thread, otherwise one of those),
+/// so a statement waiting for a lock never blocks Swift's cooperative threads or libmicrohttpd's polling thread.
+/// Several instances, in one process or several, may open the same file: SQLite's locking and the busy timeout
+/// serialize their writes.
 ///
 /// Opening configures the connection and brings the schema up to date:
 /// - `journal_mode = WAL`: readers never block the writer and a crash never loses a committed transaction;
-/// - `synchronous = FULL`: every commit is synced to disk before it returns, so a committed user, link, token,
-///   session deletion or applied notification id also survives a power loss. Two writes are exceptions, made
-///   on the second connection (`NORMAL`, reaching the disk with the next synced commit, since SQLite syncs the
-///   whole WAL file): a new session (`withUnsyncedWriteTransaction`), whose loss signs its browser out and
-///   brings nothing back, and a spent state (``SQLiteFlowStore``), which the same sign-in's account write
-///   syncs moments later;
+/// - every commit synced to disk before the operation returns, so a committed user, link, token, session
+///   deletion or applied notification id also survives a power loss. The connection runs with
+///   `synchronous = NORMAL` and an operation that changed rows ends with one sync of the write-ahead log
+///   (what `FULL` does at each commit), because two writes are exceptions (``performUnsynced(_:_:)``: they
+///   reach the disk with the next sync, which covers the whole log): a new session
+///   (`withUnsyncedWriteTransaction`), whose loss signs its browser out and brings nothing back, and a spent
+///   state (``SQLiteFlowStore``), which the same sign-in's account write syncs moments later. Switching
+///   `PRAGMA synchronous` per operation instead would expire every statement the connection keeps, and SQLite
+///   would compile each again after every switch; a second connection for the exceptions would make each
+///   connection drop its page cache whenever the other wrote.
 /// - `foreign_keys = ON`, a busy timeout, and SQLite's defensive mode;
 /// - migrations versioned in code (`PRAGMA user_version`), applied in one transaction. A database written by
 ///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
@@ -32,14 +32,7 @@ public final class SQLiteDatabase: Sendable {
     /// The database file's path.
     public let path: String
 
-    /// The two connections, used one at a time.
-    private let connections: Mutex<Connections>
-
-    /// A connection whose commits are synced, and one whose commits are not.
-    struct Connections {
-        let synced: SQLiteConnection
-        let unsynced: SQLiteConnection
-    }
+    private let connection: Mutex<SQLiteConnection>
 
     /// Opens (creating when missing) the database file at `path` and migrates it to the current schema. A file
     /// this call creates is readable and writable by its owner only (0600), and so are its `-wal` and `-shm`
@@ -63,12 +56,10 @@ public final class SQLiteDatabase: Sendable {
                 "expected journal mode wal, found \(mode ?? "none") (the file system may not support WAL)",
                 operation: "open")
         }
-        // The second connection opens a file that is already migrated and in WAL mode (a persistent setting).
-        let unsynced = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
-        try unsynced.execute("PRAGMA foreign_keys = ON", operation: "open")
-        try unsynced.execute("PRAGMA synchronous = NORMAL", operation: "open")
+        // From here on, the log is synced explicitly after each operation that changed rows (see `perform`).
+        try opened.execute("PRAGMA synchronous = NORMAL", operation: "open")
         self.path = path
-        connections = Mutex(Connections(synced: opened, unsynced: unsynced))
+        connection = Mutex(opened)
     }
 
     /// Switches the file to WAL (once per file; later calls find it set). The switch needs the exclusive lock, and
@@ -96,8 +87,11 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Runs `body` with the synced connection on a thread that may block (`BlockingThreads.run`): right on the
-    /// calling thread when it is an HTTP handler thread, otherwise on one of them, to which the calling task moves.
+    /// Runs `body` with the connection on a thread that may block (`BlockingThreads.run`): right on the calling
+    /// thread when it is an HTTP handler thread, otherwise on one of them, to which the calling task moves. When
+    /// `body` changed rows (committed, or an autocommit statement), the write-ahead log is synced before this
+    /// returns, as `synchronous = FULL` would at the commit; a failed sync throws `backendFailure` (the change
+    /// may then be visible though not on disk).
     ///
     /// On a handler thread this saves any hand-over; from libmicrohttpd's polling thread (a handler's first
     /// store operation) it costs one, where a queue of the database's own cost two (to the queue, then to a
@@ -109,20 +103,31 @@ public final class SQLiteDatabase: Sendable {
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         try await BlockingThreads.run { () throws(StoreError) -> T in
-            try connections.withLock { connections throws(StoreError) in try body(connections.synced) }
+            try connection.withLock { connection throws(StoreError) in
+                let changes = connection.totalChanges
+                let result: T
+                do throws(StoreError) {
+                    result = try body(connection)
+                } catch {
+                    // Statements that committed before the failure are synced all the same.
+                    if connection.totalChanges != changes { try? connection.syncLog(operation: operation) }
+                    throw error
+                }
+                if connection.totalChanges != changes { try connection.syncLog(operation: operation) }
+                return result
+            }
         }
     }
 
-    /// Runs `body` like ``perform(_:_:)``, with the connection whose commits are not synced
-    /// (`synchronous = NORMAL`): a commit reaches the WAL file (a process crash keeps it, every connection sees
-    /// it at once) and the disk with the next synced commit. Only writes whose loss after a power cut is harmless
-    /// use it: a new session and a spent state.
+    /// Runs `body` like ``perform(_:_:)`` without syncing the write-ahead log afterwards: its commits reach the
+    /// log (a process crash keeps them, every connection sees them at once) and the disk with the next sync.
+    /// Only writes whose loss after a power cut is harmless use it: a new session and a spent state.
     @discardableResult
     func performUnsynced<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         try await BlockingThreads.run { () throws(StoreError) -> T in
-            try connections.withLock { connections throws(StoreError) in try body(connections.unsynced) }
+            try connection.withLock { connection throws(StoreError) in try body(connection) }
         }
     }
 }

@@ -100,15 +100,9 @@ import Testing
         let path = directory.path("unsynced-flows.sqlite")
         let database = try SQLiteDatabase(path: path)
         let store = SQLiteFlowStore(database: database, clock: clock)
+        let syncs = try await database.perform("test") { connection throws(StoreError) in connection.logSyncs }
         #expect(try await store.markSpent(state: "state-unsynced", until: Self.until))
-        let synchronous = try await database.perform("test") { connection throws(StoreError) in
-            try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
-        }
-        #expect(synchronous == 2)  // FULL
-        let unsynced = try await database.performUnsynced("test") { connection throws(StoreError) in
-            try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
-        }
-        #expect(unsynced == 1)  // NORMAL
+        #expect(try await database.perform("test") { connection throws(StoreError) in connection.logSyncs } == syncs)
         let other = SQLiteFlowStore(database: try SQLiteDatabase(path: path), clock: clock)
         #expect(try await other.markSpent(state: "state-unsynced", until: Self.until) == false)
     }

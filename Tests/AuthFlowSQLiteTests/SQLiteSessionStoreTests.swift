@@ -50,40 +50,54 @@ import Testing
         #expect(count == 1)
     }
 
-    static func synchronous(_ database: SQLiteDatabase, unsynced: Bool = false) async throws -> Int64? {
-        let read: @Sendable (SQLiteConnection) throws(StoreError) -> Int64? = { connection throws(StoreError) in
-            try connection.query("PRAGMA synchronous", operation: "test").first?.integer(0)
-        }
-        return unsynced ? try await database.performUnsynced("test", read) : try await database.perform("test", read)
+    static func logSyncs(_ database: SQLiteDatabase) async throws -> Int {
+        try await database.perform("test") { connection throws(StoreError) in connection.logSyncs }
     }
 
-    @Test func createsASessionUnsyncedAndLeavesEveryOtherCommitSynced() async throws {
+    /// A new session is committed without a sync of its own; its deletion, like every other write, is synced
+    /// before the call returns, and a read syncs nothing.
+    @Test func createsASessionUnsyncedAndSyncsEveryOtherWrite() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("sync.sqlite"))
         let store = SQLiteSessionStore(database: database, clock: ManualClock(StoreHarness.start))
-        let during = try await database.withUnsyncedWriteTransaction("test") { connection throws(StoreError) in
-            try connection.query("PRAGMA synchronous", operation: "test").first?.real(0)
-        }
-        #expect(during == 1)  // NORMAL
-        #expect(try await Self.synchronous(database) == 2)  // FULL
+        let start = try await Self.logSyncs(database)
         try await store.createSession(
             id: "session-sync",
             record: SessionRecord(
                 userID: .alice, provider: "apple", subject: "s", createdAt: StoreHarness.start,
                 expiresAt: StoreHarness.start + 60))
-        // Committed on the unsynced connection, seen at once by the synced one.
-        let count = try await database.perform("test") { connection throws(StoreError) in
-            try connection.query("SELECT count(*) FROM sessions", operation: "test").first?.integer(0)
-        }
-        #expect(count == 1)
-        #expect(try await Self.synchronous(database) == 2)
-        #expect(try await Self.synchronous(database, unsynced: true) == 1)
+        #expect(try await Self.logSyncs(database) == start)
+        #expect(try await store.session(id: "session-sync")?.userID == .alice)
+        #expect(try await Self.logSyncs(database) == start)
         #expect(try await store.deleteSession(id: "session-sync"))
+        #expect(try await Self.logSyncs(database) == start + 1)
+        // Deleting nothing changes no row: no sync.
+        #expect(try await store.deleteSession(id: "session-sync") == false)
+        #expect(try await Self.logSyncs(database) == start + 1)
     }
 
-    /// Each connection keeps its `synchronous` setting, so the statements it keeps are compiled once: switching
-    /// the setting on one connection would expire them all, and SQLite would compile each again after every
-    /// switch (8 times per sign-in when one connection switched for the spent state and the session).
+    /// An operation that committed a statement and then failed still syncs what it committed.
+    @Test func syncsWhatAFailedOperationCommittedBeforeFailing() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.path("failed.sqlite"))
+        let start = try await Self.logSyncs(database)
+        await #expect(throws: StoreError.self) {
+            try await database.perform("test") { connection throws(StoreError) in
+                try connection.run(
+                    "INSERT INTO applied_notifications (id, applied_at) VALUES ('n-1', 0)", operation: "test")
+                try connection.run("INSERT INTO no_such_table VALUES (1)", operation: "test")
+            }
+        }
+        #expect(try await Self.logSyncs(database) == start + 1)
+        let count = try await database.perform("test") { connection throws(StoreError) in
+            try connection.query("SELECT count(*) FROM applied_notifications", operation: "test").first?.integer(0)
+        }
+        #expect(count == 1)
+    }
+
+    /// The connection keeps its `synchronous` setting, so the statements it keeps are compiled once: switching
+    /// the setting would expire them all, and SQLite would compile each again after every switch (8 times per
+    /// sign-in when the connection switched for the spent state and the session).
     @Test func keepsItsStatementsCompiledAcrossSignInWrites() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("compiled.sqlite"))
@@ -94,15 +108,12 @@ import Testing
         let flows = SQLiteFlowStore(database: database, clock: clock)
         let tokens = StoredTokens(accessToken: "ya29.access", refreshToken: "1//refresh", scope: "openid")
         @Sendable func recompilations() async throws -> [Int] {
-            [
-                try await database.perform("test") { connection throws(StoreError) in connection.recompilations },
-                try await database.performUnsynced("test") { connection throws(StoreError) in
-                    connection.recompilations
-                },
-            ]
+            [try await database.perform("test") { connection throws(StoreError) in connection.recompilations }]
         }
         @Sendable func signIn(_ round: Int) async throws {
-            // A first sign-in's writes, in its order: spent state, account with tokens, session.
+            // A first sign-in's writes, in its order: spent state, account with tokens, session; only the account
+            // write syncs the log (which carries the spent state with it).
+            let syncs = try await Self.logSyncs(database)
             #expect(try await flows.markSpent(state: "state-\(round)", until: clock.now() + 600))
             let identity = IdentityKey(provider: "google", subject: "subject-\(round)")
             let user = UserID(rawValue: "user-\(round)")
@@ -113,6 +124,7 @@ import Testing
                     userID: user, provider: "google", subject: identity.subject, createdAt: clock.now(),
                     expiresAt: clock.now() + 60))
             #expect(try await sessions.session(id: "session-\(round)")?.userID == user)
+            #expect(try await Self.logSyncs(database) == syncs + 1)
         }
         // The first round prepares every statement (one prepared while the schema was migrated is compiled
         // again once); the next rounds must compile none.

@@ -120,6 +120,26 @@ final class SQLiteConnection {
         }
     }
 
+    /// How many rows this connection's statements have inserted, updated or deleted since it opened.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// How many times ``syncLog(operation:)`` ran.
+    private(set) var logSyncs = 0
+
+    /// Syncs the write-ahead log to disk: every commit written to it so far, by this connection or another,
+    /// survives a power loss once this returns.
+    func syncLog(operation: String) throws(StoreError) {
+        logSyncs += 1
+        let status = af_sqlite3_sync_wal(handle)
+        guard status == SQLITE_OK else {
+            throw Self.storeError(
+                code: status,
+                message: "expected the write-ahead log synced to disk, found the sync failed: "
+                    + String(cString: sqlite3_errstr(status)),
+                operation: operation)
+        }
+    }
+
     /// How many times SQLite compiled this connection's kept statements again since they were prepared: it
     /// does so when something expired them (a schema change, or switching `PRAGMA synchronous`).
     var recompilations: Int {
