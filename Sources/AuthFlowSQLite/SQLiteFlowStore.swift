@@ -10,9 +10,9 @@ public import Foundation
 /// one state, from any connection or process, exactly one is the first use, and the table holds only states
 /// spent within the last flow lifetime. Sign-in starts write nothing. Expiry follows the injected clock.
 ///
-/// The mark commits with `synchronous = NORMAL`: it is in the WAL file when `markSpent` returns, so a process
-/// crash keeps it and every other connection sees it at once, but it reaches the disk with the next synced
-/// commit of the database, which in `authflow serve` is the same sign-in's account write moments later (a
+/// The mark commits without a sync of the write-ahead log: it is in the WAL file when `markSpent` returns, so a
+/// process crash keeps it and every other connection sees it at once, but it reaches the disk with the next
+/// synced write of the database, which in `authflow serve` is the same sign-in's account write moments later (a
 /// sign-in then costs one disk sync instead of two). Only a power cut or an operating-system crash in
 /// between can lose it, and only for a sign-in that did not finish: its callback could then be presented once
 /// more, which still needs the same browser's flow cookie and an authorization code the provider has not
