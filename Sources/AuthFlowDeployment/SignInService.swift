@@ -108,7 +108,8 @@ public final class SignInService: Sendable {
                 trustedProxies: configuration.server?.trustedProxies ?? [])
             let handler: HTTPHandler =
                 sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
-            let http = HTTPServer(configuration: httpConfiguration, handler: handler)
+            // The demo site passes `/auth/check` on to the server, so both answer it at once from the session cache.
+            let http = HTTPServer(configuration: httpConfiguration, immediate: server.handleAtOnce, handler: handler)
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(

@@ -75,7 +75,11 @@ extension SignInServer {
     /// `GET /auth/check` for nginx `auth_request`: 202 with `X-Auth-User` (and `X-Auth-Email` when a verified
     /// email is known), or 401.
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let session = try await requireSession(request, cached: true)
+        checkResponse(try await requireSession(request, cached: true))
+    }
+
+    /// The answer of `GET /auth/check` for a signed-in `session` (before the headers every response gets).
+    func checkResponse(_ session: CurrentSession) -> HTTPServerResponse {
         var response = HTTPServerResponse.empty(status: 202)
         // Room for these three fields and the ones every response gets (``respond(to:segments:with:)``).
         response.headers.reserveCapacity(8)

@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// let server = try SignInServer(configuration: configuration, registry: .standard,
 ///                               stores: .memory(clock: SystemClock()), httpClient: CurlHTTPClient())
-/// let http = HTTPServer(configuration: .init(port: 8080)) { await server.handle($0) }
+/// let http = HTTPServer(configuration: .init(port: 8080), immediate: server.handleAtOnce) { await server.handle($0) }
 /// _ = try http.start()
 /// ```
 ///
@@ -165,16 +165,50 @@ public final class SignInServer: Sendable {
                 response = ResponseFactory.error(error, accept: request.headers["Accept"])
                 if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
             }
-            // After the route finished (and committed whatever it changed): cached sessions are re-read.
-            if !Self.leavesSessionsAlone(request, segments: segments) { sessionCache.invalidateAll() }
-            // Room for the security headers and the request id, so adding them does not regrow the fields.
-            response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
-            ResponseFactory.secure(&response)
-            response.headers[RequestID.header] = context.requestID
-            finish(context, status: response.status, failure: failure, started: started)
+            complete(&response, of: request, segments: segments, context: context, failure: failure, started: started)
             return response
         }
     }
+
+    /// What every answer gets once its route finished, in ``respond(to:segments:with:)`` and
+    /// ``handleAtOnce(_:)`` alike: the session cache emptied after a route that may change sessions, the security
+    /// headers, `X-Request-Id`, and the request counted and logged.
+    private func complete(
+        _ response: inout HTTPServerResponse, of request: HTTPServerRequest, segments: [String],
+        context: RequestContext, failure: ServerError?, started: Date
+    ) {
+        // After the route finished (and committed whatever it changed): cached sessions are re-read.
+        if !Self.leavesSessionsAlone(request, segments: segments) { sessionCache.invalidateAll() }
+        // Room for the security headers and the request id, so adding them does not regrow the fields.
+        response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
+        ResponseFactory.secure(&response)
+        response.headers[RequestID.header] = context.requestID
+        finish(context, status: response.status, failure: failure, started: started)
+    }
+
+    /// Answers `request` at once, without waiting, when it can: a `GET` (or `HEAD`) of `/auth/check` whose
+    /// session the session cache holds (``SignInServer/Options/sessionCacheLifetime``). Returns `nil` for any
+    /// other request, which ``handle(_:)`` then answers. The answer, its headers, log line and metrics are
+    /// those ``handle(_:)`` gives; pass it to `HTTPServer` as its immediate handler, so the server's most
+    /// frequent request (nginx `auth_request` asks on every request it proxies) needs no task.
+    public func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard request.method == "GET" || request.method == "HEAD", request.path == "/auth/check" else { return nil }
+        let started = clock.now()
+        // A duplicated cookie is refused by `handle`, with its error; an unknown or stale session is looked up there.
+        guard let id = (try? sessionCookieValue(request)) ?? nil,
+            let session = sessionCache.session(id: id, now: started)
+        else { return nil }
+        let segments = Self.checkSegments
+        let context = requestContext(request, segments: segments)
+        return RequestContext.$current.withValue(context) {
+            var response = checkResponse(session)
+            complete(&response, of: request, segments: segments, context: context, failure: nil, started: started)
+            return response
+        }
+    }
+
+    /// The segments of `/auth/check`.
+    static let checkSegments = ["auth", "check"]
 
     /// Whether `request` is one of the routes that change no session or account: the check, the session
     /// info, health, the demo pages and sign-in starts (GET or HEAD). Every other request empties the

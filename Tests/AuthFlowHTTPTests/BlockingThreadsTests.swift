@@ -73,3 +73,30 @@ import Testing
         #expect(response?.hasSuffix("before false, inside true") == true)
     }
 }
+
+/// An immediate handler answers a request at once on the polling thread, with no task; when it declines, the
+/// handler answers.
+@Suite struct HTTPServerImmediateHandlerTests {
+    @Test func answersOnThePollingThreadWithoutATaskOrLeavesTheRequestToTheHandler() async throws {
+        let server = HTTPServer(
+            configuration: .init(),
+            immediate: { request in
+                guard request.path == "/now" else { return nil }
+                let inTask = withUnsafeCurrentTask { $0 != nil }
+                return .text("at once, in a task \(inTask), may block \(BlockingThreads.currentThreadMayBlock)")
+            },
+            handler: { request in .text("handler for \(request.path)") })
+        let port = try server.start()
+        let answers: [String?] = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: [
+                    HTTPServerStarvationTests.blockingGet(port: port, path: "/now"),
+                    HTTPServerStarvationTests.blockingGet(port: port, path: "/later"),
+                ])
+            }.start()
+        }
+        await server.stop()
+        #expect(answers[0]?.hasSuffix("at once, in a task false, may block false") == true)
+        #expect(answers[1]?.hasSuffix("handler for /later") == true)
+    }
+}

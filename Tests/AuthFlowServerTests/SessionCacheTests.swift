@@ -124,4 +124,46 @@ struct SessionCacheTests {
             #expect(try await browser.get(app.appURL + "/auth/check").status == 401)
         }
     }
+
+    /// The answer of `handleAtOnce` (no task, on the polling thread) is the one `handle` gives, and it answers
+    /// only a cached session's check; everything else is left to `handle`.
+    @Test func answersACachedCheckAtOnceExactlyAsHandleWould() async throws {
+        try await TestDeployment.with { app in
+            let browser = TestBrowser()
+            try await app.signIn(browser, provider: "google", as: People.alice)
+            let id = try #require(browser.cookie(app.sessionCookie, for: app.appURL))
+            func request(_ method: String = "GET", _ path: String = "/auth/check", cookie: String? = nil)
+                -> HTTPServerRequest
+            {
+                var headers = HTTPHeaders()
+                headers["Cookie"] = cookie ?? "\(app.sessionCookie)=\(id)"
+                return HTTPServerRequest(method: method, path: path, headers: headers)
+            }
+            func comparable(_ response: HTTPServerResponse) -> [String] {
+                response.headers.filter { $0.name != "X-Request-Id" }.map { "\($0.name): \($0.value)" }
+            }
+            // Not cached yet: left to `handle`, which looks the session up and caches it.
+            #expect(app.server.handleAtOnce(request()) == nil)
+            let handled = await app.server.handle(request())
+            #expect(handled.status == 202)
+            let atOnce = try #require(app.server.handleAtOnce(request()))
+            #expect(atOnce.status == 202)
+            #expect(comparable(atOnce) == comparable(handled))
+            #expect(atOnce.headers["X-Auth-User"] != nil)
+            #expect(atOnce.headers["X-Request-Id"] != handled.headers["X-Request-Id"])
+            #expect(app.server.handleAtOnce(request("HEAD"))?.status == 202)
+            // Other methods, paths and cookies go to `handle`.
+            #expect(app.server.handleAtOnce(request("POST")) == nil)
+            #expect(app.server.handleAtOnce(request("GET", "/auth/session")) == nil)
+            #expect(app.server.handleAtOnce(request(cookie: "other=1")) == nil)
+            #expect(app.server.handleAtOnce(request(cookie: "\(app.sessionCookie)=unknown")) == nil)
+            let twice = request(cookie: "\(app.sessionCookie)=\(id); \(app.sessionCookie)=\(id)")
+            #expect(app.server.handleAtOnce(twice) == nil)
+            #expect(await app.server.handle(twice).status == 400)
+            // A logout empties the cache: the next check is `handle`'s again, and refused.
+            #expect(try await browser.post(app.appURL + "/auth/logout", from: app.appURL).status == 204)
+            #expect(app.server.handleAtOnce(request()) == nil)
+            #expect(await app.server.handle(request()).status == 401)
+        }
+    }
 }

@@ -5,7 +5,9 @@ import Synchronization
 /// Handlers run as Swift tasks. A handler starts on the polling thread and, when it answers
 /// without waiting (a cached session, a redirect), is answered right there, with no thread
 /// switch. A handler that waits (a provider, a store, a timer) goes on on the handler threads
-/// while its connection is suspended, so it never holds one of the server's polling threads.
+/// while its connection is suspended, so it never holds one of the server's polling threads. An
+/// optional immediate handler (`HTTPImmediateHandler`) sees each request first and may answer it
+/// synchronously, which saves even the handler's task.
 /// Handlers should therefore not block their thread (use `await`, not blocking calls). Bodies
 /// larger than `Configuration.maxBodyBytes` get 413 without reaching the handler. The server
 /// logs nothing, so request bodies and headers (which carry codes, tokens and cookies) never
@@ -19,11 +21,17 @@ public final class HTTPServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: Configuration
     private let handler: HTTPHandler
+    private let immediate: HTTPImmediateHandler?
     private let state = Mutex(State())
 
-    /// A server that will pass every request to `handler`.
-    public init(configuration: Configuration = .init(), handler: @escaping HTTPHandler) {
+    /// A server that will pass every request to `handler`, or first to `immediate`, which may answer it at
+    /// once on the polling thread (no task is started for a request it answers).
+    public init(
+        configuration: Configuration = .init(), immediate: HTTPImmediateHandler? = nil,
+        handler: @escaping HTTPHandler
+    ) {
         self.configuration = configuration
+        self.immediate = immediate
         self.handler = handler
     }
 
@@ -41,7 +49,7 @@ public final class HTTPServer: Sendable {
             guard state.daemon == nil else {
                 throw HTTPServerError(code: .alreadyRunning, message: "expected a stopped server, found it running")
             }
-            let daemon = try MicroHTTPDDaemon(configuration: configuration, handler: handler)
+            let daemon = try MicroHTTPDDaemon(configuration: configuration, immediate: immediate, handler: handler)
             state.daemon = daemon
             state.port = daemon.port
             return daemon.port

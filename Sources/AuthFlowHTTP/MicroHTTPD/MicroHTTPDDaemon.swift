@@ -4,7 +4,8 @@ import Synchronization
 
 /// One running libmicrohttpd daemon and the bridge between its threads and Swift tasks.
 ///
-/// libmicrohttpd calls `access` on its polling thread. When a request's body is complete the
+/// libmicrohttpd calls `access` on its polling thread. When a request's body is complete, the
+/// immediate handler (if any) may answer it right there, with no task; otherwise the
 /// handler starts in a `Task` whose executor (`RequestExecutor`) runs it on the polling thread
 /// until it answers or waits. An answer is queued at once. A handler that waits (a store, a
 /// provider) goes on on the handler threads (`HandlerExecutor`) while its connection is suspended
@@ -25,14 +26,19 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private var pointer: OpaquePointer?
     private(set) var port: Int
     private let handler: HTTPHandler
+    private let immediate: HTTPImmediateHandler?
     private let maxBodyBytes: Int
     private let inFlight = Atomic<Int>(0)
     private let shared = Mutex(Shared())
     private let connections: MicroHTTPDConnectionTable
     private let trustedProxies: [IPNetwork]
 
-    init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
+    init(
+        configuration: HTTPServer.Configuration, immediate: HTTPImmediateHandler? = nil,
+        handler: @escaping HTTPHandler
+    ) throws(HTTPServerError) {
         self.handler = handler
+        self.immediate = immediate
         self.maxBodyBytes = configuration.maxBodyBytes
         self.port = 0
         self.trustedProxies = configuration.trustedProxies
@@ -187,6 +193,12 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         guard !context.handlerStarted else { return MHD_Result.YES }
         context.handlerStarted = true
         if let entry = Self.entry(of: connection) { connections.requestReceived(entry) }
+        let request = context.request()
+        // A request the immediate handler answers needs no task (and no suspension): answered right here.
+        if let immediate, shared.withLock({ $0.accepting }), let response = immediate(request) {
+            context.responded = true
+            return queue(response, on: connection)
+        }
         let tracked = shared.withLock { shared -> Bool in
             guard shared.accepting else { return false }
             shared.suspended[ObjectIdentifier(context)] = context
@@ -196,7 +208,6 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             context.responded = true
             return queue(.error("shutting_down", message: "The server is stopping.", status: 503), on: connection)
         }
-        let request = context.request()
         let handler = self.handler
         let executor = RequestExecutor()
         Task(executorPreference: executor) { [self] in

@@ -80,10 +80,14 @@ final class TestDeployment: Sendable {
         }
         try sandbox.start()
         let box = Mutex<SignInServer?>(nil)
-        let http = HTTPServer(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0)) { request in
-            guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
-            return await DemoSite(server: server, sandbox: sandbox).handle(request)
-        }
+        // As `authflow serve` wires it: a cached `/auth/check` is answered at once, every other request by the site.
+        let http = HTTPServer(
+            configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0),
+            immediate: { request in box.withLock({ $0 })?.handleAtOnce(request) },
+            handler: { request in
+                guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
+                return await DemoSite(server: server, sandbox: sandbox).handle(request)
+            })
         let port = try http.start()
         let appURL = "http://localhost:\(port)"
         let location = SourceLocation(fileName: "test.yaml", line: 1, column: 1, sourceLine: "")

@@ -34,7 +34,9 @@ do {
     ExampleConfiguration.fail("cannot set up sign-in: \(error)")
 }
 
-let http = HTTPServer(configuration: .init(host: server.listen.host, port: server.listen.port)) { request in
+let http = HTTPServer(
+    configuration: .init(host: server.listen.host, port: server.listen.port), immediate: signIn.handleAtOnce
+) { request in
     await signIn.handle(request)
 }
 do {

@@ -24,7 +24,10 @@ do {
 }
 
 let app = App(signIn: signIn)
-let http = HTTPServer(configuration: .init(host: server.listen.host, port: server.listen.port)) { request in
+// `handleAtOnce` answers a `/auth/check` whose session is cached right on the server's polling thread (no task).
+let http = HTTPServer(
+    configuration: .init(host: server.listen.host, port: server.listen.port), immediate: signIn.handleAtOnce
+) { request in
     await app.handle(request)
 }
 do {
