@@ -288,7 +288,8 @@ enum Caller: String, CaseIterable, Sendable {
     }
 }
 
-/// A request sent from an HTTP handler thread runs on that thread, on a kept handle, at most four at once.
+/// A request sent from an HTTP handler thread runs on that thread, on a kept handle, at most as many at once as
+/// there are slots (each client here has four of its own, so tests running at the same time do not take them).
 @Suite(
     "CurlHTTPClient on handler threads",
     .enabled(if: PythonPeer.available || PythonPeer.requirePeers, "needs python3 or AUTHFLOW_PYTHON"),
@@ -296,7 +297,7 @@ enum Caller: String, CaseIterable, Sendable {
 struct CurlHTTPClientDirectTests {
     @Test func runsARequestFromAHandlerThreadOnAKeptHandle() async throws {
         try await PeerServer.with { server in
-            let client = CurlHTTPClient()
+            let client = CurlHTTPClient(configuration: .init(), directSlots: CurlDirectSlots(limit: 4))
             _ = try await Caller.task.send(with: client, HTTPClientRequest(url: server.base + "/echo"))
             #expect(client.direct.counts == (lent: 0, idle: 0))  // the multi loop ran it
             let response = try await Caller.handlerThread.send(
@@ -310,7 +311,7 @@ struct CurlHTTPClientDirectTests {
     /// other two through the multi loop, and all six answer.
     @Test func runsAtMostFourAtOnceAndSendsTheRestThroughTheLoop() async throws {
         try await PeerServer.with { server in
-            let client = CurlHTTPClient()
+            let client = CurlHTTPClient(configuration: .init(), directSlots: CurlDirectSlots(limit: 4))
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<6 {
                     group.addTask {

@@ -147,9 +147,10 @@ struct HTTPServerTests {
         }
     }
 
-    /// Waits (at most 10 s) until `counter` reaches `value`.
+    /// Waits (at most 60 s: in the full parallel suite a task may wait long for a cooperative thread) until
+    /// `counter` reaches `value`.
     static func wait(for counter: Counter, toReach value: Int) async throws {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while counter.value < value && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try #require(counter.value >= value)
     }

@@ -1,14 +1,16 @@
 internal import CCurl
 import Synchronization
 
-/// The curl easy handles of transfers that an HTTP handler thread runs itself (`CurlTransfer.perform()`),
-/// instead of handing them to the multi loop's thread and waiting to be woken: two thread hand-overs fewer
-/// per request.
+/// The curl easy handles of one client's transfers that an HTTP handler thread runs itself
+/// (`CurlTransfer.perform()`), instead of handing them to the multi loop's thread and waiting to be woken: two
+/// thread hand-overs fewer per request.
 ///
-/// At most ``limit`` such transfers run at once, so a slow host ties up at most that many handler threads
-/// (the executor starts others while they are blocked); further requests go to the multi loop. An idle handle
-/// keeps its open connections (and TLS sessions), and the handle used last is lent first, so consecutive
-/// requests reuse one connection. The connections of these handles add at most ``limit`` to a host's
+/// Each such transfer holds a slot of ``CurlDirectSlots`` (by default the process-wide ``CurlDirectSlots/shared``,
+/// four slots for all clients), so blocking transfers tie up at most that many handler threads in the process,
+/// however many clients and slow hosts there are (the executor starts other threads while they are blocked);
+/// without a free slot a request goes to the multi loop. An idle handle keeps its open connections (and TLS
+/// sessions), and the handle used last is lent first, so consecutive requests reuse one connection. A client
+/// holds at most as many handles as there are slots, so their connections add at most that many to a host's
 /// `maxConnectionsPerHost` of the multi loop.
 final class CurlDirectHandles: Sendable {
     /// An easy handle, lent to one thread at a time.
@@ -21,12 +23,12 @@ final class CurlDirectHandles: Sendable {
         var lent = 0
     }
 
-    /// The most transfers run directly at once.
-    let limit: Int
+    /// The slots these transfers take.
+    let slots: CurlDirectSlots
     private let state = Mutex(State())
 
-    init(limit: Int) {
-        self.limit = max(0, limit)
+    init(slots: CurlDirectSlots = .shared) {
+        self.slots = slots
     }
 
     deinit {
@@ -36,31 +38,60 @@ final class CurlDirectHandles: Sendable {
         }
     }
 
-    /// A handle for one direct transfer, or `nil` when ``limit`` transfers run already (or libcurl cannot make
-    /// one): the request then goes to the multi loop.
+    /// A handle for one direct transfer, or `nil` when every slot is taken (or libcurl cannot make a handle):
+    /// the request then goes to the multi loop.
     func borrow() -> Handle? {
-        let taken = state.withLock { state -> Handle?? in
-            guard state.lent < limit else { return .none }
+        guard slots.take() else { return nil }
+        let idle = state.withLock { state -> Handle? in
             state.lent += 1
-            return .some(state.idle.popLast())
+            return state.idle.popLast()
         }
-        guard let taken else { return nil }
-        if let handle = taken { return handle }
+        if let idle { return idle }
         guard let easy = curl_easy_init() else {
             state.withLock { $0.lent -= 1 }
+            slots.release()
             return nil
         }
         return Handle(easy: easy)
     }
 
-    /// Takes `handle` back once its transfer ended, with its open connections.
+    /// Takes `handle` back once its transfer ended, with its open connections, and frees its slot.
     func giveBack(_ handle: Handle) {
         state.withLock { state in
             state.lent -= 1
             state.idle.append(handle)
         }
+        slots.release()
     }
 
     /// How many handles are lent now, and how many wait idle with their connections.
     var counts: (lent: Int, idle: Int) { state.withLock { ($0.lent, $0.idle.count) } }
+}
+
+/// How many transfers may run on handler threads at once, across the clients that share these slots.
+final class CurlDirectSlots: Sendable {
+    /// The slots every `CurlHTTPClient` uses: four for the whole process.
+    static let shared = CurlDirectSlots(limit: 4)
+
+    /// The most transfers at once.
+    let limit: Int
+    private let taken = Mutex(0)
+
+    init(limit: Int) {
+        self.limit = max(0, limit)
+    }
+
+    /// Takes a slot; `false` when all are taken.
+    func take() -> Bool {
+        taken.withLock { taken in
+            guard taken < limit else { return false }
+            taken += 1
+            return true
+        }
+    }
+
+    /// Frees a slot taken with ``take()``.
+    func release() {
+        taken.withLock { $0 -= 1 }
+    }
 }

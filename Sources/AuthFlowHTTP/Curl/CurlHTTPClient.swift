@@ -6,20 +6,27 @@ internal import CCurl
 /// same host are reused across requests. A request sent from an HTTP handler thread (a server
 /// handler that waited once, or work under `BlockingThreads.run`) runs right on that thread
 /// instead, on a kept handle with its own open connections, as long as fewer than four such
-/// requests run: that saves the two thread hand-overs to the loop's thread and back, and the
-/// executor starts other handler threads while these are blocked. Each request has a total timeout and a connect
+/// requests run in the process: that saves the two thread hand-overs to the loop's thread and
+/// back, and the executor starts other handler threads while these are blocked. Each request has a total
+/// timeout and a connect
 /// timeout, TLS 1.2 or newer with certificate and host verification, no automatic redirects,
 /// only `http`/`https`, no proxy unless one is configured, and a response size cap.
 public final class CurlHTTPClient: HTTPClient {
     private let configuration: Configuration
     private let loop: CurlMultiLoop
-    let direct = CurlDirectHandles(limit: 4)
+    let direct: CurlDirectHandles
 
     /// A client with its own connection pool and transfer thread.
-    public init(configuration: Configuration = .init()) {
+    public convenience init(configuration: Configuration = .init()) {
+        self.init(configuration: configuration, directSlots: .shared)
+    }
+
+    /// A client whose transfers on handler threads take `directSlots` (tests give a client slots of its own).
+    init(configuration: Configuration, directSlots: CurlDirectSlots) {
         CurlGlobal.initializeOnce()
         self.configuration = configuration
         self.loop = CurlMultiLoop(maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+        self.direct = CurlDirectHandles(slots: directSlots)
     }
 
     deinit {
