@@ -9,7 +9,9 @@ import Testing
     .enabled(if: PythonPeer.available || PythonPeer.requirePeers, "needs python3 or AUTHFLOW_PYTHON"),
     .timeLimit(.minutes(1)))
 struct CurlHTTPClientTests {
-    let client = CurlHTTPClient()
+    /// Slots of its own for transfers on handler threads, so tests running at the same time cannot send this
+    /// client's handler-thread requests to the multi loop.
+    let client = CurlHTTPClient(configuration: .init(), directSlots: CurlDirectSlots(limit: 4))
 
     private func json(_ response: HTTPClientResponse) throws -> [String: Any] {
         try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
@@ -34,143 +36,169 @@ struct CurlHTTPClientTests {
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func getsWithQueryAndHeaders(from caller: Caller) async throws {
+    @Test func getsWithQueryAndHeaders() async throws {
         try await PeerServer.with { server in
-            var request = HTTPClientRequest(url: server.base + "/echo?a=1&b=two%20words")
-            request.headers.add("X-Trace", "one")
-            request.headers.add("X-Trace", "two")
-            let response = try await caller.send(with: client, request)
-            #expect(response.status == 200)
-            #expect(response.headers["content-type"] == "application/json")
-            let echo = try json(response)
-            #expect(echo["method"] as? String == "GET")
-            #expect(echo["query"] as? [[String]] == [["a", "1"], ["b", "two words"]])
-            #expect(header("X-Trace", in: echo) == ["one", "two"])
-            #expect(header("User-Agent", in: echo) == ["AuthFlow"])
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                var request = HTTPClientRequest(url: server.base + "/echo?a=1&b=two%20words")
+                request.headers.add("X-Trace", "one")
+                request.headers.add("X-Trace", "two")
+                let response = try await caller.send(with: client, request)
+                #expect(response.status == 200)
+                #expect(response.headers["content-type"] == "application/json")
+                let echo = try json(response)
+                #expect(echo["method"] as? String == "GET")
+                #expect(echo["query"] as? [[String]] == [["a", "1"], ["b", "two words"]])
+                #expect(header("X-Trace", in: echo) == ["one", "two"])
+                #expect(header("User-Agent", in: echo) == ["AuthFlow"])
+            }
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func postsFormBody(from caller: Caller) async throws {
+    @Test func postsFormBody() async throws {
         try await PeerServer.with { server in
-            let request = HTTPClientRequest.form(
-                url: server.base + "/echo", fields: [("grant_type", "authorization_code"), ("code", "a b&c=d+é")])
-            let echo = try json(try await caller.send(with: client, request))
-            #expect(echo["method"] as? String == "POST")
-            #expect(echo["body"] as? String == "grant_type=authorization_code&code=a+b%26c%3Dd%2B%C3%A9")
-            #expect(header("Content-Type", in: echo) == ["application/x-www-form-urlencoded"])
-            #expect(header("Expect", in: echo).isEmpty)
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let request = HTTPClientRequest.form(
+                    url: server.base + "/echo", fields: [("grant_type", "authorization_code"), ("code", "a b&c=d+é")])
+                let echo = try json(try await caller.send(with: client, request))
+                #expect(echo["method"] as? String == "POST")
+                #expect(echo["body"] as? String == "grant_type=authorization_code&code=a+b%26c%3Dd%2B%C3%A9")
+                #expect(header("Content-Type", in: echo) == ["application/x-www-form-urlencoded"])
+                #expect(header("Expect", in: echo).isEmpty)
+            }
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func sendsJSONBodyWithOtherMethods(from caller: Caller) async throws {
+    @Test func sendsJSONBodyWithOtherMethods() async throws {
         try await PeerServer.with { server in
-            let body = Array(#"{"hello":"wörld"}"#.utf8)
-            let echo = try json(
-                try await caller.send(with: client, .json(url: server.base + "/echo", body: body, method: "PUT")))
-            #expect(echo["method"] as? String == "PUT")
-            #expect(echo["body"] as? String == #"{"hello":"wörld"}"#)
-            #expect(header("Content-Type", in: echo) == ["application/json"])
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let body = Array(#"{"hello":"wörld"}"#.utf8)
+                let echo = try json(
+                    try await caller.send(with: client, .json(url: server.base + "/echo", body: body, method: "PUT")))
+                #expect(echo["method"] as? String == "PUT")
+                #expect(echo["body"] as? String == #"{"hello":"wörld"}"#)
+                #expect(header("Content-Type", in: echo) == ["application/json"])
+            }
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func sendsLargeRequestBody(from caller: Caller) async throws {
+    @Test func sendsLargeRequestBody() async throws {
         try await PeerServer.with { server in
-            let body = [UInt8](repeating: UInt8(ascii: "z"), count: 300_000)
-            let echo = try json(
-                try await caller.send(
-                    with: client, HTTPClientRequest(method: "POST", url: server.base + "/echo", body: body)))
-            #expect((echo["body"] as? String)?.utf8.count == 300_000)
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let body = [UInt8](repeating: UInt8(ascii: "z"), count: 300_000)
+                let echo = try json(
+                    try await caller.send(
+                        with: client, HTTPClientRequest(method: "POST", url: server.base + "/echo", body: body)))
+                #expect((echo["body"] as? String)?.utf8.count == 300_000)
+            }
         }
     }
 
     /// The typed `timeout` is the event: without it the peer's answer would arrive after 20 s, as a 200.
-    @Test(arguments: Caller.allCases)
-    func timesOutWithTypedError(from caller: Caller) async throws {
+    @Test func timesOutWithTypedError() async throws {
         try await PeerServer.with { server in
-            var request = HTTPClientRequest(url: server.base + "/sleep?seconds=20")
-            request.timeout = 0.5
-            await expectError(.timeout) { try await caller.send(with: client, request) }
-        }
-    }
-
-    @Test(arguments: Caller.allCases)
-    func defaultTimeoutApplies(from caller: Caller) async throws {
-        try await PeerServer.with { server in
-            let quick = CurlHTTPClient(configuration: .init(defaultTimeout: 0.4))
-            await expectError(.timeout) {
-                try await caller.send(with: quick, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                var request = HTTPClientRequest(url: server.base + "/sleep?seconds=20")
+                request.timeout = 0.5
+                await expectError(.timeout) { try await caller.send(with: client, request) }
             }
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func refusesAnnouncedLargeBody(from caller: Caller) async throws {
+    @Test func defaultTimeoutApplies() async throws {
         try await PeerServer.with { server in
-            let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
-            await expectError(.responseTooLarge) {
-                try await caller.send(with: small, HTTPClientRequest(url: server.base + "/large?bytes=1001"))
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let quick = CurlHTTPClient(configuration: .init(defaultTimeout: 0.4))
+                await expectError(.timeout) {
+                    try await caller.send(with: quick, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+                }
             }
-            let exact = try await caller.send(with: small, HTTPClientRequest(url: server.base + "/large?bytes=1000"))
-            #expect(exact.status == 200)
-            #expect(exact.body.count == 1000)
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func refusesStreamedLargeBody(from caller: Caller) async throws {
+    @Test func refusesAnnouncedLargeBody() async throws {
         try await PeerServer.with { server in
-            let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
-            await expectError(.responseTooLarge) {
-                try await caller.send(with: small, HTTPClientRequest(url: server.base + "/stream?bytes=200000"))
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
+                await expectError(.responseTooLarge) {
+                    try await caller.send(with: small, HTTPClientRequest(url: server.base + "/large?bytes=1001"))
+                }
+                let exact = try await caller.send(
+                    with: small, HTTPClientRequest(url: server.base + "/large?bytes=1000"))
+                #expect(exact.status == 200)
+                #expect(exact.body.count == 1000)
             }
-            let fits = try await caller.send(with: small, HTTPClientRequest(url: server.base + "/stream?bytes=999"))
-            #expect(fits.body.count == 999)
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func doesNotFollowRedirects(from caller: Caller) async throws {
+    @Test func refusesStreamedLargeBody() async throws {
         try await PeerServer.with { server in
-            let response = try await caller.send(with: client, HTTPClientRequest(url: server.base + "/redirect"))
-            #expect(response.status == 302)
-            #expect(response.headers["Location"] == "/echo")
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let small = CurlHTTPClient(configuration: .init(maxResponseBytes: 1000))
+                await expectError(.responseTooLarge) {
+                    try await caller.send(with: small, HTTPClientRequest(url: server.base + "/stream?bytes=200000"))
+                }
+                let fits = try await caller.send(with: small, HTTPClientRequest(url: server.base + "/stream?bytes=999"))
+                #expect(fits.body.count == 999)
+            }
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func returnsErrorStatusesAsResponses(from caller: Caller) async throws {
+    @Test func doesNotFollowRedirects() async throws {
         try await PeerServer.with { server in
-            let response = try await caller.send(with: client, HTTPClientRequest(url: server.base + "/status?code=401"))
-            #expect(response.status == 401)
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let response = try await caller.send(with: client, HTTPClientRequest(url: server.base + "/redirect"))
+                #expect(response.status == 302)
+                #expect(response.headers["Location"] == "/echo")
+            }
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func basicAuthorizationFollowsRFC6749(from caller: Caller) async throws {
+    @Test func returnsErrorStatusesAsResponses() async throws {
         try await PeerServer.with { server in
-            var request = HTTPClientRequest(url: server.base + "/basic")
-            request.setBasicAuthorization(user: "my client:id é+&~", password: "s3cr%t =/?*")
-            // Form-urlencoded first ("my+client%3Aid+%C3%A9%2B%26~:s3cr%25t+%3D%2F%3F%2A"), then base64.
-            #expect(
-                request.headers["Authorization"]
-                    == "Basic bXkrY2xpZW50JTNBaWQrJUMzJUE5JTJCJTI2fjpzM2NyJTI1dCslM0QlMkYlM0YlMkE=")
-            let decoded = try json(try await caller.send(with: client, request))
-            #expect(decoded["user"] as? String == "my client:id é+&~")
-            #expect(decoded["password"] as? String == "s3cr%t =/?*")
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let response = try await caller.send(
+                    with: client, HTTPClientRequest(url: server.base + "/status?code=401"))
+                #expect(response.status == 401)
+            }
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func sendsBearerToken(from caller: Caller) async throws {
+    @Test func basicAuthorizationFollowsRFC6749() async throws {
         try await PeerServer.with { server in
-            var request = HTTPClientRequest(url: server.base + "/echo")
-            request.setBearer("token-123")
-            let echo = try json(try await caller.send(with: client, request))
-            #expect(header("Authorization", in: echo) == ["Bearer token-123"])
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                var request = HTTPClientRequest(url: server.base + "/basic")
+                request.setBasicAuthorization(user: "my client:id é+&~", password: "s3cr%t =/?*")
+                // Form-urlencoded first ("my+client%3Aid+%C3%A9%2B%26~:s3cr%25t+%3D%2F%3F%2A"), then base64.
+                #expect(
+                    request.headers["Authorization"]
+                        == "Basic bXkrY2xpZW50JTNBaWQrJUMzJUE5JTJCJTI2fjpzM2NyJTI1dCslM0QlMkYlM0YlMkE=")
+                let decoded = try json(try await caller.send(with: client, request))
+                #expect(decoded["user"] as? String == "my client:id é+&~")
+                #expect(decoded["password"] as? String == "s3cr%t =/?*")
+            }
+        }
+    }
+
+    @Test func sendsBearerToken() async throws {
+        try await PeerServer.with { server in
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                var request = HTTPClientRequest(url: server.base + "/echo")
+                request.setBearer("token-123")
+                let echo = try json(try await caller.send(with: client, request))
+                #expect(header("Authorization", in: echo) == ["Bearer token-123"])
+            }
         }
     }
 
@@ -218,53 +246,63 @@ struct CurlHTTPClientTests {
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func completesManyConcurrentRequests(from caller: Caller) async throws {
+    @Test func completesManyConcurrentRequests() async throws {
         try await PeerServer.with { server in
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for index in 0..<200 {
-                    group.addTask {
-                        try await caller.send(with: client, HTTPClientRequest(url: server.base + "/echo?i=\(index)"))
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            try await caller.send(
+                                with: client, HTTPClientRequest(url: server.base + "/echo?i=\(index)")
+                            )
                             .status
+                        }
                     }
+                    var statuses: [Int] = []
+                    for try await status in group { statuses.append(status) }
+                    return statuses
                 }
-                var statuses: [Int] = []
-                for try await status in group { statuses.append(status) }
-                return statuses
+                #expect(statuses.count == 200)
+                #expect(statuses.allSatisfy { $0 == 200 })
             }
-            #expect(statuses.count == 200)
-            #expect(statuses.allSatisfy { $0 == 200 })
         }
     }
 
-    @Test(arguments: Caller.allCases)
-    func reusesConnections(from caller: Caller) async throws {
+    @Test func reusesConnections() async throws {
         try await PeerServer.with { server in
-            var ports: Set<Int> = []
-            for _ in 0..<5 {
-                let echo = try json(try await caller.send(with: client, HTTPClientRequest(url: server.base + "/echo")))
-                ports.insert(try #require(echo["client_port"] as? Int))
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                var ports: Set<Int> = []
+                for _ in 0..<5 {
+                    let echo = try json(
+                        try await caller.send(with: client, HTTPClientRequest(url: server.base + "/echo")))
+                    ports.insert(try #require(echo["client_port"] as? Int))
+                }
+                #expect(ports.count == 1)
             }
-            #expect(ports.count == 1)
         }
     }
 
     /// The typed `cancelled` is the event: an uncancelled request would end after 20 s with a 200.
-    @Test(arguments: Caller.allCases)
-    func cancellationAbortsTheTransfer(from caller: Caller) async throws {
+    @Test func cancellationAbortsTheTransfer() async throws {
         try await PeerServer.with { server in
-            let task = Task {
-                try await caller.send(with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+            // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
+            for caller in Caller.allCases {
+                let task = Task {
+                    try await caller.send(with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+                }
+                try await Task.sleep(for: .milliseconds(200))
+                task.cancel()
+                await expectError(.cancelled) { try await task.value }
+                // An already-cancelled task fails at once, too.
+                let early = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await caller.send(
+                        with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
+                }
+                await expectError(.cancelled) { try await early.value }
             }
-            try await Task.sleep(for: .milliseconds(200))
-            task.cancel()
-            await expectError(.cancelled) { try await task.value }
-            // An already-cancelled task fails at once, too.
-            let early = Task {
-                withUnsafeCurrentTask { $0?.cancel() }
-                return try await caller.send(with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
-            }
-            await expectError(.cancelled) { try await early.value }
         }
     }
 }

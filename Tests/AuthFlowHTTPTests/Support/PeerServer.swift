@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 import Foundation
 import Testing
 
@@ -20,7 +21,20 @@ struct PeerServer: Sendable {
     /// Runs `body` with a fresh server and stops the server afterwards, whatever happens.
     static func with<T>(tls: String = "none", _ body: (PeerServer) async throws -> T) async throws -> T {
         let server = try await start(tls: tls)
-        defer { server.peer.stop() }
-        return try await body(server)
+        let result: T
+        do {
+            result = try await body(server)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        return result
+    }
+
+    /// Stops the peer and waits for it on a thread that may block: waiting on one of Swift's few cooperative
+    /// threads would hold up every other test running meanwhile.
+    func stop() async {
+        await BlockingThreads.run { peer.stop() }
     }
 }
