@@ -15,7 +15,7 @@ import Synchronization
 /// - every commit synced to disk before the operation returns, so a committed user, link, token, session
 ///   deletion or applied notification id also survives a power loss. The connection runs with
 ///   `synchronous = NORMAL` and an operation that changed rows ends with one sync of the write-ahead log
-///   (what `FULL` does at each commit), because two writes are exceptions (``performUnsynced(_:_:)``: they
+///   (what `FULL` does at each commit), because two writes are exceptions (`performUnsynced`: they
 ///   reach the disk with the next sync, which covers the whole log): a new session
 ///   (`withUnsyncedWriteTransaction`), whose loss signs its browser out and brings nothing back, and a spent
 ///   state (``SQLiteFlowStore``), which the same sign-in's account write syncs moments later. Switching
