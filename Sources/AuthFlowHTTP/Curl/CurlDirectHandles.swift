@@ -18,23 +18,19 @@ final class CurlDirectHandles: Sendable {
         let easy: UnsafeMutableRawPointer
     }
 
-    private struct State {
-        var idle: [Handle] = []
-        var lent = 0
-    }
-
     /// The slots these transfers take.
     let slots: CurlDirectSlots
-    private let state = Mutex(State())
+    /// Handles waiting for their next transfer, the one given back last at the end.
+    private let idle = Mutex<[Handle]>([])
 
     init(slots: CurlDirectSlots = .shared) {
         self.slots = slots
     }
 
     deinit {
-        state.withLock { state in
-            for handle in state.idle { curl_easy_cleanup(handle.easy) }
-            state.idle = []
+        idle.withLock { idle in
+            for handle in idle { curl_easy_cleanup(handle.easy) }
+            idle = []
         }
     }
 
@@ -42,13 +38,8 @@ final class CurlDirectHandles: Sendable {
     /// the request then goes to the multi loop.
     func borrow() -> Handle? {
         guard slots.take() else { return nil }
-        let idle = state.withLock { state -> Handle? in
-            state.lent += 1
-            return state.idle.popLast()
-        }
-        if let idle { return idle }
+        if let kept = idle.withLock({ $0.popLast() }) { return kept }
         guard let easy = curl_easy_init() else {
-            state.withLock { $0.lent -= 1 }
             slots.release()
             return nil
         }
@@ -57,15 +48,12 @@ final class CurlDirectHandles: Sendable {
 
     /// Takes `handle` back once its transfer ended, with its open connections, and frees its slot.
     func giveBack(_ handle: Handle) {
-        state.withLock { state in
-            state.lent -= 1
-            state.idle.append(handle)
-        }
+        idle.withLock { $0.append(handle) }
         slots.release()
     }
 
-    /// How many handles are lent now, and how many wait idle with their connections.
-    var counts: (lent: Int, idle: Int) { state.withLock { ($0.lent, $0.idle.count) } }
+    /// How many handles wait idle with their connections (every handle not lent right now).
+    var idleCount: Int { idle.withLock { $0.count } }
 }
 
 /// How many transfers may run on handler threads at once, across the clients that share these slots.
