@@ -172,6 +172,8 @@ public struct ClaimChecks: Sendable {
     }
 
     static func numericDate(_ claims: JWTClaims, _ name: String, required: Bool) throws(JOSEError) -> Double? {
+        // The usual whole number of seconds, read in place: the same value the subscript would give.
+        if let seconds = claims.plainInteger(name) { return Double(seconds) }
         guard let value = claims[name] else {
             if required { throw JOSEError(.missingClaim, "expected a '\(name)' claim, found none", claim: name) }
             return nil
@@ -187,11 +189,19 @@ public struct ClaimChecks: Sendable {
     static func contains(_ accepted: Set<String>, ascii bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard accepted.count <= 8 else { return accepted.contains(String(decoding: bytes, as: UTF8.self)) }
         for candidate in accepted {
-            var candidate = candidate
-            let equal = candidate.withUTF8 { utf8 -> Bool? in
-                utf8.allSatisfy { $0 < 0x80 } ? JSONObjectIndex.equal(utf8, bytes) : nil
+            // The same bytes are the same string. Other bytes are another string when the candidate is
+            // ASCII too (ASCII text is its own canonical form); a non-ASCII candidate may still be
+            // canonically equivalent, so it is compared as a string.
+            let decided: Bool? =
+                candidate.utf8.withContiguousStorageIfAvailable { utf8 -> Bool? in
+                    if JSONObjectIndex.equal(utf8, bytes) { return true }
+                    return JSONObjectIndex.isASCII(utf8) ? false : nil
+                } ?? nil
+            switch decided {
+            case true?: return true
+            case false?: continue
+            case nil: if candidate == String(decoding: bytes, as: UTF8.self) { return true }
             }
-            if equal ?? (candidate == String(decoding: bytes, as: UTF8.self)) { return true }
         }
         return false
     }

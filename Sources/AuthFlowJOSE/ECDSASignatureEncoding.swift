@@ -3,44 +3,76 @@
 enum ECDSASignatureEncoding {
     /// DER for `r‖s` (each half `half` bytes). Returns an empty array if `raw` has the wrong length.
     static func der(fromRaw raw: UnsafeBufferPointer<UInt8>, half: Int) -> [UInt8] {
-        guard raw.count == 2 * half else { return [] }
-        var r = integer(UnsafeBufferPointer(rebasing: raw[0..<half]))
-        let s = integer(UnsafeBufferPointer(rebasing: raw[half..<(2 * half)]))
-        var content: [UInt8] = []
-        content.reserveCapacity(r.count + s.count)
-        content.append(contentsOf: r)
-        content.append(contentsOf: s)
-        r.removeAll()
-        var out: [UInt8] = [0x30]
-        out.reserveCapacity(content.count + 3)
-        appendLength(content.count, to: &out)
-        out.append(contentsOf: content)
-        return out
+        withDER(fromRaw: raw, half: half) { Array($0) }
     }
 
-    /// A DER INTEGER (tag, length, minimal big-endian value) for an unsigned big-endian number.
-    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    /// Calls `body` with the DER for `r‖s` (each half `half` bytes), written into temporary
+    /// storage rather than built in arrays; with an empty buffer if `raw` has the wrong length.
+    static func withDER<Result>(
+        fromRaw raw: UnsafeBufferPointer<UInt8>, half: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        guard half > 0, raw.count == 2 * half else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        let r = UnsafeBufferPointer(rebasing: raw[0..<half])
+        let s = UnsafeBufferPointer(rebasing: raw[half..<(2 * half)])
+        let rLength = integerLength(r)
+        let sLength = integerLength(s)
+        let contentLength = 1 + lengthOfLength(rLength) + rLength + 1 + lengthOfLength(sLength) + sLength
+        let total = 1 + lengthOfLength(contentLength) + contentLength
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { out in
+            var index = 0
+            out[index] = 0x30
+            index += 1
+            writeLength(contentLength, into: out, at: &index)
+            writeInteger(r, length: rLength, into: out, at: &index)
+            writeInteger(s, length: sLength, into: out, at: &index)
+            return body(UnsafeBufferPointer(rebasing: out[0..<index]))
+        }
+    }
+
+    /// The content length of the DER INTEGER for an unsigned big-endian number: the minimal
+    /// big-endian value, with a zero byte in front when its top bit is set.
+    private static func integerLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var start = 0
         while start < bytes.count - 1, bytes[start] == 0 { start += 1 }
-        let needsPad = bytes[start] & 0x80 != 0
-        let length = bytes.count - start + (needsPad ? 1 : 0)
-        var out: [UInt8] = [0x02]
-        appendLength(length, to: &out)
-        if needsPad { out.append(0) }
-        out.append(contentsOf: bytes[start...])
-        return out
+        return bytes.count - start + (bytes[start] & 0x80 != 0 ? 1 : 0)
     }
 
-    private static func appendLength(_ length: Int, to out: inout [UInt8]) {
+    /// Writes a DER INTEGER (tag, length, minimal big-endian value) of content length `length`.
+    private static func writeInteger(
+        _ bytes: UnsafeBufferPointer<UInt8>, length: Int, into out: UnsafeMutableBufferPointer<UInt8>,
+        at index: inout Int
+    ) {
+        out[index] = 0x02
+        index += 1
+        writeLength(length, into: out, at: &index)
+        var start = 0
+        while start < bytes.count - 1, bytes[start] == 0 { start += 1 }
+        if bytes[start] & 0x80 != 0 {
+            out[index] = 0
+            index += 1
+        }
+        for position in start..<bytes.count {
+            out[index] = bytes[position]
+            index += 1
+        }
+    }
+
+    /// How many bytes the DER length field for `length` takes.
+    private static func lengthOfLength(_ length: Int) -> Int { length < 0x80 ? 1 : length < 0x100 ? 2 : 3 }
+
+    private static func writeLength(_ length: Int, into out: UnsafeMutableBufferPointer<UInt8>, at index: inout Int) {
         if length < 0x80 {
-            out.append(UInt8(length))
+            out[index] = UInt8(length)
+            index += 1
         } else if length < 0x100 {
-            out.append(0x81)
-            out.append(UInt8(length))
+            out[index] = 0x81
+            out[index + 1] = UInt8(length)
+            index += 2
         } else {
-            out.append(0x82)
-            out.append(UInt8(length >> 8))
-            out.append(UInt8(length & 0xFF))
+            out[index] = 0x82
+            out[index + 1] = UInt8(length >> 8)
+            out[index + 2] = UInt8(length & 0xFF)
+            index += 3
         }
     }
 

@@ -14,6 +14,18 @@ struct JSONObjectIndex: Sendable {
         let fingerprint: UInt64
         let start: Int
         let end: Int
+        /// What the validating scan learned about the value, so readers of plain values need not look again.
+        let kind: ValueKind
+    }
+
+    /// The shape of a member's value as far as the fast readers care.
+    enum ValueKind: Sendable {
+        /// A string of printable ASCII without escapes: its bytes between the quotes are its UTF-8.
+        case plainString
+        /// An integer of at most 18 digits, without fraction or exponent (always fits in `Int64`).
+        case plainInteger
+        /// Anything else; decoded the ordinary way.
+        case other
     }
 
     /// Above this many members duplicate names are found with a set of decoded names (as the
@@ -66,11 +78,28 @@ struct JSONObjectIndex: Sendable {
     func withPlainString<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
         guard let index = position(of: name) else { return nil }
         let member = members[index]
+        // The scan that built the index already found no escape, control or non-ASCII byte in it.
+        guard member.kind == .plainString else { return nil }
         return bytes.withUnsafeBufferPointer { buffer -> Result? in
-            guard member.end - member.start >= 2, buffer[member.start] == UInt8(ascii: "\"") else { return nil }
-            let content = UnsafeBufferPointer(rebasing: buffer[(member.start + 1)..<(member.end - 1)])
-            for byte in content where byte == UInt8(ascii: "\\") || byte >= 0x80 { return nil }
-            return body(content)
+            body(UnsafeBufferPointer(rebasing: buffer[(member.start + 1)..<(member.end - 1)]))
+        }
+    }
+
+    /// The value of member `name` when it is an integer of at most 18 digits written without
+    /// fraction or exponent (what ``value(_:)`` would give as `.integer`), read without decoding a
+    /// `JSONValue`; `nil` in every other case.
+    func plainInteger(_ name: String) -> Int64? {
+        guard let index = position(of: name) else { return nil }
+        let member = members[index]
+        guard member.kind == .plainInteger else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> Int64 in
+            let negative = buffer[member.start] == UInt8(ascii: "-")
+            var value: Int64 = 0
+            for position in (negative ? member.start + 1 : member.start)..<member.end {
+                let digit = Int64(buffer[position] &- UInt8(ascii: "0"))
+                value = negative ? value * 10 - digit : value * 10 + digit
+            }
+            return value
         }
     }
 
@@ -139,6 +168,22 @@ struct JSONObjectIndex: Sendable {
         }
         while index < a.count {
             if leftBase[index] != rightBase[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether every byte of `bytes` is below 0x80 (eight at a time).
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 <= bytes.count {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if base[index] >= 0x80 { return false }
             index += 1
         }
         return true

@@ -37,10 +37,10 @@ extension JSONParser {
             index += 1
             skipWhitespace()
             let start = index
-            try skipValue()
+            let kind = try skipValue()
             let member = JSONObjectIndex.Member(
                 nameStart: nameStart, nameEnd: nameEnd, decodedName: decodedName, fingerprint: fingerprint,
-                start: start, end: index)
+                start: start, end: index, kind: kind)
             let duplicate: Bool
             if members.count < JSONObjectIndex.linearScanLimit {
                 duplicate = members.contains { JSONObjectIndex.sameName($0, member, in: bytes) }
@@ -56,16 +56,20 @@ extension JSONParser {
 
     /// Validates one value as ``parseValue()`` would and moves past it. Plain strings and numbers
     /// are only scanned; anything else is parsed and dropped, so the refusals are the same.
-    mutating func skipValue() throws(JOSEError) {
+    /// - Returns: whether the value was a plain string or integer (what the scan found), else `.other`.
+    mutating func skipValue() throws(JOSEError) -> JSONObjectIndex.ValueKind {
         guard index < bytes.count else { throw failure("expected a JSON value, found the end of the data") }
         switch bytes[index] {
         case UInt8(ascii: "\""):
-            if !skipPlainString() { _ = try parseString() }
+            if skipPlainString() { return .plainString }
+            _ = try parseString()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            if !skipPlainInteger() { _ = try parseNumber() }
+            if skipPlainInteger() { return .plainInteger }
+            _ = try parseNumber()
         default:
             _ = try parseValue()
         }
+        return .other
     }
 
     /// Moves past a string of printable ASCII without escapes and returns true; otherwise leaves

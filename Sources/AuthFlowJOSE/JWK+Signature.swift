@@ -19,8 +19,9 @@ extension JWK {
             // JWS ECDSA signatures are exactly r‖s; DER or any other length is invalid.
             let half = curve.coordinateLength
             guard signature.count == 2 * half, let pkey else { return false }
-            let der = ECDSASignatureEncoding.der(fromRaw: signature, half: half)
-            return der.withUnsafeBufferPointer { pkey.verify(signature: $0, message: message, algorithm: algorithm) }
+            return ECDSASignatureEncoding.withDER(fromRaw: signature, half: half) {
+                pkey.verify(signature: $0, message: message, algorithm: algorithm)
+            }
         case .rsa(let n, _, _):
             guard signature.count == (KeyMaterial.bitLength(KeyMaterial.stripLeadingZeros(n)) + 7) / 8, let pkey else {
                 return false

@@ -62,6 +62,13 @@ public struct JWTClaims: Sendable {
         return index.withPlainString(claim, body)
     }
 
+    /// An integer claim of a parsed payload written with at most 18 digits and no fraction or
+    /// exponent, read in place; `nil` in every other case (then read it through the subscript).
+    func plainInteger(_ claim: String) -> Int64? {
+        guard case .indexed(let index) = storage else { return nil }
+        return index.plainInteger(claim)
+    }
+
     /// Any claim.
     public subscript(claim: String) -> JSONValue? {
         switch storage {

@@ -12,7 +12,8 @@ struct PooledContext: @unchecked Sendable {
 /// pool guarded by a mutex, so the hot path does not pay OpenSSL 3's per-operation set-up.
 final class PKey: @unchecked Sendable {
     let pointer: OpaquePointer
-    private let pool = Mutex<[Int: [PooledContext]]>([:])
+    /// One list of idle contexts per (algorithm, signing) pair, at ``poolIndex(_:signing:)``.
+    private let pool = Mutex<[[PooledContext]]>(Array(repeating: [], count: 2 * PKey.algorithmSlots))
     private static let maximumPooledContexts = 16
 
     /// The largest signature the key makes (`EVP_PKEY_get_size`), so one signing call suffices.
@@ -25,7 +26,7 @@ final class PKey: @unchecked Sendable {
 
     deinit {
         pool.withLock { pool in
-            for contexts in pool.values {
+            for contexts in pool {
                 for context in contexts { EVP_PKEY_CTX_free(context.pointer) }
             }
             pool.removeAll()
@@ -284,13 +285,33 @@ final class PKey: @unchecked Sendable {
 
     // MARK: sign and verify
 
-    private func poolKey(_ algorithm: JWSAlgorithm, signing: Bool) -> Int {
-        (JWSAlgorithm.allCases.firstIndex(of: algorithm) ?? 0) * 2 + (signing ? 1 : 0)
+    /// How many algorithms ``poolIndex(_:signing:)`` numbers.
+    private static let algorithmSlots = JWSAlgorithm.allCases.count
+
+    /// The pool list for `algorithm` and direction, without hashing or allocating.
+    private func poolIndex(_ algorithm: JWSAlgorithm, signing: Bool) -> Int {
+        let slot =
+            switch algorithm {
+            case .rs256: 0
+            case .rs384: 1
+            case .rs512: 2
+            case .ps256: 3
+            case .ps384: 4
+            case .ps512: 5
+            case .es256: 6
+            case .es384: 7
+            case .es512: 8
+            case .edDSA: 9
+            case .hs256: 10
+            case .hs384: 11
+            case .hs512: 12
+            }
+        return slot * 2 + (signing ? 1 : 0)
     }
 
     private func acquireContext(_ algorithm: JWSAlgorithm, signing: Bool) -> PooledContext? {
-        let key = poolKey(algorithm, signing: signing)
-        if let context = pool.withLock({ $0[key]?.popLast() }) { return context }
+        let index = poolIndex(algorithm, signing: signing)
+        if let context = pool.withLock({ $0[index].popLast() }) { return context }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
             ERR_clear_error()
             return nil
@@ -320,11 +341,11 @@ final class PKey: @unchecked Sendable {
     }
 
     private func releaseContext(_ context: PooledContext, _ algorithm: JWSAlgorithm, signing: Bool) {
-        let key = poolKey(algorithm, signing: signing)
+        let index = poolIndex(algorithm, signing: signing)
         let kept = pool.withLock { pool -> Bool in
             // Appended in place: copying the array out and back would allocate on every release.
-            guard pool[key, default: []].count < Self.maximumPooledContexts else { return false }
-            pool[key, default: []].append(context)
+            guard pool[index].count < Self.maximumPooledContexts else { return false }
+            pool[index].append(context)
             return true
         }
         if !kept { EVP_PKEY_CTX_free(context.pointer) }
