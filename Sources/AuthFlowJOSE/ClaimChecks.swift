@@ -128,7 +128,7 @@ public struct ClaimChecks: Sendable {
             guard current < exp + leeway else {
                 throw JOSEError(
                     .tokenExpired,
-                    "expected 'exp' to be after now minus \(Int(leeway)) s leeway, found it \(Int(current - exp)) s in the past",
+                    "expected 'exp' to be after now minus \(seconds(leeway)) s leeway, found it \(seconds(current - exp)) s in the past",
                     claim: "exp")
             }
         }
@@ -136,7 +136,7 @@ public struct ClaimChecks: Sendable {
             guard current + leeway >= nbf else {
                 throw JOSEError(
                     .tokenNotYetValid,
-                    "expected 'nbf' to be before now plus \(Int(leeway)) s leeway, found it \(Int(nbf - current)) s in the future",
+                    "expected 'nbf' to be before now plus \(seconds(leeway)) s leeway, found it \(seconds(nbf - current)) s in the future",
                     claim: "nbf")
             }
         }
@@ -144,7 +144,7 @@ public struct ClaimChecks: Sendable {
             guard iat <= current + leeway else {
                 throw JOSEError(
                     .issuedInFuture,
-                    "expected 'iat' to be at most \(Int(leeway)) s in the future, found it \(Int(iat - current)) s in the future",
+                    "expected 'iat' to be at most \(seconds(leeway)) s in the future, found it \(seconds(iat - current)) s in the future",
                     claim: "iat")
             }
         }
@@ -169,6 +169,13 @@ public struct ClaimChecks: Sendable {
                 .nonceMismatch, "expected 'nonce' to equal the nonce sent with the request, found another value",
                 claim: "nonce")
         }
+    }
+
+    /// Whole seconds for a message, as `Int(_:)` would write them; a value beyond `Int` (a numeric
+    /// date of 1e20 in a signed token) is written as it is instead of trapping.
+    static func seconds(_ value: Double) -> String {
+        if let whole = Int(exactly: value.rounded(.towardZero)) { return String(whole) }
+        return "\(value)"
     }
 
     static func numericDate(_ claims: JWTClaims, _ name: String, required: Bool) throws(JOSEError) -> Double? {
