@@ -98,7 +98,8 @@ public enum Base64URL {
         return try Array(utf8).withUnsafeBufferPointer { buffer throws(JOSEError) in try decode(buffer: buffer) }
     }
 
-    /// Decodes `input` (whose length is not 1 modulo 4) into `out`. Returns `Int.min` on success,
+    /// Decodes `input` (whose length is not 1 modulo 4) into `out`, which has room for
+    /// ``decodedLength(_:)`` plus ``slack`` bytes. Returns `Int.min` on success,
     /// the offset of the quantum holding a byte outside the alphabet, or -1 for non-zero unused bits.
     private static func decode(
         _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, tables: UnsafePointer<UInt32>,
@@ -108,6 +109,24 @@ public enum Base64URL {
         guard count > 0, let source = input.baseAddress else { return Int.min }
         var i = 0
         var o = 0
+        // Two quanta per step: one 8-byte load in, one 8-byte store out (6 bytes of output and 2
+        // bytes of slack the caller provides, overwritten by the next step or never counted).
+        while i + 8 <= count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(source + i).loadUnaligned(as: UInt64.self))
+            let first =
+                tables[Int(word & 0xFF)] | tables[256 + Int((word >> 8) & 0xFF)]
+                | tables[512 + Int((word >> 16) & 0xFF)] | tables[768 + Int((word >> 24) & 0xFF)]
+            let second =
+                tables[Int((word >> 32) & 0xFF)] | tables[256 + Int((word >> 40) & 0xFF)]
+                | tables[512 + Int((word >> 48) & 0xFF)] | tables[768 + Int(word >> 56)]
+            // The caller looks for the bad character from here on.
+            if (first | second) & 0xFF00_0000 != 0 { return i }
+            // Each value is three bytes, most significant first: byte-swapped and shifted, they are in memory order.
+            let packed = UInt64(first.byteSwapped >> 8) | UInt64(second.byteSwapped >> 8) << 24
+            UnsafeMutableRawPointer(out + o).storeBytes(of: packed.littleEndian, as: UInt64.self)
+            i += 8
+            o += 6
+        }
         while i + 4 <= count {
             let value =
                 tables[Int(source[i])] | tables[256 + Int(source[i + 1])] | tables[512 + Int(source[i + 2])]
@@ -141,46 +160,75 @@ public enum Base64URL {
         return Int.min
     }
 
+    /// Bytes past the decoded length that ``decode(_:into:tables:table:)`` may write.
+    static let slack = 2
+
+    /// The length of the bytes `count` base64url characters (not 1 modulo 4) decode to.
+    static func decodedLength(_ count: Int) -> Int { (count / 4) * 3 + max(count % 4 - 1, 0) }
+
     /// Decodes strict unpadded base64url bytes.
     static func decode(buffer input: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> [UInt8] {
         let count = input.count
+        try checkLength(count)
+        if count == 0 { return [] }
+        let outputLength = decodedLength(count)
+        var failure = Int.min
+        let output = [UInt8](unsafeUninitializedCapacity: outputLength + slack) { out, initialized in
+            failure = decode(input, into: out.baseAddress!)
+            initialized = failure == Int.min ? outputLength : 0
+        }
+        if failure != Int.min { throw error(failure, in: input) }
+        return output
+    }
+
+    /// Decodes strict unpadded base64url bytes into temporary storage and calls `body` with them,
+    /// for bytes that are not kept (a signature). `body` runs only when decoding succeeded.
+    /// - Throws: `JOSEError` `.invalidBase64URL` as ``decode(buffer:)``, else what `body` throws.
+    static func withDecoded<Value>(
+        buffer input: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(JOSEError) -> Value
+    ) throws(JOSEError) -> Value {
+        let count = input.count
+        try checkLength(count)
+        let outputLength = decodedLength(count)
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: outputLength + slack) {
+            out throws(JOSEError) -> Value in
+            let failure = count > 0 ? decode(input, into: out.baseAddress!) : Int.min
+            guard failure == Int.min else { throw error(failure, in: input) }
+            return try body(UnsafeBufferPointer(rebasing: out[0..<outputLength]))
+        }
+    }
+
+    private static func checkLength(_ count: Int) throws(JOSEError) {
         if count % 4 == 1 {
             throw JOSEError(
                 .invalidBase64URL, "expected a base64url length that is not 1 modulo 4, found \(count) characters")
         }
-        if count == 0 { return [] }
-        let outputLength = (count / 4) * 3 + max(count % 4 - 1, 0)
-        var failure: Int? = nil
-        let output = [UInt8](unsafeUninitializedCapacity: outputLength) { out, initialized in
-            let result = shiftedTables.withUnsafeBufferPointer { tables in
-                decodeTable.withUnsafeBufferPointer { table in
-                    decode(input, into: out.baseAddress!, tables: tables.baseAddress!, table: table.baseAddress!)
-                }
-            }
-            if result == Int.min {
-                initialized = outputLength
-            } else {
-                failure = result
-                initialized = 0
+    }
+
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        shiftedTables.withUnsafeBufferPointer { tables in
+            decodeTable.withUnsafeBufferPointer { table in
+                decode(input, into: out, tables: tables.baseAddress!, table: table.baseAddress!)
             }
         }
-        if let failure {
-            if failure < 0 {
-                throw JOSEError(
-                    .invalidBase64URL, "expected zero unused bits in the last base64url character, found non-zero bits")
-            }
-            var position = failure
-            while position < count, decodeTable[Int(input[position])] != 0xFF { position += 1 }
-            let found: String
-            switch position < count ? input[position] : 0 {
-            case UInt8(ascii: "="): found = "padding '='"
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): found = "whitespace"
-            default: found = "a character outside the base64url alphabet"
-            }
-            throw JOSEError(
-                .invalidBase64URL,
-                "expected only base64url characters (A-Z a-z 0-9 - _), found \(found) at offset \(position)")
+    }
+
+    /// The error for a failure `decode(_:into:tables:table:)` reported for `input`.
+    private static func error(_ failure: Int, in input: UnsafeBufferPointer<UInt8>) -> JOSEError {
+        if failure < 0 {
+            return JOSEError(
+                .invalidBase64URL, "expected zero unused bits in the last base64url character, found non-zero bits")
         }
-        return output
+        var position = failure
+        while position < input.count, decodeTable[Int(input[position])] != 0xFF { position += 1 }
+        let found: String
+        switch position < input.count ? input[position] : 0 {
+        case UInt8(ascii: "="): found = "padding '='"
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): found = "whitespace"
+        default: found = "a character outside the base64url alphabet"
+        }
+        return JOSEError(
+            .invalidBase64URL,
+            "expected only base64url characters (A-Z a-z 0-9 - _), found \(found) at offset \(position)")
     }
 }

@@ -73,6 +73,33 @@ struct JSONObjectIndex: Sendable {
         return decode(members[index])
     }
 
+    /// A member read as a string.
+    enum StringMember {
+        /// No member has the name.
+        case absent
+        /// The member is this string.
+        case string(String)
+        /// The member is not a string.
+        case other
+    }
+
+    /// Member `name` as a string; a plain string (see ``ValueKind``) is built from its bytes
+    /// without running the parser again.
+    func stringMember(_ name: String) -> StringMember {
+        guard let index = position(of: name) else { return .absent }
+        let member = members[index]
+        if member.kind == .plainString {
+            return bytes.withUnsafeBufferPointer { buffer in
+                .string(
+                    String(
+                        decoding: UnsafeBufferPointer(rebasing: buffer[(member.start + 1)..<(member.end - 1)]),
+                        as: UTF8.self))
+            }
+        }
+        guard let text = decode(member)?.stringValue else { return .other }
+        return .string(text)
+    }
+
     /// Calls `body` with the bytes of member `name`'s value when it is a string written without
     /// escapes or non-ASCII bytes, so those bytes are the string's UTF-8; `nil` otherwise.
     func withPlainString<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {

@@ -19,22 +19,20 @@ public struct JWSHeader: Sendable {
         guard let members = try JSONObjectIndex.index(bytes) else {
             throw JOSEError(.invalidJSON, "expected the JWS header to be a JSON object")
         }
-        guard let algorithm = members.value("alg")?.stringValue else {
+        guard case .string(let algorithm) = members.stringMember("alg") else {
             throw JOSEError(.malformedToken, "expected the JWS header to have a string 'alg'")
         }
         var keyID: String? = nil
-        if let value = members.value("kid") {
-            guard let text = value.stringValue else {
-                throw JOSEError(.malformedToken, "expected 'kid' to be a string")
-            }
-            keyID = text
+        switch members.stringMember("kid") {
+        case .absent: break
+        case .string(let text): keyID = text
+        case .other: throw JOSEError(.malformedToken, "expected 'kid' to be a string")
         }
         var type: String? = nil
-        if let value = members.value("typ") {
-            guard let text = value.stringValue else {
-                throw JOSEError(.malformedToken, "expected 'typ' to be a string")
-            }
-            type = text
+        switch members.stringMember("typ") {
+        case .absent: break
+        case .string(let text): type = text
+        case .other: throw JOSEError(.malformedToken, "expected 'typ' to be a string")
         }
         self.algorithm = algorithm
         self.keyID = keyID

@@ -49,17 +49,19 @@ public struct JWSVerifier: Sendable {
         let parts = try Self.split(bytes)
         let header = try Self.decodeHeader(parts.header)
         let payload = try Base64URL.decode(buffer: parts.payload)
-        let signature = try Base64URL.decode(buffer: parts.signature)
-        let algorithm = try checkHeader(header)
-        let key = try keys.key(keyID: header.keyID, algorithm: algorithm)
-        let signingInput = UnsafeBufferPointer(rebasing: bytes[0..<parts.signingInputLength])
-        let valid = signature.withUnsafeBufferPointer {
-            key.verifySignature($0, over: signingInput, algorithm: algorithm)
-        }
-        guard valid else {
-            throw JOSEError(
-                .invalidSignature, "expected a valid \(algorithm.rawValue) signature, found one that does not verify",
-                keyID: header.keyID)
+        // The signature is decoded (and refused if malformed) before the header checks, as always,
+        // but into temporary storage: only the check below reads it.
+        let key = try Base64URL.withDecoded(buffer: parts.signature) { signature throws(JOSEError) -> JWK in
+            let algorithm = try checkHeader(header)
+            let key = try keys.key(keyID: header.keyID, algorithm: algorithm)
+            let signingInput = UnsafeBufferPointer(rebasing: bytes[0..<parts.signingInputLength])
+            guard key.verifySignature(signature, over: signingInput, algorithm: algorithm) else {
+                throw JOSEError(
+                    .invalidSignature,
+                    "expected a valid \(algorithm.rawValue) signature, found one that does not verify",
+                    keyID: header.keyID)
+            }
+            return key
         }
         return (header, payload, key)
     }
