@@ -6,6 +6,10 @@
 public enum Base64URL {
     static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
+    /// Two characters per entry: entry `k` (12 bits) holds the character for `k >> 6` in its low
+    /// byte and the one for `k & 63` in its high byte, so a 3-byte group encodes with two lookups.
+    static let characterPairs: [UInt16] = (0..<4096).map { UInt16(alphabet[$0 >> 6]) | UInt16(alphabet[$0 & 63]) << 8 }
+
     /// 0xFF marks a byte outside the alphabet.
     static let decodeTable: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -56,31 +60,31 @@ public enum Base64URL {
 
     /// Writes exactly `encodedLength(input.count)` bytes to `output`.
     static func encode(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
-        alphabet.withUnsafeBufferPointer { table in
-            var i = 0
-            var o = 0
-            let count = input.count
-            while i + 3 <= count {
-                let value = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-                output[o] = table[Int(value >> 18)]
-                output[o + 1] = table[Int((value >> 12) & 63)]
-                output[o + 2] = table[Int((value >> 6) & 63)]
-                output[o + 3] = table[Int(value & 63)]
-                i += 3
-                o += 4
-            }
-            switch count - i {
-            case 1:
-                let value = UInt32(input[i]) << 16
-                output[o] = table[Int(value >> 18)]
-                output[o + 1] = table[Int((value >> 12) & 63)]
-            case 2:
-                let value = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-                output[o] = table[Int(value >> 18)]
-                output[o + 1] = table[Int((value >> 12) & 63)]
-                output[o + 2] = table[Int((value >> 6) & 63)]
-            default:
-                break
+        characterPairs.withUnsafeBufferPointer { pairs in
+            alphabet.withUnsafeBufferPointer { table in
+                var i = 0
+                var o = 0
+                let count = input.count
+                while i + 3 <= count {
+                    let value = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    let characters = UInt32(pairs[Int(value >> 12)]) | UInt32(pairs[Int(value & 0xFFF)]) << 16
+                    UnsafeMutableRawPointer(output + o).storeBytes(of: characters.littleEndian, as: UInt32.self)
+                    i += 3
+                    o += 4
+                }
+                switch count - i {
+                case 1:
+                    let value = UInt32(input[i]) << 16
+                    output[o] = table[Int(value >> 18)]
+                    output[o + 1] = table[Int((value >> 12) & 63)]
+                case 2:
+                    let value = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                    output[o] = table[Int(value >> 18)]
+                    output[o + 1] = table[Int((value >> 12) & 63)]
+                    output[o + 2] = table[Int((value >> 6) & 63)]
+                default:
+                    break
+                }
             }
         }
     }
@@ -184,6 +188,7 @@ public enum Base64URL {
     /// Decodes strict unpadded base64url bytes into temporary storage and calls `body` with them,
     /// for bytes that are not kept (a signature). `body` runs only when decoding succeeded.
     /// - Throws: `JOSEError` `.invalidBase64URL` as ``decode(buffer:)``, else what `body` throws.
+    @inline(__always)
     static func withDecoded<Value>(
         buffer input: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(JOSEError) -> Value
     ) throws(JOSEError) -> Value {

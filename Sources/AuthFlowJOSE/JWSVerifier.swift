@@ -28,6 +28,7 @@ public struct JWSVerifier: Sendable {
         try Self.withBytes(compact) { bytes throws(JOSEError) in try verify(bytes: bytes, keys: keys) }
     }
 
+    @inline(__always)
     static func withBytes<T>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(JOSEError) -> T)
         throws(JOSEError) -> T
     {
