@@ -86,7 +86,14 @@ def markdown(jose, server, signin, callgrind) -> str:
                          f"| {row['check_1_vs_nginx']:.2f} |")
         lines += ["", f"Best of {server['rounds']} rounds of {server['seconds']:g} s; load average "
                   f"{server['load']['before']} before, {server['load']['after']} after. Goals: ÷ nginx ≥ 0.5, "
-                  "× nginx ≤ 1.5.", ""]
+                  "× nginx ≤ 1.5."]
+        if any(row["server"] == "http-floor" for row in server["rows"]):
+            lines += ["`http-floor` (`Benchmarks/Sources/HTTPFloor`) is AuthFlow's HTTP layer alone, answering the same "
+                      "routes with fixed responses: `/auth/check` on the immediate path (no task), as a cached "
+                      "session check is answered, and the login on the task path, as a sign-in start is. What "
+                      "separates an `authflow` row from it is the sign-in server's own work; what separates it from "
+                      "nginx is the HTTP layer's."]
+        lines += [""]
     if signin:
         lines += ["## Whole sign-ins (`Benchmarks/signin.sh`)", "",
                   "| app | sign-ins/s | app CPU per sign-in (ms) | user (ms) | system (ms) |", "|---|---:|---:|---:|---:|"]
@@ -126,8 +133,13 @@ def markdown(jose, server, signin, callgrind) -> str:
     if callgrind:
         lines += ["## Instruction counts (`Benchmarks/callgrind.sh`)", "", "| operation | instructions |",
                   "|---|---:|", f"| one sign-in (server side) | {callgrind['signin_ir']:,} |",
-                  f"| one `/auth/check` | {callgrind['check_ir']:,} |", ""]
-        for label, key in (("sign-in", "signin_top"), ("/auth/check", "check_top")):
+                  f"| one `/auth/check` | {callgrind['check_ir']:,} |"]
+        if "login_ir" in callgrind:
+            lines.append(f"| one sign-in start (`/auth/google/login`) | {callgrind['login_ir']:,} |")
+        lines += [""]
+        for label, key in (("sign-in", "signin_top"), ("/auth/check", "check_top"), ("sign-in start", "login_top")):
+            if key not in callgrind:
+                continue
             lines += [f"Where a {label} goes (self instructions, all threads):", "", "```"]
             lines += [f"{row['percent']:>6.2f}%  {row['function']}" for row in callgrind[key][:10]]
             lines += ["```", ""]
