@@ -10,6 +10,11 @@ what the chain shows instead when the kernel reaches the call's body by a tail c
 library (perf's dso). Shares become microseconds per operation through the server's CPU per operation,
 from /proc/PID/stat over the same operations. Prints tables and one JSON object on its last line (also
 written to Benchmarks/results/profile.json).
+
+Reading the kernel rows: on loopback, `sendto` also carries the receiving side's TCP work (the segment
+is delivered to the peer's socket in the sender's system call); samples are cpu-clock timer samples, so
+time spent with interrupts off shows up where they are turned back on (`_raw_spin_unlock_irqrestore`),
+still inside the right system call; in a VM, `fdatasync` includes the virtio disk's doorbell (a VM exit).
 """
 from __future__ import annotations
 
@@ -96,12 +101,15 @@ class Recording:
 
 def samples(path: Path):
     """(period, frames) per sample of `perf script`, frames leaf first as (address, symbol, dso)."""
-    process = subprocess.Popen(["perf", "script", "-i", str(path), "-F", "tid,period,ip,sym,dso"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, errors="replace")
+    try:
+        script = subprocess.run(["perf", "script", "-i", str(path), "-F", "tid,period,ip,sym,dso"],
+                                capture_output=True, text=True, errors="replace", timeout=600)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"perf script did not read {path.name} within 600 s") from None
+    if script.returncode != 0:
+        raise RuntimeError(f"perf script could not read {path.name}: {script.stderr.strip()[-500:]}")
     period, frames = None, []
-    assert process.stdout is not None
-    for line in process.stdout:
-        line = line.rstrip("\n")
+    for line in script.stdout.splitlines():
         header = HEADER.match(line)
         if header:
             if period is not None:
@@ -113,8 +121,6 @@ def samples(path: Path):
             frames.append((int(frame.group(1), 16), frame.group(2), frame.group(3)))
     if period is not None:
         yield period, frames
-    if process.wait(timeout=300) != 0:
-        raise RuntimeError(f"perf script could not read {path}")
 
 
 def in_kernel(frame: tuple[int, str, str]) -> bool:
