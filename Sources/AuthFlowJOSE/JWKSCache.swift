@@ -139,10 +139,19 @@ public actor JWKSCache {
                 if storing { observer.jwksStaleServed() }
                 return current
             }
-            let reason = (error as? JOSEError).map { "the document was unusable (\($0.code))" } ?? "the fetch failed"
+            let reason = Self.reason(error)
             let cached = current == nil ? "no earlier set is cached" : "the cached set is past its staleness bound"
             throw JOSEError(.jwksUnavailable, "expected a JWK Set from the provider, but \(reason) and \(cached)")
         }
+    }
+
+    /// Why a fetch gave no set, for the error: an unusable document's code, or the fetch's own error when it
+    /// describes itself (the HTTP client's `tls_failure: …`, `connection_failed: …` or a status the
+    /// endpoint answered with), so a broken certificate chain is not reported as an unexplained failure.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? JOSEError { return "the document was unusable (\(error.code))" }
+        if let error = error as? any CustomStringConvertible { return "the fetch failed (\(error.description))" }
+        return "the fetch failed"
     }
 
     /// Whether the cached set may still be served at `now` although a refresh failed.

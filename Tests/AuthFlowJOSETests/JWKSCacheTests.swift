@@ -154,6 +154,28 @@ struct JWKSCacheTests {
         }
     }
 
+    @Test func namesTheFetchErrorThatDescribesItself() async {
+        struct Refused: Error, CustomStringConvertible {
+            var description: String { "tls_failure: certificate verify failed (https://keys.example/jwks)" }
+        }
+        let described = JWKSCache(clock: ManualClock(TestKeys.now), fetch: { throw Refused() })
+        let error = await #expect(throws: JOSEError.self) { try await described.keySet() }
+        #expect(error?.code == .jwksUnavailable)
+        #expect(error?.message.contains("the fetch failed (tls_failure: certificate verify failed") == true)
+        #expect(error?.message.contains("no earlier set is cached") == true)
+        // An error without a description still says the fetch failed, and an unusable document names its code.
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
+        endpoint.fail(true)
+        let plain = await #expect(throws: JOSEError.self) {
+            try await makeCache(endpoint, clock: ManualClock(TestKeys.now)).keySet()
+        }
+        #expect(plain?.message.contains("but the fetch failed and") == true)
+        let unusable = JWKSCache(
+            clock: ManualClock(TestKeys.now), fetch: { JWKSFetchResult(body: Array("[]".utf8), cacheControl: nil) })
+        let invalid = await #expect(throws: JOSEError.self) { try await unusable.keySet() }
+        #expect(invalid?.message.contains("the document was unusable (") == true)
+    }
+
     @Test func backsOffBeforeAnySetWasFetched() async throws {
         let clock = ManualClock(TestKeys.now)
         let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])

@@ -117,9 +117,10 @@ struct ProviderTLSFaultTests {
 
     @Test func aKeySetWithACertificateTheServerDoesNotTrust() async throws {
         try await withTLSEndpoint(.jwks) { app, tls in
-            // The key-set cache reports a failed fetch without its transport reason; the trusted retry below
-            // shows that the certificate was the cause.
-            try await expectRefusal(app, tls, mode: .untrusted, code: "jwks_unavailable", reason: "fetch failed")
+            // The key-set cache names the transport's reason; the trusted retry below shows that the certificate
+            // was the cause.
+            try await expectRefusal(
+                app, tls, mode: .untrusted, code: "jwks_unavailable", reason: "the fetch failed (tls_failure: ")
         }
     }
 
