@@ -89,9 +89,11 @@ def markdown(jose, server, signin, callgrind) -> str:
                   "× nginx ≤ 1.5.", ""]
     if signin:
         lines += ["## Whole sign-ins (`Benchmarks/signin.sh`)", "",
-                  "| app | sign-ins/s | app CPU per sign-in (ms) |", "|---|---:|---:|"]
+                  "| app | sign-ins/s | app CPU per sign-in (ms) | user (ms) | system (ms) |", "|---|---:|---:|---:|---:|"]
         for name, run in signin["apps"].items():
-            lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} |")
+            split = (f"{run['user_ms_per_signin']:.3f} | {run['system_ms_per_signin']:.3f}"
+                     if "user_ms_per_signin" in run else "– | –")
+            lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} | {split} |")
         lines += ["", f"AuthFlow's CPU per sign-in is {signin['cpu_ratio']:.3f} × the authlib app's (goal ≤ 0.2). "
                   f"Best of {signin['rounds']} rounds of {signin['count']}; load average "
                   f"{signin['load']['before']} before, {signin['load']['after']} after.", ""]

@@ -12,7 +12,7 @@ import sqlite3
 import time
 
 from authlib.integrations.flask_client import OAuth
-from flask import Flask, abort, g, make_response, redirect, request, url_for
+from flask import Flask, abort, make_response, redirect, request, url_for
 
 app = Flask(__name__)
 app.secret_key = os.environ["BENCH_SECRET"]
@@ -38,23 +38,23 @@ CREATE TABLE IF NOT EXISTS sessions (
 """
 
 
+# One connection per worker process, opened on first use (after gunicorn forks) and kept, as AuthFlow keeps
+# its own. A connection per request (Flask's tutorial pattern) would cost this app more than the sign-in: the
+# last connection to close checkpoints the write-ahead log into the database, syncs it and deletes the log.
+_connection: sqlite3.Connection | None = None
+
+
 def database() -> sqlite3.Connection:
-    if "db" not in g:
+    global _connection
+    if _connection is None:
         connection = sqlite3.connect(os.environ["BENCH_DATABASE"], isolation_level=None)
         # The same durability as AuthFlow's SQLite store: WAL, account writes synced before they return.
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = FULL")
         connection.execute("PRAGMA foreign_keys = ON")
         connection.executescript(SCHEMA)
-        g.db = connection
-    return g.db
-
-
-@app.teardown_appcontext
-def close_database(_exception):
-    connection = g.pop("db", None)
-    if connection is not None:
-        connection.close()
+        _connection = connection
+    return _connection
 
 
 @app.get("/login")
