@@ -146,10 +146,33 @@ def markdown(jose, server, signin, callgrind) -> str:
     return "\n".join(lines)
 
 
+def profile_section(profile: dict) -> list[str]:
+    lines = ["## Where the time goes (`Benchmarks/profile.sh`)", "",
+             "`perf record -g` on `authflow serve` (SQLite store); each share of the server's samples is turned into",
+             "µs per operation with the server's CPU per operation from `/proc/PID/stat`.", ""]
+    titles = {"signin": "Whole sign-ins", "login_64": "`GET /auth/google/login` at 64 connections"}
+    for key, run in profile["runs"].items():
+        unit = run["operation"]
+        lines += [f"**{titles.get(key, key)}**: {run['per_s']:,} {unit}s/s, server CPU {run['cpu_us_per_op']:,.1f} µs "
+                  f"per {unit}; {run['samples']:,} samples, kernel {run['kernel_percent']:.1f} %, user "
+                  f"{run['user_percent']:.1f} %.", ""]
+        for heading, rows in (("kernel, by system call", run["syscalls"]), ("user, by library", run["libraries"])):
+            lines += [f"| {heading} | % of samples | µs per {unit} |", "|---|---:|---:|"]
+            lines += [f"| `{row['name']}` | {row['percent']:.1f} | {row['us']:,.1f} |" for row in rows]
+            lines.append("")
+    lines += [f"{profile['signins']} sign-ins and {profile['seconds']:g} s of logins, perf at {profile['frequency']} "
+              f"Hz; load average {profile['load']['before']} before, {profile['load']['after']} after.", ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
     chart(jose, server, signin)
-    (BENCH_DIR.parent / "BENCHMARKS.md").write_text(markdown(jose, server, signin, callgrind))
+    text = markdown(jose, server, signin, callgrind)
+    profile = load("profile")
+    if profile:
+        text += "\n" + "\n".join(profile_section(profile))
+    (BENCH_DIR.parent / "BENCHMARKS.md").write_text(text)
     print(f"wrote BENCHMARKS.md and {CHART.relative_to(BENCH_DIR.parent)}")
 
 
