@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Throughput of AuthFlow's full JWT paths, compared with `openssl speed` and PyJWT by `run.sh`.
+/// Throughput of AuthFlow's full JWT paths, compared with `openssl speed` and PyJWT by `run.sh`, and the floor
+/// of the HTTP layer that `server.sh` measures beside `authflow serve`.
 let package = Package(
     name: "AuthFlowBenchmarks",
     platforms: [.macOS(.v15)],
@@ -14,6 +15,14 @@ let package = Package(
                 .enableUpcomingFeature("ExistentialAny"),
                 .enableUpcomingFeature("InternalImportsByDefault"),
                 .enableUpcomingFeature("MemberImportVisibility"),
-            ])
+            ]),
+        .executableTarget(
+            name: "HTTPFloor",
+            dependencies: [.product(name: "AuthFlowHTTP", package: "AuthFlow")],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]),
     ]
 )

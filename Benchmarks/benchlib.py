@@ -212,15 +212,21 @@ class Browser:
         return result
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """utime + stime of the processes (and their reaped children are not counted), from /proc/PID/stat."""
+def cpu_times(pids: list[int]) -> tuple[float, float]:
+    """(utime, stime) of the processes in seconds (their reaped children are not counted), from /proc/PID/stat."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    user = system = 0
     for pid in pids:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return total / ticks
+        user += int(fields[11])  # utime (field 14 of stat)
+        system += int(fields[12])  # stime (field 15)
+    return user / ticks, system / ticks
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of the processes (and their reaped children are not counted), from /proc/PID/stat."""
+    return sum(cpu_times(pids))
 
 
 def descendants(pid: int) -> list[int]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Instruction counts (valgrind --tool=callgrind) of `authflow serve` (SQLite store) for one whole
-sign-in and for one `GET /auth/check`: the stable figures to watch for regressions, since wall-clock
+sign-in, one `GET /auth/check` and one sign-in start (`GET /auth/google/login`): the stable figures to watch for regressions, since wall-clock
 numbers on a shared machine are not. Run by Benchmarks/callgrind.sh.
 
 The server runs under callgrind from the start; after warm-up sign-ins the counters are zeroed
@@ -67,6 +67,7 @@ def main() -> None:
     parser.add_argument("--authflow", required=True, help="the authflow binary (release, with symbols)")
     parser.add_argument("--signins", type=int, default=5)
     parser.add_argument("--checks", type=int, default=200)
+    parser.add_argument("--logins", type=int, default=200, help="sign-in starts (GET /auth/google/login)")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--preload", help="a shared object to preload into the server (see valgrind/sigsuspend_copy.c)")
     parser.add_argument("--keep", help="a directory to copy the callgrind dumps into (for callgrind_annotate)")
@@ -108,25 +109,40 @@ def main() -> None:
                 raise RuntimeError(f"/auth/check: expected 202, found {answer.status_code}")
         check_dump = dump(child.pid, out, "check")
 
+        log(f"callgrind: {args.logins} sign-in starts")
+        subprocess.run(["callgrind_control", "-z", str(child.pid)], check=True, capture_output=True, timeout=120)
+        for _ in range(args.logins):
+            # A browser without cookies, as wrk's login measurement in server.sh: no earlier flow cookies to
+            # read or evict.
+            browser.session.cookies.clear()
+            answer = browser.session.get(login, allow_redirects=False, timeout=60)
+            if answer.status_code != 302:
+                raise RuntimeError(f"/auth/google/login: expected 302, found {answer.status_code}")
+        login_dump = dump(child.pid, out, "login")
+
         if args.keep:
             keep = Path(args.keep)
             keep.mkdir(parents=True, exist_ok=True)
-            for dumped in (signin_dump, check_dump):
+            for dumped in (signin_dump, check_dump, login_dump):
                 (keep / dumped.name).write_bytes(dumped.read_bytes())
         signin_ir = totals(signin_dump) // args.signins
         check_ir = totals(check_dump) // args.checks
+        login_ir = totals(login_dump) // args.logins
         signin_top = top_functions(signin_dump, args.top)
         check_top = top_functions(check_dump, args.top)
+        login_top = top_functions(login_dump, args.top)
 
     print(f"{'operation':<14}{'instructions':>14}")
     print(f"{'sign-in':<14}{signin_ir:>14,}")
     print(f"{'/auth/check':<14}{check_ir:>14,}")
-    for label, top in (("sign-in", signin_top), ("/auth/check", check_top)):
+    print(f"{'sign-in start':<14}{login_ir:>14,}")
+    for label, top in (("sign-in", signin_top), ("/auth/check", check_top), ("sign-in start", login_top)):
         print(f"\nwhere {label} instructions go (self, all threads):")
         for row in top:
             print(f"{row['percent']:>6.2f}%  {row['function']}")
-    result = {"benchmark": "callgrind", "signin_ir": signin_ir, "check_ir": check_ir, "signins": args.signins,
-              "checks": args.checks, "signin_top": signin_top, "check_top": check_top}
+    result = {"benchmark": "callgrind", "signin_ir": signin_ir, "check_ir": check_ir, "login_ir": login_ir,
+              "signins": args.signins, "checks": args.checks, "logins": args.logins, "signin_top": signin_top,
+              "check_top": check_top, "login_top": login_top}
     write_result("callgrind", result)
     print(json.dumps(result))
 

@@ -86,12 +86,21 @@ def markdown(jose, server, signin, callgrind) -> str:
                          f"| {row['check_1_vs_nginx']:.2f} |")
         lines += ["", f"Best of {server['rounds']} rounds of {server['seconds']:g} s; load average "
                   f"{server['load']['before']} before, {server['load']['after']} after. Goals: ÷ nginx ≥ 0.5, "
-                  "× nginx ≤ 1.5.", ""]
+                  "× nginx ≤ 1.5."]
+        if any(row["server"] == "http-floor" for row in server["rows"]):
+            lines += ["`http-floor` (`Benchmarks/Sources/HTTPFloor`) is AuthFlow's HTTP layer alone, answering the same "
+                      "routes with fixed responses: `/auth/check` on the immediate path (no task), as a cached "
+                      "session check is answered, and the login on the task path, as a sign-in start is. What "
+                      "separates an `authflow` row from it is the sign-in server's own work; what separates it from "
+                      "nginx is the HTTP layer's."]
+        lines += [""]
     if signin:
         lines += ["## Whole sign-ins (`Benchmarks/signin.sh`)", "",
-                  "| app | sign-ins/s | app CPU per sign-in (ms) |", "|---|---:|---:|"]
+                  "| app | sign-ins/s | app CPU per sign-in (ms) | user (ms) | system (ms) |", "|---|---:|---:|---:|---:|"]
         for name, run in signin["apps"].items():
-            lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} |")
+            split = (f"{run['user_ms_per_signin']:.3f} | {run['system_ms_per_signin']:.3f}"
+                     if "user_ms_per_signin" in run else "– | –")
+            lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} | {split} |")
         lines += ["", f"AuthFlow's CPU per sign-in is {signin['cpu_ratio']:.3f} × the authlib app's (goal ≤ 0.2). "
                   f"Best of {signin['rounds']} rounds of {signin['count']}; load average "
                   f"{signin['load']['before']} before, {signin['load']['after']} after.", ""]
@@ -124,18 +133,46 @@ def markdown(jose, server, signin, callgrind) -> str:
     if callgrind:
         lines += ["## Instruction counts (`Benchmarks/callgrind.sh`)", "", "| operation | instructions |",
                   "|---|---:|", f"| one sign-in (server side) | {callgrind['signin_ir']:,} |",
-                  f"| one `/auth/check` | {callgrind['check_ir']:,} |", ""]
-        for label, key in (("sign-in", "signin_top"), ("/auth/check", "check_top")):
+                  f"| one `/auth/check` | {callgrind['check_ir']:,} |"]
+        if "login_ir" in callgrind:
+            lines.append(f"| one sign-in start (`/auth/google/login`) | {callgrind['login_ir']:,} |")
+        lines += [""]
+        for label, key in (("sign-in", "signin_top"), ("/auth/check", "check_top"), ("sign-in start", "login_top")):
+            if key not in callgrind:
+                continue
             lines += [f"Where a {label} goes (self instructions, all threads):", "", "```"]
             lines += [f"{row['percent']:>6.2f}%  {row['function']}" for row in callgrind[key][:10]]
             lines += ["```", ""]
     return "\n".join(lines)
 
 
+def profile_section(profile: dict) -> list[str]:
+    lines = ["## Where the time goes (`Benchmarks/profile.sh`)", "",
+             "`perf record -g` on `authflow serve` (SQLite store); each share of the server's samples is turned into",
+             "µs per operation with the server's CPU per operation from `/proc/PID/stat`.", ""]
+    titles = {"signin": "Whole sign-ins", "login_64": "`GET /auth/google/login` at 64 connections"}
+    for key, run in profile["runs"].items():
+        unit = run["operation"]
+        lines += [f"**{titles.get(key, key)}**: {run['per_s']:,} {unit}s/s, server CPU {run['cpu_us_per_op']:,.1f} µs "
+                  f"per {unit}; {run['samples']:,} samples, kernel {run['kernel_percent']:.1f} %, user "
+                  f"{run['user_percent']:.1f} %.", ""]
+        for heading, rows in (("kernel, by system call", run["syscalls"]), ("user, by library", run["libraries"])):
+            lines += [f"| {heading} | % of samples | µs per {unit} |", "|---|---:|---:|"]
+            lines += [f"| `{row['name']}` | {row['percent']:.1f} | {row['us']:,.1f} |" for row in rows]
+            lines.append("")
+    lines += [f"{profile['signins']} sign-ins and {profile['seconds']:g} s of logins, perf at {profile['frequency']} "
+              f"Hz; load average {profile['load']['before']} before, {profile['load']['after']} after.", ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
     chart(jose, server, signin)
-    (BENCH_DIR.parent / "BENCHMARKS.md").write_text(markdown(jose, server, signin, callgrind))
+    text = markdown(jose, server, signin, callgrind)
+    profile = load("profile")
+    if profile:
+        text += "\n" + "\n".join(profile_section(profile))
+    (BENCH_DIR.parent / "BENCHMARKS.md").write_text(text)
     print(f"wrote BENCHMARKS.md and {CHART.relative_to(BENCH_DIR.parent)}")
 
 

@@ -3,6 +3,9 @@
 # GET /auth/google/login at 64 connections, /auth/check latency at one connection, memory and SQLite
 # stores, release build. Prints a table, then one JSON object on the last line.
 #
+# Also measures the floor of the HTTP layer (Sources/HTTPFloor: AuthFlowHTTP's server answering the same
+# routes with fixed responses, /auth/check on the immediate path and the login on the task path).
+#
 # usage: Benchmarks/server.sh [--seconds S] [--rounds R] [--stores memory,sqlite] [--baseline REV]
 #   --baseline REV  also builds REV (a commit, tag or branch) in a temporary worktree and measures it
 #                   side by side ("before/after").
@@ -26,6 +29,8 @@ if [ -n "$baseline" ]; then
     args+=(--baseline "$BASE_BIN" --baseline-label "$baseline")
 fi
 cd "$BENCH_DIR"
-output=$("$BENCH_PYTHON" server_bench.py --authflow "$BIN" "${args[@]}")
+swift build -c release --product HTTPFloor >&2
+FLOOR_BIN="$(swift build -c release --show-bin-path)/HTTPFloor"
+output=$("$BENCH_PYTHON" server_bench.py --authflow "$BIN" --floor "$FLOOR_BIN" "${args[@]}")
 "$BENCH_PYTHON" report.py >&2
 printf '%s\n' "$output"

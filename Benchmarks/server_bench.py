@@ -3,6 +3,9 @@
 connections and (for /auth/check) the latency at one connection, for `authflow serve` with the memory
 and the SQLite store, against nginx with one worker answering the same routes with `return 202` and
 `return 302` plus a Set-Cookie. Run by Benchmarks/server.sh (which installs and builds what it needs).
+With `--floor`, also the HTTP layer alone (Sources/HTTPFloor: the same routes answered with fixed responses,
+/auth/check on the immediate path, the login on the task path), which splits AuthFlow's time into the HTTP
+layer's and the sign-in server's.
 
 Every server is pinned to one core, wrk (one thread) to another; each measurement is repeated
 `--rounds` times, interleaved between the servers, and the best round is kept. Prints a table and one
@@ -16,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 from benchlib import (CLIENT_CORE, SERVER_CORE, Browser, Processes, free_port, log, machine_load, pinned,
-                      start_authflow, start_nginx, start_sandbox, write_result, wrk)
+                      start_authflow, start_nginx, start_sandbox, wait_http, write_result, wrk)
 
 NGINX_SERVER = """
     server {{
@@ -45,6 +48,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--stores", default="memory,sqlite")
+    parser.add_argument("--floor", help="the HTTPFloor binary of the Benchmarks package")
     args = parser.parse_args()
     stores = args.stores.split(",")
     load_before = machine_load()
@@ -66,6 +70,11 @@ def main() -> None:
             if not cookie:
                 raise RuntimeError(f"{name}: no session cookie after signing in")
             targets[name] = {"url": url, "cookie": f"authflow_session={cookie}"}
+        if args.floor:
+            port = free_port()
+            floor = processes.start([args.floor, str(port)], "http-floor")
+            wait_http(f"http://127.0.0.1:{port}/auth/check", floor)
+            targets["http-floor"] = {"url": f"http://127.0.0.1:{port}", "cookie": None}
 
         measurements = {
             "check_64": ("/auth/check", 64),

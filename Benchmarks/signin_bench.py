@@ -16,7 +16,7 @@ import json
 import os
 import time
 
-from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_seconds,
+from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_times,
                       descendants, free_port, log, machine_load, start_authflow, start_sandbox, wait_http,
                       write_result)
 
@@ -25,16 +25,18 @@ def measure(browser_factory, login_url: str, check_url: str, pids: list[int], co
     """`count` sign-ins, each a new Google subject (so each writes a new account), in one browser."""
     browser = browser_factory()
     browser.sign_in(login_url, subject=str(10**20 + offset))  # warm-up: JWKS fetched, connections open
-    cpu_before = cpu_seconds(pids)
+    user_before, system_before = cpu_times(pids)
     started = time.monotonic()
     for index in range(count):
         browser.sign_in(login_url, subject=str(10**20 + offset + 1 + index))
     elapsed = time.monotonic() - started
-    cpu = cpu_seconds(pids) - cpu_before
+    user_after, system_after = cpu_times(pids)
+    user, system = user_after - user_before, system_after - system_before
     answer = browser.session.get(check_url, timeout=30)
     if answer.status_code != 202:
         raise RuntimeError(f"{check_url}: expected 202 after signing in, found {answer.status_code}")
-    return {"signins_per_s": count / elapsed, "cpu_ms_per_signin": cpu * 1000 / count}
+    return {"signins_per_s": count / elapsed, "cpu_ms_per_signin": (user + system) * 1000 / count,
+            "user_ms_per_signin": user * 1000 / count, "system_ms_per_signin": system * 1000 / count}
 
 
 def main() -> None:
@@ -82,9 +84,10 @@ def main() -> None:
                     best[name] = run
 
     ratio = best["authflow"]["cpu_ms_per_signin"] / best["authlib"]["cpu_ms_per_signin"]
-    print(f"{'app':<12}{'sign-ins/s':>12}{'CPU ms/sign-in':>16}")
+    print(f"{'app':<12}{'sign-ins/s':>12}{'CPU ms/sign-in':>16}{'user':>8}{'system':>8}")
     for name, run in best.items():
-        print(f"{name:<12}{run['signins_per_s']:>12.1f}{run['cpu_ms_per_signin']:>16.3f}")
+        print(f"{name:<12}{run['signins_per_s']:>12.1f}{run['cpu_ms_per_signin']:>16.3f}"
+              f"{run['user_ms_per_signin']:>8.3f}{run['system_ms_per_signin']:>8.3f}")
     load = {"before": load_before, "after": machine_load()}
     print(f"(AuthFlow CPU per sign-in = {ratio:.3f} × authlib's, goal ≤ 0.2; best of {args.rounds} rounds of "
           f"{args.count}; apps on core {SERVER_CORE}, sandbox and driver on core {CLIENT_CORE}; load average "

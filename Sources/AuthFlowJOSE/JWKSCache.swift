@@ -150,7 +150,10 @@ public actor JWKSCache {
     /// endpoint answered with), so a broken certificate chain is not reported as an unexplained failure.
     static func reason(_ error: any Error) -> String {
         if let error = error as? JOSEError { return "the document was unusable (\(error.code))" }
-        if let error = error as? any CustomStringConvertible { return "the fetch failed (\(error.description))" }
+        // Through `Any`: a cast straight from `any Error` is taken for one that always succeeds.
+        if let described = (error as Any) as? any CustomStringConvertible {
+            return "the fetch failed (\(described.description))"
+        }
         return "the fetch failed"
     }
 
