@@ -3,13 +3,15 @@
 /// those. Building the index validates the whole document exactly as ``JSONValue/parse(_:)``
 /// does (same refusals, same messages and byte offsets) but allocates no value it does not need.
 struct JSONObjectIndex: Sendable {
-    /// A member: where its name and value lie in `bytes`.
+    /// A member: where its name and value lie in `bytes`. Plain data (no reference inside), so
+    /// members are copied and freed without reference counting and sixteen fit a small allocation.
     struct Member: Sendable {
         /// The name's bytes between the quotes, when they are the name itself (no escapes).
         let nameStart: Int
         let nameEnd: Int
-        /// The decoded name when the written one has escapes or non-ASCII bytes.
-        let decodedName: String?
+        /// Where the decoded name is in `decodedNames` when the written one has escapes or
+        /// non-ASCII bytes; -1 otherwise.
+        let decodedName: Int
         /// A digest of the decoded name's bytes, compared before the bytes themselves.
         let fingerprint: UInt64
         let start: Int
@@ -34,11 +36,14 @@ struct JSONObjectIndex: Sendable {
 
     let bytes: [UInt8]
     let members: [Member]
+    /// The decoded names of the members whose written names are not their bytes (usually none).
+    let decodedNames: [String]
 
     /// Indexes `bytes`; `nil` when the document is valid JSON but not an object.
     /// - Throws: `JOSEError` `.invalidJSON` as ``JSONValue/parse(_:)``.
     static func index(_ bytes: [UInt8]) throws(JOSEError) -> JSONObjectIndex? {
-        let members = try bytes.withUnsafeBufferPointer { buffer throws(JOSEError) -> [Member]? in
+        let indexed = try bytes.withUnsafeBufferPointer {
+            buffer throws(JOSEError) -> (members: [Member], decodedNames: [String])? in
             var parser = JSONParser(buffer)
             parser.skipWhitespace()
             guard parser.index < buffer.count, buffer[parser.index] == UInt8(ascii: "{") else {
@@ -46,15 +51,15 @@ struct JSONObjectIndex: Sendable {
                 _ = try JSONValue.parse(buffer: buffer)
                 return nil
             }
-            let members = try parser.indexObject()
+            let indexed = try parser.indexObject()
             parser.skipWhitespace()
             if parser.index != buffer.count {
                 throw parser.failure("expected the end of the JSON text, found more data")
             }
-            return members
+            return indexed
         }
-        guard let members else { return nil }
-        return JSONObjectIndex(bytes: bytes, members: members)
+        guard let indexed else { return nil }
+        return JSONObjectIndex(bytes: bytes, members: indexed.members, decodedNames: indexed.decodedNames)
     }
 
     /// FNV-1a over `bytes`: cheap, and only ever confirmed by comparing the bytes.
@@ -141,22 +146,27 @@ struct JSONObjectIndex: Sendable {
 
     /// The member's name as a string.
     func name(of member: Member) -> String {
-        bytes.withUnsafeBufferPointer { Self.name(of: member, in: $0) }
+        bytes.withUnsafeBufferPointer { Self.name(of: member, in: $0, decodedNames: decodedNames) }
     }
 
     /// The name of a member of the object in `buffer`.
-    static func name(of member: Member, in buffer: UnsafeBufferPointer<UInt8>) -> String {
-        if let decodedName = member.decodedName { return decodedName }
+    static func name(of member: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String]) -> String {
+        if member.decodedName >= 0 { return decodedNames[member.decodedName] }
         return String(decoding: UnsafeBufferPointer(rebasing: buffer[member.nameStart..<member.nameEnd]), as: UTF8.self)
     }
 
     /// Whether two members of the object in `buffer` have the same decoded name.
-    static func sameName(_ a: Member, _ b: Member, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func sameName(_ a: Member, _ b: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String])
+        -> Bool
+    {
         guard a.fingerprint == b.fingerprint else { return false }
-        if var decodedName = a.decodedName {
-            return decodedName.withUTF8 { name(of: b, in: buffer, equals: $0) }
+        if a.decodedName >= 0 {
+            var decodedName = decodedNames[a.decodedName]
+            return decodedName.withUTF8 { name(of: b, in: buffer, decodedNames: decodedNames, equals: $0) }
         }
-        return name(of: b, in: buffer, equals: UnsafeBufferPointer(rebasing: buffer[a.nameStart..<a.nameEnd]))
+        return name(
+            of: b, in: buffer, decodedNames: decodedNames,
+            equals: UnsafeBufferPointer(rebasing: buffer[a.nameStart..<a.nameEnd]))
     }
 
     private func position(of name: String) -> Int? {
@@ -165,17 +175,20 @@ struct JSONObjectIndex: Sendable {
             let fingerprint = Self.fingerprint(query)
             return bytes.withUnsafeBufferPointer { buffer in
                 members.firstIndex { member in
-                    member.fingerprint == fingerprint && Self.name(of: member, in: buffer, equals: query)
+                    member.fingerprint == fingerprint
+                        && Self.name(of: member, in: buffer, decodedNames: decodedNames, equals: query)
                 }
             }
         }
     }
 
     /// Whether `member`'s decoded name is exactly `query`.
-    static func name(of member: Member, in buffer: UnsafeBufferPointer<UInt8>, equals query: UnsafeBufferPointer<UInt8>)
-        -> Bool
-    {
-        if var decodedName = member.decodedName {
+    static func name(
+        of member: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String],
+        equals query: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        if member.decodedName >= 0 {
+            var decodedName = decodedNames[member.decodedName]
             return decodedName.withUTF8 { equal($0, query) }
         }
         return equal(UnsafeBufferPointer(rebasing: buffer[member.nameStart..<member.nameEnd]), query)

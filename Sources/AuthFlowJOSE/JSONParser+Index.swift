@@ -1,15 +1,17 @@
 extension JSONParser {
     /// Parses the object at `index` like ``parseObject()`` but records each member's value range
-    /// instead of decoding it.
-    mutating func indexObject() throws(JOSEError) -> [JSONObjectIndex.Member] {
+    /// instead of decoding it; names written with escapes or non-ASCII bytes are decoded into
+    /// `decodedNames`.
+    mutating func indexObject() throws(JOSEError) -> (members: [JSONObjectIndex.Member], decodedNames: [String]) {
         try enter()
         defer { depth -= 1 }
         index += 1
         skipWhitespace()
         var members: [JSONObjectIndex.Member] = []
+        var decodedNames: [String] = []
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return members
+            return (members, decodedNames)
         }
         members.reserveCapacity(16)
         var names: Set<String> = []
@@ -20,7 +22,7 @@ extension JSONParser {
             }
             let nameStart = index + 1
             var nameEnd = nameStart
-            var decodedName: String? = nil
+            var decodedName = -1
             let fingerprint: UInt64
             if skipPlainString() {
                 nameEnd = index - 1
@@ -28,7 +30,8 @@ extension JSONParser {
             } else {
                 var name = try parseString()
                 fingerprint = name.withUTF8 { JSONObjectIndex.fingerprint($0) }
-                decodedName = name
+                decodedName = decodedNames.count
+                decodedNames.append(name)
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -43,14 +46,19 @@ extension JSONParser {
                 start: start, end: index, kind: kind)
             let duplicate: Bool
             if members.count < JSONObjectIndex.linearScanLimit {
-                duplicate = members.contains { JSONObjectIndex.sameName($0, member, in: bytes) }
+                duplicate = members.contains {
+                    JSONObjectIndex.sameName($0, member, in: bytes, decodedNames: decodedNames)
+                }
             } else {
-                if names.isEmpty { names = Set(members.map { JSONObjectIndex.name(of: $0, in: bytes) }) }
-                duplicate = !names.insert(JSONObjectIndex.name(of: member, in: bytes)).inserted
+                if names.isEmpty {
+                    names = Set(members.map { JSONObjectIndex.name(of: $0, in: bytes, decodedNames: decodedNames) })
+                }
+                duplicate = !names.insert(JSONObjectIndex.name(of: member, in: bytes, decodedNames: decodedNames))
+                    .inserted
             }
             if duplicate { throw failure("expected unique member names, found a duplicate member") }
             members.append(member)
-            if try endOfMember() { return members }
+            if try endOfMember() { return (members, decodedNames) }
         }
     }
 
