@@ -72,6 +72,36 @@ struct JSONObjectIndex: Sendable {
     /// Whether the object has a member `name`.
     func contains(_ name: String) -> Bool { position(of: name) != nil }
 
+    /// Names looked for together, with their fingerprints computed once.
+    struct NameList: Sendable {
+        let names: [[UInt8]]
+        let fingerprints: [UInt64]
+
+        /// At most 64 names.
+        init(_ names: [String]) {
+            precondition(names.count <= 64, "a NameList holds at most 64 names")
+            self.names = names.map { Array($0.utf8) }
+            self.fingerprints = self.names.map { name in name.withUnsafeBufferPointer { fingerprint($0) } }
+        }
+    }
+
+    /// Which names of `list` the object has, in one pass over its members: bit `i` is set when
+    /// it has a member named `list.names[i]` (the same answer as ``contains(_:)`` for each).
+    func presence(of list: NameList) -> UInt64 {
+        var found: UInt64 = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for member in members {
+                for (offset, fingerprint) in list.fingerprints.enumerated() where fingerprint == member.fingerprint {
+                    let matches = list.names[offset].withUnsafeBufferPointer {
+                        Self.name(of: member, in: buffer, decodedNames: decodedNames, equals: $0)
+                    }
+                    if matches { found |= 1 << UInt64(offset) }
+                }
+            }
+        }
+        return found
+    }
+
     /// The value of member `name`, decoded now.
     func value(_ name: String) -> JSONValue? {
         guard let index = position(of: name) else { return nil }

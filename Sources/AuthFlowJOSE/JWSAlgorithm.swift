@@ -36,6 +36,25 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable {
     /// Whether this is an HMAC algorithm (needs a shared secret, never a public key).
     public var isHMAC: Bool { self == .hs256 || self == .hs384 || self == .hs512 }
 
+    /// A small number for each algorithm (0 to `allCases.count - 1`), for bit sets and tables.
+    var ordinal: Int {
+        switch self {
+        case .rs256: 0
+        case .rs384: 1
+        case .rs512: 2
+        case .ps256: 3
+        case .ps384: 4
+        case .ps512: 5
+        case .es256: 6
+        case .es384: 7
+        case .es512: 8
+        case .edDSA: 9
+        case .hs256: 10
+        case .hs384: 11
+        case .hs512: 12
+        }
+    }
+
     /// The JWK `kty` this algorithm needs.
     var keyType: String {
         switch self {

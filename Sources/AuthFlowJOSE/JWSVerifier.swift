@@ -4,15 +4,20 @@
 public struct JWSVerifier: Sendable {
     /// Header members that embed or point to a key; a token never supplies its own key.
     static let keyHeaders = ["jwk", "jku", "x5u", "x5c"]
+    /// `crit` then ``keyHeaders``, looked for in one pass over the header.
+    static let refusedHeaders = JSONObjectIndex.NameList(["crit"] + keyHeaders)
 
     /// The algorithms the caller accepts.
     public let allowedAlgorithms: Set<JWSAlgorithm>
     /// The size cap, in bytes of the compact serialization.
     public let maxTokenBytes: Int
+    /// `allowedAlgorithms` as a bit set of ordinals, so the check does not hash.
+    let allowedOrdinals: UInt32
 
     /// Creates a verifier for the given algorithms and size cap.
     public init(allowedAlgorithms: Set<JWSAlgorithm>, maxTokenBytes: Int = 16 * 1024) {
         self.allowedAlgorithms = allowedAlgorithms
+        self.allowedOrdinals = allowedAlgorithms.reduce(0) { $0 | 1 << UInt32($1.ordinal) }
         self.maxTokenBytes = maxTokenBytes
     }
 
@@ -134,11 +139,13 @@ public struct JWSVerifier: Sendable {
         if Self.isNone(header.algorithm) {
             throw JOSEError(.unsignedTokenNotAllowed, "expected a signed token, found alg none", keyID: header.keyID)
         }
-        if header.members.contains("crit") {
+        // Bit 0 is `crit`, bit 1 + i is keyHeaders[i]: refused in the same order as one lookup each.
+        let refused = header.members.presence(of: Self.refusedHeaders)
+        if refused & 1 != 0 {
             throw JOSEError(
                 .unsupportedCriticalHeader, "expected no critical header extensions, found 'crit'", keyID: header.keyID)
         }
-        for name in Self.keyHeaders where header.members.contains(name) {
+        for (offset, name) in Self.keyHeaders.enumerated() where refused & (2 << UInt64(offset)) != 0 {
             throw JOSEError(
                 .embeddedKeyRefused, "expected keys only from the configured key set, found a '\(name)' header",
                 keyID: header.keyID)
@@ -149,7 +156,7 @@ public struct JWSVerifier: Sendable {
                 "expected a JWS algorithm AuthFlow implements, found '\(JWK.sanitized(header.algorithm))'",
                 keyID: header.keyID)
         }
-        guard allowedAlgorithms.contains(algorithm) else {
+        guard allowedOrdinals & 1 << UInt32(algorithm.ordinal) != 0 else {
             let allowed = allowedAlgorithms.map(\.rawValue).sorted().joined(separator: ", ")
             throw JOSEError(
                 .algorithmNotAllowed, "expected one of [\(allowed)], found \(algorithm.rawValue)", keyID: header.keyID)

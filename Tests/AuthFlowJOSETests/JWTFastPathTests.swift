@@ -129,6 +129,47 @@ struct JWTFastPathTests {
         }
     }
 
+    @Test func refusedHeaderMembersFoundInOnePassMatchOneLookupEach() throws {
+        let list = JWSVerifier.refusedHeaders
+        let names = ["crit", "jwk", "jku", "x5u", "x5c"]
+        for header in [
+            #"{"alg":"ES256"}"#, #"{"alg":"ES256","crit":["b64"]}"#, #"{"x5c":[],"alg":"ES256","jku":"u"}"#,
+            #"{"\u0063rit":[],"j\u0077k":{},"x5\u0075":"u"}"#, #"{"crit":1,"jwk":1,"jku":1,"x5u":1,"x5c":1}"#,
+            #"{"critical":1,"jw":1,"x5c ":1,"X5C":1}"#,
+        ] {
+            let index = try #require(try JSONObjectIndex.index(Array(header.utf8)))
+            let presence = index.presence(of: list)
+            for (offset, name) in names.enumerated() {
+                #expect((presence & (1 << UInt64(offset)) != 0) == index.contains(name), "\(header) \(name)")
+            }
+            #expect(presence >> UInt64(names.count) == 0)
+        }
+        // With several refused members the first in the fixed order is reported.
+        let both = TestKeys.token(
+            header: ["alg": "ES256", "kid": "ec-1", "x5c": [], "jwk": "k"], payload: Array("{}".utf8), key: TestKeys.ec,
+            algorithm: .es256)
+        let error = joseError { () throws(JOSEError) in
+            _ = try JWSVerifier(allowedAlgorithms: [.es256]).verify(both, keys: TestKeys.publicSet)
+        }
+        #expect(error?.code == .embeddedKeyRefused)
+        #expect(error?.message.contains("'jwk'") == true)
+    }
+
+    @Test func theAllowListAsABitSetAcceptsExactlyTheAllowedAlgorithms() throws {
+        let all = JWSAlgorithm.allCases
+        #expect(Set(all.map(\.ordinal)) == Set(0..<all.count))
+        let subsets: [Set<JWSAlgorithm>] = [[], [.rs256], [.es256, .ps512], Set(all), JWSAlgorithm.asymmetric]
+        for allowed in subsets + all.map { [$0] } {
+            let verifier = JWSVerifier(allowedAlgorithms: allowed)
+            for algorithm in all {
+                let header = try JWSHeader(bytes: Array(#"{"alg":"\#(algorithm.rawValue)"}"#.utf8))
+                let error = joseError { () throws(JOSEError) in _ = try verifier.checkHeader(header) }
+                #expect((error == nil) == allowed.contains(algorithm), "\(allowed) \(algorithm)")
+                if let error { #expect(error.code == .algorithmNotAllowed) }
+            }
+        }
+    }
+
     @Test func aMalformedSignatureIsRefusedBeforeTheHeaderIsChecked() {
         let verifier = JWSVerifier(allowedAlgorithms: [.es256])
         let payload = Base64URL.encode(Array(#"{"sub":"x"}"#.utf8))

@@ -290,23 +290,7 @@ final class PKey: @unchecked Sendable {
 
     /// The pool list for `algorithm` and direction, without hashing or allocating.
     private func poolIndex(_ algorithm: JWSAlgorithm, signing: Bool) -> Int {
-        let slot =
-            switch algorithm {
-            case .rs256: 0
-            case .rs384: 1
-            case .rs512: 2
-            case .ps256: 3
-            case .ps384: 4
-            case .ps512: 5
-            case .es256: 6
-            case .es384: 7
-            case .es512: 8
-            case .edDSA: 9
-            case .hs256: 10
-            case .hs384: 11
-            case .hs512: 12
-            }
-        return slot * 2 + (signing ? 1 : 0)
+        algorithm.ordinal * 2 + (signing ? 1 : 0)
     }
 
     private func acquireContext(_ algorithm: JWSAlgorithm, signing: Bool) -> PooledContext? {
