@@ -93,7 +93,9 @@ public enum JSONValue: Sendable, Hashable {
     /// The compact serialization as UTF-8 bytes.
     public func serializedBytes() -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(512)  // a typical token payload fits without growing
+        // An ID token payload (500-900 bytes) fits without growing; with the array header the block
+        // stays within malloc's small-block cache (1 KiB).
+        output.reserveCapacity(992)
         serialize(into: &output)
         return output
     }
