@@ -159,7 +159,7 @@ struct JWTFastPathTests {
         let all = JWSAlgorithm.allCases
         #expect(Set(all.map(\.ordinal)) == Set(0..<all.count))
         let subsets: [Set<JWSAlgorithm>] = [[], [.rs256], [.es256, .ps512], Set(all), JWSAlgorithm.asymmetric]
-        for allowed in subsets + all.map { [$0] } {
+        for allowed in subsets + all.map({ [$0] }) {
             let verifier = JWSVerifier(allowedAlgorithms: allowed)
             for algorithm in all {
                 let header = try JWSHeader(bytes: Array(#"{"alg":"\#(algorithm.rawValue)"}"#.utf8))
