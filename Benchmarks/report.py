@@ -149,7 +149,9 @@ def markdown(jose, server, signin, callgrind) -> str:
 def profile_section(profile: dict) -> list[str]:
     lines = ["## Where the time goes (`Benchmarks/profile.sh`)", "",
              "`perf record -g` on `authflow serve` (SQLite store); each share of the server's samples is turned into",
-             "µs per operation with the server's CPU per operation from `/proc/PID/stat`.", ""]
+             "µs per operation with the server's CPU per operation from `/proc/PID/stat`. That CPU is measured while",
+             "perf records, which adds to it (a sign-in costs more here than in `signin.sh`): read the shares, and",
+             "take CPU per sign-in from `signin.sh`.", ""]
     titles = {"signin": "Whole sign-ins", "login_64": "`GET /auth/google/login` at 64 connections"}
     for key, run in profile["runs"].items():
         unit = run["operation"]
