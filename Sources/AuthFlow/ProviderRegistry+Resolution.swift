@@ -149,7 +149,7 @@ extension ProviderRegistry {
 }
 
 extension ProviderRegistry {
-    /// How resolution treats the credentials a plugin requires (`client_secret`/`client_secret_file`,
+    /// How resolution treats the credentials a plugin requires (`client_id`, `client_secret`/`client_secret_file`,
     /// `private_key_file`, `team_id`, `key_id`: the keys ``ConfigurationLoader/Mode/sandbox`` loading may leave
     /// unresolved).
     public enum CredentialRequirement: Sendable, Hashable {
@@ -165,6 +165,7 @@ extension ProviderRegistry {
             guard self == .keys else { return false }
             let written: [String] =
                 switch key {
+                case .clientID: ["client_id"]
                 case .clientSecret: ["client_secret", "client_secret_file"]
                 case .privateKey: ["private_key_file"]
                 case .teamID: ["team_id"]

@@ -76,6 +76,22 @@ public struct SandboxDeployment: Sendable {
         }
     }
 
+    /// The configured settings sandbox mode does not use, as configuration keys (`store.postgres_url`,
+    /// `store.redis_url`, `server.secret`, a `store.kind` other than `memory`), for the note `serve --sandbox`
+    /// prints on start; empty when the configuration names none of them.
+    public static func ignoredSettings(of configuration: Configuration) -> [String] {
+        var ignored: [String] = []
+        let store = configuration.store
+        if store.kind == .postgres || store.postgresURL != nil {
+            ignored.append("store.postgres_url")
+        } else if store.kind == .sqlite, store.path != StoreSettings().path {
+            ignored.append("store.path")
+        }
+        if store.redisURL != nil { ignored.append("store.redis_url") }
+        if configuration.server?.secret != nil { ignored.append("server.secret") }
+        return ignored
+    }
+
     /// Rewrites `configuration` for an already running `sandbox` (e.g. one a test started): registers a client
     /// with generated credentials per provider and points every provider at it.
     ///

@@ -49,7 +49,9 @@ public final class SignInService: Sendable {
     /// In sandbox mode the sandbox starts first (see ``SandboxDeployment``) and the run is throwaway whatever
     /// the configuration says, so sandbox identities never reach a real store and no sandbox session is
     /// valid after a restart: `server.secret` is generated, and the store is in memory (`store.kind: memory`)
-    /// or a fresh SQLite file (mode 0600, in a new 0700 temporary directory) removed by ``stop()``.
+    /// or a fresh SQLite file (mode 0600, in a new 0700 temporary directory) removed by ``stop()``. A
+    /// configured `store.postgres_url` or `store.redis_url` is never opened (see
+    /// ``SandboxDeployment/ignoredSettings(of:)`` for what to tell the operator).
     ///
     /// - Throws: `ConfigurationError` for configuration problems, `StoreError` when the store
     ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start (the metrics
@@ -70,7 +72,10 @@ public final class SignInService: Sendable {
                     configuration: configuration, clock: clock, random: random)
                 sandbox = deployment.sandbox
                 configuration = deployment.configuration
-                if storeSettings.kind != .memory {
+                // Fresh settings, never the configured ones: no PostgreSQL, no Redis, whatever `store:` names.
+                if storeSettings.kind == .memory {
+                    storeSettings = StoreSettings(kind: .memory)
+                } else {
                     let database = try ThrowawayDatabase.create()
                     throwaway = database
                     storeSettings = StoreSettings(kind: .sqlite, path: database.path)

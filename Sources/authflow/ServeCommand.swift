@@ -20,6 +20,9 @@ struct ServeCommand: Command {
         "authflow: metrics listening at http://HOST:PORT/metrics"; with --sandbox,
         "authflow: sandbox listening at http://127.0.0.1:PORT") when ready, then serves until interrupted
         and stops gracefully (exit 0). A bad configuration or a busy port exits 1.
+
+        With --sandbox the configured store (store.postgres_url, store.redis_url) and server.secret are never
+        used: the run is throwaway, and says so on start when the configuration names them.
         """
 
     var path: String
@@ -34,6 +37,19 @@ struct ServeCommand: Command {
 
     func validate() throws(ValidationError) {
         try CommandIO.requireNonEmpty(path, option: "config", expected: "a FILE")
+    }
+
+    /// What `--sandbox` does with the configured store and secret, and why two sandbox instances cannot share
+    /// sign-ins.
+    static func sandboxNote(ignored: [String]) -> String {
+        let keys =
+            ignored.count == 1
+            ? ignored[0] : ignored.dropLast().joined(separator: ", ") + " and " + (ignored.last ?? "")
+        return "sandbox mode ignores \(keys): sign-ins go to a throwaway store under a generated secret, "
+            + "never to the configured store. Two serve --sandbox instances cannot share sign-ins: each has its "
+            + "own sandbox, secret and store, so neither opens the other's flow cookies or sessions. To try "
+            + "several instances, run one authflow sandbox as the provider and plain authflow serve instances "
+            + "(docs/deployment.md, \"Try it on one machine\")."
     }
 
     /// Runs the server until SIGINT or SIGTERM; `demo` runs this with `sandbox` set.
@@ -69,6 +85,11 @@ struct ServeCommand: Command {
         let json = configuration.server?.logFormat == .json
         if let sandboxProvider = service.sandbox {
             CommandIO.out("authflow: sandbox listening at \(sandboxProvider.baseURL)")
+            let ignored = SandboxDeployment.ignoredSettings(of: configuration)
+            if !ignored.isEmpty {
+                let note = Self.sandboxNote(ignored: ignored)
+                if json { logger.log(.warning, note, metadata: [:]) } else { CommandIO.err("authflow: " + note) }
+            }
             if json {
                 logger.log(.info, "sandbox ready", metadata: ["url": service.publicURL + "/"])
             } else {

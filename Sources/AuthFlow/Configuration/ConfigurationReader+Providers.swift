@@ -52,8 +52,9 @@ extension ConfigurationReader {
 
         let type = string(section.value("type"), path: section.path("type"))
         let typeLocation = section.value("type").map { location($0.mark) }
-        let clientID = string(section.value("client_id"), path: section.path("client_id"))
-        if section.value("client_id") == nil { reportMissing("client_id", in: section) }
+        // Sandbox mode registers a demo client when client_id is absent or its ${VAR} unset.
+        let clientID = string(section.value("client_id"), path: section.path("client_id"), credential: true)
+        if section.value("client_id") == nil, !isSandbox { reportMissing("client_id", in: section) }
 
         var clientSecret: Secret?
         if section.value("client_secret") != nil, let fileKey = section["client_secret_file"]?.key {
