@@ -41,6 +41,19 @@ struct FlowCookie: Sendable {
         return seal.open(value, cookieName: name, provider: provider)
     }
 
+    /// The refusal's message when the browser sent the flow cookie named for the callback's state but it did
+    /// not open: most often an instance with another `server.secret` sealed it.
+    static let unopenedMessage =
+        "expected the flow cookie of the browser that began this sign-in, found one that does not open here "
+        + "(sealed under another server.secret, as by an instance with a different secret or another "
+        + "serve --sandbox, or for another provider's callback, or altered)"
+
+    /// Whether the request carries a flow cookie named for `state`, whether or not it opens.
+    func isPresent(in request: HTTPServerRequest, state: String) -> Bool {
+        guard !state.isEmpty, state.utf8.count <= 512 else { return false }
+        return !request.cookieValues(policy.flowCookieName(state: state)).isEmpty
+    }
+
     /// The records of this browser's other flow cookies for `provider` (at most ``maximumLive``), newest first.
     func records(in request: HTTPServerRequest, provider: String) -> [FlowRecord] {
         let cookies = request.cookies()

@@ -75,6 +75,13 @@ extension SignInServer {
             logger.log(
                 .warning, "sign-in refused", metadata: ["provider": name, "code": error.code.rawValue])
             var failure = ServerError(error)
+            if error.code == .browserBindingMismatch, record == nil,
+                flowCookie?.isPresent(in: request, state: state) == true
+            {
+                // The browser did send this sign-in's flow cookie: say so, rather than "found none".
+                failure = ServerError(
+                    failure.code, FlowCookie.unopenedMessage, status: failure.status, provider: failure.provider)
+            }
             failure.trace = startTrace + error.trace
             throw failure
         }

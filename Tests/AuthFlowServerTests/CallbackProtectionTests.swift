@@ -83,6 +83,20 @@ struct CallbackProtectionTests {
             let response = try await app.deliver(answer, in: browser)
             #expect(response.status == 403)
             #expect(errorCode(response) == "browser_binding_mismatch")
+            // The cookie was sent: the message says it did not open, not that there was none.
+            let message = try #require(errorMessage(response))
+            #expect(message.contains("found one that does not open here"))
+            #expect(message.contains("another server.secret"))
+            #expect(!message.contains("found none"))
+        }
+    }
+
+    @Test func saysFoundNoneOnlyWhenNoFlowCookieWasSent() async throws {
+        try await TestDeployment.with { app in
+            let answer = try await app.authorize(TestBrowser(), provider: "google", as: People.bob)
+            let response = try await app.deliver(answer, in: TestBrowser())
+            #expect(errorCode(response) == "browser_binding_mismatch")
+            #expect(errorMessage(response)?.hasSuffix("found none") == true)
         }
     }
 
@@ -180,4 +194,9 @@ struct CallbackProtectionTests {
             #expect(errorCode(response) == "provider_error")
         }
     }
+}
+
+/// The JSON `{"message": …}` of a response, if any.
+private func errorMessage(_ response: HTTPClientResponse) -> String? {
+    (try? JSONValue.parse(response.body))?["message"]?.stringValue
 }
