@@ -52,15 +52,28 @@ struct CheckCommand: Command {
     }
 
     /// The read-stage issues of `error` together with what resolving the providers that could be read
-    /// refuses (a capability a plugin does not support, say), so one run shows every problem.
+    /// refuses (a capability a plugin does not support, say), so one run shows every problem once: a key
+    /// written without a value (an unset `${VAR}`, an unreadable file) was reported by the read stage, so
+    /// resolution counts it as present (``ProviderRegistry/CredentialRequirement/keys``), and an absent
+    /// `client_id` the read stage reported is not reported again.
     static func withResolutionIssues(_ readError: ConfigurationError) async -> ConfigurationError {
         guard let readable = readError.readable, !readable.providers.isEmpty else { return readError }
         do throws(ConfigurationError) {
-            _ = try await ConfigurationResolution.resolve(readable)
+            _ = try await ConfigurationResolution.resolve(readable, credentials: .keys)
             return readError
         } catch {
             var issues = readError.issues
-            for issue in error.issues where !issues.contains(issue) { issues.append(issue) }
+            let missingClientIDs = Set(
+                readError.issues.filter { $0.code == .missingKey && $0.message.contains("\"client_id\"") }
+                    .compactMap { $0.location?.description })
+            for issue in error.issues where !issues.contains(issue) {
+                if issue.code.rawValue == "missing_required_key", issue.message.hasSuffix("requires 'client_id'"),
+                    let location = issue.location?.description, missingClientIDs.contains(location)
+                {
+                    continue
+                }
+                issues.append(issue)
+            }
             return ConfigurationError(issues: issues)
         }
     }

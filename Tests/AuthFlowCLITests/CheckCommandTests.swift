@@ -103,6 +103,36 @@ import Testing
         }
     }
 
+    @Test func reportsEachUnsetVariableAndMissingKeyOnce() throws {
+        try Self.withDirectory { directory in
+            let file = directory.appendingPathComponent("providers.yaml")
+            try """
+            server:
+              public_url: https://app.example
+              secret: ${UNSET_SECRET}
+            providers:
+              google:
+                client_id: ${UNSET_CLIENT_ID}
+                client_secret: ${UNSET_CLIENT_SECRET}
+              x:
+                client_secret_file: ${UNSET_FILE}
+
+            """.write(to: file, atomically: true, encoding: .utf8)
+            let result = try Self.check(["--config", file.path], environment: [:])
+            #expect(result.status == 1)
+            let messages = result.stderr.split(separator: "\n").filter { $0.hasPrefix(file.path + ":") }
+            for name in ["UNSET_SECRET", "UNSET_CLIENT_ID", "UNSET_CLIENT_SECRET", "UNSET_FILE"] {
+                #expect(
+                    messages.filter { $0.contains("environment variable \(name) is not set") }.count == 1, "\(name)")
+            }
+            // A key written with an unset variable is not reported again as missing; an absent one is, once.
+            #expect(!messages.contains { $0.contains("google") && $0.contains("requires") })
+            #expect(messages.filter { $0.contains("client_id") && $0.contains("providers.x") }.count == 1)
+            #expect(!messages.contains { $0.contains("requires 'client_id'") })
+            #expect(result.stderr.hasSuffix("\(file.path): 5 problems\n"), "\(result.stderr)")
+        }
+    }
+
     @Test func reportsAMissingFileAsInvalid() throws {
         let result = try Self.check(["--config", "/nonexistent/providers.yaml"])
         #expect(result.status == 1)
