@@ -20,6 +20,9 @@ enum CommandIO {
                                   the sign-in server (routes /auth/...); --sandbox: against the sandbox
           demo [--config FILE]    serve --sandbox on ./providers.yaml, with the demo page at /
 
+          help COMMAND            that command's usage (the same as authflow COMMAND --help)
+          --version               the version of this build
+
         exit codes: 0 success, 1 invalid, 2 usage error
         """
 

@@ -12,6 +12,20 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let status: ExitCode
 if let name = arguments.first, let command = commands[name] {
     status = await command.main(Array(arguments.dropFirst()))
+} else if arguments.first == "--version" || arguments.first == "version" {
+    CommandIO.out("authflow \(Version.current)")
+    status = .success
+} else if arguments.first == "help", arguments.count == 2, let command = commands[arguments[1]] {
+    // `authflow help serve` is `authflow serve --help`: that command's usage only.
+    CommandIO.out(command.usage)
+    status = .success
+} else if arguments.first == "help", arguments.count > 1 {
+    let error = ValidationError(
+        "help", expected: "one command, one of \(commands.keys.sorted().joined(separator: ", "))",
+        found: arguments.count > 2
+            ? "\(arguments.count - 1) arguments" : "the unknown command \(ValidationError.quoted(arguments[1]))")
+    CommandIO.err("authflow: \(error)\n\n\(CommandIO.overview)")
+    status = .usage
 } else if let first = arguments.first, ["-h", "--help", "help"].contains(first) {
     CommandIO.out(CommandIO.overview)
     status = .success
