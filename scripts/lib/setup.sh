@@ -1,13 +1,14 @@
 # Shared set-up for scripts/test.sh and scripts/demo.sh: installs what AuthFlow needs on a
 # Debian machine, once. Sourced, not run.
 
-# System packages: the C libraries AuthFlow wraps, the browser used by the end-to-end test, and the
-# PostgreSQL and Redis servers the store tests start throwaway instances of.
+# System packages: the C libraries AuthFlow wraps, the browser used by the end-to-end test, the
+# PostgreSQL and Redis servers the store tests start throwaway instances of, nginx and openssl for the
+# nginx example's test, and systemd (systemd-analyze) for the release check of the unit.
 AUTHFLOW_APT_PACKAGES=(
     pkg-config libssl-dev libcurl4-openssl-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev libpq-dev
     libhiredis-dev
 )
-AUTHFLOW_APT_TEST_PACKAGES=(chromium chromium-driver postgresql redis-server)
+AUTHFLOW_APT_TEST_PACKAGES=(chromium chromium-driver postgresql redis-server nginx openssl systemd)
 
 af_as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
