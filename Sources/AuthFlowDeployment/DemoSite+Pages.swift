@@ -14,6 +14,7 @@ extension DemoSite {
         if let user {
             body += signedInSection(user)
         } else {
+            body += Self.introduction(sandboxURL: sandbox?.baseURL)
             body += "<p>Sign in with one of the sandbox identity providers:</p>\n"
             for name in server.providerNames {
                 guard let provider = server.providers[name] else { continue }
@@ -54,10 +55,6 @@ extension DemoSite {
         html += row("email", "Email (verified)", email)
         html += row("name", "Name", identity.name)
         html += "</dl>\n"
-        html += """
-            <form method="post" action="/auth/logout?return_to=/"><button id="signout" type="submit">Sign out</button></form>
-
-            """
         html += "<h2>How this sign-in went</h2>\n"
         if let trace = user.trace, !trace.isEmpty {
             html += "<ol id=\"trace\">\n"
@@ -68,6 +65,7 @@ extension DemoSite {
             html +=
                 "<p id=\"round-trips\">\(trips.count) round trip\(trips.count == 1 ? "" : "s") to the provider, "
                 + "\(Self.milliseconds(time)) in total.</p>\n"
+            html += Self.legend(for: Set(trace.flatMap(\.checks)))
         } else {
             html +=
                 "<ol id=\"trace\"></ol>\n<p>The trace of this sign-in is no longer kept (sign in again to see it).</p>\n"
@@ -75,6 +73,9 @@ extension DemoSite {
         let others = server.providerNames.filter { $0 != identity.provider }
         if !others.isEmpty {
             html += "<h2>Link another provider</h2>\n"
+            html +=
+                "<p>Sign in with another provider to add that identity to this same account; afterwards either "
+                + "one signs you in.</p>\n"
             for name in others {
                 let display = server.providers[name]?.plugin.displayName ?? name
                 html +=
@@ -83,7 +84,13 @@ extension DemoSite {
             }
         }
         html += """
-            <form method="post" action="/auth/account/delete?return_to=/"><button id="delete-account" type="submit">Delete account</button></form>
+            <h2>Your account</h2>
+            <div id="account">
+            <form method="post" action="/auth/logout?return_to=/"><button id="signout" type="submit">Sign out</button> \
+            ends this session (the cookie stops working everywhere).</form>
+            <form method="post" action="/auth/account/delete?return_to=/"><button id="delete-account" type="submit">\
+            Delete account</button> revokes the provider tokens, ends every session and deletes the user.</form>
+            </div>
 
             """
         html += eventsSection(user)
@@ -131,10 +138,31 @@ extension DemoSite {
         if !event.checks.isEmpty {
             item +=
                 "<div class=\"checks\">checks passed: "
-                + event.checks.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", ") + "</div>"
+                + event.checks.map { check in
+                    let title = explanation(of: check).map { " title=\"\(HTML.escape($0))\"" } ?? ""
+                    return "<code\(title)>\(HTML.escape(check))</code>"
+                }.joined(separator: ", ") + "</div>"
         }
         if let detail = event.detail { item += "<div class=\"detail\">\(HTML.escape(detail))</div>" }
         return item + "</li>\n"
+    }
+
+    /// What the sandbox is and what a click on a sign-in button will do.
+    static func introduction(sandboxURL: String?) -> String {
+        let at = sandboxURL.map { " at <code>\(HTML.escape($0))</code>" } ?? ""
+        return """
+            <div id="intro">
+            <p>This page is an app that signs people in with AuthFlow. Its providers are not the real Apple, \
+            Google, Facebook and X but the <strong>sandbox</strong>: an identity provider running on this \
+            machine\(at) that speaks each one's protocol (the same redirects, tokens, keys and quirks), so \
+            nothing leaves the machine and no account is needed.</p>
+            <p>What happens when you click a button: the app sends your browser to the sandbox's consent page; \
+            you pick an identity (or type one) and allow; the sandbox sends you back here with a code, and the \
+            app exchanges it for tokens and checks them exactly as it would with the real provider. This page \
+            then shows who you are, each step of the sign-in and every check that passed.</p>
+            </div>
+
+            """
     }
 
     static func milliseconds(_ seconds: Double) -> String {
@@ -156,6 +184,10 @@ extension DemoSite {
         dt{font-weight:600}dd{margin:0;font-family:ui-monospace,monospace;word-break:break-all}\
         a.signin{display:block;margin:.5rem 0;padding:.6rem 1rem;border:1px solid #888;border-radius:.4rem;\
         text-decoration:none;color:#222;max-width:18rem}ol#trace li{margin:.4rem 0}\
-        .checks,.detail{color:#555;font-size:.9rem}.error{color:#a00}code{font-family:ui-monospace,monospace}
+        .checks,.detail{color:#555;font-size:.9rem}.error{color:#a00}code{font-family:ui-monospace,monospace}\
+        .checks code[title]{text-decoration:underline dotted;cursor:help}\
+        #intro{background:#f4f6fa;border-radius:.4rem;padding:.2rem 1rem}\
+        #checks-legend dl{grid-template-columns:max-content 1fr;font-size:.9rem}#checks-legend dd{font-family:inherit;word-break:normal}\
+        #account form{margin:.5rem 0}
         """
 }

@@ -220,3 +220,52 @@ def test_two_tabs_sign_in_with_two_providers_at_once(driver, app):
     driver.switch_to.window(second)
     driver.close()
     driver.switch_to.window(first)
+
+
+DEMO_SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "images" / "demo.png"
+
+
+def test_demo_explains_itself(driver, app):
+    """The first page says what the sandbox is and what happens next; the result page explains every check
+    it shows and keeps the account actions apart from linking. Saves the result page as docs/images/demo.png
+    (the README shows it)."""
+    from selenium.webdriver.common.by import By
+
+    driver.set_window_size(1200, 900)
+    driver.delete_all_cookies()
+    driver.get(app.app_url + "/")
+    intro = wait_for(driver, lambda d: element(d, "#intro"), "the demo's introduction").text
+    for words in ("sandbox", "identity provider running on this machine", app.sandbox_url, "consent page",
+                  "every check"):
+        assert words in intro, f"the introduction lacks {words!r}: {intro}"
+
+    click_and_follow(wait_for(driver, lambda d: element(d, "#signin-google"), "#signin-google"))
+    consent_in_current_tab(driver, app, Identity.fresh("google", name="Ada Lovelace"))
+    wait_for(driver, lambda d: d.current_url.startswith(app.app_url) and element(d, "#identity"),
+             "the signed-in home page")
+
+    shown = driver.find_elements(By.CSS_SELECTOR, ".checks code")
+    assert len(shown) >= 10, f"expected the checks of a Google sign-in, found {len(shown)}"
+    for code in shown:
+        assert (code.get_attribute("title") or "").strip(), f"check {code.text!r} has no explanation"
+    legend = {dt.text for dt in driver.find_elements(By.CSS_SELECTOR, "#checks-legend dt")}
+    assert {code.text for code in shown} <= legend, f"the legend lacks {({c.text for c in shown}) - legend}"
+    for name in ("browser_binding", "state_unused", "aud"):
+        assert name in legend
+
+    # Account actions sit in their own section, not under "Link another provider".
+    assert element(driver, "#account #signout") and element(driver, "#account #delete-account")
+    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "h2")]
+    assert headings.index("Your account") > headings.index("Link another provider"), headings
+    assert driver.execute_script(
+        "const link = document.querySelector('[id^=\"link-\"]');"
+        "return link.compareDocumentPosition(document.getElementById('account')) & 4") != 0
+
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1200, min(max(900, int(height) + 140), 4000))
+    DEMO_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(DEMO_SCREENSHOT)), "Chromium took no screenshot"
+    assert DEMO_SCREENSHOT.stat().st_size > 10_000
+    driver.set_window_size(1200, 900)
+    click_and_follow(driver.find_element(By.ID, "signout"))
+    wait_for(driver, lambda d: element(d, "#intro"), "the signed-out home page")
