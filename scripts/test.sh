@@ -37,6 +37,11 @@ export AUTHFLOW_EMBEDDING_BIN="$(swift build --package-path examples/Embedding -
 # through headless Chromium. Any failure fails the script.
 AUTHFLOW_BIN="$(swift build --show-bin-path)/authflow" .venv/bin/python -m pytest -q Tests/e2e
 
+# The release archive: built in release mode with the Swift runtime linked statically (several minutes),
+# then checked as an operator's machine sees it (ldd, --version without a toolchain, systemd-analyze verify).
+bash scripts/release.sh
+bash scripts/check-release.sh
+
 # `swift package capability-matrix` from a clean clone of the committed tree, offline.
 Tests/AuthFlowMatrixTests/plugin-clean-clone.sh
 
