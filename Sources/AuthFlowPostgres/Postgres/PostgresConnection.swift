@@ -5,7 +5,7 @@ import Foundation
 /// One libpq connection: owns the `PGconn` and frees it in `deinit`. Not thread-safe (hence `@unchecked`
 /// `Sendable`): ``PostgresDatabase`` lends each connection to one operation at a time.
 ///
-/// Values only ever reach SQL as `PQexecParams` parameters (text format). Every failure is translated once,
+/// Values only ever reach SQL as `PQsendQueryParams` parameters (text format). Every failure is translated once,
 /// in `failure(_:operation:)`, into a `StoreError` carrying the operation and the server's primary
 /// message (which names constraints and columns, never bound values).
 final class PostgresConnection: @unchecked Sendable {
