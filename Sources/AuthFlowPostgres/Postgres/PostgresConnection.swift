@@ -206,7 +206,7 @@ final class PostgresConnection: @unchecked Sendable {
     private func waitForSocket(_ events: Int16, operation: String) throws(StoreError) {
         guard Self.wait(handle, events: events, until: deadline) else {
             timedOut = true
-            if let cancel = PQgetCancel(handle) { cancellation?.cancel(cancel) }
+            if let cancellation, let cancel = PQgetCancel(handle) { cancellation.cancel(cancel) }
             throw missedDeadline(operation)
         }
     }
