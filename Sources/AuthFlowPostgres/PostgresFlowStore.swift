@@ -26,7 +26,7 @@ public struct PostgresFlowStore: FlowStore, StoreBackendNaming {
     }
 
     /// Records `state` as spent until `until`; `true` when this call spent it (first use, from any instance),
-    /// `false` when it was already spent (kept ``FlowStoreKey/clockSkewMargin`` beyond `until`). Only the
+    /// `false` when it was already spent (kept `FlowStoreKey.clockSkewMargin` beyond `until`). Only the
     /// state's SHA-256 digest is stored, with one `INSERT … ON CONFLICT` (an expired entry is replaced; expired
     /// entries are purged in the same transaction).
     ///

@@ -7,7 +7,7 @@ public import Foundation
 ///
 /// `markSpent(state:until:)` is one `SET <prefix>spent:<digest> 1 NX PX <ms>`: Redis sets the key only when
 /// it is absent, so of concurrent callers with one state, from any instance, exactly one spends it, and the
-/// key expires with the flow, ``FlowStoreKey/clockSkewMargin`` later. The key holds the state's digest, never
+/// key expires with the flow, `FlowStoreKey.clockSkewMargin` later. The key holds the state's digest, never
 /// the state.
 public struct RedisFlowStore: FlowStore, StoreBackendNaming {
     /// `"redis"`.

@@ -34,7 +34,7 @@ public struct SQLiteFlowStore: FlowStore, StoreBackendNaming {
         self.clock = clock
     }
 
-    /// Marks `state` spent until `until` (kept ``FlowStoreKey/clockSkewMargin`` longer).
+    /// Marks `state` spent until `until` (kept `FlowStoreKey.clockSkewMargin` longer).
     ///
     /// - Returns: `true` on first use, `false` when the state was already spent (and has not expired).
     /// - Throws: `FlowStoreError` `backend_failure`.
