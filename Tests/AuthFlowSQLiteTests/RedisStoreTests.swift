@@ -156,7 +156,8 @@ struct RedisStoreTests {
         #expect(try await store.deleteSessions(userID: .alice) == 1)
     }
 
-    /// A spent state's key outlives its flow by the clock-skew margin (Redis expires it on its own clock).
+    /// A spent state's key outlives its flow by the clock-skew margin (Redis expires it on its own clock, so the
+    /// check is only that it lives longer than the flow: a slow run takes real seconds off the TTL).
     @Test func spentStatesOutliveTheirFlowByTheSkewMargin() async throws {
         let client = try TestDatabases.freshRedisClient()
         let clock = ManualClock(StoreHarness.start)
@@ -164,6 +165,7 @@ struct RedisStoreTests {
         #expect(try await store.markSpent(state: "s1", until: StoreHarness.start + 600))
         let key = try #require(try await client.keys().first)
         let ttl = try await client.command(["PTTL", key].map { Array($0.utf8) }, operation: "test").integer
-        #expect((ttl ?? 0) > Int64((600 + FlowStoreKey.clockSkewMargin - 60) * 1000))
+        #expect((ttl ?? 0) > 600_000)
+        #expect((ttl ?? 0) <= Int64((600 + FlowStoreKey.clockSkewMargin) * 1000))
     }
 }
