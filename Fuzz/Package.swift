@@ -35,5 +35,6 @@ let package = Package(
         harness(
             "FuzzNotification", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness("FuzzFlowCookie", ["AuthFlowServer"]),
+        harness("FuzzRedisReply", ["AuthFlow", "AuthFlowRedis"]),
     ]
 )

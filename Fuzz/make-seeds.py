@@ -127,4 +127,19 @@ write("FuzzNotification", "not-jws", '{"payload": "a.b.c"}')
 
 write("FuzzFlowCookie", "sealed-shape", "v1." + "A" * 43 + "." + "B" * 43)
 write("FuzzFlowCookie", "digest", hashlib.sha256(b"seed").hexdigest())
+# A stored session record (RedisSessionRecord): each field as <byte count>:<bytes>.
+record = b"".join(b"%d:%s" % (len(field), field) for field in (
+    b"1", b"1750000000.0", b"1750003600.0", b"u-alice", b"apple", b"alice.1321", b"+sid"))
+for name, data in {
+    "status": b"+OK\r\n",
+    "nil": b"$-1\r\n",
+    "integer": b":-42\r\n",
+    "error": b"-NOSCRIPT No matching script\r\n",
+    "bulk": b"$5\r\nhello\r\n",
+    "rate-limit": b"*2\r\n:1\r\n$3\r\n3.5\r\n",
+    "nested": b"*3\r\n*1\r\n:1\r\n*-1\r\n$0\r\n\r\n",
+    "session-record": b"$%d\r\n%s\r\n" % (len(record), record),
+    "two-replies": b"+OK\r\n:7\r\n",
+}.items():
+    write("FuzzRedisReply", name, data)
 print("seeds written to", here / "Corpus")

@@ -161,7 +161,13 @@ public struct TokenRefresher: Sendable {
         if refreshed.scope == nil { refreshed.scope = stored.scope }
         let written = refreshed
         try await store(identity) { () throws(StoreError) in
-            try await accounts.completeTokenRefresh(written, for: identity, holder: holder)
+            do throws(StoreError) {
+                try await accounts.completeTokenRefresh(written, for: identity, holder: holder)
+            } catch {
+                // The lease expired and another caller took it: the store keeps that caller's tokens; these,
+                // just issued, still serve this call.
+                guard error.code == .leaseLost else { throw error }
+            }
         }
         return written
     }

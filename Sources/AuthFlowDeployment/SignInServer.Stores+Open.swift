@@ -18,7 +18,9 @@ extension SignInServer.Stores {
     ) throws -> SignInServer.Stores {
         var stores = try openDatabase(settings, secret: secret, clock: clock, random: random)
         if let url = settings.redisURL {
-            let client = try RedisClient(endpoint: try RedisEndpoint(url: url), prefix: settings.redisPrefix)
+            let client = try RedisClient(
+                endpoint: try RedisEndpoint(url: url), prefix: settings.redisPrefix,
+                connectTimeout: settings.operationTimeout, commandTimeout: settings.operationTimeout)
             stores.sessions = RedisSessionStore(client: client, clock: clock)
             stores.flows = RedisFlowStore(client: client, clock: clock)
             stores.rateLimits = RedisRateLimitStore(client: client, clock: clock)
@@ -44,7 +46,7 @@ extension SignInServer.Stores {
             guard let url = settings.postgresURL else {
                 throw StoreError(.invalidValue, "expected store.postgres_url for store.kind postgres, found none")
             }
-            let database = try PostgresDatabase(url: url)
+            let database = try PostgresDatabase(url: url, operationTimeout: settings.operationTimeout)
             let cipher = try TokenCipher(secret: secret.value, random: random)
             return SignInServer.Stores(
                 flows: PostgresFlowStore(database: database, clock: clock),

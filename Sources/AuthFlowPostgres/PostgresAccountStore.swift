@@ -11,7 +11,9 @@ public import AuthFlowJOSE
 /// (`FOR UPDATE`). Provider tokens are encrypted with a `TokenCipher` exactly as in the SQLite store
 /// (associated data binds each value to its kind and identity). Timestamps and expiry follow the injected
 /// clock.
-public struct PostgresAccountStore: SQLBackedAccountStore {
+public struct PostgresAccountStore: SQLBackedAccountStore, StoreBackendNaming {
+    /// `"postgres"`.
+    public var backendName: String { "postgres" }
     /// The database the store reads and writes.
     public let database: PostgresDatabase
     /// The shared SQL layer, on ``PostgresAccountStore/database``.

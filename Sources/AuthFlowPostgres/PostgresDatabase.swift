@@ -8,14 +8,20 @@ import Synchronization
 /// A small pool of libpq connections: an operation borrows one connection for its whole run (a connection is
 /// used by one thread at a time) on a thread that may block (`BlockingThreads.run`: an HTTP handler thread),
 /// so a statement waiting on the network never blocks Swift's cooperative threads or libmicrohttpd's polling
-/// thread. At most `maximumConnections` are open; an operation waits at most
-/// `acquireTimeout` seconds for one, then fails with `busy`.
+/// thread.
 ///
-/// Failure and recovery: connecting times out after `connect_timeout` (5 s unless the URL says otherwise) and
-/// every statement after `statementTimeout`, so a dead server gives a typed `backendFailure` (or `busy`),
-/// never a hang. A connection found broken is dropped and the next operation opens a new one, so the store
-/// recovers by itself when the server is back. When a pooled connection fails on its first statement because
-/// the server restarted since its last use, that operation is retried once on a new connection.
+/// Failure and recovery: every operation has a client-side deadline (`operationTimeout`, 5 s by default,
+/// `store.operation_timeout`) covering the wait for a pooled connection, connecting and every statement:
+/// libpq is driven asynchronously and its socket polled against the deadline, so a server that stops
+/// answering (stopped, or behind a proxy whose backend stalls, where the kernel still accepts connections)
+/// fails the operation at its deadline with a typed `backendFailure` (or `busy`), never a hang. The statement is
+/// then cancelled and its connection dropped. At most `maximumPending` operations run or wait at once, and
+/// once an operation has missed its deadline, until one succeeds again, no more than the pool's size; more
+/// fail at once with `busy`, so a stalled database holds only a few of the threads other routes need. The
+/// server's `statement_timeout` and `lock_timeout` are set to the same deadline. A connection found broken
+/// is dropped and the next operation opens a new one, so the store recovers by itself when the server is
+/// back. When a pooled connection fails on its first statement because the server restarted since its last
+/// use, that operation is retried once on a new connection (never after a missed deadline).
 ///
 /// Opening brings the schema up to date under an advisory lock, so instances starting together migrate once;
 /// a database written by a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
@@ -23,15 +29,23 @@ public final class PostgresDatabase: Sendable {
     /// The schema version this code writes and reads.
     public static var currentSchemaVersion: Int { PostgresSchema.currentVersion }
 
+    /// Seconds an operation may take by default (`store.operation_timeout`).
+    public static let defaultOperationTimeout = 5.0
+
     private struct Pool {
         var idle: [PostgresConnection] = []
+        var pending = 0
+        /// An operation missed its deadline and none has succeeded since.
+        var stalled = false
     }
 
     private let conninfo: String
-    private let statementTimeout: Double
-    private let acquireTimeout: Double
+    private let operationTimeout: Double
+    private let maximumPending: Int
+    private let size: Int
     private let pool = Mutex(Pool())
     private let slots: DispatchSemaphore
+    private let cancellation = PostgresCancellation()
 
     /// Connects to the database `url` (a libpq URL such as `postgresql://user@host/db?sslmode=require`, or a
     /// `key=value` conninfo; every libpq parameter is honoured) and migrates it to the current schema.
@@ -39,17 +53,25 @@ public final class PostgresDatabase: Sendable {
     /// - Parameters:
     ///   - url: the libpq URL or conninfo.
     ///   - maximumConnections: the pool's size (at least 1).
-    ///   - statementTimeout: seconds any one statement may run (and wait for a lock) before failing with `busy`.
-    ///   - acquireTimeout: seconds an operation waits for a free connection before failing with `busy`.
-    /// - Throws: `StoreError` `backendFailure` (cannot connect), `unsupportedSchema`, `busy`.
+    ///   - operationTimeout: seconds any one operation (waiting for a connection, connecting, its statements)
+    ///     may take before failing; also the server's `statement_timeout` and `lock_timeout`.
+    ///   - maximumPending: how many operations may run or wait for a connection at once (default 32; the
+    ///     pool's size while the server misses deadlines); more fail at once with `busy`.
+    /// - Throws: `StoreError` `backendFailure` (cannot connect), `invalidValue` (a URL libpq cannot parse),
+    ///   `unsupportedSchema`, `busy`. Messages never quote the URL.
     public init(
-        url: String, maximumConnections: Int = 4, statementTimeout: Double = 10, acquireTimeout: Double = 10
+        url: String, maximumConnections: Int = 4, operationTimeout: Double = PostgresDatabase.defaultOperationTimeout,
+        maximumPending: Int? = nil
     ) throws(StoreError) {
         conninfo = url
-        self.statementTimeout = statementTimeout
-        self.acquireTimeout = acquireTimeout
-        slots = DispatchSemaphore(value: max(1, maximumConnections))
-        let connection = try PostgresConnection(conninfo: url, statementTimeout: statementTimeout)
+        self.operationTimeout = operationTimeout.isFinite && operationTimeout > 0 ? operationTimeout : 5
+        let size = max(1, maximumConnections)
+        self.size = size
+        self.maximumPending = max(size, maximumPending ?? 32)
+        slots = DispatchSemaphore(value: size)
+        // Migrating may wait for another instance's advisory lock: it gets a longer deadline.
+        let connection = try PostgresConnection(
+            conninfo: url, timeout: max(30, self.operationTimeout), cancellation: cancellation)
         try PostgresSchema.migrate(connection)
         pool.withLock { $0.idle.append(connection) }
     }
@@ -59,7 +81,7 @@ public final class PostgresDatabase: Sendable {
     ///
     /// - Throws: `StoreError` `backendFailure` when the server cannot be reached or refuses the login.
     public static func probe(url: String) throws(StoreError) -> Int {
-        let connection = try PostgresConnection(conninfo: url, statementTimeout: 10)
+        let connection = try PostgresConnection(conninfo: url, timeout: 10)
         let present = try connection.query(
             "SELECT to_regclass('authflow_schema') IS NOT NULL", operation: "probe"
         ).first?.bool(0)
@@ -97,34 +119,56 @@ public final class PostgresDatabase: Sendable {
     private func run<T>(
         _ operation: String, _ body: (PostgresConnection) throws(StoreError) -> T
     ) -> Result<T, StoreError> {
-        guard slots.wait(timeout: .now() + .milliseconds(Int(max(0, acquireTimeout) * 1000))) == .success else {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(operationTimeout * 1000)))
+        let limit = pool.withLock { pool -> Int? in
+            let limit = pool.stalled ? size : maximumPending
+            guard pool.pending < limit else { return limit }
+            pool.pending += 1
+            return nil
+        }
+        if let limit {
             return .failure(
                 StoreError(
-                    .busy, "expected a free PostgreSQL connection within \(acquireTimeout) s, found the pool in use",
+                    .busy,
+                    "expected fewer than \(limit) PostgreSQL operations under way, found that many (the server "
+                        + "may be slow or stalled)", operation: operation))
+        }
+        defer { pool.withLock { $0.pending -= 1 } }
+        guard slots.wait(timeout: .now() + .milliseconds(Int(max(0, operationTimeout) * 1000))) == .success else {
+            pool.withLock { $0.stalled = true }
+            return .failure(
+                StoreError(
+                    .busy, "expected a free PostgreSQL connection within \(operationTimeout) s, found the pool in use",
                     operation: operation))
         }
         defer { slots.signal() }
         let pooled = pool.withLock { $0.idle.popLast() }
-        var outcome = attempt(pooled, operation: operation, body)
-        if case .failure = outcome.result, let pooled, !pooled.isOpen, pooled.statementsRun == 1 {
+        var outcome = attempt(pooled, deadline: deadline, operation: operation, body)
+        if case .failure = outcome.result, let pooled, !pooled.isOpen, !pooled.timedOut, pooled.statementsRun == 1,
+            ContinuousClock.now < deadline
+        {
             // The server closed this idle connection (a restart): the statement never ran; retry once.
-            outcome = attempt(nil, operation: operation, body)
+            outcome = attempt(nil, deadline: deadline, operation: operation, body)
         }
-        if let connection = outcome.connection, connection.isOpen {
-            pool.withLock { $0.idle.append(connection) }
+        let missedDeadline = outcome.connection?.timedOut ?? (ContinuousClock.now >= deadline)
+        pool.withLock { pool in
+            if let connection = outcome.connection, connection.isOpen { pool.idle.append(connection) }
+            if case .success = outcome.result { pool.stalled = false } else if missedDeadline { pool.stalled = true }
         }
         return outcome.result
     }
 
     private func attempt<T>(
-        _ pooled: PostgresConnection?, operation: String, _ body: (PostgresConnection) throws(StoreError) -> T
+        _ pooled: PostgresConnection?, deadline: ContinuousClock.Instant, operation: String,
+        _ body: (PostgresConnection) throws(StoreError) -> T
     ) -> (connection: PostgresConnection?, result: Result<T, StoreError>) {
         let connection: PostgresConnection
         if let pooled {
             connection = pooled
         } else {
             do {
-                connection = try PostgresConnection(conninfo: conninfo, statementTimeout: statementTimeout)
+                connection = try PostgresConnection(
+                    conninfo: conninfo, timeout: operationTimeout, deadline: deadline, cancellation: cancellation)
             } catch {
                 var error = error
                 error.operation = operation
@@ -132,6 +176,7 @@ public final class PostgresDatabase: Sendable {
             }
         }
         connection.statementsRun = 0
+        connection.deadline = deadline
         return (connection, Result { () throws(StoreError) -> T in try body(connection) })
     }
 }

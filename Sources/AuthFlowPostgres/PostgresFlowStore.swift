@@ -8,7 +8,9 @@ public import Foundation
 /// `markSpent(state:until:)` is one `INSERT … ON CONFLICT` of the state's digest (never the state), so of
 /// concurrent callers with one state, from any instance, exactly one spends it. Expiry follows the injected
 /// clock.
-public struct PostgresFlowStore: FlowStore {
+public struct PostgresFlowStore: FlowStore, StoreBackendNaming {
+    /// `"postgres"`.
+    public var backendName: String { "postgres" }
     /// The database the store reads and writes.
     public let database: PostgresDatabase
     let clock: any WallClock
@@ -24,8 +26,9 @@ public struct PostgresFlowStore: FlowStore {
     }
 
     /// Records `state` as spent until `until`; `true` when this call spent it (first use, from any instance),
-    /// `false` when it was already spent. Only the state's SHA-256 digest is stored, with one
-    /// `INSERT … ON CONFLICT` (an expired entry is replaced; expired entries are purged in the same transaction).
+    /// `false` when it was already spent (kept `FlowStoreKey.clockSkewMargin` beyond `until`). Only the
+    /// state's SHA-256 digest is stored, with one `INSERT … ON CONFLICT` (an expired entry is replaced; expired
+    /// entries are purged in the same transaction).
     ///
     /// - Throws: `FlowStoreError` `backend_failure` (also for an `until` not in the future).
     public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
@@ -35,7 +38,8 @@ public struct PostgresFlowStore: FlowStore {
             throw FlowStoreError(
                 .backendFailure, "expected a spent-state expiry in the future, found one at or before now")
         }
-        let parameters: [PostgresValue] = [.text(FlowStoreKey.digest(of: state)), .real(expiry), .real(now)]
+        let retention = FlowStoreKey.retention(until: until).timeIntervalSince1970
+        let parameters: [PostgresValue] = [.text(FlowStoreKey.digest(of: state)), .real(retention), .real(now)]
         do {
             return try await database.perform("markSpent") { connection throws(StoreError) in
                 try connection.transaction(operation: "markSpent") { () throws(StoreError) in

@@ -6,7 +6,9 @@ public import AuthFlowJOSE
 /// The operations are the shared SQL layer's (`SQLBackedSessionStore`): sessions are keyed by the SHA-256
 /// digest of their id, the id itself is never written; each operation is one statement (creation also purges
 /// expired sessions in the same transaction). Expiry follows the injected clock.
-public struct PostgresSessionStore: SQLBackedSessionStore {
+public struct PostgresSessionStore: SQLBackedSessionStore, StoreBackendNaming {
+    /// `"postgres"`.
+    public var backendName: String { "postgres" }
     /// The database the store reads and writes.
     public let database: PostgresDatabase
     /// The shared SQL layer, on ``PostgresSessionStore/database``.

@@ -2,7 +2,7 @@ import AuthFlow
 
 /// A value bound to a statement parameter, sent in PostgreSQL's text format.
 ///
-/// Values only ever reach SQL as `$n` parameters of `PQexecParams`, never spliced into the statement text.
+/// Values only ever reach SQL as `$n` parameters of `PQsendQueryParams`, never spliced into the statement text.
 enum PostgresValue: Sendable, Hashable {
     case null
     case integer(Int64)

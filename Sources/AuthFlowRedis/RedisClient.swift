@@ -7,9 +7,14 @@ import Synchronization
 ///
 /// An operation borrows one connection for its run on a thread that may block (`BlockingThreads.run`: an HTTP
 /// handler thread; a connection is used by one thread at a time; blocking I/O never runs on Swift's
-/// cooperative threads or libmicrohttpd's polling thread). Connecting and every command time out, so a
-/// dead server gives a typed `backendFailure`, never a hang. A connection that failed is dropped and the next
-/// operation connects again, so the client recovers by itself when Redis is back.
+/// cooperative threads or libmicrohttpd's polling thread). Connecting and every command time out (socket
+/// timeouts: a server that accepts connections but never answers, stopped or behind a stalled proxy, fails
+/// the command at its timeout), so a dead server gives a typed `backendFailure`, never a hang. The wait for a
+/// pooled connection is bounded by the command timeout, and at most `maximumPending` operations run or wait at
+/// once (once a command or connection has failed, until one succeeds again, no more than the pool's size); more
+/// fail at once with `busy`, so a stalled Redis holds only a few of the threads other routes need.
+/// A connection that failed is dropped and the next operation connects again, so the client recovers by
+/// itself when Redis is back.
 public final class RedisClient: Sendable {
     /// The prefix of every key (`store.redis_prefix`, default `authflow:`).
     public let prefix: String
@@ -18,8 +23,15 @@ public final class RedisClient: Sendable {
     private let connectTimeout: Double
     private let commandTimeout: Double
     private let idle = Mutex<[RedisConnection]>([])
+    /// Operations running or waiting, and whether the last one failed to reach the server.
+    private let admission = Mutex((pending: 0, failing: false))
+    private let maximumPending: Int
+    private let size: Int
     private let slots: DispatchSemaphore
     private let acquireTimeout: Double
+
+    /// Seconds a command may take by default (`store.operation_timeout`).
+    public static let defaultTimeout = 5.0
 
     /// Connects once to check the server answers.
     ///
@@ -28,18 +40,24 @@ public final class RedisClient: Sendable {
     ///   - prefix: prepended to every key.
     ///   - maximumConnections: the pool's size.
     ///   - connectTimeout: seconds to connect.
-    ///   - commandTimeout: seconds any command may take.
+    ///   - commandTimeout: seconds any command may take, and an operation may wait for a pooled connection.
+    ///   - maximumPending: how many operations may run or wait for a connection at once (default 32; the pool's
+    ///     size while Redis fails to answer); more fail at once with `busy`.
     /// - Throws: `StoreError` `backendFailure` when Redis cannot be reached or refuses the login.
     public init(
-        endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4, connectTimeout: Double = 5,
-        commandTimeout: Double = 5
+        endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4,
+        connectTimeout: Double = RedisClient.defaultTimeout, commandTimeout: Double = RedisClient.defaultTimeout,
+        maximumPending: Int? = nil
     ) throws(StoreError) {
         self.endpoint = endpoint
         self.prefix = prefix
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
-        acquireTimeout = commandTimeout * 2
-        slots = DispatchSemaphore(value: max(1, maximumConnections))
+        acquireTimeout = commandTimeout
+        let size = max(1, maximumConnections)
+        self.size = size
+        self.maximumPending = max(size, maximumPending ?? 32)
+        slots = DispatchSemaphore(value: size)
         let connection = try RedisConnection(endpoint, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
         _ = try connection.command([Array("PING".utf8)], operation: "connect")
         idle.withLock { $0.append(connection) }
@@ -66,9 +84,35 @@ public final class RedisClient: Sendable {
     }
 
     private func run(_ arguments: [[UInt8]], operation: String) -> Result<RedisReply, StoreError> {
-        guard slots.wait(timeout: .now() + .milliseconds(Int(acquireTimeout * 1000))) == .success else {
+        let limit = admission.withLock { state -> Int? in
+            let limit = state.failing ? size : maximumPending
+            guard state.pending < limit else { return limit }
+            state.pending += 1
+            return nil
+        }
+        if let limit {
             return .failure(
-                StoreError(.busy, "expected a free Redis connection, found the pool in use", operation: operation))
+                StoreError(
+                    .busy,
+                    "expected fewer than \(limit) Redis operations under way, found that many (the server may be "
+                        + "slow or stalled)", operation: operation))
+        }
+        let (result, answered) = admitted(arguments, operation: operation)
+        admission.withLock { state in
+            state.pending -= 1
+            state.failing = !answered
+        }
+        return result
+    }
+
+    /// The command's result, and whether Redis answered (a Redis error reply counts).
+    private func admitted(_ arguments: [[UInt8]], operation: String) -> (Result<RedisReply, StoreError>, Bool) {
+        guard slots.wait(timeout: .now() + .milliseconds(Int(acquireTimeout * 1000))) == .success else {
+            return (
+                .failure(
+                    StoreError(.busy, "expected a free Redis connection, found the pool in use", operation: operation)),
+                false
+            )
         }
         defer { slots.signal() }
         var pooled = idle.withLock { $0.popLast() }
@@ -83,7 +127,7 @@ public final class RedisClient: Sendable {
                 } catch {
                     var error = error
                     error.operation = operation
-                    return .failure(error)
+                    return (.failure(error), false)
                 }
             }
             let result = Result { () throws(StoreError) -> RedisReply in
@@ -91,16 +135,19 @@ public final class RedisClient: Sendable {
             }
             if connection.isOpen {
                 idle.withLock { $0.append(connection) }
-                return result
+                return (result, true)
             }
             // A pooled connection the server closed (a restart) fails before the command is read: retry once on
             // a new connection. A timeout is never retried (the command may still run: a token bucket would be
             // charged twice, a spent state would read as replayed). A new connection that fails is reported.
-            guard pooled != nil, attempt == 0, connection.closedByServer else { return result }
+            guard pooled != nil, attempt == 0, connection.closedByServer else { return (result, false) }
             pooled = nil
         }
-        return .failure(
-            StoreError(.backendFailure, "expected Redis to answer, found no connection", operation: operation))
+        return (
+            .failure(
+                StoreError(.backendFailure, "expected Redis to answer, found no connection", operation: operation)),
+            false
+        )
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -7,8 +7,11 @@ public import Foundation
 ///
 /// `markSpent(state:until:)` is one `SET <prefix>spent:<digest> 1 NX PX <ms>`: Redis sets the key only when
 /// it is absent, so of concurrent callers with one state, from any instance, exactly one spends it, and the
-/// key expires with the flow. The key holds the state's digest, never the state.
-public struct RedisFlowStore: FlowStore {
+/// key expires with the flow, `FlowStoreKey.clockSkewMargin` later. The key holds the state's digest, never
+/// the state.
+public struct RedisFlowStore: FlowStore, StoreBackendNaming {
+    /// `"redis"`.
+    public var backendName: String { "redis" }
     /// The client the store uses.
     public let client: RedisClient
     let clock: any WallClock
@@ -34,7 +37,7 @@ public struct RedisFlowStore: FlowStore {
                 .backendFailure, "expected a spent-state expiry in the future, found one at or before now")
         }
         let key = client.key("spent", digest: Array(FlowStoreKey.digest(of: state).utf8))
-        let milliseconds = String(Int64((lifetime * 1000).rounded(.up)))
+        let milliseconds = String(Int64(((lifetime + FlowStoreKey.clockSkewMargin) * 1000).rounded(.up)))
         let reply: RedisReply
         do {
             reply = try await client.command(

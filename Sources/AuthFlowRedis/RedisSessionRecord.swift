@@ -22,7 +22,7 @@ enum RedisSessionRecord {
         while index < bytes.count {
             guard let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")),
                 let count = Int(String(decoding: bytes[index..<colon], as: UTF8.self)), count >= 0,
-                colon + 1 + count <= bytes.count
+                count <= bytes.count - colon - 1
             else { throw corrupt(operation) }
             fields.append(String(decoding: bytes[(colon + 1)..<(colon + 1 + count)], as: UTF8.self))
             index = colon + 1 + count

@@ -7,9 +7,13 @@ import Foundation
 /// Keys hold only SHA-256 digests: `<prefix>session:<digest of id>` holds the record (expiring with it), and
 /// `<prefix>user:<digest of user id>` / `<prefix>identity:<digest of provider and subject>` are sets of the
 /// user's and identity's session keys, for "sign out everywhere" (and `<prefix>provider-session:<digest>` sets
-/// for back-channel logout by the provider's `sid`). Creation and the bulk deletes are Lua
-/// scripts, so each is atomic. Lookups check expiry against the injected clock too.
-public struct RedisSessionStore: SessionStore {
+/// for back-channel logout by the provider's `sid`). Creation and the deletes are Lua scripts, so each is
+/// atomic. The index sets hold only live sessions: creating a session first drops the members of its sets
+/// whose session key has expired or was deleted, and deleting a session removes it from its sets, so a user
+/// who signs in again and again does not grow them. Lookups check expiry against the injected clock too.
+public struct RedisSessionStore: SessionStore, StoreBackendNaming {
+    /// `"redis"`.
+    public var backendName: String { "redis" }
     /// The client the store uses.
     public let client: RedisClient
     let clock: any WallClock
@@ -28,10 +32,19 @@ public struct RedisSessionStore: SessionStore {
         if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
         for i = 2, #KEYS do
+            for _, member in ipairs(redis.call('SMEMBERS', KEYS[i])) do
+                if redis.call('EXISTS', member) == 0 then redis.call('SREM', KEYS[i], member) end
+            end
             redis.call('SADD', KEYS[i], KEYS[1])
             if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
         end
         return 1
+        """
+
+    static let deleteScript = """
+        local removed = redis.call('DEL', KEYS[1])
+        for i = 2, #KEYS do redis.call('SREM', KEYS[i], KEYS[1]) end
+        return removed
         """
 
     static let deleteAllScript = """
@@ -53,11 +66,7 @@ public struct RedisSessionStore: SessionStore {
                 .invalidValue, "expected a session expiry in the future, found one in the past", operation: operation)
         }
         let milliseconds = String(Int64((lifetime * 1000).rounded(.up)))
-        var keys = [sessionKey(id), userKey(record.userID), identityKey(record.identity)]
-        if let sid = record.providerSessionID {
-            keys.append(providerSessionKey(provider: record.provider, subject: record.subject, sid: sid))
-            keys.append(providerSessionKey(provider: record.provider, subject: "", sid: sid))
-        }
+        let keys = [sessionKey(id)] + indexKeys(record)
         let reply = try await client.command(
             [Array("EVAL".utf8), Array(Self.createScript.utf8), Array(String(keys.count).utf8)] + keys
                 + [RedisSessionRecord.encode(record), Array(milliseconds.utf8)], operation: operation)
@@ -79,14 +88,22 @@ public struct RedisSessionStore: SessionStore {
         return record.expiresAt > clock.now() ? record : nil
     }
 
-    /// Deletes the session under `id`.
+    /// Deletes the session under `id`, and removes it from the user's, identity's and provider session's sets.
     ///
     /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSession(id: String) async throws(StoreError) -> Bool {
         let operation = "deleteSession"
         try StoreValidation.checkKey(id, "session id", operation: operation)
-        return try await client.command([Array("DEL".utf8), sessionKey(id)], operation: operation).integer ?? 0 > 0
+        let key = sessionKey(id)
+        let stored = try await client.command([Array("GET".utf8), key], operation: operation).bytes
+        // A record that does not decode is deleted all the same; its sets are pruned at their next write.
+        let record = stored.flatMap { try? RedisSessionRecord.decode($0, operation: operation) }
+        let keys = [key] + (record.map(indexKeys) ?? [])
+        let reply = try await client.command(
+            [Array("EVAL".utf8), Array(Self.deleteScript.utf8), Array(String(keys.count).utf8)] + keys,
+            operation: operation)
+        return reply.integer ?? 0 > 0
     }
 
     /// Deletes every session of the user.
@@ -130,6 +147,16 @@ public struct RedisSessionStore: SessionStore {
         let reply = try await client.command(
             [Array("EVAL".utf8), Array(Self.deleteAllScript.utf8), Array("1".utf8), setKey], operation: operation)
         return Int(reply.integer ?? 0)
+    }
+
+    /// The sets that list a session: its user's, its identity's and, with a provider session id, that one's.
+    private func indexKeys(_ record: SessionRecord) -> [[UInt8]] {
+        var keys = [userKey(record.userID), identityKey(record.identity)]
+        if let sid = record.providerSessionID {
+            keys.append(providerSessionKey(provider: record.provider, subject: record.subject, sid: sid))
+            keys.append(providerSessionKey(provider: record.provider, subject: "", sid: sid))
+        }
+        return keys
     }
 
     private func sessionKey(_ id: String) -> [UInt8] { client.key("session", digest: Digest.sha256(Array(id.utf8))) }

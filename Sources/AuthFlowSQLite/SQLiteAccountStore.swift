@@ -8,7 +8,9 @@ public import AuthFlowJOSE
 /// other connections or processes wait rather than interleave. Provider tokens are encrypted with a
 /// `TokenCipher` whose associated data binds each value to its kind and identity, so a ciphertext copied to
 /// another row does not decrypt. Timestamps and expiry follow the injected clock.
-public struct SQLiteAccountStore: SQLBackedAccountStore {
+public struct SQLiteAccountStore: SQLBackedAccountStore, StoreBackendNaming {
+    /// `"sqlite"`.
+    public var backendName: String { "sqlite" }
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
     /// The shared SQL layer, on ``SQLiteAccountStore/database``.

@@ -17,7 +17,9 @@ public import Foundation
 /// between can lose it, and only for a sign-in that did not finish: its callback could then be presented once
 /// more, which still needs the same browser's flow cookie and an authorization code the provider has not
 /// redeemed.
-public struct SQLiteFlowStore: FlowStore {
+public struct SQLiteFlowStore: FlowStore, StoreBackendNaming {
+    /// `"sqlite"`.
+    public var backendName: String { "sqlite" }
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
     let clock: any WallClock
@@ -32,13 +34,15 @@ public struct SQLiteFlowStore: FlowStore {
         self.clock = clock
     }
 
-    /// Marks `state` spent until `until`.
+    /// Marks `state` spent until `until` (kept `FlowStoreKey.clockSkewMargin` longer).
     ///
     /// - Returns: `true` on first use, `false` when the state was already spent (and has not expired).
     /// - Throws: `FlowStoreError` `backend_failure`.
     public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         let now = clock.now().timeIntervalSince1970
-        let parameters: [SQLiteValue] = [.text(FlowStoreKey.digest(of: state)), .real(until.timeIntervalSince1970)]
+        let parameters: [SQLiteValue] = [
+            .text(FlowStoreKey.digest(of: state)), .real(FlowStoreKey.retention(until: until).timeIntervalSince1970),
+        ]
         let inserted: Int
         do {
             // Not synced: the sign-in's account write, the next synced commit, syncs it (see the type's notes).

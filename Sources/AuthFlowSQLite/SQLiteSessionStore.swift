@@ -6,7 +6,9 @@ public import AuthFlowJOSE
 /// The operations are the shared SQL layer's (`SQLBackedSessionStore`): sessions are keyed by the SHA-256
 /// digest of their id, the id itself is never written; each operation is one statement (creation also purges
 /// expired sessions in the same transaction). Expiry follows the injected clock.
-public struct SQLiteSessionStore: SQLBackedSessionStore {
+public struct SQLiteSessionStore: SQLBackedSessionStore, StoreBackendNaming {
+    /// `"sqlite"`.
+    public var backendName: String { "sqlite" }
     /// The database the store reads and writes.
     public let database: SQLiteDatabase
     /// The shared SQL layer, on ``SQLiteSessionStore/database``.

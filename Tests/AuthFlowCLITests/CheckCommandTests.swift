@@ -187,6 +187,18 @@ import Testing
                 environment: ["DATABASE_URL": "postgresql://authflow@127.0.0.1:1/authflow", "REDIS_URL": redis])
             #expect(refused.status == 1)
             #expect(refused.stderr.contains("store: postgres: backend_failure: expected to connect to PostgreSQL"))
+
+            // libpq quotes a URL it cannot parse, password included; check never prints it.
+            for unparsable in [
+                "postgresql://authflow:Pg-Secret-77%zz@127.0.0.1:1/authflow",
+                "postgresql://authflow:Pg-Secret-77@[::1/authflow",
+            ] {
+                let refusedURL = try Self.check(
+                    ["--config", file.path, "--connect"], environment: ["DATABASE_URL": unparsable, "REDIS_URL": redis])
+                #expect(refusedURL.status == 1)
+                #expect(refusedURL.stderr.contains("store: postgres: invalid_value"), "\(refusedURL.stderr)")
+                #expect(!refusedURL.stdout.contains("Pg-Secret-77") && !refusedURL.stderr.contains("Pg-Secret-77"))
+            }
         }
     }
 }

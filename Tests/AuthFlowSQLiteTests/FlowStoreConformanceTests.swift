@@ -49,13 +49,17 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
-    func forgetsSpentStatesAfterTheirExpiry(_ backend: StoreBackend) async throws {
+    func forgetsSpentStatesAfterTheirExpiryAndTheSkewMargin(_ backend: StoreBackend) async throws {
         let harness = try Harness(backend)
         #expect(try await harness.store.markSpent(state: "s1", until: Self.until))
         harness.clock.advance(by: 599)
         #expect(try await harness.store.markSpent(state: "s1", until: Self.until) == false)
+        // Past the flow's expiry but within the margin: another instance whose clock is behind still accepts
+        // the flow, so the state stays spent.
+        harness.clock.advance(by: 1 + FlowStoreKey.clockSkewMargin - 1)
+        #expect(try await harness.store.markSpent(state: "s1", until: Self.until.addingTimeInterval(600)) == false)
         harness.clock.advance(by: 1)
-        #expect(try await harness.store.markSpent(state: "s1", until: Self.until.addingTimeInterval(600)))
+        #expect(try await harness.store.markSpent(state: "s1", until: Self.until.addingTimeInterval(900)))
     }
 
     @Test(arguments: StoreBackend.availableForSessions)
@@ -115,8 +119,8 @@ import Testing
         for index in 0..<5 {
             _ = try await store.markSpent(state: "old-\(index)", until: StoreHarness.start.addingTimeInterval(60))
         }
-        clock.advance(by: 60)
-        _ = try await store.markSpent(state: "new-state", until: StoreHarness.start.addingTimeInterval(120))
+        clock.advance(by: 60 + FlowStoreKey.clockSkewMargin)
+        _ = try await store.markSpent(state: "new-state", until: clock.now().addingTimeInterval(60))
         let rows = try await database.perform("test") { connection throws(StoreError) in
             try connection.query("SELECT state_digest FROM spent_states", operation: "test").map {
                 row throws(StoreError) in try row.text(0)

@@ -131,4 +131,41 @@ struct RedisStoreTests {
         #expect(try await store.session(id: "c1") != nil)
         try await store.checkHealth()
     }
+
+    /// Thirty sign-ins of one user, each ended by logout or by expiry but the last, leave only the live session in
+    /// the user's and the identity's sets (they used to keep every session ever made).
+    @Test func indexSetsKeepOnlyLiveSessions() async throws {
+        let client = try TestDatabases.freshRedisClient()
+        let store = RedisSessionStore(client: client, clock: ManualClock(StoreHarness.start))
+        let shortLived = SessionRecord(
+            userID: .alice, provider: IdentityKey.appleAlice.provider, subject: IdentityKey.appleAlice.subject,
+            createdAt: StoreHarness.start, expiresAt: StoreHarness.start + 0.05, providerSessionID: "sid-1")
+        for index in 0..<10 { try await store.createSession(id: "expiring-\(index)", record: shortLived) }
+        try await Task.sleep(for: .milliseconds(300))
+        for index in 0..<19 {
+            try await store.createSession(id: "ended-\(index)", record: Self.record())
+            #expect(try await store.deleteSession(id: "ended-\(index)"))
+        }
+        try await store.createSession(id: "live", record: Self.record())
+        let keys = try await client.keys()
+        #expect(keys.count == 3, "the live session, the user's set, the identity's set: \(keys.count) keys")
+        for key in keys where !key.hasPrefix(client.prefix + "session:") {
+            let members = try await client.command(["SCARD", key].map { Array($0.utf8) }, operation: "test")
+            #expect(members.integer == 1)
+        }
+        #expect(try await store.deleteSessions(userID: .alice) == 1)
+    }
+
+    /// A spent state's key outlives its flow by the clock-skew margin (Redis expires it on its own clock, so the
+    /// check is only that it lives longer than the flow: a slow run takes real seconds off the TTL).
+    @Test func spentStatesOutliveTheirFlowByTheSkewMargin() async throws {
+        let client = try TestDatabases.freshRedisClient()
+        let clock = ManualClock(StoreHarness.start)
+        let store = RedisFlowStore(client: client, clock: clock)
+        #expect(try await store.markSpent(state: "s1", until: StoreHarness.start + 600))
+        let key = try #require(try await client.keys().first)
+        let ttl = try await client.command(["PTTL", key].map { Array($0.utf8) }, operation: "test").integer
+        #expect((ttl ?? 0) > 600_000)
+        #expect((ttl ?? 0) <= Int64((600 + FlowStoreKey.clockSkewMargin) * 1000))
+    }
 }

@@ -66,11 +66,42 @@ import Testing
         #expect(
             try await accounts.beginTokenRefresh(for: .xCarol, holder: "b", leaseDuration: 30)
                 == .acquired(Self.signedIn))
-        // The late holder's tokens are still the newest the provider issued, so they are written; b's lease stays.
-        try await accounts.completeTokenRefresh(Self.refreshed, for: .xCarol, holder: "crashed")
-        #expect(try await accounts.tokens(for: .xCarol) == Self.refreshed)
+        // The late holder lost the lease: its write is refused (typed) and changes nothing; b's lease stays.
+        var late = Self.refreshed
+        late.accessToken = "x-access-late"
+        let lost = await storeError { () throws(StoreError) in
+            try await accounts.completeTokenRefresh(late, for: .xCarol, holder: "crashed")
+        }
+        #expect(lost?.code == .leaseLost)
+        #expect(try await accounts.tokens(for: .xCarol) == Self.signedIn)
         #expect(
-            try await accounts.beginTokenRefresh(for: .xCarol, holder: "c", leaseDuration: 30) == .held(Self.refreshed))
+            try await accounts.beginTokenRefresh(for: .xCarol, holder: "c", leaseDuration: 30) == .held(Self.signedIn))
+        try await accounts.completeTokenRefresh(Self.refreshed, for: .xCarol, holder: "b")
+        #expect(try await accounts.tokens(for: .xCarol) == Self.refreshed)
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func completingWithoutTheLeaseWritesNothing(_ backend: StoreBackend) async throws {
+        let stores = try await Self.withTokens(backend)
+        let accounts = stores.accounts
+        for holder in ["never-held", "a"] {
+            let lost = await storeError { () throws(StoreError) in
+                try await accounts.completeTokenRefresh(Self.refreshed, for: .xCarol, holder: holder)
+            }
+            #expect(lost?.code == .leaseLost)
+        }
+        _ = try await accounts.beginTokenRefresh(for: .xCarol, holder: "a", leaseDuration: 30)
+        try await accounts.releaseTokenRefresh(for: .xCarol, holder: "a")
+        let released = await storeError { () throws(StoreError) in
+            try await accounts.completeTokenRefresh(Self.refreshed, for: .xCarol, holder: "a")
+        }
+        #expect(released?.code == .leaseLost)
+        #expect(try await accounts.tokens(for: .xCarol) == Self.signedIn)
+        // An expired lease no one took since is still the holder's.
+        _ = try await accounts.beginTokenRefresh(for: .xCarol, holder: "slow", leaseDuration: 30)
+        stores.clock.advance(by: 60)
+        try await accounts.completeTokenRefresh(Self.refreshed, for: .xCarol, holder: "slow")
+        #expect(try await accounts.tokens(for: .xCarol) == Self.refreshed)
     }
 
     @Test(arguments: StoreBackend.available)

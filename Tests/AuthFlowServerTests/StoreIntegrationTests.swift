@@ -35,6 +35,7 @@ struct StoreIntegrationTests {
         let body = try JSONValue.parse(down.body)
         #expect(body["status"]?.stringValue == "unavailable")
         #expect(body["store"]?.stringValue == "flows")
+        #expect(body["backend"]?.stringValue == "sqlite")
         #expect(body["error"]?.stringValue == "backend_failure")
     }
 
@@ -58,6 +59,7 @@ struct StoreIntegrationTests {
         let down = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
         #expect(down.status == 503)
         #expect(try JSONValue.parse(down.body)["store"]?.stringValue == store)
+        #expect(try JSONValue.parse(down.body)["backend"]?.stringValue == "sqlite")
     }
 
     @Test func refreshTokensAreStoredEncryptedInSQLite() async throws {

@@ -14,12 +14,12 @@ import Testing
         #expect(try await store.markSpent(state: "s2", until: until))
     }
 
-    @Test func forgetsSpentStatesAfterTheirExpiryByTheInjectedClock() async throws {
+    @Test func forgetsSpentStatesAfterTheirExpiryAndTheSkewMarginByTheInjectedClock() async throws {
         let clock = ManualClock(Self.start)
         let store = InMemoryFlowStore(clock: clock)
         #expect(try await store.markSpent(state: "s1", until: Self.start.addingTimeInterval(600)))
-        clock.advance(by: 599)
-        #expect(try await store.markSpent(state: "s1", until: Self.start.addingTimeInterval(600)) == false)
+        clock.advance(by: 599 + FlowStoreKey.clockSkewMargin)
+        #expect(try await store.markSpent(state: "s1", until: Self.start.addingTimeInterval(1200)) == false)
         clock.advance(by: 1)
         #expect(try await store.markSpent(state: "s1", until: Self.start.addingTimeInterval(1200)))
     }
@@ -47,8 +47,8 @@ import Testing
         } catch {
             #expect(error.code == .capacityExceeded)
         }
-        clock.advance(by: 61)
-        #expect(try await store.markSpent(state: "s4", until: Self.start.addingTimeInterval(120)))
+        clock.advance(by: 61 + FlowStoreKey.clockSkewMargin)
+        #expect(try await store.markSpent(state: "s4", until: clock.now().addingTimeInterval(60)))
         #expect(await store.count == 1)
     }
 

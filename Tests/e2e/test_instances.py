@@ -353,6 +353,7 @@ def test_redis_stopped_gives_typed_503s_and_restarted_works_again_without_restar
             assert response.status_code == 503, f"/healthz on {instance.label}: {status_of(response)}"
             assert response.json().get("status") == "unavailable", response.text
             assert response.json().get("store") == "sessions", f"/healthz names the session store: {response.text}"
+            assert response.json().get("backend") == "redis", f"/healthz names the backend: {response.text}"
 
             browser = signed_in.on(instance)
             check = wait_for(f"/auth/check on {instance.label} answering 503",
@@ -424,6 +425,7 @@ def test_postgres_stopped_gives_typed_503s_and_restarted_works_again_with_no_acc
             response = health(instance)
             assert response.status_code == 503, f"/healthz on {instance.label}: {status_of(response)}"
             assert response.json().get("store") == "accounts", f"/healthz names the account store: {response.text}"
+            assert response.json().get("backend") == "postgres", f"/healthz names the backend: {response.text}"
 
             browser = signed_in.on(instance)
             check = wait_for(f"/auth/check on {instance.label} answering 503",

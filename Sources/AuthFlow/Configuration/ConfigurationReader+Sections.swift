@@ -145,7 +145,7 @@ extension ConfigurationReader {
     }
 
     mutating func readStore(_ node: YAMLNode, owner: YAMLMark) -> StoreSettings? {
-        let known = ["kind", "path", "postgres_url", "redis_url", "redis_prefix"]
+        let known = ["kind", "path", "postgres_url", "redis_url", "redis_prefix", "operation_timeout"]
         guard let section = fields(node, owner: owner, path: "store", known: known) else { return nil }
         var kind = StoreKind.sqlite
         var kindMark: YAMLMark?
@@ -194,8 +194,21 @@ extension ConfigurationReader {
                     + "${DATABASE_URL})",
                 at: kindMark ?? section.owner)
         }
+        var operationTimeout = StoreSettings.defaultOperationTimeout
+        if let text = text(section.value("operation_timeout"), path: "store.operation_timeout", expected: "a duration")
+        {
+            if let seconds = ConfigurationSyntax.duration(text.value), (1...300).contains(seconds) {
+                operationTimeout = Double(seconds)
+            } else {
+                report(
+                    .invalidDuration,
+                    "expected a duration like 5s or 1m (1s to 5m) for store.operation_timeout, found \(text.shown)",
+                    at: text.scalar.mark)
+            }
+        }
         return StoreSettings(
-            kind: kind, path: path, postgresURL: postgresURL, redisURL: redisURL, redisPrefix: redisPrefix)
+            kind: kind, path: path, postgresURL: postgresURL, redisURL: redisURL, redisPrefix: redisPrefix,
+            operationTimeout: operationTimeout)
     }
 
     /// Whether `text` is a libpq URL or a `key=value` conninfo.

@@ -12,12 +12,20 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible {
     public let redisURL: String?
     /// `store.redis_prefix`: the prefix of every Redis key; default `authflow:`.
     public let redisPrefix: String
+    /// `store.operation_timeout`: seconds a PostgreSQL or Redis operation may take (waiting for a connection,
+    /// connecting, its statements or commands) before it fails and the route answers 503; default 5.
+    public let operationTimeout: Double
+
+    /// The default of ``operationTimeout``.
+    public static let defaultOperationTimeout = 5.0
 
     /// Creates store settings.
     public init(
         kind: StoreKind = .sqlite, path: String = "authflow.sqlite", postgresURL: String? = nil,
-        redisURL: String? = nil, redisPrefix: String = "authflow:"
+        redisURL: String? = nil, redisPrefix: String = "authflow:",
+        operationTimeout: Double = StoreSettings.defaultOperationTimeout
     ) {
+        self.operationTimeout = operationTimeout
         self.kind = kind
         self.path = path
         self.postgresURL = postgresURL
@@ -28,6 +36,7 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible {
     /// The kind, path and prefix; the URLs only as set or not, since they may carry a password.
     public var description: String {
         "StoreSettings(kind: \(kind.rawValue), path: \(path), postgres_url: \(postgresURL == nil ? "none" : "<redacted>"), "
-            + "redis_url: \(redisURL == nil ? "none" : "<redacted>"), redis_prefix: \(redisPrefix))"
+            + "redis_url: \(redisURL == nil ? "none" : "<redacted>"), redis_prefix: \(redisPrefix), "
+            + "operation_timeout: \(operationTimeout))"
     }
 }

@@ -104,10 +104,12 @@ public protocol AccountStore: Sendable {
         -> RefreshLease?
 
     /// Writes the refreshed tokens (access token, expiry, scope and the refresh token to keep) and ends
-    /// `holder`'s lease, in one statement. Tokens are written even when the lease has expired meanwhile: they
-    /// are the newest the provider issued. Another holder's lease is left alone.
+    /// `holder`'s lease, only while `holder` holds it (an expired lease no one took since still counts).
+    /// When another holder took the lease over, or tokens were saved since, nothing is written: the store
+    /// keeps the newer state.
     ///
-    /// - Throws: `identityNotFound` when the identity's tokens were deleted meanwhile, `invalidValue`.
+    /// - Throws: `leaseLost` when `holder` no longer holds the lease, `identityNotFound` when the identity's
+    ///   tokens were deleted meanwhile, `invalidValue`.
     func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
         async throws(StoreError)
 

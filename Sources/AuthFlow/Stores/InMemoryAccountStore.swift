@@ -6,7 +6,9 @@ import Foundation
 ///
 /// An actor: each operation runs alone, so each is atomic like a transaction. Timestamps and expiry follow the
 /// injected clock.
-public actor InMemoryAccountStore: AccountStore {
+public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
+    /// `"memory"`.
+    public nonisolated var backendName: String { "memory" }
     private struct State {
         var users: [UserID: Date] = [:]
         var identities: [IdentityKey: LinkedIdentity] = [:]
@@ -217,7 +219,7 @@ public actor InMemoryAccountStore: AccountStore {
         return .acquired(tokens)
     }
 
-    /// Writes the refreshed tokens and ends `holder`'s lease.
+    /// Writes the refreshed tokens and ends `holder`'s lease, while `holder` holds it.
     public func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
         throws(StoreError)
     {
@@ -225,8 +227,9 @@ public actor InMemoryAccountStore: AccountStore {
         try StoreValidation.checkLease(identity, holder: holder, operation: operation)
         try StoreValidation.checkTokens(tokens, operation: operation)
         guard let stored = state.tokens[identity] else { throw Self.identityNotFound(operation) }
+        guard state.leases[identity]?.holder == holder else { throw StoreError.leaseLost(operation) }
         state.tokens[identity] = tokens.replacing(stored)
-        if state.leases[identity]?.holder == holder { state.leases[identity] = nil }
+        state.leases[identity] = nil
     }
 
     /// Ends `holder`'s lease, leaving the tokens as they are.

@@ -3,10 +3,13 @@ public import Foundation
 
 /// A ``FlowStore`` in process memory, for tests and single-instance deployments.
 ///
-/// Keeps the digest of each spent state until its expiry (from the injected clock). The number of live
+/// Keeps the digest of each spent state until its expiry plus ``FlowStoreKey/clockSkewMargin`` (from the
+/// injected clock). The number of live
 /// entries is capped; expired ones are purged as new ones arrive, so memory stays bounded. Only callbacks
 /// whose flow cookie opened and matched add entries, and those are rate-limited by the server.
-public actor InMemoryFlowStore: FlowStore {
+public actor InMemoryFlowStore: FlowStore, StoreBackendNaming {
+    /// `"memory"`.
+    public nonisolated var backendName: String { "memory" }
     private let clock: any WallClock
     private let capacity: Int
     private var spent: [String: Date] = [:]
@@ -42,7 +45,7 @@ public actor InMemoryFlowStore: FlowStore {
             throw FlowStoreError(
                 .capacityExceeded, "expected fewer than \(capacity) live spent states, found \(capacity)")
         }
-        spent[key] = until
+        spent[key] = FlowStoreKey.retention(until: until)
         return true
     }
 

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// Sessions are keyed by the SHA-256 digest of their id, like the persistent stores. Expiry follows the
 /// injected clock; expired sessions are purged as new ones arrive.
-public actor InMemorySessionStore: SessionStore {
+public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
+    /// `"memory"`.
+    public nonisolated var backendName: String { "memory" }
     private let clock: any WallClock
     private var sessions: [[UInt8]: SessionRecord] = [:]
     private var createsSincePurge = 0

@@ -40,6 +40,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let busy = Code(rawValue: "busy")
         /// The backend failed (I/O, permissions, connection).
         public static let backendFailure = Code(rawValue: "backend_failure")
+        /// The caller no longer holds the identity's refresh lease (it expired and another holder took it, or
+        /// new tokens were saved meanwhile): its refreshed tokens were not written.
+        public static let leaseLost = Code(rawValue: "lease_lost")
     }
 
     /// The stable code.
@@ -61,5 +64,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         var text = "\(code.rawValue): \(message)"
         if let operation { text += " (operation: \(operation))" }
         return text
+    }
+
+    /// `leaseLost` for `operation`.
+    static func leaseLost(_ operation: String) -> StoreError {
+        StoreError(
+            .leaseLost, "expected to hold the identity's refresh lease, found another holder or none",
+            operation: operation)
     }
 }

@@ -96,7 +96,8 @@ final class RedisConnection: @unchecked Sendable {
         return converted
     }
 
-    private static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+    /// Copies hiredis's reply object (and its elements) into a ``RedisReply``.
+    static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
         let value = reply.pointee
         func bytes() -> [UInt8] {
             guard let str = value.str, value.len > 0 else { return [] }

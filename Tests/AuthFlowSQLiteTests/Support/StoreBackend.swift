@@ -72,7 +72,7 @@ enum TestDatabases {
         }
         // Test-only: the name is generated here from hex digits, never taken from input.
         let name = "authflow_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = try PostgresConnection(conninfo: url, statementTimeout: 30)
+        let admin = try PostgresConnection(conninfo: url, timeout: 30)
         try admin.run("CREATE DATABASE \(name)", operation: "create test database")
         components.path = "/" + name
         guard let fresh = components.string else {

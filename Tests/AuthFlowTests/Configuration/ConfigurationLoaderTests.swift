@@ -179,8 +179,21 @@ import Testing
         let error = try loadError("store:\n  flavour: x\n" + minimalProviders)
         #expect(
             error.issues.map(\.message) == [
-                "unknown key \"flavour\" in store; known keys: kind, path, postgres_url, redis_url, redis_prefix"
+                "unknown key \"flavour\" in store; known keys: kind, path, postgres_url, redis_url, redis_prefix, "
+                    + "operation_timeout"
             ])
+    }
+
+    @Test func readsTheStoreOperationTimeoutAndRefusesOneOutOfRange() throws {
+        let configuration = try makeLoader().load(
+            yaml: "store:\n  kind: memory\n  operation_timeout: 2s\n" + minimalProviders, fileName: "providers.yaml")
+        #expect(configuration.store.operationTimeout == 2)
+        let defaults = try makeLoader().load(yaml: minimalProviders, fileName: "providers.yaml")
+        #expect(defaults.store.operationTimeout == 5)
+        for bad in ["0s", "6m", "soon"] {
+            let error = try loadError("store:\n  operation_timeout: \(bad)\n" + minimalProviders)
+            #expect(error.issues.map(\.code) == [.invalidDuration], "\(bad)")
+        }
     }
 
     @Test func reportsMissingRequiredKey() throws {

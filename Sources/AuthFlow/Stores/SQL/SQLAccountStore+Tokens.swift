@@ -149,7 +149,8 @@ extension SQLAccountStore {
         }
     }
 
-    /// Writes the refreshed tokens and ends `holder`'s lease in one `UPDATE`.
+    /// Writes the refreshed tokens and ends `holder`'s lease in one `UPDATE` conditioned on the holder; when it
+    /// changes no row, tells a lost lease from deleted tokens.
     func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
         async throws(StoreError)
     {
@@ -158,23 +159,29 @@ extension SQLAccountStore {
         try StoreValidation.checkTokens(tokens, operation: operation)
         let sealed = try sealing.columns(tokens, for: identity, operation: operation)
         let now = clock.now().timeIntervalSince1970
-        let changed = try await backend.withConnection(operation) { connection throws(StoreError) in
-            try connection.run(
+        let outcome = try await backend.withTransaction(operation, writes: true) {
+            connection throws(StoreError) -> Int in
+            let changed = try connection.run(
                 """
                 UPDATE identity_tokens SET access_token = $1, refresh_token = coalesce($2, refresh_token),
                     access_token_expires_at = $3, scope = $4, updated_at = $5,
-                    refresh_lease_until = CASE WHEN refresh_lease_holder = $6 THEN NULL ELSE refresh_lease_until END,
-                    refresh_lease_holder = CASE WHEN refresh_lease_holder = $6 THEN NULL ELSE refresh_lease_holder END,
-                    refresh_token_hash = CASE WHEN $2 IS NULL THEN refresh_token_hash ELSE $7 END,
-                    refresh_token_prefix_digest = CASE WHEN $2 IS NULL THEN refresh_token_prefix_digest ELSE $8 END
-                WHERE provider = $9 AND subject = $10
+                    refresh_lease_until = NULL, refresh_lease_holder = NULL,
+                    refresh_token_hash = CASE WHEN $2 IS NULL THEN refresh_token_hash ELSE $6 END,
+                    refresh_token_prefix_digest = CASE WHEN $2 IS NULL THEN refresh_token_prefix_digest ELSE $7 END
+                WHERE provider = $8 AND subject = $9 AND refresh_lease_holder = $10
                 """,
                 .optional(sealed.access), .optional(sealed.refresh), .optional(sealed.expiresAt),
-                .optional(sealed.scope), .real(now), .text(holder), .optional(sealed.refreshHash),
+                .optional(sealed.scope), .real(now), .optional(sealed.refreshHash),
                 .optional(sealed.refreshPrefixDigest), .text(identity.provider), .text(identity.subject),
-                operation: operation)
+                .text(holder), operation: operation)
+            guard changed == 0 else { return changed }
+            let stored = try connection.query(
+                "SELECT 1 FROM identity_tokens WHERE provider = $1 AND subject = $2", .text(identity.provider),
+                .text(identity.subject), operation: operation)
+            return stored.isEmpty ? 0 : -1
         }
-        guard changed > 0 else { throw Self.identityNotFound(operation) }
+        guard outcome != 0 else { throw Self.identityNotFound(operation) }
+        guard outcome > 0 else { throw StoreError.leaseLost(operation) }
     }
 
     func releaseTokenRefresh(for identity: IdentityKey, holder: String) async throws(StoreError) {

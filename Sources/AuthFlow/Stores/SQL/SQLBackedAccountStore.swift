@@ -125,9 +125,9 @@ extension SQLBackedAccountStore {
         try await sql.beginTokenRefresh(for: identity, holder: holder, leaseDuration: leaseDuration)
     }
 
-    /// Writes the refreshed tokens and ends `holder`'s lease in one `UPDATE`.
+    /// Writes the refreshed tokens and ends `holder`'s lease in one `UPDATE`, only while `holder` holds it.
     ///
-    /// - Throws: `StoreError` `identityNotFound`, `invalidValue`.
+    /// - Throws: `StoreError` `leaseLost`, `identityNotFound`, `invalidValue`.
     public func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
         async throws(StoreError)
     {
