@@ -35,5 +35,13 @@ let package = Package(
         harness(
             "FuzzNotification", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness("FuzzFlowCookie", ["AuthFlowServer"]),
+        harness(
+            "FuzzSignedRequest",
+            ["AuthFlow", "AuthFlowFacebook", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+        harness(
+            "FuzzSecurityEvent", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+        harness(
+            "FuzzLogoutToken",
+            ["AuthFlow", "AuthFlowOIDC", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
     ]
 )
