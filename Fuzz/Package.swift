@@ -36,5 +36,13 @@ let package = Package(
             "FuzzNotification", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness("FuzzFlowCookie", ["AuthFlowServer"]),
         harness("FuzzRedisReply", ["AuthFlow", "AuthFlowRedis"]),
+        harness(
+            "FuzzSignedRequest",
+            ["AuthFlow", "AuthFlowFacebook", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+        harness(
+            "FuzzSecurityEvent", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+        harness(
+            "FuzzLogoutToken",
+            ["AuthFlow", "AuthFlowOIDC", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
     ]
 )

@@ -142,4 +142,64 @@ for name, data in {
     "two-replies": b"+OK\r\n:7\r\n",
 }.items():
     write("FuzzRedisReply", name, data)
+
+
+def b64url(data):
+    import base64
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def signed_request(payload, secret="fuzz-app-secret", padded=False):
+    import hmac
+    body = b64url(json.dumps(payload).encode())
+    if padded:  # the HMAC covers the payload text as sent, padding included
+        body += "=" * (-len(body) % 4)
+    signature = b64url(hmac.new(secret.encode(), body.encode(), hashlib.sha256).digest())
+    if padded:
+        signature += "=" * (-len(signature) % 4)
+    return urllib.parse.urlencode([("signed_request", signature + "." + body)])
+
+
+callback = {"algorithm": "HMAC-SHA256", "issued_at": NOW, "user_id": "10001"}
+write("FuzzSignedRequest", "deletion", signed_request(callback))
+write("FuzzSignedRequest", "padded", signed_request(dict(callback, user_id="10002"), padded=True))
+write("FuzzSignedRequest", "login-code", signed_request(dict(callback, code="AQD-login-code")))
+write("FuzzSignedRequest", "login-token", signed_request(dict(callback, oauth_token="EAAB-token")))
+write("FuzzSignedRequest", "stale", signed_request(dict(callback, issued_at=NOW - 601)))
+write("FuzzSignedRequest", "other-secret", signed_request(callback, secret="not-the-app-secret"))
+write("FuzzSignedRequest", "sha1", signed_request(dict(callback, algorithm="HMAC-SHA1")))
+write("FuzzSignedRequest", "three-parts", "signed_request=a.b.c&signed_request=x")
+
+GOOGLE_CLIENT = "fuzz-client.apps.googleusercontent.com"
+RISC = "https://schemas.openid.net/secevent/risc/event-type/"
+OAUTH = "https://schemas.openid.net/secevent/oauth/event-type/"
+subject = {"subject_type": "iss-sub", "iss": "https://accounts.google.com/", "sub": "fuzz-subject"}
+set_claims = {"iss": "https://accounts.google.com/", "aud": GOOGLE_CLIENT, "iat": NOW, "jti": "fuzz-set-1"}
+for name, events in {
+    "sessions-revoked": {RISC + "sessions-revoked": {"subject": subject}},
+    "tokens-revoked": {OAUTH + "tokens-revoked": {"subject": subject}},
+    "token-revoked": {OAUTH + "token-revoked": {"subject": {
+        "subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg": "prefix",
+        "token": "1//0fuzz"}}},
+    "account-disabled": {RISC + "account-disabled": {"subject": subject, "reason": "hijacking"}},
+    "account-enabled": {RISC + "account-enabled": {"subject": subject}},
+    "verification": {RISC + "verification": {"state": "fuzz-state"}},
+}.items():
+    write("FuzzSecurityEvent", name, jwt.encode(
+        dict(set_claims, jti="fuzz-" + name, events=events), rsa_pem, algorithm="RS256", headers={"kid": "fuzz-rsa"}))
+write("FuzzSecurityEvent", "hs256", jwt.encode(
+    dict(set_claims, events={RISC + "verification": {}}), "secret", algorithm="HS256", headers={"kid": "fuzz-rsa"}))
+
+logout = {"iss": ISSUER, "aud": AUDIENCE, "iat": NOW, "exp": NOW + 120, "jti": "fuzz-logout-1", "sub": "fuzz-subject",
+          "events": {"http://schemas.openid.net/event/backchannel-logout": {}}}
+for name, claims_, key, algorithm, kid in (
+    ("sub", logout, rsa_pem, "RS256", "fuzz-rsa"),
+    ("sid", dict(logout, jti="fuzz-logout-2", sid="fuzz-sid"), ec_pem, "ES256", "fuzz-ec"),
+    ("nonce", dict(logout, jti="fuzz-logout-3", nonce="n"), rsa_pem, "RS256", "fuzz-rsa"),
+    ("no-events", {k: v for k, v in logout.items() if k != "events"}, rsa_pem, "RS256", "fuzz-rsa"),
+):
+    token = jwt.encode(claims_, key, algorithm=algorithm, headers={"kid": kid})
+    write("FuzzLogoutToken", name, urllib.parse.urlencode([("logout_token", token)]))
+write("FuzzLogoutToken", "empty", "logout_token=")
+
 print("seeds written to", here / "Corpus")

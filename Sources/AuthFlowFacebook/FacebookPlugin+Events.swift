@@ -17,6 +17,9 @@ extension FacebookPlugin {
 
     /// Verifies a callback's `signed_request` (see ``FacebookSignedRequest``) and names its effects.
     ///
+    /// A `signed_request` is applied once, whichever endpoint receives it first (the key is a digest of its
+    /// signature); a replay to either endpoint changes nothing.
+    ///
     /// - Data deletion removes the user's Facebook identity with its tokens and ends the sessions signed in
     ///   with it (a later Facebook sign-in makes a new user unless another identity links it), and answers
     ///   `{"url": <status page>, "confirmation_code": <code>}`; the code is derived from the request's
@@ -38,8 +41,9 @@ extension FacebookPlugin {
         let code = Self.hex(Digest.sha256(signed.signature).prefix(16))
         if request.endpoint.path == ["deauthorize"] {
             let actions: [ProviderEventAction] = known ? [.account(.deleteTokens(key)), .endSessions(key)] : []
-            return ProviderEventOutcome(idempotencyKey: "deauthorize:\(code)", actions: actions, summary: "deauthorize")
-            { disposition in
+            return ProviderEventOutcome(
+                idempotencyKey: Self.signedRequestKey(code), actions: actions, summary: "deauthorize"
+            ) { disposition in
                 var response = HTTPServerResponse.json(
                     JSONValue.object(["applied": .bool(disposition == .applied)]).serialized())
                 response.headers["Cache-Control"] = "no-store"
@@ -49,7 +53,7 @@ extension FacebookPlugin {
         let actions: [ProviderEventAction] = known ? [.account(.removeIdentity(key)), .endSessions(key)] : []
         let url = "\(context.publicURL)/auth/\(context.provider.name)/data-deletion/\(code)"
         return ProviderEventOutcome(
-            idempotencyKey: Self.deletionKey(code), actions: actions, summary: "data-deletion"
+            idempotencyKey: Self.signedRequestKey(code), actions: actions, summary: "data-deletion"
         ) { _ in
             var response = HTTPServerResponse.json(
                 JSONValue.object(["url": .string(url), "confirmation_code": .string(code)]).serialized())
@@ -58,8 +62,12 @@ extension FacebookPlugin {
         }
     }
 
-    /// The idempotency key a data deletion is recorded under.
-    static func deletionKey(_ code: String) -> String { "data-deletion:\(code)" }
+    /// The idempotency key a signed request is applied under, the same at both endpoints: a deauthorize request
+    /// replayed to data deletion (or the reverse) is already applied and changes nothing.
+    static func signedRequestKey(_ code: String) -> String { "signed-request:\(code)" }
+
+    /// The key data deletions were recorded under before both endpoints shared one; the status page still reads it.
+    static func legacyDeletionKey(_ code: String) -> String { "data-deletion:\(code)" }
 
     /// `GET /auth/{name}/data-deletion/{code}`: what was deleted for a confirmation code.
     func deletionStatus(_ request: ProviderEventRequest, context: ProviderEventContext)
@@ -71,10 +79,11 @@ extension FacebookPlugin {
             status: 404)
         guard code.utf8.count == 32, code.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
         else { throw unknown }
-        let applied: Bool
+        var applied = false
         do throws(StoreError) {
-            applied = try await context.accounts.isNotificationApplied(
-                id: "\(context.provider.name):\(Self.deletionKey(code))")
+            for key in [Self.signedRequestKey(code), Self.legacyDeletionKey(code)] where !applied {
+                applied = try await context.accounts.isNotificationApplied(id: "\(context.provider.name):\(key)")
+            }
         } catch {
             throw .storeUnavailable(error)
         }

@@ -69,6 +69,12 @@ struct ServeCommand: Command {
         let logger: any ServerLogger =
             configuration.server?.logFormat == .json
             ? JSONLineLogger(minimumLevel: .info) : StandardErrorLogger(minimumLevel: .info)
+        // Sandbox mode generates every credential; otherwise a secret that others may read is worth a word.
+        if !sandbox {
+            for warning in configuration.secretFilePermissionWarnings() {
+                logger.log(.warning, warning, metadata: [:])
+            }
+        }
         let service: SignInService
         do {
             service = try await SignInService.start(

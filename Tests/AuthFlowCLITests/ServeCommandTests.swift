@@ -106,6 +106,43 @@ struct ServeCommandTests {
         #expect(!process.stderr.isEmpty)
     }
 
+    @Test func serveWarnsOfSecretFilesOthersMayReadWithoutShowingThem() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try Self.freePort()
+        let secret = String(repeating: "inline-server-secret-", count: 2)
+        try "google-secret-from-file\n".write(toFile: directory + "/google.secret", atomically: true, encoding: .utf8)
+        let config = """
+            server:
+              listen: 127.0.0.1:\(port)
+              public_url: http://localhost:\(port)
+              secret: \(secret)
+            store:
+              kind: memory
+            providers:
+              google:
+                type: google
+                client_id: 123.apps.googleusercontent.com
+                client_secret_file: google.secret
+
+            """
+        try config.write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
+        for file in ["/providers.yaml", "/google.secret"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + file)
+        }
+        let process = try ServeProcess(["serve", "--config", directory + "/providers.yaml"])
+        defer { process.send(SIGKILL) }
+        _ = try await process.lines(1)
+        process.send(SIGTERM)
+        #expect(try await process.exit() == 0)
+        let warnings = process.stderr.split(separator: "\n").filter { $0.contains("readable by group or others") }
+        #expect(warnings.count == 2, "\(process.stderr)")
+        #expect(warnings.contains { $0.contains("chmod 600 \(directory)/providers.yaml") })
+        #expect(warnings.contains { $0.contains("chmod 600 \(directory)/google.secret") })
+        #expect(!process.stderr.contains(secret))
+        #expect(!process.stderr.contains("google-secret-from-file"))
+    }
+
     @Test func aBusyPortExits1() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

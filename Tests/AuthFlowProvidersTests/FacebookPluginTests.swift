@@ -101,3 +101,68 @@ import Testing
         )
     }
 }
+
+/// `FacebookSignedRequest` on its own: each refusal names the part refused.
+@Suite struct FacebookSignedRequestTests {
+    static let secret = "app-secret"
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func signed(_ fields: [String: JSONValue], secret: String = secret) -> String {
+        let payload = Base64URL.encode(Array(JSONValue.object(fields).serialized().utf8))
+        return Base64URL.encode(Digest.hmacSHA256(key: Array(secret.utf8), message: Array(payload.utf8))) + "."
+            + payload
+    }
+
+    static func fields(age: Double = 0) -> [String: JSONValue] {
+        [
+            "algorithm": .string("HMAC-SHA256"), "issued_at": .integer(Int64(now.timeIntervalSince1970 - age)),
+            "user_id": .string("1001"),
+        ]
+    }
+
+    static func reason(_ text: String) -> FacebookSignedRequest.Failure? {
+        do throws(FacebookSignedRequest.Failure) {
+            _ = try FacebookSignedRequest(text, appSecret: secret, now: now)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func aFreshRequestIsAcceptedUpToItsMaximumAge() throws {
+        for age in [0, 60, FacebookSignedRequest.maximumAge] {
+            let request = try FacebookSignedRequest(
+                Self.signed(Self.fields(age: age)), appSecret: Self.secret, now: Self.now)
+            #expect(request.userID == "1001")
+        }
+        #expect(FacebookSignedRequest.maximumAge == 600)
+    }
+
+    @Test func anOlderRequestIsRefusedNamingIssuedAt() {
+        let failure = Self.reason(Self.signed(Self.fields(age: FacebookSignedRequest.maximumAge + 1)))
+        #expect(failure?.reason == .issuedAt)
+        #expect(failure?.message.contains("issued_at within the last 600 s, found one 601 s old") == true)
+    }
+
+    @Test(arguments: ["code", "oauth_token"])
+    func aLoginPayloadIsRefused(_ field: String) {
+        var fields = Self.fields()
+        fields[field] = .string("value")
+        let failure = Self.reason(Self.signed(fields))
+        #expect(failure?.reason == .loginPayload)
+        #expect(failure?.message.contains(field) == true)
+        #expect(failure?.message.contains("value") == false)
+    }
+
+    @Test func otherRefusalsNameTheirPart() {
+        #expect(Self.reason(Self.signed(Self.fields(), secret: "other"))?.reason == .signature)
+        #expect(Self.reason("a.b.c")?.reason == .malformed)
+        var algorithm = Self.fields()
+        algorithm["algorithm"] = .string("HMAC-SHA1")
+        #expect(Self.reason(Self.signed(algorithm))?.reason == .algorithm)
+        var user = Self.fields()
+        user["user_id"] = nil
+        #expect(Self.reason(Self.signed(user))?.reason == .userID)
+        #expect(Self.reason(Self.signed(Self.fields(age: -3600)))?.reason == .issuedAt)
+    }
+}

@@ -11,6 +11,8 @@ import Testing
 struct FacebookEventTests {
     static let key = IdentityKey(provider: "facebook", subject: "alice-1")
     static let clientID = "1234567890"
+    /// `FacebookSignedRequest.maximumAge`: how old a signed request may be, in seconds.
+    static let maximumAge: Double = 600
 
     /// Asks the sandbox to send Facebook's callback to `endpoint` (`data-deletion` or `deauthorize`).
     func send(_ app: TestDeployment, _ endpoint: String, userID: String = "alice-1") async throws -> JSONValue {
@@ -41,11 +43,15 @@ struct FacebookEventTests {
         return signature + "." + encoded
     }
 
-    func payload(_ app: TestDeployment, algorithm: String = "HMAC-SHA256", age: Double = 0) -> JSONValue {
-        .object([
+    func payload(
+        _ app: TestDeployment, algorithm: String = "HMAC-SHA256", age: Double = 0, extra: [String: JSONValue] = [:]
+    ) -> JSONValue {
+        var fields: [String: JSONValue] = [
             "algorithm": .string(algorithm),
             "issued_at": .integer(Int64(app.clock.now().timeIntervalSince1970 - age)), "user_id": .string("alice-1"),
-        ])
+        ]
+        fields.merge(extra) { _, new in new }
+        return .object(fields)
     }
 
     func signedInAlice(_ app: TestDeployment) async throws -> (TestBrowser, UserID) {
@@ -131,7 +137,54 @@ struct FacebookEventTests {
         }
     }
 
-    @Test(arguments: ["bad-hmac", "other-secret", "algorithm", "stale", "future", "no-user", "one-part", "not-base64"])
+    @Test func aDeauthorizeReplayedToDataDeletionAfterANewSignInChangesNothing() async throws {
+        try await TestDeployment.with { app in
+            let (first, _) = try await signedInAlice(app)
+            let request = try signed(app, payload: payload(app))
+            let deauthorize = try await post(app, "deauthorize", signedRequest: request)
+            #expect(deauthorize.status == 200)
+            #expect((try? JSONValue.parse(deauthorize.body))?["applied"] == .bool(true))
+            #expect(try await app.session(first).status == 401)
+            // Alice signs in again; the same signed_request, within its age, is posted to data deletion.
+            let (again, user) = try await signedInAlice(app)
+            let replay = try await post(app, "data-deletion", signedRequest: request)
+            #expect(replay.status == 200)
+            #expect(try await app.stores.accounts.identity(Self.key)?.userID == user)
+            #expect(try await app.stores.accounts.tokens(for: Self.key) != nil)
+            #expect(try await app.session(again).status == 200)
+        }
+    }
+
+    @Test func aDataDeletionReplayedToDeauthorizeAfterANewSignInChangesNothing() async throws {
+        try await TestDeployment.with { app in
+            _ = try await signedInAlice(app)
+            let request = try signed(app, payload: payload(app))
+            #expect(try await post(app, "data-deletion", signedRequest: request).status == 200)
+            #expect(try await app.stores.accounts.identity(Self.key) == nil)
+            let (again, _) = try await signedInAlice(app)
+            let replay = try await post(app, "deauthorize", signedRequest: request)
+            #expect(replay.status == 200)
+            #expect((try? JSONValue.parse(replay.body))?["applied"] == .bool(false))
+            #expect(try await app.stores.accounts.tokens(for: Self.key) != nil)
+            #expect(try await app.session(again).status == 200)
+        }
+    }
+
+    @Test func aSignedRequestNearTheEndOfItsAgeIsAccepted() async throws {
+        try await TestDeployment.with { app in
+            let (browser, _) = try await signedInAlice(app)
+            let request = try signed(app, payload: payload(app, age: Self.maximumAge - 30))
+            let response = try await post(app, "deauthorize", signedRequest: request)
+            #expect(response.status == 200)
+            #expect((try? JSONValue.parse(response.body))?["applied"] == .bool(true))
+            #expect(try await app.session(browser).status == 401)
+        }
+    }
+
+    @Test(arguments: [
+        "bad-hmac", "other-secret", "algorithm", "stale", "future", "no-user", "one-part", "not-base64", "login-code",
+        "login-token",
+    ])
     func forgedOrStaleSignedRequestsAreRefusedWithNothingApplied(_ forgery: String) async throws {
         try await TestDeployment.with { app in
             let (browser, _) = try await signedInAlice(app)
@@ -143,7 +196,10 @@ struct FacebookEventTests {
                 request = String(flipped) + good.dropFirst()
             case "other-secret": request = try signed(app, payload: payload(app), secret: "not-the-app-secret")
             case "algorithm": request = try signed(app, payload: payload(app, algorithm: "HMAC-SHA1"))
-            case "stale": request = try signed(app, payload: payload(app, age: 86_400 + 120))
+            case "stale": request = try signed(app, payload: payload(app, age: Self.maximumAge + 30))
+            case "login-code": request = try signed(app, payload: payload(app, extra: ["code": .string("AQD-login")]))
+            case "login-token":
+                request = try signed(app, payload: payload(app, extra: ["oauth_token": .string("EAAB-token")]))
             case "future": request = try signed(app, payload: payload(app, age: -3600))
             case "no-user":
                 request = try signed(

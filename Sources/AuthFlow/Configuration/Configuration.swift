@@ -11,6 +11,8 @@ public struct Configuration: Sendable, Hashable {
     public let store: StoreSettings
     /// `providers:`, in file order.
     public let providers: [ProviderSettings]
+    /// The files secrets were read from, in reading order (see ``secretFilePermissionWarnings(permissions:)``).
+    public var secretFiles: [SecretFile] = []
 
     /// Creates a configuration.
     public init(

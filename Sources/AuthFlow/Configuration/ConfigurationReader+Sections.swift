@@ -34,7 +34,9 @@ extension ConfigurationReader {
             report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
         }
         if let pair = top["server"] { checkEmailLinkProviders(pair.value, providers: top["providers"]?.value) }
-        return Configuration(server: server, sandbox: sandbox, store: store, providers: providers)
+        var configuration = Configuration(server: server, sandbox: sandbox, store: store, providers: providers)
+        configuration.secretFiles = secretFiles
+        return configuration
     }
 
     mutating func readServer(_ node: YAMLNode, owner: YAMLMark) -> ServerSettings? {
@@ -110,6 +112,10 @@ extension ConfigurationReader {
             return nil
         }
         guard let value = string(node, path: "server.secret", credential: true) else { return nil }
+        // Written inline (not `${VAR}`), the secret lives in the configuration file itself.
+        if case .scalar(let scalar) = node, !scalar.value.contains("${") {
+            secretFiles.append(SecretFile(key: "server.secret", path: fileName))
+        }
         let bytes = value.utf8.count
         guard bytes >= 32 else {
             report(

@@ -39,6 +39,8 @@ struct ConfigurationReader {
     let loader: ConfigurationLoader
     let baseDirectory: String?
     private(set) var issues: [ConfigurationIssue] = []
+    /// The files secrets were read from.
+    var secretFiles: [SecretFile] = []
     /// Redacted source lines, each computed once and shared by every location on that line.
     private let lines: RedactedLines
 
@@ -284,6 +286,7 @@ struct ConfigurationReader {
         let resolved = name.hasPrefix("/") || baseDirectory == nil ? name : "\(baseDirectory ?? "")/\(name)"
         do {
             let contents = try loader.readFile(resolved)
+            secretFiles.append(SecretFile(key: path, path: resolved))
             return (contents, node.mark, resolved)
         } catch {
             if isSandbox { return nil }
