@@ -129,6 +129,22 @@ extension ProviderRegistry {
                     settings.location))
         }
 
+        if !settings.nativeClients.isEmpty {
+            if !(plugin is any NativeSignInProviding) {
+                issues.append(
+                    ResolutionIssue.make(
+                        .invalidValue,
+                        "\(subject) cannot take native_clients: its provider issues no ID tokens to native apps "
+                            + "(native sign-in works with apple, google, facebook Limited Login and oidc)",
+                        settings.location(of: "native_clients")))
+            } else if (endpoints.jwks ?? "").isEmpty || (issuer ?? "").isEmpty {
+                issues.append(
+                    ResolutionIssue.make(
+                        .missingEndpoint,
+                        "\(subject) has native_clients but no jwks endpoint or issuer to verify their ID tokens; "
+                            + "set endpoints.jwks and issuer", settings.location(of: "native_clients")))
+            }
+        }
         issues += plugin.validate(settings, capabilities: enabled)
 
         guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }
