@@ -17,9 +17,16 @@ public protocol NativeSignInProviding: ProviderPlugin {
     /// Whether a native sign-in may carry an authorization code, exchanged at the token endpoint with
     /// `client_id` = the token's `aud` and no `redirect_uri` (Apple: the only way to a refresh token).
     var exchangesNativeAuthorizationCode: Bool { get }
+
+    /// Where native tokens come from when the web flow has no issuer or JWKS of its own (Facebook Limited
+    /// Login): used for a provider with `native_clients` whose `issuer` and `endpoints.jwks` are not set.
+    var nativeTokenSource: (issuer: String, jwks: String)? { get }
 }
 
 extension NativeSignInProviding {
     /// No code exchange.
     public var exchangesNativeAuthorizationCode: Bool { false }
+
+    /// The web flow's issuer and JWKS.
+    public var nativeTokenSource: (issuer: String, jwks: String)? { nil }
 }

@@ -105,7 +105,7 @@ extension ProviderRegistry {
         }
 
         // Endpoints, issuer and redirect URI.
-        let endpoints = plugin.defaultEndpoints.overridden(by: settings.endpoints)
+        var endpoints = plugin.defaultEndpoints.overridden(by: settings.endpoints)
         let callsUserinfo = !enabled.contains(.oidc) || plugin.fetchesUserinfoWithIDToken
         var needed: [(String, String?)] = [("authorization", endpoints.authorization), ("token", endpoints.token)]
         if enabled.contains(.oidc) { needed.append(("jwks", endpoints.jwks)) }
@@ -115,7 +115,12 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     .missingEndpoint, "\(subject) has no \(key) endpoint; set endpoints.\(key)", settings.location))
         }
-        let issuer = settings.issuer ?? plugin.defaultIssuer
+        var issuer = settings.issuer ?? plugin.defaultIssuer
+        // Native tokens of a provider whose web flow verifies none (Facebook Limited Login).
+        if !settings.nativeClients.isEmpty, let source = (plugin as? any NativeSignInProviding)?.nativeTokenSource {
+            if (endpoints.jwks ?? "").isEmpty { endpoints.jwks = source.jwks }
+            if (issuer ?? "").isEmpty { issuer = source.issuer }
+        }
         if enabled.contains(.oidc), (issuer ?? "").isEmpty {
             issues.append(
                 ResolutionIssue.make(
