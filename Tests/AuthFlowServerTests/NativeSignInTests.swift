@@ -368,11 +368,15 @@ struct NativeSignInTests {
     }
 
     @Test func aNonceIssuedByOneInstanceIsAcceptedOnceByAnother() async throws {
-        try await TestDeployment.with(NativeApp.settings) { app in
-            // A second server over the same configuration and stores (as a second `authflow serve` on one
-            // database): nonces are sealed with the shared secret, spent in the shared set.
+        let file = TemporarySQLiteFile("native-instances")
+        defer { file.remove() }
+        var settings = NativeApp.settings
+        settings.stores = { clock in try file.stores(clock: clock) }
+        try await TestDeployment.with(settings) { app in
+            // A second server over the same configuration and database file, opened apart (as a second
+            // `authflow serve`): nonces are sealed with the shared secret and spent in the shared table.
             let other = try SignInServer(
-                configuration: app.configuration, registry: .standard, stores: app.stores,
+                configuration: app.configuration, registry: .standard, stores: try file.stores(clock: app.clock),
                 httpClient: CurlHTTPClient(), clock: app.clock)
             let issued = await other.handle(HTTPServerRequest(method: "POST", path: "/auth/apple/native/nonce"))
             #expect(issued.status == 200)
@@ -386,6 +390,7 @@ struct NativeSignInTests {
                     method: "POST", path: "/auth/apple/native", headers: ["Content-Type": "application/json"],
                     body: Array(JSONValue.object(body).serialized().utf8)))
             #expect(replay.status == 409)
+            #expect(try JSONValue.parse(replay.body)["error"]?.stringValue == "nonce_reused")
         }
     }
 }
