@@ -335,6 +335,34 @@ struct NativeSignInTests {
         }
     }
 
+    @Test func googleRISCAndFacebookDeauthorizeEndBearerSessions() async throws {
+        try await TestDeployment.with(NativeApp.settings) { app in
+            let google = try #require(try await app.nativeSignIn("google", as: People.alice)["session_token"])
+            let facebook = try #require(
+                try await app.nativeSignIn("facebook", as: People.alice, hashNonce: false)["session_token"])
+            let risc = try await CurlHTTPClient().send(
+                .form(
+                    url: app.sandbox.baseURL + "/_sandbox/google/risc",
+                    fields: [
+                        ("type", "sessions-revoked"), ("sub", "alice-1"),
+                        ("client_id", TestDeployment.clientIDs["google"]!),
+                        ("to", app.appURL + "/auth/google/events"),
+                    ]))
+            #expect(risc.status == 200, "\(risc.text)")
+            #expect(try await app.getWithBearer("/auth/session", google).status == 401)
+            #expect(try await app.getWithBearer("/auth/session", facebook).status == 200)
+            let deauthorize = try await CurlHTTPClient().send(
+                .form(
+                    url: app.sandbox.baseURL + "/_sandbox/facebook/deauthorize",
+                    fields: [
+                        ("user_id", "alice-1"), ("client_id", NativeApp.facebookAppID),
+                        ("to", app.appURL + "/auth/facebook/deauthorize"),
+                    ]))
+            #expect(deauthorize.status == 200, "\(deauthorize.text)")
+            #expect(try await app.getWithBearer("/auth/session", facebook).status == 401)
+        }
+    }
+
     @Test func aBearerSessionEndsAtNativeSessionTTL() async throws {
         var settings = NativeApp.settings
         settings.nativeSessionTTL = 3600
