@@ -20,7 +20,8 @@ extension SignInServer {
             issued = try native.nonces.issue(provider: name, now: clock.now())
         } catch {
             throw ServerError(
-                .invalidRequest, "expected to seal a nonce, found \(error.code)", status: 503, provider: name)
+                .init(rawValue: "server_error"), "expected to seal a nonce, found \(error.code)", status: 500,
+                provider: name)
         }
         return ResponseFactory.json(
             .object(["nonce": .string(issued.nonce), "expires_at": .string(Self.timestamp(issued.expiresAt))]))
@@ -50,7 +51,7 @@ extension SignInServer {
             tokens = storedTokens(exchanged)
             tokens.clientID = outcome.tokenClientID
         }
-        let name = result.unverifiedProfile.map {
+        let firstLoginName = result.unverifiedProfile.map {
             UnverifiedProfile(
                 provider: $0.provider,
                 firstName: $0.firstName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) },
@@ -59,7 +60,7 @@ extension SignInServer {
         let identity: LinkedIdentity
         do throws(ServerError) {
             identity = try await resolveAccount(
-                for: result, request: request, pendingName: name?.displayName, tokens: tokens)
+                for: result, request: request, pendingName: firstLoginName?.displayName, tokens: tokens)
         } catch {
             logger.log(
                 .warning, "native sign-in refused",
