@@ -363,6 +363,27 @@ struct NativeSignInTests {
         }
     }
 
+    @Test func nonceAndSignInAreRateLimitedLikeStartsAndCallbacks() async throws {
+        var settings = NativeApp.settings
+        settings.rateLimits = RateLimitSettings(
+            starts: .init(perMinute: 1, burst: 2), callbacks: .init(perMinute: 1, burst: 1))
+        try await TestDeployment.with(settings) { app in
+            _ = try await app.nativeNonce("google")
+            let nonce = try await app.nativeNonce("google")
+            let third = try await app.postJSON(app.appURL + "/auth/google/native/nonce", nil)
+            #expect(third.status == 429)
+            #expect(third.error == "rate_limited")
+            #expect(third.response.headers["Retry-After"] != nil)
+            let credential = try await app.sandboxCredential(
+                "google", as: People.alice, audience: TestDeployment.clientIDs["google"]!,
+                tokenNonce: NativeApp.hashed(nonce), authorizedParty: NativeApp.androidClient)
+            let body: [String: JSONValue] = ["id_token": .string(credential.idToken), "nonce": .string(nonce)]
+            #expect(try await app.nativeSignIn("google", body).status == 200)
+            let limited = try await app.nativeSignIn("google", body)
+            #expect(limited.status == 429)
+        }
+    }
+
     @Test func aBearerSessionEndsAtNativeSessionTTL() async throws {
         var settings = NativeApp.settings
         settings.nativeSessionTTL = 3600

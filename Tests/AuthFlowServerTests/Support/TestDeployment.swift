@@ -39,6 +39,8 @@ final class TestDeployment: Sendable {
         var nativeClients: [String: [String]] = [:]
         /// `server.native_session_ttl` in seconds.
         var nativeSessionTTL: Double = 30 * 86_400
+        /// `server.rate_limits` (`nil`: off).
+        var rateLimits: RateLimitSettings? = RateLimitSettings()
         var signup = true
         var linkByVerifiedEmail: EmailLinkPolicy = .off
         var sessionTTL: Double = 8 * 3600
@@ -106,7 +108,8 @@ final class TestDeployment: Sendable {
                 listen: ListenAddress(host: "127.0.0.1", port: port), publicURL: appURL,
                 secret: Secret("test-secret-0123456789abcdef-0123456789"), allowedReturnTo: settings.allowedReturnTo,
                 sessionTTL: settings.sessionTTL, signup: settings.signup,
-                linkByVerifiedEmail: settings.linkByVerifiedEmail, nativeSessionTTL: settings.nativeSessionTTL),
+                linkByVerifiedEmail: settings.linkByVerifiedEmail, rateLimits: settings.rateLimits,
+                nativeSessionTTL: settings.nativeSessionTTL),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
         var configuration = deployment.configuration
