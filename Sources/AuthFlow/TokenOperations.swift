@@ -149,8 +149,12 @@ public final class TokenOperations: Sendable {
     ///   Facebook), `client_authentication_failed`, `provider_unreachable`, `revocation_failed` (a non-2xx
     ///   answer, with the provider's `error` code when it sent one).
     ///
-    /// - Parameter clientID: the client the token was issued to when it is not the provider's `client_id`
-    ///   (``StoredTokens/clientID``: a native app's bundle id); the request then authenticates as it.
+    /// - Parameters:
+    ///   - name: the configured provider name.
+    ///   - token: the access or refresh token to revoke.
+    ///   - tokenTypeHint: which kind `token` is, sent as `token_type_hint` when given.
+    ///   - clientID: the client the token was issued to when it is not the provider's `client_id`
+    ///     (``StoredTokens/clientID``: a native app's bundle id); the request then authenticates as it.
     public func revoke(
         provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil, clientID: String? = nil
     ) async throws(SignInError) {
