@@ -105,7 +105,7 @@ extension ProviderRegistry {
         }
 
         // Endpoints, issuer and redirect URI.
-        let endpoints = plugin.defaultEndpoints.overridden(by: settings.endpoints)
+        var endpoints = plugin.defaultEndpoints.overridden(by: settings.endpoints)
         let callsUserinfo = !enabled.contains(.oidc) || plugin.fetchesUserinfoWithIDToken
         var needed: [(String, String?)] = [("authorization", endpoints.authorization), ("token", endpoints.token)]
         if enabled.contains(.oidc) { needed.append(("jwks", endpoints.jwks)) }
@@ -115,7 +115,12 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     .missingEndpoint, "\(subject) has no \(key) endpoint; set endpoints.\(key)", settings.location))
         }
-        let issuer = settings.issuer ?? plugin.defaultIssuer
+        var issuer = settings.issuer ?? plugin.defaultIssuer
+        // Native tokens of a provider whose web flow verifies none (Facebook Limited Login).
+        if !settings.nativeClients.isEmpty, let source = (plugin as? any NativeSignInProviding)?.nativeTokenSource {
+            if (endpoints.jwks ?? "").isEmpty { endpoints.jwks = source.jwks }
+            if (issuer ?? "").isEmpty { issuer = source.issuer }
+        }
         if enabled.contains(.oidc), (issuer ?? "").isEmpty {
             issues.append(
                 ResolutionIssue.make(
@@ -129,6 +134,22 @@ extension ProviderRegistry {
                     settings.location))
         }
 
+        if !settings.nativeClients.isEmpty {
+            if !(plugin is any NativeSignInProviding) {
+                issues.append(
+                    ResolutionIssue.make(
+                        .invalidValue,
+                        "\(subject) cannot take native_clients: its provider issues no ID tokens to native apps "
+                            + "(native sign-in works with apple, google, facebook Limited Login and oidc)",
+                        settings.location(of: "native_clients")))
+            } else if (endpoints.jwks ?? "").isEmpty || (issuer ?? "").isEmpty {
+                issues.append(
+                    ResolutionIssue.make(
+                        .missingEndpoint,
+                        "\(subject) has native_clients but no jwks endpoint or issuer to verify their ID tokens; "
+                            + "set endpoints.jwks and issuer", settings.location(of: "native_clients")))
+            }
+        }
         issues += plugin.validate(settings, capabilities: enabled)
 
         guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }

@@ -33,6 +33,24 @@ public struct ResolvedProvider: Sendable {
     /// How the client authenticates at the token endpoint.
     public let clientAuthentication: ClientAuthentication
 
+    /// The client ids of the provider's native apps (`native_clients`); empty when native sign-in is off.
+    public var nativeClients: [String] { settings.nativeClients }
+
+    /// Whether `POST /auth/{name}/native` is on: `native_clients` is set and the plugin supports it.
+    public var acceptsNativeSignIn: Bool { !nativeClients.isEmpty && plugin is any NativeSignInProviding }
+
+    /// This provider acting as the client `clientID` (a native app's bundle id for Apple's code exchange and
+    /// the revocation of what it returned): the same settings, with `clientID` as `client_id` and as the
+    /// `sub` of a minted client secret, and first among the accepted audiences.
+    public func actingAs(client clientID: String) -> ResolvedProvider {
+        ResolvedProvider(
+            name: name, plugin: plugin, settings: settings, capabilitySupport: capabilitySupport,
+            capabilities: capabilities, clientID: clientID,
+            audiences: [clientID] + audiences.filter { $0 != clientID }, endpoints: endpoints,
+            scopes: scopes, issuer: issuer, acceptedIssuers: acceptedIssuers, redirectURI: redirectURI,
+            clientAuthentication: clientAuthentication)
+    }
+
     /// The `type:` value.
     public var type: String { plugin.type }
 

@@ -59,6 +59,16 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unverifiedProfileNotStored = Code(rawValue: "unverified_profile_not_stored")
         /// The request to begin or complete a sign-in is malformed (e.g. an empty browser binding).
         public static let invalidRequest = Code(rawValue: "invalid_request")
+        /// A native sign-in's `nonce` is not one this server issued (malformed, or sealed under another secret).
+        public static let invalidNonce = Code(rawValue: "invalid_nonce")
+        /// A native sign-in's `nonce` was issued more than its lifetime (10 minutes) ago.
+        public static let nonceExpired = Code(rawValue: "nonce_expired")
+        /// A native sign-in's `nonce` was issued for another provider.
+        public static let nonceProviderMismatch = Code(rawValue: "nonce_provider_mismatch")
+        /// The ID token's `nonce` is missing, or is neither the issued nonce nor its SHA-256 in lowercase hex.
+        public static let nonceMismatch = Code(rawValue: "nonce_mismatch")
+        /// The native sign-in's nonce (and so its ID token) was already used, on this or another instance.
+        public static let nonceReused = Code(rawValue: "nonce_reused")
         /// The state machine received an event it was not waiting for (a driver bug, not user input).
         public static let unexpectedEvent = Code(rawValue: "unexpected_event")
         /// Unsigned profile data in the callback (Apple's `user` field) is not valid UTF-8 or not the expected
@@ -100,13 +110,14 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The HTTP status a server should answer with: 400 (malformed or stale request), 401 (the provider or
     /// its tokens did not authenticate the user), 403 (a cross-site or replay attempt was refused) or 503 (the
-    /// spent-state set did not answer).
+    /// spent-state set did not answer), 409 for a native sign-in's nonce used before.
     public var statusHint: Int {
         switch code {
-        case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch: 403
+        case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch, .nonceProviderMismatch: 403
+        case .nonceReused: 409
         case .flowStoreUnavailable: 503
         case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest,
-            .invalidUserField:
+            .invalidUserField, .invalidNonce:
             400
         default: 401
         }

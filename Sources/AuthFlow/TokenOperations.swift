@@ -66,14 +66,18 @@ public final class TokenOperations: Sendable {
     ///   - refreshToken: the refresh token to redeem.
     ///   - scopes: a narrower scope to ask for; `nil` keeps the granted one.
     ///   - subject: the signed-in user's subject, to compare with a refreshed id_token's `sub`.
+    ///   - clientID: the client the refresh token was issued to when it is not the provider's `client_id`
+    ///     (``StoredTokens/clientID``).
     /// - Returns: the new tokens and the refresh token to keep (see ``RefreshResult/rotated``).
     /// - Throws: ``SignInError``: `unknown_provider`, `refresh_unsupported`, `client_authentication_failed`,
     ///   `provider_unreachable`, `token_endpoint_error` (e.g. `invalid_grant` for a revoked or reused token),
     ///   `invalid_token_response`, `jwks_unavailable`, `id_token_invalid`.
     public func refresh(
-        provider name: String, refreshToken: String, scopes: [String]? = nil, subject: String? = nil
+        provider name: String, refreshToken: String, scopes: [String]? = nil, subject: String? = nil,
+        clientID: String? = nil
     ) async throws(SignInError) -> RefreshResult {
-        guard let provider = providers[name] else { throw SignIn.unknownProvider(name) }
+        guard let configured = providers[name] else { throw SignIn.unknownProvider(name) }
+        let provider = clientID.map { configured.actingAs(client: $0) } ?? configured
         let request = try provider.refreshRequest(
             refreshToken: refreshToken, scopes: scopes, now: clock.now(),
             clientSecretLifetime: options.clientSecretLifetime)
@@ -144,10 +148,18 @@ public final class TokenOperations: Sendable {
     /// - Throws: ``SignInError``: `unknown_provider`, `revocation_unsupported` (no revocation endpoint, e.g.
     ///   Facebook), `client_authentication_failed`, `provider_unreachable`, `revocation_failed` (a non-2xx
     ///   answer, with the provider's `error` code when it sent one).
-    public func revoke(provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil)
-        async throws(SignInError)
-    {
-        guard let provider = providers[name] else { throw SignIn.unknownProvider(name) }
+    ///
+    /// - Parameters:
+    ///   - name: the configured provider name.
+    ///   - token: the access or refresh token to revoke.
+    ///   - tokenTypeHint: which kind `token` is, sent as `token_type_hint` when given.
+    ///   - clientID: the client the token was issued to when it is not the provider's `client_id`
+    ///     (``StoredTokens/clientID``: a native app's bundle id); the request then authenticates as it.
+    public func revoke(
+        provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil, clientID: String? = nil
+    ) async throws(SignInError) {
+        guard let configured = providers[name] else { throw SignIn.unknownProvider(name) }
+        let provider = clientID.map { configured.actingAs(client: $0) } ?? configured
         guard
             let request = try provider.revocationRequest(
                 token: token, tokenTypeHint: tokenTypeHint?.rawValue, now: clock.now(),

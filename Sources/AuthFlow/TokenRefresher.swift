@@ -145,7 +145,8 @@ public struct TokenRefresher: Sendable {
         let result: RefreshResult
         do throws(SignInError) {
             result = try await operations.refresh(
-                provider: identity.provider, refreshToken: refreshToken, subject: identity.subject)
+                provider: identity.provider, refreshToken: refreshToken, subject: identity.subject,
+                clientID: stored.clientID)
         } catch {
             try await store(identity) { () throws(StoreError) in
                 try await accounts.releaseTokenRefresh(for: identity, holder: holder)
@@ -159,6 +160,7 @@ public struct TokenRefresher: Sendable {
         var refreshed = StoredTokens(result.tokens, receivedAt: receivedAt)
         refreshed.refreshToken = result.refreshToken
         if refreshed.scope == nil { refreshed.scope = stored.scope }
+        refreshed.clientID = stored.clientID
         let written = refreshed
         try await store(identity) { () throws(StoreError) in
             do throws(StoreError) {

@@ -13,7 +13,7 @@ extension ApplePlugin {
     /// Verifies Apple's signed event and names its effects.
     ///
     /// Verification: `{"payload": JWS}`, RS256 over the provider's JWKS (the sign-in key cache), `iss` exact,
-    /// `aud` one of the provider's client id and `audiences`, `iat`/`exp` with leeway, a `jti`, and `events`
+    /// `aud` one of the provider's client id, `audiences` and `native_clients`, `iat`/`exp` with leeway, a `jti`, and `events`
     /// holding one `{type, sub}` object. Effects, applied once per `jti`: `email-disabled`/`email-enabled`
     /// update the identity; `consent-revoked` deletes its stored tokens and ends the user's sessions;
     /// `account-delete` disables the identity, deletes its tokens, ends the user's sessions and revokes the
@@ -83,7 +83,10 @@ extension ApplePlugin {
         let provider = context.provider
         let claims: JWTClaims
         do throws(JOSEError) {
-            claims = try await context.verify(payload, with: provider.jwtVerifier(leeway: context.leeway))
+            // An app's notifications name its bundle id (`native_clients`), a website's its Services ID.
+            let audiences = Set(provider.audiences + provider.nativeClients)
+            claims = try await context.verify(
+                payload, with: provider.jwtVerifier(leeway: context.leeway, audiences: audiences))
         } catch {
             throw invalid(
                 "expected a notification signed by Apple with valid claims, found \(error.code): \(error.message)")

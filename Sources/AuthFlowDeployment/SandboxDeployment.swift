@@ -124,7 +124,7 @@ public struct SandboxDeployment: Sendable {
             linkByVerifiedEmail: existing?.linkByVerifiedEmail ?? false, limits: existing?.limits ?? ConnectionLimits(),
             trustedProxies: existing?.trustedProxies ?? [],
             rateLimits: existing.map(\.rateLimits) ?? RateLimitSettings(), metricsListen: existing?.metricsListen,
-            logFormat: existing?.logFormat ?? .text)
+            logFormat: existing?.logFormat ?? .text, nativeSessionTTL: existing?.nativeSessionTTL ?? 30 * 86_400)
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)
@@ -149,6 +149,13 @@ public struct SandboxDeployment: Sendable {
                 .apple(
                     clientID: clientID, teamID: SandboxIdentityProvider.demoTeamID, keyID: kid,
                     publicKey: key.publicKey, redirectURIs: [redirectURI]))
+            // The app's bundle ids, under the same team and key: Apple's native code exchange authenticates as them.
+            for bundleID in settings.nativeClients where bundleID != clientID {
+                try sandbox.register(
+                    .apple(
+                        clientID: bundleID, teamID: SandboxIdentityProvider.demoTeamID, keyID: kid,
+                        publicKey: key.publicKey, redirectURIs: [redirectURI]))
+            }
             teamID = SandboxIdentityProvider.demoTeamID
             keyID = kid
             privateKey = Secret(try key.pkcs8PEM())
@@ -176,7 +183,8 @@ public struct SandboxDeployment: Sendable {
             endpoints: overrides, authorizationParameters: settings.authorizationParameters,
             location: settings.location,
             typeLocation: settings.typeLocation,
-            capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations)
+            capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations,
+            nativeClients: settings.nativeClients)
     }
 
     /// Whether `host` is an IPv4 loopback address (127.0.0.0/8) or `::1`, written as a literal.

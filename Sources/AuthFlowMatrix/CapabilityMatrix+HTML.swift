@@ -49,7 +49,7 @@ extension CapabilityMatrix {
         var html = "<div class=\"table-wrap\">\n<table>\n<thead>\n<tr>"
         let headings =
             ["Provider", "Protocol", "Identity source", "Client authentication", "Callback", "Round trips"]
-            + Capability.allCases.map(MatrixVocabulary.capabilityHeading)
+            + Capability.allCases.map(MatrixVocabulary.capabilityHeading) + ["Native apps"]
         for heading in headings { html += "<th scope=\"col\">\(HTML.escape(heading))</th>" }
         html += "</tr>\n</thead>\n<tbody>\n"
         if rows.isEmpty {
@@ -76,6 +76,13 @@ extension CapabilityMatrix {
             }
             html += "<td class=\"num\">\(row.roundTrips)</td>\n"
             for state in row.capabilities { html += Self.capabilityCell(state) }
+            if !row.nativeSupported {
+                html += "<td class=\"unsupported\">—<small>unsupported</small></td>\n"
+            } else if row.nativeClients.isEmpty {
+                html += Self.cell("off", "off", "set native_clients")
+            } else {
+                html += Self.cell("on", "on", row.nativeClients.joined(separator: ", "))
+            }
             html += "</tr>\n"
         }
         html += "</tbody>\n</table>\n</div>\n"

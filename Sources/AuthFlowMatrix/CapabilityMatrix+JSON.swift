@@ -2,7 +2,8 @@ import AuthFlow
 
 extension CapabilityMatrix {
     /// The JSON contract (DESIGN.md §3) with a few added keys: `source` (when known), `display_name`,
-    /// `reason` for unsupported capabilities, and `advisory_details` (code, severity, capability, finding, change).
+    /// `reason` for unsupported capabilities, `advisory_details` (code, severity, capability, finding, change), and
+    /// `native` (`support`: `supported` or `unsupported`, `enabled`, `clients`: the `native_clients`).
     func renderJSON() -> String {
         var members: [JSONDocument.Member] = []
         if let source { members.append(.init("source", .string(source))) }
@@ -37,6 +38,13 @@ extension CapabilityMatrix {
             .init("capabilities", .object(capabilities)),
             .init("advisories", .array(row.advisories.map { .string($0.text) })),
             .init("advisory_details", .array(details)),
+            .init(
+                "native",
+                .object([
+                    .init("support", .string(row.nativeSupported ? "supported" : "unsupported")),
+                    .init("enabled", .bool(row.nativeSupported && !row.nativeClients.isEmpty)),
+                    .init("clients", .array(row.nativeClients.map { .string($0) })),
+                ])),
         ])
     }
 }

@@ -4,14 +4,14 @@ extension CapabilityMatrix {
     /// The cells of the text and Markdown tables: short values, explained by the legend.
     static let tableHeadings =
         ["Provider", "Protocol", "Identity", "Client auth", "Callback", "Round trips"]
-        + Capability.allCases.map(MatrixVocabulary.capabilityHeading)
+        + Capability.allCases.map(MatrixVocabulary.capabilityHeading) + ["Native apps"]
 
     static func tableCells(_ row: MatrixRow) -> [String] {
         let name = row.name == row.type ? row.name : "\(row.name) (\(row.type))"
         return [
             name, MatrixVocabulary.protocolLabel(row.signInProtocol), row.identitySource.rawValue,
             row.clientAuthentication.rawValue, row.callbackMethod.rawValue, String(row.roundTrips),
-        ] + row.capabilities.map(\.label)
+        ] + row.capabilities.map(\.label) + [row.nativeLabel]
     }
 
     /// An aligned table for terminals, then the advisories and a legend.

@@ -22,6 +22,10 @@ public struct MatrixRow: Sendable, Hashable {
     public let capabilities: [CapabilityState]
     /// Hardening advice and notes for this provider.
     public let advisories: [Advisory]
+    /// Whether the provider's plugin accepts ID tokens from native apps (`POST /auth/{name}/native`).
+    public let nativeSupported: Bool
+    /// The configured `native_clients`; native sign-in is on when this is not empty.
+    public let nativeClients: [String]
 
     /// Computes the row of `provider`.
     ///
@@ -46,6 +50,15 @@ public struct MatrixRow: Sendable, Hashable {
                 enabled: provider.isEnabled(capability))
         }
         advisories = Advisor(provider: provider, storesTokens: storesTokens, options: options).advisories()
+        nativeSupported = provider.plugin is any NativeSignInProviding
+        nativeClients = provider.nativeClients
+    }
+
+    /// The native sign-in cell: `on (N apps)`, `off` (supported, no `native_clients`) or `unsupported`.
+    var nativeLabel: String {
+        guard nativeSupported else { return "unsupported" }
+        guard !nativeClients.isEmpty else { return "off" }
+        return "on (\(nativeClients.count) app\(nativeClients.count == 1 ? "" : "s"))"
     }
 
     /// The state of `capability`.

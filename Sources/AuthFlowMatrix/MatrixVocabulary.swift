@@ -31,6 +31,7 @@ enum MatrixVocabulary {
             "required / optional",
             "what the provider's plugin declares; switch optional ones under capabilities: in the YAML"
         ),
+        ("Native apps", "ID tokens from iOS/Android apps accepted at POST /auth/NAME/native (set native_clients)"),
     ]
 
     static let noAdvisories = "none (every available hardening is on)"

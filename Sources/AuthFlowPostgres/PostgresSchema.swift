@@ -117,6 +117,12 @@ enum PostgresSchema {
                 WHERE refresh_token_prefix_digest IS NOT NULL
             """,
         ],
+        // 4: the kind of a session (a browser's cookie or a native app's bearer token), and the client provider
+        // tokens were issued to when it is not the provider's client_id (Apple's native code exchange).
+        [
+            "ALTER TABLE sessions ADD COLUMN kind text NOT NULL DEFAULT 'cookie'",
+            "ALTER TABLE identity_tokens ADD COLUMN client_id text",
+        ],
     ]
 
     /// Brings the database to `currentVersion` under the migration advisory lock, in one transaction; a

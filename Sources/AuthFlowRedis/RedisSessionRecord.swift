@@ -2,13 +2,16 @@ import AuthFlow
 import Foundation
 
 /// The stored form of a `SessionRecord`: each field as `<byte count>:<bytes>`, so any text round-trips; the
-/// provider session id as `+<sid>`, or `-` when there is none.
+/// provider session id as `+<sid>`, or `-` when there is none; a bearer session adds the field `bearer` (a
+/// record of seven fields, as written before session kinds, is a cookie session).
 enum RedisSessionRecord {
     static func encode(_ record: SessionRecord) -> [UInt8] {
-        let fields = [
-            "1", String(record.createdAt.timeIntervalSince1970), String(record.expiresAt.timeIntervalSince1970),
-            record.userID.rawValue, record.provider, record.subject, record.providerSessionID.map { "+" + $0 } ?? "-",
-        ]
+        let fields =
+            [
+                "1", String(record.createdAt.timeIntervalSince1970), String(record.expiresAt.timeIntervalSince1970),
+                record.userID.rawValue, record.provider, record.subject,
+                record.providerSessionID.map { "+" + $0 } ?? "-",
+            ] + (record.kind == .cookie ? [] : [record.kind.rawValue])
         var output: [UInt8] = []
         for field in fields {
             output += Array("\(field.utf8.count):".utf8) + Array(field.utf8)
@@ -27,12 +30,14 @@ enum RedisSessionRecord {
             fields.append(String(decoding: bytes[(colon + 1)..<(colon + 1 + count)], as: UTF8.self))
             index = colon + 1 + count
         }
-        guard fields.count == 7, fields[0] == "1", let created = Double(fields[1]), let expires = Double(fields[2])
+        guard fields.count == 7 || fields.count == 8, fields[0] == "1", let created = Double(fields[1]),
+            let expires = Double(fields[2]),
+            let kind = fields.count == 8 ? SessionKind(rawValue: fields[7]) : .cookie
         else { throw corrupt(operation) }
         return SessionRecord(
             userID: UserID(rawValue: fields[3]), provider: fields[4], subject: fields[5],
             createdAt: Date(timeIntervalSince1970: created), expiresAt: Date(timeIntervalSince1970: expires),
-            providerSessionID: fields[6].hasPrefix("+") ? String(fields[6].dropFirst()) : nil)
+            providerSessionID: fields[6].hasPrefix("+") ? String(fields[6].dropFirst()) : nil, kind: kind)
     }
 
     private static func corrupt(_ operation: String) -> StoreError {

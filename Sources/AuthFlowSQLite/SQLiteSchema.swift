@@ -234,6 +234,12 @@ enum SQLiteSchema {
         ALTER TABLE new_spent_states RENAME TO spent_states;
         CREATE INDEX spent_states_by_expiry ON spent_states(expires_at);
         """,
+        // Version 6: the kind of a session (a browser's cookie or a native app's bearer token), and the client
+        // provider tokens were issued to when it is not the provider's client_id (Apple's native code exchange).
+        """
+        ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'cookie';
+        ALTER TABLE identity_tokens ADD COLUMN client_id TEXT;
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

@@ -14,7 +14,7 @@ extension SandboxIdentityProvider {
     /// - Facebook (OIDC code flow): `jti`, name claims, `email` with the `email` scope.
     func signIDToken(
         provider: SandboxProvider, clientID: String, identity: SandboxIdentity, scopes: [String], nonce: String?,
-        authTime: Int64, accessToken: String?
+        authTime: Int64, accessToken: String?, authorizedParty: String? = nil
     ) throws(SandboxError) -> String {
         let ring = try keyRing(for: provider)
         let issuedAt = Int64(now.timeIntervalSince1970)
@@ -36,7 +36,7 @@ extension SandboxIdentityProvider {
                 claims["is_private_email"] = .string(identity.isPrivateEmail ? "true" : "false")
             }
         case .google:
-            claims["azp"] = .string(clientID)
+            claims["azp"] = .string(authorizedParty ?? clientID)
             if wantsEmail, let email = identity.email {
                 claims["email"] = .string(email)
                 claims["email_verified"] = .bool(identity.emailVerified)

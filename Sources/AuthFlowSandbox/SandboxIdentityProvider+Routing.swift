@@ -106,6 +106,9 @@ extension SandboxIdentityProvider {
         case "/_sandbox/google/risc":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             return await handleGoogleRISCAdmin(request)
+        case "/_sandbox/apple/native", "/_sandbox/google/native", "/_sandbox/facebook/native":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            return handleNativeAdmin(request)
         case "/_sandbox/revocations":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return revocationsAdmin()

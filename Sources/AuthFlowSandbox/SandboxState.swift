@@ -144,7 +144,8 @@ struct SandboxState: Sendable {
         guard record.expiresAt > now else {
             return .failure(.invalidGrant("the authorization code has expired", graphSubcode: 36_007))
         }
-        guard let redirectURI else {
+        // A native app's code (Apple) had no redirect URI: it is redeemed without one.
+        guard let redirectURI = redirectURI ?? (record.request.redirectURI.isEmpty ? "" : nil) else {
             return .failure(.invalidRequest("missing required parameter redirect_uri"))
         }
         guard redirectURI == record.request.redirectURI else {

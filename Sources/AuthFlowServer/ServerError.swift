@@ -43,6 +43,10 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let duplicateCookie = Code(rawValue: "duplicate_cookie")
         /// Too many sign-in starts or callbacks from one client address; retry after `Retry-After` seconds.
         public static let rateLimited = Code(rawValue: "rate_limited")
+        /// The request carries both a session cookie and an `Authorization: Bearer` token.
+        public static let ambiguousCredentials = Code(rawValue: "ambiguous_credentials")
+        /// The route needs a bearer session (`POST /auth/session/refresh`) and the request has none.
+        public static let notBearerSession = Code(rawValue: "not_bearer_session")
         /// A store did not answer; the request changed nothing it could not finish.
         public static let storeUnavailable = Code(rawValue: "store_unavailable")
     }

@@ -12,7 +12,7 @@ extension SignInServer {
     func disconnect(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
         -> HTTPServerResponse
     {
-        try originCheck.check(request)
+        try checkOrigin(request)
         _ = try provider(name)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let session = try await requireSession(request)
@@ -53,7 +53,7 @@ extension SignInServer {
     /// `POST /auth/account/delete`: revokes every stored token at its provider, ends every session of the
     /// user, then deletes the user with its identities and tokens; 204 (or 302 to a valid `return_to`).
     func deleteAccount(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        try originCheck.check(request)
+        try checkOrigin(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let session = try await requireSession(request)
         let accounts = stores.accounts
@@ -103,7 +103,8 @@ extension SignInServer {
             return true
         }
         do throws(SignInError) {
-            try await tokenOperations.revoke(provider: name, token: token, tokenTypeHint: hint)
+            try await tokenOperations.revoke(
+                provider: name, token: token, tokenTypeHint: hint, clientID: tokens.clientID)
             logger.log(.debug, "token revoked", metadata: ["provider": name, "token_type": hint.rawValue])
             return true
         } catch {

@@ -35,6 +35,9 @@ extension SignInServer {
         /// handled by this server take effect on the next request regardless; this bounds how late a
         /// revocation made by another instance sharing the stores is seen (see docs/server.md).
         public var sessionCacheLifetime: Double = 1
+        /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
+        /// 30 days.
+        public var nativeSessionTTL: Double = 30 * 86_400
 
         /// Creates options with the hardened defaults.
         public init(
@@ -83,6 +86,7 @@ extension SignInServer {
                 publicURL: server.publicURL, secret: secret, allowedReturnTo: server.allowedReturnTo,
                 sessionTTL: server.sessionTTL, signup: server.signup, linkByVerifiedEmail: server.linkByVerifiedEmail,
                 rateLimits: server.rateLimits)
+            self.nativeSessionTTL = server.nativeSessionTTL
         }
     }
 

@@ -3,9 +3,30 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
-/// The signed-in browser of a request, checked against both stores.
+/// How a request presents its session: the session cookie, or `Authorization: Bearer` (native apps).
+enum SessionCredential: Sendable, Equatable {
+    case cookie(String)
+    case bearer(String)
+
+    /// The session id (cookie value or bearer token).
+    var id: String {
+        switch self {
+        case .cookie(let id), .bearer(let id): id
+        }
+    }
+
+    /// The kind of session the credential may open.
+    var kind: SessionKind {
+        switch self {
+        case .cookie: .cookie
+        case .bearer: .bearer
+        }
+    }
+}
+
+/// The signed-in browser or app of a request, checked against both stores.
 struct CurrentSession: Sendable {
-    /// The session cookie's value.
+    /// The session cookie's value or the bearer token.
     let id: String
     /// The stored session.
     let record: SessionRecord
@@ -14,21 +35,27 @@ struct CurrentSession: Sendable {
 }
 
 extension SignInServer {
-    /// The session of `request`, or `nil` when it has no cookie, the session is unknown or expired, or
-    /// its identity was removed, moved to another user or disabled since.
+    /// The session of `request`, or `nil` when it has no cookie or bearer token, the session is unknown, expired
+    /// or of the other kind, or its identity was removed, moved to another user or disabled since.
     ///
     /// - Parameter cached: whether a session found valid a moment ago (``SessionCache``) may answer; only
     ///   for the read-only routes.
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, `duplicate_cookie` when the request
-    ///   carries the session cookie twice.
+    ///   carries the session cookie twice, `ambiguous_credentials` with both a cookie and a bearer token.
     func currentSession(_ request: HTTPServerRequest, cached: Bool = false) async throws(ServerError)
         -> CurrentSession?
     {
-        guard let id = try sessionCookieValue(request) else { return nil }
-        if cached, let session = sessionCache.session(id: id, now: clock.now()) { return session }
+        guard let credential = try sessionCredential(request) else { return nil }
+        let id = credential.id
+        if cached, let session = sessionCache.session(id: id, now: clock.now()) {
+            return session.record.kind == credential.kind ? session : nil
+        }
         let epoch = sessionCache.epoch()
         do throws(StoreError) {
-            guard let record = try await stores.sessions.session(id: id) else { return nil }
+            // A token opens only its own kind of session: a bearer token is no cookie, and the reverse.
+            guard let record = try await stores.sessions.session(id: id), record.kind == credential.kind else {
+                return nil
+            }
             guard let identity = try await stores.accounts.identity(record.identity),
                 identity.userID == record.userID, !identity.isDisabled
             else { return nil }
@@ -99,20 +126,63 @@ extension SignInServer {
 
     /// `POST /auth/logout`: ends the session server-side and clears the cookie; 204, or 302 to a valid
     /// `return_to` (query or form field).
+    ///
+    /// With `Authorization: Bearer` it ends that bearer session (of its own kind only) and sets no cookie.
     func logout(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        try originCheck.check(request)
+        try checkOrigin(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
-        if let id = try sessionCookieValue(request) {
+        let credential = try sessionCredential(request)
+        if let credential {
             do throws(StoreError) {
-                let ended = try await stores.sessions.deleteSession(id: id)
-                if ended { logger.log(.info, "signed out", metadata: [:]) }
+                // Only a session of the credential's kind ends: a bearer token sent as a cookie ends nothing.
+                if let record = try await stores.sessions.session(id: credential.id), record.kind == credential.kind {
+                    let ended = try await stores.sessions.deleteSession(id: credential.id)
+                    if ended { logger.log(.info, "signed out", metadata: ["session": record.kind.rawValue]) }
+                }
             } catch {
                 throw ServerError(error, while: "end the session", store: "sessions")
             }
         }
         var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
-        response.addCookie(cookies.clearedSessionCookie())
+        if case .bearer = credential {} else { response.addCookie(cookies.clearedSessionCookie()) }
         return response
+    }
+
+    /// The session credential of `request`: its session cookie or its `Authorization: Bearer` token.
+    ///
+    /// - Throws: ``ServerError`` `ambiguous_credentials` (400) when it carries both, `duplicate_cookie` when it
+    ///   carries the session cookie twice.
+    func sessionCredential(_ request: HTTPServerRequest) throws(ServerError) -> SessionCredential? {
+        let cookie = try sessionCookieValue(request)
+        let bearer = Self.bearerToken(request)
+        switch (cookie, bearer) {
+        case (let cookie?, nil): return .cookie(cookie)
+        case (nil, let bearer?): return .bearer(bearer)
+        case (nil, nil): return nil
+        case (.some, .some):
+            throw ServerError(
+                .ambiguousCredentials,
+                "expected one session credential, a session cookie or an Authorization bearer token, found both",
+                status: 400)
+        }
+    }
+
+    /// The token of an `Authorization: Bearer TOKEN` header (scheme case-insensitive, RFC 6750); `nil` without
+    /// one, for another scheme, or for a token that is empty or longer than 128 characters.
+    static func bearerToken(_ request: HTTPServerRequest) -> String? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = String(parts[1]).trimmingCharacters()
+        guard !token.isEmpty, token.utf8.count <= 128 else { return nil }
+        return token
+    }
+
+    /// The same-origin check of state-changing routes, for cookie requests only: a request carrying a bearer
+    /// token sends no ambient credential (a cross-site page cannot set `Authorization` without a preflight).
+    func checkOrigin(_ request: HTTPServerRequest) throws(ServerError) {
+        guard Self.bearerToken(request) == nil else { return }
+        try originCheck.check(request)
     }
 
     /// `GET /healthz`: 200 `{"status":"ok"}` when the account, session and flow stores answer; otherwise 503
@@ -152,17 +222,27 @@ extension SignInServer {
     func createSession(for identity: LinkedIdentity, providerSessionID: String? = nil) async throws(ServerError) -> (
         id: String, cookie: String
     ) {
+        let (id, _) = try await storeSession(for: identity, kind: .cookie, providerSessionID: providerSessionID)
+        return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
+    }
+
+    /// Stores a new session of `kind` for `identity` under a fresh random id (32 bytes, base64url): `session_ttl`
+    /// for a cookie, `native_session_ttl` for a bearer session. Returns the id and the record.
+    func storeSession(
+        for identity: LinkedIdentity, kind: SessionKind, providerSessionID: String?
+    ) async throws(ServerError) -> (id: String, record: SessionRecord) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
+        let ttl = kind == .bearer ? options.nativeSessionTTL : options.sessionTTL
         let record = SessionRecord(
             userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: now,
-            expiresAt: now.addingTimeInterval(options.sessionTTL), providerSessionID: providerSessionID)
+            expiresAt: now.addingTimeInterval(ttl), providerSessionID: providerSessionID, kind: kind)
         do throws(StoreError) {
             try await stores.sessions.createSession(id: id, record: record)
         } catch {
             throw ServerError(error, while: "create the session", store: "sessions")
         }
-        return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
+        return (id, record)
     }
 
     /// The single `return_to` of the query or, for a form POST, the body.

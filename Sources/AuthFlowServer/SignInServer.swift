@@ -17,7 +17,9 @@ import Foundation
 ///
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
-/// `POST /auth/account/delete`, `GET /healthz`, and the event endpoints provider plugins declare under
+/// `POST /auth/account/delete`, `GET /healthz`, native-app sign-in (`POST /auth/{provider}/native/nonce`,
+/// `POST /auth/{provider}/native`, `POST /auth/session/refresh`; bearer sessions are accepted wherever the
+/// session cookie is), and the event endpoints provider plugins declare under
 /// `/auth/{provider}/` (`ProviderEventEndpoint`: Apple's notifications, Facebook's data deletion,
 /// Google RISC, OIDC back-channel logout). An app serves its own pages next to these with
 /// ``signedInUser(_:)`` and ``respond(to:with:)``.
@@ -54,6 +56,8 @@ public final class SignInServer: Sendable {
     let metrics: ServerMetrics?
     /// Sessions recently found valid (see ``Options/sessionCacheLifetime``).
     let sessionCache: SessionCache
+    /// Native-app sign-in (`POST /auth/{provider}/native`); `nil` when `server.secret` is too short to seal nonces.
+    let native: NativeSignIn?
 
     /// Creates a server over resolved providers.
     ///
@@ -103,6 +107,11 @@ public final class SignInServer: Sendable {
             providers: providers, httpClient: httpClient, clock: clock, options: options.flow, keySets: keySets,
             observer: observer, requestTimeout: Self.revocationTimeout)
         self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
+        self.native = (try? NativeNonceSeal(secret: Array(options.secret.value.utf8), random: random)).map {
+            NativeSignIn(
+                providers: providers, keySets: keySets, httpClient: httpClient, flowStore: stores.flows, nonces: $0,
+                clock: clock, options: options.flow, observer: observer)
+        }
     }
 
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
@@ -192,7 +201,10 @@ public final class SignInServer: Sendable {
     /// those ``handle(_:)`` gives; pass it to `HTTPServer` as its immediate handler, so the server's most
     /// frequent request (nginx `auth_request` asks on every request it proxies) needs no task.
     public func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
-        guard request.method == "GET" || request.method == "HEAD", request.path == "/auth/check" else { return nil }
+        // A bearer is looked up (and refused beside a cookie) by `handle`.
+        guard request.method == "GET" || request.method == "HEAD", request.path == "/auth/check",
+            request.headers["Authorization"] == nil
+        else { return nil }
         let started = clock.now()
         // A duplicated cookie is refused by `handle`, with its error; an unknown or stale session is looked up there.
         guard let id = (try? sessionCookieValue(request)) ?? nil,
@@ -264,6 +276,10 @@ public final class SignInServer: Sendable {
                 break
             }
         }
+        if count == 3, first == "auth", segments[1] == "session", segments[2] == "refresh" {
+            try only("POST")
+            return try await refreshBearerSession(request)
+        }
         if count == 3, first == "auth", segments[1] == "account", segments[2] == "delete" {
             try only("POST")
             return try await deleteAccount(request)
@@ -282,6 +298,12 @@ public final class SignInServer: Sendable {
             case "disconnect":
                 try only("POST")
                 return try await disconnect(request, provider: name)
+            case "native":
+                try only("POST")
+                return try await nativeSignIn(request, provider: name)
+            case "" where count == 4 && segments[2] == "native" && segments[3] == "nonce":
+                try only("POST")
+                return try await nativeNonce(request, provider: name)
             default:
                 if let (provider, endpoint, parameters) = try eventEndpoint(
                     provider: name, segments: Array(segments.dropFirst(2)), method: method)

@@ -119,6 +119,29 @@ import Testing
         try Self.checkHardened(document)
     }
 
+    @Test func nativeSupportIsShownPerProvider() throws {
+        let providers = try MatrixTestSupport.providers(
+            yaml: """
+                server: {public_url: https://app.example}
+                providers:
+                  apple: {type: apple, client_id: com.example.web, team_id: T, key_id: K, private_key_file: AuthKey.p8,
+                    native_clients: [com.example.ios]}
+                  google: {type: google, client_id: web, client_secret: s}
+                  x: {type: x, client_id: abc, client_secret: s}
+
+                """)
+        let document = try Self.document(CapabilityMatrix(providers: providers).render(format: .json))
+        let native = { (name: String) throws -> JSONValue? in try Self.provider(name, in: document)["native"] }
+        #expect(
+            try native("apple")
+                == .object(["support": "supported", "enabled": .bool(true), "clients": .array(["com.example.ios"])]))
+        #expect(
+            try native("google") == .object(["support": "supported", "enabled": .bool(false), "clients": .array([])]))
+        #expect(try native("x") == .object(["support": "unsupported", "enabled": .bool(false), "clients": .array([])]))
+        let text = CapabilityMatrix(providers: providers).render(format: .text)
+        #expect(text.contains("on (1 app)"))
+    }
+
     @Test func emptyMatrixIsAnEmptyProviderList() throws {
         let document = try Self.document(CapabilityMatrix(providers: []).render(format: .json))
         #expect(document == .object(["providers": .array([])]))

@@ -200,6 +200,26 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
+    func keepsTheClientTokensWereIssuedToWithTheRefreshToken(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
+        // Apple's native code exchange: the refresh token belongs to the app's bundle id.
+        let native = StoredTokens(accessToken: "a.native", refreshToken: "r.native", clientID: "com.example.ios")
+        try await stores.accounts.saveTokens(native, for: .appleAlice)
+        #expect(try await stores.accounts.tokens(for: .appleAlice) == native)
+        // A sign-in without a refresh token keeps the stored one with its client.
+        try await stores.accounts.saveTokens(StoredTokens(accessToken: "a.web", refreshToken: nil), for: .appleAlice)
+        #expect(
+            try await stores.accounts.tokens(for: .appleAlice)
+                == StoredTokens(accessToken: "a.web", refreshToken: "r.native", clientID: "com.example.ios"))
+        // A new refresh token brings its own client (none: the provider's client_id).
+        let web = StoredTokens(accessToken: "a.web2", refreshToken: "r.web")
+        try await stores.accounts.saveTokens(web, for: .appleAlice)
+        #expect(try await stores.accounts.tokens(for: .appleAlice) == web)
+        #expect(try await stores.accounts.tokens(ofUser: .alice)[.appleAlice] == web)
+    }
+
+    @Test(arguments: StoreBackend.available)
     func disablesAndReenablesIdentities(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)

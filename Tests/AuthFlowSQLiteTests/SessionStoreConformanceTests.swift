@@ -27,6 +27,25 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.availableForSessions)
+    func keepsTheKindOfABearerSessionAndEndsItWithTheOthers(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        let base = Self.record()
+        let bearer = SessionRecord(
+            userID: base.userID, provider: base.provider, subject: base.subject, createdAt: base.createdAt,
+            expiresAt: base.expiresAt, providerSessionID: "sid-1", kind: .bearer)
+        try await stores.sessions.createSession(id: "bearer-1", record: bearer)
+        try await stores.sessions.createSession(id: "cookie-1", record: base)
+        #expect(try await stores.sessions.session(id: "bearer-1") == bearer)
+        #expect(try await stores.sessions.session(id: "cookie-1")?.kind == .cookie)
+        #expect(try await stores.sessions.deleteSessions(userID: .alice) == 2)
+        #expect(try await stores.sessions.session(id: "bearer-1") == nil)
+        try await stores.sessions.createSession(id: "bearer-2", record: bearer)
+        #expect(try await stores.sessions.deleteSessions(identity: .appleAlice) == 1)
+        try await stores.sessions.createSession(id: "bearer-3", record: bearer)
+        #expect(try await stores.sessions.deleteSessions(identity: .appleAlice, providerSessionID: "sid-1") == 1)
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
     func refusesADuplicateSessionID(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.sessions.createSession(id: "cookie-1", record: Self.record())

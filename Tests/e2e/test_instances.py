@@ -14,6 +14,7 @@ store comes back poll with a bounded deadline; no test asserts how long anything
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import select
 import shutil
@@ -39,6 +40,7 @@ RECOVERY_DEADLINE = 30
 DOWN_TIMEOUT = 20
 
 APPLE_CLIENT_ID = "com.example.sandbox.web"  # the sandbox's demo Apple client (SandboxIdentityProvider)
+GOOGLE_ANDROID_CLIENT = "987-android.apps.googleusercontent.com"  # `native_clients` of the google provider
 
 
 class Upstream(requests.adapters.HTTPAdapter):
@@ -68,6 +70,7 @@ class Deployment:
     b: harness.ServerProcess
     postgres: PostgresServer
     redis: RedisServer
+    google_client_id: str
 
     def visitor(self, name: str, via: harness.ServerProcess | None = None) -> "Visitor":
         return Visitor(self, name, via or self.a)
@@ -170,6 +173,9 @@ def deployment(module_servers, tmp_path_factory):
         fragment_path = credentials / "providers.yaml"
         wait_for("the sandbox's providers.yaml fragment", fragment_path.exists, harness.STARTUP_TIMEOUT)
         fragment = "\n".join(line for line in fragment_path.read_text().splitlines() if not line.startswith("#"))
+        # Native sign-in for Google: the Android client presents tokens issued to the server's client id.
+        fragment = fragment.replace("  google:\n", f"  google:\n    native_clients: [{GOOGLE_ANDROID_CLIENT}]\n", 1)
+        google_client_id = fragment[fragment.index("\n  google:\n"):].split('client_id: "', 1)[1].split('"', 1)[0]
         secret = secrets.token_hex(32)
 
         def instance(label: str) -> harness.ServerProcess:
@@ -192,7 +198,7 @@ def deployment(module_servers, tmp_path_factory):
             return module_servers.start(config, sandbox=False, label=label)
 
         yield Deployment(public_url=public_url, sandbox_url=sandbox_url, a=instance("A"), b=instance("B"),
-                         postgres=postgres, redis=redis)
+                         postgres=postgres, redis=redis, google_client_id=google_client_id)
         module_servers.stop_all()
     finally:
         if sandbox is not None:
@@ -232,6 +238,47 @@ def test_sign_in_started_on_a_completes_on_b(deployment, provider):
     on_a = visitor.on(deployment.a).session_info()
     assert on_a.status_code == 200, status_of(on_a)
     assert on_a.json()["user_id"] == on_b.json()["user_id"]
+
+
+def test_native_nonce_issued_by_a_is_accepted_once_by_either_instance(deployment):
+    nonce_answer = harness.direct.post(deployment.a.listen_url + "/auth/google/native/nonce",
+                                       timeout=harness.HTTP_TIMEOUT)
+    assert nonce_answer.status_code == 200, status_of(nonce_answer)
+    nonce = nonce_answer.json()["nonce"]
+    hashed = hashlib.sha256(nonce.encode()).hexdigest()
+    token = harness.direct.post(
+        deployment.sandbox_url + "/_sandbox/google/native",
+        json={"identity": {"subject": "native-" + secrets.token_hex(6), "email": "katherine@example.com",
+                           "given_name": "Katherine", "family_name": "Johnson"},
+              "audience": deployment.google_client_id, "authorized_party": GOOGLE_ANDROID_CLIENT,
+              "nonce": hashed},
+        timeout=harness.HTTP_TIMEOUT)
+    assert token.status_code == 200, status_of(token)
+    body = {"id_token": token.json()["id_token"], "nonce": nonce}
+
+    signed_in = harness.direct.post(deployment.b.listen_url + "/auth/google/native", json=body,
+                                    timeout=harness.HTTP_TIMEOUT)
+    assert signed_in.status_code == 200, status_of(signed_in)
+    assert "Set-Cookie" not in signed_in.headers
+    session = signed_in.json()
+    assert session["token_type"] == "Bearer" and session["name"] == "Katherine Johnson"
+
+    for instance in (deployment.a, deployment.b):
+        replay = harness.direct.post(instance.listen_url + "/auth/google/native", json=body,
+                                     timeout=harness.HTTP_TIMEOUT)
+        expect_error(replay, "nonce_reused", statuses=(409,), context=f"the same token again on {instance.label}")
+
+    # The bearer B issued works on A, and a logout on A ends it on B.
+    bearer = {"Authorization": "Bearer " + session["session_token"]}
+    on_a = harness.direct.get(deployment.a.listen_url + "/auth/session", headers=bearer, timeout=harness.HTTP_TIMEOUT)
+    assert on_a.status_code == 200 and on_a.json()["user_id"] == session["user_id"], status_of(on_a)
+    logout = harness.direct.post(deployment.a.listen_url + "/auth/logout", headers=bearer,
+                                 timeout=harness.HTTP_TIMEOUT)
+    assert logout.status_code == 204, status_of(logout)
+    wait_for("B refusing the bearer A logged out",
+             lambda: harness.direct.get(deployment.b.listen_url + "/auth/session", headers=bearer,
+                                        timeout=harness.HTTP_TIMEOUT).status_code == 401,
+             PROPAGATION_DEADLINE)
 
 
 def test_session_made_on_a_is_valid_on_b_and_logout_on_b_ends_it_on_a(deployment):

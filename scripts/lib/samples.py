@@ -12,8 +12,14 @@ in an HTML comment right before the block, which readers of the rendered page do
     ```
 
 The `import` lines of the block and of its context come first in the generated file, then the rest
-of the context, then the rest of the block, so the context can use what the block imports. Every block is compiled: there is no way
-to skip one.
+of the context, then the rest of the block, so the context can use what the block imports. Every block is compiled,
+except app-side code for another platform (iOS), which says so in a comment right before it, with the reason:
+
+    <!-- sample-not-compiled: iOS app code (AuthenticationServices), built in Xcode -->
+    ```swift
+    ...
+    ```
+
 
 Usage: samples.py OUTPUT_DIR FILE...   (prints one line per sample: GENERATED_FILE<TAB>SOURCE:LINE)
 """
@@ -25,6 +31,7 @@ import sys
 from pathlib import Path
 
 CONTEXT_OPEN = "<!-- sample-context"
+NOT_COMPILED = "<!-- sample-not-compiled:"
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([A-Za-z0-9_+-]*)\s*$")
 
 
@@ -38,9 +45,16 @@ def blocks(path: Path):
     index = 0
     pending_context: list[str] | None = None
     pending_line = 0
+    skip_next = False
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
+        if stripped.startswith(NOT_COMPILED):
+            if not stripped.endswith("-->") or not stripped[len(NOT_COMPILED):-3].strip():
+                raise SampleError(f"{path}:{index + 1}: expected '{NOT_COMPILED} REASON -->' on one line")
+            skip_next = True
+            index += 1
+            continue
         if stripped.startswith(CONTEXT_OPEN):
             start = index
             rest = stripped[len(CONTEXT_OPEN):]
@@ -77,13 +91,20 @@ def blocks(path: Path):
                 index += 1
             if index == len(lines):
                 raise SampleError(f"{path}:{start + 1}: expected a closing {fence}, found the end of the file")
-            if language == "swift":
+            if skip_next:
+                if language != "swift" or pending_context is not None:
+                    raise SampleError(f"{path}:{start + 1}: a sample-not-compiled comment must come right before a "
+                                      "swift block without a sample context")
+                skip_next = False
+            elif language == "swift":
                 yield start + 1, pending_context or [], code
             elif pending_context is not None:
                 raise SampleError(f"{path}:{pending_line}: a sample context must come right before a swift block")
             pending_context = None
             index += 1
             continue
+        if stripped and skip_next:
+            raise SampleError(f"{path}:{index + 1}: a sample-not-compiled comment must come right before a swift block")
         if stripped and pending_context is not None:
             raise SampleError(f"{path}:{pending_line}: a sample context must come right before a swift block, "
                               f"found text at line {index + 1}")

@@ -4,6 +4,7 @@ extension ConfigurationReader {
     static let providerKeys = [
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
+        "native_clients",
     ]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
     static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation"]
@@ -113,7 +114,26 @@ extension ConfigurationReader {
             issuer: url(section.value("issuer"), path: section.path("issuer"), allowsQuery: false),
             endpoints: endpoints, authorizationParameters: authorizationParameters, location: location(key.mark),
             typeLocation: typeLocation,
-            capabilityLocations: capabilities.locations, keyLocations: keyLocations)
+            capabilityLocations: capabilities.locations, keyLocations: keyLocations,
+            nativeClients: nativeClients(section))
+    }
+
+    /// `native_clients`: a list of non-empty client ids without spaces.
+    private mutating func nativeClients(_ section: Fields) -> [String] {
+        let path = section.path("native_clients")
+        guard let list = stringList(section.value("native_clients"), path: path) else { return [] }
+        var clients: [String] = []
+        for (index, client) in list.enumerated() {
+            guard !client.isEmpty, !client.contains(where: { $0 == " " || $0 == "\t" }) else {
+                report(
+                    .invalidValue,
+                    "expected a client id without spaces in \(path), found \(YAMLError.quote(client))",
+                    at: section.value("native_clients")?.sequence?[index].mark)
+                continue
+            }
+            if !clients.contains(client) { clients.append(client) }
+        }
+        return clients
     }
 
     private mutating func readCapabilities(_ section: Fields, keyLocations: inout [String: SourceLocation])

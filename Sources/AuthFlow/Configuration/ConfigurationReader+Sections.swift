@@ -3,7 +3,8 @@ internal import AuthFlowYAML
 extension ConfigurationReader {
     static let rootKeys = ["server", "sandbox", "store", "providers"]
     static let serverKeys = [
-        "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "signup", "link_by_verified_email",
+        "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "native_session_ttl", "signup",
+        "link_by_verified_email",
         "metrics_listen", "log_format",
         "limits", "trusted_proxies", "rate_limits",
     ]
@@ -90,6 +91,19 @@ extension ConfigurationReader {
                         + "found \(text.shown)", at: text.scalar.mark)
             }
         }
+        var nativeSessionTTL: Double = 30 * 86_400
+        if let text = text(
+            section.value("native_session_ttl"), path: "server.native_session_ttl", expected: "a duration")
+        {
+            if let seconds = ConfigurationSyntax.duration(text.value), seconds > 0, seconds <= 400 * 86_400 {
+                nativeSessionTTL = Double(seconds)
+            } else {
+                report(
+                    .invalidDuration,
+                    "expected a duration like 30d, 8h or 90m (at most 400d) for server.native_session_ttl, "
+                        + "found \(text.shown)", at: text.scalar.mark)
+            }
+        }
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
         let link = emailLinkPolicy(section.value("link_by_verified_email"))
         let metricsListen = metricsListen(section.value("metrics_listen"))
@@ -103,7 +117,7 @@ extension ConfigurationReader {
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
-            logFormat: logFormat)
+            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL)
     }
 
     private mutating func serverSecret(_ section: Fields) -> Secret? {

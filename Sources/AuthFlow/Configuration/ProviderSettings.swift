@@ -13,6 +13,9 @@ public struct ProviderSettings: Sendable, Hashable {
     public let clientSecret: Secret?
     /// `audiences`: extra accepted id_token audiences (native app bundle IDs); default empty.
     public let audiences: [String]
+    /// `native_clients`: the client ids of the provider's native apps (Apple bundle ids, Google Android/iOS
+    /// client ids, the Facebook app id); non-empty enables `POST /auth/{name}/native`. Default empty.
+    public let nativeClients: [String]
     /// `team_id` (Apple).
     public let teamID: String?
     /// `key_id` (Apple).
@@ -52,8 +55,9 @@ public struct ProviderSettings: Sendable, Hashable {
         endpoints: EndpointOverrides = EndpointOverrides(), authorizationParameters: [String: String] = [:],
         location: SourceLocation,
         typeLocation: SourceLocation? = nil, capabilityLocations: [String: SourceLocation] = [:],
-        keyLocations: [String: SourceLocation] = [:]
+        keyLocations: [String: SourceLocation] = [:], nativeClients: [String] = []
     ) {
+        self.nativeClients = nativeClients
         self.name = name
         self.type = type
         self.clientID = clientID

@@ -29,6 +29,9 @@ public struct ServerSettings: Sendable, Hashable {
     public let metricsListen: ListenAddress?
     /// How log lines are written (`server.log_format`); default ``LogFormat/text``.
     public let logFormat: LogFormat
+    /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
+    /// 30 days.
+    public let nativeSessionTTL: Double
 
     /// Creates server settings.
     public init(
@@ -36,8 +39,9 @@ public struct ServerSettings: Sendable, Hashable {
         allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
         linkByVerifiedEmail: EmailLinkPolicy = .off, limits: ConnectionLimits = ConnectionLimits(),
         trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
-        metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text
+        metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text, nativeSessionTTL: Double = 30 * 86_400
     ) {
+        self.nativeSessionTTL = nativeSessionTTL
         self.metricsListen = metricsListen
         self.logFormat = logFormat
         self.listen = listen

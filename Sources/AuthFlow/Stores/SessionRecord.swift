@@ -15,12 +15,15 @@ public struct SessionRecord: Sendable, Hashable {
     /// The provider's session id (the id_token's `sid`), when the sign-in had one; OpenID Connect
     /// back-channel logout ends sessions by it.
     public let providerSessionID: String?
+    /// How the session's token travels; default ``SessionKind/cookie``.
+    public let kind: SessionKind
 
     /// Creates a session record.
     public init(
         userID: UserID, provider: String, subject: String, createdAt: Date, expiresAt: Date,
-        providerSessionID: String? = nil
+        providerSessionID: String? = nil, kind: SessionKind = .cookie
     ) {
+        self.kind = kind
         self.userID = userID
         self.provider = provider
         self.subject = subject

@@ -89,6 +89,7 @@ public enum StoreValidation {
         try checkField(tokens.accessToken, "access token", limit: maximumTokenBytes, operation: operation)
         try checkField(tokens.refreshToken, "refresh token", limit: maximumTokenBytes, operation: operation)
         try checkField(tokens.scope, "scope", operation: operation)
+        try checkField(tokens.clientID, "client id", operation: operation)
         if let expiry = tokens.accessTokenExpiresAt { try checkDate(expiry, "token expiry", operation: operation) }
     }
 

@@ -1,9 +1,10 @@
 extension StoredTokens {
     /// These tokens saved over `stored` (what ``AccountStore/saveTokens(_:for:)`` keeps): access token, expiry
-    /// and scope are replaced; a `nil` refresh token keeps the stored one.
+    /// and scope are replaced; a `nil` refresh token keeps the stored one, with the client it was issued to.
     public func replacing(_ stored: StoredTokens?) -> StoredTokens {
         StoredTokens(
             accessToken: accessToken, refreshToken: refreshToken ?? stored?.refreshToken,
-            accessTokenExpiresAt: accessTokenExpiresAt, scope: scope)
+            accessTokenExpiresAt: accessTokenExpiresAt, scope: scope,
+            clientID: refreshToken == nil ? stored?.clientID : clientID)
     }
 }

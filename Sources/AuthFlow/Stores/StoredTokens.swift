@@ -15,9 +15,16 @@ public struct StoredTokens: Sendable, Hashable, CustomStringConvertible, CustomD
     public var accessTokenExpiresAt: Date?
     /// The granted scopes, when the provider returned them.
     public var scope: String?
+    /// The client the tokens were issued to when it is not the provider's `client_id` (a native app's bundle
+    /// id after Apple's native code exchange): refreshes and revocations then authenticate as it.
+    public var clientID: String?
 
     /// Creates a token value.
-    public init(accessToken: String?, refreshToken: String?, accessTokenExpiresAt: Date? = nil, scope: String? = nil) {
+    public init(
+        accessToken: String?, refreshToken: String?, accessTokenExpiresAt: Date? = nil, scope: String? = nil,
+        clientID: String? = nil
+    ) {
+        self.clientID = clientID
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.accessTokenExpiresAt = accessTokenExpiresAt
@@ -31,6 +38,7 @@ public struct StoredTokens: Sendable, Hashable, CustomStringConvertible, CustomD
         parts.append("refresh_token: \(refreshToken == nil ? "none" : "<redacted>")")
         if let accessTokenExpiresAt { parts.append("expires_at: \(Int64(accessTokenExpiresAt.timeIntervalSince1970))") }
         if let scope { parts.append("scope: \(scope)") }
+        if let clientID { parts.append("client_id: \(clientID)") }
         return "StoredTokens(" + parts.joined(separator: ", ") + ")"
     }
 

@@ -35,6 +35,12 @@ final class TestDeployment: Sendable {
 
     struct Settings {
         var providers = ["apple", "google", "facebook", "x"]
+        /// `native_clients` per provider name.
+        var nativeClients: [String: [String]] = [:]
+        /// `server.native_session_ttl` in seconds.
+        var nativeSessionTTL: Double = 30 * 86_400
+        /// `server.rate_limits` (`nil`: off).
+        var rateLimits: RateLimitSettings? = RateLimitSettings()
         var signup = true
         var linkByVerifiedEmail: EmailLinkPolicy = .off
         var sessionTTL: Double = 8 * 3600
@@ -94,14 +100,16 @@ final class TestDeployment: Sendable {
         let providers = settings.providers.map { name in
             ProviderSettings(
                 name: name, type: name, clientID: Self.clientIDs[name],
-                scopes: name == "x" ? ["users.read", "tweet.read", "offline.access"] : nil, location: location)
+                scopes: name == "x" ? ["users.read", "tweet.read", "offline.access"] : nil, location: location,
+                nativeClients: settings.nativeClients[name] ?? [])
         }
         let loaded = Configuration(
             server: ServerSettings(
                 listen: ListenAddress(host: "127.0.0.1", port: port), publicURL: appURL,
                 secret: Secret("test-secret-0123456789abcdef-0123456789"), allowedReturnTo: settings.allowedReturnTo,
                 sessionTTL: settings.sessionTTL, signup: settings.signup,
-                linkByVerifiedEmail: settings.linkByVerifiedEmail),
+                linkByVerifiedEmail: settings.linkByVerifiedEmail, rateLimits: settings.rateLimits,
+                nativeSessionTTL: settings.nativeSessionTTL),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
         var configuration = deployment.configuration

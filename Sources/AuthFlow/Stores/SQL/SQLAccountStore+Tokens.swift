@@ -39,8 +39,8 @@ extension SQLAccountStore {
             """
             INSERT INTO identity_tokens
                 (provider, subject, access_token, refresh_token, access_token_expires_at, scope, updated_at,
-                refresh_token_hash, refresh_token_prefix_digest)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                refresh_token_hash, refresh_token_prefix_digest, client_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             ON CONFLICT (provider, subject) DO UPDATE SET
                 access_token = excluded.access_token,
                 refresh_token = coalesce(excluded.refresh_token, identity_tokens.refresh_token),
@@ -50,11 +50,14 @@ extension SQLAccountStore {
                 refresh_token_hash = CASE WHEN excluded.refresh_token IS NULL
                     THEN identity_tokens.refresh_token_hash ELSE excluded.refresh_token_hash END,
                 refresh_token_prefix_digest = CASE WHEN excluded.refresh_token IS NULL
-                    THEN identity_tokens.refresh_token_prefix_digest ELSE excluded.refresh_token_prefix_digest END
+                    THEN identity_tokens.refresh_token_prefix_digest ELSE excluded.refresh_token_prefix_digest END,
+                client_id = CASE WHEN excluded.refresh_token IS NULL
+                    THEN identity_tokens.client_id ELSE excluded.client_id END
             """,
             .text(identity.provider), .text(identity.subject), .optional(sealed.access), .optional(sealed.refresh),
             .optional(sealed.expiresAt), .optional(sealed.scope), .real(now.timeIntervalSince1970),
-            .optional(sealed.refreshHash), .optional(sealed.refreshPrefixDigest), operation: operation)
+            .optional(sealed.refreshHash), .optional(sealed.refreshPrefixDigest), .optional(sealed.clientID),
+            operation: operation)
     }
 
     func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
@@ -76,13 +79,14 @@ extension SQLAccountStore {
             else { throw Self.userNotFound(operation) }
             let rows = try connection.query(
                 """
-                SELECT t.access_token, t.refresh_token, t.access_token_expires_at, t.scope, t.provider, t.subject
+                SELECT t.access_token, t.refresh_token, t.access_token_expires_at, t.scope, t.client_id, t.provider,
+                    t.subject
                 FROM identity_tokens t JOIN identities i ON i.provider = t.provider AND i.subject = t.subject
                 WHERE i.user_id = $1
                 """, .text(user.rawValue), operation: operation)
             var result: [IdentityKey: StoredTokens] = [:]
             for row in rows {
-                let key = IdentityKey(provider: try row.text(4), subject: try row.text(5))
+                let key = IdentityKey(provider: try row.text(5), subject: try row.text(6))
                 result[key] = try sealing.tokens(from: row, key, operation: operation)
             }
             return result

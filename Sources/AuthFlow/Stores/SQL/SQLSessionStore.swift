@@ -29,12 +29,12 @@ public struct SQLSessionStore: Sendable {
             return try connection.run(
                 """
                 INSERT INTO sessions
-                    (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id_digest) DO NOTHING
+                    (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id, kind)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id_digest) DO NOTHING
                 """,
                 .bytes(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
                 .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
-                .optional(record.providerSessionID), operation: operation)
+                .optional(record.providerSessionID), .text(record.kind.rawValue), operation: operation)
         }
         guard inserted > 0 else {
             throw StoreError(
@@ -49,13 +49,19 @@ public struct SQLSessionStore: Sendable {
         return try await backend.withConnection(operation) { connection throws(StoreError) in
             let rows = try connection.query(
                 """
-                SELECT user_id, provider, subject, created_at, expires_at, provider_session_id FROM sessions
+                SELECT user_id, provider, subject, created_at, expires_at, provider_session_id, kind FROM sessions
                 WHERE id_digest = $1 AND expires_at > $2
                 """, .bytes(Self.digest(id)), .real(now), operation: operation)
             return try rows.first.map { row throws(StoreError) in
-                SessionRecord(
+                guard let kind = SessionKind(rawValue: try row.text(6)) else {
+                    throw StoreError(
+                        .corruptData, "expected a session kind (cookie or bearer), found another value",
+                        operation: operation)
+                }
+                return SessionRecord(
                     userID: UserID(rawValue: try row.text(0)), provider: try row.text(1), subject: try row.text(2),
-                    createdAt: try row.date(3), expiresAt: try row.date(4), providerSessionID: try row.optionalText(5))
+                    createdAt: try row.date(3), expiresAt: try row.date(4), providerSessionID: try row.optionalText(5),
+                    kind: kind)
             }
         }
     }

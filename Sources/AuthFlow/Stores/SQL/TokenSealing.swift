@@ -16,7 +16,7 @@ package struct TokenSealing: Sendable {
     }
 
     /// The sealed columns of one token row, in the order `access_token, refresh_token,
-    /// access_token_expires_at, scope`.
+    /// access_token_expires_at, scope, client_id`.
     package struct Columns: Sendable {
         /// The sealed access token.
         package let access: [UInt8]?
@@ -26,6 +26,8 @@ package struct TokenSealing: Sendable {
         package let expiresAt: Double?
         /// The granted scope.
         package let scope: String?
+        /// The client the tokens were issued to, when not the provider's `client_id` (in clear).
+        package let clientID: String?
         /// The refresh token's `base64(sha512(sha512(token)))` (what Google RISC sends), for lookup.
         package let refreshHash: String?
         /// The keyed digest of the refresh token's prefix (``prefixDigest(_:)``), for lookup; `nil` without a
@@ -43,7 +45,7 @@ package struct TokenSealing: Sendable {
     }
 
     /// The columns a token query selects first, in the order ``tokens(from:at:_:operation:)`` reads them.
-    package static let columns = "access_token, refresh_token, access_token_expires_at, scope"
+    package static let columns = "access_token, refresh_token, access_token_expires_at, scope, client_id"
 
     let cipher: TokenCipher
 
@@ -60,6 +62,7 @@ package struct TokenSealing: Sendable {
             access: try seal(tokens.accessToken, kind: .access, identity, operation: operation),
             refresh: try seal(tokens.refreshToken, kind: .refresh, identity, operation: operation),
             expiresAt: tokens.accessTokenExpiresAt?.timeIntervalSince1970, scope: tokens.scope,
+            clientID: tokens.clientID,
             refreshHash: tokens.refreshToken.map(RefreshTokenIdentifier.sha512SHA512Digest(of:)),
             refreshPrefixDigest: tokens.refreshToken.flatMap(RefreshTokenIdentifier.prefix(of:)).map(prefixDigest))
     }
@@ -73,7 +76,8 @@ package struct TokenSealing: Sendable {
         StoredTokens(
             accessToken: try open(row.optionalBytes(first), kind: .access, identity, operation: operation),
             refreshToken: try open(row.optionalBytes(first + 1), kind: .refresh, identity, operation: operation),
-            accessTokenExpiresAt: try row.optionalDate(first + 2), scope: try row.optionalText(first + 3))
+            accessTokenExpiresAt: try row.optionalDate(first + 2), scope: try row.optionalText(first + 3),
+            clientID: try row.optionalText(first + 4))
     }
 
     /// The tokens of a deleted row, or `nil` when they do not decrypt (they cannot be revoked then, and

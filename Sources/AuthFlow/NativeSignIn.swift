@@ -1,0 +1,273 @@
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+import Foundation
+
+/// Native-app sign-in: verifies an ID token a mobile app obtained from its provider's SDK (Apple's
+/// AuthenticationServices, Google's Credential Manager or GoogleSignIn, Facebook Limited Login) against a
+/// nonce this server issued, and exchanges Apple's authorization code. No HTTP server here: the sign-in
+/// server maps the outcome to a bearer session.
+///
+/// Order: the request's nonce is opened (sealed by this server, for this provider, unexpired); the token is
+/// verified as DESIGN §2 orders it with the native audiences (the plugin's ``NativeAudience``); `iat` must
+/// not precede the nonce; the token's `nonce` must be the issued nonce or its SHA-256 in lowercase hex; the
+/// nonce is then spent in the spent-state set (once, on any instance); only then is a code exchanged.
+public struct NativeSignIn: Sendable {
+    /// What the app sends.
+    public struct Request: Sendable {
+        /// The provider's ID token.
+        public var idToken: String
+        /// The nonce from `POST /auth/{provider}/native/nonce`, as issued (the token carries it or its hash).
+        public var nonce: String
+        /// Apple's one-time `authorizationCode`, when the app sends it.
+        public var code: String?
+        /// Apple's first-authorization `user` JSON (`{"name": {"firstName", "lastName"}}`), as text.
+        public var user: String?
+        /// What the user asked for.
+        public var intent: SignInIntent
+
+        /// Creates a request.
+        public init(
+            idToken: String, nonce: String, code: String? = nil, user: String? = nil, intent: SignInIntent = .login
+        ) {
+            self.idToken = idToken
+            self.nonce = nonce
+            self.code = code
+            self.user = user
+            self.intent = intent
+        }
+    }
+
+    /// A verified native sign-in.
+    public struct Outcome: Sendable {
+        /// The verified identity, intent and first-login name (its `tokens` are ``exchangedTokens`` or, without
+        /// a code, an empty set).
+        public let result: SignInResult
+        /// The tokens of the code exchange, without its id_token; `nil` without a code.
+        public let exchangedTokens: TokenSet?
+        /// The native client the exchanged tokens were issued to (the token's `aud`); `nil` without a code.
+        public let tokenClientID: String?
+    }
+
+    let providers: [String: ResolvedProvider]
+    let keySets: ProviderKeySets
+    let httpClient: any HTTPClient
+    let flowStore: any FlowStore
+    let clock: any WallClock
+    let options: OAuthFlow.Options
+    let observer: any ProviderObserver
+    /// Seals and opens the nonces.
+    public let nonces: NativeNonceSeal
+
+    /// Creates the native sign-in over the same providers, JWKS caches and spent-state set as ``SignIn``.
+    public init(
+        providers: [ResolvedProvider], keySets: ProviderKeySets, httpClient: any HTTPClient, flowStore: any FlowStore,
+        nonces: NativeNonceSeal, clock: any WallClock = SystemClock(), options: OAuthFlow.Options = .init(),
+        observer: any ProviderObserver = NoProviderObserver()
+    ) {
+        var byName: [String: ResolvedProvider] = [:]
+        for provider in providers { byName[provider.name] = provider }
+        self.providers = byName
+        self.keySets = keySets
+        self.httpClient = httpClient
+        self.flowStore = flowStore
+        self.nonces = nonces
+        self.clock = clock
+        self.options = options
+        self.observer = observer
+    }
+
+    /// The longest ID token, code or `user` text read (bytes).
+    public static let maximumFieldBytes = 8 * 1024
+
+    /// Verifies `request` for the provider named `name` and exchanges its code.
+    ///
+    /// - Throws: ``SignInError``: `unknown_provider` (also when native sign-in is off for it), `invalid_request`,
+    ///   `invalid_nonce`, `nonce_expired`, `nonce_provider_mismatch`, `id_token_invalid` (with the JOSE code:
+    ///   signature, unknown key, `aud`, `azp`, expiry…), `jwks_unavailable`, `nonce_mismatch`, `nonce_reused`,
+    ///   `flow_store_unavailable`, `invalid_user_field`, and for the code `token_endpoint_error`,
+    ///   `invalid_token_response`, `client_authentication_failed`, `provider_unreachable`.
+    public func verify(_ request: Request, provider name: String) async throws(SignInError) -> Outcome {
+        guard let provider = providers[name], provider.acceptsNativeSignIn,
+            let native = provider.plugin as? any NativeSignInProviding
+        else { throw SignIn.unknownProvider(name) }
+        func refuse(_ code: SignInError.Code, _ message: String, jose: JOSEError.Code? = nil, claim: String? = nil)
+            -> SignInError
+        {
+            SignInError(code, message, provider: name, joseCode: jose, claim: claim)
+        }
+        for (field, value) in [("id_token", request.idToken), ("code", request.code), ("user", request.user)] {
+            if let value, value.utf8.count > Self.maximumFieldBytes {
+                throw refuse(
+                    .invalidRequest, "expected \(field) of at most \(Self.maximumFieldBytes) bytes, found more")
+            }
+        }
+        if request.code != nil, !native.exchangesNativeAuthorizationCode {
+            throw refuse(.invalidRequest, "expected no code: provider '\(name)' exchanges no native authorization code")
+        }
+        let now = clock.now()
+        let issued = try nonces.open(request.nonce, provider: name, now: now)
+
+        // DESIGN §2 through the shared JWKS cache, with the native audiences.
+        let clients = Set(provider.nativeClients)
+        let audiences: Set<String> =
+            switch native.nativeAudience {
+            case .nativeClient: clients
+            case .serverClientPresentedByNativeClient: clients.union([provider.clientID])
+            }
+        let claims: JWTClaims
+        do throws(JOSEError) {
+            claims = try await keySets.verify(
+                request.idToken, provider: name,
+                with: provider.jwtVerifier(leeway: options.leeway, audiences: audiences))
+        } catch {
+            if error.code == .jwksUnavailable {
+                throw refuse(.jwksUnavailable, "expected the provider's JWKS, found: \(error.message)")
+            }
+            throw refuse(
+                .idTokenInvalid, "the id_token failed verification: \(error.message)", jose: error.code,
+                claim: error.claim)
+        }
+        let tokenClient: String
+        switch native.nativeAudience {
+        case .nativeClient:
+            guard let client = claims.audience.first(where: clients.contains) else {
+                throw refuse(
+                    .idTokenInvalid, "expected 'aud' to name one of native_clients, found another value",
+                    jose: .audienceMismatch, claim: "aud")
+            }
+            tokenClient = client
+        case .serverClientPresentedByNativeClient:
+            guard claims.audience.contains(provider.clientID) else {
+                throw refuse(
+                    .idTokenInvalid, "expected 'aud' to be the server's client_id, found another value",
+                    jose: .audienceMismatch, claim: "aud")
+            }
+            guard let presenter = claims.authorizedParty, clients.contains(presenter) else {
+                throw refuse(
+                    .idTokenInvalid,
+                    "expected 'azp' to name one of native_clients, found "
+                        + (claims.authorizedParty == nil ? "none" : "another value"),
+                    jose: .authorizedPartyMismatch, claim: "azp")
+            }
+            tokenClient = presenter
+        }
+        guard let subject = claims.subject, !subject.isEmpty else {
+            throw refuse(
+                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none", jose: .missingClaim,
+                claim: "sub")
+        }
+        // A token minted for this nonce cannot predate it (Apple's tokens may live 24 h: this bounds them).
+        if let issuedAt = claims.issuedAt, Double(issuedAt) + options.leeway < issued.issuedAt.timeIntervalSince1970 {
+            throw refuse(
+                .idTokenInvalid, "expected 'iat' at or after the nonce was issued, found an earlier time",
+                jose: .invalidClaim, claim: "iat")
+        }
+        guard let tokenNonce = claims.nonce, !tokenNonce.isEmpty else {
+            throw refuse(.nonceMismatch, "expected a 'nonce' claim in the id_token, found none", claim: "nonce")
+        }
+        let hashed = Self.lowercaseHex(Digest.sha256(Array(request.nonce.utf8)))
+        // Both compared in full, in constant time.
+        let plainMatches = ConstantTime.equals(tokenNonce, request.nonce)
+        let hashedMatches = ConstantTime.equals(tokenNonce, hashed)
+        guard plainMatches || hashedMatches else {
+            throw refuse(
+                .nonceMismatch,
+                "expected the id_token's 'nonce' to be the issued nonce or its SHA-256 in lowercase hex, found "
+                    + "another value", claim: "nonce")
+        }
+        let identity = try provider.plugin.identity(fromIDToken: claims, provider: provider)
+        let profile = try request.user.flatMap { user throws(SignInError) in
+            try provider.plugin.unverifiedProfile(from: CallbackParameters([("user", user)]), provider: provider)
+        }
+
+        // Spent once, on any instance sharing the set; before the code exchange, so a replay exchanges nothing.
+        let spent: Bool
+        do throws(FlowStoreError) {
+            spent = try await flowStore.markSpent(state: "native-nonce " + request.nonce, until: issued.expiresAt)
+        } catch {
+            throw refuse(.flowStoreUnavailable, "expected the flow store to answer, found \(error.code.rawValue)")
+        }
+        guard spent else {
+            throw refuse(.nonceReused, "expected a nonce not used before, found one a sign-in already spent")
+        }
+
+        var exchanged: TokenSet?
+        if let code = request.code {
+            exchanged = try await exchange(
+                code: code, provider: provider.actingAs(client: tokenClient), subject: subject)
+        }
+        let empty = TokenSet(
+            accessToken: "", tokenType: nil, refreshToken: nil, expiresIn: nil, idToken: nil, scope: nil)
+        let result = SignInResult(
+            provider: name, identity: identity, tokens: exchanged ?? empty, returnTo: nil, intent: request.intent,
+            unverifiedProfile: profile, trace: [])
+        return Outcome(
+            result: result, exchangedTokens: exchanged, tokenClientID: exchanged == nil ? nil : tokenClient)
+    }
+
+    /// Exchanges a native app's authorization code as `provider` (acting as the app's client: `client_id` and
+    /// the client secret's `sub` are its bundle id), without `redirect_uri`; a returned id_token must verify
+    /// and name `subject`.
+    func exchange(code: String, provider: ResolvedProvider, subject: String) async throws(SignInError) -> TokenSet {
+        let name = provider.name
+        guard let url = provider.endpoints.token, !url.isEmpty else {
+            throw SignInError(.tokenEndpointError, "expected a token endpoint, found none", provider: name)
+        }
+        let request = try provider.authenticatedRequest(
+            url: url, fields: [("grant_type", "authorization_code"), ("code", code)], now: clock.now(),
+            clientSecretLifetime: options.clientSecretLifetime)
+        let started = clock.now()
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.send(request)
+        } catch {
+            observer.providerRequestFinished(
+                provider: name, endpoint: .token, status: nil, seconds: clock.now().timeIntervalSince(started))
+            var failure = SignIn.unreachable(error, endpoint: "token")
+            failure.provider = name
+            throw failure
+        }
+        observer.providerRequestFinished(
+            provider: name, endpoint: .token, status: response.status, seconds: clock.now().timeIntervalSince(started))
+        let tokens: TokenSet
+        do throws(SignInError) {
+            tokens = try TokenResponse.tokens(from: response, expected: "a token response", requireIDToken: false)
+        } catch {
+            var error = error
+            error.provider = name
+            throw error
+        }
+        if let idToken = tokens.idToken {
+            let claims: JWTClaims
+            do throws(JOSEError) {
+                claims = try await keySets.verify(
+                    idToken, provider: name,
+                    with: provider.jwtVerifier(leeway: options.leeway, audiences: [provider.clientID]))
+            } catch {
+                throw SignInError(
+                    .idTokenInvalid, "the code exchange's id_token failed verification: \(error.message)",
+                    provider: name, joseCode: error.code, claim: error.claim)
+            }
+            guard claims.subject == subject else {
+                throw SignInError(
+                    .idTokenInvalid,
+                    "expected the code exchange's id_token to name the signed-in subject, found another",
+                    provider: name, joseCode: .invalidClaim, claim: "sub")
+            }
+        }
+        return TokenSet(
+            accessToken: tokens.accessToken, tokenType: tokens.tokenType, refreshToken: tokens.refreshToken,
+            expiresIn: tokens.expiresIn, idToken: nil, scope: tokens.scope)
+    }
+
+    static func lowercaseHex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
