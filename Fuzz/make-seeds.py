@@ -202,4 +202,26 @@ for name, claims_, key, algorithm, kid in (
     write("FuzzLogoutToken", name, urllib.parse.urlencode([("logout_token", token)]))
 write("FuzzLogoutToken", "empty", "logout_token=")
 
+# Native sign-in bodies: @NONCE@ and @ID_TOKEN@ stand for the harness's issued nonce and its matching token.
+NATIVE_WEB, NATIVE_IOS = "fuzz-client.apps.googleusercontent.com", "fuzz-ios.apps.googleusercontent.com"
+native_claims = {"iss": "https://accounts.google.com", "aud": NATIVE_WEB, "azp": NATIVE_IOS,
+                 "sub": "fuzz-native-subject", "iat": NOW, "exp": NOW + 600, "nonce": "another-nonce"}
+for name, body in {
+    "valid": {"id_token": "@ID_TOKEN@", "nonce": "@NONCE@"},
+    "register": {"id_token": "@ID_TOKEN@", "nonce": "@NONCE@", "intent": "register"},
+    "user": {"id_token": "@ID_TOKEN@", "nonce": "@NONCE@", "user": {"name": {"firstName": "A", "lastName": "B"}}},
+    "user-text": {"id_token": "@ID_TOKEN@", "nonce": "@NONCE@", "user": "{\"name\":{\"firstName\":\"A\"}}"},
+    "code": {"id_token": "@ID_TOKEN@", "nonce": "@NONCE@", "code": "c0de"},
+    "other-nonce": {"id_token": jwt.encode(native_claims, rsa_pem, algorithm="RS256", headers={"kid": "fuzz-rsa"}),
+                    "nonce": "@NONCE@"},
+    "web-audience": {"id_token": jwt.encode(dict(native_claims, azp=NATIVE_WEB), rsa_pem, algorithm="RS256",
+                                            headers={"kid": "fuzz-rsa"}), "nonce": "@NONCE@"},
+    "forged-nonce": {"id_token": "@ID_TOKEN@", "nonce": "bm90LWEtc2VhbGVkLW5vbmNl"},
+    "no-nonce": {"id_token": "@ID_TOKEN@"},
+    "wrong-types": {"id_token": 1, "nonce": ["@NONCE@"], "intent": "delete"},
+}.items():
+    write("FuzzNativeSignIn", name, json.dumps(body))
+write("FuzzNativeSignIn", "array", "[]")
+write("FuzzNativeSignIn", "not-json", "id_token=x&nonce=y")
+
 print("seeds written to", here / "Corpus")

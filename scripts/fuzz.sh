@@ -9,7 +9,8 @@ shift || true
 harnesses=("$@")
 if [ "${#harnesses[@]}" -eq 0 ]; then
     harnesses=(FuzzJWT FuzzJSON FuzzJWKS FuzzConfiguration FuzzCallback FuzzCookie FuzzAppleUser FuzzNotification
-        FuzzFlowCookie FuzzRedisReply FuzzSignedRequest FuzzSecurityEvent FuzzLogoutToken)
+        FuzzFlowCookie FuzzRedisReply FuzzSignedRequest FuzzSecurityEvent FuzzLogoutToken
+        FuzzNativeSignIn)
 fi
 # -parse-as-library: libFuzzer supplies main(). -enable-testing: two harnesses reach the server's internal
 # flow-cookie type. (`--sanitize=fuzzer` makes SwiftPM link libFuzzer; the -Xswiftc flag instruments.)
