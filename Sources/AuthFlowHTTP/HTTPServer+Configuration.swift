@@ -6,7 +6,8 @@ extension HTTPServer {
         public var host: String
         /// The TCP port; 0 picks a free one (see `HTTPServer.port`).
         public var port: Int
-        /// The largest request body accepted; larger ones get 413.
+        /// The largest request body accepted on any route; larger ones get 413. A route policy
+        /// (`HTTPRoutePolicy`) lowers it per route; set it to what the largest route needs.
         public var maxBodyBytes: Int
         /// Polling threads; 1 (the default) is enough because handlers never block them.
         public var threads: Int
@@ -32,11 +33,11 @@ extension HTTPServer {
         /// zeroes the whole pool after every request, so a larger pool costs time on every request.
         public var connectionMemoryLimit: Int
 
-        /// Defaults: 127.0.0.1, any free port, 1 MiB bodies, one thread, 10 s per request, 30 s idle
+        /// Defaults: 127.0.0.1, any free port, 64 KiB bodies, one thread, 10 s per request, 30 s idle
         /// timeout, 10 s shutdown grace, 32 KiB per connection (about 16 KiB of request headers), 4096
         /// connections (256 per client), no trusted proxies.
         public init(
-            host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 1 << 20, threads: Int = 1,
+            host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 64 * 1024, threads: Int = 1,
             requestTimeout: Int = 10, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 32 * 1024,
             idleTimeout: Int = 30, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 256,
             trustedProxies: [IPNetwork] = []

@@ -27,6 +27,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private(set) var port: Int
     private let handler: HTTPHandler
     private let immediate: HTTPImmediateHandler?
+    private let routePolicy: HTTPRoutePolicyProvider?
     private let maxBodyBytes: Int
     private let inFlight = Atomic<Int>(0)
     private let shared = Mutex(Shared())
@@ -35,10 +36,11 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
 
     init(
         configuration: HTTPServer.Configuration, immediate: HTTPImmediateHandler? = nil,
-        handler: @escaping HTTPHandler
+        routePolicy: HTTPRoutePolicyProvider? = nil, handler: @escaping HTTPHandler
     ) throws(HTTPServerError) {
         self.handler = handler
         self.immediate = immediate
+        self.routePolicy = routePolicy
         self.maxBodyBytes = configuration.maxBodyBytes
         self.port = 0
         self.trustedProxies = configuration.trustedProxies
@@ -160,9 +162,20 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
                 connection: connection, method: method, rawURL: url, trustedProxies: trustedProxies)
             requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
             inFlight.add(1, ordering: .acquiringAndReleasing)
-            if let length = context.headers["Content-Length"], let announced = Int(length), announced > maxBodyBytes {
+            // The route's limit is known before any of the body arrives: a larger announced body is refused
+            // unread, and a chunked one is not kept past it.
+            if let policy = routePolicy?(method, url) {
+                context.bodyLimit = min(maxBodyBytes, max(0, policy.maxBodyBytes))
+                context.startsOnPollingThread = policy.startsOnPollingThread
+                context.tooLargeResponse = policy.tooLargeResponse
+            } else {
+                context.bodyLimit = maxBodyBytes
+            }
+            if let length = context.headers["Content-Length"], let announced = Int(length),
+                announced > context.bodyLimit
+            {
                 context.responded = true
-                return queue(Self.tooLarge(maxBodyBytes), on: connection)
+                return queue(context.tooLargeResponse ?? Self.tooLarge(context.bodyLimit), on: connection)
             }
             return MHD_Result.YES
         }
@@ -170,11 +183,12 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         let size = uploadDataSize.pointee
         if size > 0 {
             uploadDataSize.pointee = 0
-            if context.responded || context.bodyTooLarge || context.body.count + size > maxBodyBytes {
+            if context.responded || context.bodyTooLarge || context.body.count + size > context.bodyLimit {
+                if !context.bodyTooLarge { context.body = [] }
                 context.bodyTooLarge = true
                 context.discardedBytes += size
                 // Stop reading a client that keeps streaming far beyond the limit.
-                return context.discardedBytes > 4 * max(maxBodyBytes, 64 * 1024) ? MHD_Result.NO : MHD_Result.YES
+                return context.discardedBytes > 4 * max(context.bodyLimit, 16 * 1024) ? MHD_Result.NO : MHD_Result.YES
             }
             if let uploadData {
                 context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
@@ -188,7 +202,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         }
         if context.bodyTooLarge {
             context.responded = true
-            return queue(Self.tooLarge(maxBodyBytes), on: connection)
+            return queue(context.tooLargeResponse ?? Self.tooLarge(context.bodyLimit), on: connection)
         }
         guard !context.handlerStarted else { return MHD_Result.YES }
         context.handlerStarted = true
@@ -209,13 +223,20 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             return queue(.error("shutting_down", message: "The server is stopping.", status: 503), on: connection)
         }
         let handler = self.handler
-        let executor = RequestExecutor()
-        Task(executorPreference: executor) { [self] in
-            let response = await handler(request)
-            complete(context, with: response)
+        if context.startsOnPollingThread {
+            let executor = RequestExecutor()
+            Task(executorPreference: executor) { [self] in
+                let response = await handler(request)
+                complete(context, with: response)
+            }
+            // The handler runs here until it answers or waits; an answer is sent right away.
+            executor.drain()
+        } else {
+            Task(executorPreference: HandlerExecutor.shared) { [self] in
+                let response = await handler(request)
+                complete(context, with: response)
+            }
         }
-        // The handler runs here until it answers or waits; an answer is sent right away.
-        executor.drain()
         guard let response = context.responseOrSuspend() else { return MHD_Result.YES }
         context.responded = true
         return queue(response, on: connection)

@@ -84,6 +84,9 @@ final class TestDeployment: Sendable {
         let http = HTTPServer(
             configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0),
             immediate: { request in box.withLock({ $0 })?.handleAtOnce(request) },
+            routePolicy: { method, path in
+                box.withLock({ $0 })?.routePolicy(method: method, path: path) ?? HTTPRoutePolicy(maxBodyBytes: 0)
+            },
             handler: { request in
                 guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
                 return await DemoSite(server: server, sandbox: sandbox).handle(request)
