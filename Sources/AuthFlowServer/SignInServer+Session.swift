@@ -103,6 +103,7 @@ extension SignInServer {
         try originCheck.check(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         if let id = try sessionCookieValue(request) {
+            noteChanged(session: id)
             do throws(StoreError) {
                 let ended = try await stores.sessions.deleteSession(id: id)
                 if ended { logger.log(.info, "signed out", metadata: [:]) }

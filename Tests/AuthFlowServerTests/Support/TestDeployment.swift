@@ -49,6 +49,8 @@ final class TestDeployment: Sendable {
         var caBundlePath: String? = nil
         /// Where the server counts requests, sign-ins and provider calls (nothing when `nil`).
         var metrics: ServerMetrics? = nil
+        /// How long the session cache may answer (the server's default when `nil`).
+        var sessionCacheLifetime: Double? = nil
         /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
     }
@@ -114,12 +116,13 @@ final class TestDeployment: Sendable {
         let httpClient = CurlHTTPClient(
             configuration: .init(defaultTimeout: settings.httpTimeout ?? 10, caBundlePath: settings.caBundlePath))
         let server: SignInServer
-        if let metrics = settings.metrics {
+        if settings.metrics != nil || settings.sessionCacheLifetime != nil {
             var options = try SignInServer.Options(configuration: configuration)
             options.keepsTraces = true
+            if let lifetime = settings.sessionCacheLifetime { options.sessionCacheLifetime = lifetime }
             server = SignInServer(
                 options: options, providers: try registry.resolve(configuration), stores: stores,
-                httpClient: httpClient, clock: clock, metrics: metrics)
+                httpClient: httpClient, clock: clock, metrics: settings.metrics)
         } else {
             server = try SignInServer(
                 configuration: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
