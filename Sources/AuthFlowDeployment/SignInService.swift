@@ -106,7 +106,7 @@ public final class SignInService: Sendable {
                 requestTimeout: limits.requestTimeout,
                 idleTimeout: limits.idleTimeout, maxConnections: limits.maxConnections,
                 maxConnectionsPerClient: limits.maxConnectionsPerClient,
-                trustedProxies: configuration.server?.trustedProxies ?? [])
+                trustedProxies: configuration.server?.trustedProxies ?? [], ipv6ClientPrefix: limits.ipv6Prefix)
             let handler: HTTPHandler =
                 sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
             // The demo site passes `/auth/check` on to the server, so both answer it at once from the session cache.

@@ -20,8 +20,12 @@ extension HTTPServer {
         /// Open connections overall; new ones beyond it are closed at once.
         public var maxConnections: Int
         /// Open connections per client address (peers in ``trustedProxies`` are exempt: they count against
-        /// ``maxConnections`` only); new ones beyond it are closed at once.
+        /// ``maxConnections`` only); new ones beyond it are closed at once. IPv6 clients are counted by their
+        /// network of ``ipv6ClientPrefix`` bits.
         public var maxConnectionsPerClient: Int
+        /// The IPv6 prefix length (16–128) that makes one client for ``maxConnectionsPerClient``: one client
+        /// usually holds a whole /64, so 64 by default (128 counts each address).
+        public var ipv6ClientPrefix: Int
         /// Reverse proxies whose `X-Forwarded-For` is believed: from these peers, a request's
         /// `remoteAddress` is the right-most address in `X-Forwarded-For` that is not itself a trusted proxy.
         public var trustedProxies: [IPNetwork]
@@ -35,13 +39,14 @@ extension HTTPServer {
 
         /// Defaults: 127.0.0.1, any free port, 64 KiB bodies, one thread, 10 s per request, 30 s idle
         /// timeout, 10 s shutdown grace, 32 KiB per connection (about 16 KiB of request headers), 4096
-        /// connections (256 per client), no trusted proxies.
+        /// connections (256 per client, IPv6 clients by /64), no trusted proxies.
         public init(
             host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 64 * 1024, threads: Int = 1,
             requestTimeout: Int = 10, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 32 * 1024,
             idleTimeout: Int = 30, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 256,
-            trustedProxies: [IPNetwork] = []
+            trustedProxies: [IPNetwork] = [], ipv6ClientPrefix: Int = 64
         ) {
+            self.ipv6ClientPrefix = ipv6ClientPrefix
             self.host = host
             self.port = port
             self.maxBodyBytes = maxBodyBytes

@@ -35,6 +35,9 @@ extension SignInServer {
         /// handled by this server take effect on the next request regardless; this bounds how late a
         /// revocation made by another instance sharing the stores is seen (see docs/server.md).
         public var sessionCacheLifetime: Double = 1
+        /// The IPv6 prefix length that makes one client for the rate limits (`server.limits.ipv6_prefix`, 64 by
+        /// default): one client usually holds a whole /64, which would otherwise be 2^64 buckets.
+        public var ipv6ClientPrefix: Int = 64
 
         /// Creates options with the hardened defaults.
         public init(
@@ -83,6 +86,7 @@ extension SignInServer {
                 publicURL: server.publicURL, secret: secret, allowedReturnTo: server.allowedReturnTo,
                 sessionTTL: server.sessionTTL, signup: server.signup, linkByVerifiedEmail: server.linkByVerifiedEmail,
                 rateLimits: server.rateLimits)
+            self.ipv6ClientPrefix = server.limits.ipv6Prefix
         }
     }
 

@@ -46,19 +46,20 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         self.trustedProxies = configuration.trustedProxies
         self.connections = MicroHTTPDConnectionTable(
             perClientLimit: configuration.maxConnectionsPerClient, trusted: configuration.trustedProxies,
-            requestTimeout: configuration.requestTimeout)
+            requestTimeout: configuration.requestTimeout, ipv6Prefix: configuration.ipv6ClientPrefix)
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
         guard (0...65_535).contains(configuration.port), configuration.maxBodyBytes >= 0,
             (1...64).contains(configuration.threads), configuration.requestTimeout >= 0,
             configuration.idleTimeout >= 0, configuration.connectionMemoryLimit >= 4096,
             (1...1_000_000).contains(configuration.maxConnections),
-            (1...1_000_000).contains(configuration.maxConnectionsPerClient)
+            (1...1_000_000).contains(configuration.maxConnectionsPerClient),
+            (16...128).contains(configuration.ipv6ClientPrefix)
         else {
             throw HTTPServerError(
                 code: .invalidConfiguration,
                 message:
                     "expected port 0–65535, threads 1–64, non-negative limits and timeouts, 1–1,000,000 connections "
-                    + "(overall and per client) and at least 4 KiB per connection")
+                    + "(overall and per client), at least 4 KiB per connection and an IPv6 client prefix of 16–128")
         }
         let flags =
             MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue

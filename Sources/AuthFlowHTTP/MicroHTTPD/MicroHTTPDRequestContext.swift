@@ -50,7 +50,8 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
             peer = entry.client
             trusted = entry.exempt
         } else {
-            peer = Self.peerAddress(of: connection)
+            let text = Self.peerAddress(of: connection)
+            peer = IPNetwork.canonical(text) ?? text
             trusted = ForwardedClient.isTrusted(peer, trustedProxies)
         }
         remoteAddress =
