@@ -2,6 +2,8 @@ import AuthFlowHTTP
 import Foundation
 import Testing
 
+@testable import AuthFlowHTTP
+
 /// Per-route body limits and where handlers start, decided from the method and path before the body is read.
 @Suite("HTTPServer route policies", .timeLimit(.minutes(1)))
 struct HTTPRoutePolicyTests {
@@ -21,6 +23,10 @@ struct HTTPRoutePolicyTests {
     /// Runs `body` with a server whose handler counts calls and answers with the body's size and whether it
     /// runs on a thread that may block (a handler thread, not the polling thread).
     static func with(_ body: (Int, Counter) async throws -> Void) async throws {
+        try await with { _, port, calls in try await body(port, calls) }
+    }
+
+    static func with(_ body: (HTTPServer, Int, Counter) async throws -> Void) async throws {
         let calls = Counter()
         let server = HTTPServer(configuration: .init(maxBodyBytes: 64 * 1024), routePolicy: policy) { request in
             calls.increment()
@@ -28,7 +34,7 @@ struct HTTPRoutePolicyTests {
         }
         let port = try server.start()
         do {
-            try await body(port, calls)
+            try await body(server, port, calls)
             await server.stop()
         } catch {
             await server.stop()
@@ -122,6 +128,32 @@ struct HTTPRoutePolicyTests {
             let inline = try await CurlHTTPClient().send(
                 HTTPClientRequest(method: "POST", url: "http://127.0.0.1:\(port)/inline", body: [0x61]))
             #expect(inline.bodyText == "1 polling")
+        }
+    }
+
+    /// Uploads that stall past their route's limit hold nothing; within it, no more than the limit each.
+    @Test func stalledUploadsHoldNoMoreThanTheirRouteLimit() async throws {
+        try await Self.with { server, port, calls in
+            var clients: [RawClient] = []
+            defer { for client in clients { client.close() } }
+            let chunk = String(repeating: "a", count: 4096)
+            for index in 0..<40 {
+                let client = try #require(RawClient(from: "127.0.0.1", port: port))
+                clients.append(client)
+                // Half within the server's cap but past `/small`'s 1 KiB, half to `/inline` within it; none ends.
+                let path = index % 2 == 0 ? "/small" : "/inline"
+                client.write("POST \(path) HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+                client.write(
+                    index % 2 == 0 ? "1000\r\n\(chunk)\r\n1000\r\n\(chunk)\r\n" : "200\r\n\(chunk.prefix(512))\r\n")
+            }
+            // Wait until the server has read what the clients sent (the within-limit ones are held).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while server.bufferedBodyBytes < 20 * 512, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.bufferedBodyBytes == 20 * 512)
+            #expect(calls.value == 0)
         }
     }
 }

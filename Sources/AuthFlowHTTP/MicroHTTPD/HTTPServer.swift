@@ -64,6 +64,9 @@ public final class HTTPServer: Sendable {
     /// The bound port of the running (or last running) server; 0 before the first start.
     public var port: Int { state.withLock { $0.port } }
 
+    /// Body bytes the running server holds for requests not completed yet (0 when stopped).
+    var bufferedBodyBytes: Int { state.withLock { $0.daemon }?.bufferedBodyBytes ?? 0 }
+
     /// Whether the server is running.
     public var isRunning: Bool { state.withLock { $0.daemon != nil } }
 

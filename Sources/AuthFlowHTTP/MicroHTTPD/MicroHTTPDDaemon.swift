@@ -30,6 +30,8 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private let routePolicy: HTTPRoutePolicyProvider?
     private let maxBodyBytes: Int
     private let inFlight = Atomic<Int>(0)
+    /// Body bytes held for requests not completed yet (what stalled uploads cost).
+    private let buffered = Atomic<Int>(0)
     private let shared = Mutex(Shared())
     private let connections: MicroHTTPDConnectionTable
     private let trustedProxies: [IPNetwork]
@@ -84,6 +86,9 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         port = Int(af_mhd_bound_port(daemon))
         connections.startSweeper()
     }
+
+    /// Body bytes held for requests not completed yet.
+    var bufferedBodyBytes: Int { buffered.load(ordering: .relaxed) }
 
     // MARK: - Stopping
 
@@ -185,7 +190,10 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         if size > 0 {
             uploadDataSize.pointee = 0
             if context.responded || context.bodyTooLarge || context.body.count + size > context.bodyLimit {
-                if !context.bodyTooLarge { context.body = [] }
+                if !context.bodyTooLarge {
+                    buffered.subtract(context.body.count, ordering: .relaxed)
+                    context.body = []
+                }
                 context.bodyTooLarge = true
                 context.discardedBytes += size
                 // Stop reading a client that keeps streaming far beyond the limit.
@@ -193,6 +201,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             }
             if let uploadData {
                 context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
+                buffered.add(size, ordering: .relaxed)
             }
             return MHD_Result.YES
         }
@@ -264,7 +273,9 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         if let connection, let entry = Self.entry(of: connection) { connections.responseSent(entry) }
         guard let stored = requestContext.pointee else { return }
         requestContext.pointee = nil
-        Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored).release()
+        let context = Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored)
+        buffered.subtract(context.takeUnretainedValue().body.count, ordering: .relaxed)
+        context.release()
         inFlight.subtract(1, ordering: .acquiringAndReleasing)
     }
 
