@@ -23,10 +23,10 @@ struct HTTPRoutePolicyTests {
     /// Runs `body` with a server whose handler counts calls and answers with the body's size and whether it
     /// runs on a thread that may block (a handler thread, not the polling thread).
     static func with(_ body: (Int, Counter) async throws -> Void) async throws {
-        try await with { _, port, calls in try await body(port, calls) }
+        try await withServer { _, port, calls in try await body(port, calls) }
     }
 
-    static func with(_ body: (HTTPServer, Int, Counter) async throws -> Void) async throws {
+    static func withServer(_ body: (HTTPServer, Int, Counter) async throws -> Void) async throws {
         let calls = Counter()
         let server = HTTPServer(configuration: .init(maxBodyBytes: 64 * 1024), routePolicy: policy) { request in
             calls.increment()
@@ -133,7 +133,7 @@ struct HTTPRoutePolicyTests {
 
     /// Uploads that stall past their route's limit hold nothing; within it, no more than the limit each.
     @Test func stalledUploadsHoldNoMoreThanTheirRouteLimit() async throws {
-        try await Self.with { server, port, calls in
+        try await Self.withServer { server, port, calls in
             var clients: [RawClient] = []
             defer { for client in clients { client.close() } }
             let chunk = String(repeating: "a", count: 4096)

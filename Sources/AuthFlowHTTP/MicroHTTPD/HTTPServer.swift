@@ -67,6 +67,9 @@ public final class HTTPServer: Sendable {
     /// Body bytes the running server holds for requests not completed yet (0 when stopped).
     var bufferedBodyBytes: Int { state.withLock { $0.daemon }?.bufferedBodyBytes ?? 0 }
 
+    /// Connections the running server has open (0 when stopped).
+    var openConnections: Int { state.withLock { $0.daemon }?.openConnections ?? 0 }
+
     /// Whether the server is running.
     public var isRunning: Bool { state.withLock { $0.daemon != nil } }
 

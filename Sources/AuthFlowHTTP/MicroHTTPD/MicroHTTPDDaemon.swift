@@ -90,6 +90,9 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     /// Body bytes held for requests not completed yet.
     var bufferedBodyBytes: Int { buffered.load(ordering: .relaxed) }
 
+    /// Connections open now.
+    var openConnections: Int { connections.openCount }
+
     // MARK: - Stopping
 
     /// Graceful stop; see `HTTPServer.stop()`.
