@@ -187,6 +187,35 @@ import Testing
         }
     }
 
+    /// Through a trusted proxy on a real listener: forwarded IPv6 addresses written in other ways, or elsewhere in
+    /// one /64, drain one bucket; another /64 has its own.
+    @Test func forwardedIPv6ClientsShareTheirNetworksBucket() async throws {
+        try await TestDeployment.with { app in
+            let server = SignInServer(
+                options: SignInServer.Options(
+                    publicURL: app.appURL, secret: Secret("test-secret-0123456789abcdef-0123456789"),
+                    rateLimits: RateLimitSettings(
+                        starts: .init(perMinute: 1, burst: 2), callbacks: .init(perMinute: 1, burst: 2))),
+                providers: Array(app.server.providers.values), stores: .memory(clock: app.clock),
+                httpClient: CurlHTTPClient(), clock: app.clock)
+            let proxy = try #require(IPNetwork(parsing: "127.0.0.1"))
+            let http = HTTPServer(
+                configuration: .init(trustedProxies: [proxy]), routePolicy: server.routePolicy,
+                handler: server.handle)
+            let port = try http.start()
+            defer { Task { await http.stop() } }
+            func login(forwardedFor: String) async throws -> Int {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/auth/google/login?return_to=/")
+                request.headers["X-Forwarded-For"] = forwardedFor
+                return try await CurlHTTPClient().send(request).status
+            }
+            #expect(try await login(forwardedFor: "2001:0DB8:0:7::1") == 302)
+            #expect(try await login(forwardedFor: "198.51.100.1, 2001:db8:0:7:0:0:0:1") == 302)
+            #expect(try await login(forwardedFor: "2001:db8:0:7:abcd::42") == 429)
+            #expect(try await login(forwardedFor: "2001:db8:0:8::1") == 302)
+        }
+    }
+
     @Test func rateLimitsCanBeTurnedOff() async throws {
         try await TestDeployment.with { app in
             let server = SignInServer(
