@@ -4,7 +4,9 @@ import Synchronization
 
 /// One running libmicrohttpd daemon and the bridge between its threads and Swift tasks.
 ///
-/// libmicrohttpd calls `access` on its polling thread. When a request's body is complete, the
+/// libmicrohttpd calls `access` on its polling thread. At the first call for a request, the route
+/// policy sets its body limit (and whether its handler may start on the polling thread); a larger
+/// body is refused with 413 and never kept. When a request's body is complete, the
 /// immediate handler (if any) may answer it right there, with no task; otherwise the
 /// handler starts in a `Task` whose executor (`RequestExecutor`) runs it on the polling thread
 /// until it answers or waits. An answer is queued at once. A handler that waits (a store, a
