@@ -107,14 +107,18 @@ public final class SignInService: Sendable {
             let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
             let limits = configuration.server?.limits ?? ConnectionLimits()
             let httpConfiguration = HTTPServer.Configuration(
-                host: listen.host, port: listen.port, requestTimeout: limits.requestTimeout,
+                host: listen.host, port: listen.port, maxBodyBytes: server.largestRouteBody,
+                requestTimeout: limits.requestTimeout,
                 idleTimeout: limits.idleTimeout, maxConnections: limits.maxConnections,
                 maxConnectionsPerClient: limits.maxConnectionsPerClient,
-                trustedProxies: configuration.server?.trustedProxies ?? [])
+                trustedProxies: configuration.server?.trustedProxies ?? [], ipv6ClientPrefix: limits.ipv6Prefix)
             let handler: HTTPHandler =
                 sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
             // The demo site passes `/auth/check` on to the server, so both answer it at once from the session cache.
-            let http = HTTPServer(configuration: httpConfiguration, immediate: server.handleAtOnce, handler: handler)
+            // Each route's body limit is known from its method and path, before the body is read.
+            let http = HTTPServer(
+                configuration: httpConfiguration, immediate: server.handleAtOnce, routePolicy: server.routePolicy,
+                handler: handler)
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(

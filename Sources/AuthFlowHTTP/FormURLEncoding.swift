@@ -45,6 +45,21 @@ public enum FormURLEncoding {
         return result
     }
 
+    /// The decoded values of the fields called `name`, in order, decoding no other field (a name is compared
+    /// undecoded unless it holds an escape). Empty pieces are skipped, as in ``decode(_:)``.
+    public static func values(named name: String, in bytes: some Collection<UInt8>) -> [String] {
+        let wanted = Array(name.utf8)
+        var values: [String] = []
+        for piece in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = piece.firstIndex(of: UInt8(ascii: "=")) ?? piece.endIndex
+            let field = piece[..<equals]
+            let escaped = field.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+            guard escaped ? Array(unescape(field).utf8) == wanted : field.elementsEqual(wanted) else { continue }
+            values.append(equals == piece.endIndex ? "" : unescape(piece[piece.index(after: equals)...]))
+        }
+        return values
+    }
+
     /// Decodes one component: `+` → space, `%XX` → byte, malformed escapes kept literally.
     public static func unescape(_ component: some StringProtocol) -> String {
         unescape(component.utf8)

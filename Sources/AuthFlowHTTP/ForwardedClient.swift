@@ -6,13 +6,16 @@ public enum ForwardedClient {
     /// Only a peer in `trusted` is believed: walking `X-Forwarded-For` from the right, trusted hops are
     /// skipped and the first untrusted address is the client. A malformed entry stops the walk at the last
     /// trusted hop, and so does a list made only of trusted hops, so a client can never pick its own address.
+    ///
+    /// The address returned is canonical (``IPNetwork/canonical(_:)``), so that `2001:DB8::1` and
+    /// `2001:0db8::1` are one client.
     public static func address(peer: String, forwardedFor: [String], trusted: [IPNetwork]) -> String {
+        let peer = IPNetwork.canonical(peer) ?? peer
         guard !trusted.isEmpty, isTrusted(peer, trusted) else { return peer }
         var candidate = peer
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.suffix(64)
         for hop in hops.reversed() {
-            let address = hop.trimmingASCIISpaces()
-            guard IPNetwork.bytes(of: address) != nil else { return candidate }
+            guard let address = IPNetwork.canonical(hop.trimmingASCIISpaces()) else { return candidate }
             guard isTrusted(address, trusted) else { return address }
             candidate = address
         }

@@ -6,7 +6,8 @@ extension HTTPServer {
         public var host: String
         /// The TCP port; 0 picks a free one (see `HTTPServer.port`).
         public var port: Int
-        /// The largest request body accepted; larger ones get 413.
+        /// The largest request body accepted on any route; larger ones get 413. A route policy
+        /// (`HTTPRoutePolicy`) lowers it per route; set it to what the largest route needs.
         public var maxBodyBytes: Int
         /// Polling threads; 1 (the default) is enough because handlers never block them.
         public var threads: Int
@@ -19,8 +20,12 @@ extension HTTPServer {
         /// Open connections overall; new ones beyond it are closed at once.
         public var maxConnections: Int
         /// Open connections per client address (peers in ``trustedProxies`` are exempt: they count against
-        /// ``maxConnections`` only); new ones beyond it are closed at once.
+        /// ``maxConnections`` only); new ones beyond it are closed at once. IPv6 clients are counted by their
+        /// network of ``ipv6ClientPrefix`` bits.
         public var maxConnectionsPerClient: Int
+        /// The IPv6 prefix length (16–128) that makes one client for ``maxConnectionsPerClient``: one client
+        /// usually holds a whole /64, so 64 by default (128 counts each address).
+        public var ipv6ClientPrefix: Int
         /// Reverse proxies whose `X-Forwarded-For` is believed: from these peers, a request's
         /// `remoteAddress` is the right-most address in `X-Forwarded-For` that is not itself a trusted proxy.
         public var trustedProxies: [IPNetwork]
@@ -32,15 +37,16 @@ extension HTTPServer {
         /// zeroes the whole pool after every request, so a larger pool costs time on every request.
         public var connectionMemoryLimit: Int
 
-        /// Defaults: 127.0.0.1, any free port, 1 MiB bodies, one thread, 10 s per request, 30 s idle
+        /// Defaults: 127.0.0.1, any free port, 64 KiB bodies, one thread, 10 s per request, 30 s idle
         /// timeout, 10 s shutdown grace, 32 KiB per connection (about 16 KiB of request headers), 4096
-        /// connections (256 per client), no trusted proxies.
+        /// connections (256 per client, IPv6 clients by /64), no trusted proxies.
         public init(
-            host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 1 << 20, threads: Int = 1,
+            host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 64 * 1024, threads: Int = 1,
             requestTimeout: Int = 10, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 32 * 1024,
             idleTimeout: Int = 30, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 256,
-            trustedProxies: [IPNetwork] = []
+            trustedProxies: [IPNetwork] = [], ipv6ClientPrefix: Int = 64
         ) {
+            self.ipv6ClientPrefix = ipv6ClientPrefix
             self.host = host
             self.port = port
             self.maxBodyBytes = maxBodyBytes

@@ -22,6 +22,18 @@ extension HTTPServerRequest {
         return FormURLEncoding.decode(String(decoding: body, as: UTF8.self))
     }
 
+    /// Every value of form field `name`, in order, decoding no other field (see `formFields()`).
+    ///
+    /// - Throws: `HTTPServerError.unsupportedMediaType` unless the body is form-urlencoded.
+    public func formValues(_ name: String) throws(HTTPServerError) -> [String] {
+        guard mediaType == "application/x-www-form-urlencoded" else {
+            throw HTTPServerError(
+                code: .unsupportedMediaType,
+                message: "expected an application/x-www-form-urlencoded body, found \(mediaType ?? "no content type")")
+        }
+        return FormURLEncoding.values(named: name, in: body)
+    }
+
     /// The first value of form field `name`, or nil (see `formFields()`).
     ///
     /// - Throws: `HTTPServerError.unsupportedMediaType` unless the body is form-urlencoded.

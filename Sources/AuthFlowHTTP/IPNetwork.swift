@@ -39,15 +39,37 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
 
     /// `address/prefix`.
     public var description: String {
+        "\(Self.text(of: address) ?? "?")/\(prefixLength)"
+    }
+
+    /// Whether the network holds every address of its family (`0.0.0.0/0`, `::/0`).
+    public var isEverything: Bool { prefixLength == 0 }
+
+    /// The canonical text of a numeric address (`inet_ntop` of what `inet_pton` read: lower-case, zeros
+    /// compressed; an IPv4-mapped IPv6 address as the IPv4 address it carries), or `nil` when `text` is not one.
+    public static func canonical(_ text: String) -> String? {
+        bytes(of: text).flatMap(Self.text(of:))
+    }
+
+    /// The key that groups `text` with the addresses one client may hold: an IPv4 address on its own, an IPv6
+    /// address by its network of `ipv6Prefix` bits (`2001:db8:1:2::/64`), since one client usually holds a
+    /// whole /64. Text that is not a numeric address is returned as it is.
+    public static func clientKey(_ text: String, ipv6Prefix: Int) -> String {
+        guard let bytes = bytes(of: text) else { return text }
+        guard bytes.count == 16, ipv6Prefix < 128 else { return Self.text(of: bytes) ?? text }
+        let prefix = max(0, ipv6Prefix)
+        return (Self.text(of: masked(bytes, prefix: prefix)) ?? text) + "/\(prefix)"
+    }
+
+    /// `inet_ntop` of 4 or 16 address bytes.
+    private static func text(of bytes: [UInt8]) -> String? {
         var buffer = [CChar](repeating: 0, count: 64)
-        let family = address.count == 4 ? AF_INET : AF_INET6
-        let shown = address.withUnsafeBytes { raw in
+        let family = bytes.count == 4 ? AF_INET : AF_INET6
+        let shown = bytes.withUnsafeBytes { raw in
             inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count))
         }
-        let text =
-            shown == nil
-            ? "?" : String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return "\(text)/\(prefixLength)"
+        return shown == nil
+            ? nil : String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The 4 or 16 bytes of a numeric IPv4 or IPv6 address (IPv4-mapped IPv6 as 4 bytes); `nil` otherwise.

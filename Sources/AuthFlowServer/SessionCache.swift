@@ -6,11 +6,12 @@ import Synchronization
 /// (asked on every page view behind nginx `auth_request`) need not read both stores each time.
 ///
 /// Revocation stays prompt:
-/// - every request that may change a session or an account (anything but the read-only routes: the
-///   check, the session info, health, the demo pages and sign-in starts) empties the cache once it has
-///   finished, and an entry filled by a read that began before that change is refused (an epoch counter
-///   taken before the store read), so a logout, account deletion, disconnect, notification or sign-in
-///   handled by this server takes effect on the very next request;
+/// - a route that changes sessions or accounts (logout, disconnect, account deletion, a sign-in, a provider
+///   event) names what it changes (``SessionChanges``) before changing it, and once it has finished those
+///   entries are forgotten: the user's, the identity's or the session's, nothing else. An entry filled by a
+///   read that began before any such change is refused (an epoch counter taken before the store read), so the
+///   change takes effect on the very next request; requests that change nothing (an unknown path, the
+///   read-only routes) leave the cache alone;
 /// - a change made elsewhere (another instance sharing the stores, or code writing the stores directly)
 ///   takes effect within ``SignInServer/Options/sessionCacheLifetime`` (1 s by default; 0 turns the cache
 ///   off);
@@ -81,4 +82,34 @@ final class SessionCache: Sendable {
             state.entries.removeAll(keepingCapacity: true)
         }
     }
+
+    /// Forgets the entries `changes` names and refuses every entry read before now (a read racing the change
+    /// may hold what it changed).
+    func invalidate(_ changes: SessionChanges) {
+        guard isEnabled, !changes.isEmpty else { return }
+        state.withLock { state in
+            state.epoch &+= 1
+            var users = changes.users
+            // A session's whole user goes: the user's other sessions may be what the route ended too.
+            for id in changes.sessions {
+                if let entry = state.entries.removeValue(forKey: id) { users.insert(entry.session.record.userID) }
+            }
+            guard !users.isEmpty || !changes.identities.isEmpty else { return }
+            state.entries = state.entries.filter { _, entry in
+                !users.contains(entry.session.record.userID)
+                    && !changes.identities.contains(entry.session.record.identity)
+                    && !changes.identities.contains(entry.session.identity.key)
+            }
+        }
+    }
+}
+
+/// What one request changed, or is about to change, that cached sessions may reflect: sessions by id, users
+/// and identities. Routes add to it before they change the stores; the server invalidates it once they finish.
+struct SessionChanges: Sendable {
+    var sessions: Set<String> = []
+    var users: Set<UserID> = []
+    var identities: Set<IdentityKey> = []
+
+    var isEmpty: Bool { sessions.isEmpty && users.isEmpty && identities.isEmpty }
 }

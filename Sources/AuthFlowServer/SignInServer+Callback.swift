@@ -87,6 +87,8 @@ extension SignInServer {
         }
 
         let pending = await takePendingProfile(pendingKey)
+        // The account of this identity may change (its profile, a link), and with it the identity's sessions.
+        noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         let identity: LinkedIdentity
         do throws(ServerError) {
             identity = try await resolveAccount(
@@ -98,7 +100,9 @@ extension SignInServer {
         }
 
         // A fresh session id at every sign-in; the session this browser had before ends.
+        noteChanged(user: identity.userID)
         if let old = try sessionCookieValue(request) {
+            noteChanged(session: old)
             _ = try? await stores.sessions.deleteSession(id: old)
         }
         // The id_token's `sid` (OpenID Connect Front/Back-Channel Logout) ties the session to the provider's.

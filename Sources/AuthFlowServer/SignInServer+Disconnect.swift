@@ -18,6 +18,7 @@ extension SignInServer {
         let session = try await requireSession(request)
         let accounts = stores.accounts
         let user = session.record.userID
+        noteChanged(user: user)
         let removed: [RemovedIdentity]
         do throws(StoreError) {
             removed = try await accounts.unlinkProvider(name, from: user)
@@ -40,6 +41,7 @@ extension SignInServer {
         }
         var endedOwnSession = false
         for identity in removed {
+            noteChanged(identity: identity.identity.key)
             if let tokens = identity.tokens { await revoke(tokens, provider: name) }
             _ = try? await stores.sessions.deleteSessions(identity: identity.identity.key)
             if identity.identity.key == session.record.identity { endedOwnSession = true }
@@ -59,6 +61,7 @@ extension SignInServer {
         let accounts = stores.accounts
         let sessions = stores.sessions
         let user = session.record.userID
+        noteChanged(user: user)
         let tokens = try await storing("read the user's tokens") { () async throws(StoreError) in
             try await accounts.tokens(ofUser: user)
         }

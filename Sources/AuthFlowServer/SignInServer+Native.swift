@@ -57,6 +57,8 @@ extension SignInServer {
                 firstName: $0.firstName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) },
                 lastName: $0.lastName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) })
         }
+        // The account of this identity may change (its profile, a link), and with it the identity's sessions.
+        noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         let identity: LinkedIdentity
         do throws(ServerError) {
             identity = try await resolveAccount(
@@ -70,6 +72,7 @@ extension SignInServer {
         let providerSessionID = result.identity.rawClaims["sid"]?.stringValue.flatMap {
             $0.isEmpty || $0.utf8.count > 255 ? nil : $0
         }
+        noteChanged(user: identity.userID)
         let session = try await storeSession(for: identity, kind: .bearer, providerSessionID: providerSessionID)
         logger.log(
             .info, "signed in",
@@ -87,6 +90,7 @@ extension SignInServer {
                 .notBearerSession, "expected an Authorization bearer session token, found none", status: 401)
         }
         let current = try await requireSession(request)
+        noteChanged(session: current.id)
         let ended: Bool
         do throws(StoreError) {
             ended = try await stores.sessions.deleteSession(id: current.id)

@@ -38,6 +38,9 @@ extension SignInServer {
         /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
         /// 30 days.
         public var nativeSessionTTL: Double = 30 * 86_400
+        /// The IPv6 prefix length that makes one client for the rate limits (`server.limits.ipv6_prefix`, 64 by
+        /// default): one client usually holds a whole /64, which would otherwise be 2^64 buckets.
+        public var ipv6ClientPrefix: Int = 64
 
         /// Creates options with the hardened defaults.
         public init(
@@ -87,6 +90,7 @@ extension SignInServer {
                 sessionTTL: server.sessionTTL, signup: server.signup, linkByVerifiedEmail: server.linkByVerifiedEmail,
                 rateLimits: server.rateLimits)
             self.nativeSessionTTL = server.nativeSessionTTL
+            self.ipv6ClientPrefix = server.limits.ipv6Prefix
         }
     }
 

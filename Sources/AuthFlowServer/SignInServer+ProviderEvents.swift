@@ -67,6 +67,7 @@ extension SignInServer {
                 "expected the plugin's actions to name identities of provider '\(provider.name)', found another",
                 status: 500)
         }
+        for action in outcome.actions { noteChanged(identity: action.identity) }
         let disposition = try await apply(outcome, provider: provider.name)
         countNotification(
             provider: provider.name, type: Self.eventTypeLabel(outcome.summary), applied: disposition == .applied)
@@ -106,6 +107,7 @@ extension SignInServer {
                     try await accounts.identity(identity)
                 })?.userID
             {
+                noteChanged(user: user)
                 users.append(user)
             }
         }

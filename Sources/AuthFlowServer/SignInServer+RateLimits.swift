@@ -10,14 +10,17 @@ extension SignInServer {
         case callback
     }
 
-    /// Takes a token from the client address's bucket of `kind`.
+    /// Takes a token from the client address's bucket of `kind`; an IPv6 client's bucket is its network's
+    /// (``Options/ipv6ClientPrefix``), whatever text its address came in.
     ///
     /// - Throws: ``ServerError`` `rate_limited` (429, with ``ServerError/retryAfter``) when the bucket is
     ///   empty; `store_unavailable` (503) when the rate-limit store fails.
     func checkRateLimit(_ request: HTTPServerRequest, kind: RateLimitKind) async throws(ServerError) {
         guard let limits = options.rateLimits else { return }
         let rule = kind == .start ? limits.starts : limits.callbacks
-        let client = request.remoteAddress.isEmpty ? "unknown" : request.remoteAddress
+        let client =
+            request.remoteAddress.isEmpty
+            ? "unknown" : IPNetwork.clientKey(request.remoteAddress, ipv6Prefix: options.ipv6ClientPrefix)
         let decision: RateLimitDecision
         do throws(StoreError) {
             decision = try await stores.rateLimits.consume(

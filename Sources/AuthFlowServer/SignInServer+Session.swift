@@ -133,6 +133,7 @@ extension SignInServer {
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let credential = try sessionCredential(request)
         if let credential {
+            noteChanged(session: credential.id)
             do throws(StoreError) {
                 // Only a session of the credential's kind ends: a bearer token sent as a cookie ends nothing.
                 if let record = try await stores.sessions.session(id: credential.id), record.kind == credential.kind {
@@ -245,13 +246,14 @@ extension SignInServer {
         return (id, record)
     }
 
-    /// The single `return_to` of the query or, for a form POST, the body.
+    /// The single `return_to` of the query or, for a form POST, the body (only that field is decoded; the
+    /// body is bounded by the route's limit, ``formBodyLimit``).
     ///
     /// - Throws: ``ServerError`` `invalid_return_to` when it is given more than once.
     static func returnToParameter(_ request: HTTPServerRequest) throws(ServerError) -> String? {
         var values = request.query.filter { $0.0 == "return_to" }.map(\.1)
-        if request.method == "POST", let fields = try? request.formFields() {
-            values += fields.filter { $0.0 == "return_to" }.map(\.1)
+        if request.method == "POST", let fields = try? request.formValues("return_to") {
+            values += fields
         }
         guard values.count <= 1 else {
             throw ServerError(.invalidReturnTo, "expected at most one return_to, found \(values.count)", status: 400)

@@ -180,14 +180,12 @@ public final class SignInServer: Sendable {
     }
 
     /// What every answer gets once its route finished, in ``respond(to:segments:with:)`` and
-    /// ``handleAtOnce(_:)`` alike: the session cache emptied after a route that may change sessions, the security
-    /// headers, `X-Request-Id`, and the request counted and logged.
+    /// ``handleAtOnce(_:)`` alike: the security headers, `X-Request-Id`, and the request counted and logged.
+    /// (A route that changes sessions had the session cache forget them already: ``changingSessions(_:)``.)
     private func complete(
         _ response: inout HTTPServerResponse, of request: HTTPServerRequest, segments: [String],
         context: RequestContext, failure: ServerError?, started: Date
     ) {
-        // After the route finished (and committed whatever it changed): cached sessions are re-read.
-        if !Self.leavesSessionsAlone(request, segments: segments) { sessionCache.invalidateAll() }
         // Room for the security headers and the request id, so adding them does not regrow the fields.
         response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
         ResponseFactory.secure(&response)
@@ -222,25 +220,6 @@ public final class SignInServer: Sendable {
     /// The segments of `/auth/check`.
     static let checkSegments = ["auth", "check"]
 
-    /// Whether `request` is one of the routes that change no session or account: the check, the session
-    /// info, health, the demo pages and sign-in starts (GET or HEAD). Every other request empties the
-    /// session cache once answered.
-    static func leavesSessionsAlone(_ request: HTTPServerRequest) -> Bool {
-        leavesSessionsAlone(request, segments: segments(of: request.path))
-    }
-
-    /// ``leavesSessionsAlone(_:)`` for a request whose path is already split into `segments`.
-    static func leavesSessionsAlone(_ request: HTTPServerRequest, segments: [String]) -> Bool {
-        guard request.method == "GET" || request.method == "HEAD" else { return false }
-        switch request.path {
-        case "/auth/check", "/auth/session", "/healthz", "/", "/matrix":
-            return true
-        default:
-            return segments.count == 3 && segments[0] == "auth"
-                && (segments[2] == "login" || segments[2] == "register" || segments[2] == "link")
-        }
-    }
-
     private func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError)
         -> HTTPServerResponse
     {
@@ -271,18 +250,19 @@ public final class SignInServer: Sendable {
                 return try await check(request)
             case "logout":
                 try only("POST")
-                return try await logout(request)
+                return try await changingSessions { () async throws(ServerError) in try await logout(request) }
             default:
                 break
             }
         }
         if count == 3, first == "auth", segments[1] == "session", segments[2] == "refresh" {
             try only("POST")
-            return try await refreshBearerSession(request)
+            return try await changingSessions { () async throws(ServerError) in try await refreshBearerSession(request)
+            }
         }
         if count == 3, first == "auth", segments[1] == "account", segments[2] == "delete" {
             try only("POST")
-            return try await deleteAccount(request)
+            return try await changingSessions { () async throws(ServerError) in try await deleteAccount(request) }
         }
         if count >= 3, first == "auth" {
             let name = segments[1]
@@ -294,13 +274,19 @@ public final class SignInServer: Sendable {
                 return try await beginSignIn(request, provider: name, intent: intent)
             case "callback":
                 try only("GET", or: "POST")
-                return try await callback(request, provider: name)
+                return try await changingSessions { () async throws(ServerError) in
+                    try await callback(request, provider: name)
+                }
             case "disconnect":
                 try only("POST")
-                return try await disconnect(request, provider: name)
+                return try await changingSessions { () async throws(ServerError) in
+                    try await disconnect(request, provider: name)
+                }
             case "native":
                 try only("POST")
-                return try await nativeSignIn(request, provider: name)
+                return try await changingSessions { () async throws(ServerError) in
+                    try await nativeSignIn(request, provider: name)
+                }
             case "" where count == 4 && segments[2] == "native" && segments[3] == "nonce":
                 try only("POST")
                 return try await nativeNonce(request, provider: name)
@@ -308,8 +294,9 @@ public final class SignInServer: Sendable {
                 if let (provider, endpoint, parameters) = try eventEndpoint(
                     provider: name, segments: Array(segments.dropFirst(2)), method: method)
                 {
-                    return try await providerEvent(
-                        request, provider: provider, endpoint: endpoint, parameters: parameters)
+                    return try await changingSessions { () async throws(ServerError) in
+                        try await providerEvent(request, provider: provider, endpoint: endpoint, parameters: parameters)
+                    }
                 }
             }
         }

@@ -19,7 +19,8 @@ struct ServeCommand: Command {
         Prints "authflow: app listening at http://HOST:PORT (public URL URL)" (with server.metrics_listen,
         "authflow: metrics listening at http://HOST:PORT/metrics"; with --sandbox,
         "authflow: sandbox listening at http://127.0.0.1:PORT") when ready, then serves until interrupted
-        and stops gracefully (exit 0). A bad configuration or a busy port exits 1.
+        and stops gracefully (exit 0). A bad configuration or a busy port exits 1. With server.log_format:
+        json these lines are JSON objects too ({"event": "app listening", "url": …, "public_url": …}).
 
         With --sandbox the configured store (store.postgres_url, store.redis_url) and server.secret are never
         used: the run is throwaway, and says so on start when the configuration names them.
@@ -66,9 +67,11 @@ struct ServeCommand: Command {
 
         // Signals are caught from here on, so a SIGTERM right after the ready line still stops gracefully.
         let signals = TerminationSignals()
+        let json = configuration.server?.logFormat == .json
         let logger: any ServerLogger =
-            configuration.server?.logFormat == .json
-            ? JSONLineLogger(minimumLevel: .info) : StandardErrorLogger(minimumLevel: .info)
+            json ? JSONLineLogger(minimumLevel: .info) : StandardErrorLogger(minimumLevel: .info)
+        // With JSON logs every line is JSON: the ready lines on standard output too.
+        let ready = Self.readyLines(json: json)
         // Sandbox mode generates every credential; otherwise a secret that others may read is worth a word.
         if !sandbox {
             for warning in configuration.secretFilePermissionWarnings() {
@@ -80,17 +83,20 @@ struct ServeCommand: Command {
             service = try await SignInService.start(
                 configuration: configuration, sandboxMode: sandbox, registry: .standard, logger: logger)
         } catch {
-            CommandIO.err("authflow: cannot start the server: \(error)")
+            if json {
+                logger.log(.error, "cannot start the server", metadata: ["error": "\(error)"])
+            } else {
+                CommandIO.err("authflow: cannot start the server: \(error)")
+            }
             return .invalid
         }
-        CommandIO.out("authflow: app listening at \(service.listenURL) (public URL \(service.publicURL))")
+        ready("app", service.listenURL, ["public_url": service.publicURL], "(public URL \(service.publicURL))")
         if let metricsURL = service.metricsURL {
-            CommandIO.out("authflow: metrics listening at \(metricsURL)/metrics")
+            ready("metrics", metricsURL + "/metrics", [:], nil)
         }
         // With JSON logs, standard error holds only JSON lines, so the notes go through the logger too.
-        let json = configuration.server?.logFormat == .json
         if let sandboxProvider = service.sandbox {
-            CommandIO.out("authflow: sandbox listening at \(sandboxProvider.baseURL)")
+            ready("sandbox", sandboxProvider.baseURL, [:], nil)
             let ignored = SandboxDeployment.ignoredSettings(of: configuration)
             if !ignored.isEmpty {
                 let note = Self.sandboxNote(ignored: ignored)
@@ -107,5 +113,20 @@ struct ServeCommand: Command {
         if json { logger.log(.info, "stopping", metadata: [:]) } else { CommandIO.err("authflow: stopping") }
         await service.stop()
         return .success
+    }
+
+    /// Writes one ready line on standard output: `authflow: NAME listening at URL [TAIL]`, or with JSON logs
+    /// `{"event": "NAME listening", "url": URL, …}` in the JSON log line format.
+    static func readyLines(json: Bool) -> (String, String, [String: String], String?) -> Void {
+        let lines = JSONLineLogger(minimumLevel: .info) { line in FileHandle.standardOutput.write(Data(line.utf8)) }
+        return { name, url, fields, tail in
+            if json {
+                var metadata = fields
+                metadata["url"] = url
+                lines.log(.info, "\(name) listening", metadata: metadata)
+            } else {
+                CommandIO.out("authflow: \(name) listening at \(url)" + (tail.map { " " + $0 } ?? ""))
+            }
+        }
     }
 }

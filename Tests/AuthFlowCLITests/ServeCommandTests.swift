@@ -70,6 +70,39 @@ struct ServeCommandTests {
         #expect(!process.stderr.contains("test-secret"))
     }
 
+    /// With `server.log_format: json` every line is JSON, the ready lines on standard output included.
+    @Test func jsonLogsMakeTheReadyLinesJSONToo() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try Self.freePort()
+        let config = Self.config(port: port).replacingOccurrences(
+            of: "  public_url: http://localhost:\(port)\n",
+            with: "  public_url: http://localhost:\(port)\n  log_format: json\n  metrics_listen: 127.0.0.1:0\n")
+        #expect(config.contains("log_format: json"))
+        try config.write(toFile: directory + "/providers.yaml", atomically: true, encoding: .utf8)
+        let process = try ServeProcess(["serve", "--sandbox", "--config", directory + "/providers.yaml"])
+        defer { process.send(SIGKILL) }
+        let lines = try await process.lines(3)
+        #expect(lines.count == 3, "\(process.stderr)")
+        let objects = lines.compactMap { try? JSONValue.parse(Array($0.utf8)) }
+        #expect(objects.count == 3, "\(lines)")
+        #expect(
+            objects.map { $0["event"]?.stringValue } == ["app listening", "metrics listening", "sandbox listening"])
+        #expect(objects.allSatisfy { $0["level"]?.stringValue == "info" && $0["time"]?.stringValue != nil })
+        #expect(objects.first?["url"]?.stringValue == "http://127.0.0.1:\(port)")
+        #expect(objects.first?["public_url"]?.stringValue == "http://localhost:\(port)")
+        #expect(objects.dropFirst().first?["url"]?.stringValue?.hasSuffix("/metrics") == true)
+        #expect(objects.last?["url"]?.stringValue?.hasPrefix("http://127.0.0.1:") == true)
+        #expect(try await SandboxSignIn().get("http://localhost:\(port)/healthz").status == 200)
+        process.send(SIGTERM)
+        #expect(try await process.exit() == 0)
+        let output = (process.stdout + process.stderr).split(separator: "\n")
+        #expect(!output.isEmpty)
+        for line in output {
+            #expect((try? JSONValue.parse(Array(line.utf8))) != nil, "not JSON: \(line)")
+        }
+    }
+
     @Test func demoStopsOnSIGINT() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

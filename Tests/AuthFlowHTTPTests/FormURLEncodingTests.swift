@@ -30,4 +30,11 @@ struct FormURLEncodingTests {
     @Test func valueMayContainEquals() {
         #expect(FormURLEncoding.decode("a=b=c").first?.1 == "b=c")
     }
+
+    @Test func valuesOfOneFieldDecodeThatFieldOnly() {
+        let body = Array("a&return_to=%2Fx&&return%5Fto=y+z&return_to&b=%ZZ&return_tox=1".utf8)
+        #expect(FormURLEncoding.values(named: "return_to", in: body) == ["/x", "y z", ""])
+        #expect(FormURLEncoding.values(named: "missing", in: body).isEmpty)
+        #expect(FormURLEncoding.values(named: "a", in: body) == [""])
+    }
 }

@@ -152,6 +152,70 @@ import Testing
         }
     }
 
+    /// One client, one bucket: however its address is written, and wherever in its IPv6 /64 it comes from.
+    @Test func rateLimitBucketsAreKeyedByCanonicalAddressAndIPv6Network() async throws {
+        try await TestDeployment.with { app in
+            var options = SignInServer.Options(
+                publicURL: app.appURL, secret: Secret("test-secret-0123456789abcdef-0123456789"),
+                rateLimits: RateLimitSettings(
+                    starts: .init(perMinute: 1, burst: 2), callbacks: .init(perMinute: 1, burst: 2)))
+            func login(_ server: SignInServer, from address: String) async -> Int {
+                await server.handle(
+                    HTTPServerRequest(
+                        method: "GET", path: "/auth/google/login", query: [("return_to", "/")], remoteAddress: address)
+                ).status
+            }
+            let server = SignInServer(
+                options: options, providers: Array(app.server.providers.values), stores: .memory(clock: app.clock),
+                httpClient: CurlHTTPClient(), clock: app.clock)
+            #expect(await login(server, from: "2001:db8:1:2::1") == 302)
+            #expect(await login(server, from: "2001:DB8:1:2:0:0:0:1") == 302)
+            #expect(await login(server, from: "2001:0db8:0001:0002:ffff::9") == 429)
+            #expect(await login(server, from: "2001:db8:1:3::1") == 302)
+            #expect(await login(server, from: "192.0.2.1") == 302)
+            #expect(await login(server, from: "::ffff:192.0.2.1") == 302)
+            #expect(await login(server, from: "::FFFF:c000:201") == 429)
+            // With the prefix at 128, each IPv6 address is a client of its own (but still one whatever its text).
+            options.ipv6ClientPrefix = 128
+            let exact = SignInServer(
+                options: options, providers: Array(app.server.providers.values), stores: .memory(clock: app.clock),
+                httpClient: CurlHTTPClient(), clock: app.clock)
+            #expect(await login(exact, from: "2001:db8:1:2::1") == 302)
+            #expect(await login(exact, from: "2001:DB8:1:2::1") == 302)
+            #expect(await login(exact, from: "2001:db8:1:2:0::1") == 429)
+            #expect(await login(exact, from: "2001:db8:1:2::2") == 302)
+        }
+    }
+
+    /// Through a trusted proxy on a real listener: forwarded IPv6 addresses written in other ways, or elsewhere in
+    /// one /64, drain one bucket; another /64 has its own.
+    @Test func forwardedIPv6ClientsShareTheirNetworksBucket() async throws {
+        try await TestDeployment.with { app in
+            let server = SignInServer(
+                options: SignInServer.Options(
+                    publicURL: app.appURL, secret: Secret("test-secret-0123456789abcdef-0123456789"),
+                    rateLimits: RateLimitSettings(
+                        starts: .init(perMinute: 1, burst: 2), callbacks: .init(perMinute: 1, burst: 2))),
+                providers: Array(app.server.providers.values), stores: .memory(clock: app.clock),
+                httpClient: CurlHTTPClient(), clock: app.clock)
+            let proxy = try #require(IPNetwork(parsing: "127.0.0.1"))
+            let http = HTTPServer(
+                configuration: .init(trustedProxies: [proxy]), routePolicy: server.routePolicy,
+                handler: server.handle)
+            let port = try http.start()
+            defer { Task { await http.stop() } }
+            func login(forwardedFor: String) async throws -> Int {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/auth/google/login?return_to=/")
+                request.headers["X-Forwarded-For"] = forwardedFor
+                return try await CurlHTTPClient().send(request).status
+            }
+            #expect(try await login(forwardedFor: "2001:0DB8:0:7::1") == 302)
+            #expect(try await login(forwardedFor: "198.51.100.1, 2001:db8:0:7:0:0:0:1") == 302)
+            #expect(try await login(forwardedFor: "2001:db8:0:7:abcd::42") == 429)
+            #expect(try await login(forwardedFor: "2001:db8:0:8::1") == 302)
+        }
+    }
+
     @Test func rateLimitsCanBeTurnedOff() async throws {
         try await TestDeployment.with { app in
             let server = SignInServer(

@@ -67,20 +67,87 @@ struct SessionCacheTests {
         #expect(kept == ["c"])
     }
 
-    @Test func readOnlyRoutesLeaveTheCacheAloneAndOthersEmptyIt() {
-        func request(_ method: String, _ path: String) -> HTTPServerRequest {
-            HTTPServerRequest(method: method, path: path)
+    static func session(id: String, user: String, subject: String) -> CurrentSession {
+        let record = SessionRecord(
+            userID: UserID(rawValue: user), provider: "google", subject: subject, createdAt: start,
+            expiresAt: start.addingTimeInterval(3600))
+        let identity = LinkedIdentity(
+            userID: UserID(rawValue: user), provider: "google", subject: subject, email: nil, emailVerified: false,
+            isPrivateEmail: false, emailDisabled: false, name: nil, isDisabled: false, createdAt: start,
+            updatedAt: start)
+        return CurrentSession(id: id, record: record, identity: identity)
+    }
+
+    @Test func invalidationForgetsOnlyWhatChanged() {
+        let cache = SessionCache(lifetime: 60)
+        func fill() {
+            for (id, user, subject) in [("a1", "alice", "s-a"), ("a2", "alice", "s-a2"), ("b1", "bob", "s-b")] {
+                cache.store(
+                    Self.session(id: id, user: user, subject: subject), id: id, epoch: cache.epoch(), now: Self.start)
+            }
         }
-        for path in ["/auth/check", "/auth/session", "/healthz", "/", "/matrix", "/auth/google/login"] {
-            #expect(SignInServer.leavesSessionsAlone(request("GET", path)), "\(path)")
-        }
-        #expect(!SignInServer.leavesSessionsAlone(request("POST", "/auth/check")))
-        for path in [
-            "/auth/google/callback", "/auth/logout", "/auth/account/delete", "/auth/apple/notifications",
-            "/auth/google/disconnect", "/auth/google/login/extra",
-        ] {
-            #expect(!SignInServer.leavesSessionsAlone(request("GET", path)), "\(path)")
-            #expect(!SignInServer.leavesSessionsAlone(request("POST", path)), "\(path)")
+        func cached() -> [String] { ["a1", "a2", "b1"].filter { cache.session(id: $0, now: Self.start) != nil } }
+        fill()
+        cache.invalidate(SessionChanges())
+        #expect(cached() == ["a1", "a2", "b1"])
+        cache.invalidate(SessionChanges(users: [UserID(rawValue: "alice")]))
+        #expect(cached() == ["b1"])
+        fill()
+        // A session goes with every cached session of its user.
+        cache.invalidate(SessionChanges(sessions: ["a2"]))
+        #expect(cached() == ["b1"])
+        fill()
+        cache.invalidate(SessionChanges(identities: [IdentityKey(provider: "google", subject: "s-b")]))
+        #expect(cached() == ["a1", "a2"])
+        // Any change refuses reads that began before it, whoever they were for.
+        let epochBeforeRead = cache.epoch()
+        cache.invalidate(SessionChanges(users: [UserID(rawValue: "carol")]))
+        cache.store(
+            Self.session(id: "b1", user: "bob", subject: "s-b"), id: "b1", epoch: epochBeforeRead, now: Self.start)
+        #expect(cache.session(id: "b1", now: Self.start) == nil)
+    }
+
+    /// Requests that change nothing keep the cache, and so does another user's sign-in; a logout forgets that
+    /// user's sessions only, and its revoked session is never answered from the cache.
+    @Test func onlyTheRoutesThatChangeSessionsForgetAndOnlyWhatTheyChanged() async throws {
+        var settings = TestDeployment.Settings()
+        settings.sessionCacheLifetime = 600
+        try await TestDeployment.with(settings) { app in
+            let alice = TestBrowser()
+            try await app.signIn(alice, provider: "google", as: People.alice)
+            let aliceID = try #require(alice.cookie(app.sessionCookie, for: app.appURL))
+            let aliceAgain = TestBrowser()
+            try await app.signIn(aliceAgain, provider: "google", as: People.alice)
+            func check(_ id: String) -> HTTPServerRequest {
+                var headers = HTTPHeaders()
+                headers["Cookie"] = "\(app.sessionCookie)=\(id)"
+                return HTTPServerRequest(method: "GET", path: "/auth/check", headers: headers)
+            }
+            let aliceAgainID = try #require(aliceAgain.cookie(app.sessionCookie, for: app.appURL))
+            #expect(await app.server.handle(check(aliceID)).status == 202)
+            #expect(await app.server.handle(check(aliceAgainID)).status == 202)
+            #expect(app.server.handleAtOnce(check(aliceID)) != nil)
+            // Anonymous requests outside the read-only routes: nothing forgotten.
+            let anonymous = TestBrowser()
+            #expect(try await anonymous.get(app.appURL + "/favicon.ico").status == 404)
+            #expect(try await anonymous.post(app.appURL + "/favicon.ico", from: app.appURL).status == 404)
+            #expect(try await anonymous.post(app.appURL + "/auth/logout", from: app.appURL).status == 204)
+            #expect(app.server.handleAtOnce(check(aliceID)) != nil)
+            // Another user's sign-in and logout: nothing of Alice's forgotten.
+            let bob = TestBrowser()
+            try await app.signIn(bob, provider: "google", as: People.bob)
+            #expect(try await bob.post(app.appURL + "/auth/logout", from: app.appURL).status == 204)
+            #expect(app.server.handleAtOnce(check(aliceID)) != nil)
+            #expect(app.server.handleAtOnce(check(aliceAgainID)) != nil)
+            // Alice's logout: both her cached sessions are forgotten, and the revoked one is refused.
+            #expect(try await alice.post(app.appURL + "/auth/logout", from: app.appURL).status == 204)
+            #expect(app.server.handleAtOnce(check(aliceID)) == nil)
+            #expect(app.server.handleAtOnce(check(aliceAgainID)) == nil)
+            #expect(await app.server.handle(check(aliceID)).status == 401)
+            let replay = TestBrowser()
+            replay.setCookie(app.sessionCookie, aliceID, for: app.appURL)
+            #expect(try await replay.get(app.appURL + "/auth/check").status == 401)
+            #expect(await app.server.handle(check(aliceAgainID)).status == 202)
         }
     }
 

@@ -54,6 +54,27 @@ PROVIDERS = ("apple", "google", "facebook", "x")
 APP_LINE = re.compile(r"^authflow: app listening at (http://\S+) \(public URL (\S+)\)\s*$")
 SANDBOX_LINE = re.compile(r"^authflow: sandbox listening at (http://\S+)\s*$")
 
+
+def ready_line(line: str) -> dict | None:
+    """A ready line of `serve` as {"name", "url", "public_url"?}: the text form, or with `log_format: json` the
+    JSON object (`{"event": "app listening", "url": ..., "public_url": ...}`); None for any other line."""
+    if line.startswith("{"):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        event = value.get("event", "") if isinstance(value, dict) else ""
+        if not event.endswith(" listening") or not isinstance(value.get("url"), str):
+            return None
+        return {"name": event.removesuffix(" listening"), "url": value["url"], "public_url": value.get("public_url")}
+    if match := APP_LINE.match(line):
+        return {"name": "app", "url": match.group(1), "public_url": match.group(2)}
+    if match := SANDBOX_LINE.match(line):
+        return {"name": "sandbox", "url": match.group(1)}
+    if match := re.match(r"^authflow: metrics listening at (http://\S+)\s*$", line):
+        return {"name": "metrics", "url": match.group(1)}
+    return None
+
 def missing(reason: str):
     """A missing test dependency: a failure when AUTHFLOW_REQUIRE_PEERS=1 (CI), else a skip with the reason."""
     import pytest
@@ -268,10 +289,11 @@ class ServerProcess:
                 self.exit_code = self.process.returncode
                 raise ServerError(f"{self.label} closed its stdout before listening (exit {self.exit_code})\n"
                                   + self.diagnostics())
-            if match := APP_LINE.match(line):
-                self.listen_url, self.app_url = match.group(1), match.group(2).rstrip("/")
-            elif match := SANDBOX_LINE.match(line):
-                self.sandbox_url = match.group(1).rstrip("/")
+            ready = ready_line(line)
+            if ready and ready["name"] == "app" and ready.get("public_url"):
+                self.listen_url, self.app_url = ready["url"], ready["public_url"].rstrip("/")
+            elif ready and ready["name"] == "sandbox":
+                self.sandbox_url = ready["url"].rstrip("/")
         return self
 
     def _read_stdout(self) -> None:

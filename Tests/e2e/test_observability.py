@@ -14,7 +14,6 @@ import pytest
 import authflow_harness as harness
 from authflow_harness import Callback, Identity, direct, expect_error, notify
 
-METRICS_LINE = re.compile(r"^authflow: metrics listening at (http://\S+)/metrics\s*$")
 
 #: How each provider of the harness configuration gets its identity (DESIGN §2: id_token providers verify it
 #: against the JWKS; the others call userinfo).
@@ -37,8 +36,9 @@ def observed(module_servers) -> harness.ServerProcess:
 
 def metrics_url(server: harness.ServerProcess) -> str:
     for line in server.stdout_lines:
-        if match := METRICS_LINE.match(line):
-            return match.group(1)
+        ready = harness.ready_line(line)
+        if ready and ready["name"] == "metrics":
+            return ready["url"].removesuffix("/metrics")
     raise AssertionError("no 'metrics listening' line on stdout:\n" + "\n".join(server.stdout_lines))
 
 
@@ -211,6 +211,18 @@ def json_lines(server: harness.ServerProcess, start: int) -> list[dict]:
             assert key in value, f"log line without {key!r}: {line[:300]!r}"
         objects.append(value)
     return objects
+
+
+def test_json_logs_make_the_ready_lines_json_too(observed):
+    """With `log_format: json` a log shipper reading stdout and stderr sees only JSON lines."""
+    assert observed.stdout_lines, "no ready line"
+    events = []
+    for line in observed.stdout_lines:
+        value = json.loads(line)
+        assert value["level"] == "info" and value["url"].startswith("http://"), line
+        events.append(value["event"])
+    assert events[:3] == ["app listening", "metrics listening", "sandbox listening"], events
+    json_lines(observed, 0)
 
 
 def cookie_values(browser: harness.Browser) -> list[str]:

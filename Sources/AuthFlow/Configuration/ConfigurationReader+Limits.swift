@@ -2,7 +2,9 @@ import AuthFlowHTTP
 internal import AuthFlowYAML
 
 extension ConfigurationReader {
-    static let limitKeys = ["max_connections", "max_connections_per_client", "request_timeout", "idle_timeout"]
+    static let limitKeys = [
+        "max_connections", "max_connections_per_client", "request_timeout", "idle_timeout", "ipv6_prefix",
+    ]
     static let rateLimitKeys = ["starts", "callbacks"]
     static let rateRuleKeys = ["per_minute", "burst"]
 
@@ -29,11 +31,16 @@ extension ConfigurationReader {
         if let value = seconds(section.value("idle_timeout"), path: "server.limits.idle_timeout") {
             limits.idleTimeout = value
         }
+        if let value = integer(section.value("ipv6_prefix"), path: "server.limits.ipv6_prefix", range: 16...128) {
+            limits.ipv6Prefix = value
+        }
         return limits
     }
 
-    /// `server.trusted_proxies`: a list of CIDRs (or single addresses).
-    mutating func readTrustedProxies(_ node: YAMLNode?) -> [IPNetwork] {
+    /// `server.trusted_proxies`: a list of CIDRs (or single addresses). `0.0.0.0/0` or `::/0` lets every client
+    /// choose its own address through `X-Forwarded-For`, so it is refused unless `allowAny`
+    /// (`server.trusted_proxies_allow_any: true`) says so.
+    mutating func readTrustedProxies(_ node: YAMLNode?, allowAny: Bool = false) -> [IPNetwork] {
         guard let node else { return [] }
         guard case .sequence(let items, _) = node else {
             report(
@@ -46,6 +53,15 @@ extension ConfigurationReader {
         for item in items {
             guard let text = text(item, path: "server.trusted_proxies", expected: "a CIDR") else { continue }
             if let network = IPNetwork(parsing: text.value) {
+                if network.isEverything, !allowAny {
+                    report(
+                        .invalidValue,
+                        "expected the networks of your reverse proxies in server.trusted_proxies, found \(text.shown), "
+                            + "which lets any client choose its own address with X-Forwarded-For (set "
+                            + "server.trusted_proxies_allow_any: true if every peer really is a trusted proxy)",
+                        at: text.scalar.mark)
+                    continue
+                }
                 networks.append(network)
             } else {
                 report(

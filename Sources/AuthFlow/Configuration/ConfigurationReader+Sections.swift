@@ -6,7 +6,7 @@ extension ConfigurationReader {
         "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "native_session_ttl", "signup",
         "link_by_verified_email",
         "metrics_listen", "log_format",
-        "limits", "trusted_proxies", "rate_limits",
+        "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
     ]
 
     /// The whole configuration, or `nil` when something could not be read (the issues say what).
@@ -109,7 +109,8 @@ extension ConfigurationReader {
         let metricsListen = metricsListen(section.value("metrics_listen"))
         let logFormat = logFormat(section.value("log_format"))
         let limits = readLimits(section.value("limits"), owner: section["limits"]?.key.mark ?? section.owner)
-        let trustedProxies = readTrustedProxies(section.value("trusted_proxies"))
+        let allowAny = bool(section.value("trusted_proxies_allow_any"), path: "server.trusted_proxies_allow_any")
+        let trustedProxies = readTrustedProxies(section.value("trusted_proxies"), allowAny: allowAny ?? false)
         let rateLimits = readRateLimits(
             section.value("rate_limits"), owner: section["rate_limits"]?.key.mark ?? section.owner)
         guard let publicURL else { return nil }

@@ -9,12 +9,17 @@ public struct ConnectionLimits: Sendable, Hashable {
     public var requestTimeout: Int
     /// Seconds a connection may stay silent before it is closed (default 30).
     public var idleTimeout: Int
+    /// The IPv6 prefix length (16–128) that makes one client for ``maxConnectionsPerClient`` and the rate limits
+    /// (default 64: one client usually holds a whole /64).
+    public var ipv6Prefix: Int
 
-    /// Creates limits; the defaults are 4096 connections, 256 per client, 10 s per request, 30 s idle.
+    /// Creates limits; the defaults are 4096 connections, 256 per client, 10 s per request, 30 s idle, IPv6
+    /// clients by /64.
     public init(
         maxConnections: Int = 4096, maxConnectionsPerClient: Int = 256, requestTimeout: Int = 10,
-        idleTimeout: Int = 30
+        idleTimeout: Int = 30, ipv6Prefix: Int = 64
     ) {
+        self.ipv6Prefix = ipv6Prefix
         self.maxConnections = maxConnections
         self.maxConnectionsPerClient = maxConnectionsPerClient
         self.requestTimeout = requestTimeout

@@ -9,7 +9,8 @@ import Synchronization
 /// optional immediate handler (`HTTPImmediateHandler`) sees each request first and may answer it
 /// synchronously, which saves even the handler's task.
 /// Handlers should therefore not block their thread (use `await`, not blocking calls). Bodies
-/// larger than `Configuration.maxBodyBytes` get 413 without reaching the handler. The server
+/// larger than `Configuration.maxBodyBytes`, or than the limit the route policy gives the request's
+/// route (`HTTPRoutePolicy`), get 413 without reaching the handler. The server
 /// logs nothing, so request bodies and headers (which carry codes, tokens and cookies) never
 /// leave the handler.
 public final class HTTPServer: Sendable {
@@ -22,16 +23,19 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let handler: HTTPHandler
     private let immediate: HTTPImmediateHandler?
+    private let routePolicy: HTTPRoutePolicyProvider?
     private let state = Mutex(State())
 
     /// A server that will pass every request to `handler`, or first to `immediate`, which may answer it at
-    /// once on the polling thread (no task is started for a request it answers).
+    /// once on the polling thread (no task is started for a request it answers). `routePolicy`, when given,
+    /// sets each request's body limit and where its handler starts, from its method and path.
     public init(
         configuration: Configuration = .init(), immediate: HTTPImmediateHandler? = nil,
-        handler: @escaping HTTPHandler
+        routePolicy: HTTPRoutePolicyProvider? = nil, handler: @escaping HTTPHandler
     ) {
         self.configuration = configuration
         self.immediate = immediate
+        self.routePolicy = routePolicy
         self.handler = handler
     }
 
@@ -49,7 +53,8 @@ public final class HTTPServer: Sendable {
             guard state.daemon == nil else {
                 throw HTTPServerError(code: .alreadyRunning, message: "expected a stopped server, found it running")
             }
-            let daemon = try MicroHTTPDDaemon(configuration: configuration, immediate: immediate, handler: handler)
+            let daemon = try MicroHTTPDDaemon(
+                configuration: configuration, immediate: immediate, routePolicy: routePolicy, handler: handler)
             state.daemon = daemon
             state.port = daemon.port
             return daemon.port
@@ -58,6 +63,12 @@ public final class HTTPServer: Sendable {
 
     /// The bound port of the running (or last running) server; 0 before the first start.
     public var port: Int { state.withLock { $0.port } }
+
+    /// Body bytes the running server holds for requests not completed yet (0 when stopped).
+    var bufferedBodyBytes: Int { state.withLock { $0.daemon }?.bufferedBodyBytes ?? 0 }
+
+    /// Connections the running server has open (0 when stopped).
+    var openConnections: Int { state.withLock { $0.daemon }?.openConnections ?? 0 }
 
     /// Whether the server is running.
     public var isRunning: Bool { state.withLock { $0.daemon != nil } }

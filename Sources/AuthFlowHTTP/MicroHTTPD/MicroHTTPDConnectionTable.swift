@@ -14,14 +14,18 @@ import Synchronization
 final class MicroHTTPDConnectionTable: @unchecked Sendable {
     /// One open connection; fields are read and written under the table's lock only.
     final class Entry: @unchecked Sendable {
+        /// The peer's canonical address.
         let client: String
+        /// What the per-client cap counts: the address, or its IPv6 network (``clientKey(_:)``).
+        let key: String
         let exempt: Bool
         let socket: Int32
         /// When the connection became ready for its current request; `nil` while a handler answers.
         var waitingSince: ContinuousClock.Instant?
 
-        init(client: String, exempt: Bool, socket: Int32, waitingSince: ContinuousClock.Instant) {
+        init(client: String, key: String, exempt: Bool, socket: Int32, waitingSince: ContinuousClock.Instant) {
             self.client = client
+            self.key = key
             self.exempt = exempt
             self.socket = socket
             self.waitingSince = waitingSince
@@ -37,28 +41,37 @@ final class MicroHTTPDConnectionTable: @unchecked Sendable {
     private let perClientLimit: Int
     private let trusted: [IPNetwork]
     private let requestTimeout: Int
+    private let ipv6Prefix: Int
     private let state = Mutex(State())
 
-    init(perClientLimit: Int, trusted: [IPNetwork], requestTimeout: Int) {
+    init(perClientLimit: Int, trusted: [IPNetwork], requestTimeout: Int, ipv6Prefix: Int = 64) {
+        self.ipv6Prefix = ipv6Prefix
         self.perClientLimit = perClientLimit
         self.trusted = trusted
         self.requestTimeout = requestTimeout
     }
 
+    /// What the cap counts for `client`: its canonical address, an IPv6 one grouped by its network.
+    func clientKey(_ client: String) -> String {
+        IPNetwork.clientKey(client, ipv6Prefix: ipv6Prefix)
+    }
+
     /// Whether a new connection from `client` stays under its address's cap (trusted proxies always do).
     func mayAccept(_ client: String) -> Bool {
         if ForwardedClient.isTrusted(client, trusted) { return true }
-        return state.withLock { ($0.perClient[client] ?? 0) < perClientLimit }
+        let key = clientKey(client)
+        return state.withLock { ($0.perClient[key] ?? 0) < perClientLimit }
     }
 
     /// Records a connection libmicrohttpd opened.
     func opened(client: String, socket: Int32) -> Entry {
+        let canonical = IPNetwork.canonical(client) ?? client
         let entry = Entry(
-            client: client, exempt: ForwardedClient.isTrusted(client, trusted), socket: socket,
-            waitingSince: .now)
+            client: canonical, key: clientKey(canonical), exempt: ForwardedClient.isTrusted(canonical, trusted),
+            socket: socket, waitingSince: .now)
         state.withLock { state in
             state.open[ObjectIdentifier(entry)] = entry
-            if !entry.exempt { state.perClient[client, default: 0] += 1 }
+            if !entry.exempt { state.perClient[entry.key, default: 0] += 1 }
         }
         return entry
     }
@@ -67,8 +80,8 @@ final class MicroHTTPDConnectionTable: @unchecked Sendable {
     func closed(_ entry: Entry) {
         state.withLock { state in
             guard state.open.removeValue(forKey: ObjectIdentifier(entry)) != nil, !entry.exempt else { return }
-            let remaining = (state.perClient[entry.client] ?? 1) - 1
-            state.perClient[entry.client] = remaining > 0 ? remaining : nil
+            let remaining = (state.perClient[entry.key] ?? 1) - 1
+            state.perClient[entry.key] = remaining > 0 ? remaining : nil
         }
     }
 

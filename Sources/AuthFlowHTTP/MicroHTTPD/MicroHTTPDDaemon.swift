@@ -4,7 +4,9 @@ import Synchronization
 
 /// One running libmicrohttpd daemon and the bridge between its threads and Swift tasks.
 ///
-/// libmicrohttpd calls `access` on its polling thread. When a request's body is complete, the
+/// libmicrohttpd calls `access` on its polling thread. At the first call for a request, the route
+/// policy sets its body limit (and whether its handler may start on the polling thread); a larger
+/// body is refused with 413 and never kept. When a request's body is complete, the
 /// immediate handler (if any) may answer it right there, with no task; otherwise the
 /// handler starts in a `Task` whose executor (`RequestExecutor`) runs it on the polling thread
 /// until it answers or waits. An answer is queued at once. A handler that waits (a store, a
@@ -27,36 +29,41 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private(set) var port: Int
     private let handler: HTTPHandler
     private let immediate: HTTPImmediateHandler?
+    private let routePolicy: HTTPRoutePolicyProvider?
     private let maxBodyBytes: Int
     private let inFlight = Atomic<Int>(0)
+    /// Body bytes held for requests not completed yet (what stalled uploads cost).
+    private let buffered = Atomic<Int>(0)
     private let shared = Mutex(Shared())
     private let connections: MicroHTTPDConnectionTable
     private let trustedProxies: [IPNetwork]
 
     init(
         configuration: HTTPServer.Configuration, immediate: HTTPImmediateHandler? = nil,
-        handler: @escaping HTTPHandler
+        routePolicy: HTTPRoutePolicyProvider? = nil, handler: @escaping HTTPHandler
     ) throws(HTTPServerError) {
         self.handler = handler
         self.immediate = immediate
+        self.routePolicy = routePolicy
         self.maxBodyBytes = configuration.maxBodyBytes
         self.port = 0
         self.trustedProxies = configuration.trustedProxies
         self.connections = MicroHTTPDConnectionTable(
             perClientLimit: configuration.maxConnectionsPerClient, trusted: configuration.trustedProxies,
-            requestTimeout: configuration.requestTimeout)
+            requestTimeout: configuration.requestTimeout, ipv6Prefix: configuration.ipv6ClientPrefix)
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
         guard (0...65_535).contains(configuration.port), configuration.maxBodyBytes >= 0,
             (1...64).contains(configuration.threads), configuration.requestTimeout >= 0,
             configuration.idleTimeout >= 0, configuration.connectionMemoryLimit >= 4096,
             (1...1_000_000).contains(configuration.maxConnections),
-            (1...1_000_000).contains(configuration.maxConnectionsPerClient)
+            (1...1_000_000).contains(configuration.maxConnectionsPerClient),
+            (16...128).contains(configuration.ipv6ClientPrefix)
         else {
             throw HTTPServerError(
                 code: .invalidConfiguration,
                 message:
                     "expected port 0–65535, threads 1–64, non-negative limits and timeouts, 1–1,000,000 connections "
-                    + "(overall and per client) and at least 4 KiB per connection")
+                    + "(overall and per client), at least 4 KiB per connection and an IPv6 client prefix of 16–128")
         }
         let flags =
             MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
@@ -81,6 +88,12 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         port = Int(af_mhd_bound_port(daemon))
         connections.startSweeper()
     }
+
+    /// Body bytes held for requests not completed yet.
+    var bufferedBodyBytes: Int { buffered.load(ordering: .relaxed) }
+
+    /// Connections open now.
+    var openConnections: Int { connections.openCount }
 
     // MARK: - Stopping
 
@@ -160,9 +173,20 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
                 connection: connection, method: method, rawURL: url, trustedProxies: trustedProxies)
             requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
             inFlight.add(1, ordering: .acquiringAndReleasing)
-            if let length = context.headers["Content-Length"], let announced = Int(length), announced > maxBodyBytes {
+            // The route's limit is known before any of the body arrives: a larger announced body is refused
+            // unread, and a chunked one is not kept past it.
+            if let policy = routePolicy?(method, url) {
+                context.bodyLimit = min(maxBodyBytes, max(0, policy.maxBodyBytes))
+                context.startsOnPollingThread = policy.startsOnPollingThread
+                context.tooLargeResponse = policy.tooLargeResponse
+            } else {
+                context.bodyLimit = maxBodyBytes
+            }
+            if let length = context.headers["Content-Length"], let announced = Int(length),
+                announced > context.bodyLimit
+            {
                 context.responded = true
-                return queue(Self.tooLarge(maxBodyBytes), on: connection)
+                return queue(context.tooLargeResponse ?? Self.tooLarge(context.bodyLimit), on: connection)
             }
             return MHD_Result.YES
         }
@@ -170,14 +194,19 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         let size = uploadDataSize.pointee
         if size > 0 {
             uploadDataSize.pointee = 0
-            if context.responded || context.bodyTooLarge || context.body.count + size > maxBodyBytes {
+            if context.responded || context.bodyTooLarge || context.body.count + size > context.bodyLimit {
+                if !context.bodyTooLarge {
+                    buffered.subtract(context.body.count, ordering: .relaxed)
+                    context.body = []
+                }
                 context.bodyTooLarge = true
                 context.discardedBytes += size
                 // Stop reading a client that keeps streaming far beyond the limit.
-                return context.discardedBytes > 4 * max(maxBodyBytes, 64 * 1024) ? MHD_Result.NO : MHD_Result.YES
+                return context.discardedBytes > 4 * max(context.bodyLimit, 16 * 1024) ? MHD_Result.NO : MHD_Result.YES
             }
             if let uploadData {
                 context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
+                buffered.add(size, ordering: .relaxed)
             }
             return MHD_Result.YES
         }
@@ -188,7 +217,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         }
         if context.bodyTooLarge {
             context.responded = true
-            return queue(Self.tooLarge(maxBodyBytes), on: connection)
+            return queue(context.tooLargeResponse ?? Self.tooLarge(context.bodyLimit), on: connection)
         }
         guard !context.handlerStarted else { return MHD_Result.YES }
         context.handlerStarted = true
@@ -209,13 +238,20 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             return queue(.error("shutting_down", message: "The server is stopping.", status: 503), on: connection)
         }
         let handler = self.handler
-        let executor = RequestExecutor()
-        Task(executorPreference: executor) { [self] in
-            let response = await handler(request)
-            complete(context, with: response)
+        if context.startsOnPollingThread {
+            let executor = RequestExecutor()
+            Task(executorPreference: executor) { [self] in
+                let response = await handler(request)
+                complete(context, with: response)
+            }
+            // The handler runs here until it answers or waits; an answer is sent right away.
+            executor.drain()
+        } else {
+            Task(executorPreference: HandlerExecutor.shared) { [self] in
+                let response = await handler(request)
+                complete(context, with: response)
+            }
         }
-        // The handler runs here until it answers or waits; an answer is sent right away.
-        executor.drain()
         guard let response = context.responseOrSuspend() else { return MHD_Result.YES }
         context.responded = true
         return queue(response, on: connection)
@@ -242,7 +278,9 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         if let connection, let entry = Self.entry(of: connection) { connections.responseSent(entry) }
         guard let stored = requestContext.pointee else { return }
         requestContext.pointee = nil
-        Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored).release()
+        let context = Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored)
+        buffered.subtract(context.takeUnretainedValue().body.count, ordering: .relaxed)
+        context.release()
         inFlight.subtract(1, ordering: .acquiringAndReleasing)
     }
 

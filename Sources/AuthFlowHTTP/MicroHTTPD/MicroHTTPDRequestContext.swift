@@ -14,6 +14,12 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
     let viaTrustedProxy: Bool
 
     var body: [UInt8] = []
+    /// The largest body this request's route accepts (decided at the first call).
+    var bodyLimit = 0
+    /// Whether the handler may start on the polling thread (the route's policy).
+    var startsOnPollingThread = true
+    /// The route's answer to a body over its limit, if it has its own.
+    var tooLargeResponse: HTTPServerResponse?
     var bodyTooLarge = false
     var discardedBytes = 0
     var handlerStarted = false
@@ -44,7 +50,8 @@ final class MicroHTTPDRequestContext: @unchecked Sendable {
             peer = entry.client
             trusted = entry.exempt
         } else {
-            peer = Self.peerAddress(of: connection)
+            let text = Self.peerAddress(of: connection)
+            peer = IPNetwork.canonical(text) ?? text
             trusted = ForwardedClient.isTrusted(peer, trustedProxies)
         }
         remoteAddress =

@@ -55,6 +55,8 @@ final class TestDeployment: Sendable {
         var caBundlePath: String? = nil
         /// Where the server counts requests, sign-ins and provider calls (nothing when `nil`).
         var metrics: ServerMetrics? = nil
+        /// How long the session cache may answer (the server's default when `nil`).
+        var sessionCacheLifetime: Double? = nil
         /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
     }
@@ -90,6 +92,9 @@ final class TestDeployment: Sendable {
         let http = HTTPServer(
             configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0),
             immediate: { request in box.withLock({ $0 })?.handleAtOnce(request) },
+            routePolicy: { method, path in
+                box.withLock({ $0 })?.routePolicy(method: method, path: path) ?? HTTPRoutePolicy(maxBodyBytes: 0)
+            },
             handler: { request in
                 guard let server = box.withLock({ $0 }) else { return .empty(status: 503) }
                 return await DemoSite(server: server, sandbox: sandbox).handle(request)
@@ -119,12 +124,13 @@ final class TestDeployment: Sendable {
         let httpClient = CurlHTTPClient(
             configuration: .init(defaultTimeout: settings.httpTimeout ?? 10, caBundlePath: settings.caBundlePath))
         let server: SignInServer
-        if let metrics = settings.metrics {
+        if settings.metrics != nil || settings.sessionCacheLifetime != nil {
             var options = try SignInServer.Options(configuration: configuration)
             options.keepsTraces = true
+            if let lifetime = settings.sessionCacheLifetime { options.sessionCacheLifetime = lifetime }
             server = SignInServer(
                 options: options, providers: try registry.resolve(configuration), stores: stores,
-                httpClient: httpClient, clock: clock, metrics: metrics)
+                httpClient: httpClient, clock: clock, metrics: settings.metrics)
         } else {
             server = try SignInServer(
                 configuration: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,

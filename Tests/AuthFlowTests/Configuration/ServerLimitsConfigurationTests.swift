@@ -76,4 +76,36 @@ import Testing
         #expect(messages[4].contains("server.rate_limits"))
         #expect(error.issues.map { $0.location?.line } == [5, 6, 7, 8, 9])
     }
+
+    @Test func readsTheIPv6PrefixOfOneClient() throws {
+        let server = try #require(
+            try makeLoader().load(yaml: Self.server("  limits: { ipv6_prefix: 56 }"), fileName: "providers.yaml").server
+        )
+        #expect(server.limits.ipv6Prefix == 56)
+        #expect(ConnectionLimits().ipv6Prefix == 64)
+        for bad in ["8", "129", "/64", "sixty-four"] {
+            let error = try loadError(Self.server("  limits: { ipv6_prefix: \(bad) }"))
+            #expect(error.issues.map(\.code) == [.invalidValue], "\(bad)")
+            #expect(error.issues.first?.message.contains("server.limits.ipv6_prefix") == true)
+        }
+    }
+
+    /// Trusting every address lets any client pick its own address through X-Forwarded-For: refused unless
+    /// acknowledged.
+    @Test func trustingEveryAddressNeedsAnAcknowledgement() throws {
+        for any in ["0.0.0.0/0", "\"::/0\""] {
+            let error = try loadError(Self.server("  trusted_proxies: [10.0.0.0/8, \(any)]"))
+            #expect(error.issues.map(\.code) == [.invalidValue], "\(any)")
+            let message = error.issues.first?.message ?? ""
+            #expect(message.contains("server.trusted_proxies_allow_any"), "\(message)")
+            #expect(error.issues.first?.location?.line == 4)
+            let acknowledged = try makeLoader().load(
+                yaml: Self.server("  trusted_proxies: [\(any)]\n  trusted_proxies_allow_any: true"),
+                fileName: "providers.yaml")
+            #expect(acknowledged.server?.trustedProxies.map(\.isEverything) == [true])
+            let declined = try loadError(
+                Self.server("  trusted_proxies: [\(any)]\n  trusted_proxies_allow_any: false"))
+            #expect(declined.issues.map(\.code) == [.invalidValue])
+        }
+    }
 }

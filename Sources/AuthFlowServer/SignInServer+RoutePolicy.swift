@@ -1,0 +1,74 @@
+public import AuthFlowHTTP
+
+extension SignInServer {
+    /// The body limit of the form routes (logout, disconnect, account deletion): room for a `return_to` and a
+    /// few fields, nothing more.
+    public static let formBodyLimit = 4 * 1024
+
+    /// The policy of each route for `HTTPServer` (pass it as `routePolicy`), from the method and path alone:
+    /// the largest body the route reads, and whether its handler may start on the server's polling thread.
+    ///
+    /// `GET` and `HEAD` accept no body; another method on a path no route of the server takes (answered 404 or
+    /// 405, the body unread), the form routes, the bearer refresh and the native nonce ``formBodyLimit``; a native
+    /// sign-in 16 KiB (its JSON); a `POST` callback 64 KiB (a form-post callback's largest); a provider event
+    /// endpoint the limit
+    /// it declares (capped by ``Options/maximumNotificationBytes``). A route with a body never starts on the
+    /// polling thread, so parsing it never holds up other connections. A new route declares its limit here.
+    public func routePolicy(method: String, path: String) -> HTTPRoutePolicy {
+        let segments = Self.segments(of: path)
+        let method = method == "HEAD" ? "GET" : method
+        guard method != "GET" else { return Self.noBody }
+        let count = segments.count
+        guard count >= 2, segments[0] == "auth" else { return Self.unrouted }
+        if count == 2, segments[1] == "logout" { return Self.form }
+        if count == 3, segments[1] == "account", segments[2] == "delete" { return Self.form }
+        if count == 3, segments[1] == "session", segments[2] == "refresh" { return Self.form }
+        if count == 4, segments[2] == "native", segments[3] == "nonce" { return Self.form }
+        guard count >= 3 else { return Self.unrouted }
+        let name = segments[1]
+        switch count == 3 ? segments[2] : "" {
+        case "disconnect":
+            return Self.form
+        case "callback":
+            return HTTPRoutePolicy(maxBodyBytes: BouncePage.maximumBytes, startsOnPollingThread: false)
+        case "native":
+            return HTTPRoutePolicy(maxBodyBytes: Self.maximumNativeBodyBytes, startsOnPollingThread: false)
+        case "login", "register", "link":
+            return Self.unrouted
+        default:
+            guard let provider = providers[name] else { return Self.unrouted }
+            let rest = Array(segments.dropFirst(2))
+            for endpoint in provider.plugin.eventEndpoints(for: provider) where endpoint.method == method {
+                guard endpoint.match(rest) != nil else { continue }
+                let limit = min(endpoint.maximumBodyBytes, options.maximumNotificationBytes)
+                var policy = HTTPRoutePolicy(maxBodyBytes: limit, startsOnPollingThread: false)
+                // The endpoint's own code, as the plugin documents it, for a body over its limit.
+                let refusal = ServerError(
+                    .init(rawValue: endpoint.errorCode), "expected a body of at most \(limit) bytes, found more",
+                    status: 400)
+                var response = ResponseFactory.error(refusal, accept: nil)
+                ResponseFactory.secure(&response)
+                policy.tooLargeResponse = response
+                return policy
+            }
+            return Self.unrouted
+        }
+    }
+
+    /// The largest body any route of this server accepts: `HTTPServer.Configuration.maxBodyBytes` for it.
+    public var largestRouteBody: Int {
+        var largest = max(Self.formBodyLimit, BouncePage.maximumBytes, Self.maximumNativeBodyBytes)
+        for name in providerNames {
+            guard let provider = providers[name] else { continue }
+            for endpoint in provider.plugin.eventEndpoints(for: provider) {
+                largest = max(largest, min(endpoint.maximumBodyBytes, options.maximumNotificationBytes))
+            }
+        }
+        return largest
+    }
+
+    private static let noBody = HTTPRoutePolicy(maxBodyBytes: 0)
+    /// A request answered 404 or 405 without reading its body.
+    private static let unrouted = HTTPRoutePolicy(maxBodyBytes: formBodyLimit)
+    private static let form = HTTPRoutePolicy(maxBodyBytes: formBodyLimit, startsOnPollingThread: false)
+}
