@@ -52,23 +52,48 @@ extension SignInServer {
         return response
     }
 
-    /// `POST /auth/account/delete`: revokes every stored token at its provider, ends every session of the
-    /// user, then deletes the user with its identities and tokens; 204 (or 302 to a valid `return_to`).
+    /// `POST /auth/account/delete`: deletes the signed-in user as ``deleteUser(_:)`` does; 204 (or 302 to a
+    /// valid `return_to`).
     func deleteAccount(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         try checkOrigin(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let session = try await requireSession(request)
+        _ = try await deleteUser(session.record.userID)
+        var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
+        response.addCookie(cookies.clearedSessionCookie())
+        return response
+    }
+
+    /// What ``SignInServer/deleteUser(_:)`` did.
+    public struct AccountDeletion: Sendable, Hashable {
+        /// The identities deleted with the user.
+        public var identities: [LinkedIdentity]
+        /// How many sessions of the user were ended.
+        public var endedSessions: Int
+        /// Providers whose stored tokens could not be revoked (unreachable, refused, or no longer configured),
+        /// one entry per token; the deletion went ahead regardless.
+        public var unrevokedProviders: [String]
+    }
+
+    /// Deletes a user the way account deletion (`POST /auth/account/delete`, `authflow users delete`) does:
+    /// revokes every stored token at its provider, ends every session of the user, then deletes the user with
+    /// its identities and tokens (in this order, so a failure part-way never leaves a live session for a
+    /// deleted user). A revocation that fails is logged and the deletion goes ahead.
+    ///
+    /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
+    ///   exist (the store's `user_not_found`); nothing after the failing step is done.
+    public func deleteUser(_ user: UserID) async throws(ServerError) -> AccountDeletion {
         let accounts = stores.accounts
         let sessions = stores.sessions
-        let user = session.record.userID
         noteChanged(user: user)
         let tokens = try await storing("read the user's tokens") { () async throws(StoreError) in
             try await accounts.tokens(ofUser: user)
         }
+        var unrevoked: [String] = []
         for (identity, stored) in tokens.sorted(by: { $0.key.description < $1.key.description }) {
-            await revoke(stored, provider: identity.provider)
+            if await !revoke(stored, provider: identity.provider) { unrevoked.append(identity.provider) }
         }
-        _ = try await storing("end the user's sessions", store: "sessions") { () async throws(StoreError) in
+        let ended = try await storing("end the user's sessions", store: "sessions") { () async throws(StoreError) in
             try await sessions.deleteSessions(userID: user)
         }
         let removed = try await storing("delete the user") { () async throws(StoreError) in
@@ -76,12 +101,12 @@ extension SignInServer {
         }
         // Tokens saved by a sign-in that raced the deletion were not in the first read: revoke them too.
         for identity in removed where tokens[identity.identity.key] == nil {
-            if let stored = identity.tokens { await revoke(stored, provider: identity.identity.provider) }
+            if let stored = identity.tokens, await !revoke(stored, provider: identity.identity.provider) {
+                unrevoked.append(identity.identity.provider)
+            }
         }
         logger.log(.info, "account deleted", metadata: ["identities": "\(removed.count)"])
-        var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
-        response.addCookie(cookies.clearedSessionCookie())
-        return response
+        return AccountDeletion(identities: removed.map(\.identity), endedSessions: ended, unrevokedProviders: unrevoked)
     }
 
     /// How long a revocation request may take before the unlink or deletion goes ahead without it.

@@ -19,6 +19,10 @@ enum CommandIO {
           serve [--config FILE] [--sandbox]
                                   the sign-in server (routes /auth/...); --sandbox: against the sandbox
           demo [--config FILE]    serve --sandbox on ./providers.yaml, with the demo page at /
+          users list [--json] | show USER | delete USER [--config FILE]
+                                  the users of the configured store; delete revokes their tokens
+          sessions revoke --user USER [--config FILE]
+                                  end every session of a user
 
           help COMMAND            that command's usage (the same as authflow COMMAND --help)
           --version               the version of this build

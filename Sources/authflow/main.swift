@@ -5,7 +5,7 @@ import Foundation
 let commands: [String: any Command.Type] = [
     "check": CheckCommand.self, "matrix": MatrixCommand.self, "token": TokenCommand.self,
     "apple": AppleCommand.self, "sandbox": SandboxCommand.self, "serve": ServeCommand.self,
-    "demo": DemoCommand.self,
+    "demo": DemoCommand.self, "users": UsersCommand.self, "sessions": SessionsCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -103,9 +103,21 @@ import Testing
                 + "'--sandbox'",
             usage: "usage: authflow demo"),
         Case(
+            arguments: ["users", "show", "a", "b"],
+            problem: "authflow users: USER: expected one user id or PROVIDER:SUBJECT, found 2 arguments",
+            usage: "usage: authflow users"),
+        Case(
+            arguments: ["users", "delete", "google:"],
+            problem: "authflow users: USER: expected a user id, or PROVIDER:SUBJECT with both parts, found 'google:'",
+            usage: "usage: authflow users"),
+        Case(
+            arguments: ["sessions", "revoke"],
+            problem: "authflow sessions: --user: expected a USER (the option is required), found none",
+            usage: "usage: authflow sessions"),
+        Case(
             arguments: ["frobnicate"],
-            problem: "authflow: command: expected one of apple, check, demo, matrix, sandbox, serve, token, "
-                + "found the unknown command 'frobnicate'",
+            problem: "authflow: command: expected one of apple, check, demo, matrix, sandbox, serve, sessions, "
+                + "token, users, found the unknown command 'frobnicate'",
             usage: "usage: authflow <command>"),
     ]
 
@@ -120,7 +132,7 @@ import Testing
         #expect(lines.dropFirst(2).first.map { $0.hasPrefix(invalid.usage) } == true, "\(output.stderr)")
     }
 
-    @Test(arguments: ["check", "matrix", "sandbox", "serve", "demo"])
+    @Test(arguments: ["check", "matrix", "sandbox", "serve", "demo", "users", "sessions"])
     func helpPrintsTheUsageOnStandardOutput(_ command: String) async throws {
         for flag in ["--help", "-h"] {
             let output = try await CLIRunner.authflowOffPool([command, flag])

@@ -28,6 +28,36 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
+    func listsUsersInPagesAfterACursor(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        #expect(try await stores.accounts.users(after: nil, limit: 10).isEmpty)
+        // Created out of id order: the list follows the ids, not the creation times.
+        _ = try await stores.accounts.createUser(.carol, identity: .xCarol, profile: IdentityProfile())
+        _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)
+        _ = try await stores.accounts.linkIdentity(.googleAlice, profile: IdentityProfile(), to: .alice)
+        _ = try await stores.accounts.createUser(.bob, identity: .googleBob, profile: IdentityProfile(name: "Bob"))
+
+        let all = try await stores.accounts.users(after: nil, limit: 10)
+        #expect(all.map(\.id) == [.alice, .bob, .carol])
+        #expect(all.first == (try await stores.accounts.user(.alice)))
+        #expect(all.first?.identities.map(\.key) == [.appleAlice, .googleAlice])
+
+        let first = try await stores.accounts.users(after: nil, limit: 2)
+        #expect(first.map(\.id) == [.alice, .bob])
+        let second = try await stores.accounts.users(after: first.last?.id, limit: 2)
+        #expect(second.map(\.id) == [.carol])
+        #expect(try await stores.accounts.users(after: .carol, limit: 2).isEmpty)
+
+        _ = try await stores.accounts.deleteUser(.bob)
+        #expect(try await stores.accounts.users(after: .alice, limit: 10).map(\.id) == [.carol])
+
+        let noPage = await storeError { () throws(StoreError) in
+            try await stores.accounts.users(after: nil, limit: 0)
+        }
+        #expect(noPage?.code == .invalidValue)
+    }
+
+    @Test(arguments: StoreBackend.available)
     func refusesDuplicateUsersAndIdentitiesStoringNothing(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         _ = try await stores.accounts.createUser(.alice, identity: .appleAlice, profile: Self.aliceProfile)

@@ -25,6 +25,13 @@ public protocol AccountStore: Sendable {
     /// were created before linking was enabled); link only when exactly one does.
     func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount]
 
+    /// Up to `limit` users, each with its identities, whose id sorts after `cursor` (every user when `nil`),
+    /// in the store's order of ids: one page of the user list for administration (`authflow users list`).
+    /// Pass the last id of a page as the next page's `cursor`; an empty page is the end.
+    ///
+    /// - Throws: `invalidValue` for a `limit` below 1.
+    func users(after cursor: UserID?, limit: Int) async throws(StoreError) -> [UserAccount]
+
     /// Creates the user `id` with its first identity, in one transaction.
     ///
     /// - Throws: `duplicateUser` when `id` exists, `identityAlreadyLinked` when the identity belongs to a

@@ -59,6 +59,14 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
         }
     }
 
+    /// Up to `limit` users whose id sorts after `cursor`, in byte order of ids.
+    public func users(after cursor: UserID?, limit: Int) throws(StoreError) -> [UserAccount] {
+        try StoreValidation.checkLimit(limit, operation: "users(after:limit:)")
+        let ids = state.users.keys.filter { id in cursor.map { Self.bytesBefore($0.rawValue, id.rawValue) } ?? true }
+            .sorted { Self.bytesBefore($0.rawValue, $1.rawValue) }.prefix(limit)
+        return ids.compactMap { Self.account($0, in: state) }
+    }
+
     /// Creates the user with its first identity.
     public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) throws(StoreError)
         -> UserAccount

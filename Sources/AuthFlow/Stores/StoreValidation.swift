@@ -27,6 +27,15 @@ public enum StoreValidation {
         }
     }
 
+    /// Checks a page size: at least 1.
+    ///
+    /// - Throws: ``StoreError`` `invalidValue`.
+    public static func checkLimit(_ limit: Int, operation: String) throws(StoreError) {
+        guard limit >= 1 else {
+            throw StoreError(.invalidValue, "expected a limit of at least 1, found \(limit)", operation: operation)
+        }
+    }
+
     /// Checks an identity key's provider and subject.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.

@@ -61,6 +61,28 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
+    func users(after cursor: UserID?, limit: Int) async throws(StoreError) -> [UserAccount] {
+        let operation = "users(after:limit:)"
+        try StoreValidation.checkLimit(limit, operation: operation)
+        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+            let rows: [any StoreRow]
+            if let cursor {
+                rows = try connection.query(
+                    "SELECT id FROM users WHERE id > $1 ORDER BY id LIMIT $2", .text(cursor.rawValue),
+                    .integer(Int64(limit)), operation: operation)
+            } else {
+                rows = try connection.query(
+                    "SELECT id FROM users ORDER BY id LIMIT $1", .integer(Int64(limit)), operation: operation)
+            }
+            var accounts: [UserAccount] = []
+            for row in rows {
+                let id = UserID(rawValue: try row.text(0))
+                if let account = try Self.account(id, in: connection, operation: operation) { accounts.append(account) }
+            }
+            return accounts
+        }
+    }
+
     func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens? = nil)
         async throws(StoreError) -> UserAccount
     {

@@ -28,6 +28,13 @@ extension SQLBackedAccountStore {
         try await sql.users(withVerifiedEmail: email)
     }
 
+    /// Up to `limit` users whose id sorts after `cursor`, in the database's order of ids.
+    ///
+    /// - Throws: `StoreError` `invalidValue`.
+    public func users(after cursor: UserID?, limit: Int) async throws(StoreError) -> [UserAccount] {
+        try await sql.users(after: cursor, limit: limit)
+    }
+
     /// Creates the user with its first identity, in one transaction; the primary keys decide races.
     ///
     /// - Throws: `StoreError` `duplicateUser`, `identityAlreadyLinked`, `invalidValue`.

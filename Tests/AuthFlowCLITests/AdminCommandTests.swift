@@ -1,0 +1,226 @@
+import AuthFlowHTTP
+import AuthFlowJOSE
+import AuthFlowTestSupport
+import Foundation
+import Testing
+
+/// `authflow users` and `authflow sessions` on the store of a running `authflow serve`, signed in through a
+/// standalone `authflow sandbox`: what they print, that `sessions revoke` ends a live session and that
+/// `users delete` revokes the stored token at the sandbox's revocation endpoint.
+@Suite("authflow users and sessions")
+struct AdminCommandTests {
+    /// The stores the round trip runs on; PostgreSQL (and Redis for sessions) when `scripts/test.sh` started them.
+    enum Store: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case sqlite, postgres, postgresWithRedis
+
+        var testDescription: String { rawValue }
+
+        static var available: [Store] {
+            let environment = ProcessInfo.processInfo.environment
+            let required = environment["AUTHFLOW_REQUIRE_PEERS"] == "1"
+            return allCases.filter { store in
+                switch store {
+                case .sqlite: return true
+                case .postgres: return required || environment["AUTHFLOW_TEST_POSTGRES_URL"] != nil
+                case .postgresWithRedis:
+                    return required
+                        || (environment["AUTHFLOW_TEST_POSTGRES_URL"] != nil
+                            && environment["AUTHFLOW_TEST_REDIS_URL"] != nil)
+                }
+            }
+        }
+
+        /// The `store:` section's lines.
+        func section(directory: String) throws -> [String] {
+            let environment = ProcessInfo.processInfo.environment
+            switch self {
+            case .sqlite: return ["  kind: sqlite", "  path: \(directory)/authflow.sqlite"]
+            case .postgres, .postgresWithRedis:
+                let postgres = try #require(environment["AUTHFLOW_TEST_POSTGRES_URL"])
+                var lines = ["  kind: postgres", "  postgres_url: \"\(postgres)\""]
+                if self == .postgresWithRedis {
+                    let redis = try #require(environment["AUTHFLOW_TEST_REDIS_URL"])
+                    lines += ["  redis_url: \"\(redis)\"", "  redis_prefix: \"authflow-cli-\(UUID().uuidString):\""]
+                }
+                return lines
+            }
+        }
+    }
+
+    /// One store at a time: the PostgreSQL cases share a database, and every sandbox signs in the same
+    /// preset identity.
+    @Test(.serialized, arguments: Store.available)
+    func listShowRevokeAndDeleteOnTheStoreOfARunningServer(_ store: Store) async throws {
+        let scratch = try ScratchDirectory()
+        let port = try LoopbackPort.unused()
+        let app = "http://localhost:\(port)"
+        let sandbox = try SandboxProcess([
+            "--listen", "127.0.0.1:0", "--credentials-dir", scratch.path + "/sandbox", "--redirect-uri",
+            "\(app)/auth/{provider}/callback",
+        ])
+        #expect(await sandbox.waitFor("Press Ctrl-C to stop."), "sandbox: \(sandbox.stderr)")
+        let sandboxURL = try #require(sandbox.stdout.split(separator: "\n").first?.split(separator: " ").last)
+        let fragment = try String(contentsOfFile: scratch.path + "/sandbox/providers.yaml", encoding: .utf8)
+        let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let config = try scratch.write(
+            "providers.yaml",
+            (["server:", "  listen: 127.0.0.1:\(port)", "  public_url: \(app)", "  secret: \(secret)", "store:"]
+                + (try store.section(directory: scratch.path))).joined(separator: "\n") + "\n"
+                + fragment.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n") + "\n")
+
+        let server = try ServeProcess(["serve", "--config", config])
+        let ready = try await server.lines(1)
+        try #require(ready.first?.contains("app listening") == true, "serve: \(server.stderr)")
+        defer { server.send(SIGTERM) }
+
+        let browser = SandboxSignIn()
+        let callback = try await browser.google(app: app)
+        #expect(callback.status == 302 || callback.status == 303, "callback: \(callback.status)")
+        let session = try await browser.get(app + "/auth/session")
+        #expect(session.status == 200)
+        let id = try #require(try JSONValue.parse(session.body)["user_id"]?.stringValue)
+
+        // list --json holds the user (the PostgreSQL database may hold others from earlier runs).
+        let listed = try await CLIRunner.authflowOffPool(["users", "list", "--json", "--config", config])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let users = try #require(try JSONValue.parse(Array(listed.stdout.utf8))["users"]?.arrayValue)
+        let user = try #require(users.first { $0["id"] == .string(id) })
+        let identity = try #require(user["identities"]?.arrayValue?.first)
+        let subject = try #require(identity["subject"]?.stringValue)
+        #expect(identity["created_at"]?.stringValue?.hasSuffix("Z") == true)
+        #expect(!listed.stdout.contains("token"), "tokens are never listed")
+
+        let text = try await CLIRunner.authflowOffPool(["users", "list", "--config", config])
+        #expect(text.status == 0)
+        #expect(
+            text.stdout.split(separator: "\n").contains { $0.hasPrefix(id + "  ") && $0.hasSuffix("google:" + subject) }
+        )
+
+        // show by id and by PROVIDER:SUBJECT: the same user.
+        let shown = try await CLIRunner.authflowOffPool(["users", "show", id, "--config", config])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(try JSONValue.parse(Array(shown.stdout.utf8)) == user)
+        let byIdentity = try await CLIRunner.authflowOffPool(["users", "show", "google:" + subject, "--config", config])
+        #expect(byIdentity.stdout == shown.stdout)
+
+        // sessions revoke ends the live session: the server answers 401 once its session cache (1 s) lets go.
+        let revoked = try await CLIRunner.authflowOffPool(["sessions", "revoke", "--user", id, "--config", config])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        #expect(revoked.stdout == "ended 1 session of user \(id)\n")
+        #expect(try await Self.sessionStatus(browser, app: app, becomes: 401))
+
+        // Signed in again, then deleted: the token is revoked at the sandbox, the session ends, the user is gone.
+        _ = try await browser.google(app: app)
+        #expect(try await browser.get(app + "/auth/session").status == 200)
+        let before = try await Self.googleRevocations(sandbox: String(sandboxURL))
+        let deleted = try await CLIRunner.authflowOffPool(["users", "delete", id, "--config", config])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(deleted.stdout == "deleted user \(id): 1 identity, 1 session ended\n")
+        #expect(try await Self.googleRevocations(sandbox: String(sandboxURL)) == before + 1)
+        #expect(try await Self.sessionStatus(browser, app: app, becomes: 401))
+
+        let gone = try await CLIRunner.authflowOffPool(["users", "show", id, "--config", config])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("user_not_found"))
+        let again = try await CLIRunner.authflowOffPool(["users", "delete", id, "--config", config])
+        #expect(again.status == 1)
+        let noSessions = try await CLIRunner.authflowOffPool([
+            "sessions", "revoke", "--user", "google:" + subject, "--config", config,
+        ])
+        #expect(noSessions.status == 1)
+        #expect(noSessions.stderr.contains("user_not_found"))
+    }
+
+    /// Polls `GET /auth/session` (at most 10 s) until it answers `status`.
+    static func sessionStatus(_ browser: SandboxSignIn, app: String, becomes status: Int) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try await browser.get(app + "/auth/session").status == status { return true }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+
+    /// How many Google revocations the sandbox has seen (`GET /_sandbox/revocations`).
+    static func googleRevocations(sandbox: String) async throws -> Int {
+        let response = try await CurlHTTPClient().send(HTTPClientRequest(url: sandbox + "/_sandbox/revocations"))
+        let entries = try #require(try JSONValue.parse(response.body)["revocations"]?.arrayValue)
+        return entries.filter { $0["provider"] == .string("google") }.count
+    }
+
+    @Test func usageErrorsExit2AndHelpNamesTheVerbs() async throws {
+        for arguments in [
+            ["users"], ["users", "frob"], ["users", "show"], ["users", "show", "a", "b"], ["users", "show", ""],
+            ["users", "delete", "google:"], ["users", "list", "extra"], ["users", "show", "x", "--json"],
+            ["sessions"], ["sessions", "revoke"], ["sessions", "revoke", "--user", ":sub"], ["sessions", "list"],
+        ] {
+            let output = try await CLIRunner.authflowOffPool(arguments)
+            #expect(output.status == 2, "\(arguments): \(output.stderr)")
+            #expect(output.stderr.contains("usage: authflow \(arguments[0])"), "\(arguments)")
+        }
+        let users = try await CLIRunner.authflowOffPool(["help", "users"])
+        #expect(users.status == 0)
+        #expect(users.stdout.contains("authflow users delete USER"))
+        let sessions = try await CLIRunner.authflowOffPool(["sessions", "--help"])
+        #expect(sessions.status == 0)
+        #expect(sessions.stdout.contains("authflow sessions revoke --user USER"))
+        let overview = try await CLIRunner.authflowOffPool(["--help"])
+        #expect(overview.stdout.contains("users list") && overview.stdout.contains("sessions revoke"))
+    }
+
+    @Test func aMemoryStoreOrABadConfigurationExits1() async throws {
+        let scratch = try ScratchDirectory()
+        let memory = try scratch.write(
+            "memory.yaml",
+            """
+            server:
+              public_url: http://localhost:8080
+              secret: 0123456789abcdef0123456789abcdef
+            store:
+              kind: memory
+            providers:
+              x:
+                type: x
+                client_id: abc
+                client_secret: xyz
+
+            """)
+        let listed = try await CLIRunner.authflowOffPool(["users", "list", "--config", memory])
+        #expect(listed.status == 1)
+        #expect(listed.stderr.contains("found memory"))
+        let missing = try await CLIRunner.authflowOffPool([
+            "sessions", "revoke", "--user", "u", "--config", scratch.path + "/none.yaml",
+        ])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("authflow sessions revoke: "))
+    }
+
+    /// An empty SQLite store: the list is empty, and an unknown user is not found (exit 1).
+    @Test func anEmptyStoreListsNothingAndFindsNoUser() async throws {
+        let scratch = try ScratchDirectory()
+        let config = try scratch.write(
+            "providers.yaml",
+            """
+            server:
+              public_url: http://localhost:8080
+              secret: 0123456789abcdef0123456789abcdef
+            store:
+              kind: sqlite
+              path: \(scratch.path)/authflow.sqlite
+            providers:
+              x:
+                type: x
+                client_id: abc
+                client_secret: xyz
+
+            """)
+        let text = try await CLIRunner.authflowOffPool(["users", "list", "--config", config])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.isEmpty)
+        let json = try await CLIRunner.authflowOffPool(["users", "list", "--json", "--config", config])
+        #expect(json.stdout == "{\"users\":[]}\n")
+        let show = try await CLIRunner.authflowOffPool(["users", "show", "nobody", "--config", config])
+        #expect(show.status == 1)
+        #expect(show.stderr == "authflow users show: user_not_found: expected a user with id 'nobody', found none\n")
+    }
+}
