@@ -18,32 +18,46 @@ start_test_services
 export AUTHFLOW_PYTHON="$PWD/.venv/bin/python"
 export AUTHFLOW_REQUIRE_PEERS=1
 
+# Each step says how long the run has taken when it starts, so a slow step shows in CI's log.
+started=$SECONDS
+step() { echo "==> [$(( (SECONDS - started) / 60 ))m$(( (SECONDS - started) % 60 ))s] $*"; }
+
 # Formatting (.swift-format at the root): any finding fails the run.
+step "swift format lint"
 swift format lint --strict --recursive Sources Tests
 
+step "swift build"
 swift build
+step "swift test"
 swift test
 
 # Every Swift block of README.md, docs/ and examples/ compiles (scripts/lib/samples.py).
+step "samples"
 bash scripts/check-samples.sh
 # DocC for every library module, without warnings, into .build/docs/<Module>.doccarchive.
+step "DocC"
 bash scripts/docs.sh
 # The embedding examples: a package of their own that depends on this one by path.
+step "embedding examples"
 swift build --package-path examples/Embedding
 export AUTHFLOW_EMBEDDING_BIN="$(swift build --package-path examples/Embedding --show-bin-path)"
 
 # The black-box end-to-end suite (Tests/e2e): the freshly built `authflow` started as a process
 # (`serve --sandbox`, `demo`) and the embedding examples next to `authflow sandbox`, driven over HTTP and
 # through headless Chromium. Any failure fails the script.
+step "end-to-end suite"
 AUTHFLOW_BIN="$(swift build --show-bin-path)/authflow" .venv/bin/python -m pytest -q Tests/e2e
 
 # The release archive: built in release mode with the Swift runtime linked statically (several minutes),
 # then checked as an operator's machine sees it (ldd, --version without a toolchain, systemd-analyze verify).
+step "release archive"
 bash scripts/release.sh
 bash scripts/check-release.sh
 
 # `swift package capability-matrix` from a clean clone of the committed tree, offline.
+step "capability-matrix plugin from a clean clone"
 Tests/AuthFlowMatrixTests/plugin-clean-clone.sh
 
 # Every fuzz harness briefly on its seed corpus (about a minute in all); scripts/fuzz.sh 600 for the long run.
+step "fuzz harnesses"
 scripts/fuzz.sh 6
