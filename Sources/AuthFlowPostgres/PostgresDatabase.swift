@@ -55,8 +55,9 @@ public final class PostgresDatabase: Sendable {
     ///   - maximumConnections: the pool's size (at least 1).
     ///   - operationTimeout: seconds any one operation (waiting for a connection, connecting, its statements)
     ///     may take before failing; also the server's `statement_timeout` and `lock_timeout`.
-    ///   - maximumPending: how many operations may run or wait for a connection at once (default 32; the
-    ///     pool's size while the server misses deadlines); more fail at once with `busy`.
+    ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
+    ///     as the handler threads; the pool's size while the server misses deadlines); more fail at once with
+    ///     `busy`.
     /// - Throws: `StoreError` `backendFailure` (cannot connect), `invalidValue` (a URL libpq cannot parse),
     ///   `unsupportedSchema`, `busy`. Messages never quote the URL.
     public init(
@@ -67,7 +68,7 @@ public final class PostgresDatabase: Sendable {
         self.operationTimeout = operationTimeout.isFinite && operationTimeout > 0 ? operationTimeout : 5
         let size = max(1, maximumConnections)
         self.size = size
-        self.maximumPending = max(size, maximumPending ?? 32)
+        self.maximumPending = max(size, maximumPending ?? 64)
         slots = DispatchSemaphore(value: size)
         // Migrating may wait for another instance's advisory lock: it gets a longer deadline.
         let connection = try PostgresConnection(

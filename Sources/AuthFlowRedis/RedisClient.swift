@@ -41,8 +41,8 @@ public final class RedisClient: Sendable {
     ///   - maximumConnections: the pool's size.
     ///   - connectTimeout: seconds to connect.
     ///   - commandTimeout: seconds any command may take, and an operation may wait for a pooled connection.
-    ///   - maximumPending: how many operations may run or wait for a connection at once (default 32; the pool's
-    ///     size while Redis fails to answer); more fail at once with `busy`.
+    ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
+    ///     as the handler threads; the pool's size while Redis fails to answer); more fail at once with `busy`.
     /// - Throws: `StoreError` `backendFailure` when Redis cannot be reached or refuses the login.
     public init(
         endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4,
@@ -56,7 +56,7 @@ public final class RedisClient: Sendable {
         acquireTimeout = commandTimeout
         let size = max(1, maximumConnections)
         self.size = size
-        self.maximumPending = max(size, maximumPending ?? 32)
+        self.maximumPending = max(size, maximumPending ?? 64)
         slots = DispatchSemaphore(value: size)
         let connection = try RedisConnection(endpoint, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
         _ = try connection.command([Array("PING".utf8)], operation: "connect")
