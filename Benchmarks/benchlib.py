@@ -271,7 +271,8 @@ def start_nginx(processes: Processes, http_block: str, probe_url: str, core: str
 
 
 def wrk(url: str, seconds: float, connections: int, headers: dict | None = None) -> dict:
-    """One wrk run pinned to the client core: requests/s, mean and median latency (µs), non-2xx/3xx count."""
+    """One wrk run pinned to the client core: requests/s, mean and median latency (µs), non-2xx/3xx count and
+    the number of requests answered."""
     command = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency"]
     for name, value in (headers or {}).items():
         command += ["-H", f"{name}: {value}"]
@@ -282,6 +283,7 @@ def wrk(url: str, seconds: float, connections: int, headers: dict | None = None)
     mean = re.search(r"Latency\s+([\d.]+)(us|ms|s)\b", output)
     median = re.search(r"\s50%\s+([\d.]+)(us|ms|s)\b", output)
     errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    done = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s)\b", output)
     if not rate:
         raise RuntimeError(f"wrk printed no rate for {url}: {output}")
     scale = {"us": 1, "ms": 1000, "s": 1_000_000}
@@ -290,6 +292,7 @@ def wrk(url: str, seconds: float, connections: int, headers: dict | None = None)
         "mean_us": float(mean.group(1)) * scale[mean.group(2)] if mean else None,
         "median_us": float(median.group(1)) * scale[median.group(2)] if median else None,
         "non_2xx_3xx": int(errors.group(1)) if errors else 0,
+        "requests": int(done.group(1)) if done else None,
     }
 
 

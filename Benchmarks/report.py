@@ -23,8 +23,9 @@ def load(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def chart(jose, server, signin) -> None:
-    panels = [p for p in (server and "server", server and "latency", signin and "signin", jose and "jose") if p]
+def chart(jose, server, signin, peer=None) -> None:
+    panels = [p for p in (server and "server", server and "latency", signin and "signin", peer and "peer",
+                          jose and "jose") if p]
     if not panels:
         return
     figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.2), squeeze=False)
@@ -48,6 +49,15 @@ def chart(jose, server, signin) -> None:
             apps = signin["apps"]
             axis.bar(list(apps), [apps[name]["cpu_ms_per_signin"] for name in apps], color=["C0", "C3"])
             axis.set_title("app CPU per sign-in (ms)")
+        elif panel == "peer":
+            rows = peer["rows"]
+            width = 0.8 / len(rows)
+            for index, row in enumerate(rows):
+                axis.bar([x + index * width for x in range(2)], [row["login_64_rps"], row["check_64_rps"]], width,
+                         label=row["server"])
+            axis.set_xticks([x + width * (len(rows) - 1) / 2 for x in range(2)], ["sign-in start @64", "check @64"])
+            axis.set_title("against mod_auth_openidc (requests/s)")
+            axis.legend(fontsize=7)
         elif panel == "jose":
             operations = list(jose["best"])
             tools = list(jose["best"][operations[0]])
@@ -167,10 +177,40 @@ def profile_section(profile: dict) -> list[str]:
     return lines
 
 
+def peer_section(peer: dict | None) -> list[str]:
+    lines = ["## Against the C peer (`Benchmarks/peer.sh`)", ""]
+    if not peer:
+        return lines + ["Not measured yet: run `Benchmarks/peer.sh` on a quiet machine.", ""]
+    lines += ["`authflow serve` and Apache httpd 2.4 with mod_auth_openidc (event MPM, one child, shm session cache), "
+              "both signing in against the same `authflow sandbox` (Google OIDC + PKCE). A sign-in start is "
+              "`/auth/google/login` against a protected location without a session; a session check is "
+              "`/auth/check` against the protected location with a session cookie.", "",
+              "| server | sign-in starts @64 (/s) | checks @64 (/s) | CPU per check (µs) | check latency @1 (µs) "
+              "| CPU per sign-in (ms) |", "|---|---:|---:|---:|---:|---:|"]
+    for row in peer["rows"]:
+        lines.append(f"| {row['server']} | {row['login_64_rps']:,} | {row['check_64_rps']:,} | {row['check_64_cpu_us']:.1f} "
+                     f"| {row['check_1_mean_us']:.1f} | {row['signin_cpu_ms']:.3f} |")
+    lines += ["", "| ratio to mod_auth_openidc | starts @64 | checks @64 | CPU per check | latency @1 | CPU per sign-in |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for row in peer["rows"]:
+        if row["server"] == "mod_auth_openidc":
+            continue
+        ratios = row["vs_peer"]
+        cpu = f"{ratios['check_64_cpu']:.2f}" if ratios.get("check_64_cpu") is not None else "–"
+        lines.append(f"| {row['server']} | {ratios['login_64']:.2f} | {ratios['check_64']:.2f} | {cpu} | "
+                     f"{ratios['check_1']:.2f} | {ratios['signin_cpu']:.2f} |")
+    lines += ["", f"Best of {peer['rounds']} interleaved rounds of {peer['seconds']:g} s wrk runs and {peer['count']} "
+              f"sign-ins; load average {peer['load']['before']} before, {peer['load']['after']} after. Goal: CPU per "
+              "sign-in ≤ 0.7 × mod_auth_openidc. The peer keeps no accounts and its tokens unencrypted in shared "
+              "memory (see `Benchmarks/README.md`), so the memory-store row is the closer match in work.", ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
-    chart(jose, server, signin)
+    chart(jose, server, signin, load("peer"))
     text = markdown(jose, server, signin, callgrind)
+    text += "\n" + "\n".join(peer_section(load("peer")))
     profile = load("profile")
     if profile:
         text += "\n" + "\n".join(profile_section(profile))
