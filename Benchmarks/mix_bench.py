@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import yaml
 
@@ -140,10 +142,18 @@ class Counters:
     def redis(self) -> int | None:
         if not self.redis_url:
             return None
-        text = subprocess.run(["redis-cli", "-u", self.redis_url, "info", "commandstats"], capture_output=True,
-                              text=True, timeout=30, check=True).stdout
-        return sum(int(calls) for command, calls in re.findall(r"cmdstat_([a-z|]+):calls=(\d+)", text)
-                   if command != "info")
+        # redis-cli reads the password from REDISCLI_AUTH, not from a URL with an empty user name.
+        url = urlsplit(self.redis_url)
+        env = dict(os.environ, REDISCLI_AUTH=unquote(url.password or ""))
+        command = ["redis-cli", "-h", url.hostname or "127.0.0.1", "-p", str(url.port or 6379)]
+        if url.username:
+            command += ["--user", unquote(url.username)]
+        text = subprocess.run(command + ["info", "commandstats"], capture_output=True, text=True, timeout=30,
+                              check=True, env=env).stdout
+        calls = re.findall(r"cmdstat_([a-z|]+):calls=(\d+)", text)
+        if not calls:
+            raise RuntimeError(f"redis-cli info commandstats: expected cmdstat lines, found {text[:200]!r}")
+        return sum(int(count) for command_name, count in calls if command_name != "info")
 
     def postgres(self) -> int | None:
         if not self.postgres_url:

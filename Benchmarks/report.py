@@ -206,11 +206,40 @@ def peer_section(peer: dict | None) -> list[str]:
     return lines
 
 
+def mix_section(mix: dict | None) -> list[str]:
+    lines = ["## Traffic mix (`Benchmarks/mix.sh`)", ""]
+    if not mix:
+        return lines + ["Not measured yet: run `Benchmarks/mix.sh` on a quiet machine.", ""]
+    checks = int(mix["ratio"].split(":")[0])
+    lines += [f"Session checks with sign-ins, logouts, anonymous requests and session reads between them at "
+              f"{mix['ratio']} (checks : sign-ins : logouts : anonymous : session reads), {mix['connections']} "
+              "connections; the same checks alone for comparison.", "",
+              "| deployment | checks/s alone | checks/s in the mix | ÷ alone | p50 (µs) | p99 (µs) | store round trips "
+              "per check (alone) | mix reached |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for row in mix["rows"]:
+        reached = row["reached"]
+        per = checks / reached["checks"] if reached["checks"] else 0
+        trips = (f"{row['store_round_trips_per_check']:.4f} ({row['store_round_trips_alone_per_check']:.4f})"
+                 if row["store_round_trips_per_check"] is not None else "not countable (in process)")
+        lines.append(f"| {row['deployment']} | {row['checks_alone_per_s']:,} | {row['checks_mix_per_s']:,} | "
+                     f"{row['mix_vs_alone']:.2f} | {row['mix_p50_us']:,} | {row['mix_p99_us']:,} | {trips} | {checks}:"
+                     f"{reached['signins'] * per:.1f}:{reached['logouts'] * per:.1f}:{reached['anonymous'] * per:.1f}:"
+                     f"{reached['session_reads'] * per:.1f} |")
+    lines += ["", f"Best of {mix['rounds']} rounds of {mix['seconds']:g} s; load average {mix['load']['before']} before, "
+              f"{mix['load']['after']} after. Goals: checks in the mix ≥ 0.9 × alone, store round trips per check "
+              "< 0.05 (Redis commands plus PostgreSQL transactions, from the stores' own counters). The latency "
+              "percentiles are over wrk's requests (checks, anonymous requests and session reads); the sign-ins and "
+              "logouts come from browsers beside wrk, paced to the ratio, and `mix reached` says how near they came.",
+              ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
     chart(jose, server, signin, load("peer"))
     text = markdown(jose, server, signin, callgrind)
     text += "\n" + "\n".join(peer_section(load("peer")))
+    text += "\n" + "\n".join(mix_section(load("mix")))
     profile = load("profile")
     if profile:
         text += "\n" + "\n".join(profile_section(profile))
