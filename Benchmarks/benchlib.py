@@ -138,15 +138,17 @@ def start_sandbox(processes: Processes, authflow: str, redirect_uris: list[str],
     return Sandbox(base_url=base_url, google=google, client_secret=secret)
 
 
-def authflow_config(directory: Path, port: int, sandbox: Sandbox, store: str, rate_limits_off: bool) -> Path:
+def authflow_config(directory: Path, port: int, sandbox: Sandbox, store: str, rate_limits_off: bool,
+                    server_extra: dict | None = None) -> Path:
     """providers.yaml for `authflow serve` on `port` with the sandbox's Google client and `store`
-    (memory or sqlite)."""
+    (memory or sqlite); `server_extra` adds keys to its `server:` section."""
     server = {
         "listen": f"127.0.0.1:{port}", "public_url": f"http://127.0.0.1:{port}", "secret": BENCH_SECRET,
         "allowed_return_to": ["/"], "session_ttl": "8h",
     }
     if rate_limits_off:
         server["rate_limits"] = "off"
+    server.update(server_extra or {})
     store_section = {"kind": store}
     if store == "sqlite":
         store_section["path"] = str(directory / f"authflow-{port}.sqlite")
@@ -163,15 +165,16 @@ def config_accepted(authflow: str, path: Path) -> tuple[bool, str]:
 
 
 def start_authflow(processes: Processes, authflow: str, sandbox: Sandbox, store: str, name: str,
-                   port: int | None = None) -> tuple[subprocess.Popen, str]:
+                   port: int | None = None, server_extra: dict | None = None) -> tuple[subprocess.Popen, str]:
     """`authflow serve` pinned to the server core; `server.rate_limits: off` when this build knows the key."""
     port = port or free_port()
-    path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=True)
+    path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=True, server_extra=server_extra)
     accepted, message = config_accepted(authflow, path)
     if not accepted:
         if "rate_limits" not in message:
             raise RuntimeError(f"authflow check refused the benchmark configuration: {message}")
-        path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=False)
+        path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=False,
+                               server_extra=server_extra)
     child = processes.start([authflow, "serve", "--config", str(path)], name)
     url = f"http://127.0.0.1:{port}"
     wait_http(url + "/healthz", child)

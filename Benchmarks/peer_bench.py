@@ -45,7 +45,8 @@ def apache_binary() -> str:
     raise RuntimeError("no apache2 binary: install Debian's apache2 and libapache2-mod-auth-openidc")
 
 
-def start_apache(processes: Processes, port: int, sandbox, threads: int = 64, idle_connections: int = 0):
+def start_apache(processes: Processes, port: int, sandbox, threads: int = 64, idle_connections: int = 0,
+                 shm_entries: int = 10000):
     """apache2 -f (own ServerRoot under the run's directory) -DFOREGROUND, pinned to the server core; returns
     (process, base URL). As root the child runs as www-data, so its directory is world-readable and the run's
     directory traversable (it holds nothing of value: a throwaway sandbox's client secret)."""
@@ -63,7 +64,7 @@ def start_apache(processes: Processes, port: int, sandbox, threads: int = 64, id
         connections=idle_connections, async_factor=max(2, idle_connections // threads + 2),
         metadata_url=f"{sandbox.base_url}/google/.well-known/openid-configuration",
         client_id=sandbox.google["client_id"], client_secret=sandbox.client_secret,
-        passphrase=BENCH_SECRET, shm_entries=max(10000, idle_connections)))
+        passphrase=BENCH_SECRET, shm_entries=shm_entries))
     child = processes.start([apache_binary(), "-d", str(directory), "-f", str(conf), "-DFOREGROUND"], "apache")
     url = f"http://127.0.0.1:{port}"
     wait_http(url + "/", child)

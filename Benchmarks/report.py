@@ -234,12 +234,36 @@ def mix_section(mix: dict | None) -> list[str]:
     return lines
 
 
+def memory_section(memory: dict | None) -> list[str]:
+    lines = ["## Memory (`Benchmarks/memory.sh`)", ""]
+    if not memory:
+        return lines + ["Not measured yet: run `Benchmarks/memory.sh` on a quiet machine.", ""]
+    lines += [f"Resident set (MB) at rest, with {memory['sessions']:,} live sessions (AuthFlow's memory store; "
+              "mod_auth_openidc's shm cache, sized for them), then with those sessions and "
+              f"{memory['connections']:,} idle keep-alive connections. Apache's parent and child are summed; PSS "
+              "counts the pages they share once.", "",
+              "| server | at rest | with sessions | bytes per session | PSS with sessions | with sessions and idle "
+              "connections | bytes per connection |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in memory["rows"]:
+        lines.append(f"| {row['server']} | {row['rest_rss_kib'] / 1024:,.1f} | {row['sessions_rss_kib'] / 1024:,.1f} | "
+                     f"{row['bytes_per_session']:,} | {row['sessions_pss_kib'] / 1024:,.1f} | "
+                     f"{row['connections_rss_kib'] / 1024:,.1f} | {row['bytes_per_connection']:,} |")
+    lines += ["", "Connections answered and held: " + ", ".join(
+        f"{row['server']} {row['connections_answered']:,}" for row in memory["rows"]) + "; sessions made: " + ", ".join(
+        f"{row['server']} {row['sessions']:,}" for row in memory["rows"]) + f". Load average {memory['load']['before']} "
+        f"before, {memory['load']['after']} after. mod_auth_openidc creates its shm cache (`OIDCCacheShmMax` slots, two "
+        "per session here, for the session and its id_token's replay entry) when it starts, and part of it can be "
+        "resident before any session exists: compare the columns with sessions, not only the bytes per session.", ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
     chart(jose, server, signin, load("peer"))
     text = markdown(jose, server, signin, callgrind)
     text += "\n" + "\n".join(peer_section(load("peer")))
     text += "\n" + "\n".join(mix_section(load("mix")))
+    text += "\n" + "\n".join(memory_section(load("memory")))
     profile = load("profile")
     if profile:
         text += "\n" + "\n".join(profile_section(profile))
