@@ -71,6 +71,11 @@ def start_apache(processes: Processes, port: int, sandbox, threads: int = 64, id
     return child, url
 
 
+def ratio(value: float | None, peer: float | None) -> float | None:
+    """value ÷ peer, or None when either is missing or the peer's is 0 (a CPU figure below the clock tick)."""
+    return round(value / peer, 3) if value is not None and peer else None
+
+
 def output_tail(processes: Processes, name: str) -> str:
     """The end of the server's error log, to explain refused requests."""
     path = processes.directory / ("apache/apache-error.log" if name == "mod_auth_openidc" else f"{name}.log")
@@ -171,21 +176,20 @@ def main() -> None:
             "signins_per_s": round(runs["signin"]["signins_per_s"], 1),
         }
         row["vs_peer"] = {
-            "login_64": round(runs["login_64"]["rps"] / peer["login_64"]["rps"], 3),
-            "check_64": round(runs["check_64"]["rps"] / peer["check_64"]["rps"], 3),
-            "check_64_cpu": (round(runs["check_64"]["cpu_us_per_request"] / peer["check_64"]["cpu_us_per_request"], 3)
-                             if peer["check_64"]["cpu_us_per_request"] else None),
-            "check_1": round(runs["check_1"]["mean_us"] / peer["check_1"]["mean_us"], 3),
-            "signin_cpu": round(runs["signin"]["cpu_ms_per_signin"] / peer["signin"]["cpu_ms_per_signin"], 3),
+            "login_64": ratio(runs["login_64"]["rps"], peer["login_64"]["rps"]),
+            "check_64": ratio(runs["check_64"]["rps"], peer["check_64"]["rps"]),
+            "check_64_cpu": ratio(runs["check_64"]["cpu_us_per_request"], peer["check_64"]["cpu_us_per_request"]),
+            "check_1": ratio(runs["check_1"]["mean_us"], peer["check_1"]["mean_us"]),
+            "signin_cpu": ratio(runs["signin"]["cpu_ms_per_signin"], peer["signin"]["cpu_ms_per_signin"]),
         }
         rows.append(row)
         print(f"{name:<20}{row['login_64_rps']:>12}{row['check_64_rps']:>12}{row['check_64_cpu_us']:>13.1f}"
               f"{row['check_1_mean_us']:>12.1f}{row['signin_cpu_ms']:>15.3f}")
     for row in rows[:-1]:
-        ratios = row["vs_peer"]
-        print(f"{row['server']} ÷ mod_auth_openidc: starts {ratios['login_64']:.2f}×, checks @64 {ratios['check_64']:.2f}×, "
-              f"CPU per check {ratios['check_64_cpu'] or 0:.2f}×, latency @1 {ratios['check_1']:.2f}×, "
-              f"CPU per sign-in {ratios['signin_cpu']:.2f}× (goal ≤ 0.7)")
+        ratios = {key: "–" if value is None else f"{value:.2f}" for key, value in row["vs_peer"].items()}
+        print(f"{row['server']} ÷ mod_auth_openidc: starts {ratios['login_64']}×, checks @64 {ratios['check_64']}×, "
+              f"CPU per check {ratios['check_64_cpu']}×, latency @1 {ratios['check_1']}×, "
+              f"CPU per sign-in {ratios['signin_cpu']}× (goal ≤ 0.7)")
     load = {"before": load_before, "after": machine_load()}
     print(f"(best of {args.rounds} interleaved rounds of {args.seconds:g}s wrk runs and {args.count} sign-ins; servers "
           f"on core {SERVER_CORE}, wrk -t1, sandbox and browser on core {CLIENT_CORE}; load average {load['before']} "

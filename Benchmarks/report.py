@@ -195,10 +195,9 @@ def peer_section(peer: dict | None) -> list[str]:
     for row in peer["rows"]:
         if row["server"] == "mod_auth_openidc":
             continue
-        ratios = row["vs_peer"]
-        cpu = f"{ratios['check_64_cpu']:.2f}" if ratios.get("check_64_cpu") is not None else "–"
-        lines.append(f"| {row['server']} | {ratios['login_64']:.2f} | {ratios['check_64']:.2f} | {cpu} | "
-                     f"{ratios['check_1']:.2f} | {ratios['signin_cpu']:.2f} |")
+        ratios = {key: "–" if value is None else f"{value:.2f}" for key, value in row["vs_peer"].items()}
+        lines.append(f"| {row['server']} | {ratios['login_64']} | {ratios['check_64']} | {ratios['check_64_cpu']} | "
+                     f"{ratios['check_1']} | {ratios['signin_cpu']} |")
     lines += ["", f"Best of {peer['rounds']} interleaved rounds of {peer['seconds']:g} s wrk runs and {peer['count']} "
               f"sign-ins; load average {peer['load']['before']} before, {peer['load']['after']} after. Goal: CPU per "
               "sign-in ≤ 0.7 × mod_auth_openidc. The peer keeps no accounts and its tokens unencrypted in shared "
@@ -225,6 +224,13 @@ def mix_section(mix: dict | None) -> list[str]:
                      f"{row['mix_vs_alone']:.2f} | {row['mix_p50_us']:,} | {row['mix_p99_us']:,} | {trips} | {checks}:"
                      f"{reached['signins'] * per:.1f}:{reached['logouts'] * per:.1f}:{reached['anonymous'] * per:.1f}:"
                      f"{reached['session_reads'] * per:.1f} |")
+    for row in mix["rows"]:
+        unexpected = row.get("unexpected_answers", {})
+        if unexpected.get("mix") or unexpected.get("alone"):
+            lines += ["", f"{row['deployment']}: answers other than expected (by status) in the mix "
+                      f"{unexpected.get('mix') or '{}'}, alone {unexpected.get('alone') or '{}'}."]
+        if row.get("signin_or_logout_failures"):
+            lines += ["", f"{row['deployment']}: {row['signin_or_logout_failures']} sign-ins or logouts failed."]
     lines += ["", f"Best of {mix['rounds']} rounds of {mix['seconds']:g} s; load average {mix['load']['before']} before, "
               f"{mix['load']['after']} after. Goals: checks in the mix ≥ 0.9 × alone, store round trips per check "
               "< 0.05 (Redis commands plus PostgreSQL transactions, from the stores' own counters). The latency "
