@@ -37,6 +37,14 @@ def pinned(core: str, command: list[str]) -> list[str]:
     return (["taskset", "-c", core] if shutil.which("taskset") else []) + command
 
 
+def pin_driver() -> None:
+    """Moves this process (the driver: scripted browsers, asyncio clients) to the client core, so it never
+    shares the server core; children started pinned elsewhere keep their own core."""
+    core = int(CLIENT_CORE)
+    if hasattr(os, "sched_setaffinity") and core in os.sched_getaffinity(0):
+        os.sched_setaffinity(0, {core})
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -3,11 +3,11 @@
 child, shm session cache; its processes summed), both relying parties of one standalone `authflow sandbox`:
 
 - at rest, after one sign-in;
-- with `--connections` idle keep-alive connections (default 10,000): each connection sends one request, reads
-  its answer and stays open; the server's open descriptors are counted to show it still holds them;
-- with `--sessions` live sessions (default 100,000; after the connections closed, and measured from the RSS
-  just before, since a heap does not always give back what the connections used), made by whole sign-ins (login → sandbox consent →
-  callback) from `--workers` driver processes, each sign-in a new browser and a new subject.
+- with `--sessions` live sessions (default 100,000), made by whole sign-ins (login → sandbox consent →
+  callback) from `--workers` driver processes, each sign-in a new browser and a new subject;
+- then, with those sessions, `--connections` idle keep-alive connections (default 10,000): each connection
+  sends one request, reads its answer and stays open; the server's open descriptors are counted to show it
+  still holds them. (Sessions first: a heap does not always give back what closed connections used.)
 
 RSS is VmRSS from /proc/PID/status; PSS (from /proc/PID/smaps_rollup) counts pages shared between processes
 once, which matters for Apache's parent and child sharing the shm cache. Run by Benchmarks/memory.sh (which
@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchlib import (CLIENT_CORE, SERVER_CORE, Browser, Processes, descendants, free_port, log, machine_load,
-                      start_authflow, start_sandbox, write_result)
+                      pin_driver, start_authflow, start_sandbox, write_result)
 from peer_bench import PEER_COOKIE, start_apache
 
 
@@ -116,6 +116,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=100_000, help="live sessions")
     parser.add_argument("--workers", type=int, default=4, help="driver processes making the sessions")
     args = parser.parse_args()
+    pin_driver()
     load_before = machine_load()
 
     with Processes() as processes:

@@ -37,7 +37,7 @@ from urllib.parse import unquote, urlsplit
 import yaml
 
 from benchlib import (BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, free_port, log, machine_load,
-                      pinned, start_nginx, start_sandbox, wait_http, write_result)
+                      pin_driver, pinned, start_nginx, start_sandbox, wait_http, write_result)
 
 NGINX_UPSTREAM = """
     upstream two {{
@@ -255,6 +255,7 @@ def main() -> None:
     checks, signins, logouts, anonymous, reads = (int(part) for part in args.ratio.split(":"))
     if checks <= 0 or min(signins, logouts, anonymous, reads) < 0 or (logouts and not signins):
         raise SystemExit(f"--ratio: expected five counts (checks > 0; logouts need sign-ins), found {args.ratio!r}")
+    pin_driver()
     load_before = machine_load()
 
     with Processes() as processes:

@@ -25,10 +25,11 @@ import shutil
 import time
 from pathlib import Path
 
-from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_seconds,
-                      descendants, free_port, log, machine_load, start_authflow, start_sandbox, wait_http,
-                      write_result, wrk)
 import requests
+
+from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_seconds,
+                      descendants, free_port, log, machine_load, pin_driver, start_authflow, start_sandbox,
+                      wait_http, write_result, wrk)
 from signin_bench import measure
 
 APACHE_CONF = BENCH_DIR / "peers" / "apache_openidc.conf"
@@ -101,6 +102,7 @@ def main() -> None:
     parser.add_argument("--stores", default="sqlite,memory", help="AuthFlow stores to measure")
     args = parser.parse_args()
     stores = args.stores.split(",")
+    pin_driver()
     load_before = machine_load()
 
     with Processes() as processes:

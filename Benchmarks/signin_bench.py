@@ -17,8 +17,8 @@ import os
 import time
 
 from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_times,
-                      descendants, free_port, log, machine_load, start_authflow, start_sandbox, wait_http,
-                      write_result)
+                      descendants, free_port, log, machine_load, pin_driver, start_authflow, start_sandbox,
+                      wait_http, write_result)
 
 
 def measure(browser_factory, login_url: str, check_url: str, pids: list[int], count: int, offset: int,
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=300, help="sign-ins per app and round")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    pin_driver()
     load_before = machine_load()
 
     with Processes() as processes:
