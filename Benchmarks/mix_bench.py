@@ -15,6 +15,10 @@ meanwhile, paced to the stated ratio against the rate of checks measured alone i
 reached is reported. The latency percentiles are wrk's over its requests, of which the checks are
 1000/1030 by default.
 
+The servers' CPU (utime + stime of every instance, /proc/PID/stat) over each run divided by the checks answered
+is reported too: the browsers and the sandbox share the client core with wrk, so part of a drop in checks/s
+in the mix can be the client's, which the server CPU per check does not see.
+
 Each round measures the checks alone (the same script with only checks), then the mix; the best round of
 each is kept. Store round trips per check are the stores' own counters over the mixed run divided by the
 checks answered: Redis commands from `INFO commandstats` (less the INFO calls), PostgreSQL transactions
@@ -36,8 +40,8 @@ from urllib.parse import unquote, urlsplit
 
 import yaml
 
-from benchlib import (BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, free_port, log, machine_load,
-                      pin_driver, pinned, start_nginx, start_sandbox, wait_http, write_result)
+from benchlib import (BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_seconds, free_port, log,
+                      machine_load, pin_driver, pinned, start_nginx, start_sandbox, wait_http, write_result)
 
 NGINX_UPSTREAM = """
     upstream two {{
@@ -273,10 +277,12 @@ def main() -> None:
             store = {"kind": "postgres", "postgres_url": args.postgres_url, "redis_url": args.redis_url}
             for name in ("a", "b"):
                 instances[name] = (ports[name], public["2 × pg+redis via nginx"], store)
+        pids: dict[str, list[int]] = {}  # deployment → its instances' processes
         for name, (port, public_url, store) in instances.items():
             path = instance_config(processes.directory, name, port, public_url, sandbox.google, store)
             child = processes.start([args.authflow, "serve", "--config", str(path)], f"authflow-{name}")
             wait_http(f"http://127.0.0.1:{port}/healthz", child)
+            pids.setdefault("sqlite" if name == "sqlite" else "2 × pg+redis via nginx", []).append(child.pid)
         if shared:
             start_nginx(processes, NGINX_UPSTREAM.format(port_a=ports["a"], port_b=ports["b"], port=ports["nginx"]),
                         public["2 × pg+redis via nginx"] + "/healthz", core=CLIENT_CORE, worker_connections=4096)
@@ -290,7 +296,7 @@ def main() -> None:
                 raise RuntimeError(f"{name}: no session cookie after signing in")
             cookie = f"authflow_session={cookie}"
             targets[name] = {
-                "url": url,
+                "url": url, "pids": pids[name],
                 "alone": lua_script(processes.directory, f"{number}-alone", cookie, [1]),
                 "mix": lua_script(processes.directory, f"{number}-mix", cookie, schedule(checks, anonymous, reads)),
                 "counters": Counters(args.postgres_url, args.redis_url) if name != "sqlite" else Counters(None, None),
@@ -303,7 +309,10 @@ def main() -> None:
                 counters = target["counters"]
                 counters.settle()
                 before = counters.read()
+                cpu_before = cpu_seconds(target["pids"])
                 alone = run_wrk(target["url"] + "/auth/check", target["alone"], args.seconds, args.connections)
+                alone["server_cpu_us_per_check"] = ((cpu_seconds(target["pids"]) - cpu_before) * 1e6
+                                                  / max(1, alone["checks"]))
                 counters.settle()
                 after = counters.read()
                 alone["store"] = {key: after[key] - before[key] if before[key] is not None else None for key in after}
@@ -313,12 +322,15 @@ def main() -> None:
                                5 * 10**19 + 1000 * number)
                 counters.settle()
                 before = counters.read()
+                cpu_before = cpu_seconds(target["pids"])
                 driver = threading.Thread(target=pace.run, args=(args.seconds,)) if signins else None
                 if driver:
                     driver.start()
                 mixed = run_wrk(target["url"] + "/auth/check", target["mix"], args.seconds, args.connections)
                 if driver:
                     driver.join()
+                mixed["server_cpu_us_per_check"] = ((cpu_seconds(target["pids"]) - cpu_before) * 1e6
+                                                  / max(1, mixed["checks"]))
                 counters.settle()
                 after = counters.read()
                 mixed["store"] = {key: after[key] - before[key] if before[key] is not None else None for key in after}
@@ -340,7 +352,7 @@ def main() -> None:
 
     rows = []
     print(f"{'deployment':<25}{'checks/s alone':>15}{'checks/s mix':>13}{'÷alone':>8}{'p50 µs':>8}{'p99 µs':>8}"
-          f"{'store trips/check':>18}  mix reached (checks:sign-ins:logouts:anon:reads)")
+          f"{'CPU µs/check alone':>19}{'mix':>7}{'store trips/check':>18}  mix reached (checks:sign-ins:logouts:anon:reads)")
     for name, runs in best.items():
         mixed, alone = runs["mix"], runs["alone"]
         trips = [value for value in mixed["store"].values() if value is not None]
@@ -350,6 +362,9 @@ def main() -> None:
             "checks_mix_per_s": round(mixed["checks_per_s"]),
             "mix_vs_alone": round(mixed["checks_per_s"] / alone["checks_per_s"], 3),
             "mix_p50_us": mixed["p50_us"], "mix_p99_us": mixed["p99_us"],
+            # All the servers' CPU over the run ÷ checks answered: in the mix it carries the other requests' share.
+            "server_cpu_us_per_check_alone": round(alone["server_cpu_us_per_check"], 2),
+            "server_cpu_us_per_check_mix": round(mixed["server_cpu_us_per_check"], 2),
             "alone_p50_us": alone["p50_us"], "alone_p99_us": alone["p99_us"],
             "store_round_trips_per_check": round(sum(trips) / mixed["checks"], 4) if trips else None,
             "store_round_trips_alone_per_check": (round(sum(v for v in alone["store"].values() if v is not None)
@@ -365,7 +380,8 @@ def main() -> None:
         per = checks / reached["checks"] if reached["checks"] else 0
         trips_text = f"{row['store_round_trips_per_check']:.4f}" if trips else "not countable"
         print(f"{name:<25}{row['checks_alone_per_s']:>15}{row['checks_mix_per_s']:>13}{row['mix_vs_alone']:>8.2f}"
-              f"{row['mix_p50_us']:>8}{row['mix_p99_us']:>8}{trips_text:>18}  {checks}:"
+              f"{row['mix_p50_us']:>8}{row['mix_p99_us']:>8}{row['server_cpu_us_per_check_alone']:>19.1f}"
+              f"{row['server_cpu_us_per_check_mix']:>7.1f}{trips_text:>18}  {checks}:"
               f"{reached['signins'] * per:.1f}:{reached['logouts'] * per:.1f}:{reached['anonymous'] * per:.1f}:"
               f"{reached['session_reads'] * per:.1f}")
     for row in rows:

@@ -213,15 +213,18 @@ def mix_section(mix: dict | None) -> list[str]:
     lines += [f"Session checks with sign-ins, logouts, anonymous requests and session reads between them at "
               f"{mix['ratio']} (checks : sign-ins : logouts : anonymous : session reads), {mix['connections']} "
               "connections; the same checks alone for comparison.", "",
-              "| deployment | checks/s alone | checks/s in the mix | ÷ alone | p50 (µs) | p99 (µs) | store round trips "
-              "per check (alone) | mix reached |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+              "| deployment | checks/s alone | checks/s in the mix | ÷ alone | p50 (µs) | p99 (µs) | server CPU per check "
+              "(µs), alone → mix | store round trips per check (alone) | mix reached |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for row in mix["rows"]:
         reached = row["reached"]
         per = checks / reached["checks"] if reached["checks"] else 0
+        cpu = (f"{row['server_cpu_us_per_check_alone']:.1f} → {row['server_cpu_us_per_check_mix']:.1f}"
+               if "server_cpu_us_per_check_mix" in row else "–")
         trips = (f"{row['store_round_trips_per_check']:.4f} ({row['store_round_trips_alone_per_check']:.4f})"
                  if row["store_round_trips_per_check"] is not None else "not countable (in process)")
         lines.append(f"| {row['deployment']} | {row['checks_alone_per_s']:,} | {row['checks_mix_per_s']:,} | "
-                     f"{row['mix_vs_alone']:.2f} | {row['mix_p50_us']:,} | {row['mix_p99_us']:,} | {trips} | {checks}:"
+                     f"{row['mix_vs_alone']:.2f} | {row['mix_p50_us']:,} | {row['mix_p99_us']:,} | {cpu} | {trips} | {checks}:"
                      f"{reached['signins'] * per:.1f}:{reached['logouts'] * per:.1f}:{reached['anonymous'] * per:.1f}:"
                      f"{reached['session_reads'] * per:.1f} |")
     for row in mix["rows"]:
@@ -235,7 +238,10 @@ def mix_section(mix: dict | None) -> list[str]:
               f"{mix['load']['after']} after. Goals: checks in the mix ≥ 0.9 × alone, store round trips per check "
               "< 0.05 (Redis commands plus PostgreSQL transactions, from the stores' own counters). The latency "
               "percentiles are over wrk's requests (checks, anonymous requests and session reads); the sign-ins and "
-              "logouts come from browsers beside wrk, paced to the ratio, and `mix reached` says how near they came.",
+              "logouts come from browsers beside wrk, paced to the ratio, and `mix reached` says how near they came. "
+              "The browsers and the sandbox share the client core with wrk: where checks/s drop in the mix, the server "
+              "CPU per check (every instance's CPU over the run ÷ checks answered, the other requests' share "
+              "included) says how much of it is the server's.",
               ""]
     return lines
 
