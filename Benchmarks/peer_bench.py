@@ -121,7 +121,9 @@ def main() -> None:
             targets[f"authflow-{store}"] = {
                 "url": url, "login": login, "check": "/auth/check", "status": 202, "pids": [child.pid],
                 "cookie": cookie_after_sign_in(sandbox, url + login, "authflow_session", str(10**20 + port))}
-        apache, apache_url = start_apache(processes, apache_port, sandbox)
+        # Slots for every session of the run and its id_token's replay entry, so none is evicted.
+        apache, apache_url = start_apache(processes, apache_port, sandbox,
+                                          shm_entries=2 * (args.count + 2) * args.rounds + 10000)
         time.sleep(0.5)  # the child is forked after the parent answers the first probe
         targets["mod_auth_openidc"] = {
             "url": apache_url, "login": "/protected/check", "check": "/protected/check", "status": 200,
@@ -150,6 +152,11 @@ def main() -> None:
                                               allow_redirects=False, timeout=10)
                         raise RuntimeError(f"{name} {key}: {run['non_2xx_3xx']} answers were not 2xx/3xx (one more "
                                            f"answered {sample.status_code}){output_tail(processes, name)}")
+                    if cookie:  # wrk counts a 302 as an answer: the session must still be valid
+                        answer = requests.get(target["url"] + path, headers=headers, allow_redirects=False, timeout=10)
+                        if answer.status_code != target["status"]:
+                            raise RuntimeError(f"{name} {key}: the session's check answered {answer.status_code} after "
+                                               f"the run, expected {target['status']}")
                     runs[key] = run
                 offset += args.count + 1
                 runs["signin"] = measure(lambda: Browser(sandbox), target["url"] + target["login"],
