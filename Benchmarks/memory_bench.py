@@ -129,7 +129,7 @@ def main() -> None:
                   "idle_timeout": "5m"}
         authflow, authflow_url = start_authflow(processes, args.authflow, sandbox, "memory", "authflow-memory",
                                                 port=authflow_port, server_extra={"limits": limits})
-        # Slots for every session plus the id_token replay entry mod_auth_openidc keeps for each sign-in.
+        # Slots for every session plus the nonce replay entry mod_auth_openidc keeps for each sign-in.
         apache, apache_url = start_apache(processes, apache_port, sandbox, idle_connections=args.connections,
                                           shm_entries=2 * args.sessions + 1000)
         time.sleep(0.5)  # the child is forked after the parent answers the first probe

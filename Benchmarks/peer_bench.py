@@ -121,7 +121,7 @@ def main() -> None:
             targets[f"authflow-{store}"] = {
                 "url": url, "login": login, "check": "/auth/check", "status": 202, "pids": [child.pid],
                 "cookie": cookie_after_sign_in(sandbox, url + login, "authflow_session", str(10**20 + port))}
-        # Slots for every session of the run and its id_token's replay entry, so none is evicted.
+        # Slots for every session of the run and its nonce's replay entry, so none is evicted.
         apache, apache_url = start_apache(processes, apache_port, sandbox,
                                           shm_entries=2 * (args.count + 2) * args.rounds + 10000)
         time.sleep(0.5)  # the child is forked after the parent answers the first probe

@@ -264,7 +264,7 @@ def memory_section(memory: dict | None) -> list[str]:
         f"{row['server']} {row['connections_answered']:,}" for row in memory["rows"]) + "; sessions made: " + ", ".join(
         f"{row['server']} {row['sessions']:,}" for row in memory["rows"]) + f". Load average {memory['load']['before']} "
         f"before, {memory['load']['after']} after. mod_auth_openidc creates its shm cache (`OIDCCacheShmMax` slots, two "
-        "per session here, for the session and its id_token's replay entry) when it starts, and part of it can be "
+        "per session here, for the session and its nonce's replay entry) when it starts, and part of it can be "
         "resident before any session exists: compare the columns with sessions, not only the bytes per session.", ""]
     return lines
 
