@@ -90,6 +90,9 @@ end
 
 response = function(status, headers, body)
     counts[status] = (counts[status] or 0) + 1
+    if status ~= 200 and status ~= 202 and status ~= 401 and sample == nil then
+        sample = status .. " " .. string.sub(string.gsub(body or "", "%s+", " "), 1, 200)
+    end
 end
 
 done = function(summary, latency, requests)
@@ -102,6 +105,10 @@ done = function(summary, latency, requests)
     for status, count in pairs(total) do table.insert(fields, string.format('"%d": %d', status, count)) end
     io.write("MIXCOUNTS {{" .. table.concat(fields, ", ") .. "}}\\n")
     io.write(string.format("MIXLATENCY %d %d %d\\n", latency:percentile(50), latency:percentile(99), latency.max))
+    for _, thread in ipairs(threads) do
+        local answer = thread:get("sample")
+        if answer then io.write("MIXSAMPLE " .. answer .. "\\n") break end
+    end
 end
 """
 
@@ -132,9 +139,11 @@ def run_wrk(url: str, script: Path, seconds: float, connections: int) -> dict:
     scale = {"us": 1e-6, "ms": 1e-3, "s": 1}
     elapsed = float(duration.group(1)) * scale[duration.group(2)]
     by_status = {int(status): count for status, count in json.loads(counts.group(1)).items()}
+    sample = re.search(r"MIXSAMPLE (.*)", output)  # the first unexpected answer: status and body
     return {"seconds": elapsed, "by_status": by_status, "checks": by_status.get(202, 0),
             "checks_per_s": by_status.get(202, 0) / elapsed, "p50_us": int(latency.group(1)),
-            "p99_us": int(latency.group(2)), "max_us": int(latency.group(3))}
+            "p99_us": int(latency.group(2)), "max_us": int(latency.group(3)),
+            "unexpected_sample": sample.group(1).strip() if sample else None}
 
 
 class Counters:
@@ -341,7 +350,8 @@ def main() -> None:
                                        if status not in (200, 202, 401)}
                 alone["unexpected"] = {status: count for status, count in alone["by_status"].items() if status != 202}
                 if mixed["unexpected"] or alone["unexpected"]:
-                    log(f"{name}: unexpected answers: mix {mixed['unexpected']}, alone {alone['unexpected']}")
+                    log(f"{name}: unexpected answers: mix {mixed['unexpected']}, alone {alone['unexpected']}; for "
+                        f"example {mixed['unexpected_sample'] or alone['unexpected_sample']!r}")
                 if pace.errors:
                     log(f"{name}: {len(pace.errors)} sign-ins or logouts failed, for example {pace.errors[:3]}")
                     if not pace.completed:
@@ -371,6 +381,7 @@ def main() -> None:
                                                         / alone["checks"], 4) if trips else None),
             "store_counts": mixed["store"],
             "unexpected_answers": {"mix": mixed["unexpected"], "alone": alone["unexpected"]},
+            "unexpected_sample": mixed["unexpected_sample"] or alone["unexpected_sample"],
             "signin_or_logout_failures": mixed["signin_failures"],
             "reached": {"checks": mixed["checks"], "signins": mixed["signins"], "logouts": mixed["logouts"],
                         "anonymous": mixed["by_status"].get(401, 0), "session_reads": mixed["by_status"].get(200, 0)},
@@ -386,7 +397,8 @@ def main() -> None:
               f"{reached['session_reads'] * per:.1f}")
     for row in rows:
         if row["unexpected_answers"]["mix"] or row["unexpected_answers"]["alone"]:
-            print(f"{row['deployment']}: answers other than expected, by status: {row['unexpected_answers']}")
+            print(f"{row['deployment']}: answers other than expected, by status: {row['unexpected_answers']}, for "
+                  f"example {row['unexpected_sample']!r}")
         if row["signin_or_logout_failures"]:
             print(f"{row['deployment']}: {row['signin_or_logout_failures']} sign-ins or logouts failed")
     load = {"before": load_before, "after": machine_load()}

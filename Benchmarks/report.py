@@ -231,7 +231,8 @@ def mix_section(mix: dict | None) -> list[str]:
         unexpected = row.get("unexpected_answers", {})
         if unexpected.get("mix") or unexpected.get("alone"):
             lines += ["", f"{row['deployment']}: answers other than expected (by status) in the mix "
-                      f"{unexpected.get('mix') or '{}'}, alone {unexpected.get('alone') or '{}'}."]
+                      f"{unexpected.get('mix') or '{}'}, alone {unexpected.get('alone') or '{}'}"
+                      + (f"; for example `{row['unexpected_sample']}`." if row.get("unexpected_sample") else ".")]
         if row.get("signin_or_logout_failures"):
             lines += ["", f"{row['deployment']}: {row['signin_or_logout_failures']} sign-ins or logouts failed."]
     lines += ["", f"Best of {mix['rounds']} rounds of {mix['seconds']:g} s; load average {mix['load']['before']} before, "
