@@ -37,6 +37,14 @@ def pinned(core: str, command: list[str]) -> list[str]:
     return (["taskset", "-c", core] if shutil.which("taskset") else []) + command
 
 
+def pin_driver() -> None:
+    """Moves this process (the driver: scripted browsers, asyncio clients) to the client core, so it never
+    shares the server core; children started pinned elsewhere keep their own core."""
+    core = int(CLIENT_CORE)
+    if hasattr(os, "sched_setaffinity") and core in os.sched_getaffinity(0):
+        os.sched_setaffinity(0, {core})
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -138,15 +146,17 @@ def start_sandbox(processes: Processes, authflow: str, redirect_uris: list[str],
     return Sandbox(base_url=base_url, google=google, client_secret=secret)
 
 
-def authflow_config(directory: Path, port: int, sandbox: Sandbox, store: str, rate_limits_off: bool) -> Path:
+def authflow_config(directory: Path, port: int, sandbox: Sandbox, store: str, rate_limits_off: bool,
+                    server_extra: dict | None = None) -> Path:
     """providers.yaml for `authflow serve` on `port` with the sandbox's Google client and `store`
-    (memory or sqlite)."""
+    (memory or sqlite); `server_extra` adds keys to its `server:` section."""
     server = {
         "listen": f"127.0.0.1:{port}", "public_url": f"http://127.0.0.1:{port}", "secret": BENCH_SECRET,
         "allowed_return_to": ["/"], "session_ttl": "8h",
     }
     if rate_limits_off:
         server["rate_limits"] = "off"
+    server.update(server_extra or {})
     store_section = {"kind": store}
     if store == "sqlite":
         store_section["path"] = str(directory / f"authflow-{port}.sqlite")
@@ -163,15 +173,16 @@ def config_accepted(authflow: str, path: Path) -> tuple[bool, str]:
 
 
 def start_authflow(processes: Processes, authflow: str, sandbox: Sandbox, store: str, name: str,
-                   port: int | None = None) -> tuple[subprocess.Popen, str]:
+                   port: int | None = None, server_extra: dict | None = None) -> tuple[subprocess.Popen, str]:
     """`authflow serve` pinned to the server core; `server.rate_limits: off` when this build knows the key."""
     port = port or free_port()
-    path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=True)
+    path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=True, server_extra=server_extra)
     accepted, message = config_accepted(authflow, path)
     if not accepted:
         if "rate_limits" not in message:
             raise RuntimeError(f"authflow check refused the benchmark configuration: {message}")
-        path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=False)
+        path = authflow_config(processes.directory, port, sandbox, store, rate_limits_off=False,
+                               server_extra=server_extra)
     child = processes.start([authflow, "serve", "--config", str(path)], name)
     url = f"http://127.0.0.1:{port}"
     wait_http(url + "/healthz", child)
@@ -271,7 +282,8 @@ def start_nginx(processes: Processes, http_block: str, probe_url: str, core: str
 
 
 def wrk(url: str, seconds: float, connections: int, headers: dict | None = None) -> dict:
-    """One wrk run pinned to the client core: requests/s, mean and median latency (µs), non-2xx/3xx count."""
+    """One wrk run pinned to the client core: requests/s, mean and median latency (µs), non-2xx/3xx count and
+    the number of requests answered."""
     command = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency"]
     for name, value in (headers or {}).items():
         command += ["-H", f"{name}: {value}"]
@@ -282,6 +294,7 @@ def wrk(url: str, seconds: float, connections: int, headers: dict | None = None)
     mean = re.search(r"Latency\s+([\d.]+)(us|ms|s)\b", output)
     median = re.search(r"\s50%\s+([\d.]+)(us|ms|s)\b", output)
     errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    done = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s)\b", output)
     if not rate:
         raise RuntimeError(f"wrk printed no rate for {url}: {output}")
     scale = {"us": 1, "ms": 1000, "s": 1_000_000}
@@ -290,6 +303,7 @@ def wrk(url: str, seconds: float, connections: int, headers: dict | None = None)
         "mean_us": float(mean.group(1)) * scale[mean.group(2)] if mean else None,
         "median_us": float(median.group(1)) * scale[median.group(2)] if median else None,
         "non_2xx_3xx": int(errors.group(1)) if errors else 0,
+        "requests": int(done.group(1)) if done else None,
     }
 
 

@@ -23,8 +23,9 @@ def load(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def chart(jose, server, signin) -> None:
-    panels = [p for p in (server and "server", server and "latency", signin and "signin", jose and "jose") if p]
+def chart(jose, server, signin, peer=None) -> None:
+    panels = [p for p in (server and "server", server and "latency", signin and "signin", peer and "peer",
+                          jose and "jose") if p]
     if not panels:
         return
     figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.2), squeeze=False)
@@ -48,6 +49,15 @@ def chart(jose, server, signin) -> None:
             apps = signin["apps"]
             axis.bar(list(apps), [apps[name]["cpu_ms_per_signin"] for name in apps], color=["C0", "C3"])
             axis.set_title("app CPU per sign-in (ms)")
+        elif panel == "peer":
+            rows = peer["rows"]
+            width = 0.8 / len(rows)
+            for index, row in enumerate(rows):
+                axis.bar([x + index * width for x in range(2)], [row["login_64_rps"], row["check_64_rps"]], width,
+                         label=row["server"])
+            axis.set_xticks([x + width * (len(rows) - 1) / 2 for x in range(2)], ["sign-in start @64", "check @64"])
+            axis.set_title("against mod_auth_openidc (requests/s)")
+            axis.legend(fontsize=7)
         elif panel == "jose":
             operations = list(jose["best"])
             tools = list(jose["best"][operations[0]])
@@ -167,10 +177,106 @@ def profile_section(profile: dict) -> list[str]:
     return lines
 
 
+def peer_section(peer: dict | None) -> list[str]:
+    lines = ["## Against the C peer (`Benchmarks/peer.sh`)", ""]
+    if not peer:
+        return lines + ["Not measured yet: run `Benchmarks/peer.sh` on a quiet machine.", ""]
+    lines += ["`authflow serve` and Apache httpd 2.4 with mod_auth_openidc (event MPM, one child, shm session cache), "
+              "both signing in against the same `authflow sandbox` (Google OIDC + PKCE). A sign-in start is "
+              "`/auth/google/login` against a protected location without a session; a session check is "
+              "`/auth/check` against the protected location with a session cookie.", "",
+              "| server | sign-in starts @64 (/s) | checks @64 (/s) | CPU per check (µs) | check latency @1 (µs) "
+              "| CPU per sign-in (ms) |", "|---|---:|---:|---:|---:|---:|"]
+    for row in peer["rows"]:
+        lines.append(f"| {row['server']} | {row['login_64_rps']:,} | {row['check_64_rps']:,} | {row['check_64_cpu_us']:.1f} "
+                     f"| {row['check_1_mean_us']:.1f} | {row['signin_cpu_ms']:.3f} |")
+    lines += ["", "| ratio to mod_auth_openidc | starts @64 | checks @64 | CPU per check | latency @1 | CPU per sign-in |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for row in peer["rows"]:
+        if row["server"] == "mod_auth_openidc":
+            continue
+        ratios = {key: "–" if value is None else f"{value:.2f}" for key, value in row["vs_peer"].items()}
+        lines.append(f"| {row['server']} | {ratios['login_64']} | {ratios['check_64']} | {ratios['check_64_cpu']} | "
+                     f"{ratios['check_1']} | {ratios['signin_cpu']} |")
+    lines += ["", f"Best of {peer['rounds']} interleaved rounds of {peer['seconds']:g} s wrk runs and {peer['count']} "
+              f"sign-ins; load average {peer['load']['before']} before, {peer['load']['after']} after. Goal: CPU per "
+              "sign-in ≤ 0.7 × mod_auth_openidc. The peer keeps no accounts and its tokens unencrypted in shared "
+              "memory (see `Benchmarks/README.md`), so the memory-store row is the closer match in work.", ""]
+    return lines
+
+
+def mix_section(mix: dict | None) -> list[str]:
+    lines = ["## Traffic mix (`Benchmarks/mix.sh`)", ""]
+    if not mix:
+        return lines + ["Not measured yet: run `Benchmarks/mix.sh` on a quiet machine.", ""]
+    checks = int(mix["ratio"].split(":")[0])
+    lines += [f"Session checks with sign-ins, logouts, anonymous requests and session reads between them at "
+              f"{mix['ratio']} (checks : sign-ins : logouts : anonymous : session reads), {mix['connections']} "
+              "connections; the same checks alone for comparison.", "",
+              "| deployment | checks/s alone | checks/s in the mix | ÷ alone | p50 (µs) | p99 (µs) | server CPU per check "
+              "(µs), alone → mix | store round trips per check (alone) | mix reached |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for row in mix["rows"]:
+        reached = row["reached"]
+        per = checks / reached["checks"] if reached["checks"] else 0
+        cpu = (f"{row['server_cpu_us_per_check_alone']:.1f} → {row['server_cpu_us_per_check_mix']:.1f}"
+               if "server_cpu_us_per_check_mix" in row else "–")
+        trips = (f"{row['store_round_trips_per_check']:.4f} ({row['store_round_trips_alone_per_check']:.4f})"
+                 if row["store_round_trips_per_check"] is not None else "not countable (in process)")
+        lines.append(f"| {row['deployment']} | {row['checks_alone_per_s']:,} | {row['checks_mix_per_s']:,} | "
+                     f"{row['mix_vs_alone']:.2f} | {row['mix_p50_us']:,} | {row['mix_p99_us']:,} | {cpu} | {trips} | {checks}:"
+                     f"{reached['signins'] * per:.1f}:{reached['logouts'] * per:.1f}:{reached['anonymous'] * per:.1f}:"
+                     f"{reached['session_reads'] * per:.1f} |")
+    for row in mix["rows"]:
+        unexpected = row.get("unexpected_answers", {})
+        if unexpected.get("mix") or unexpected.get("alone"):
+            lines += ["", f"{row['deployment']}: answers other than expected (by status) in the mix "
+                      f"{unexpected.get('mix') or '{}'}, alone {unexpected.get('alone') or '{}'}"
+                      + (f"; for example `{row['unexpected_sample']}`." if row.get("unexpected_sample") else ".")]
+        if row.get("signin_or_logout_failures"):
+            lines += ["", f"{row['deployment']}: {row['signin_or_logout_failures']} sign-ins or logouts failed."]
+    lines += ["", f"Best of {mix['rounds']} rounds of {mix['seconds']:g} s; load average {mix['load']['before']} before, "
+              f"{mix['load']['after']} after. Goals: checks in the mix ≥ 0.9 × alone, store round trips per check "
+              "< 0.05 (Redis commands plus PostgreSQL transactions, from the stores' own counters). The latency "
+              "percentiles are over wrk's requests (checks, anonymous requests and session reads); the sign-ins and "
+              "logouts come from browsers beside wrk, paced to the ratio, and `mix reached` says how near they came. "
+              "The browsers and the sandbox share the client core with wrk: where checks/s drop in the mix, the server "
+              "CPU per check (every instance's CPU over the run ÷ checks answered, the other requests' share "
+              "included) says how much of it is the server's.",
+              ""]
+    return lines
+
+
+def memory_section(memory: dict | None) -> list[str]:
+    lines = ["## Memory (`Benchmarks/memory.sh`)", ""]
+    if not memory:
+        return lines + ["Not measured yet: run `Benchmarks/memory.sh` on a quiet machine.", ""]
+    lines += [f"Resident set (MB) at rest, with {memory['sessions']:,} live sessions (AuthFlow's memory store; "
+              "mod_auth_openidc's shm cache, sized for them), then with those sessions and "
+              f"{memory['connections']:,} idle keep-alive connections. Apache's parent and child are summed; PSS "
+              "counts the pages they share once.", "",
+              "| server | at rest | with sessions | bytes per session | PSS with sessions | with sessions and idle "
+              "connections | bytes per connection |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in memory["rows"]:
+        lines.append(f"| {row['server']} | {row['rest_rss_kib'] / 1024:,.1f} | {row['sessions_rss_kib'] / 1024:,.1f} | "
+                     f"{row['bytes_per_session']:,} | {row['sessions_pss_kib'] / 1024:,.1f} | "
+                     f"{row['connections_rss_kib'] / 1024:,.1f} | {row['bytes_per_connection']:,} |")
+    lines += ["", "Connections answered and held: " + ", ".join(
+        f"{row['server']} {row['connections_answered']:,}" for row in memory["rows"]) + "; sessions made: " + ", ".join(
+        f"{row['server']} {row['sessions']:,}" for row in memory["rows"]) + f". Load average {memory['load']['before']} "
+        f"before, {memory['load']['after']} after. mod_auth_openidc creates its shm cache (`OIDCCacheShmMax` slots, two "
+        "per session here, for the session and its nonce's replay entry) when it starts, and part of it can be "
+        "resident before any session exists: compare the columns with sessions, not only the bytes per session.", ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
-    chart(jose, server, signin)
+    chart(jose, server, signin, load("peer"))
     text = markdown(jose, server, signin, callgrind)
+    text += "\n" + "\n".join(peer_section(load("peer")))
+    text += "\n" + "\n".join(mix_section(load("mix")))
+    text += "\n" + "\n".join(memory_section(load("memory")))
     profile = load("profile")
     if profile:
         text += "\n" + "\n".join(profile_section(profile))

@@ -17,24 +17,29 @@ import os
 import time
 
 from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_times,
-                      descendants, free_port, log, machine_load, start_authflow, start_sandbox, wait_http,
-                      write_result)
+                      descendants, free_port, log, machine_load, pin_driver, start_authflow, start_sandbox,
+                      wait_http, write_result)
 
 
-def measure(browser_factory, login_url: str, check_url: str, pids: list[int], count: int, offset: int) -> dict:
-    """`count` sign-ins, each a new Google subject (so each writes a new account), in one browser."""
+def measure(browser_factory, login_url: str, check_url: str, pids: list[int], count: int, offset: int,
+            check_status: int = 202, clear_cookies: bool = False) -> dict:
+    """`count` sign-ins, each a new Google subject (so each writes a new account), in one browser; then
+    `check_url` must answer `check_status` with the last session. With `clear_cookies`, the browser drops its
+    cookies before each sign-in (a visitor without a session, as a protected location needs to redirect)."""
     browser = browser_factory()
     browser.sign_in(login_url, subject=str(10**20 + offset))  # warm-up: JWKS fetched, connections open
     user_before, system_before = cpu_times(pids)
     started = time.monotonic()
     for index in range(count):
+        if clear_cookies:
+            browser.session.cookies.clear()
         browser.sign_in(login_url, subject=str(10**20 + offset + 1 + index))
     elapsed = time.monotonic() - started
     user_after, system_after = cpu_times(pids)
     user, system = user_after - user_before, system_after - system_before
     answer = browser.session.get(check_url, timeout=30)
-    if answer.status_code != 202:
-        raise RuntimeError(f"{check_url}: expected 202 after signing in, found {answer.status_code}")
+    if answer.status_code != check_status:
+        raise RuntimeError(f"{check_url}: expected {check_status} after signing in, found {answer.status_code}")
     return {"signins_per_s": count / elapsed, "cpu_ms_per_signin": (user + system) * 1000 / count,
             "user_ms_per_signin": user * 1000 / count, "system_ms_per_signin": system * 1000 / count}
 
@@ -46,6 +51,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=300, help="sign-ins per app and round")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    pin_driver()
     load_before = machine_load()
 
     with Processes() as processes:
