@@ -16,7 +16,7 @@ import Foundation
 /// ``start(configuration:clock:random:)`` starts the sandbox on `sandbox.listen` (default
 /// `127.0.0.1:0`, a free port), generates credentials for every configured provider (client secrets; an
 /// ES256 key, team id and key id for Apple), registers the app's clients with the sandbox (redirect URI
-/// `{public_url}/auth/{name}/callback` unless `redirect_uri` is set), and replaces each provider's endpoints
+/// `{public_url}{path_prefix}/{name}/callback` unless `redirect_uri` is set), and replaces each provider's endpoints
 /// **and** issuer with the sandbox's and its credentials with the generated ones, before anything is
 /// resolved. ``start(configuration:clock:random:)`` always generates `server.secret` (a configured one is
 /// never used, so nothing the sandbox signs in is valid under the real secret); ``attach(_:to:random:)``
@@ -109,10 +109,14 @@ public struct SandboxDeployment: Sendable {
     ) throws -> SandboxDeployment {
         let existing = configuration.server
         let publicURL = existing?.publicURL ?? defaultPublicURL
+        let pathPrefix = existing?.pathPrefix ?? ServerSettings.defaultPathPrefix
         var providers: [ProviderSettings] = []
         for settings in configuration.providers {
             guard let kind = SandboxProvider(rawValue: settings.type) else { continue }
-            providers.append(try register(settings, kind: kind, publicURL: publicURL, sandbox: sandbox, random: random))
+            providers.append(
+                try register(
+                    settings, kind: kind, publicURL: publicURL, pathPrefix: pathPrefix, sandbox: sandbox,
+                    random: random))
         }
         let kept = keepingSecret ? existing?.secret : nil
         let generated = kept == nil
@@ -124,7 +128,7 @@ public struct SandboxDeployment: Sendable {
             linkByVerifiedEmail: existing?.linkByVerifiedEmail ?? false, limits: existing?.limits ?? ConnectionLimits(),
             trustedProxies: existing?.trustedProxies ?? [],
             rateLimits: existing.map(\.rateLimits) ?? RateLimitSettings(), metricsListen: existing?.metricsListen,
-            logFormat: existing?.logFormat ?? .text)
+            logFormat: existing?.logFormat ?? .text, pathPrefix: pathPrefix)
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)
@@ -132,11 +136,12 @@ public struct SandboxDeployment: Sendable {
 
     /// Registers one provider's client with generated credentials and returns its settings pointed at the sandbox.
     static func register(
-        _ settings: ProviderSettings, kind: SandboxProvider, publicURL: String, sandbox: SandboxIdentityProvider,
+        _ settings: ProviderSettings, kind: SandboxProvider, publicURL: String, pathPrefix: String,
+        sandbox: SandboxIdentityProvider,
         random: any SecureRandom
     ) throws -> ProviderSettings {
         let clientID = settings.clientID ?? SandboxIdentityProvider.demoClientIDs[kind] ?? kind.rawValue
-        let redirectURI = settings.redirectURI(publicURL: publicURL)
+        let redirectURI = settings.redirectURI(publicURL: publicURL, pathPrefix: pathPrefix)
         var clientSecret: Secret?
         var teamID: String?
         var keyID: String?

@@ -35,6 +35,10 @@ extension SignInServer {
         /// handled by this server take effect on the next request regardless; this bounds how late a
         /// revocation made by another instance sharing the stores is seen (see docs/server.md).
         public var sessionCacheLifetime: Double = 1
+        /// The path every route but `/healthz` lives under (`server.path_prefix`): `/auth` by default, e.g.
+        /// `/login` serves `/login/{provider}/login`, `/login/session`. Give a prefix
+        /// `ServerSettings.isValidPathPrefix(_:)` accepts (the configuration reader refuses others).
+        public var pathPrefix: String = ServerSettings.defaultPathPrefix
 
         /// Creates options with the hardened defaults.
         public init(
@@ -83,6 +87,7 @@ extension SignInServer {
                 publicURL: server.publicURL, secret: secret, allowedReturnTo: server.allowedReturnTo,
                 sessionTTL: server.sessionTTL, signup: server.signup, linkByVerifiedEmail: server.linkByVerifiedEmail,
                 rateLimits: server.rateLimits)
+            self.pathPrefix = server.pathPrefix
         }
     }
 

@@ -54,6 +54,8 @@ public final class SignInServer: Sendable {
     let metrics: ServerMetrics?
     /// Sessions recently found valid (see ``Options/sessionCacheLifetime``).
     let sessionCache: SessionCache
+    /// `server.path_prefix`: which paths are routed (see ``RoutePrefix``).
+    let routePrefix: RoutePrefix
 
     /// Creates a server over resolved providers.
     ///
@@ -103,6 +105,7 @@ public final class SignInServer: Sendable {
             providers: providers, httpClient: httpClient, clock: clock, options: options.flow, keySets: keySets,
             observer: observer, requestTimeout: Self.revocationTimeout)
         self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
+        self.routePrefix = RoutePrefix(options.pathPrefix)
     }
 
     /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
@@ -130,7 +133,7 @@ public final class SignInServer: Sendable {
     /// logged (`event: request`, with route template, status, duration and error code).
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         // The path is split once: the routing, the request's context and the session cache rule share it.
-        let segments = Self.segments(of: request.path)
+        let segments = routePrefix.routed(Self.segments(of: request.path))
         return await respond(to: request, segments: segments) { request throws(ServerError) in
             try await self.route(request, segments: segments)
         }
@@ -145,7 +148,7 @@ public final class SignInServer: Sendable {
         to request: HTTPServerRequest,
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
-        await respond(to: request, segments: Self.segments(of: request.path), with: page)
+        await respond(to: request, segments: routePrefix.routed(Self.segments(of: request.path)), with: page)
     }
 
     /// ``respond(to:with:)`` for a request whose path is already split into `segments`.
@@ -192,7 +195,9 @@ public final class SignInServer: Sendable {
     /// those ``handle(_:)`` gives; pass it to `HTTPServer` as its immediate handler, so the server's most
     /// frequent request (nginx `auth_request` asks on every request it proxies) needs no task.
     public func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
-        guard request.method == "GET" || request.method == "HEAD", request.path == "/auth/check" else { return nil }
+        guard request.method == "GET" || request.method == "HEAD", request.path == routePrefix.checkPath else {
+            return nil
+        }
         let started = clock.now()
         // A duplicated cookie is refused by `handle`, with its error; an unknown or stale session is looked up there.
         guard let id = (try? sessionCookieValue(request)) ?? nil,
@@ -207,7 +212,7 @@ public final class SignInServer: Sendable {
         }
     }
 
-    /// The segments of `/auth/check`.
+    /// The routed segments of `{prefix}/check`.
     static let checkSegments = ["auth", "check"]
 
     /// Whether `request` is one of the routes that change no session or account: the check, the session
@@ -220,12 +225,16 @@ public final class SignInServer: Sendable {
     /// ``leavesSessionsAlone(_:)`` for a request whose path is already split into `segments`.
     static func leavesSessionsAlone(_ request: HTTPServerRequest, segments: [String]) -> Bool {
         guard request.method == "GET" || request.method == "HEAD" else { return false }
-        switch request.path {
-        case "/auth/check", "/auth/session", "/healthz", "/", "/matrix":
-            return true
-        default:
-            return segments.count == 3 && segments[0] == "auth"
+        switch segments.count {
+        case 1:
+            return segments[0] == "healthz" || segments[0] == "" || segments[0] == "matrix"
+        case 2:
+            return segments[0] == "auth" && (segments[1] == "check" || segments[1] == "session")
+        case 3:
+            return segments[0] == "auth"
                 && (segments[2] == "login" || segments[2] == "register" || segments[2] == "link")
+        default:
+            return false
         }
     }
 

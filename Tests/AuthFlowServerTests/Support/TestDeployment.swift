@@ -51,6 +51,8 @@ final class TestDeployment: Sendable {
         var metrics: ServerMetrics? = nil
         /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
+        /// `server.path_prefix`.
+        var pathPrefix = "/auth"
     }
 
     private init(
@@ -101,7 +103,7 @@ final class TestDeployment: Sendable {
                 listen: ListenAddress(host: "127.0.0.1", port: port), publicURL: appURL,
                 secret: Secret("test-secret-0123456789abcdef-0123456789"), allowedReturnTo: settings.allowedReturnTo,
                 sessionTTL: settings.sessionTTL, signup: settings.signup,
-                linkByVerifiedEmail: settings.linkByVerifiedEmail),
+                linkByVerifiedEmail: settings.linkByVerifiedEmail, pathPrefix: settings.pathPrefix),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
         var configuration = deployment.configuration
@@ -167,7 +169,7 @@ final class TestDeployment: Sendable {
         returnTo: String? = "/"
     ) async throws -> ProviderAnswer {
         let query = returnTo.map { "?return_to=" + FormURLEncoding.encode([("x", $0)]).dropFirst(2) } ?? ""
-        let start = try await browser.get("\(appURL)/auth/\(provider)/\(intent)\(query)")
+        let start = try await browser.get("\(routesURL)/\(provider)/\(intent)\(query)")
         try #require(start.status == 302, "login answered \(start.status): \(start.text)")
         let kind = try #require(SandboxProvider(rawValue: provider))
         sandbox.setAutoConsent(identity, for: kind)
@@ -203,9 +205,12 @@ final class TestDeployment: Sendable {
 
     /// `GET /auth/session` as JSON.
     func session(_ browser: TestBrowser) async throws -> (status: Int, json: JSONValue?) {
-        let response = try await browser.get("\(appURL)/auth/session")
+        let response = try await browser.get("\(routesURL)/session")
         return (response.status, try? JSONValue.parse(response.body))
     }
+
+    /// Where the sign-in routes live: the app's URL and `server.path_prefix`.
+    var routesURL: String { appURL + server.options.pathPrefix }
 
     /// The session cookie's name for this deployment.
     var sessionCookie: String { server.cookies.sessionCookieName }
