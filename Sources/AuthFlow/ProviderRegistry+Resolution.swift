@@ -60,6 +60,9 @@ extension ProviderRegistry {
             )
         }
         let subject = "provider '\(name)' (type \(plugin.type))"
+        if plugin.requiresPreparation(for: settings) {
+            return (nil, [Self.discoveryRequired(subject, settings)])
+        }
         var issues: [ConfigurationIssue] = []
 
         // Capabilities: configured switches against the plugin's support.
@@ -180,5 +183,15 @@ extension ProviderRegistry {
                 }
             return written.contains { settings.keyLocations[$0] != nil }
         }
+    }
+
+    /// The issue of a provider that only the asynchronous resolution can resolve.
+    static func discoveryRequired(_ subject: String, _ settings: ProviderSettings) -> ConfigurationIssue {
+        ResolutionIssue.make(
+            .discoveryRequired,
+            "\(subject) takes its settings from its issuer's discovery document, which this synchronous "
+                + "resolution cannot fetch; resolve with the asynchronous SignInServer(resolving:registry:stores:"
+                + "httpClient:) or ProviderRegistry.resolve(_:httpClient:)",
+            settings.location(of: "issuer"))
     }
 }

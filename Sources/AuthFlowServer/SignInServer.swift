@@ -108,10 +108,15 @@ public final class SignInServer: Sendable {
         self.routePrefix = RoutePrefix(options.pathPrefix)
     }
 
-    /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
-    /// `server:` settings.
+    /// Creates a server from a loaded configuration, resolving its providers with `registry` without any I/O,
+    /// and takes the `server:` settings.
     ///
-    /// - Throws: `ConfigurationError` when the providers do not resolve, the `server:` section is
+    /// Prefer ``init(resolving:registry:stores:httpClient:clock:random:logger:keepsTraces:)``, which also
+    /// resolves `type: oidc` providers by discovery; this one refuses such a provider unless its endpoints are
+    /// written out.
+    ///
+    /// - Throws: `ConfigurationError` when the providers do not resolve (a `type: oidc` provider that needs
+    ///   discovery: `discovery_required`, naming the asynchronous entry), the `server:` section is
     ///   missing, or `server.secret` is missing or shorter than 32 bytes.
     public convenience init(
         configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,
@@ -121,6 +126,27 @@ public final class SignInServer: Sendable {
         var options = try Options(configuration: configuration)
         options.keepsTraces = keepsTraces
         let providers = try registry.resolve(configuration)
+        self.init(
+            options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
+            random: random, logger: logger)
+    }
+
+    /// Creates a server from a loaded configuration: the documented entry. Resolves its providers with
+    /// `registry` after each plugin's asynchronous preparation (`type: oidc` fetches its issuer's discovery
+    /// document with `httpClient`, once per issuer; the fixed providers need no request), and takes the
+    /// `server:` settings. Nothing is served until you mount ``handle(_:)``.
+    ///
+    /// - Throws: `ConfigurationError` listing every issue (a failed discovery is `discovery_failed` at the
+    ///   provider's `issuer:`), when the `server:` section is missing, or `server.secret` is missing or
+    ///   shorter than 32 bytes.
+    public convenience init(
+        resolving configuration: Configuration, registry: ProviderRegistry, stores: Stores,
+        httpClient: any HTTPClient, clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
+        logger: any ServerLogger = SilentLogger(), keepsTraces: Bool = false
+    ) async throws(ConfigurationError) {
+        var options = try Options(configuration: configuration)
+        options.keepsTraces = keepsTraces
+        let providers = try await registry.resolve(configuration, httpClient: httpClient)
         self.init(
             options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
             random: random, logger: logger)

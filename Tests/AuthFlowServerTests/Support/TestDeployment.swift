@@ -53,6 +53,8 @@ final class TestDeployment: Sendable {
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
         /// `server.path_prefix`.
         var pathPrefix = "/auth"
+        /// Creates the server with `SignInServer(resolving:…)`, which discovers `type: oidc` issuers.
+        var resolvesWithDiscovery = false
     }
 
     private init(
@@ -119,6 +121,10 @@ final class TestDeployment: Sendable {
             server = SignInServer(
                 options: options, providers: try registry.resolve(configuration), stores: stores,
                 httpClient: httpClient, clock: clock, metrics: metrics)
+        } else if settings.resolvesWithDiscovery {
+            server = try await SignInServer(
+                resolving: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
+                keepsTraces: true)
         } else {
             server = try SignInServer(
                 configuration: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
