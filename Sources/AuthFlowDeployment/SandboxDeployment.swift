@@ -76,6 +76,29 @@ public struct SandboxDeployment: Sendable {
         }
     }
 
+    /// Sandbox mode for an app that embeds the sign-in server, in one call: loads `path` (`${VAR}`s from
+    /// `environment`, the process's by default) as `authflow serve --sandbox` does (``ConfigurationLoader/Mode/sandbox``: absent credentials and unset `${VAR}`s of
+    /// credentials are forgiven), then ``start(configuration:clock:random:)``. Create the server from
+    /// ``configuration`` with in-memory stores (`SignInServer.Stores.memory(clock:)`), and ``stop()`` when
+    /// the app stops.
+    ///
+    /// - Throws: `ConfigurationError` when the file does not load or names a provider the sandbox does not
+    ///   emulate, `SandboxError` when the sandbox cannot start.
+    public static func start(
+        loading path: String, environment: [String: String]? = nil,
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom()
+    ) async throws -> SandboxDeployment {
+        let configuration = try ConfigurationLoader(
+            environment: environment ?? ProcessInfo.processInfo.environment, mode: .sandbox
+        ).load(path: path)
+        return try await start(configuration: configuration, clock: clock, random: random)
+    }
+
+    /// Stops the sandbox identity provider.
+    public func stop() async {
+        await sandbox.stop()
+    }
+
     /// The configured settings sandbox mode does not use, as configuration keys (`store.postgres_url`,
     /// `store.redis_url`, `server.secret`, a `store.kind` other than `memory`), for the note `serve --sandbox`
     /// prints on start; empty when the configuration names none of them.
