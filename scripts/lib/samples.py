@@ -12,8 +12,11 @@ in an HTML comment right before the block, which readers of the rendered page do
     ```
 
 The `import` lines of the block and of its context come first in the generated file, then the rest
-of the context, then the rest of the block, so the context can use what the block imports. Every block is compiled: there is no way
-to skip one.
+of the context, then the rest of the block, so the context can use what the block imports.
+
+A block that cannot be compiled here (a `Package.swift` excerpt, code for a framework that cannot be
+fetched) says so and why in a comment right before it, `<!-- sample-not-compiled: REASON -->`, which
+readers do not see; the reason must not be empty. Every other block is compiled.
 
 Usage: samples.py OUTPUT_DIR FILE...   (prints one line per sample: GENERATED_FILE<TAB>SOURCE:LINE)
 """
@@ -25,6 +28,7 @@ import sys
 from pathlib import Path
 
 CONTEXT_OPEN = "<!-- sample-context"
+NOT_COMPILED = re.compile(r"^<!-- sample-not-compiled:\s*(\S.*?)\s*-->$")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([A-Za-z0-9_+-]*)\s*$")
 
 
@@ -41,6 +45,21 @@ def blocks(path: Path):
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
+        if stripped.startswith("<!-- sample-not-compiled"):
+            if not NOT_COMPILED.match(stripped):
+                raise SampleError(f"{path}:{index + 1}: expected '<!-- sample-not-compiled: REASON -->', found {stripped!r}")
+            if pending_context is not None:
+                raise SampleError(f"{path}:{pending_line}: a sample context must come right before a swift block")
+            following = index + 1
+            match = FENCE.match(lines[following]) if following < len(lines) else None
+            if not match or match.group(3) != "swift":
+                raise SampleError(f"{path}:{index + 1}: a sample-not-compiled comment must come right before a swift block")
+            fence = match.group(2)
+            index = following + 1
+            while index < len(lines) and not lines[index].strip().startswith(fence[0] * len(fence)):
+                index += 1
+            index += 1
+            continue
         if stripped.startswith(CONTEXT_OPEN):
             start = index
             rest = stripped[len(CONTEXT_OPEN):]
