@@ -29,7 +29,7 @@ import authflow_harness as harness
 README = harness.REPO_ROOT / "README.md"
 SECTION = "## Use it in your Swift backend"
 FENCE = re.compile(r"^```swift\n(.*?)^```$", re.M | re.S)
-READY = re.compile(r"^MyApp listening on (http://\S+)")
+READY = re.compile(r"^authflow: info listening url=(http://\S+)")
 #: The clone's folder: not `authflow`, so the `name:` of the README's `.package(path:)` line is what names it.
 CLONE = "authflow-checkout"
 BUILD_TIMEOUT = 2400
@@ -98,12 +98,12 @@ class App:
             lines.append(f"  path_prefix: {prefix}")
         lines += ["providers:", "  google:", "    type: google", "  apple:", "    type: apple", ""]
         (directory / "providers.yaml").write_text("\n".join(lines))
-        self.stderr_path = directory / "app.stderr"
         env = {key: value for key, value in os.environ.items() if key not in harness.CREDENTIAL_VARIABLES}
         env.update({"PORT": str(self.port), "AUTHFLOW_SANDBOX": "1"})
-        with open(self.stderr_path, "wb") as stderr:
-            self.process = subprocess.Popen([str(binary)], cwd=directory, env=env, stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
+        # The app logs on standard error only, its listening line included.
+        self.process = subprocess.Popen([str(binary)], cwd=directory, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        self.log: list[str] = []
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         deadline = time.monotonic() + harness.STARTUP_TIMEOUT
@@ -119,13 +119,15 @@ class App:
                 return
 
     def _read(self) -> None:
-        assert self.process.stdout is not None
-        for raw in self.process.stdout:
-            self.lines.put(raw.decode("utf-8", "replace").rstrip("\n"))
+        assert self.process.stderr is not None
+        for raw in self.process.stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self.log.append(line)
+            self.lines.put(line)
         self.lines.put(None)
 
     def stderr(self) -> str:
-        return self.stderr_path.read_text(errors="replace")[-3000:]
+        return "\n".join(self.log)[-3000:]
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -135,6 +137,8 @@ class App:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=5)
+        if self.process.stderr is not None:
+            time.sleep(0.2)  # the reader takes the last lines
         return self.process.returncode
 
 
@@ -171,7 +175,7 @@ def sign_in_through_the_sandbox(binary: Path, directory: Path, prefix: str | Non
     finally:
         code = app.stop()
     assert code == 0, f"expected a clean exit on SIGTERM, found {code}\n{app.stderr()}"
-    log = app.stderr()
+    log = "\n".join(app.log)
     assert re.search(r"^authflow: info request .*route=/auth/\{provider\}/callback", log, re.M), log
 
 
