@@ -32,7 +32,8 @@ import Testing
         let server = try await SignInServer(
             resolving: deployment.configuration, registry: .standard, stores: .memory(clock: SystemClock()),
             httpClient: CurlHTTPClient())
-        let start = await server.handle(HTTPServerRequest(method: "GET", path: "/login/google/login"))
+        let start = await server.handle(
+            HTTPServerRequest(method: "GET", path: "/login/google/login", remoteAddress: "127.0.0.1"))
         #expect(start.status == 302)
         #expect(start.headers["Location"]?.hasPrefix(deployment.baseURL + "/") == true)
         await deployment.stop()

@@ -37,7 +37,8 @@ struct PathPrefixTests {
             // The cached answer (as nginx asks) follows the prefix too.
             let cookie = try #require(browser.cookie(app.sessionCookie, for: app.appURL))
             let check = HTTPServerRequest(
-                method: "GET", path: "/login/check", headers: ["Cookie": "\(app.sessionCookie)=\(cookie)"])
+                method: "GET", path: "/login/check", headers: ["Cookie": "\(app.sessionCookie)=\(cookie)"],
+                remoteAddress: "127.0.0.1")
             #expect(app.server.handleAtOnce(check)?.status == 202)
         }
     }

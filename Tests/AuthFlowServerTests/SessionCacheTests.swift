@@ -69,7 +69,7 @@ struct SessionCacheTests {
 
     @Test func readOnlyRoutesLeaveTheCacheAloneAndOthersEmptyIt() {
         func request(_ method: String, _ path: String) -> HTTPServerRequest {
-            HTTPServerRequest(method: method, path: path)
+            HTTPServerRequest(method: method, path: path, remoteAddress: "127.0.0.1")
         }
         for path in ["/auth/check", "/auth/session", "/healthz", "/", "/matrix", "/auth/google/login"] {
             #expect(SignInServer.leavesSessionsAlone(request("GET", path)), "\(path)")
@@ -137,7 +137,7 @@ struct SessionCacheTests {
             {
                 var headers = HTTPHeaders()
                 headers["Cookie"] = cookie ?? "\(app.sessionCookie)=\(id)"
-                return HTTPServerRequest(method: method, path: path, headers: headers)
+                return HTTPServerRequest(method: method, path: path, headers: headers, remoteAddress: "127.0.0.1")
             }
             func comparable(_ response: HTTPServerResponse) -> [String] {
                 response.headers.filter { $0.name != "X-Request-Id" }.map { "\($0.name): \($0.value)" }
