@@ -77,10 +77,10 @@ public struct SandboxDeployment: Sendable {
     }
 
     /// Sandbox mode for an app that embeds the sign-in server, in one call: loads `path` (`${VAR}`s from
-    /// `environment`, the process's by default) as `authflow serve --sandbox` does (``ConfigurationLoader/Mode/sandbox``: absent credentials and unset `${VAR}`s of
-    /// credentials are forgiven), then ``start(configuration:clock:random:)``. Create the server from
-    /// ``configuration`` with in-memory stores (`SignInServer.Stores.memory(clock:)`), and ``stop()`` when
-    /// the app stops.
+    /// `environment`, the process's by default) as `authflow serve --sandbox` does
+    /// (`ConfigurationLoader.Mode.sandbox`: absent credentials and unset `${VAR}`s of credentials are
+    /// forgiven), then ``start(configuration:clock:random:)``. Create the server from ``configuration``
+    /// with in-memory stores (`SignInServer.Stores.memory(clock:)`), and ``stop()`` when the app stops.
     ///
     /// - Throws: `ConfigurationError` when the file does not load or names a provider the sandbox does not
     ///   emulate, `SandboxError` when the sandbox cannot start.
