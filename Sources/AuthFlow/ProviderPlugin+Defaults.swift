@@ -11,6 +11,9 @@ extension ProviderPlugin {
         -> any ProviderPlugin
     { self }
 
+    /// Resolves without preparation.
+    public func requiresPreparation(for settings: ProviderSettings) -> Bool { false }
+
     /// Nothing to configure.
     public var refreshTokenRequest: RefreshTokenRequest { .none }
 

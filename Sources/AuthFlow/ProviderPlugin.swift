@@ -39,6 +39,12 @@ public protocol ProviderPlugin: Sendable {
     func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
         -> any ProviderPlugin
 
+    /// Whether `settings` can only be resolved after ``prepared(for:context:)`` (e.g. an undiscovered generic
+    /// OpenID Connect plugin). The synchronous
+    /// ``ProviderRegistry/resolve(_:credentials:)`` refuses such a provider with a
+    /// ``ResolutionIssue/Kind/discoveryRequired`` issue naming the asynchronous entry; the default is `false`.
+    func requiresPreparation(for settings: ProviderSettings) -> Bool
+
     /// How the provider is asked for a refresh token (reports advise it when tokens are stored); default
     /// ``RefreshTokenRequest/none``.
     var refreshTokenRequest: RefreshTokenRequest { get }

@@ -29,6 +29,7 @@ extension ProviderRegistry {
         var resolved: [ResolvedProvider] = []
         var issues: [ConfigurationIssue] = []
         let publicURL = configuration.server?.publicURL
+        let pathPrefix = configuration.server?.pathPrefix ?? ServerSettings.defaultPathPrefix
         for settings in configuration.providers {
             var registry = self
             if let plugin = plugin(forType: settings.type) {
@@ -40,7 +41,9 @@ extension ProviderRegistry {
                 }
             }
             do throws(ConfigurationError) {
-                resolved.append(try registry.resolve(settings, publicURL: publicURL, credentials: credentials))
+                resolved.append(
+                    try registry.resolve(
+                        settings, publicURL: publicURL, pathPrefix: pathPrefix, credentials: credentials))
             } catch {
                 issues += error.issues
             }

@@ -17,8 +17,10 @@ extension ProviderRegistry {
         var resolved: [ResolvedProvider] = []
         var issues: [ConfigurationIssue] = []
         let publicURL = configuration.server?.publicURL
+        let pathPrefix = configuration.server?.pathPrefix ?? ServerSettings.defaultPathPrefix
         for settings in configuration.providers {
-            let (provider, found) = resolution(of: settings, publicURL: publicURL, credentials: credentials)
+            let (provider, found) = resolution(
+                of: settings, publicURL: publicURL, pathPrefix: pathPrefix, credentials: credentials)
             issues += found
             if let provider { resolved.append(provider) }
         }
@@ -26,22 +28,25 @@ extension ProviderRegistry {
         return resolved
     }
 
-    /// Resolves one provider's settings; `publicURL` supplies the default redirect URI
-    /// `{publicURL}/auth/{name}/callback`.
+    /// Resolves one provider's settings; `publicURL` and `pathPrefix` (`server.path_prefix`) supply the
+    /// default redirect URI `{publicURL}{pathPrefix}/{name}/callback`.
     ///
     /// `credentials` as for ``resolve(_:credentials:)``.
     ///
     /// - Throws: ``ConfigurationError`` listing every issue found.
     public func resolve(
-        _ settings: ProviderSettings, publicURL: String?, credentials: CredentialRequirement = .values
+        _ settings: ProviderSettings, publicURL: String?, pathPrefix: String = ServerSettings.defaultPathPrefix,
+        credentials: CredentialRequirement = .values
     ) throws(ConfigurationError) -> ResolvedProvider {
-        let (provider, issues) = resolution(of: settings, publicURL: publicURL, credentials: credentials)
+        let (provider, issues) = resolution(
+            of: settings, publicURL: publicURL, pathPrefix: pathPrefix, credentials: credentials)
         guard issues.isEmpty, let provider else { throw ConfigurationError(issues: issues) }
         return provider
     }
 
     func resolution(
-        of settings: ProviderSettings, publicURL: String?, credentials: CredentialRequirement = .values
+        of settings: ProviderSettings, publicURL: String?, pathPrefix: String = ServerSettings.defaultPathPrefix,
+        credentials: CredentialRequirement = .values
     ) -> (ResolvedProvider?, [ConfigurationIssue]) {
         let name = settings.name
         guard let plugin = plugin(forType: settings.type) else {
@@ -55,6 +60,9 @@ extension ProviderRegistry {
             )
         }
         let subject = "provider '\(name)' (type \(plugin.type))"
+        if plugin.requiresPreparation(for: settings) {
+            return (nil, [Self.discoveryRequired(subject, settings)])
+        }
         var issues: [ConfigurationIssue] = []
 
         // Capabilities: configured switches against the plugin's support.
@@ -126,7 +134,8 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     .missingIssuer, "\(subject) has oidc enabled but no issuer; set issuer", settings.location))
         }
-        let redirectURI = settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0) }
+        let redirectURI =
+            settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0, pathPrefix: pathPrefix) }
         if redirectURI == nil {
             issues.append(
                 ResolutionIssue.make(
@@ -195,5 +204,15 @@ extension ProviderRegistry {
                 }
             return written.contains { settings.keyLocations[$0] != nil }
         }
+    }
+
+    /// The issue of a provider that only the asynchronous resolution can resolve.
+    static func discoveryRequired(_ subject: String, _ settings: ProviderSettings) -> ConfigurationIssue {
+        ResolutionIssue.make(
+            .discoveryRequired,
+            "\(subject) takes its settings from its issuer's discovery document, which this synchronous "
+                + "resolution cannot fetch; resolve with the asynchronous SignInServer(resolving:registry:stores:"
+                + "httpClient:) or ProviderRegistry.resolve(_:httpClient:)",
+            settings.location(of: "issuer"))
     }
 }

@@ -18,6 +18,9 @@ public enum ResolutionIssue {
         case missingIssuer = "missing_issuer"
         /// Neither `redirect_uri` nor `server.public_url` is set.
         case missingRedirectURI = "missing_redirect_uri"
+        /// The provider needs its plugin's asynchronous preparation (OpenID Connect discovery), and the
+        /// synchronous resolution cannot do it.
+        case discoveryRequired = "discovery_required"
         /// A setting's value is unusable (e.g. a private key that does not parse).
         case invalidValue = "invalid_value"
     }

@@ -21,7 +21,7 @@ extension DemoSite {
                 let display = provider.plugin.displayName
                 body +=
                     "<a class=\"signin\" id=\"signin-\(HTML.escape(name))\" "
-                    + "href=\"/auth/\(HTML.escape(name))/login?return_to=/\">Sign in with \(HTML.escape(display))</a>\n"
+                    + "href=\"\(HTML.escape(server.options.pathPrefix))/\(HTML.escape(name))/login?return_to=/\">Sign in with \(HTML.escape(display))</a>\n"
             }
         }
         body += "<p><a id=\"matrix\" href=\"/matrix\">Capability matrix of these providers</a></p>\n"
@@ -80,15 +80,15 @@ extension DemoSite {
                 let display = server.providers[name]?.plugin.displayName ?? name
                 html +=
                     "<a class=\"link\" id=\"link-\(HTML.escape(name))\" "
-                    + "href=\"/auth/\(HTML.escape(name))/link?return_to=/\">Link \(HTML.escape(display))</a><br>\n"
+                    + "href=\"\(HTML.escape(server.options.pathPrefix))/\(HTML.escape(name))/link?return_to=/\">Link \(HTML.escape(display))</a><br>\n"
             }
         }
         html += """
             <h2>Your account</h2>
             <div id="account">
-            <form method="post" action="/auth/logout?return_to=/"><button id="signout" type="submit">Sign out</button> \
+            <form method="post" action="\(HTML.escape(server.options.pathPrefix))/logout?return_to=/"><button id="signout" type="submit">Sign out</button> \
             ends this session (the cookie stops working everywhere).</form>
-            <form method="post" action="/auth/account/delete?return_to=/"><button id="delete-account" type="submit">\
+            <form method="post" action="\(HTML.escape(server.options.pathPrefix))/account/delete?return_to=/"><button id="delete-account" type="submit">\
             Delete account</button> revokes the provider tokens, ends every session and deletes the user.</form>
             </div>
 
@@ -114,7 +114,7 @@ extension DemoSite {
             var fields = sender.fields
             fields[sender.subjectField] = identity.subject
             fields["client_id"] = provider.clientID
-            fields["to"] = "\(base)/auth/\(identity.provider)/\(sender.receiver)"
+            fields["to"] = "\(base)\(server.options.pathPrefix)/\(identity.provider)/\(sender.receiver)"
             html += "<form method=\"post\" action=\"\(HTML.escape(sandbox.baseURL + sender.path))\">"
             for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
                 html += "<input type=\"hidden\" name=\"\(HTML.escape(name))\" value=\"\(HTML.escape(value))\">"

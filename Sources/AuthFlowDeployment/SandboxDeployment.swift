@@ -16,7 +16,7 @@ import Foundation
 /// ``start(configuration:clock:random:)`` starts the sandbox on `sandbox.listen` (default
 /// `127.0.0.1:0`, a free port), generates credentials for every configured provider (client secrets; an
 /// ES256 key, team id and key id for Apple), registers the app's clients with the sandbox (redirect URI
-/// `{public_url}/auth/{name}/callback` unless `redirect_uri` is set), and replaces each provider's endpoints
+/// `{public_url}{path_prefix}/{name}/callback` unless `redirect_uri` is set), and replaces each provider's endpoints
 /// **and** issuer with the sandbox's and its credentials with the generated ones, before anything is
 /// resolved. ``start(configuration:clock:random:)`` always generates `server.secret` (a configured one is
 /// never used, so nothing the sandbox signs in is valid under the real secret); ``attach(_:to:random:)``
@@ -76,6 +76,29 @@ public struct SandboxDeployment: Sendable {
         }
     }
 
+    /// Sandbox mode for an app that embeds the sign-in server, in one call: loads `path` (`${VAR}`s from
+    /// `environment`, the process's by default) as `authflow serve --sandbox` does
+    /// (`ConfigurationLoader.Mode.sandbox`: absent credentials and unset `${VAR}`s of credentials are
+    /// forgiven), then ``start(configuration:clock:random:)``. Create the server from ``configuration``
+    /// with in-memory stores (`SignInServer.Stores.memory(clock:)`), and ``stop()`` when the app stops.
+    ///
+    /// - Throws: `ConfigurationError` when the file does not load or names a provider the sandbox does not
+    ///   emulate, `SandboxError` when the sandbox cannot start.
+    public static func start(
+        loading path: String, environment: [String: String]? = nil,
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom()
+    ) async throws -> SandboxDeployment {
+        let configuration = try ConfigurationLoader(
+            environment: environment ?? ProcessInfo.processInfo.environment, mode: .sandbox
+        ).load(path: path)
+        return try await start(configuration: configuration, clock: clock, random: random)
+    }
+
+    /// Stops the sandbox identity provider.
+    public func stop() async {
+        await sandbox.stop()
+    }
+
     /// The configured settings sandbox mode does not use, as configuration keys (`store.postgres_url`,
     /// `store.redis_url`, `server.secret`, a `store.kind` other than `memory`), for the note `serve --sandbox`
     /// prints on start; empty when the configuration names none of them.
@@ -109,10 +132,14 @@ public struct SandboxDeployment: Sendable {
     ) throws -> SandboxDeployment {
         let existing = configuration.server
         let publicURL = existing?.publicURL ?? defaultPublicURL
+        let pathPrefix = existing?.pathPrefix ?? ServerSettings.defaultPathPrefix
         var providers: [ProviderSettings] = []
         for settings in configuration.providers {
             guard let kind = SandboxProvider(rawValue: settings.type) else { continue }
-            providers.append(try register(settings, kind: kind, publicURL: publicURL, sandbox: sandbox, random: random))
+            providers.append(
+                try register(
+                    settings, kind: kind, publicURL: publicURL, pathPrefix: pathPrefix, sandbox: sandbox,
+                    random: random))
         }
         let kept = keepingSecret ? existing?.secret : nil
         let generated = kept == nil
@@ -124,7 +151,8 @@ public struct SandboxDeployment: Sendable {
             linkByVerifiedEmail: existing?.linkByVerifiedEmail ?? false, limits: existing?.limits ?? ConnectionLimits(),
             trustedProxies: existing?.trustedProxies ?? [],
             rateLimits: existing.map(\.rateLimits) ?? RateLimitSettings(), metricsListen: existing?.metricsListen,
-            logFormat: existing?.logFormat ?? .text, nativeSessionTTL: existing?.nativeSessionTTL ?? 30 * 86_400)
+            logFormat: existing?.logFormat ?? .text, nativeSessionTTL: existing?.nativeSessionTTL ?? 30 * 86_400,
+            pathPrefix: pathPrefix)
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)
@@ -132,11 +160,12 @@ public struct SandboxDeployment: Sendable {
 
     /// Registers one provider's client with generated credentials and returns its settings pointed at the sandbox.
     static func register(
-        _ settings: ProviderSettings, kind: SandboxProvider, publicURL: String, sandbox: SandboxIdentityProvider,
+        _ settings: ProviderSettings, kind: SandboxProvider, publicURL: String, pathPrefix: String,
+        sandbox: SandboxIdentityProvider,
         random: any SecureRandom
     ) throws -> ProviderSettings {
         let clientID = settings.clientID ?? SandboxIdentityProvider.demoClientIDs[kind] ?? kind.rawValue
-        let redirectURI = settings.redirectURI(publicURL: publicURL)
+        let redirectURI = settings.redirectURI(publicURL: publicURL, pathPrefix: pathPrefix)
         var clientSecret: Secret?
         var teamID: String?
         var keyID: String?

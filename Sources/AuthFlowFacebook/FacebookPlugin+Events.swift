@@ -51,7 +51,7 @@ extension FacebookPlugin {
             }
         }
         let actions: [ProviderEventAction] = known ? [.account(.removeIdentity(key)), .endSessions(key)] : []
-        let url = "\(context.publicURL)/auth/\(context.provider.name)/data-deletion/\(code)"
+        let url = context.routeURL("data-deletion/\(code)")
         return ProviderEventOutcome(
             idempotencyKey: Self.signedRequestKey(code), actions: actions, summary: "data-deletion"
         ) { _ in

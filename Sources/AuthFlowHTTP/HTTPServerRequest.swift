@@ -18,10 +18,22 @@ public struct HTTPServerRequest: Sendable {
     /// headers (`X-Forwarded-For`, `X-Request-Id`) may be believed.
     public let viaTrustedProxy: Bool
 
-    /// A request with the given parts (the server builds these; tests may too).
+    /// A request with the given parts: what an adapter for another HTTP stack builds (see docs/adapters.md).
+    ///
+    /// - Parameters:
+    ///   - method: the request method as sent (`GET`, `POST`, …).
+    ///   - path: the request target's path exactly as sent: percent-escapes kept (not decoded), without the
+    ///     `?` and the query.
+    ///   - query: the query's parameters, decoded, in order.
+    ///   - headers: every header field, repeated ones included.
+    ///   - body: the complete body (the server never reads more of it).
+    ///   - remoteAddress: the client's address, required: rate limits count per address, so an adapter that
+    ///     passed one fixed address would put every client in one bucket. Behind a proxy, the address the
+    ///     proxy forwarded (with `viaTrustedProxy`), as `server.trusted_proxies` decides.
+    ///   - viaTrustedProxy: whether the request came through one of the trusted proxies.
     public init(
         method: String, path: String, query: [(String, String)] = [], headers: HTTPHeaders = [:], body: [UInt8] = [],
-        remoteAddress: String = "127.0.0.1", viaTrustedProxy: Bool = false
+        remoteAddress: String, viaTrustedProxy: Bool = false
     ) {
         self.method = method
         self.path = path

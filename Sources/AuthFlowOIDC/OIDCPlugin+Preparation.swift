@@ -29,6 +29,12 @@ extension OIDCPlugin {
         }
     }
 
+    /// `true` for an undiscovered plugin: its endpoints, algorithms and client authentication come from the
+    /// issuer's discovery document, which only ``prepared(for:context:)`` (the asynchronous resolution) fetches.
+    public func requiresPreparation(for settings: ProviderSettings) -> Bool {
+        metadata == nil
+    }
+
     /// The `offline_access` scope (OpenID Connect Core §11).
     public var refreshTokenRequest: RefreshTokenRequest { .scope("offline_access") }
 }

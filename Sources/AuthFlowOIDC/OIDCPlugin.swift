@@ -127,7 +127,8 @@ public struct OIDCPlugin: ProviderPlugin {
                 ConfigurationIssue(
                     code: Self.discoveryRequired,
                     message: "\(subject) takes its endpoints from the issuer's discovery document; resolve the "
-                        + "configuration with resolve(_:discovery:) at startup",
+                        + "configuration with SignInServer(resolving:registry:stores:httpClient:) or "
+                        + "ProviderRegistry.resolve(_:httpClient:) at startup",
                     location: settings.location(of: "issuer"))
             ]
         }

@@ -129,7 +129,7 @@ extension SignInServer {
 
     /// The re-POST page for a cross-site form_post callback.
     func bounce(provider: ResolvedProvider, fields: [(String, String)]) -> HTTPServerResponse {
-        let action = "/auth/\(provider.name)/callback"
+        let action = "\(options.pathPrefix)/\(provider.name)/callback"
         let targets = returnToPolicy.origins.sorted()
         logger.log(.debug, "cross-site callback bounced to the app's origin", metadata: ["provider": provider.name])
         var response = ResponseFactory.html(

@@ -41,6 +41,10 @@ extension SignInServer {
         /// The IPv6 prefix length that makes one client for the rate limits (`server.limits.ipv6_prefix`, 64 by
         /// default): one client usually holds a whole /64, which would otherwise be 2^64 buckets.
         public var ipv6ClientPrefix: Int = 64
+        /// The path every route but `/healthz` lives under (`server.path_prefix`): `/auth` by default, e.g.
+        /// `/login` serves `/login/{provider}/login`, `/login/session`. Give a prefix
+        /// `ServerSettings.isValidPathPrefix(_:)` accepts (the configuration reader refuses others).
+        public var pathPrefix: String = ServerSettings.defaultPathPrefix
 
         /// Creates options with the hardened defaults.
         public init(
@@ -91,6 +95,7 @@ extension SignInServer {
                 rateLimits: server.rateLimits)
             self.nativeSessionTTL = server.nativeSessionTTL
             self.ipv6ClientPrefix = server.limits.ipv6Prefix
+            self.pathPrefix = server.pathPrefix
         }
     }
 

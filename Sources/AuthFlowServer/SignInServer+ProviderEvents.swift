@@ -45,7 +45,7 @@ extension SignInServer {
         }
         let context = ProviderEventContext(
             provider: provider, keySets: keySets, accounts: stores.accounts, clock: clock, leeway: options.flow.leeway,
-            publicURL: options.publicURL)
+            publicURL: options.publicURL, pathPrefix: options.pathPrefix)
         let outcome: ProviderEventOutcome
         do throws(ProviderEventError) {
             outcome = try await provider.plugin.handleEvent(

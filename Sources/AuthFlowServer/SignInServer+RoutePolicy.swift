@@ -15,7 +15,7 @@ extension SignInServer {
     /// it declares (capped by ``Options/maximumNotificationBytes``). A route with a body never starts on the
     /// polling thread, so parsing it never holds up other connections. A new route declares its limit here.
     public func routePolicy(method: String, path: String) -> HTTPRoutePolicy {
-        let segments = Self.segments(of: path)
+        let segments = routePrefix.routed(Self.segments(of: path))
         let method = method == "HEAD" ? "GET" : method
         guard method != "GET" else { return Self.noBody }
         let count = segments.count

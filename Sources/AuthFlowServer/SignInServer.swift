@@ -58,6 +58,8 @@ public final class SignInServer: Sendable {
     let sessionCache: SessionCache
     /// Native-app sign-in (`POST /auth/{provider}/native`); `nil` when `server.secret` is too short to seal nonces.
     let native: NativeSignIn?
+    /// `server.path_prefix`: which paths are routed (see ``RoutePrefix``).
+    let routePrefix: RoutePrefix
 
     /// Creates a server over resolved providers.
     ///
@@ -112,12 +114,18 @@ public final class SignInServer: Sendable {
                 providers: providers, keySets: keySets, httpClient: httpClient, flowStore: stores.flows, nonces: $0,
                 clock: clock, options: options.flow, observer: observer)
         }
+        self.routePrefix = RoutePrefix(options.pathPrefix)
     }
 
-    /// Creates a server from a loaded configuration: resolves its providers with `registry` and takes the
-    /// `server:` settings.
+    /// Creates a server from a loaded configuration, resolving its providers with `registry` without any I/O,
+    /// and takes the `server:` settings.
     ///
-    /// - Throws: `ConfigurationError` when the providers do not resolve, the `server:` section is
+    /// Prefer ``init(resolving:registry:stores:httpClient:clock:random:logger:keepsTraces:)``, which also
+    /// resolves `type: oidc` providers by discovery; this one refuses such a provider unless its endpoints are
+    /// written out.
+    ///
+    /// - Throws: `ConfigurationError` when the providers do not resolve (a `type: oidc` provider that needs
+    ///   discovery: `discovery_required`, naming the asynchronous entry), the `server:` section is
     ///   missing, or `server.secret` is missing or shorter than 32 bytes.
     public convenience init(
         configuration: Configuration, registry: ProviderRegistry, stores: Stores, httpClient: any HTTPClient,
@@ -132,6 +140,27 @@ public final class SignInServer: Sendable {
             random: random, logger: logger)
     }
 
+    /// Creates a server from a loaded configuration: the documented entry. Resolves its providers with
+    /// `registry` after each plugin's asynchronous preparation (`type: oidc` fetches its issuer's discovery
+    /// document with `httpClient`, once per issuer; the fixed providers need no request), and takes the
+    /// `server:` settings. Nothing is served until you mount ``handle(_:)``.
+    ///
+    /// - Throws: `ConfigurationError` listing every issue (a failed discovery is `discovery_failed` at the
+    ///   provider's `issuer:`), when the `server:` section is missing, or `server.secret` is missing or
+    ///   shorter than 32 bytes.
+    public convenience init(
+        resolving configuration: Configuration, registry: ProviderRegistry, stores: Stores,
+        httpClient: any HTTPClient, clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
+        logger: any ServerLogger = SilentLogger(), keepsTraces: Bool = false
+    ) async throws(ConfigurationError) {
+        var options = try Options(configuration: configuration)
+        options.keepsTraces = keepsTraces
+        let providers = try await registry.resolve(configuration, httpClient: httpClient)
+        self.init(
+            options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
+            random: random, logger: logger)
+    }
+
     /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
     /// client prefers it) with status 400, 401, 403, 404, 405, 429 (with `Retry-After`) or 503.
     ///
@@ -139,7 +168,7 @@ public final class SignInServer: Sendable {
     /// logged (`event: request`, with route template, status, duration and error code).
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         // The path is split once: the routing, the request's context and the session cache rule share it.
-        let segments = Self.segments(of: request.path)
+        let segments = routePrefix.routed(Self.segments(of: request.path))
         return await respond(to: request, segments: segments) { request throws(ServerError) in
             try await self.route(request, segments: segments)
         }
@@ -154,7 +183,7 @@ public final class SignInServer: Sendable {
         to request: HTTPServerRequest,
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
-        await respond(to: request, segments: Self.segments(of: request.path), with: page)
+        await respond(to: request, segments: routePrefix.routed(Self.segments(of: request.path)), with: page)
     }
 
     /// ``respond(to:with:)`` for a request whose path is already split into `segments`.
@@ -200,7 +229,7 @@ public final class SignInServer: Sendable {
     /// frequent request (nginx `auth_request` asks on every request it proxies) needs no task.
     public func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         // A bearer is looked up (and refused beside a cookie) by `handle`.
-        guard request.method == "GET" || request.method == "HEAD", request.path == "/auth/check",
+        guard request.method == "GET" || request.method == "HEAD", request.path == routePrefix.checkPath,
             request.headers["Authorization"] == nil
         else { return nil }
         let started = clock.now()
@@ -217,7 +246,7 @@ public final class SignInServer: Sendable {
         }
     }
 
-    /// The segments of `/auth/check`.
+    /// The routed segments of `{prefix}/check`.
     static let checkSegments = ["auth", "check"]
 
     private func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError)

@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 import AuthFlowSandbox
 import Foundation
 

@@ -6,11 +6,12 @@ struct HTTPServerRequestTests {
     @Test func readsFormFieldsOnlyFromFormBodies() throws {
         let form = HTTPServerRequest(
             method: "POST", path: "/cb", headers: ["Content-Type": "Application/X-WWW-Form-Urlencoded ; charset=UTF-8"],
-            body: Array("state=a%2Bb&code=x+y".utf8))
+            body: Array("state=a%2Bb&code=x+y".utf8), remoteAddress: "127.0.0.1")
         #expect(try form.formValue("state") == "a+b")
         #expect(try form.formValue("code") == "x y")
         let json = HTTPServerRequest(
-            method: "POST", path: "/cb", headers: ["Content-Type": "application/json"], body: [])
+            method: "POST", path: "/cb", headers: ["Content-Type": "application/json"], body: [],
+            remoteAddress: "127.0.0.1")
         #expect(
             throws: HTTPServerError(
                 code: .unsupportedMediaType,
@@ -18,19 +19,22 @@ struct HTTPServerRequestTests {
         ) {
             try json.formFields()
         }
-        let none = HTTPServerRequest(method: "POST", path: "/cb", body: Array("a=1".utf8))
+        let none = HTTPServerRequest(method: "POST", path: "/cb", body: Array("a=1".utf8), remoteAddress: "127.0.0.1")
         #expect(throws: HTTPServerError.self) { try none.formFields() }
     }
 
     @Test func acceptsJSONMediaTypes() throws {
         let body = Array("{}".utf8)
         let plain = HTTPServerRequest(
-            method: "POST", path: "/", headers: ["Content-Type": "application/json"], body: body)
+            method: "POST", path: "/", headers: ["Content-Type": "application/json"], body: body,
+            remoteAddress: "127.0.0.1")
         let problem = HTTPServerRequest(
-            method: "POST", path: "/", headers: ["Content-Type": "application/problem+json"], body: body)
+            method: "POST", path: "/", headers: ["Content-Type": "application/problem+json"], body: body,
+            remoteAddress: "127.0.0.1")
         #expect(try plain.jsonBody() == body)
         #expect(try problem.jsonBody() == body)
-        let text = HTTPServerRequest(method: "POST", path: "/", headers: ["Content-Type": "text/plain"], body: body)
+        let text = HTTPServerRequest(
+            method: "POST", path: "/", headers: ["Content-Type": "text/plain"], body: body, remoteAddress: "127.0.0.1")
         #expect(throws: HTTPServerError.self) { try text.jsonBody() }
     }
 
@@ -38,7 +42,7 @@ struct HTTPServerRequestTests {
         var headers = HTTPHeaders()
         headers.add("Cookie", "a=1; b=\"q\"")
         headers.add("cookie", "a=2;c=;=x; d")
-        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers, remoteAddress: "127.0.0.1")
         #expect(request.cookies() == ["a": "1", "b": "q", "c": ""])
     }
 
@@ -47,7 +51,7 @@ struct HTTPServerRequestTests {
         // Tabs and spaces trimmed, `=` inside a value kept, a lone quote not unquoted, empty pieces and
         // names skipped, non-ASCII bytes carried over intact.
         headers.add("Cookie", ";;\t s = a=b ;q=\";  e=\"\";u=é€;  ; =y;z")
-        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers, remoteAddress: "127.0.0.1")
         #expect(request.cookies() == ["s": "a=b", "q": "\"", "e": "", "u": "é€"])
     }
 
@@ -55,7 +59,7 @@ struct HTTPServerRequestTests {
         var headers = HTTPHeaders()
         headers.add("Cookie", " sid=1; sidx=2; SID=3;\tsid = \"4\" ; s=5; u=é€")
         headers.add("Cookie", "sid=6;=7; id=8")
-        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+        let request = HTTPServerRequest(method: "GET", path: "/", headers: headers, remoteAddress: "127.0.0.1")
         // Every value under exactly that name, in order: no prefix match, no case folding, quotes removed.
         #expect(request.cookieValues("sid") == ["1", "4", "6"])
         #expect(request.cookieValues("u") == ["é€"])
@@ -66,7 +70,8 @@ struct HTTPServerRequestTests {
     }
 
     @Test func queryValueReturnsFirst() {
-        let request = HTTPServerRequest(method: "GET", path: "/", query: [("a", "1"), ("a", "2")])
+        let request = HTTPServerRequest(
+            method: "GET", path: "/", query: [("a", "1"), ("a", "2")], remoteAddress: "127.0.0.1")
         #expect(request.queryValue("a") == "1")
         #expect(request.queryValue("b") == nil)
     }

@@ -51,7 +51,7 @@ struct SandboxDemoClientTests {
                 headers: ["Content-Type": "application/x-www-form-urlencoded"],
                 body: Array(
                     FormURLEncoding.encode([("client_id", apple.clientID), ("client_secret", secret), ("token", "t")])
-                        .utf8)))
+                        .utf8), remoteAddress: "127.0.0.1"))
         #expect(revoke.status == 200)
 
         let yaml = try String(contentsOfFile: directory + "/providers.yaml", encoding: .utf8)

@@ -121,7 +121,8 @@ final class SandboxHarness: Sendable {
         switch transport {
         case .direct:
             let response = await sandbox.handle(
-                HTTPServerRequest(method: method, path: path, query: query, headers: headers, body: body))
+                HTTPServerRequest(
+                    method: method, path: path, query: query, headers: headers, body: body, remoteAddress: "127.0.0.1"))
             return Reply(status: response.status, headers: response.headers, body: response.body)
         case .loopback:
             let client = try #require(httpClient)

@@ -429,7 +429,8 @@ struct NativeSignInTests {
             let other = try SignInServer(
                 configuration: app.configuration, registry: .standard, stores: try file.stores(clock: app.clock),
                 httpClient: CurlHTTPClient(), clock: app.clock)
-            let issued = await other.handle(HTTPServerRequest(method: "POST", path: "/auth/apple/native/nonce"))
+            let issued = await other.handle(
+                HTTPServerRequest(method: "POST", path: "/auth/apple/native/nonce", remoteAddress: "127.0.0.1"))
             #expect(issued.status == 200)
             let nonce = try #require(try JSONValue.parse(issued.body)["nonce"]?.stringValue)
             let credential = try await app.sandboxCredential(
@@ -439,7 +440,7 @@ struct NativeSignInTests {
             let replay = await other.handle(
                 HTTPServerRequest(
                     method: "POST", path: "/auth/apple/native", headers: ["Content-Type": "application/json"],
-                    body: Array(JSONValue.object(body).serialized().utf8)))
+                    body: Array(JSONValue.object(body).serialized().utf8), remoteAddress: "127.0.0.1"))
             #expect(replay.status == 409)
             #expect(try JSONValue.parse(replay.body)["error"]?.stringValue == "nonce_reused")
         }

@@ -12,7 +12,8 @@ import Testing
 struct RequestShapeRefusalTests {
     func callback(_ body: [UInt8], contentType: String = "application/x-www-form-urlencoded") -> HTTPServerRequest {
         HTTPServerRequest(
-            method: "POST", path: "/auth/google/callback", headers: ["Content-Type": contentType], body: body)
+            method: "POST", path: "/auth/google/callback", headers: ["Content-Type": contentType], body: body,
+            remoteAddress: "127.0.0.1")
     }
 
     func refusal(_ response: HTTPServerResponse) -> (status: Int, code: String?, message: String) {
@@ -31,12 +32,14 @@ struct RequestShapeRefusalTests {
                 ("POST", "/healthz", "expected GET, found POST"),
             ]
             for (method, path, message) in cases {
-                let refused = refusal(await app.server.handle(HTTPServerRequest(method: method, path: path)))
+                let refused = refusal(
+                    await app.server.handle(HTTPServerRequest(method: method, path: path, remoteAddress: "127.0.0.1")))
                 #expect(refused.status == 405, "\(method) \(path)")
                 #expect(refused.code == "method_not_allowed", "\(method) \(path)")
                 #expect(refused.message == message, "\(method) \(path)")
             }
-            let head = await app.server.handle(HTTPServerRequest(method: "HEAD", path: "/auth/check"))
+            let head = await app.server.handle(
+                HTTPServerRequest(method: "HEAD", path: "/auth/check", remoteAddress: "127.0.0.1"))
             #expect(head.status == 401)
         }
     }
@@ -64,7 +67,9 @@ struct RequestShapeRefusalTests {
             #expect(posted.message.contains("at most 32 callback parameters, found 33"))
             let query = (0..<40).map { ("f\($0)", "v") }
             let get = refusal(
-                await app.server.handle(HTTPServerRequest(method: "GET", path: "/auth/google/callback", query: query)))
+                await app.server.handle(
+                    HTTPServerRequest(
+                        method: "GET", path: "/auth/google/callback", query: query, remoteAddress: "127.0.0.1")))
             #expect(get.status == 400)
             #expect(get.code == "invalid_request")
             #expect(get.message.contains("found 40"))
@@ -74,12 +79,14 @@ struct RequestShapeRefusalTests {
     @Test func refusesAReturnToGivenTwice() async throws {
         try await TestDeployment.with { app in
             let twice = HTTPServerRequest(
-                method: "GET", path: "/auth/google/login", query: [("return_to", "/"), ("return_to", "/elsewhere")])
+                method: "GET", path: "/auth/google/login", query: [("return_to", "/"), ("return_to", "/elsewhere")],
+                remoteAddress: "127.0.0.1")
             let refused = refusal(await app.server.handle(twice))
             #expect(refused.status == 400)
             #expect(refused.code == "invalid_return_to")
             #expect(refused.message.contains("at most one return_to, found 2"))
-            let once = HTTPServerRequest(method: "GET", path: "/auth/google/login", query: [("return_to", "/")])
+            let once = HTTPServerRequest(
+                method: "GET", path: "/auth/google/login", query: [("return_to", "/")], remoteAddress: "127.0.0.1")
             #expect(await app.server.handle(once).status == 302)
         }
     }

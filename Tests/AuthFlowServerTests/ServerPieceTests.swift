@@ -24,7 +24,7 @@ struct ServerPieceTests {
     func callback(cookies: [String], state: String) -> HTTPServerRequest {
         HTTPServerRequest(
             method: "GET", path: "/auth/google/callback", query: [("state", state)],
-            headers: HTTPHeaders(cookies.map { ("Cookie", $0) }))
+            headers: HTTPHeaders(cookies.map { ("Cookie", $0) }), remoteAddress: "127.0.0.1")
     }
 
     /// `name=value` of a `Set-Cookie` line.
@@ -91,14 +91,16 @@ struct ServerPieceTests {
         }
         cookies.append(policy.flowCookiePrefix + "junk=v1.nothing")
         let request = HTTPServerRequest(
-            method: "GET", path: "/auth/google/login", headers: ["Cookie": cookies.joined(separator: "; ")])
+            method: "GET", path: "/auth/google/login", headers: ["Cookie": cookies.joined(separator: "; ")],
+            remoteAddress: "127.0.0.1")
         let cleared = jar.evictions(in: request, providers: ["google", "apple"])
         // Five present, one more coming: keep the three newest.
         #expect(cleared.count == 2)
         #expect(cleared.allSatisfy { $0.contains("Max-Age=0") })
         let names = Set(cleared.map { String($0.prefix { $0 != "=" }) })
         #expect(names == [policy.flowCookiePrefix + "junk", policy.flowCookieName(state: "s0")])
-        let few = HTTPServerRequest(method: "GET", path: "/", headers: ["Cookie": cookies[0]])
+        let few = HTTPServerRequest(
+            method: "GET", path: "/", headers: ["Cookie": cookies[0]], remoteAddress: "127.0.0.1")
         #expect(jar.evictions(in: few, providers: ["google"]).isEmpty)
     }
 
@@ -121,7 +123,7 @@ struct ServerPieceTests {
     }
 
     func request(_ headers: HTTPHeaders) -> HTTPServerRequest {
-        HTTPServerRequest(method: "POST", path: "/auth/logout", headers: headers)
+        HTTPServerRequest(method: "POST", path: "/auth/logout", headers: headers, remoteAddress: "127.0.0.1")
     }
 
     @Test func originCheckAcceptsSameOriginAndNonBrowserRequests() throws {

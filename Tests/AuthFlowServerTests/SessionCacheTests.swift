@@ -121,7 +121,8 @@ struct SessionCacheTests {
             func check(_ id: String) -> HTTPServerRequest {
                 var headers = HTTPHeaders()
                 headers["Cookie"] = "\(app.sessionCookie)=\(id)"
-                return HTTPServerRequest(method: "GET", path: "/auth/check", headers: headers)
+                return HTTPServerRequest(
+                    method: "GET", path: "/auth/check", headers: headers, remoteAddress: "127.0.0.1")
             }
             let aliceAgainID = try #require(aliceAgain.cookie(app.sessionCookie, for: app.appURL))
             #expect(await app.server.handle(check(aliceID)).status == 202)
@@ -204,7 +205,7 @@ struct SessionCacheTests {
             {
                 var headers = HTTPHeaders()
                 headers["Cookie"] = cookie ?? "\(app.sessionCookie)=\(id)"
-                return HTTPServerRequest(method: method, path: path, headers: headers)
+                return HTTPServerRequest(method: method, path: path, headers: headers, remoteAddress: "127.0.0.1")
             }
             func comparable(_ response: HTTPServerResponse) -> [String] {
                 response.headers.filter { $0.name != "X-Request-Id" }.map { "\($0.name): \($0.value)" }

@@ -24,13 +24,14 @@ struct StoreIntegrationTests {
         let server = SignInServer(
             options: .init(publicURL: "http://localhost:8080", secret: Secret(String(repeating: "s", count: 40))),
             providers: [], stores: stores, httpClient: CurlHTTPClient(), clock: clock)
-        let healthy = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+        let healthy = await server.handle(
+            HTTPServerRequest(method: "GET", path: "/healthz", remoteAddress: "127.0.0.1"))
         #expect(healthy.status == 200)
         // The flow store's table is gone: the store no longer answers, and /healthz says which one.
         try await database.perform("test") { connection throws(StoreError) in
             try connection.execute("DROP TABLE spent_states", operation: "test")
         }
-        let down = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+        let down = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz", remoteAddress: "127.0.0.1"))
         #expect(down.status == 503)
         let body = try JSONValue.parse(down.body)
         #expect(body["status"]?.stringValue == "unavailable")
@@ -51,12 +52,14 @@ struct StoreIntegrationTests {
         let server = SignInServer(
             options: .init(publicURL: "http://localhost:8080", secret: Secret(String(repeating: "s", count: 40))),
             providers: [], stores: stores, httpClient: CurlHTTPClient(), clock: clock)
-        #expect(await server.handle(HTTPServerRequest(method: "GET", path: "/healthz")).status == 200)
+        #expect(
+            await server.handle(HTTPServerRequest(method: "GET", path: "/healthz", remoteAddress: "127.0.0.1")).status
+                == 200)
         let database = try SQLiteDatabase(path: path)
         try await database.perform("test") { connection throws(StoreError) in
             try connection.execute("DROP TABLE \(table)", operation: "test")
         }
-        let down = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+        let down = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz", remoteAddress: "127.0.0.1"))
         #expect(down.status == 503)
         #expect(try JSONValue.parse(down.body)["store"]?.stringValue == store)
         #expect(try JSONValue.parse(down.body)["backend"]?.stringValue == "sqlite")

@@ -686,8 +686,9 @@ class SignIn:
 class Browser:
     """An HTTP client with one cookie jar that sends the headers and cookies a browser would."""
 
-    def __init__(self, app_url: str, sandbox_url: str | None, name: str = "browser"):
+    def __init__(self, app_url: str, sandbox_url: str | None, name: str = "browser", prefix: str = "/auth"):
         self.app = app_url.rstrip("/")
+        self.prefix = prefix  # server.path_prefix: where the sign-in routes live
         self.sandbox = sandbox_url.rstrip("/") if sandbox_url else None
         self.name = name
         self.session = requests.Session()
@@ -742,11 +743,11 @@ class Browser:
     # -- API calls of the app -------------------------------------------------------------------
 
     def session_info(self) -> requests.Response:
-        return self.get("/auth/session", initiator=self.app, navigation=False,
+        return self.get(f"{self.prefix}/session", initiator=self.app, navigation=False,
                         headers={"Accept": "application/json"})
 
     def check(self) -> requests.Response:
-        return self.get("/auth/check", navigation=False)
+        return self.get(f"{self.prefix}/check", navigation=False)
 
     def app_post(self, path: str, *, origin: str | None = None, site: str | None = None,
                  data=None) -> requests.Response:
@@ -758,21 +759,21 @@ class Browser:
         return self.post(path, initiator=initiator, data=data if data is not None else {}, headers=headers)
 
     def logout(self) -> requests.Response:
-        return self.app_post("/auth/logout")
+        return self.app_post(f"{self.prefix}/logout")
 
     # -- the sign-in, hop by hop -----------------------------------------------------------------
 
     def begin(self, provider: str, intent: str = "login", return_to: str | None = "/") -> requests.Response:
         """The click on "Sign in with …" on an app page."""
         query = "" if return_to is None else "?" + urlencode({"return_to": return_to})
-        return self.get(f"/auth/{provider}/{intent}{query}", initiator=self.app)
+        return self.get(f"{self.prefix}/{provider}/{intent}{query}", initiator=self.app)
 
     def start(self, provider: str, intent: str = "login", return_to: str | None = "/") -> SignIn:
         response = self.begin(provider, intent, return_to)
         location = response.headers.get("Location", "")
         if response.status_code not in (302, 303) or not location.startswith((self.sandbox or "") + "/"):
             raise AssertionError(
-                f"GET /auth/{provider}/{intent}: expected 302 to the sandbox {self.sandbox}, found "
+                f"GET {self.prefix}/{provider}/{intent}: expected 302 to the sandbox {self.sandbox}, found "
                 f"{response.status_code} Location={location!r} body={response.text[:300]!r}")
         return SignIn(provider=provider, start=response, authorize_url=location)
 

@@ -12,14 +12,11 @@ in an HTML comment right before the block, which readers of the rendered page do
     ```
 
 The `import` lines of the block and of its context come first in the generated file, then the rest
-of the context, then the rest of the block, so the context can use what the block imports. Every block is compiled,
-except app-side code for another platform (iOS), which says so in a comment right before it, with the reason:
+of the context, then the rest of the block, so the context can use what the block imports.
 
-    <!-- sample-not-compiled: iOS app code (AuthenticationServices), built in Xcode -->
-    ```swift
-    ...
-    ```
-
+A block that cannot be compiled here (a `Package.swift` excerpt, code for a framework that cannot be
+fetched) says so and why in a comment right before it, `<!-- sample-not-compiled: REASON -->`, which
+readers do not see; the reason must not be empty. Every other block is compiled.
 
 Usage: samples.py OUTPUT_DIR FILE...   (prints one line per sample: GENERATED_FILE<TAB>SOURCE:LINE)
 """
@@ -31,7 +28,7 @@ import sys
 from pathlib import Path
 
 CONTEXT_OPEN = "<!-- sample-context"
-NOT_COMPILED = "<!-- sample-not-compiled:"
+NOT_COMPILED = re.compile(r"^<!-- sample-not-compiled:\s*(\S.*?)\s*-->$")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([A-Za-z0-9_+-]*)\s*$")
 
 
@@ -45,14 +42,22 @@ def blocks(path: Path):
     index = 0
     pending_context: list[str] | None = None
     pending_line = 0
-    skip_next = False
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
-        if stripped.startswith(NOT_COMPILED):
-            if not stripped.endswith("-->") or not stripped[len(NOT_COMPILED):-3].strip():
-                raise SampleError(f"{path}:{index + 1}: expected '{NOT_COMPILED} REASON -->' on one line")
-            skip_next = True
+        if stripped.startswith("<!-- sample-not-compiled"):
+            if not NOT_COMPILED.match(stripped):
+                raise SampleError(f"{path}:{index + 1}: expected '<!-- sample-not-compiled: REASON -->', found {stripped!r}")
+            if pending_context is not None:
+                raise SampleError(f"{path}:{pending_line}: a sample context must come right before a swift block")
+            following = index + 1
+            match = FENCE.match(lines[following]) if following < len(lines) else None
+            if not match or match.group(3) != "swift":
+                raise SampleError(f"{path}:{index + 1}: a sample-not-compiled comment must come right before a swift block")
+            fence = match.group(2)
+            index = following + 1
+            while index < len(lines) and not lines[index].strip().startswith(fence[0] * len(fence)):
+                index += 1
             index += 1
             continue
         if stripped.startswith(CONTEXT_OPEN):
@@ -91,20 +96,13 @@ def blocks(path: Path):
                 index += 1
             if index == len(lines):
                 raise SampleError(f"{path}:{start + 1}: expected a closing {fence}, found the end of the file")
-            if skip_next:
-                if language != "swift" or pending_context is not None:
-                    raise SampleError(f"{path}:{start + 1}: a sample-not-compiled comment must come right before a "
-                                      "swift block without a sample context")
-                skip_next = False
-            elif language == "swift":
+            if language == "swift":
                 yield start + 1, pending_context or [], code
             elif pending_context is not None:
                 raise SampleError(f"{path}:{pending_line}: a sample context must come right before a swift block")
             pending_context = None
             index += 1
             continue
-        if stripped and skip_next:
-            raise SampleError(f"{path}:{index + 1}: a sample-not-compiled comment must come right before a swift block")
         if stripped and pending_context is not None:
             raise SampleError(f"{path}:{pending_line}: a sample context must come right before a swift block, "
                               f"found text at line {index + 1}")

@@ -50,7 +50,8 @@ public func fuzzCallback(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
     if provider.callbackMethod == .post {
         var headers = HTTPHeaders()
         headers["Content-Type"] = "application/x-www-form-urlencoded"
-        let request = HTTPServerRequest(method: "POST", path: "/auth/apple/callback", headers: headers, body: rest)
+        let request = HTTPServerRequest(
+            method: "POST", path: "/auth/apple/callback", headers: headers, body: rest, remoteAddress: "127.0.0.1")
         guard let decoded = try? request.formFields() else { fatalError("a form body was refused by type") }
         fields = decoded
     } else {

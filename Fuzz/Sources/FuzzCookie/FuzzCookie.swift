@@ -20,7 +20,7 @@ public func fuzzCookie(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
     for line in text(data, count).split(separator: "\n", maxSplits: 4) {
         headers.add("Cookie", String(line))
     }
-    let request = HTTPServerRequest(method: "GET", path: "/", headers: headers)
+    let request = HTTPServerRequest(method: "GET", path: "/", headers: headers, remoteAddress: "127.0.0.1")
     let names = request.cookieNames()
     for (name, value) in request.cookies() {
         if name.isEmpty { fatalError("a cookie without a name") }

@@ -58,7 +58,8 @@ public func fuzzLogoutToken(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
     var headers = HTTPHeaders()
     headers["Content-Type"] = "application/x-www-form-urlencoded"
     let request = HTTPServerRequest(
-        method: "POST", path: "/auth/corp/backchannel-logout", headers: headers, body: bytes(data, count))
+        method: "POST", path: "/auth/corp/backchannel-logout", headers: headers, body: bytes(data, count),
+        remoteAddress: "127.0.0.1")
     let response = blocking { await server.handle(request) }
     guard response.status == 200 || response.status == 400 else {
         fatalError("a logout token was answered \(response.status)")

@@ -46,7 +46,9 @@ let server: SignInServer = {
 /// A nonce issued by the server (the manual clock never lets it expire) and an ID token that carries it.
 let (issuedNonce, signedToken): (String, String) = {
     let response = blocking {
-        await server.handle(HTTPServerRequest(method: "POST", path: "/auth/google/native/nonce", headers: HTTPHeaders()))
+        await server.handle(
+            HTTPServerRequest(
+                method: "POST", path: "/auth/google/native/nonce", headers: HTTPHeaders(), remoteAddress: "127.0.0.1"))
     }
     guard response.status == 200, let json = try? JSONValue.parse(response.body),
         let nonce = json.objectValue?["nonce"]?.stringValue
@@ -76,7 +78,8 @@ public func fuzzNativeSignIn(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     var headers = HTTPHeaders()
     headers["Content-Type"] = "application/json"
-    let request = HTTPServerRequest(method: "POST", path: "/auth/google/native", headers: headers, body: body)
+    let request = HTTPServerRequest(
+        method: "POST", path: "/auth/google/native", headers: headers, body: body, remoteAddress: "127.0.0.1")
     let response = blocking { await server.handle(request) }
     guard response.status == 200 || (400...409).contains(response.status) || response.status == 413 else {
         fatalError("a native sign-in body was answered \(response.status)")

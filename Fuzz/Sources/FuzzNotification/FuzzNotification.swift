@@ -42,7 +42,8 @@ public func fuzzNotification(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
     var headers = HTTPHeaders()
     headers["Content-Type"] = "application/json"
     let request = HTTPServerRequest(
-        method: "POST", path: "/auth/apple/notifications", headers: headers, body: bytes(data, count))
+        method: "POST", path: "/auth/apple/notifications", headers: headers, body: bytes(data, count),
+        remoteAddress: "127.0.0.1")
     let response = blocking { await server.handle(request) }
     guard response.status == 200 || response.status == 400 else {
         fatalError("a notification body was answered \(response.status)")

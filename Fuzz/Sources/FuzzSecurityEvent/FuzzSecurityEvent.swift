@@ -41,7 +41,8 @@ public func fuzzSecurityEvent(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
     var headers = HTTPHeaders()
     headers["Content-Type"] = "application/secevent+jwt"
     let request = HTTPServerRequest(
-        method: "POST", path: "/auth/google/events", headers: headers, body: bytes(data, count))
+        method: "POST", path: "/auth/google/events", headers: headers, body: bytes(data, count),
+        remoteAddress: "127.0.0.1")
     let response = blocking { await server.handle(request) }
     guard response.status == 202 || response.status == 400 else {
         fatalError("a security event token was answered \(response.status)")

@@ -38,7 +38,8 @@ let server: SignInServer = {
 func post(_ path: String, _ body: [UInt8]) -> HTTPServerResponse {
     var headers = HTTPHeaders()
     headers["Content-Type"] = "application/x-www-form-urlencoded"
-    let request = HTTPServerRequest(method: "POST", path: path, headers: headers, body: body)
+    let request = HTTPServerRequest(
+        method: "POST", path: path, headers: headers, body: body, remoteAddress: "127.0.0.1")
     let response = blocking { await server.handle(request) }
     guard response.status == 200 || response.status == 400 else {
         fatalError("\(path) answered \(response.status)")

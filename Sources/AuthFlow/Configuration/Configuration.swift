@@ -34,6 +34,6 @@ public struct Configuration: Sendable, Hashable {
     /// `nil` when neither is known.
     public func redirectURI(for provider: ProviderSettings) -> String? {
         if let uri = provider.redirectURI { return uri }
-        return server.map { provider.redirectURI(publicURL: $0.publicURL) }
+        return server.map { provider.redirectURI(publicURL: $0.publicURL, pathPrefix: $0.pathPrefix) }
     }
 }

@@ -19,7 +19,7 @@ extension ConfigurationReader {
         "request_uri": "AuthFlow, which does not send request objects",
     ]
 
-    mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, publicURL: String?) -> [ProviderSettings] {
+    mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, callbackBase: String?) -> [ProviderSettings] {
         guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
             let found = node.mapping != nil ? "an empty mapping" : node.foundDescription
             report(
@@ -36,14 +36,14 @@ extension ConfigurationReader {
                     at: key.mark)
                 continue
             }
-            if let provider = readProvider(name: key.value, key: key, node: value, publicURL: publicURL) {
+            if let provider = readProvider(name: key.value, key: key, node: value, callbackBase: callbackBase) {
                 providers.append(provider)
             }
         }
         return providers
     }
 
-    private mutating func readProvider(name: String, key: YAMLScalar, node: YAMLNode, publicURL: String?)
+    private mutating func readProvider(name: String, key: YAMLScalar, node: YAMLNode, callbackBase: String?)
         -> ProviderSettings?
     {
         let path = "providers.\(name)"
@@ -102,8 +102,8 @@ extension ConfigurationReader {
                 at: mark)
         }
         var redirectURI = url(section.value("redirect_uri"), path: section.path("redirect_uri"))
-        if redirectURI == nil, section.value("redirect_uri") == nil, let publicURL {
-            redirectURI = "\(publicURL)/auth/\(name)/callback"
+        if redirectURI == nil, section.value("redirect_uri") == nil, let callbackBase {
+            redirectURI = "\(callbackBase)/\(name)/callback"
         }
         return ProviderSettings(
             name: name, type: type ?? name, clientID: clientID, clientSecret: clientSecret,

@@ -5,7 +5,7 @@ extension ConfigurationReader {
     static let serverKeys = [
         "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "native_session_ttl", "signup",
         "link_by_verified_email",
-        "metrics_listen", "log_format",
+        "metrics_listen", "log_format", "path_prefix",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
     ]
 
@@ -30,7 +30,8 @@ extension ConfigurationReader {
         }
         var providers: [ProviderSettings] = []
         if let pair = top["providers"] {
-            providers = readProviders(pair.value, owner: pair.key.mark, publicURL: server?.publicURL)
+            providers = readProviders(
+                pair.value, owner: pair.key.mark, callbackBase: server.map { $0.publicURL + $0.pathPrefix })
         } else {
             report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
         }
@@ -113,12 +114,29 @@ extension ConfigurationReader {
         let trustedProxies = readTrustedProxies(section.value("trusted_proxies"), allowAny: allowAny ?? false)
         let rateLimits = readRateLimits(
             section.value("rate_limits"), owner: section["rate_limits"]?.key.mark ?? section.owner)
+        let pathPrefix = pathPrefix(section.value("path_prefix"))
         guard let publicURL else { return nil }
         return ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
-            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL)
+            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix)
+    }
+
+    /// `server.path_prefix`, or the default when it is absent or refused (the issue says why).
+    private mutating func pathPrefix(_ node: YAMLNode?) -> String {
+        guard let text = text(node, path: "server.path_prefix", expected: "a path like /auth") else {
+            return ServerSettings.defaultPathPrefix
+        }
+        guard ServerSettings.isValidPathPrefix(text.value) else {
+            report(
+                .invalidValue,
+                "expected a path like /auth or /api/auth for server.path_prefix (starting with \"/\", segments of "
+                    + "letters, digits, - _ . ~, no . or .. segment, no trailing \"/\"), found \(text.shown)",
+                at: text.scalar.mark)
+            return ServerSettings.defaultPathPrefix
+        }
+        return text.value
     }
 
     private mutating func serverSecret(_ section: Fields) -> Secret? {

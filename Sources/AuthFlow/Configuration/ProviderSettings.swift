@@ -78,13 +78,13 @@ public struct ProviderSettings: Sendable, Hashable {
         self.keyLocations = keyLocations
     }
 
-    /// ``redirectURI`` when set, otherwise `{publicURL}/auth/{name}/callback` (a trailing `/` of
-    /// `publicURL` is dropped).
-    public func redirectURI(publicURL: String) -> String {
+    /// ``redirectURI`` when set, otherwise `{publicURL}{pathPrefix}/{name}/callback` (a trailing `/` of
+    /// `publicURL` is dropped; `pathPrefix` is `server.path_prefix`, `/auth` by default).
+    public func redirectURI(publicURL: String, pathPrefix: String = ServerSettings.defaultPathPrefix) -> String {
         if let redirectURI { return redirectURI }
         var base = Substring(publicURL)
         while base.hasSuffix("/") { base = base.dropLast() }
-        return "\(base)/auth/\(name)/callback"
+        return "\(base)\(pathPrefix)/\(name)/callback"
     }
 
     /// The location of `key` (see ``keyLocations``), or of the provider's name when the key is absent.

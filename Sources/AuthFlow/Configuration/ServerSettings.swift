@@ -32,6 +32,27 @@ public struct ServerSettings: Sendable, Hashable {
     /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
     /// 30 days.
     public let nativeSessionTTL: Double
+    /// The path every sign-in route lives under (`server.path_prefix`); default ``defaultPathPrefix``.
+    /// The default `redirect_uri` follows it: `{public_url}{path_prefix}/{name}/callback`.
+    public let pathPrefix: String
+
+    /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
+    public static let defaultPathPrefix = "/auth"
+
+    /// Whether `prefix` can be a `server.path_prefix`: `/` followed by one or more segments of letters,
+    /// digits, `-`, `_`, `.` and `~`, none of them `.` or `..`, and no trailing `/` (`/auth`, `/login`,
+    /// `/api/auth`). `/` alone is refused, so the app's own pages never share the sign-in routes' paths.
+    public static func isValidPathPrefix(_ prefix: String) -> Bool {
+        guard prefix.hasPrefix("/"), prefix.utf8.count <= 200 else { return false }
+        let segments = prefix.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return segments.allSatisfy { segment in
+            !segment.isEmpty && segment != "." && segment != ".."
+                && segment.utf8.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                        || byte == 0x2D || byte == 0x5F || byte == 0x2E || byte == 0x7E
+                }
+        }
+    }
 
     /// Creates server settings.
     public init(
@@ -39,9 +60,11 @@ public struct ServerSettings: Sendable, Hashable {
         allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
         linkByVerifiedEmail: EmailLinkPolicy = .off, limits: ConnectionLimits = ConnectionLimits(),
         trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
-        metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text, nativeSessionTTL: Double = 30 * 86_400
+        metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text, nativeSessionTTL: Double = 30 * 86_400,
+        pathPrefix: String = ServerSettings.defaultPathPrefix
     ) {
         self.nativeSessionTTL = nativeSessionTTL
+        self.pathPrefix = pathPrefix
         self.metricsListen = metricsListen
         self.logFormat = logFormat
         self.listen = listen

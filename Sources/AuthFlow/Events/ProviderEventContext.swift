@@ -20,12 +20,15 @@ public struct ProviderEventContext: Sendable {
     public let leeway: Double
     /// The server's public base URL (no trailing `/`), for links in answers such as a status page URL.
     public let publicURL: String
+    /// The path the sign-in routes live under (`server.path_prefix`, `/auth` by default).
+    public let pathPrefix: String
 
     /// Creates a context (the server does this per event).
     public init(
         provider: ResolvedProvider, keySets: ProviderKeySets, accounts: any AccountStore, clock: any WallClock,
-        leeway: Double, publicURL: String
+        leeway: Double, publicURL: String, pathPrefix: String = ServerSettings.defaultPathPrefix
     ) {
+        self.pathPrefix = pathPrefix
         self.provider = provider
         self.keySets = keySets
         self.accounts = accounts
@@ -34,6 +37,12 @@ public struct ProviderEventContext: Sendable {
         var base = Substring(publicURL)
         while base.hasSuffix("/") { base = base.dropLast() }
         self.publicURL = String(base)
+    }
+
+    /// The public URL of this provider's route `path` (`events`, `data-deletion/CODE`):
+    /// `{publicURL}{pathPrefix}/{provider}/{path}`.
+    public func routeURL(_ path: String) -> String {
+        "\(publicURL)\(pathPrefix)/\(provider.name)/\(path)"
     }
 
     /// The current time.

@@ -59,6 +59,10 @@ final class TestDeployment: Sendable {
         var sessionCacheLifetime: Double? = nil
         /// Rewrites the sandbox-attached configuration and picks the registry (e.g. a `type: oidc` provider).
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
+        /// `server.path_prefix`.
+        var pathPrefix = "/auth"
+        /// Creates the server with `SignInServer(resolving:…)`, which discovers `type: oidc` issuers.
+        var resolvesWithDiscovery = false
     }
 
     private init(
@@ -114,7 +118,7 @@ final class TestDeployment: Sendable {
                 secret: Secret("test-secret-0123456789abcdef-0123456789"), allowedReturnTo: settings.allowedReturnTo,
                 sessionTTL: settings.sessionTTL, signup: settings.signup,
                 linkByVerifiedEmail: settings.linkByVerifiedEmail, rateLimits: settings.rateLimits,
-                nativeSessionTTL: settings.nativeSessionTTL),
+                nativeSessionTTL: settings.nativeSessionTTL, pathPrefix: settings.pathPrefix),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
         var configuration = deployment.configuration
@@ -131,6 +135,10 @@ final class TestDeployment: Sendable {
             server = SignInServer(
                 options: options, providers: try registry.resolve(configuration), stores: stores,
                 httpClient: httpClient, clock: clock, metrics: settings.metrics)
+        } else if settings.resolvesWithDiscovery {
+            server = try await SignInServer(
+                resolving: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
+                keepsTraces: true)
         } else {
             server = try SignInServer(
                 configuration: configuration, registry: registry, stores: stores, httpClient: httpClient, clock: clock,
@@ -181,7 +189,7 @@ final class TestDeployment: Sendable {
         returnTo: String? = "/"
     ) async throws -> ProviderAnswer {
         let query = returnTo.map { "?return_to=" + FormURLEncoding.encode([("x", $0)]).dropFirst(2) } ?? ""
-        let start = try await browser.get("\(appURL)/auth/\(provider)/\(intent)\(query)")
+        let start = try await browser.get("\(routesURL)/\(provider)/\(intent)\(query)")
         try #require(start.status == 302, "login answered \(start.status): \(start.text)")
         let kind = try #require(SandboxProvider(rawValue: provider))
         sandbox.setAutoConsent(identity, for: kind)
@@ -217,9 +225,12 @@ final class TestDeployment: Sendable {
 
     /// `GET /auth/session` as JSON.
     func session(_ browser: TestBrowser) async throws -> (status: Int, json: JSONValue?) {
-        let response = try await browser.get("\(appURL)/auth/session")
+        let response = try await browser.get("\(routesURL)/session")
         return (response.status, try? JSONValue.parse(response.body))
     }
+
+    /// Where the sign-in routes live: the app's URL and `server.path_prefix`.
+    var routesURL: String { appURL + server.options.pathPrefix }
 
     /// The session cookie's name for this deployment.
     var sessionCookie: String { server.cookies.sessionCookieName }

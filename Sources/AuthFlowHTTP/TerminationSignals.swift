@@ -3,12 +3,16 @@ import Foundation
 import Synchronization
 
 /// SIGINT and SIGTERM caught (instead of killing the process) from creation on, awaited without blocking a
-/// thread.
-final class TerminationSignals: Sendable {
+/// thread: what a server process needs to stop gracefully when systemd, a container runtime or Ctrl-C asks.
+///
+/// Create it before starting anything, so a signal that arrives during start-up is not lost; then
+/// ``wait()``. ``HTTPServer/runUntilTerminated(started:)`` does both around a server.
+public final class TerminationSignals: Sendable {
     private let stream: AsyncStream<Int32>
     private let sources: Mutex<[any DispatchSourceSignal]>
 
-    init() {
+    /// Starts catching SIGINT and SIGTERM (their default action, ending the process, is turned off).
+    public init() {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
         self.stream = stream
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -22,7 +26,7 @@ final class TerminationSignals: Sendable {
     }
 
     /// Returns when one of the signals arrives (at once when one arrived since creation).
-    func wait() async {
+    public func wait() async {
         for await _ in stream { break }
         sources.withLock { sources in
             for source in sources { source.cancel() }
