@@ -132,6 +132,37 @@ struct RedisStoreTests {
         try await store.checkHealth()
     }
 
+    /// As many operations at once as there are handler threads (64), on a Redis that answers, all complete: the
+    /// cap on operations under way bounds a stalled Redis, never ordinary load (at 32, 64 connections of checks
+    /// got 503 `busy` from a healthy Redis).
+    @Test func asManyOperationsAsHandlerThreadsAtOnceAllCompleteOnAHealthyServer() async throws {
+        let client = try TestDatabases.freshRedisClient()
+        let failures = await Self.concurrentSlowCommands(client, count: 64)
+        #expect(failures == [])
+    }
+
+    /// Sixty-four commands at once, each waiting 50 ms in Redis (so they overlap on the four pooled
+    /// connections); the failures' messages.
+    static func concurrentSlowCommands(_ client: RedisClient, count: Int) async -> [String] {
+        let key = client.prefix + "test:empty-list"
+        return await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        _ = try await client.command(
+                            ["BLPOP", key, "0.05"].map { Array($0.utf8) }, operation: "test")
+                        return nil
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            var failures: [String] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+    }
+
     /// Thirty sign-ins of one user, each ended by logout or by expiry but the last, leave only the live session in
     /// the user's and the identity's sets (they used to keep every session ever made).
     @Test func indexSetsKeepOnlyLiveSessions() async throws {
