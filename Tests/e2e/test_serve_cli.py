@@ -3,6 +3,7 @@ SIGTERM/SIGINT with exit 0, and exit 1 with a message on stderr for a bad config
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import signal
@@ -129,5 +130,38 @@ def test_demo_serves_the_home_page_of_the_root_configuration(tmp_path):
         browser = demo.browser()
         session = browser.signed_in("x", harness.Identity.fresh("x"))
         assert session["provider"] == "x"
+    finally:
+        assert demo.stop() == 0, demo.diagnostics()
+
+
+def test_demo_signs_in_a_native_app_offline(tmp_path):
+    """The root configuration's `native_clients` make the demo's native routes work offline: a nonce from the
+    app, an identity token and code from the sandbox standing in for Apple's SDK, a bearer session."""
+    port = harness.free_port()
+    demo_config(tmp_path, port)
+    demo = harness.ServerProcess(["demo"], workdir=tmp_path, sandbox=True, label="demo").start()
+    try:
+        issued = harness.direct.post(demo.app_url + "/auth/apple/native/nonce", timeout=harness.HTTP_TIMEOUT)
+        assert issued.status_code == 200, issued.text
+        nonce = issued.json()["nonce"]
+        hashed = hashlib.sha256(nonce.encode()).hexdigest()
+        minted = harness.direct.post(demo.sandbox_url + "/_sandbox/apple/native", json={
+            "identity": {"subject": "001.native.001", "email": "native@example.com",
+                         "given_name": "Ann", "family_name": "Lee"},
+            "audience": "com.example.ios", "nonce": hashed}, timeout=harness.HTTP_TIMEOUT)
+        assert minted.status_code == 200, minted.text
+        signed_in = harness.direct.post(demo.app_url + "/auth/apple/native", json={
+            "id_token": minted.json()["id_token"], "nonce": nonce, "code": minted.json()["code"],
+            "user": {"name": {"firstName": "Ann", "lastName": "Lee"}}}, timeout=harness.HTTP_TIMEOUT)
+        assert signed_in.status_code == 200, signed_in.text
+        body = signed_in.json()
+        assert body["token_type"] == "Bearer" and body["provider"] == "apple" and "set-cookie" not in signed_in.headers
+        session = harness.direct.get(demo.app_url + "/auth/session", timeout=harness.HTTP_TIMEOUT,
+                                     headers={"Authorization": "Bearer " + body["session_token"]})
+        assert session.status_code == 200 and session.json()["subject"] == "001.native.001", session.text
+        # The nonce was spent: the same token and nonce again are refused.
+        again = harness.direct.post(demo.app_url + "/auth/apple/native", json={
+            "id_token": minted.json()["id_token"], "nonce": nonce}, timeout=harness.HTTP_TIMEOUT)
+        assert again.status_code == 409 and again.json()["error"] == "nonce_reused", again.text
     finally:
         assert demo.stop() == 0, demo.diagnostics()
