@@ -150,6 +150,9 @@ final class RecordingLogger: ServerLogger {
             ("/auth/check/x", "other"), ("/auth", "other"), ("/auth/", "other"), ("/other/google/login", "other"),
             ("/auth/google/login/x", "other"), ("/auth/a/data-deletion/c/d", "other"), ("", "other"),
             ("/auth/google/events/x", "other"), ("/healthz/", "other"),
+            ("/auth/apple/native", "/auth/{provider}/native"),
+            ("/auth/google/native/nonce", "/auth/{provider}/native/nonce"),
+            ("/auth/session/refresh", "/auth/session/refresh"), ("/auth/google/native/x", "other"),
         ]
         for (path, template) in cases {
             #expect(SignInServer.routeTemplate(SignInServer.segments(of: path)) == template, "\(path)")
