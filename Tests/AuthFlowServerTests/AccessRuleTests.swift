@@ -32,6 +32,21 @@ struct AccessRuleTests {
         }
     }
 
+    @Test func refusalsAreCountedAs403() async throws {
+        var settings = TestDeployment.Settings()
+        settings.access = AccessRules(providers: ["google"])
+        settings.metrics = try ServerMetrics(providers: settings.providers)
+        try await TestDeployment.with(settings) { app in
+            let carol = TestBrowser()
+            try await app.signIn(carol, provider: "x", as: People.carol)
+            for _ in 0..<2 { #expect(try await carol.get(app.appURL + "/auth/check").status == 403) }
+            let request = HTTPServerRequest(method: "GET", path: "/metrics", remoteAddress: "127.0.0.1")
+            let text = String(decoding: app.server.metricsResponse(request).body, as: UTF8.self)
+            #expect(text.contains("authflow_sessions_checked_total{result=\"403\"} 2\n"))
+            #expect(text.contains("authflow_sessions_checked_total{result=\"202\"} 0\n"))
+        }
+    }
+
     @Test func uppercaseDomainMatchesAndASubdomainDoesNot() async throws {
         try await Self.with(AccessRules(emailDomains: ["example.com"])) { app in
             let upper = TestBrowser()
