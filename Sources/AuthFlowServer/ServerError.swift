@@ -24,6 +24,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let signupDisabled = Code(rawValue: "signup_disabled")
         /// The request needs a session and has none (or its session ended).
         public static let notSignedIn = Code(rawValue: "not_signed_in")
+        /// 403: signed in, but `server.access` or the `/auth/check` query refuses the user.
+        public static let forbidden = Code(rawValue: "forbidden")
         /// A state-changing POST came from another origin.
         public static let crossOriginRequest = Code(rawValue: "cross_origin_request")
         /// No provider with that name is configured.

@@ -29,7 +29,8 @@ public final class ServerMetrics: ProviderObserver {
     static let stores = ["accounts", "sessions", "flows"]
     /// Statuses pre-created for the routes answered most often.
     static let hotSeries: [[String]] = [
-        ["/auth/check", "202"], ["/auth/check", "401"], ["/auth/session", "200"], ["/auth/session", "401"],
+        ["/auth/check", "202"], ["/auth/check", "401"], ["/auth/check", "403"], ["/auth/session", "200"],
+        ["/auth/session", "401"],
         ["/auth/{provider}/login", "302"], ["/auth/{provider}/callback", "302"], ["/auth/{provider}/callback", "303"],
         ["/healthz", "200"],
     ]
@@ -70,8 +71,9 @@ public final class ServerMetrics: ProviderObserver {
             help: "Times an older JWKS was served because refetching it failed.", labels: ["provider"],
             preregistered: providers.map { [$0] })
         sessionsChecked = try registry.counter(
-            "authflow_sessions_checked_total", help: "GET /auth/check answers by status (202 signed in, 401 not).",
-            labels: ["result"], preregistered: [["202"], ["401"]])
+            "authflow_sessions_checked_total",
+            help: "GET /auth/check answers by status (202 signed in, 401 not, 403 refused by the access rules).",
+            labels: ["result"], preregistered: [["202"], ["401"], ["403"]])
         rateLimited = try registry.counter(
             "authflow_rate_limited_total", help: "Requests refused with 429 by route.", labels: ["route"])
         notifications = try registry.counter(

@@ -45,6 +45,8 @@ extension SignInServer {
         /// `/login` serves `/login/{provider}/login`, `/login/session`. Give a prefix
         /// `ServerSettings.isValidPathPrefix(_:)` accepts (the configuration reader refuses others).
         public var pathPrefix: String = ServerSettings.defaultPathPrefix
+        /// Who may pass `GET /auth/check` (`server.access`): a signed-in user the rules refuse gets 403.
+        public var access = AccessRules()
 
         /// Creates options with the hardened defaults.
         public init(
@@ -96,6 +98,7 @@ extension SignInServer {
             self.nativeSessionTTL = server.nativeSessionTTL
             self.ipv6ClientPrefix = server.limits.ipv6Prefix
             self.pathPrefix = server.pathPrefix
+            self.access = server.access
         }
     }
 

@@ -99,23 +99,109 @@ extension SignInServer {
         ])
     }
 
-    /// `GET /auth/check` for nginx `auth_request`: 202 with `X-Auth-User` (and `X-Auth-Email` when a verified
-    /// email is known), or 401.
+    /// `GET /auth/check` for nginx `auth_request`: 202 with the identity headers (``checkResponse(_:)``), 401
+    /// without a session, 403 `forbidden` for a signed-in user that `server.access` or the query refuses.
+    ///
+    /// The query narrows `server.access`, never widens it: `email_domain`, `provider` (each repeated or a comma
+    /// list, any of them matching) apply together with the configured rules.
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        checkResponse(try await requireSession(request, cached: true))
+        let session = try await requireSession(request, cached: true)
+        let narrowing = try Self.accessQuery(request)
+        guard allowsAccess(session, narrowing: narrowing) else {
+            throw ServerError(
+                .forbidden, "this account may not use this location: it does not match its access rules", status: 403)
+        }
+        return checkResponse(session)
     }
 
-    /// The answer of `GET /auth/check` for a signed-in `session` (before the headers every response gets).
+    /// Whether `session` satisfies `server.access` and, when given, the rules of the request's query.
+    func allowsAccess(_ session: CurrentSession, narrowing: AccessRules?) -> Bool {
+        let email = session.identity.emailVerified ? session.identity.email : nil
+        let provider = session.identity.provider
+        guard options.access.allows(provider: provider, verifiedEmail: email) else { return false }
+        return narrowing?.allows(provider: provider, verifiedEmail: email) ?? true
+    }
+
+    /// The rules `/auth/check?email_domain=…&provider=…` asks for; `nil` without a query.
+    ///
+    /// - Throws: ``ServerError`` `invalid_request` (400) for another parameter (a rule this server does not know
+    ///   must not pass silently), an empty value, or a domain that is not an ASCII host name.
+    static func accessQuery(_ request: HTTPServerRequest) throws(ServerError) -> AccessRules? {
+        guard !request.query.isEmpty else { return nil }
+        var rules = AccessRules()
+        for (name, value) in request.query {
+            let items = value.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters()
+            }
+            guard !items.contains(where: \.isEmpty) else {
+                throw ServerError(
+                    .invalidRequest, "expected a non-empty value for \(name.prefix(32)) in the query of /auth/check",
+                    status: 400)
+            }
+            switch name {
+            case "email_domain":
+                for item in items {
+                    guard let domain = AccessRules.normalizedDomain(item) else {
+                        throw ServerError(
+                            .invalidRequest,
+                            "expected an ASCII domain like example.com (IDNA in its xn-- form) for email_domain, "
+                                + "found \(JSONValue.string(String(item.prefix(64))).serialized())", status: 400)
+                    }
+                    rules.emailDomains.append(domain)
+                }
+            case "provider":
+                rules.providers += items
+            default:
+                throw ServerError(
+                    .invalidRequest,
+                    "expected email_domain or provider in the query of /auth/check, found "
+                        + JSONValue.string(String(name.prefix(32))).serialized(), status: 400)
+            }
+        }
+        return rules
+    }
+
+    /// The largest identity header value sent, in bytes.
+    static let identityHeaderLimit = 256
+
+    /// The answer of `GET /auth/check` for a signed-in `session` (before the headers every response gets):
+    /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only) and `X-Auth-Name`, each
+    /// without control characters and at most ``identityHeaderLimit`` bytes.
     func checkResponse(_ session: CurrentSession) -> HTTPServerResponse {
         var response = HTTPServerResponse.empty(status: 202)
-        // Room for these three fields and the ones every response gets (``respond(to:segments:with:)``).
-        response.headers.reserveCapacity(8)
+        // Room for these fields and the ones every response gets (``respond(to:segments:with:)``).
+        response.headers.reserveCapacity(10)
         response.headers["X-Auth-User"] = session.record.userID.rawValue
-        if session.identity.emailVerified, let email = session.identity.email, !Self.hasControlCharacter(email) {
+        // An email is sent whole or not at all: a shortened or cleaned one would name someone else.
+        if session.identity.emailVerified, let email = session.identity.email, !Self.hasControlCharacter(email),
+            email.utf8.count <= Self.identityHeaderLimit
+        {
             response.headers["X-Auth-Email"] = email
+        }
+        if let provider = Self.headerValue(session.identity.provider) {
+            response.headers["X-Auth-Provider"] = provider
+        }
+        if let name = session.identity.name, let value = Self.headerValue(name) {
+            response.headers["X-Auth-Name"] = value
         }
         response.headers["Cache-Control"] = "no-store"
         return response
+    }
+
+    /// `text` without control characters (C0, DEL, C1: no CR or LF can split a header), cut to at most `limit`
+    /// UTF-8 bytes at a character boundary; `nil` when nothing is left.
+    static func headerValue(_ text: String, limit: Int = identityHeaderLimit) -> String? {
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in text.unicodeScalars where !(scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0))
+        {
+            let size = String(scalar).utf8.count
+            guard bytes + size <= limit else { break }
+            bytes += size
+            kept.append(scalar)
+        }
+        let value = String(kept).trimmingCharacters()
+        return value.isEmpty ? nil : value
     }
 
     /// Whether `text` has a C0 control character or DEL (never sent in a header), over its contiguous UTF-8 bytes.

@@ -235,7 +235,9 @@ public final class SignInServer: Sendable {
         let started = clock.now()
         // A duplicated cookie is refused by `handle`, with its error; an unknown or stale session is looked up there.
         guard let id = (try? sessionCookieValue(request)) ?? nil,
-            let session = sessionCache.session(id: id, now: started)
+            let session = sessionCache.session(id: id, now: started),
+            // A query, or a user the access rules refuse, is answered by `handle` (its 400 or 403).
+            request.query.isEmpty, allowsAccess(session, narrowing: nil)
         else { return nil }
         let segments = Self.checkSegments
         let context = requestContext(request, segments: segments)

@@ -35,4 +35,25 @@ extension ConfigurationReader {
             report(.invalidValue, message, at: scalar.mark)
         }
     }
+
+    /// Reports every name in `server.access.providers` that is not a key of `providers:`, at its own position.
+    mutating func checkAccessProviders(_ server: YAMLNode, providers: YAMLNode?) {
+        guard let access = server.mapping?.first(where: { $0.key.value == "access" })?.value,
+            let node = access.mapping?.first(where: { $0.key.value == "providers" })?.value,
+            case .sequence(let items, _) = node
+        else { return }
+        let known = providers?.mapping?.map(\.key.value) ?? []
+        for item in items {
+            guard case .scalar(let scalar) = item, !scalar.value.isEmpty, !known.contains(scalar.value) else {
+                continue
+            }
+            var message =
+                "expected the name of a provider configured under providers: in server.access.providers, "
+                + "found \(YAMLError.quote(scalar.value))"
+            if let suggestion = EditDistance.nearest(to: scalar.value, in: known) {
+                message += "; did you mean \(YAMLError.quote(suggestion))?"
+            }
+            report(.invalidValue, message, at: scalar.mark)
+        }
+    }
 }

@@ -5,7 +5,7 @@ extension ConfigurationReader {
     static let serverKeys = [
         "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "native_session_ttl", "signup",
         "link_by_verified_email",
-        "metrics_listen", "log_format", "path_prefix",
+        "metrics_listen", "log_format", "path_prefix", "access",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
     ]
 
@@ -35,7 +35,10 @@ extension ConfigurationReader {
         } else {
             report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
         }
-        if let pair = top["server"] { checkEmailLinkProviders(pair.value, providers: top["providers"]?.value) }
+        if let pair = top["server"] {
+            checkEmailLinkProviders(pair.value, providers: top["providers"]?.value)
+            checkAccessProviders(pair.value, providers: top["providers"]?.value)
+        }
         var configuration = Configuration(server: server, sandbox: sandbox, store: store, providers: providers)
         configuration.secretFiles = secretFiles
         return configuration
@@ -115,12 +118,72 @@ extension ConfigurationReader {
         let rateLimits = readRateLimits(
             section.value("rate_limits"), owner: section["rate_limits"]?.key.mark ?? section.owner)
         let pathPrefix = pathPrefix(section.value("path_prefix"))
+        let access = readAccess(section.value("access"), owner: section["access"]?.key.mark ?? section.owner)
         guard let publicURL else { return nil }
         return ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
-            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix)
+            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access)
+    }
+
+    /// `server.access`: lists of email domains (ASCII only, lowercased), emails and provider names; empty when
+    /// absent. Provider names are checked against `providers:` by ``checkAccessProviders(_:providers:)``.
+    private mutating func readAccess(_ node: YAMLNode?, owner: YAMLMark) -> AccessRules {
+        guard let node, !node.isNullScalar,
+            let section = fields(
+                node, owner: owner, path: "server.access", known: ["email_domains", "emails", "providers"])
+        else { return AccessRules() }
+        var rules = AccessRules()
+        for item in listItems(section.value("email_domains"), path: "server.access.email_domains") {
+            if AccessRules.hasNonASCII(item.value) {
+                report(
+                    .invalidValue,
+                    "expected an ASCII domain in server.access.email_domains, found \(item.shown); write an "
+                        + "internationalized domain in its IDNA ASCII form (xn--…), as verified emails carry it",
+                    at: item.scalar.mark)
+            } else if let domain = AccessRules.normalizedDomain(item.value) {
+                rules.emailDomains.append(domain)
+            } else {
+                report(
+                    .invalidValue,
+                    "expected a domain like example.com (letters, digits, - and dots, no @) in "
+                        + "server.access.email_domains, found \(item.shown)", at: item.scalar.mark)
+            }
+        }
+        for item in listItems(section.value("emails"), path: "server.access.emails") {
+            if let email = AccessRules.parseEmail(item.value) {
+                rules.emails.append(email.local + "@" + email.domain)
+            } else {
+                report(
+                    .invalidValue,
+                    "expected an email like ada@example.com (one @, an ASCII domain; IDNA in its xn-- form) in "
+                        + "server.access.emails, found \(item.shown)", at: item.scalar.mark)
+            }
+        }
+        rules.providers = listItems(section.value("providers"), path: "server.access.providers").map(\.value)
+        return rules
+    }
+
+    /// The non-empty scalar items of the list `node` at `path`; a non-list or an empty item is reported.
+    private mutating func listItems(_ node: YAMLNode?, path: String) -> [Text] {
+        guard let node, !node.isNullScalar else { return [] }
+        guard case .sequence(let items, _) = node else {
+            report(
+                .wrongType, "expected a list for \(path) (e.g. [a, b]), found \(node.foundDescription)", at: node.mark)
+            return []
+        }
+        var texts: [Text] = []
+        for item in items {
+            guard let text = text(item, path: path) else { continue }
+            if text.value.isEmpty {
+                report(
+                    .invalidValue, "expected a non-empty string in \(path), found an empty one", at: text.scalar.mark)
+            } else {
+                texts.append(text)
+            }
+        }
+        return texts
     }
 
     /// `server.path_prefix`, or the default when it is absent or refused (the issue says why).
@@ -265,5 +328,13 @@ extension ConfigurationReader {
             return "a URL with no valid scheme"
         }
         return "a URL with scheme \(YAMLError.quote(String(scheme)))"
+    }
+}
+
+extension YAMLNode {
+    /// Whether this is a `null` scalar (a key written with no value).
+    fileprivate var isNullScalar: Bool {
+        if case .scalar(let scalar) = self { return scalar.isNull }
+        return false
     }
 }

@@ -35,6 +35,8 @@ public struct ServerSettings: Sendable, Hashable {
     /// The path every sign-in route lives under (`server.path_prefix`); default ``defaultPathPrefix``.
     /// The default `redirect_uri` follows it: `{public_url}{path_prefix}/{name}/callback`.
     public let pathPrefix: String
+    /// Who may pass `GET /auth/check` (`server.access`); default: everyone signed in.
+    public let access: AccessRules
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
     public static let defaultPathPrefix = "/auth"
@@ -61,8 +63,9 @@ public struct ServerSettings: Sendable, Hashable {
         linkByVerifiedEmail: EmailLinkPolicy = .off, limits: ConnectionLimits = ConnectionLimits(),
         trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
         metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text, nativeSessionTTL: Double = 30 * 86_400,
-        pathPrefix: String = ServerSettings.defaultPathPrefix
+        pathPrefix: String = ServerSettings.defaultPathPrefix, access: AccessRules = AccessRules()
     ) {
+        self.access = access
         self.nativeSessionTTL = nativeSessionTTL
         self.pathPrefix = pathPrefix
         self.metricsListen = metricsListen

@@ -61,6 +61,8 @@ final class TestDeployment: Sendable {
         var adapt: ((Configuration, SandboxIdentityProvider) throws -> (Configuration, ProviderRegistry))? = nil
         /// `server.path_prefix`.
         var pathPrefix = "/auth"
+        /// `server.access`.
+        var access = AccessRules()
         /// Creates the server with `SignInServer(resolving:…)`, which discovers `type: oidc` issuers.
         var resolvesWithDiscovery = false
     }
@@ -118,7 +120,8 @@ final class TestDeployment: Sendable {
                 secret: Secret("test-secret-0123456789abcdef-0123456789"), allowedReturnTo: settings.allowedReturnTo,
                 sessionTTL: settings.sessionTTL, signup: settings.signup,
                 linkByVerifiedEmail: settings.linkByVerifiedEmail, rateLimits: settings.rateLimits,
-                nativeSessionTTL: settings.nativeSessionTTL, pathPrefix: settings.pathPrefix),
+                nativeSessionTTL: settings.nativeSessionTTL, pathPrefix: settings.pathPrefix,
+                access: settings.access),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
         var configuration = deployment.configuration
