@@ -196,7 +196,10 @@ struct SessionCacheTests {
     /// The answer of `handleAtOnce` (no task, on the polling thread) is the one `handle` gives, and it answers
     /// only a cached session's check; everything else is left to `handle`.
     @Test func answersACachedCheckAtOnceExactlyAsHandleWould() async throws {
-        try await TestDeployment.with { app in
+        // Cached checks outlive any pause of a busy test run between caching and `handleAtOnce`.
+        var settings = TestDeployment.Settings()
+        settings.sessionCacheLifetime = 600
+        try await TestDeployment.with(settings) { app in
             let browser = TestBrowser()
             try await app.signIn(browser, provider: "google", as: People.alice)
             let id = try #require(browser.cookie(app.sessionCookie, for: app.appURL))
