@@ -121,7 +121,6 @@ extension SignInServer {
         case 3:
             if segments[1] == "account" && segments[2] == "delete" { return "/auth/account/delete" }
             if segments[1] == "session" && segments[2] == "refresh" { return "/auth/session/refresh" }
-            if segments[1] == "apple" && segments[2] == "notifications" { return "/auth/apple/notifications" }
             return actionTemplate(segments[2]) ?? "other"
         case 4 where segments[2] == "data-deletion":
             return "/auth/{provider}/data-deletion/{code}"
@@ -145,6 +144,7 @@ extension SignInServer {
         case "deauthorize": "/auth/{provider}/deauthorize"
         case "events": "/auth/{provider}/events"
         case "backchannel-logout": "/auth/{provider}/backchannel-logout"
+        case "notifications": "/auth/{provider}/notifications"
         case "native": "/auth/{provider}/native"
         default: nil
         }

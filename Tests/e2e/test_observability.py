@@ -141,7 +141,7 @@ def test_metrics_count_exactly_what_happened(observed):
                      status="200") == bounced
     assert delta(before, after, "authflow_http_requests_total", route="/auth/{provider}/callback",
                  status=str(replay.status_code)) == 1
-    assert delta(before, after, "authflow_http_requests_total", route="/auth/apple/notifications",
+    assert delta(before, after, "authflow_http_requests_total", route="/auth/{provider}/notifications",
                  status="200") == 1
     for name in ("accounts", "sessions", "flows"):
         assert delta(before, after, "authflow_store_errors_total", store=name) == 0
