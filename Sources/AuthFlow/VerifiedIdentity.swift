@@ -20,11 +20,24 @@ public struct VerifiedIdentity: Sendable, Hashable {
     public let source: IdentitySource
     /// Every claim or userinfo member, for application-specific needs.
     public let rawClaims: [String: JSONValue]
+    /// The groups (or roles) the provider placed the user in, as its plugin or the `claims.groups`
+    /// mapping reads them; empty when the provider states none.
+    public let groups: [String]
+    /// Whether the email is a relay address the provider made for this application (Apple's
+    /// `is_private_email`), which forwards to the user's real mailbox.
+    public let isPrivateRelayEmail: Bool
+    /// Whether the plugin vouches for the email as proof of mailbox ownership strong enough to link this
+    /// identity to an existing user (`link_by_verified_email`). Never true without ``emailVerified``; a
+    /// plugin sets it false where the provider's "verified" is weaker than that (see docs/providers.md).
+    public let emailLinkable: Bool
 
     /// Creates an identity; plugins call this from their claim or userinfo mapping.
+    ///
+    /// `emailLinkable` defaults to `emailVerified` and is never true when `emailVerified` is false.
     public init(
         provider: String, subject: String, email: String?, emailVerified: Bool, name: String?,
-        source: IdentitySource, rawClaims: [String: JSONValue]
+        source: IdentitySource, rawClaims: [String: JSONValue], groups: [String] = [],
+        isPrivateRelayEmail: Bool = false, emailLinkable: Bool? = nil
     ) {
         self.provider = provider
         self.subject = subject
@@ -33,5 +46,8 @@ public struct VerifiedIdentity: Sendable, Hashable {
         self.name = name
         self.source = source
         self.rawClaims = rawClaims
+        self.groups = groups
+        self.isPrivateRelayEmail = isPrivateRelayEmail
+        self.emailLinkable = emailVerified && email != nil && (emailLinkable ?? true)
     }
 }

@@ -121,7 +121,8 @@ public struct ApplePlugin: ProviderPlugin {
         }
     }
 
-    /// `sub`, `email`, and `email_verified` as `true` or `"true"`; Apple's id_token carries no name.
+    /// `sub`, `email`, `email_verified` and `is_private_email` as `true` or `"true"`; Apple's id_token carries
+    /// no name.
     public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
@@ -133,7 +134,7 @@ public struct ApplePlugin: ProviderPlugin {
         return VerifiedIdentity(
             provider: provider.name, subject: subject, email: claims.string("email"),
             emailVerified: IdentityClaims.flag(claims["email_verified"]) ?? false, name: nil, source: .idToken,
-            rawClaims: claims.json)
+            rawClaims: claims.json, isPrivateRelayEmail: IdentityClaims.flag(claims["is_private_email"]) ?? false)
     }
 
     /// The name from Apple's first-login `user` field (`{"name":{"firstName","lastName"},"email"}`); the

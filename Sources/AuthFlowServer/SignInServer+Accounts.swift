@@ -22,12 +22,8 @@ extension SignInServer {
         let verified = result.identity
         let key = IdentityKey(provider: result.provider, subject: verified.subject)
         let name = pendingName ?? result.unverifiedProfile?.displayName ?? verified.name
-        let isPrivateEmail = IdentityClaims.flag(verified.rawClaims["is_private_email"]) ?? false
-        let profile = IdentityProfile(
-            email: verified.email, emailVerified: verified.emailVerified, isPrivateEmail: isPrivateEmail, name: name)
-        let update = IdentityProfileUpdate(
-            email: verified.email, emailVerified: verified.email == nil ? nil : verified.emailVerified,
-            isPrivateEmail: verified.email == nil ? nil : isPrivateEmail, name: name)
+        let profile = IdentityProfile(verified, name: name)
+        let update = IdentityProfileUpdate(verified, name: name)
         let accounts = stores.accounts
         let existing = try await storing("look up the identity") { () async throws(StoreError) in
             try await accounts.identity(key)
@@ -40,7 +36,7 @@ extension SignInServer {
                     try await accounts.updateIdentityProfile(update, for: key, tokens: tokens)
                 }
             }
-            if options.linkByVerifiedEmail.allows(provider: result.provider), verified.emailVerified,
+            if options.linkByVerifiedEmail.allows(provider: result.provider), verified.emailLinkable,
                 let email = verified.email
             {
                 // The store narrows by its own (looser) normalization; only exact matches count.

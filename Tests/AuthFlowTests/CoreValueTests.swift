@@ -19,6 +19,31 @@ struct CoreValueTests {
         #expect(!CapabilitySupport.unsupported(reason: "no PKCE").enabledByDefault)
     }
 
+    @Test func anEmailIsLinkableOnlyWhenPresentVerifiedAndVouchedFor() {
+        func identity(email: String?, verified: Bool, linkable: Bool?) -> VerifiedIdentity {
+            VerifiedIdentity(
+                provider: "p", subject: "s", email: email, emailVerified: verified, name: nil, source: .userinfo,
+                rawClaims: [:], emailLinkable: linkable)
+        }
+        #expect(identity(email: "a@example.com", verified: true, linkable: nil).emailLinkable)
+        #expect(!identity(email: "a@example.com", verified: true, linkable: false).emailLinkable)
+        #expect(!identity(email: "a@example.com", verified: false, linkable: true).emailLinkable)
+        #expect(!identity(email: nil, verified: true, linkable: true).emailLinkable)
+    }
+
+    @Test func aRelayAddressIsStoredAsPrivateOnlyWithAnEmail() {
+        let relay = VerifiedIdentity(
+            provider: "apple", subject: "s", email: "x@privaterelay.appleid.com", emailVerified: true, name: nil,
+            source: .idToken, rawClaims: [:], isPrivateRelayEmail: true)
+        #expect(IdentityProfile(relay).isPrivateEmail)
+        #expect(IdentityProfileUpdate(relay).isPrivateEmail == true)
+        let none = VerifiedIdentity(
+            provider: "apple", subject: "s", email: nil, emailVerified: false, name: nil, source: .idToken,
+            rawClaims: [:], isPrivateRelayEmail: true)
+        #expect(!IdentityProfile(none).isPrivateEmail)
+        #expect(IdentityProfileUpdate(none).isPrivateEmail == nil)
+    }
+
     @Test func endpointOverridesAreEmptyOnlyWithoutAnyEndpoint() {
         #expect(EndpointOverrides().isEmpty)
         #expect(!EndpointOverrides(token: "https://id.example/token").isEmpty)

@@ -1,11 +1,11 @@
 extension IdentityProfile {
-    /// The profile of a verified sign-in: email, its verification, Apple's `is_private_email` (JSON `true` or
-    /// `"true"`), and the name — `name` when given (e.g. Apple's first-login name from a ``PendingProfile``),
+    /// The profile of a verified sign-in: email, its verification, whether it is a private relay address
+    /// (``VerifiedIdentity/isPrivateRelayEmail``), and the name — `name` when given (e.g. Apple's first-login name from a ``PendingProfile``),
     /// else the provider's.
     public init(_ identity: VerifiedIdentity, name: String? = nil) {
         self.init(
             email: identity.email, emailVerified: identity.email != nil && identity.emailVerified,
-            isPrivateEmail: IdentityClaims.flag(identity.rawClaims["is_private_email"]) ?? false,
+            isPrivateEmail: identity.email != nil && identity.isPrivateRelayEmail,
             name: name ?? identity.name)
     }
 }
@@ -16,7 +16,7 @@ extension IdentityProfileUpdate {
     public init(_ identity: VerifiedIdentity, name: String? = nil) {
         self.init(
             email: identity.email, emailVerified: identity.email == nil ? nil : identity.emailVerified,
-            isPrivateEmail: IdentityClaims.flag(identity.rawClaims["is_private_email"]), emailDisabled: nil,
+            isPrivateEmail: identity.email == nil ? nil : identity.isPrivateRelayEmail, emailDisabled: nil,
             name: name ?? identity.name)
     }
 }
