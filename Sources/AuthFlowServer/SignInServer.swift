@@ -43,7 +43,7 @@ public final class SignInServer: Sendable {
     /// with the request's fields already in place.
     let baseLogger: any ServerLogger
     let cookies: CookiePolicy
-    /// Seals flows into flow cookies; `nil` when `server.secret` is too short to key it.
+    /// Seals flows into flow cookies; `nil` when `server.secret` (or a previous secret) is too short to key it.
     let flowCookie: FlowCookie?
     let returnToPolicy: ReturnToPolicy
     let originCheck: OriginCheck
@@ -99,7 +99,8 @@ public final class SignInServer: Sendable {
         self.metrics = metrics
         let cookies = CookiePolicy(publicURL: options.publicURL)
         self.cookies = cookies
-        self.flowCookie = (try? FlowRecordSeal(secret: Array(options.secret.value.utf8), random: random)).map {
+        let keyring = try? options.keyring()
+        self.flowCookie = keyring.flatMap { try? FlowRecordSeal(keyring: $0, random: random) }.map {
             FlowCookie(seal: $0, policy: cookies)
         }
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
@@ -109,7 +110,7 @@ public final class SignInServer: Sendable {
             providers: providers, httpClient: httpClient, clock: clock, options: options.flow, keySets: keySets,
             observer: observer, requestTimeout: Self.revocationTimeout)
         self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
-        self.native = (try? NativeNonceSeal(secret: Array(options.secret.value.utf8), random: random)).map {
+        self.native = keyring.flatMap { try? NativeNonceSeal(keyring: $0, random: random) }.map {
             NativeSignIn(
                 providers: providers, keySets: keySets, httpClient: httpClient, flowStore: stores.flows, nonces: $0,
                 clock: clock, options: options.flow, observer: observer)
