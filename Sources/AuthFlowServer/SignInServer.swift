@@ -60,6 +60,8 @@ public final class SignInServer: Sendable {
     let native: NativeSignIn?
     /// `server.path_prefix`: which paths are routed (see ``RoutePrefix``).
     let routePrefix: RoutePrefix
+    /// The id_token hint cookie and logout state of provider logout; `nil` when the secrets cannot key it.
+    let providerLogout: ProviderLogout?
 
     /// Creates a server over resolved providers.
     ///
@@ -116,6 +118,9 @@ public final class SignInServer: Sendable {
                 clock: clock, options: options.flow, observer: observer)
         }
         self.routePrefix = RoutePrefix(options.pathPrefix)
+        self.providerLogout = keyring.flatMap { try? $0.cipher(label: ProviderLogout.label, random: random) }.map {
+            ProviderLogout(cipher: $0, policy: cookies, pathPrefix: options.pathPrefix)
+        }
     }
 
     /// Creates a server from a loaded configuration, resolving its providers with `registry` without any I/O,
@@ -283,6 +288,9 @@ public final class SignInServer: Sendable {
             case "logout":
                 try only("POST")
                 return try await changingSessions { () async throws(ServerError) in try await logout(request) }
+            case "logged-out":
+                try only("GET")
+                return try loggedOut(request)
             default:
                 break
             }
