@@ -43,6 +43,7 @@ final class SandboxHarness: Sendable {
     static let facebookClientID = "1234567890"
     static let xClientID = "x-client-abc"
     static let xPublicClientID = "x-public-client"
+    static let microsoftClientID = "6731de76-14a6-49ae-97bc-6eba6914391e"
     static let secret = "s3cr3t-value-for-tests"
 
     static func redirectURI(_ provider: SandboxProvider) -> String {
@@ -54,6 +55,7 @@ final class SandboxHarness: Sendable {
         var keys: [SandboxProvider: JWK] = [:]
         for (provider, kid) in [
             (SandboxProvider.apple, "APPLEKEY01"), (.google, "google-key-1"), (.facebook, "fb-key-1"),
+            (.microsoft, "ms-key-1"),
         ] {
             keys[provider] = try JWK.generateRSA(bits: 2048, keyID: kid)
         }
@@ -97,6 +99,10 @@ final class SandboxHarness: Sendable {
             .x(clientID: Self.xClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.x)]))
         try sandbox.register(
             .x(clientID: Self.xPublicClientID, clientSecret: nil, redirectURIs: [Self.redirectURI(.x)]))
+        try sandbox.register(
+            .microsoft(
+                clientID: Self.microsoftClientID, clientSecret: Self.secret,
+                redirectURIs: [Self.redirectURI(.microsoft)]))
         if transport == .loopback {
             try sandbox.start()
             httpClient = CurlHTTPClient()
@@ -153,6 +159,7 @@ final class SandboxHarness: Sendable {
         case .google: "/google/o/oauth2/v2/auth"
         case .facebook: "/facebook/v19.0/dialog/oauth"
         case .x: "/x/i/oauth2/authorize"
+        case .microsoft: "/microsoft/common/oauth2/v2.0/authorize"
         }
     }
 
@@ -162,6 +169,7 @@ final class SandboxHarness: Sendable {
         case .google: "/google/token"
         case .facebook: "/facebook/v19.0/oauth/access_token"
         case .x: "/x/2/oauth2/token"
+        case .microsoft: "/microsoft/common/oauth2/v2.0/token"
         }
     }
 
@@ -181,6 +189,8 @@ final class SandboxHarness: Sendable {
             query += [("response_type", "code"), ("scope", "email")]
         case .x:
             query += [("response_type", "code"), ("scope", "tweet.read users.read offline.access")]
+        case .microsoft:
+            query += [("response_type", "code"), ("scope", "openid profile email offline_access")]
         }
         if let nonce, provider != .x { query.append(("nonce", nonce)) }
         if let pkce {
@@ -195,6 +205,7 @@ final class SandboxHarness: Sendable {
         case .google: googleClientID
         case .facebook: facebookClientID
         case .x: xClientID
+        case .microsoft: microsoftClientID
         }
     }
 
@@ -277,6 +288,10 @@ final class SandboxHarness: Sendable {
             return try await get(Self.tokenPath(.facebook), query)
         case .x:
             return try await post(Self.tokenPath(.x), form: fields, headers: Self.basic(Self.xClientID, Self.secret))
+        case .microsoft:
+            return try await post(
+                Self.tokenPath(.microsoft),
+                form: fields + [("client_id", Self.microsoftClientID), ("client_secret", Self.secret)])
         }
     }
 
@@ -314,12 +329,16 @@ final class SandboxHarness: Sendable {
             switch provider {
             case .apple: "/apple/auth/keys"
             case .google: "/google/oauth2/v3/certs"
+            case .microsoft: "/microsoft/common/discovery/v2.0/keys"
             default: "/facebook/.well-known/oauth/openid/jwks/"
             }
         let jwks = try await get(jwksPath)
         #expect(jwks.status == 200)
         let keys = try JWKSet(jsonData: jwks.body)
-        let issuer = try #require(sandbox.issuer(for: provider))
+        let issuer =
+            provider == .microsoft
+            ? sandbox.microsoftIssuer(tenantID: SandboxMicrosoftTenant.contoso.id)
+            : try #require(sandbox.issuer(for: provider))
         let verifier = JWTVerifier(
             allowedAlgorithms: [.rs256], checks: ClaimChecks(issuers: [issuer], audiences: [audience], nonce: nonce))
         return try verifier.verify(token, keys: keys, now: clock.now())
