@@ -136,6 +136,16 @@ public struct SandboxClient: Sendable {
             postLogoutRedirectURIs: postLogoutRedirectURIs ?? redirectURIs.map(defaultPostLogoutRedirectURI))
     }
 
+    /// A GitHub OAuth app (non-expiring `gho_` tokens), or a GitHub App acting for users when `expiringTokens`
+    /// (8-hour `ghu_` tokens and rotating `ghr_` refresh tokens). Both authenticate with the secret in the body.
+    public static func github(
+        clientID: String, clientSecret: String, redirectURIs: [String], expiringTokens: Bool = false
+    ) -> SandboxClient {
+        SandboxClient(
+            provider: .github, clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs,
+            issuesExpiringTokens: expiringTokens)
+    }
+
     /// The post-logout redirect URI registered by default for a redirect URI: `…/{prefix}/{name}/callback` →
     /// `…/{prefix}/logged-out`; otherwise `<scheme>://<authority>/auth/logged-out`.
     public static func defaultPostLogoutRedirectURI(for redirectURI: String) -> String {

@@ -7,6 +7,7 @@ extension SandboxIdentityProvider {
     public static let demoClientIDs: [SandboxProvider: String] = [
         .apple: "com.example.sandbox.web", .google: "sandbox-client.apps.googleusercontent.com",
         .facebook: "100000000000001", .x: "sandbox-x-client", .microsoft: "00000000-0000-4000-8000-00000000a11c",
+        .github: "Iv1.5a4db0c0ffee1234",
     ]
 
     /// The Apple team id of the demo client.
@@ -62,13 +63,14 @@ extension SandboxIdentityProvider {
                         provider: provider, clientID: clientID, clientSecret: nil, teamID: Self.demoTeamID,
                         keyID: keyID,
                         privateKey: key, credentialFile: file, redirectURIs: uris))
-            case .google, .facebook, .x, .microsoft:
+            case .google, .facebook, .x, .microsoft, .github:
                 let secret = Base64URL.encode(configuration.random.bytes(24))
                 let client: SandboxClient =
                     switch provider {
                     case .google: .google(clientID: clientID, clientSecret: secret, redirectURIs: uris)
                     case .facebook: .facebook(clientID: clientID, clientSecret: secret, redirectURIs: uris)
                     case .microsoft: .microsoft(clientID: clientID, clientSecret: secret, redirectURIs: uris)
+                    case .github: .github(clientID: clientID, clientSecret: secret, redirectURIs: uris)
                     default: .x(clientID: clientID, clientSecret: secret, redirectURIs: uris)
                     }
                 try register(client)
@@ -117,6 +119,9 @@ extension SandboxIdentityProvider {
             case .microsoft:
                 if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
                 lines.append("    scopes: [openid, profile, email]")
+            case .github:
+                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
+                lines.append("    scopes: [read:user, user:email]")
             }
             if let issuer = endpoints.issuer { lines.append("    issuer: \"\(issuer)\"") }
             lines.append("    endpoints:")

@@ -10,6 +10,8 @@ public enum SandboxProvider: String, Sendable, Hashable, CaseIterable, CustomStr
     case x
     /// Microsoft Entra ID (identity platform v2.0, OpenID Connect), with tenants, under `/microsoft`.
     case microsoft
+    /// GitHub OAuth apps and GitHub App user tokens (OAuth 2.0 only), under `/github`.
+    case github
 
     /// The path prefix of this provider's endpoints on the sandbox listener, e.g. `/apple`.
     public var pathPrefix: String { "/" + rawValue }
@@ -20,7 +22,8 @@ public enum SandboxProvider: String, Sendable, Hashable, CaseIterable, CustomStr
     /// The provider's name, as used in its path prefix.
     public var description: String { rawValue }
 
-    /// How long an authorization code stays redeemable: 5 minutes, except X's 30 seconds and Microsoft's 10 minutes.
+    /// How long an authorization code stays redeemable: 5 minutes, except X's 30 seconds and Microsoft's and
+    /// GitHub's 10 minutes.
     public var authorizationCodeLifetime: Double { emulator.authorizationCodeLifetime }
 
     /// How long an access token is valid, in seconds, following each provider's documented or observed lifetime.
@@ -37,6 +40,7 @@ public enum SandboxProvider: String, Sendable, Hashable, CaseIterable, CustomStr
         case .facebook: FacebookEmulator()
         case .x: XEmulator()
         case .microsoft: MicrosoftEmulator()
+        case .github: GitHubEmulator()
         }
     }
 }

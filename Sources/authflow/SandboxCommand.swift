@@ -13,7 +13,7 @@ struct SandboxCommand: Command {
 
           --listen HOST:PORT     where to listen (default 127.0.0.1:0: loopback, any free port)
           --redirect-uri URI     a redirect URI the demo clients accept; {provider} is replaced by apple,
-                                 google, facebook, x or microsoft (repeatable; default
+                                 google, facebook, x, microsoft or github (repeatable; default
                                  http://localhost:8080/auth/{provider}/callback)
           --credentials-dir DIR  where to write the demo clients' generated secrets and Apple key, owner-only
                                  (default: a fresh temporary directory, removed on exit)

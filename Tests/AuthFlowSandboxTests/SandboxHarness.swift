@@ -44,6 +44,7 @@ final class SandboxHarness: Sendable {
     static let xClientID = "x-client-abc"
     static let xPublicClientID = "x-public-client"
     static let microsoftClientID = "6731de76-14a6-49ae-97bc-6eba6914391e"
+    static let githubClientID = "Iv1.8a61f9b3a7aba766"
     static let secret = "s3cr3t-value-for-tests"
 
     static func redirectURI(_ provider: SandboxProvider) -> String {
@@ -103,6 +104,9 @@ final class SandboxHarness: Sendable {
             .microsoft(
                 clientID: Self.microsoftClientID, clientSecret: Self.secret,
                 redirectURIs: [Self.redirectURI(.microsoft)]))
+        try sandbox.register(
+            .github(clientID: Self.githubClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.github)])
+        )
         if transport == .loopback {
             try sandbox.start()
             httpClient = CurlHTTPClient()
@@ -160,6 +164,7 @@ final class SandboxHarness: Sendable {
         case .facebook: "/facebook/v19.0/dialog/oauth"
         case .x: "/x/i/oauth2/authorize"
         case .microsoft: "/microsoft/common/oauth2/v2.0/authorize"
+        case .github: "/github/login/oauth/authorize"
         }
     }
 
@@ -170,6 +175,7 @@ final class SandboxHarness: Sendable {
         case .facebook: "/facebook/v19.0/oauth/access_token"
         case .x: "/x/2/oauth2/token"
         case .microsoft: "/microsoft/common/oauth2/v2.0/token"
+        case .github: "/github/login/oauth/access_token"
         }
     }
 
@@ -191,8 +197,10 @@ final class SandboxHarness: Sendable {
             query += [("response_type", "code"), ("scope", "tweet.read users.read offline.access")]
         case .microsoft:
             query += [("response_type", "code"), ("scope", "openid profile email offline_access")]
+        case .github:
+            query += [("scope", "read:user user:email")]
         }
-        if let nonce, provider != .x { query.append(("nonce", nonce)) }
+        if let nonce, provider.issuesIDTokens { query.append(("nonce", nonce)) }
         if let pkce {
             query += [("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
         }
@@ -206,6 +214,7 @@ final class SandboxHarness: Sendable {
         case .facebook: facebookClientID
         case .x: xClientID
         case .microsoft: microsoftClientID
+        case .github: githubClientID
         }
     }
 
@@ -292,6 +301,11 @@ final class SandboxHarness: Sendable {
             return try await post(
                 Self.tokenPath(.microsoft),
                 form: fields + [("client_id", Self.microsoftClientID), ("client_secret", Self.secret)])
+        case .github:
+            return try await post(
+                Self.tokenPath(.github),
+                form: fields + [("client_id", Self.githubClientID), ("client_secret", Self.secret)],
+                headers: ["Accept": "application/json"])
         }
     }
 
