@@ -95,6 +95,21 @@ struct MicrosoftEmulator: SandboxEmulator {
         }
     }
 
+    /// An app registration with a generated secret and the default post-logout redirect URIs.
+    func registerGeneratedClient(clientID: String, redirectURIs: [String], sandbox: SandboxIdentityProvider)
+        throws(SandboxError) -> GeneratedClient
+    {
+        let secret = Base64URL.encode(sandbox.configuration.random.bytes(24))
+        let client = SandboxClient.microsoft(clientID: clientID, clientSecret: secret, redirectURIs: redirectURIs)
+        try sandbox.register(client)
+        return GeneratedClient(client: client, secret: secret, privateKey: nil, teamID: nil)
+    }
+
+    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
+        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
+            + ["    scopes: [openid, profile, email]"]
+    }
+
     /// The multi-tenant issuer template: `<root>/{tenantid}/v2.0`.
     func defaultIssuer(root: String) -> String? { root + "/{tenantid}/v2.0" }
 
