@@ -199,3 +199,72 @@ struct ProviderLogoutTests {
         }
     }
 }
+
+/// The round trip against the sandbox's Microsoft Entra emulator, a strict RP-Initiated Logout provider: a
+/// `type: oidc` provider on a tenant's discovery, its end-session endpoint, and back.
+@Suite("Provider logout against the Microsoft emulator")
+struct MicrosoftProviderLogoutTests {
+    static let clientID = "6731de76-14a6-49ae-97bc-6eba6914391e"
+
+    static func settings() -> TestDeployment.Settings {
+        var settings = TestDeployment.Settings()
+        settings.providers = ["google"]
+        settings.allowedReturnTo = ["/"]
+        settings.resolvesWithDiscovery = true
+        settings.adapt = { configuration, sandbox in
+            let publicURL = configuration.server?.publicURL ?? ""
+            let redirectURI = publicURL + "/auth/microsoft/callback"
+            // Registered as Entra does: the post-logout URI is AuthFlow's own /auth/logged-out.
+            try sandbox.register(
+                .microsoft(clientID: Self.clientID, clientSecret: "entra-secret-value", redirectURIs: [redirectURI]))
+            let location = SourceLocation(fileName: "test.yaml", line: 1, column: 1, sourceLine: "")
+            let entra = ProviderSettings(
+                name: "microsoft", type: "oidc", clientID: Self.clientID, clientSecret: Secret("entra-secret-value"),
+                scopes: ["openid", "profile", "email"], redirectURI: redirectURI,
+                issuer: sandbox.microsoftIssuer(tenantID: SandboxMicrosoftTenant.contoso.id), location: location)
+            return (
+                Configuration(
+                    server: configuration.server, sandbox: configuration.sandbox, store: configuration.store,
+                    providers: configuration.providers + [entra]),
+                ProviderRegistry.standard
+            )
+        }
+        return settings
+    }
+
+    @Test func signsOutAtTheProviderAndComesBackToTheReturnTo() async throws {
+        try await TestDeployment.with(Self.settings()) { app in
+            let browser = TestBrowser()
+            let identity = SandboxIdentity(
+                subject: "entra-alice", email: "alice@contoso.example", givenName: "Alice", familyName: "Contoso")
+            let signedIn = try await app.signIn(browser, provider: "microsoft", as: identity, returnTo: "/after")
+            #expect(signedIn.status == 302, "\(signedIn.text)")
+            #expect(try await app.session(browser).status == 200)
+
+            let logout = try await browser.post(
+                app.routesURL + "/logout", form: [("provider_logout", "1"), ("return_to", "/after")], from: app.appURL)
+            #expect(logout.status == 303)
+            let endSession = try #require(logout.location)
+            #expect(endSession.hasPrefix(app.sandbox.baseURL + "/microsoft/"))
+            #expect(try await app.session(browser).status == 401)
+
+            // The emulator checks the hint (its own id_token, for this client), the registered post-logout URI,
+            // and sends the browser back with the state.
+            let atProvider = try await browser.get(endSession)
+            #expect(atProvider.status == 302, "\(atProvider.text)")
+            let back = try #require(atProvider.location)
+            #expect(back.hasPrefix(app.appURL + "/auth/logged-out?"))
+            let logouts = app.sandbox.logouts(for: .microsoft)
+            #expect(logouts.count == 1)
+            #expect(logouts.first?.subject == "entra-alice")
+            #expect(logouts.first?.clientID == Self.clientID)
+            #expect(logouts.first?.tenantID == SandboxMicrosoftTenant.contoso.id)
+
+            let home = try await browser.get(back)
+            #expect(home.status == 303)
+            #expect(home.location == "/after")
+            // A replayed state (it is not single-use) only leads to the same allowed return_to.
+            #expect(try await browser.get(back).location == "/after")
+        }
+    }
+}
