@@ -151,6 +151,23 @@ struct ProviderLogoutTests {
         }
     }
 
+    @Test func followsThePathPrefix() async throws {
+        var settings = Self.settings()
+        settings.pathPrefix = "/login"
+        try await TestDeployment.with(settings) { app in
+            let browser = try await signedIn(app)
+            let answer = try await logout(app, browser, [("provider_logout", "1"), ("return_to", "/after")])
+            #expect(answer.status == 303)
+            let location = try #require(answer.location)
+            let query = try parameters(location)
+            #expect(query["post_logout_redirect_uri"] == app.appURL + "/login/logged-out")
+            #expect(query["id_token_hint"] != nil)
+            let back = try await browser.get(app.appURL + "/login/logged-out?state=" + (query["state"] ?? ""))
+            #expect(back.location == "/after")
+            #expect(try await browser.get(app.appURL + "/auth/logged-out?state=x").status == 404)
+        }
+    }
+
     @Test func aHintCookieOfAnotherSessionIsNotSent() async throws {
         try await TestDeployment.with(Self.settings()) { app in
             let alice = try await signedIn(app)
