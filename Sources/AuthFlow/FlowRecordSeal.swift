@@ -24,6 +24,13 @@ public struct FlowRecordSeal: Sendable, CustomStringConvertible {
         cipher = try TokenCipher(secret: secret, random: random, label: Self.label)
     }
 
+    /// Derives the flow-cookie keys from `keyring`: seals under its current secret, opens under any of them.
+    ///
+    /// - Throws: `JOSEError` `cryptoFailure` when OpenSSL fails.
+    public init(keyring: SecretKeyring, random: any SecureRandom) throws(JOSEError) {
+        cipher = try keyring.cipher(label: Self.label, random: random)
+    }
+
     /// The cookie value carrying `record`, bound to `cookieName` and the record's provider.
     ///
     /// - Throws: `JOSEError` `cryptoFailure` when OpenSSL or the random source fails.
@@ -34,7 +41,7 @@ public struct FlowRecordSeal: Sendable, CustomStringConvertible {
     }
 
     /// The record inside `value`, or `nil` when the value is missing, oversized, malformed, altered, sealed
-    /// under another secret, set under another cookie name or meant for another provider.
+    /// under a secret not in the keyring, set under another cookie name or meant for another provider.
     public func open(_ value: String?, cookieName: String, provider: String) -> FlowRecord? {
         guard let value, value.utf8.count <= Self.maximumValueLength, value.hasPrefix("v1."),
             let sealed = try? Base64URL.decode(value.dropFirst(3)),

@@ -27,8 +27,18 @@ public struct NativeNonceSeal: Sendable {
     ///
     /// - Throws: `JOSEError` `weakKey` for a secret shorter than 32 bytes.
     public init(secret: some Collection<UInt8>, random: any SecureRandom) throws(JOSEError) {
-        cipher = try TokenCipher(secret: secret, random: random, label: "authflow native nonce v1")
+        cipher = try TokenCipher(secret: secret, random: random, label: Self.label)
     }
+
+    /// Derives the sealing keys from `keyring`: issues under its current secret, opens under any of them.
+    ///
+    /// - Throws: `JOSEError` `cryptoFailure` when OpenSSL fails.
+    public init(keyring: SecretKeyring, random: any SecureRandom) throws(JOSEError) {
+        cipher = try keyring.cipher(label: Self.label, random: random)
+    }
+
+    /// The HKDF info label of the nonce key.
+    static let label = "authflow native nonce v1"
 
     /// A fresh nonce for `provider`, issued at `now`.
     ///
@@ -42,7 +52,7 @@ public struct NativeNonceSeal: Sendable {
 
     /// Opens `nonce` for `provider` at `now`.
     ///
-    /// - Throws: ``SignInError`` `invalid_nonce` (not sealed by this secret, or malformed), `nonce_expired`,
+    /// - Throws: ``SignInError`` `invalid_nonce` (not sealed by a secret of the keyring, or malformed), `nonce_expired`,
     ///   `nonce_provider_mismatch`.
     public func open(_ nonce: String, provider: String, now: Date) throws(SignInError) -> Issued {
         let invalid = SignInError(

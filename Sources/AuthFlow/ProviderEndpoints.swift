@@ -10,12 +10,16 @@ public struct ProviderEndpoints: Sendable, Hashable {
     public var jwks: String?
     /// The token revocation endpoint.
     public var revocation: String?
+    /// The end-session endpoint of OpenID Connect RP-Initiated Logout 1.0 (`end_session_endpoint`), where
+    /// `POST /auth/logout` with `provider_logout=1` sends the browser; `nil`: local logout only.
+    public var endSession: String?
 
     /// Creates a set of endpoints; any may be absent.
     public init(
         authorization: String? = nil, token: String? = nil, userinfo: String? = nil, jwks: String? = nil,
-        revocation: String? = nil
+        revocation: String? = nil, endSession: String? = nil
     ) {
+        self.endSession = endSession
         self.authorization = authorization
         self.token = token
         self.userinfo = userinfo
@@ -30,6 +34,6 @@ public struct ProviderEndpoints: Sendable, Hashable {
             token: overrides.token ?? token,
             userinfo: overrides.userinfo ?? userinfo,
             jwks: overrides.jwks ?? jwks,
-            revocation: overrides.revocation ?? revocation)
+            revocation: overrides.revocation ?? revocation, endSession: overrides.endSession ?? endSession)
     }
 }

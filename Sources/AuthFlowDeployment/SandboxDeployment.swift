@@ -39,7 +39,7 @@ public struct SandboxDeployment: Sendable {
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
     /// - Throws: `ConfigurationError` when a provider's type has no sandbox emulator (the sandbox
-    ///   emulates `apple`, `google`, `facebook` and `x`) or `sandbox.listen` is not a loopback address
+    ///   emulates `apple`, `google`, `facebook`, `x`, `microsoft` and `github`) or `sandbox.listen` is not a loopback address
     ///   (`invalid_value`), or `SandboxError` when the sandbox cannot listen or
     ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.
     public static func start(
@@ -51,7 +51,8 @@ public struct SandboxDeployment: Sendable {
                 ConfigurationIssue(
                     code: .notAvailable,
                     message: "provider '\(settings.name)' has type '\(settings.type)', which the sandbox does not "
-                        + "emulate (it emulates apple, google, facebook and x)",
+                        + "emulate (it emulates "
+                        + SandboxProvider.allCases.map(\.rawValue).joined(separator: ", ") + ")",
                     location: settings.typeLocation ?? settings.location))
         }
         let listen = configuration.sandbox?.listen ?? ListenAddress(host: "127.0.0.1", port: 0)
@@ -166,39 +167,21 @@ public struct SandboxDeployment: Sendable {
     ) throws -> ProviderSettings {
         let clientID = settings.clientID ?? SandboxIdentityProvider.demoClientIDs[kind] ?? kind.rawValue
         let redirectURI = settings.redirectURI(publicURL: publicURL, pathPrefix: pathPrefix)
-        var clientSecret: Secret?
-        var teamID: String?
-        var keyID: String?
+        let demo = try sandbox.registerDemoClient(kind, clientID: clientID, redirectURIs: [redirectURI])
         var privateKey: Secret?
-        switch kind {
-        case .apple:
-            let key = try sandbox.generateAppleClientKey()
-            let kid = key.keyID ?? "SANDBOXKEY"
-            try sandbox.register(
-                .apple(
-                    clientID: clientID, teamID: SandboxIdentityProvider.demoTeamID, keyID: kid,
-                    publicKey: key.publicKey, redirectURIs: [redirectURI]))
+        if let key = demo.privateKey {
             // The app's bundle ids, under the same team and key: Apple's native code exchange authenticates as them.
             for bundleID in settings.nativeClients where bundleID != clientID {
                 try sandbox.register(
                     .apple(
-                        clientID: bundleID, teamID: SandboxIdentityProvider.demoTeamID, keyID: kid,
-                        publicKey: key.publicKey, redirectURIs: [redirectURI]))
+                        clientID: bundleID, teamID: demo.teamID ?? SandboxIdentityProvider.demoTeamID,
+                        keyID: demo.keyID ?? "", publicKey: key.publicKey, redirectURIs: [redirectURI]))
             }
-            teamID = SandboxIdentityProvider.demoTeamID
-            keyID = kid
             privateKey = Secret(try key.pkcs8PEM())
-        case .google, .facebook, .x:
-            let secret = Base64URL.encode(random.bytes(24))
-            let client: SandboxClient =
-                switch kind {
-                case .google: .google(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                case .facebook: .facebook(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                default: .x(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                }
-            try sandbox.register(client)
-            clientSecret = Secret(secret)
         }
+        let clientSecret = demo.clientSecret.map { Secret($0) }
+        let teamID = demo.teamID
+        let keyID = demo.keyID
         let endpoints = sandbox.endpoints(for: kind)
         // An empty revocation URL means "none": the plugin default (the real provider's) must not be used.
         let overrides = EndpointOverrides(

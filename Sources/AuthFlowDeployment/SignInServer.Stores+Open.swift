@@ -9,14 +9,17 @@ extension SignInServer.Stores {
     /// The stores `store:` selects: in memory, or one SQLite file or one PostgreSQL database (shared by every
     /// instance using it) holding flows, accounts (tokens encrypted with AES-256-GCM under a key derived from
     /// `secret`) and sessions; with `store.redis_url`, sessions, spent flow states and rate-limit counters live in Redis (keys under
-    /// `store.redis_prefix`).
+    /// `store.redis_prefix`). Tokens sealed under one of `previousSecrets` still open, and are sealed again under
+    /// `secret` when next written.
     ///
     /// - Throws: `StoreError` when a database cannot be opened or migrated or Redis cannot be reached, or
     ///   `JOSEError` when the secret cannot key the token cipher.
     public static func open(
-        _ settings: StoreSettings, secret: Secret, clock: any WallClock, random: any SecureRandom
+        _ settings: StoreSettings, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
+        random: any SecureRandom
     ) throws -> SignInServer.Stores {
-        var stores = try openDatabase(settings, secret: secret, clock: clock, random: random)
+        let keyring = try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
+        var stores = try openDatabase(settings, keyring: keyring, clock: clock, random: random)
         if let url = settings.redisURL {
             let client = try RedisClient(
                 endpoint: try RedisEndpoint(url: url), prefix: settings.redisPrefix,
@@ -29,14 +32,14 @@ extension SignInServer.Stores {
     }
 
     private static func openDatabase(
-        _ settings: StoreSettings, secret: Secret, clock: any WallClock, random: any SecureRandom
+        _ settings: StoreSettings, keyring: SecretKeyring, clock: any WallClock, random: any SecureRandom
     ) throws -> SignInServer.Stores {
         switch settings.kind {
         case .memory:
             return .memory(clock: clock)
         case .sqlite:
             let database = try SQLiteDatabase(path: settings.path)
-            let cipher = try TokenCipher(secret: secret.value, random: random)
+            let cipher = try keyring.cipher(random: random)
             return SignInServer.Stores(
                 flows: SQLiteFlowStore(database: database, clock: clock),
                 accounts: SQLiteAccountStore(database: database, cipher: cipher, clock: clock),
@@ -47,7 +50,7 @@ extension SignInServer.Stores {
                 throw StoreError(.invalidValue, "expected store.postgres_url for store.kind postgres, found none")
             }
             let database = try PostgresDatabase(url: url, operationTimeout: settings.operationTimeout)
-            let cipher = try TokenCipher(secret: secret.value, random: random)
+            let cipher = try keyring.cipher(random: random)
             return SignInServer.Stores(
                 flows: PostgresFlowStore(database: database, clock: clock),
                 accounts: PostgresAccountStore(database: database, cipher: cipher, clock: clock),

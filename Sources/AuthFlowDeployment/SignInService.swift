@@ -83,7 +83,8 @@ public final class SignInService: Sendable {
             }
             let options = try SignInServer.Options(configuration: configuration)
             let stores = try SignInServer.Stores.open(
-                storeSettings, secret: options.secret, clock: clock, random: random)
+                storeSettings, secret: options.secret, previousSecrets: options.previousSecrets, clock: clock,
+                random: random)
             // Plugins prepare first (`type: oidc` fetches its issuer's discovery document).
             let providers = try await registry.resolve(configuration, httpClient: httpClient)
             var serverOptions = options

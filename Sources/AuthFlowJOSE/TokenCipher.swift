@@ -11,6 +11,9 @@
 /// The version byte followed by the caller's associated data is authenticated, so a ciphertext opens only
 /// for the row it was sealed for (e.g. `kind|provider|subject`) and only under the same secret.
 ///
+/// Built from a ``SecretKeyring`` it also opens what the keyring's previous secrets sealed (secret rotation);
+/// it always seals under the current one.
+///
 /// `description` and reflection never show the key.
 public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable {
     /// The format version this code writes (the first byte of every sealed value).
@@ -23,8 +26,11 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// The HKDF info label of the token-encryption key.
     public static let tokenEncryptionLabel = "authflow token encryption v1"
 
-    private let key: [UInt8]
+    /// The derived keys, the current secret's first (the only one that seals).
+    private let keys: [[UInt8]]
     private let random: any SecureRandom
+
+    private var key: [UInt8] { keys[0] }
 
     /// Derives the encryption key from `secret`.
     ///
@@ -37,6 +43,21 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     public init(
         secret: some Collection<UInt8>, random: any SecureRandom, label: String = TokenCipher.tokenEncryptionLabel
     ) throws(JOSEError) {
+        self.keys = [try Self.deriveKey(secret, label: label)]
+        self.random = random
+    }
+
+    /// A cipher over keys already derived (``SecretKeyring``), the sealing one first.
+    init(derivedKeys: [[UInt8]], random: any SecureRandom) {
+        precondition(!derivedKeys.isEmpty, "a cipher needs at least one key")
+        self.keys = derivedKeys
+        self.random = random
+    }
+
+    /// The key HKDF-SHA256 derives from `secret` for `label`.
+    ///
+    /// - Throws: ``JOSEError`` `weakKey` for a short secret, `cryptoFailure` when OpenSSL fails.
+    static func deriveKey(_ secret: some Collection<UInt8>, label: String) throws(JOSEError) -> [UInt8] {
         let secret = Array(secret)
         guard secret.count >= Self.minimumSecretLength else {
             throw JOSEError(
@@ -49,8 +70,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
         else {
             throw JOSEError(.cryptoFailure, "expected HKDF-SHA256 to derive the token key, found an OpenSSL failure")
         }
-        self.key = key
-        self.random = random
+        return key
     }
 
     /// Derives the encryption key from the UTF-8 bytes of `secret`.
@@ -89,7 +109,8 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
         return output
     }
 
-    /// Decrypts a value written by ``seal(_:associatedData:)`` with the same secret and associated data.
+    /// Decrypts a value written by ``seal(_:associatedData:)`` with the same secret (the current one or, from a
+    /// ``SecretKeyring``, a previous one) and associated data.
     ///
     /// - Throws: ``JOSEError`` `invalidCiphertext` when the bytes are too short or of an unknown version;
     ///   `decryptionFailed` when they were altered, sealed for other associated data, or under another secret.
@@ -109,23 +130,37 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
         }
         let nonceEnd = 1 + AESGCM.nonceLength
         let tagStart = sealed.count - AESGCM.tagLength
-        guard
-            let plaintext = AESGCM.open(
-                key: key, nonce: Array(sealed[1..<nonceEnd]), ciphertext: sealed[nonceEnd..<tagStart],
-                tag: sealed[tagStart...], associatedData: Self.authenticatedData(sealed[0], associatedData))
-        else {
-            throw JOSEError(
-                .decryptionFailed,
-                "expected sealed data that authenticates under this secret and associated data, found data that "
-                    + "does not (altered, bound to another record, or sealed under another secret)")
+        let nonce = Array(sealed[1..<nonceEnd])
+        let authenticated = Self.authenticatedData(sealed[0], associatedData)
+        for key in keys {
+            if let plaintext = AESGCM.open(
+                key: key, nonce: nonce, ciphertext: sealed[nonceEnd..<tagStart], tag: sealed[tagStart...],
+                associatedData: authenticated)
+            {
+                return plaintext
+            }
         }
-        return plaintext
+        throw JOSEError(
+            .decryptionFailed,
+            "expected sealed data that authenticates under this secret and associated data, found data that "
+                + "does not (altered, bound to another record, or sealed under another secret)")
     }
 
     /// A keyed digest of `message` for looking a sealed value up without storing it in clear: HMAC-SHA256
     /// under a subkey derived from the encryption key for `purpose` (HMAC-SHA256 of the purpose), so the
     /// digest is only computable with the secret and differs per purpose.
     public func keyedDigest(_ message: some Collection<UInt8>, purpose: String) -> [UInt8] {
+        Self.keyedDigest(message, purpose: purpose, key: key)
+    }
+
+    /// ``keyedDigest(_:purpose:)`` under every key, the current secret's first: a lookup by digest tries each,
+    /// so a value indexed before a rotation is still found.
+    public func keyedDigests(_ message: some Collection<UInt8>, purpose: String) -> [[UInt8]] {
+        let message = Array(message)
+        return keys.map { Self.keyedDigest(message, purpose: purpose, key: $0) }
+    }
+
+    private static func keyedDigest(_ message: some Collection<UInt8>, purpose: String, key: [UInt8]) -> [UInt8] {
         Digest.hmacSHA256(key: Digest.hmacSHA256(key: key, message: Array(purpose.utf8)), message: message)
     }
 

@@ -3,7 +3,9 @@ import AuthFlow
 extension CapabilityMatrix {
     /// The JSON contract (DESIGN.md §3) with a few added keys: `source` (when known), `display_name`,
     /// `reason` for unsupported capabilities, `advisory_details` (code, severity, capability, finding, change), and
-    /// `native` (`support`: `supported` or `unsupported`, `enabled`, `clients`: the `native_clients`).
+    /// `native` (`support`: `supported` or `unsupported`, `enabled`, `clients`: the `native_clients`), and
+    /// `provider_logout` (`support`: `supported` when the provider has an end-session endpoint, else `unsupported`:
+    /// logout is local only).
     func renderJSON() -> String {
         var members: [JSONDocument.Member] = []
         if let source { members.append(.init("source", .string(source))) }
@@ -45,6 +47,9 @@ extension CapabilityMatrix {
                     .init("enabled", .bool(row.nativeSupported && !row.nativeClients.isEmpty)),
                     .init("clients", .array(row.nativeClients.map { .string($0) })),
                 ])),
+            .init(
+                "provider_logout",
+                .object([.init("support", .string(row.providerLogout ? "supported" : "unsupported"))])),
         ])
     }
 }

@@ -26,6 +26,9 @@ public struct MatrixRow: Sendable, Hashable {
     public let nativeSupported: Bool
     /// The configured `native_clients`; native sign-in is on when this is not empty.
     public let nativeClients: [String]
+    /// Whether the provider has an end-session endpoint (OpenID Connect RP-Initiated Logout): `POST /auth/logout`
+    /// with `provider_logout=1` then logs out at the provider too; otherwise the logout is local only.
+    public let providerLogout: Bool
 
     /// Computes the row of `provider`.
     ///
@@ -52,6 +55,7 @@ public struct MatrixRow: Sendable, Hashable {
         advisories = Advisor(provider: provider, storesTokens: storesTokens, options: options).advisories()
         nativeSupported = provider.plugin is any NativeSignInProviding
         nativeClients = provider.nativeClients
+        providerLogout = provider.endpoints.endSession.map { !$0.isEmpty } ?? false
     }
 
     /// The native sign-in cell: `on (N apps)`, `off` (supported, no `native_clients`) or `unsupported`.

@@ -93,7 +93,8 @@ public struct OIDCPlugin: ProviderPlugin {
         guard let metadata else { return ProviderEndpoints() }
         return ProviderEndpoints(
             authorization: metadata.authorizationEndpoint, token: metadata.tokenEndpoint,
-            userinfo: metadata.userinfoEndpoint, jwks: metadata.jwksURI, revocation: metadata.revocationEndpoint)
+            userinfo: metadata.userinfoEndpoint, jwks: metadata.jwksURI, revocation: metadata.revocationEndpoint,
+            endSession: metadata.endSessionEndpoint)
     }
 
     /// The discovered issuer.

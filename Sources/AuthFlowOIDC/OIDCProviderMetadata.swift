@@ -26,6 +26,8 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     public let jwksURI: String
     /// `revocation_endpoint` (RFC 8414 / RFC 7009), when advertised.
     public let revocationEndpoint: String?
+    /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 §2.1), when advertised: provider logout.
+    public let endSessionEndpoint: String?
     /// The id_token algorithms accepted: `id_token_signing_alg_values_supported` ∩ the asymmetric set.
     public let idTokenAlgorithms: Set<JWSAlgorithm>
     /// `token_endpoint_auth_methods_supported` as advertised (`["client_secret_basic"]` when absent, the
@@ -71,6 +73,7 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         jwksURI = try reader.endpoint("jwks_uri", allowsQuery: true, required: true) ?? ""
         userinfoEndpoint = try reader.endpoint("userinfo_endpoint", allowsQuery: true, required: false)
         revocationEndpoint = try reader.endpoint("revocation_endpoint", allowsQuery: false, required: false)
+        endSessionEndpoint = try reader.endpoint("end_session_endpoint", allowsQuery: true, required: false)
 
         guard let responseTypes = try reader.strings("response_types_supported") else {
             throw reader.missing("response_types_supported")

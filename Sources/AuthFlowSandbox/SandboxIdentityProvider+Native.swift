@@ -47,12 +47,7 @@ extension SandboxIdentityProvider {
         }
         let nonce = body["nonce"]?.stringValue
         let authorizedParty = body["authorized_party"]?.stringValue
-        let scopes: [String] =
-            switch provider {
-            case .apple: ["openid", "name", "email"]
-            case .google: ["openid", "email", "profile"]
-            default: ["openid", "email", "public_profile"]
-            }
+        let scopes = provider.emulator.nativeScopes
         let now = self.now
         var answer: [String: JSONValue] = [:]
         do throws(SandboxError) {
@@ -67,7 +62,7 @@ extension SandboxIdentityProvider {
             guard client(.apple, clientID: audience) != nil else {
                 return refuse("audience '\(clip(audience))' is not a registered Apple client (bundle id)")
             }
-            let code = randomToken(prefix: Self.codePrefix(provider))
+            let code = randomToken(prefix: provider.emulator.codePrefix)
             let authorization = AuthorizationRequest(
                 provider: .apple, clientID: audience, redirectURI: "", scopes: scopes, state: nil, nonce: nonce,
                 challenge: nil)

@@ -45,8 +45,8 @@ struct FlowCookie: Sendable {
     /// not open: most often an instance with another `server.secret` sealed it.
     static let unopenedMessage =
         "expected the flow cookie of the browser that began this sign-in, found one that does not open here "
-        + "(sealed under another server.secret, as by an instance with a different secret or another "
-        + "serve --sandbox, or for another provider's callback, or altered)"
+        + "(sealed under another server.secret, not in server.previous_secrets here, as by an instance with a "
+        + "different secret or another serve --sandbox, or for another provider's callback, or altered)"
 
     /// Whether the request carries a flow cookie named for `state`, whether or not it opens.
     func isPresent(in request: HTTPServerRequest, state: String) -> Bool {

@@ -124,6 +124,13 @@ extension SignInServer {
                 flowCookie.policy.clearedFlowCookie(name: flowCookie.policy.flowCookieName(state: record.state)))
         }
         response.addCookie(session.cookie)
+        // The id_token for a later provider logout's `id_token_hint`, only where the provider has one.
+        if let providerLogout, let idToken = result.tokens.idToken, providers[name]?.endpoints.endSession != nil,
+            let cookie = try? providerLogout.hintCookie(
+                idToken: idToken, sessionID: session.id, maxAge: Int(options.sessionTTL.rounded(.down)))
+        {
+            response.addCookie(cookie)
+        }
         return response
     }
 

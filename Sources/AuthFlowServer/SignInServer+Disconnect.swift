@@ -78,7 +78,8 @@ extension SignInServer {
     /// Deletes a user the way account deletion (`POST /auth/account/delete`, `authflow users delete`) does:
     /// revokes every stored token at its provider, ends every session of the user, then deletes the user with
     /// its identities and tokens (in this order, so a failure part-way never leaves a live session for a
-    /// deleted user). A revocation that fails is logged and the deletion goes ahead.
+    /// deleted user). A revocation that fails is logged and the deletion goes ahead, as does one whose tokens
+    /// no longer decrypt (sealed under a secret since dropped from `server.previous_secrets`): those stay unrevoked.
     ///
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
     ///   exist (the store's `user_not_found`); nothing after the failing step is done.
@@ -87,7 +88,12 @@ extension SignInServer {
         let sessions = stores.sessions
         noteChanged(user: user)
         let tokens = try await storing("read the user's tokens") { () async throws(StoreError) in
-            try await accounts.tokens(ofUser: user)
+            do throws(StoreError) {
+                return try await accounts.tokens(ofUser: user)
+            } catch  where error.code == .corruptData {
+                // A token sealed under a dropped secret: the account still goes; what decrypts is revoked below.
+                return [:]
+            }
         }
         var unrevoked: [String] = []
         for (identity, stored) in tokens.sorted(by: { $0.key.description < $1.key.description }) {

@@ -116,6 +116,7 @@ extension SignInServer {
             case "session": return "/auth/session"
             case "check": return "/auth/check"
             case "logout": return "/auth/logout"
+            case "logged-out": return "/auth/logged-out"
             default: return "other"
             }
         case 3:

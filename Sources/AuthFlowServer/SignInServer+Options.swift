@@ -8,6 +8,9 @@ extension SignInServer {
         public var publicURL: String
         /// Keys the flow-cookie MAC (and, in the SQLite store, token encryption); at least 32 bytes.
         public var secret: Secret
+        /// Secrets `secret` replaced (`server.previous_secrets`), newest first: flow cookies, native nonces and
+        /// stored tokens sealed under them still open; everything new is sealed under `secret`.
+        public var previousSecrets: [Secret] = []
         /// Path prefixes and absolute origins `return_to` may point at.
         public var allowedReturnTo: [String]
         /// Session lifetime in seconds.
@@ -99,6 +102,14 @@ extension SignInServer {
             self.ipv6ClientPrefix = server.limits.ipv6Prefix
             self.pathPrefix = server.pathPrefix
             self.access = server.access
+            self.previousSecrets = server.previousSecrets
+        }
+
+        /// The keyring of `secret` and `previousSecrets`, from which every key the server derives comes.
+        ///
+        /// - Throws: `JOSEError` `weakKey` when one of them is shorter than 32 bytes.
+        public func keyring() throws(JOSEError) -> SecretKeyring {
+            try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
         }
     }
 

@@ -43,7 +43,7 @@ public final class SignInServer: Sendable {
     /// with the request's fields already in place.
     let baseLogger: any ServerLogger
     let cookies: CookiePolicy
-    /// Seals flows into flow cookies; `nil` when `server.secret` is too short to key it.
+    /// Seals flows into flow cookies; `nil` when `server.secret` (or a previous secret) is too short to key it.
     let flowCookie: FlowCookie?
     let returnToPolicy: ReturnToPolicy
     let originCheck: OriginCheck
@@ -60,6 +60,8 @@ public final class SignInServer: Sendable {
     let native: NativeSignIn?
     /// `server.path_prefix`: which paths are routed (see ``RoutePrefix``).
     let routePrefix: RoutePrefix
+    /// The id_token hint cookie and logout state of provider logout; `nil` when the secrets cannot key it.
+    let providerLogout: ProviderLogout?
 
     /// Creates a server over resolved providers.
     ///
@@ -99,7 +101,8 @@ public final class SignInServer: Sendable {
         self.metrics = metrics
         let cookies = CookiePolicy(publicURL: options.publicURL)
         self.cookies = cookies
-        self.flowCookie = (try? FlowRecordSeal(secret: Array(options.secret.value.utf8), random: random)).map {
+        let keyring = try? options.keyring()
+        self.flowCookie = keyring.flatMap { try? FlowRecordSeal(keyring: $0, random: random) }.map {
             FlowCookie(seal: $0, policy: cookies)
         }
         self.returnToPolicy = ReturnToPolicy(allowed: options.allowedReturnTo)
@@ -109,12 +112,15 @@ public final class SignInServer: Sendable {
             providers: providers, httpClient: httpClient, clock: clock, options: options.flow, keySets: keySets,
             observer: observer, requestTimeout: Self.revocationTimeout)
         self.sessionCache = SessionCache(lifetime: options.sessionCacheLifetime)
-        self.native = (try? NativeNonceSeal(secret: Array(options.secret.value.utf8), random: random)).map {
+        self.native = keyring.flatMap { try? NativeNonceSeal(keyring: $0, random: random) }.map {
             NativeSignIn(
                 providers: providers, keySets: keySets, httpClient: httpClient, flowStore: stores.flows, nonces: $0,
                 clock: clock, options: options.flow, observer: observer)
         }
         self.routePrefix = RoutePrefix(options.pathPrefix)
+        self.providerLogout = keyring.flatMap { try? $0.cipher(label: ProviderLogout.label, random: random) }.map {
+            ProviderLogout(cipher: $0, policy: cookies, pathPrefix: options.pathPrefix)
+        }
     }
 
     /// Creates a server from a loaded configuration, resolving its providers with `registry` without any I/O,
@@ -282,6 +288,9 @@ public final class SignInServer: Sendable {
             case "logout":
                 try only("POST")
                 return try await changingSessions { () async throws(ServerError) in try await logout(request) }
+            case "logged-out":
+                try only("GET")
+                return try loggedOut(request)
             default:
                 break
             }

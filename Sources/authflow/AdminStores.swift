@@ -34,7 +34,8 @@ struct AdminStores {
         }
         do {
             let stores = try SignInServer.Stores.open(
-                configuration.store, secret: options.secret, clock: SystemClock(), random: SystemRandom())
+                configuration.store, secret: options.secret, previousSecrets: options.previousSecrets,
+                clock: SystemClock(), random: SystemRandom())
             return AdminStores(configuration: configuration, options: options, stores: stores)
         } catch {
             throw Failure(description: "cannot open the store: \(error)")

@@ -142,6 +142,22 @@ import Testing
         #expect(text.contains("on (1 app)"))
     }
 
+    @Test func providerLogoutSupportFollowsTheEndSessionEndpoint() throws {
+        let providers = try MatrixTestSupport.providers(
+            yaml: """
+                server: {public_url: https://app.example}
+                providers:
+                  google: {type: google, client_id: web, client_secret: s}
+                  okta: {type: google, client_id: web, client_secret: s,
+                    endpoints: {end_session: "https://idp.example/oauth2/default/v1/logout"}}
+
+                """)
+        let document = try Self.document(CapabilityMatrix(providers: providers).render(format: .json))
+        let logout = { (name: String) throws -> JSONValue? in try Self.provider(name, in: document)["provider_logout"] }
+        #expect(try logout("google") == .object(["support": "unsupported"]))
+        #expect(try logout("okta") == .object(["support": "supported"]))
+    }
+
     @Test func emptyMatrixIsAnEmptyProviderList() throws {
         let document = try Self.document(CapabilityMatrix(providers: []).render(format: .json))
         #expect(document == .object(["providers": .array([])]))

@@ -35,6 +35,12 @@ import Testing
         #expect(metadata.scopes == ["openid", "email", "profile"])
     }
 
+    @Test func readsTheEndSessionEndpointWhenAdvertised() throws {
+        #expect(try metadata([:]).endSessionEndpoint == nil)
+        let entra = try metadata(["end_session_endpoint": .string(Self.issuer + "/oauth2/v2.0/logout?x=1")])
+        #expect(entra.endSessionEndpoint == Self.issuer + "/oauth2/v2.0/logout?x=1")
+    }
+
     @Test func readsWhetherTheIssuerNamesItselfInAuthorizationResponses() throws {
         #expect(try metadata([:]).issuerInAuthorizationResponse == false)
         let promising = try metadata(["authorization_response_iss_parameter_supported": true])
@@ -72,6 +78,7 @@ import Testing
     @Test func refusesPlainHTTPEndpointsExceptOnLoopbackHosts() throws {
         for field in [
             "authorization_endpoint", "token_endpoint", "jwks_uri", "userinfo_endpoint", "revocation_endpoint",
+            "end_session_endpoint",
         ] {
             let error = refusal([field: "http://login.example.com/x"])
             #expect(error?.code == .insecureEndpoint, "\(field)")

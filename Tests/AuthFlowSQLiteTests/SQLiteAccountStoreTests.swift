@@ -103,6 +103,43 @@ import Testing
         #expect(try await rotated.user(.alice) == nil)
     }
 
+    static func store(_ path: String, keyring: SecretKeyring) throws -> SQLiteAccountStore {
+        SQLiteAccountStore(
+            database: try SQLiteDatabase(path: path), cipher: try keyring.cipher(random: SystemRandom()),
+            clock: ManualClock(StoreHarness.start))
+    }
+
+    @Test func opensTokensOfAPreviousSecretAndSealsThemAgainUnderTheCurrentOneWhenWritten() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("rotation.sqlite")
+        let newSecret = "the-new-server-secret-fedcba9876543210"
+        let refresh = "1//refresh-token-long-enough-for-a-prefix"
+        do {
+            let store = try Self.store(path)
+            _ = try await store.createUser(.alice, identity: .googleAlice, profile: IdentityProfile())
+            _ = try await store.createUser(.bob, identity: .googleBob, profile: IdentityProfile())
+            try await store.saveTokens(StoredTokens(accessToken: "a-alice", refreshToken: refresh), for: .googleAlice)
+            try await store.saveTokens(StoredTokens(accessToken: "a-bob", refreshToken: "r-bob"), for: .googleBob)
+        }
+        let rotated = try Self.store(
+            path, keyring: try SecretKeyring(current: newSecret, previous: [StoreHarness.secret]))
+        #expect(try await rotated.tokens(for: .googleAlice)?.refreshToken == refresh)
+        #expect(try await rotated.tokens(ofUser: .bob)[.googleBob]?.accessToken == "a-bob")
+        // The refresh-token prefix index written under the old secret is still found.
+        let prefix = try #require(RefreshTokenIdentifier.prefix(of: refresh))
+        #expect(try await rotated.identity(provider: "google", refreshToken: .prefix(prefix)) == .googleAlice)
+
+        // Bob's tokens are written again (as a sign-in or refresh does): now under the new secret.
+        try await rotated.saveTokens(StoredTokens(accessToken: "a-bob-2", refreshToken: "r-bob-2"), for: .googleBob)
+        let dropped = try Self.store(path, keyring: try SecretKeyring(current: newSecret))
+        #expect(try await dropped.tokens(for: .googleBob)?.refreshToken == "r-bob-2")
+        // Alice's, never written again, are refused once the old secret is dropped; so is the old index.
+        let error = await storeError { () throws(StoreError) in try await dropped.tokens(for: .googleAlice) }
+        #expect(error?.code == .corruptData)
+        #expect(error?.message.contains("server.previous_secrets") == true)
+        #expect(try await dropped.identity(provider: "google", refreshToken: .prefix(prefix)) == nil)
+    }
+
     @Test func takesAPendingProfileOnceAcrossTwoConnections() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("race.sqlite")

@@ -32,6 +32,20 @@ import Testing
         #expect(other.open(value, cookieName: "authflow_flow_abc", provider: "google") == nil)
     }
 
+    @Test func opensACookieSealedUnderAPreviousSecretUntilThatSecretIsDropped() throws {
+        let old = try seal()
+        let value = try old.seal(Self.record, cookieName: "authflow_flow_abc")
+        let new = Array("the-new-server-secret-fedcba9876543210".utf8)
+        let rotated = try FlowRecordSeal(
+            keyring: try SecretKeyring(current: new, previous: [Self.secret]), random: SystemRandom())
+        #expect(rotated.open(value, cookieName: "authflow_flow_abc", provider: "google") == Self.record)
+        // What the rotated seal writes opens under the new secret alone.
+        let fresh = try rotated.seal(Self.record, cookieName: "authflow_flow_abc")
+        let dropped = try FlowRecordSeal(keyring: try SecretKeyring(current: new), random: SystemRandom())
+        #expect(dropped.open(fresh, cookieName: "authflow_flow_abc", provider: "google") == Self.record)
+        #expect(dropped.open(value, cookieName: "authflow_flow_abc", provider: "google") == nil)
+    }
+
     @Test func refusesAlteredMalformedAndOversizedValues() throws {
         let seal = try seal()
         let value = try seal.seal(Self.record, cookieName: "n")

@@ -32,6 +32,22 @@ struct NativeNonceSealTests {
         #expect(refusal(seal, issued.nonce, provider: "google") == .nonceProviderMismatch)
     }
 
+    @Test func opensANonceIssuedUnderAPreviousSecretUntilThatSecretIsDropped() throws {
+        let issued = try NativeNonceSeal(secret: Self.secret, random: SystemRandom()).issue(
+            provider: "apple", now: Self.start)
+        let new = Array("the-new-server-secret-fedcba9876543210".utf8)
+        let rotated = try NativeNonceSeal(
+            keyring: try SecretKeyring(current: new, previous: [Self.secret]), random: SystemRandom())
+        #expect(refusal(rotated, issued.nonce) == nil)
+        // Issued by the rotated seal: the new secret alone opens it.
+        let fresh = try rotated.issue(provider: "apple", now: Self.start)
+        let dropped = try NativeNonceSeal(keyring: try SecretKeyring(current: new), random: SystemRandom())
+        #expect(refusal(dropped, fresh.nonce) == nil)
+        #expect(refusal(dropped, issued.nonce) == .invalidNonce)
+        // The expiry still holds under a previous secret.
+        #expect(refusal(rotated, issued.nonce, now: Self.start + 600) == .nonceExpired)
+    }
+
     @Test func refusesNoncesOfAnotherSecretAndAlteredOnes() throws {
         let seal = try NativeNonceSeal(secret: Self.secret, random: SystemRandom())
         let issued = try seal.issue(provider: "apple", now: Self.start)

@@ -4,10 +4,10 @@ extension ConfigurationReader {
     static let providerKeys = [
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
-        "native_clients",
+        "native_clients", "post_logout_redirect_uri",
     ]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
-    static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation"]
+    static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation", "end_session"]
     /// Authorization-request parameters AuthFlow sets itself, with where their value comes from; an
     /// `authorization_params` entry may not override them.
     static let reservedAuthorizationParameters: [String: String] = [
@@ -115,7 +115,9 @@ extension ConfigurationReader {
             endpoints: endpoints, authorizationParameters: authorizationParameters, location: location(key.mark),
             typeLocation: typeLocation,
             capabilityLocations: capabilities.locations, keyLocations: keyLocations,
-            nativeClients: nativeClients(section))
+            nativeClients: nativeClients(section),
+            postLogoutRedirectURI: url(
+                section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")))
     }
 
     /// `native_clients`: a list of non-empty client ids without spaces.
@@ -169,7 +171,7 @@ extension ConfigurationReader {
         }
         return EndpointOverrides(
             authorization: read("authorization"), token: read("token"), userinfo: read("userinfo"),
-            jwks: read("jwks"), revocation: read("revocation"))
+            jwks: read("jwks"), revocation: read("revocation"), endSession: read("end_session"))
     }
 
     /// `authorization_params`: extra parameters of the authorization request (e.g. Google's

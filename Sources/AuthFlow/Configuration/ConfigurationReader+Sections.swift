@@ -3,7 +3,8 @@ internal import AuthFlowYAML
 extension ConfigurationReader {
     static let rootKeys = ["server", "sandbox", "store", "providers"]
     static let serverKeys = [
-        "listen", "public_url", "secret", "allowed_return_to", "session_ttl", "native_session_ttl", "signup",
+        "listen", "public_url", "secret", "previous_secrets", "allowed_return_to", "session_ttl", "native_session_ttl",
+        "signup",
         "link_by_verified_email",
         "metrics_listen", "log_format", "path_prefix", "access",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
@@ -63,6 +64,7 @@ extension ConfigurationReader {
         }
 
         let secret = serverSecret(section)
+        let previousSecrets = previousServerSecrets(section.value("previous_secrets"))
 
         var allowedReturnTo = ["/"]
         if let node = section.value("allowed_return_to"), case .sequence(let items, _) = node {
@@ -124,7 +126,8 @@ extension ConfigurationReader {
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
-            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access)
+            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access,
+            previousSecrets: previousSecrets)
     }
 
     /// `server.access`: lists of email domains (ASCII only, lowercased), emails and provider names; empty when
@@ -221,6 +224,39 @@ extension ConfigurationReader {
             return nil
         }
         return Secret(value)
+    }
+
+    /// `server.previous_secrets`: a list written like `server.secret` (inline or `${VAR}`), each at least 32 bytes;
+    /// a short one is reported with its position.
+    private mutating func previousServerSecrets(_ node: YAMLNode?) -> [Secret] {
+        guard let node, !node.isNullScalar else { return [] }
+        guard case .sequence(let items, _) = node else {
+            report(
+                .wrongType,
+                "expected a list for server.previous_secrets (e.g. [\"${OLD_SECRET}\"]), found "
+                    + (node.scalar != nil ? "a single value (write it as a list item)" : node.foundDescription),
+                at: node.mark)
+            return []
+        }
+        var secrets: [Secret] = []
+        for (index, item) in items.enumerated() {
+            let path = "server.previous_secrets[\(index)]"
+            redactCredential(at: item.mark)
+            guard let value = string(item, path: path, credential: true) else { continue }
+            if case .scalar(let scalar) = item, !scalar.value.contains("${") {
+                secretFiles.append(SecretFile(key: path, path: fileName))
+            }
+            let bytes = value.utf8.count
+            guard bytes >= 32 else {
+                report(
+                    .weakSecret,
+                    "\(path) must be at least 32 bytes, found \(bytes) bytes (each previous secret is a former "
+                        + "server.secret)", at: item.mark)
+                continue
+            }
+            secrets.append(Secret(value))
+        }
+        return secrets
     }
 
     private func isPathPrefix(_ text: String) -> Bool {

@@ -60,6 +60,11 @@ struct ConfigurationReader {
         SourceLocation(fileName: fileName, line: mark.line, column: mark.column, sourceLine: lines.line(mark.line))
     }
 
+    /// Keeps the credential at `mark` (a list item) out of every source line shown from now on.
+    func redactCredential(at mark: YAMLMark) {
+        lines.redact(line: mark.line, from: mark.column)
+    }
+
     mutating func report(_ code: ConfigurationIssue.Code, _ message: String, at mark: YAMLMark?) {
         issues.append(ConfigurationIssue(code: code, message: message, location: mark.map(location)))
     }
@@ -92,7 +97,7 @@ struct ConfigurationReader {
     }
 
     /// Whether `value` (after a key's colon) is exactly `${NAME}`, optionally quoted, and spaces.
-    private static func isOnlyAReference(_ value: ArraySlice<Unicode.Scalar>) -> Bool {
+    static func isOnlyAReference(_ value: ArraySlice<Unicode.Scalar>) -> Bool {
         var text = Substring(String(String.UnicodeScalarView(value)))
         while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
         while let last = text.last, last == " " || last == "\t" { text.removeLast() }
@@ -307,6 +312,22 @@ final class RedactedLines {
 
     init(source: YAMLSourceText) {
         self.source = source
+    }
+
+    /// Redacts line `number` from `column` (1-based, in characters) on: a credential written as a list item,
+    /// which no key names on its line. A value that is only `${NAME}` stays shown.
+    func redact(line number: Int, from column: Int) {
+        guard let line = source.line(number) else { return }
+        // A line a key already redacts (a flow list after `previous_secrets:`) stays redacted from that key on.
+        let byKey = ConfigurationReader.redacted(line)
+        guard byKey == line else {
+            cache[number] = byKey
+            return
+        }
+        let kept = line.prefix(max(0, column - 1))
+        let rest = Array(line.dropFirst(kept.count).unicodeScalars)
+        guard !ConfigurationReader.isOnlyAReference(rest[...]) else { return }
+        cache[number] = String(kept) + "<redacted>"
     }
 
     func line(_ number: Int) -> String? {

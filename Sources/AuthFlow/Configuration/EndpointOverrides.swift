@@ -12,12 +12,15 @@ public struct EndpointOverrides: Sendable, Hashable {
     public let jwks: String?
     /// `revocation`: the token revocation endpoint.
     public let revocation: String?
+    /// `end_session`: the end-session endpoint of OpenID Connect RP-Initiated Logout (provider logout).
+    public let endSession: String?
 
     /// Creates overrides.
     public init(
         authorization: String? = nil, token: String? = nil, userinfo: String? = nil, jwks: String? = nil,
-        revocation: String? = nil
+        revocation: String? = nil, endSession: String? = nil
     ) {
+        self.endSession = endSession
         self.authorization = authorization
         self.token = token
         self.userinfo = userinfo
@@ -27,6 +30,6 @@ public struct EndpointOverrides: Sendable, Hashable {
 
     /// `true` when no endpoint is overridden.
     public var isEmpty: Bool {
-        authorization == nil && token == nil && userinfo == nil && jwks == nil && revocation == nil
+        authorization == nil && token == nil && userinfo == nil && jwks == nil && revocation == nil && endSession == nil
     }
 }

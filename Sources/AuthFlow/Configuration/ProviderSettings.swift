@@ -29,6 +29,9 @@ public struct ProviderSettings: Sendable, Hashable {
     public let capabilities: [String: Bool]
     /// `redirect_uri`; when absent and `server.public_url` is set, `{public_url}/auth/{name}/callback`.
     public let redirectURI: String?
+    /// `post_logout_redirect_uri`: where the provider sends the browser after a provider logout; when absent,
+    /// `{public_url}{path_prefix}/logged-out`. Register it with the provider.
+    public let postLogoutRedirectURI: String?
     /// `issuer`: the expected `iss` of id_tokens (and the discovery base for `type: oidc`).
     public let issuer: String?
     /// `endpoints`: overrides of the plugin's default URLs.
@@ -55,8 +58,10 @@ public struct ProviderSettings: Sendable, Hashable {
         endpoints: EndpointOverrides = EndpointOverrides(), authorizationParameters: [String: String] = [:],
         location: SourceLocation,
         typeLocation: SourceLocation? = nil, capabilityLocations: [String: SourceLocation] = [:],
-        keyLocations: [String: SourceLocation] = [:], nativeClients: [String] = []
+        keyLocations: [String: SourceLocation] = [:], nativeClients: [String] = [],
+        postLogoutRedirectURI: String? = nil
     ) {
+        self.postLogoutRedirectURI = postLogoutRedirectURI
         self.nativeClients = nativeClients
         self.name = name
         self.type = type

@@ -9,6 +9,9 @@ public struct ServerSettings: Sendable, Hashable {
     /// Keys cookie MACs and token encryption; at least 32 bytes. `nil` only in sandbox mode, when it
     /// was not given or its `${VAR}` is unset (the sandbox generates one).
     public let secret: Secret?
+    /// Secrets `secret` replaced (`server.previous_secrets`), newest first, each at least 32 bytes: what they
+    /// sealed, signed or encrypted still opens; nothing new is sealed under them. Default none.
+    public let previousSecrets: [Secret]
     /// Path prefixes (`/app`) and absolute origins (`https://app.example.com`) that `return_to` may
     /// point at; default `["/"]`.
     public let allowedReturnTo: [String]
@@ -63,8 +66,10 @@ public struct ServerSettings: Sendable, Hashable {
         linkByVerifiedEmail: EmailLinkPolicy = .off, limits: ConnectionLimits = ConnectionLimits(),
         trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
         metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text, nativeSessionTTL: Double = 30 * 86_400,
-        pathPrefix: String = ServerSettings.defaultPathPrefix, access: AccessRules = AccessRules()
+        pathPrefix: String = ServerSettings.defaultPathPrefix, access: AccessRules = AccessRules(),
+        previousSecrets: [Secret] = []
     ) {
+        self.previousSecrets = previousSecrets
         self.access = access
         self.nativeSessionTTL = nativeSessionTTL
         self.pathPrefix = pathPrefix

@@ -13,6 +13,20 @@ import Testing
         """ + minimalProviders
     }
 
+    @Test func readsTheProviderLogoutKeys() throws {
+        let configuration = try makeLoader().load(
+            yaml: yaml("") + """
+                    endpoints: { end_session: "https://idp.example/logout?tenant=t1" }
+                    post_logout_redirect_uri: https://app.example/bye
+
+                """, fileName: "providers.yaml")
+        let google = try #require(configuration.providers.first)
+        #expect(google.endpoints.endSession == "https://idp.example/logout?tenant=t1")
+        #expect(google.postLogoutRedirectURI == "https://app.example/bye")
+        let error = try loadError(yaml("") + "    post_logout_redirect_uri: http://app.example/bye\n")
+        #expect(error.issues.map(\.code) == [.insecureURL])
+    }
+
     @Test func defaultsToAuth() throws {
         let configuration = try makeLoader().load(yaml: yaml(""), fileName: "providers.yaml")
         #expect(configuration.server?.pathPrefix == "/auth")

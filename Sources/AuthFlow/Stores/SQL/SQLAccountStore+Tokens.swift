@@ -112,20 +112,24 @@ extension SQLAccountStore {
         let operation = "identity(provider:refreshToken:)"
         try StoreValidation.checkProvider(provider, operation: operation)
         let column: String
-        let value: StoreValue
+        let values: [StoreValue]
         switch identifier {
         case .sha512SHA512(let digest):
-            (column, value) = ("refresh_token_hash", .text(digest))
+            (column, values) = ("refresh_token_hash", [.text(digest)])
         case .prefix(let prefix):
-            (column, value) = ("refresh_token_prefix_digest", .bytes(sealing.prefixDigest(prefix)))
+            // One digest per secret of the keyring: a row indexed before a rotation is still found.
+            (column, values) = ("refresh_token_prefix_digest", sealing.prefixDigests(prefix).map { .bytes($0) })
         }
-        let found = try await backend.withConnection(operation) { connection throws(StoreError) in
-            try connection.query(
-                "SELECT provider, subject FROM identity_tokens WHERE provider = $1 AND \(column) = $2 LIMIT 2",
-                .text(provider), value, operation: operation
-            ).map { row throws(StoreError) in IdentityKey(provider: try row.text(0), subject: try row.text(1)) }
+        for value in values {
+            let found = try await backend.withConnection(operation) { connection throws(StoreError) in
+                try connection.query(
+                    "SELECT provider, subject FROM identity_tokens WHERE provider = $1 AND \(column) = $2 LIMIT 2",
+                    .text(provider), value, operation: operation
+                ).map { row throws(StoreError) in IdentityKey(provider: try row.text(0), subject: try row.text(1)) }
+            }
+            if !found.isEmpty { return found.count == 1 ? found[0] : nil }
         }
-        return found.count == 1 ? found[0] : nil
+        return nil
     }
 
     /// Takes the lease with one conditional `UPDATE … WHERE refresh_lease_until IS NULL OR refresh_lease_until

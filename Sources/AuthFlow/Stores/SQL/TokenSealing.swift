@@ -44,12 +44,19 @@ package struct TokenSealing: Sendable {
         cipher.keyedDigest(Array(prefix.utf8), purpose: Self.prefixIndexPurpose)
     }
 
+    /// ``prefixDigest(_:)`` under every secret of the keyring, the current one first: a row indexed before a
+    /// rotation is found until it is written again (which indexes it under the current secret).
+    package func prefixDigests(_ prefix: String) -> [[UInt8]] {
+        cipher.keyedDigests(Array(prefix.utf8), purpose: Self.prefixIndexPurpose)
+    }
+
     /// The columns a token query selects first, in the order ``tokens(from:at:_:operation:)`` reads them.
     package static let columns = "access_token, refresh_token, access_token_expires_at, scope, client_id"
 
     let cipher: TokenCipher
 
-    /// Seals with `cipher` (built from `server.secret`).
+    /// Seals with `cipher` (built from `server.secret`; from a `SecretKeyring`, it also opens what the previous
+    /// secrets sealed, and each write seals under the current one).
     package init(cipher: TokenCipher) { self.cipher = cipher }
 
     /// The columns to write for `tokens` of `identity`.
@@ -111,8 +118,8 @@ package struct TokenSealing: Sendable {
         } catch {
             throw StoreError(
                 .corruptData,
-                "expected the stored \(kind.rawValue) to decrypt under the configured secret for its identity, found "
-                    + "\(error.code) (was server.secret changed, or the row altered?)",
+                "expected the stored \(kind.rawValue) to decrypt under a configured secret for its identity, found "
+                    + "\(error.code) (was server.secret changed without keeping the old one in server.previous_secrets, or the row altered?)",
                 operation: operation)
         }
         guard let text = String(validating: plaintext, as: UTF8.self) else {
