@@ -72,19 +72,25 @@ public struct CookiePolicy: Sendable, Hashable {
     /// The provider and the start time (seconds since 1970) that a flow cookie's name says, or `nil` when
     /// `name` is not a flow cookie name of ``flowCookieName(state:provider:createdAt:)``'s form. Nothing of it
     /// is trusted until the cookie opens: a start only uses it to choose which cookies to clear.
-    public func flowCookieParts(_ name: String) -> (provider: Substring, createdAt: Int64)? {
+    public func flowCookieParts(_ name: String) -> (provider: String, createdAt: Int64)? {
+        let skip = flowCookiePrefix.utf8.count
         guard name.hasPrefix(flowCookiePrefix) else { return nil }
-        let rest = name.utf8.dropFirst(flowCookiePrefix.utf8.count)
-        // PROVIDER.XXXXXXXX.SECONDS: the digest has no `.`, a provider name (`[a-z0-9_-]`) none either.
-        guard let firstDot = rest.firstIndex(of: UInt8(ascii: ".")),
-            let lastDot = rest.lastIndex(of: UInt8(ascii: ".")),
-            rest.distance(from: firstDot, to: lastDot) == 9, firstDot != rest.startIndex
-        else { return nil }
-        let digits = rest[rest.index(after: lastDot)...]
-        guard (1...10).contains(digits.count), digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            let seconds = Int64(Substring(digits))
-        else { return nil }
-        return (Substring(rest[..<firstDot]), seconds)
+        var name = name
+        // PROVIDER.XXXXXXXX.SECONDS on the bytes: the digest has no `.`, a provider name (`[a-z0-9_-]`) none either.
+        return name.withUTF8 { bytes -> (provider: String, createdAt: Int64)? in
+            let dot = UInt8(ascii: ".")
+            guard let first = bytes[skip...].firstIndex(of: dot), first > skip, first + 9 < bytes.count,
+                bytes[first + 9] == dot, !bytes[(first + 1)..<(first + 9)].contains(dot)
+            else { return nil }
+            let digits = bytes[(first + 10)...]
+            guard (1...10).contains(digits.count) else { return nil }
+            var seconds: Int64 = 0
+            for byte in digits {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                seconds = seconds * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[skip..<first]), as: UTF8.self), seconds)
+        }
     }
 
     /// `Set-Cookie` for a flow cookie living `maxAge` seconds.

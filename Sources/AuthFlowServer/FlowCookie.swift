@@ -86,19 +86,45 @@ struct FlowCookie: Sendable {
         return request.cookieNames().contains { $0.hasPrefix(stem) }
     }
 
-    /// The record of this browser's newest other flow cookie for `provider` that opens, trying the newest
-    /// first (by the time its name says); `nil` when there is none.
-    func newestRecord(in request: HTTPServerRequest, provider: String) -> FlowRecord? {
-        var named: [(name: String, createdAt: Int64)] = []
-        for name in Set(request.cookieNames()).sorted().prefix(Self.maximumExamined) {
-            guard let parts = policy.flowCookieParts(name), parts.provider == provider else { continue }
-            named.append((name, parts.createdAt))
+    /// A flow cookie of a request, as its name describes it (nothing of it trusted until it opens).
+    struct Held: Sendable {
+        let name: String
+        /// The provider the name says; `nil` when the name is not of the flow cookie form.
+        let provider: String?
+        /// The start time the name says, in seconds since 1970; `Int64.min` when the name is not of the form.
+        let createdAt: Int64
+    }
+
+    /// The request's flow cookies (each name once, at most ``maximumExamined`` of them first in name order, then
+    /// the others), read from their names in one pass over the `Cookie` headers.
+    func held(in request: HTTPServerRequest) -> (examined: [Held], others: [String]) {
+        var names: [String] = []
+        for name in request.cookieNames() where name.hasPrefix(policy.flowCookiePrefix) && !names.contains(name) {
+            names.append(name)
         }
-        for (name, _) in named.sorted(by: { $0.createdAt > $1.createdAt }) {
-            let values = request.cookieValues(name)
-            guard values.count == 1, let record = seal.open(values[0], cookieName: name, provider: provider) else {
-                continue
-            }
+        names.sort()
+        let examined = names.prefix(Self.maximumExamined).map { name in
+            let parts = policy.flowCookieParts(name)
+            return Held(name: name, provider: parts?.provider, createdAt: parts?.createdAt ?? .min)
+        }
+        return (examined, Array(names.dropFirst(Self.maximumExamined)))
+    }
+
+    /// The record of this browser's newest flow cookie for `provider` that opens, trying the newest first (by
+    /// the time its name says); `nil` when there is none.
+    func newestRecord(in request: HTTPServerRequest, provider: String) -> FlowRecord? {
+        newestRecord(in: request, held: held(in: request).examined, provider: provider)
+    }
+
+    /// ``newestRecord(in:provider:)`` over the request's flow cookies `held` read already.
+    func newestRecord(in request: HTTPServerRequest, held: [Held], provider: String) -> FlowRecord? {
+        var candidates = held.filter { $0.provider == provider }
+        candidates.sort { ($0.createdAt, $0.name) > ($1.createdAt, $1.name) }
+        for candidate in candidates {
+            let values = request.cookieValues(candidate.name)
+            guard values.count == 1,
+                let record = seal.open(values[0], cookieName: candidate.name, provider: provider)
+            else { continue }
             return record
         }
         return nil
@@ -108,22 +134,20 @@ struct FlowCookie: Sendable {
     /// holds at most ``maximumLive``, by the age their names say (no cookie is opened). Cookies whose name is
     /// not a flow cookie name for one of `providers` go first.
     func evictions(in request: HTTPServerRequest, providers: [String]) -> [String] {
-        let names = Set(request.cookieNames().filter { $0.hasPrefix(policy.flowCookiePrefix) })
-        guard names.count >= Self.maximumLive else { return [] }
-        var dated: [(name: String, createdAt: Int64)] = []
-        for name in names.sorted().prefix(Self.maximumExamined) {
-            if let parts = policy.flowCookieParts(name), providers.contains(where: { $0[...] == parts.provider }) {
-                dated.append((name, parts.createdAt))
-            } else {
-                dated.append((name, .min))
-            }
-        }
-        let examined = Set(dated.map(\.name))
-        var dropped = names.subtracting(examined).sorted()
+        evictions(held(in: request), providers: providers)
+    }
+
+    /// ``evictions(in:providers:)`` over the request's flow cookies read already.
+    func evictions(_ held: (examined: [Held], others: [String]), providers: [String]) -> [String] {
+        guard held.examined.count + held.others.count >= Self.maximumLive else { return [] }
+        var dropped = held.others
         let keep = Self.maximumLive - 1
         // Oldest first; at one time, by name, so the choice does not depend on the order cookies came in.
-        let oldestFirst = dated.sorted { ($0.createdAt, $0.name) < ($1.createdAt, $1.name) }.map(\.name)
-        dropped += oldestFirst.prefix(max(0, oldestFirst.count - keep))
+        let oldestFirst = held.examined.map { cookie -> (name: String, createdAt: Int64) in
+            let known = cookie.provider.map { providers.contains($0) } ?? false
+            return (cookie.name, known ? cookie.createdAt : .min)
+        }.sorted { ($0.createdAt, $0.name) < ($1.createdAt, $1.name) }
+        dropped += oldestFirst.prefix(max(0, oldestFirst.count - keep)).map(\.name)
         return dropped.map { policy.clearedFlowCookie(name: $0) }
     }
 }

@@ -30,7 +30,9 @@ extension SignInServer {
             throw ServerError(error)
         }
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
-        if let earlier = flowCookie.newestRecord(in: request, provider: name) {
+        // The browser's flow cookies are read from their names once, for the carry and the evictions.
+        let held = flowCookie.held(in: request)
+        if let earlier = flowCookie.newestRecord(in: request, held: held.examined, provider: name) {
             await carryPendingProfile(from: earlier, to: start.record)
         }
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
@@ -41,7 +43,7 @@ extension SignInServer {
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
         // Room for the cookies and the fields every response gets, so adding them does not regrow the storage.
         response.headers.reserveCapacity(8)
-        for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
+        for cleared in flowCookie.evictions(held, providers: providerNames) { response.addCookie(cleared) }
         response.addCookie(setCookie)
         return response
     }
