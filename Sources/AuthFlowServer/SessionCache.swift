@@ -38,6 +38,9 @@ final class SessionCache: Sendable {
         var waiters: [CheckedContinuation<Shared, Never>] = []
     }
 
+    /// A request waiting for a read in flight.
+    private typealias Waiter = CheckedContinuation<Shared, Never>
+
     /// What a waiting request gets from the read it joined.
     private enum Shared {
         /// The read's answer (`nil`: no valid session), with no change since it began.
@@ -143,8 +146,8 @@ final class SessionCache: Sendable {
                     result = .failure(error)
                 }
                 let finished = now()
-                let waiters = state.withLock { state -> (waiting: [CheckedContinuation<Shared, Never>], unchanged: Bool) in
-                    var waiting: [CheckedContinuation<Shared, Never>] = []
+                let waiters = state.withLock { state -> (waiting: [Waiter], unchanged: Bool) in
+                    var waiting: [Waiter] = []
                     if state.flights[id]?.token == token {
                         waiting = state.flights[id]?.waiters ?? []
                         state.flights[id] = nil

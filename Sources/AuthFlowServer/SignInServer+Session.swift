@@ -50,9 +50,9 @@ extension SignInServer {
         let session: CurrentSession?
         if cached {
             // Concurrent requests for one session share the store read (see `SessionCache`).
-            session = try await sessionCache.session(id: id, now: { [clock] in clock.now() }) {
-                () async throws(ServerError) -> CurrentSession? in try await readSession(id: id)
-            }
+            session = try await sessionCache.session(
+                id: id, now: { [clock] in clock.now() },
+                read: { () async throws(ServerError) -> CurrentSession? in try await readSession(id: id) })
         } else {
             session = try await readSession(id: id)
         }
