@@ -98,10 +98,8 @@ struct FlowCookie: Sendable {
     /// The request's flow cookies (each name once, at most ``maximumExamined`` of them first in name order, then
     /// the others), read from their names in one pass over the `Cookie` headers.
     func held(in request: HTTPServerRequest) -> (examined: [Held], others: [String]) {
-        var names: [String] = []
-        for name in request.cookieNames() where name.hasPrefix(policy.flowCookiePrefix) && !names.contains(name) {
-            names.append(name)
-        }
+        // A set: a request may carry hundreds of cookie names, and each is looked at once.
+        var names = Array(Set(request.cookieNames().filter { $0.hasPrefix(policy.flowCookiePrefix) }))
         names.sort()
         let examined = names.prefix(Self.maximumExamined).map { name in
             let parts = policy.flowCookieParts(name)
