@@ -52,11 +52,13 @@ extension FlowRecord {
     ///
     /// - Throws: ``FlowStoreError/Code-swift.struct/invalidRecord`` when the bytes are not such a record.
     public init(serialized bytes: some Collection<UInt8>) throws(FlowStoreError) {
-        let json: JSONValue
+        // Indexed in one validating pass and read member by member (`JWTClaims` is any JSON object read so):
+        // no dictionary of values is built, since every callback and every start with an earlier flow reads one.
+        let json: JWTClaims
         do {
-            json = try JSONValue.parse(bytes)
+            json = try JWTClaims(payload: bytes)
         } catch {
-            throw FlowStoreError(.invalidRecord, "expected a JSON flow record, found bytes that are not JSON")
+            throw FlowStoreError(.invalidRecord, "expected a JSON flow record, found bytes that are not a JSON object")
         }
         guard json["v"]?.int64Value == 1,
             let provider = json["provider"]?.stringValue,

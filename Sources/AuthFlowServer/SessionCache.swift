@@ -19,15 +19,48 @@ import Synchronization
 ///
 /// Entries are keyed by the session cookie's value and never leave the process. The number of entries is
 /// capped; when full, the cache starts over.
+///
+/// When an entry is missing or stale, concurrent requests for the same session share one store read
+/// (``session(id:now:read:)``) instead of each making their own, as a burst of checks arriving when an entry
+/// expires would. A request shares a read only when no change happened between the read's start and the
+/// request's arrival, and gets its answer only when none happened before the read finished either; otherwise
+/// it reads the stores itself, so sharing never serves what a finished change revoked.
 final class SessionCache: Sendable {
     private struct Entry {
         let session: CurrentSession
         let storedAt: Date
     }
 
+    /// A store read in flight for one session id, begun at `epoch`, and the requests waiting for it.
+    private struct Flight {
+        let token: UInt64
+        let epoch: UInt64
+        var waiters: [CheckedContinuation<Shared, Never>] = []
+    }
+
+    /// A request waiting for a read in flight.
+    private typealias Waiter = CheckedContinuation<Shared, Never>
+
+    /// What a waiting request gets from the read it joined.
+    private enum Shared {
+        /// The read's answer (`nil`: no valid session), with no change since it began.
+        case answer(CurrentSession?)
+        /// A change happened, or the read failed: read the stores yourself.
+        case readYourself
+    }
+
+    /// What a lookup does next: answer from the cache, join the read in flight, or lead a new one.
+    private enum Step {
+        case cached(CurrentSession)
+        case join(UInt64)
+        case lead(token: UInt64, epoch: UInt64)
+    }
+
     private struct State {
         var epoch: UInt64 = 0
         var entries: [String: Entry] = [:]
+        var flights: [String: Flight] = [:]
+        var nextToken: UInt64 = 0
     }
 
     /// How long an entry may answer, in seconds; 0 disables the cache.
@@ -61,6 +94,86 @@ final class SessionCache: Sendable {
             }
             return entry.session
         }
+    }
+
+    /// The session cached under `id`, or else the answer of `read` (which reads the stores): shared with the
+    /// concurrent callers for the same `id`, and remembered when no change happened while it ran. A cached or
+    /// shared session may be of either kind: the caller checks it against its credential.
+    func session<Failure: Error>(
+        id: String, now: () -> Date, read: () async throws(Failure) -> CurrentSession?
+    ) async throws(Failure) -> CurrentSession? {
+        guard isEnabled else { return try await read() }
+        var mayJoin = true
+        while true {
+            let at = now()
+            var stale: [CheckedContinuation<Shared, Never>] = []
+            let step = state.withLock { state -> Step in
+                if let entry = state.entries[id] {
+                    let age = at.timeIntervalSince(entry.storedAt)
+                    if age >= 0, age < lifetime, at < entry.session.record.expiresAt { return .cached(entry.session) }
+                    state.entries[id] = nil
+                }
+                if mayJoin, let flight = state.flights[id], flight.epoch == state.epoch { return .join(flight.token) }
+                // A flight begun before a change finishes alone (its waiters read themselves): a new one starts.
+                stale = state.flights[id]?.waiters ?? []
+                state.nextToken &+= 1
+                let token = state.nextToken
+                state.flights[id] = Flight(token: token, epoch: state.epoch)
+                return .lead(token: token, epoch: state.epoch)
+            }
+            for waiter in stale { waiter.resume(returning: .readYourself) }
+            switch step {
+            case .cached(let session):
+                return session
+            case .join(let token):
+                let shared = await withCheckedContinuation { (waiter: CheckedContinuation<Shared, Never>) in
+                    let joined = state.withLock { state -> Bool in
+                        guard state.flights[id]?.token == token, state.flights[id]?.epoch == state.epoch else {
+                            return false
+                        }
+                        state.flights[id]?.waiters.append(waiter)
+                        return true
+                    }
+                    if !joined { waiter.resume(returning: .readYourself) }
+                }
+                if case .answer(let session) = shared { return session }
+                mayJoin = false
+            case .lead(let token, let epoch):
+                let result: Result<CurrentSession?, Failure>
+                do throws(Failure) {
+                    result = .success(try await read())
+                } catch {
+                    result = .failure(error)
+                }
+                let finished = now()
+                let waiters = state.withLock { state -> (waiting: [Waiter], unchanged: Bool) in
+                    var waiting: [Waiter] = []
+                    if state.flights[id]?.token == token {
+                        waiting = state.flights[id]?.waiters ?? []
+                        state.flights[id] = nil
+                    }
+                    let unchanged = state.epoch == epoch
+                    if unchanged, case .success(let session?) = result {
+                        if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+                        state.entries[id] = Entry(session: session, storedAt: finished)
+                    }
+                    return (waiting, unchanged)
+                }
+                let shared: Shared
+                if waiters.unchanged, case .success(let session) = result {
+                    shared = .answer(session)
+                } else {
+                    shared = .readYourself
+                }
+                for waiter in waiters.waiting { waiter.resume(returning: shared) }
+                return try result.get()
+            }
+        }
+    }
+
+    /// How many requests wait for the store read in flight for `id`; `nil` when none is in flight.
+    func waiting(for id: String) -> Int? {
+        state.withLock { $0.flights[id]?.waiters.count }
     }
 
     /// Remembers `session`, read from the stores after ``epoch()`` returned `epoch`; ignored when a change

@@ -76,7 +76,7 @@ extension SignInServer {
                 .warning, "sign-in refused", metadata: ["provider": name, "code": error.code.rawValue])
             var failure = ServerError(error)
             if error.code == .browserBindingMismatch, record == nil,
-                flowCookie?.isPresent(in: request, state: state) == true
+                flowCookie?.isPresent(in: request, state: state, provider: name) == true
             {
                 // The browser did send this sign-in's flow cookie: say so, rather than "found none".
                 failure = ServerError(
@@ -120,8 +120,7 @@ extension SignInServer {
         // The flow is over and its state spent: the browser drops its flow cookie, so its later requests do not
         // carry it and its next sign-in start has no stale flow cookie to open and evict.
         if let record, let flowCookie {
-            response.addCookie(
-                flowCookie.policy.clearedFlowCookie(name: flowCookie.policy.flowCookieName(state: record.state)))
+            response.addCookie(flowCookie.policy.clearedFlowCookie(name: flowCookie.name(of: record)))
         }
         response.addCookie(session.cookie)
         // The id_token for a later provider logout's `id_token_hint`, only where the provider has one.

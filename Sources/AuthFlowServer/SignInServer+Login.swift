@@ -30,7 +30,11 @@ extension SignInServer {
             throw ServerError(error)
         }
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
-        await carryPendingProfile(from: flowCookie.records(in: request, provider: name), to: start.record)
+        // The browser's flow cookies are read from their names once, for the carry and the evictions.
+        let held = flowCookie.held(in: request)
+        if let earlier = flowCookie.newestRecord(in: request, held: held.examined, provider: name) {
+            await carryPendingProfile(from: earlier, to: start.record)
+        }
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
         // The event's metadata is only built when debug events are written (not by default).
         if logger.isEnabled(.debug) {
@@ -39,25 +43,25 @@ extension SignInServer {
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
         // Room for the cookies and the fields every response gets, so adding them does not regrow the storage.
         response.headers.reserveCapacity(8)
-        for cleared in flowCookie.evictions(in: request, providers: providerNames) { response.addCookie(cleared) }
+        for cleared in flowCookie.evictions(held, providers: providerNames) { response.addCookie(cleared) }
         response.addCookie(setCookie)
         return response
     }
 
     /// Apple sends a first-login name once. When an earlier sign-in of this browser parked one and then
     /// failed (its flow cookie is still here), the name moves to the new flow, for no longer than it lives.
-    func carryPendingProfile(from earlier: [FlowRecord], to record: FlowRecord) async {
-        for previous in earlier where previous.state != record.state {
-            let key = Self.pendingProfileKey(provider: record.provider, state: previous.state)
-            guard let pending = await takePendingProfile(key) else { continue }
-            let expiry = record.createdAt.addingTimeInterval(min(options.pendingProfileTTL, options.flow.flowTTL))
-            await restorePendingProfile(
-                PendingProfile(
-                    key: Self.pendingProfileKey(provider: record.provider, state: record.state),
-                    provider: pending.provider, firstName: pending.firstName, lastName: pending.lastName,
-                    expiresAt: expiry))
-            return
-        }
+    /// Only the browser's newest earlier flow of the provider is asked (one store call per start): each start
+    /// moves the name on, so the newest earlier flow is the one holding it.
+    func carryPendingProfile(from previous: FlowRecord, to record: FlowRecord) async {
+        guard previous.state != record.state else { return }
+        let key = Self.pendingProfileKey(provider: record.provider, state: previous.state)
+        guard let pending = await takePendingProfile(key) else { return }
+        let expiry = record.createdAt.addingTimeInterval(min(options.pendingProfileTTL, options.flow.flowTTL))
+        await restorePendingProfile(
+            PendingProfile(
+                key: Self.pendingProfileKey(provider: record.provider, state: record.state),
+                provider: pending.provider, firstName: pending.firstName, lastName: pending.lastName,
+                expiresAt: expiry))
     }
 
     static let signupDisabled = ServerError(

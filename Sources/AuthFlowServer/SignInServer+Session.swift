@@ -47,21 +47,31 @@ extension SignInServer {
     {
         guard let credential = try sessionCredential(request) else { return nil }
         let id = credential.id
-        if cached, let session = sessionCache.session(id: id, now: clock.now()) {
-            return session.record.kind == credential.kind ? session : nil
+        let session: CurrentSession?
+        if cached {
+            // Concurrent requests for one session share the store read (see `SessionCache`).
+            session = try await sessionCache.session(
+                id: id, now: { [clock] in clock.now() },
+                read: { () async throws(ServerError) -> CurrentSession? in try await readSession(id: id) })
+        } else {
+            session = try await readSession(id: id)
         }
-        let epoch = sessionCache.epoch()
+        // A token opens only its own kind of session: a bearer token is no cookie, and the reverse.
+        guard let session, session.record.kind == credential.kind else { return nil }
+        return session
+    }
+
+    /// The session `id` as both stores hold it now (of either kind), or `nil` when it is unknown, expired, or its
+    /// identity was removed, moved to another user or disabled since.
+    ///
+    /// - Throws: ``ServerError`` `store_unavailable` when a store fails.
+    private func readSession(id: String) async throws(ServerError) -> CurrentSession? {
         do throws(StoreError) {
-            // A token opens only its own kind of session: a bearer token is no cookie, and the reverse.
-            guard let record = try await stores.sessions.session(id: id), record.kind == credential.kind else {
-                return nil
-            }
+            guard let record = try await stores.sessions.session(id: id) else { return nil }
             guard let identity = try await stores.accounts.identity(record.identity),
                 identity.userID == record.userID, !identity.isDisabled
             else { return nil }
-            let session = CurrentSession(id: id, record: record, identity: identity)
-            if cached { sessionCache.store(session, id: id, epoch: epoch, now: clock.now()) }
-            return session
+            return CurrentSession(id: id, record: record, identity: identity)
         } catch {
             throw ServerError(error, while: "look up the session", store: "sessions")
         }

@@ -242,6 +242,8 @@ public final class SignInServer: Sendable {
         // A duplicated cookie is refused by `handle`, with its error; an unknown or stale session is looked up there.
         guard let id = (try? sessionCookieValue(request)) ?? nil,
             let session = sessionCache.session(id: id, now: started),
+            // The cache holds both kinds: a session cookie opens only a cookie session, never a bearer one.
+            session.record.kind == .cookie,
             // A query, or a user the access rules refuse, is answered by `handle` (its 400 or 403).
             request.query.isEmpty, allowsAccess(session, narrowing: nil)
         else { return nil }

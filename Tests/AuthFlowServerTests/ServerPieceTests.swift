@@ -33,19 +33,33 @@ struct ServerPieceTests {
     @Test func flowCookieCarriesTheSealedRecordUnderANamePerState() throws {
         let jar = try jar()
         let set = try jar.setCookie(for: record("state-1"), lifetime: 600)
-        let name = policy.flowCookieName(state: "state-1")
-        #expect(name.hasPrefix("__Host-authflow_flow_"))
-        #expect(name.count == "__Host-authflow_flow_".count + 8)
+        let name = jar.name(of: record("state-1"))
         #expect(!name.contains("state-1"))
-        #expect(policy.flowCookieName(state: "state-2") != name)
-        // The first 8 base64url characters of SHA-256("authflow flow-cookie name " + state).
+        #expect(jar.name(of: record("state-2")) != name)
+        // The prefix, the provider, the first 8 base64url characters of SHA-256("authflow flow-cookie name " +
+        // state), and the start's time in seconds.
         let digest = Digest.sha256(Array("authflow flow-cookie name state-1".utf8))
-        #expect(name == "__Host-authflow_flow_" + Base64URL.encode(digest).prefix(8))
+        #expect(name == "__Host-authflow_flow_google." + Base64URL.encode(digest).prefix(8) + ".1750000000")
+        let parts = try #require(policy.flowCookieParts(name))
+        #expect(parts.provider == "google" && parts.createdAt == 1_750_000_000)
         #expect(set.hasPrefix(name + "=v1."))
         #expect(set.hasSuffix("; Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"))
         let opened = try jar.record(
             in: callback(cookies: [pair(set)], state: "state-1"), state: "state-1", provider: "google")
         #expect(opened == record("state-1"))
+    }
+
+    @Test func flowCookieNamesThatAreNotOfTheFormSayNothing() throws {
+        let prefix = policy.flowCookiePrefix
+        for name in [
+            "authflow_session", prefix + "junk", prefix + "google.AAAAAAAA", prefix + ".AAAAAAAA.1",
+            prefix + "google.AAAAAAA.1", prefix + "google.AAAAAAAA.", prefix + "google.AAAAAAAA.1x",
+            prefix + "google.AAAAAAAA.12345678901", prefix + "a.b.AAAAAAAA.1",
+        ] {
+            #expect(policy.flowCookieParts(name) == nil, "\(name)")
+        }
+        let parts = try #require(policy.flowCookieParts(prefix + "my-oidc_2.AA-_zz09.42"))
+        #expect(parts.provider == "my-oidc_2" && parts.createdAt == 42)
     }
 
     @Test func flowCookieOpensOnlyForItsStateProviderAndSecret() throws {
@@ -61,17 +75,24 @@ struct ServerPieceTests {
                 == nil)
         // The same value under another state's cookie name does not open either.
         let value = set.drop { $0 != "=" }.dropFirst()
-        let renamed = policy.flowCookieName(state: "state-2") + "=" + value
+        let renamed = jar.name(of: record("state-2")) + "=" + value
         #expect(
             try jar.record(in: callback(cookies: [renamed], state: "state-2"), state: "state-2", provider: "google")
+                == nil)
+        // Nor under its own name with another time (an older or newer flow in the name).
+        let redated = jar.name(of: record("state-1", at: 1_750_000_001)) + "=" + value
+        #expect(
+            try jar.record(in: callback(cookies: [redated], state: "state-1"), state: "state-1", provider: "google")
                 == nil)
     }
 
     @Test func aFlowCookieNameSentTwiceIsRefused() throws {
         let jar = try jar()
         let set = pair(try jar.setCookie(for: record("state-1"), lifetime: 600))
-        let name = policy.flowCookieName(state: "state-1")
-        for cookies in [[set, name + "=tossed"], [set + "; " + name + "=tossed"], [set, set]] {
+        let name = jar.name(of: record("state-1"))
+        // The same name twice, or a second name for this sign-in with another time.
+        let redated = jar.name(of: record("state-1", at: 1_750_000_999)) + "=tossed"
+        for cookies in [[set, name + "=tossed"], [set + "; " + name + "=tossed"], [set, set], [set, redated]] {
             do throws(ServerError) {
                 _ = try jar.record(
                     in: callback(cookies: cookies, state: "state-1"), state: "state-1", provider: "google")
@@ -98,10 +119,42 @@ struct ServerPieceTests {
         #expect(cleared.count == 2)
         #expect(cleared.allSatisfy { $0.contains("Max-Age=0") })
         let names = Set(cleared.map { String($0.prefix { $0 != "=" }) })
-        #expect(names == [policy.flowCookiePrefix + "junk", policy.flowCookieName(state: "s0")])
+        #expect(names == [policy.flowCookiePrefix + "junk", jar.name(of: record("s0", at: 1000))])
         let few = HTTPServerRequest(
             method: "GET", path: "/", headers: ["Cookie": cookies[0]], remoteAddress: "127.0.0.1")
         #expect(jar.evictions(in: few, providers: ["google"]).isEmpty)
+    }
+
+    @Test func aStartChoosesTheFlowCookiesToDropByTheirNamesWithoutOpeningThem() throws {
+        let jar = try jar()
+        // Values that open nowhere: the age and the provider in the names decide alone.
+        let newest = jar.name(of: record("s3", at: 4000))
+        let unknown = jar.name(of: record("s9", provider: "retired", at: 5000))
+        let cookies = [
+            jar.name(of: record("s2", at: 3000)), jar.name(of: record("s0", at: 1000)), newest,
+            jar.name(of: record("s1", provider: "apple", at: 2000)), unknown,
+        ].map { $0 + "=v1.sealed-elsewhere" }
+        let request = HTTPServerRequest(
+            method: "GET", path: "/auth/google/login", headers: ["Cookie": cookies.joined(separator: "; ")],
+            remoteAddress: "127.0.0.1")
+        let cleared = Set(jar.evictions(in: request, providers: ["google", "apple"]).map { pair($0) })
+        // A provider not configured goes first, then the oldest: three stay.
+        #expect(cleared == [unknown + "=", jar.name(of: record("s0", at: 1000)) + "="])
+    }
+
+    @Test func theNewestEarlierFlowOfTheProviderIsTheOneOpened() throws {
+        let jar = try jar()
+        let old = pair(try jar.setCookie(for: record("s0", at: 1000), lifetime: 600))
+        let new = pair(try jar.setCookie(for: record("s1", at: 2000), lifetime: 600))
+        let apple = pair(try jar.setCookie(for: record("s2", provider: "apple", at: 3000), lifetime: 600))
+        // A newer name whose value does not open is passed over.
+        let forged = jar.name(of: record("s3", at: 2500)) + "=v1.forged"
+        let request = HTTPServerRequest(
+            method: "GET", path: "/auth/google/login",
+            headers: ["Cookie": [old, apple, forged, new].joined(separator: "; ")], remoteAddress: "127.0.0.1")
+        #expect(jar.newestRecord(in: request, provider: "google") == record("s1", at: 2000))
+        #expect(jar.newestRecord(in: request, provider: "apple") == record("s2", provider: "apple", at: 3000))
+        #expect(jar.newestRecord(in: request, provider: "x") == nil)
     }
 
     @Test func cookiesAreSecureExceptOnPlainHTTPLoopback() {

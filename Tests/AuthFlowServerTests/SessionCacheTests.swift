@@ -1,6 +1,7 @@
 import AuthFlow
 import AuthFlowHTTP
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AuthFlowServer
@@ -105,6 +106,138 @@ struct SessionCacheTests {
         cache.store(
             Self.session(id: "b1", user: "bob", subject: "s-b"), id: "b1", epoch: epochBeforeRead, now: Self.start)
         #expect(cache.session(id: "b1", now: Self.start) == nil)
+    }
+
+    /// A store read that waits until released, counting how often it was asked.
+    final class GatedRead: Sendable {
+        private let gate: AsyncStream<Void>
+        private let open: AsyncStream<Void>.Continuation
+        private let counter = Mutex(0)
+
+        init() { (gate, open) = AsyncStream.makeStream(of: Void.self) }
+
+        var reads: Int { counter.withLock { $0 } }
+
+        func read(_ answer: CurrentSession?) async -> CurrentSession? {
+            counter.withLock { $0 += 1 }
+            for await _ in gate { break }
+            return answer
+        }
+
+        /// Lets every read waiting now and later finish.
+        func release() { open.finish() }
+    }
+
+    /// Waits (without a time limit) until `count` requests wait for the read in flight for `id`.
+    static func waitUntil(_ cache: SessionCache, has count: Int, waitingFor id: String) async {
+        while cache.waiting(for: id) != count { await Task.yield() }
+    }
+
+    @Test func concurrentMissesForOneSessionShareOneStoreRead() async {
+        let cache = SessionCache(lifetime: 60)
+        let store = GatedRead()
+        let now: @Sendable () -> Date = { Self.start }
+        let leader = Task { await cache.session(id: "id-1", now: now) { await store.read(Self.session()) } }
+        await Self.waitUntil(cache, has: 0, waitingFor: "id-1")
+        let followers = (0..<8).map { _ in
+            Task { await cache.session(id: "id-1", now: now) { await store.read(Self.session()) } }
+        }
+        await Self.waitUntil(cache, has: 8, waitingFor: "id-1")
+        store.release()
+        #expect(await leader.value?.record.userID.rawValue == "u1")
+        for follower in followers { #expect(await follower.value?.record.userID.rawValue == "u1") }
+        #expect(store.reads == 1)
+        // Remembered: the next request reads nothing.
+        #expect(await cache.session(id: "id-1", now: now) { await store.read(nil) } != nil)
+        #expect(store.reads == 1)
+        #expect(cache.waiting(for: "id-1") == nil)
+    }
+
+    @Test func aChangeDuringASharedReadSendsEveryWaiterToTheStores() async {
+        let cache = SessionCache(lifetime: 60)
+        let store = GatedRead()
+        let now: @Sendable () -> Date = { Self.start }
+        let leader = Task { await cache.session(id: "id-1", now: now) { await store.read(Self.session()) } }
+        await Self.waitUntil(cache, has: 0, waitingFor: "id-1")
+        let followers = (0..<3).map { _ in
+            Task { await cache.session(id: "id-1", now: now) { await store.read(nil) } }
+        }
+        await Self.waitUntil(cache, has: 3, waitingFor: "id-1")
+        // A logout elsewhere finishes while the read runs: what it read may be revoked.
+        cache.invalidate(SessionChanges(sessions: ["id-1"]))
+        store.release()
+        #expect(await leader.value != nil)  // its own request began before the change: either answer holds
+        for follower in followers { #expect(await follower.value == nil) }  // each read the stores again
+        #expect(store.reads == 4)
+        // And nothing read before the change was remembered.
+        #expect(cache.session(id: "id-1", now: Self.start) == nil)
+    }
+
+    @Test func aRequestArrivingAfterAChangeNeverJoinsAReadBegunBeforeIt() async {
+        let cache = SessionCache(lifetime: 60)
+        let before = GatedRead()
+        let after = GatedRead()
+        let now: @Sendable () -> Date = { Self.start }
+        let early = Task { await cache.session(id: "id-1", now: now) { await before.read(Self.session()) } }
+        await Self.waitUntil(cache, has: 0, waitingFor: "id-1")
+        let waiter = Task { await cache.session(id: "id-1", now: now) { await before.read(Self.session()) } }
+        await Self.waitUntil(cache, has: 1, waitingFor: "id-1")
+        cache.invalidate(SessionChanges(users: [UserID(rawValue: "u1")]))
+        // Arrives after the change: reads the stores itself (which now say the session is gone).
+        after.release()
+        #expect(await cache.session(id: "id-1", now: now) { await after.read(nil) } == nil)
+        #expect(after.reads == 1)
+        // The earlier flight's waiter was sent to the stores too, not left waiting.
+        before.release()
+        _ = await early.value
+        _ = await waiter.value
+        #expect(before.reads == 2)
+        #expect(cache.waiting(for: "id-1") == nil)
+    }
+
+    @Test func aFailedSharedReadSendsEveryWaiterToTheStores() async {
+        struct Outage: Error {}
+        let cache = SessionCache(lifetime: 60)
+        let store = GatedRead()
+        let now: @Sendable () -> Date = { Self.start }
+        let leader = Task { () async -> Bool in
+            do throws(Outage) {
+                _ = try await cache.session(id: "id-1", now: now) { () async throws(Outage) -> CurrentSession? in
+                    _ = await store.read(nil)
+                    throw Outage()
+                }
+                return false
+            } catch {
+                return true
+            }
+        }
+        await Self.waitUntil(cache, has: 0, waitingFor: "id-1")
+        let follower = Task { await cache.session(id: "id-1", now: now) { await store.read(Self.session()) } }
+        await Self.waitUntil(cache, has: 1, waitingFor: "id-1")
+        store.release()
+        #expect(await leader.value)
+        #expect(await follower.value != nil)
+        #expect(store.reads == 2)
+    }
+
+    @Test func aCachedBearerSessionNeverAnswersASessionCookieAtOnce() async throws {
+        var settings = TestDeployment.Settings()
+        settings.sessionCacheLifetime = 600
+        try await TestDeployment.with(settings) { app in
+            let cache = app.server.sessionCache
+            let record = SessionRecord(
+                userID: UserID(rawValue: "u1"), provider: "google", subject: "s1", createdAt: Date(),
+                expiresAt: Date().addingTimeInterval(3600), kind: .bearer)
+            let bearer = CurrentSession(id: "bearer-token", record: record, identity: Self.session().identity)
+            cache.store(bearer, id: "bearer-token", epoch: cache.epoch(), now: Date())
+            #expect(cache.session(id: "bearer-token", now: Date()) != nil)
+            var headers = HTTPHeaders()
+            headers["Cookie"] = "\(app.sessionCookie)=bearer-token"
+            let request = HTTPServerRequest(
+                method: "GET", path: "/auth/check", headers: headers, remoteAddress: "127.0.0.1")
+            #expect(app.server.handleAtOnce(request) == nil)
+            #expect(await app.server.handle(request).status == 401)
+        }
     }
 
     /// Requests that change nothing keep the cache, and so does another user's sign-in; a logout forgets that
