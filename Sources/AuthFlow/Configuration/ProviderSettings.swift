@@ -37,6 +37,11 @@ public struct ProviderSettings: Sendable, Hashable {
     /// `access_type: offline` for a refresh token. Never one AuthFlow sets itself
     /// (`state`, `nonce`, `scope`, `code_challenge`, …); the loader refuses those.
     public let authorizationParameters: [String: String]
+    /// `client_auth`: how the client authenticates at the token endpoint; `nil` keeps the plugin's default
+    /// (or the issuer's advertised choice).
+    public let clientAuthentication: ClientAuthentication?
+    /// `claims`: where the identity's members come from; `nil` keeps the plugin's own mapping.
+    public let claims: ClaimMapping?
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.
@@ -55,9 +60,12 @@ public struct ProviderSettings: Sendable, Hashable {
         endpoints: EndpointOverrides = EndpointOverrides(), authorizationParameters: [String: String] = [:],
         location: SourceLocation,
         typeLocation: SourceLocation? = nil, capabilityLocations: [String: SourceLocation] = [:],
-        keyLocations: [String: SourceLocation] = [:], nativeClients: [String] = []
+        keyLocations: [String: SourceLocation] = [:], nativeClients: [String] = [],
+        clientAuthentication: ClientAuthentication? = nil, claims: ClaimMapping? = nil
     ) {
         self.nativeClients = nativeClients
+        self.clientAuthentication = clientAuthentication
+        self.claims = claims
         self.name = name
         self.type = type
         self.clientID = clientID
