@@ -5,7 +5,7 @@ public import AuthFlowJOSE
 ///
 /// `endpoints.authorization`, `endpoints.token` and `endpoints.userinfo` are required (`endpoints.revocation`
 /// optional), and so is `claims.subject`: the identity is read from the userinfo JSON through `claims:`
-/// (``ClaimMapping``; a dotted path such as `data.id`, a numeric id taken as its decimal string). There is
+/// (`ClaimMapping`; a dotted path such as `data.id`, a numeric id taken as its decimal string). There is
 /// no id_token, so `email_verified` is false unless `claims.email_verified` names a claim or states a policy.
 /// PKCE is optional and on by default (RFC 6749 §3.1 has servers ignore parameters they do not know); the
 /// client authenticates with `client_secret_basic` (the method RFC 6749 §2.3.1 requires servers to support)

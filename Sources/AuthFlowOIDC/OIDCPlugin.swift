@@ -11,7 +11,7 @@ public import AuthFlowJOSE
 /// it, with an advisory), client authentication (`client_auth` among the advertised
 /// `token_endpoint_auth_methods_supported`; by default `client_secret_basic` when advertised or when nothing
 /// is, else the first advertised of `client_secret_post` and `private_key_jwt`), and `form_post` (optional,
-/// off by default, when advertised). `claims:` maps the identity (``ClaimMapping``); without it the standard
+/// off by default, when advertised). `claims:` maps the identity (`ClaimMapping`); without it the standard
 /// claims are read, `groups` included when it is an array of strings. `iss` must equal the
 /// configured issuer exactly and the nonce is always required. When the issuer advertises a userinfo
 /// endpoint, it is called after the id_token is verified (OpenID Connect Core §5.4 returns the `email` and
