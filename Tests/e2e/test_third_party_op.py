@@ -8,7 +8,7 @@ be told how to authenticate and may force PKCE.
   endpoint (`invalid_client`), so the method really is the one configured;
 - `capabilities.pkce: true` on that issuer sends an S256 challenge and signs in; `authflow matrix` gives the
   advisory that the issuer does not advertise S256 (the peer accepts the challenge without checking it, so
-  the test shows the forced path, not the peer's verification).
+  the test shows the forced path, not the peer's verification); `authflow check` notes it too.
 
 Then `type: oauth2` configured in YAML alone against a plain OAuth 2.0 server written here whose token
 endpoint accepts only `private_key_jwt` and checks each assertion with PyJWT (an independent JOSE
@@ -151,6 +151,11 @@ def test_pkce_forced_on_an_issuer_that_does_not_advertise_it(servers, provider):
     advisories = " ".join(row["advisories"])
     assert "does not list S256" in advisories
     assert "private_key_jwt is the hardened choice" in advisories
+
+    check = subprocess.run([harness.authflow_binary(), "check", "--config", str(config)],
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stderr[-2000:]
+    assert "note: corp: PKCE is on although the issuer's discovery document does not list S256" in check.stdout
 
 
 # ---------------------------------------------------------------------------------------------
