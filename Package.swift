@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
+        .library(name: "AuthFlowOAuth2", targets: ["AuthFlowOAuth2"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
@@ -83,10 +84,12 @@ let package = Package(
         .target(
             name: "AuthFlowOIDC", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
+        .target(name: "AuthFlowOAuth2", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(
             name: "AuthFlowProviders",
             dependencies: [
                 "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC",
+                "AuthFlowOAuth2",
             ],
             swiftSettings: strict),
 

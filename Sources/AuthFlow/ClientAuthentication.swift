@@ -10,4 +10,11 @@ public enum ClientAuthentication: String, Sendable, Hashable, CaseIterable {
     case clientSecretGet = "client_secret_get"
     /// A freshly minted ES256 JWT sent as `client_secret` in the POST body (Sign in with Apple).
     case es256ClientSecretJWT = "es256_client_secret_jwt"
+    /// A fresh JWT assertion signed with the client's own private key, sent as `client_assertion` with
+    /// `client_id` in the POST body (RFC 7523 §2.2, OpenID Connect Core §9 `private_key_jwt`).
+    case privateKeyJWT = "private_key_jwt"
+
+    /// The methods `providers.NAME.client_auth` may name, in the order they are preferred when the issuer's
+    /// discovery document lists several and the plugin's default is not among them.
+    public static let configurable: [ClientAuthentication] = [.clientSecretBasic, .clientSecretPost, .privateKeyJWT]
 }

@@ -67,7 +67,7 @@ extension OAuthFlow {
         return complete(exchange, tokens, identity, now: now)
     }
 
-    /// The id_token identity with the userinfo's email (and its verified flag) and name filling gaps.
+    /// The id_token identity with the userinfo's email (and its flags), name and groups filling gaps.
     static func merge(primary: VerifiedIdentity, secondary: VerifiedIdentity) -> VerifiedIdentity {
         let useSecondaryEmail = primary.email == nil && secondary.email != nil
         return VerifiedIdentity(
@@ -75,6 +75,9 @@ extension OAuthFlow {
             email: useSecondaryEmail ? secondary.email : primary.email,
             emailVerified: useSecondaryEmail ? secondary.emailVerified : primary.emailVerified,
             name: primary.name ?? secondary.name, source: .idToken,
-            rawClaims: secondary.rawClaims.merging(primary.rawClaims) { _, token in token })
+            rawClaims: secondary.rawClaims.merging(primary.rawClaims) { _, token in token },
+            groups: primary.groups.isEmpty ? secondary.groups : primary.groups,
+            isPrivateRelayEmail: useSecondaryEmail ? secondary.isPrivateRelayEmail : primary.isPrivateRelayEmail,
+            emailLinkable: useSecondaryEmail ? secondary.emailLinkable : primary.emailLinkable)
     }
 }

@@ -1,3 +1,5 @@
+internal import AuthFlowJOSE
+
 extension ProviderRegistry {
     /// Resolves every configured provider against its plugin, in file order.
     ///
@@ -102,9 +104,16 @@ extension ProviderRegistry {
                     .unknownCapability, message, settings.capabilityLocations[key] ?? settings.location))
         }
 
-        // Required keys.
+        let clientAuthentication = Self.clientAuthentication(
+            of: settings, plugin: plugin, capabilities: enabled, subject: subject, issues: &issues)
+
+        // Required keys (a private_key_jwt client signs with private_key_file instead of sending a secret).
         var required: [ProviderSettingKey] = [.clientID]
-        for key in plugin.requiredSettings(capabilities: enabled) where !required.contains(key) { required.append(key) }
+        var pluginRequired = plugin.requiredSettings(capabilities: enabled)
+        if clientAuthentication == .privateKeyJWT {
+            pluginRequired = pluginRequired.filter { $0 != .clientSecret } + [.privateKey]
+        }
+        for key in pluginRequired where !required.contains(key) { required.append(key) }
         for key in required where !key.isPresent(in: settings) && !credentials.accepts(key, writtenIn: settings) {
             let alternative = key == .clientSecret ? " (or 'client_secret_file')" : ""
             issues.append(
@@ -159,6 +168,13 @@ extension ProviderRegistry {
                             + "set endpoints.jwks and issuer", settings.location(of: "native_clients")))
             }
         }
+        if settings.claims != nil, !(plugin is any ClaimMappingSupporting) {
+            issues.append(
+                ResolutionIssue.make(
+                    .invalidValue,
+                    "\(subject) cannot take claims: its plugin reads the identity its own way (claims work with "
+                        + "type oidc and type oauth2)", settings.location(of: "claims")))
+        }
         issues += plugin.validate(settings, capabilities: enabled)
 
         guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }
@@ -173,8 +189,51 @@ extension ProviderRegistry {
             name: name, plugin: plugin, settings: settings, capabilitySupport: support, capabilities: enabled,
             clientID: clientID, audiences: audiences, endpoints: endpoints, scopes: scopes, issuer: issuer,
             acceptedIssuers: accepted, redirectURI: redirectURI,
-            clientAuthentication: plugin.clientAuthentication(capabilities: enabled))
+            clientAuthentication: clientAuthentication)
         return (provider, [])
+    }
+
+    /// The method in effect: `client_auth` when the plugin allows it (a ``ClientAuthenticationChoosing``
+    /// plugin's choice, else its one method), otherwise the default; a `private_key_jwt` key must be EC P-256
+    /// or RSA.
+    static func clientAuthentication(
+        of settings: ProviderSettings, plugin: any ProviderPlugin, capabilities: Set<Capability>, subject: String,
+        issues: inout [ConfigurationIssue]
+    ) -> ClientAuthentication {
+        let choice = (plugin as? any ClientAuthenticationChoosing)?
+            .clientAuthenticationChoice(for: settings, capabilities: capabilities)
+        let byDefault = choice?.defaultMethod ?? plugin.clientAuthentication(capabilities: capabilities)
+        guard let configured = settings.clientAuthentication else { return byDefault }
+        let allowed = choice?.allowed ?? [byDefault]
+        guard allowed.contains(configured) else {
+            let names = allowed.map(\.rawValue).joined(separator: ", ")
+            let reason =
+                if let advertised = choice?.advertised {
+                    "the issuer's discovery document lists token_endpoint_auth_methods_supported "
+                        + "[\(advertised.joined(separator: ", "))], so client_auth may be: \(names)"
+                } else {
+                    "\(plugin.displayName) allows only: \(names)"
+                }
+            issues.append(
+                ResolutionIssue.make(
+                    .unsupportedClientAuthentication,
+                    "\(subject) cannot use client_auth \(configured.rawValue): \(reason)",
+                    settings.location(of: "client_auth")))
+            return byDefault
+        }
+        if configured == .privateKeyJWT, let pem = settings.privateKey?.value {
+            do throws(JOSEError) {
+                _ = try ClientAssertion.algorithm(for: JWK(pkcs8PEM: pem))
+            } catch {
+                issues.append(
+                    ResolutionIssue.make(
+                        .invalidValue,
+                        "\(subject): expected private_key_file to hold an EC P-256 or RSA private key for "
+                            + "client_auth private_key_jwt, found \(error.code)",
+                        settings.location(of: "private_key_file")))
+            }
+        }
+        return configured
     }
 }
 

@@ -23,6 +23,8 @@ public enum ResolutionIssue {
         case discoveryRequired = "discovery_required"
         /// A setting's value is unusable (e.g. a private key that does not parse).
         case invalidValue = "invalid_value"
+        /// `client_auth` names a method the provider (or its issuer's discovery document) does not allow.
+        case unsupportedClientAuthentication = "unsupported_client_authentication"
     }
 
     /// An issue of `kind` with `message`, at `location`. Plugins use it for their own ``ProviderPlugin/validate(_:capabilities:)`` checks.

@@ -1,4 +1,5 @@
 public import AuthFlowHTTP
+public import AuthFlowJOSE
 public import Foundation
 
 extension ResolvedProvider {
@@ -10,10 +11,12 @@ extension ResolvedProvider {
     ///   - scopes: a narrower scope to ask for; `nil` keeps the granted one.
     ///   - now: the current time (for a minted client secret).
     ///   - clientSecretLifetime: lifetime of a minted client secret, in seconds.
+    ///   - random: the source of a `private_key_jwt` assertion's `jti`.
     /// - Throws: ``SignInError`` with `refresh_unsupported` for a GET token endpoint (Facebook issues no
     ///   refresh tokens), `client_authentication_failed` when the secret JWT cannot be minted.
     public func refreshRequest(
-        refreshToken: String, scopes: [String]? = nil, now: Date, clientSecretLifetime: Int64 = 300
+        refreshToken: String, scopes: [String]? = nil, now: Date, clientSecretLifetime: Int64 = 300,
+        random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest {
         guard clientAuthentication != .clientSecretGet else {
             throw SignInError(
@@ -25,7 +28,8 @@ extension ResolvedProvider {
         var fields: [(String, String)] = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         if let scopes, !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         return try authenticatedRequest(
-            url: endpoints.token ?? "", fields: fields, now: now, clientSecretLifetime: clientSecretLifetime)
+            url: endpoints.token ?? "", fields: fields, now: now, clientSecretLifetime: clientSecretLifetime,
+            random: random)
     }
 
     /// The long-lived-token exchange (Facebook's `grant_type=fb_exchange_token`) for `accessToken`, with the

@@ -1,4 +1,5 @@
 public import AuthFlowHTTP
+public import AuthFlowJOSE
 public import Foundation
 
 extension ResolvedProvider {
@@ -7,12 +8,15 @@ extension ResolvedProvider {
     /// Always carries `code` and `redirect_uri`, plus `code_verifier` when a PKCE verifier was stored.
     /// `client_secret_post` and `es256_client_secret_jwt` put `client_id` and `client_secret` in the form
     /// body (the latter a JWT minted for `now`); `client_secret_basic` uses an HTTP Basic header;
-    /// `client_secret_get` sends everything as the query of a GET (Facebook). Without a configured secret
+    /// `client_secret_get` sends everything as the query of a GET (Facebook); `private_key_jwt` sends
+    /// `client_id` and a fresh ``ClientAssertion`` (its `jti` from `random`). Without a configured secret
     /// the client is public and sends only `client_id`.
     ///
-    /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT cannot be minted.
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
+    ///   cannot be minted.
     public func tokenRequest(
-        code: String, pkceVerifier: String?, now: Date, clientSecretLifetime: Int64 = 300
+        code: String, pkceVerifier: String?, now: Date, clientSecretLifetime: Int64 = 300,
+        random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest {
         var fields: [(String, String)] = []
         if clientAuthentication != .clientSecretGet { fields.append(("grant_type", "authorization_code")) }
@@ -20,21 +24,24 @@ extension ResolvedProvider {
         fields.append(("redirect_uri", redirectURI))
         if let pkceVerifier { fields.append(("code_verifier", pkceVerifier)) }
         return try authenticatedRequest(
-            url: endpoints.token ?? "", fields: fields, now: now, clientSecretLifetime: clientSecretLifetime)
+            url: endpoints.token ?? "", fields: fields, now: now, clientSecretLifetime: clientSecretLifetime,
+            random: random)
     }
 
     /// A revocation request (RFC 7009) for `token`, authenticated like the token request; `nil` when the
     /// provider has no revocation endpoint.
     ///
-    /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT cannot be minted.
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
+    ///   cannot be minted.
     public func revocationRequest(
-        token: String, tokenTypeHint: String?, now: Date, clientSecretLifetime: Int64 = 300
+        token: String, tokenTypeHint: String?, now: Date, clientSecretLifetime: Int64 = 300,
+        random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest? {
         guard let url = endpoints.revocation, !url.isEmpty else { return nil }
         var fields: [(String, String)] = [("token", token)]
         if let tokenTypeHint { fields.append(("token_type_hint", tokenTypeHint)) }
         var request = try authenticatedRequest(
-            url: url, fields: fields, now: now, clientSecretLifetime: clientSecretLifetime)
+            url: url, fields: fields, now: now, clientSecretLifetime: clientSecretLifetime, random: random)
         if clientAuthentication == .clientSecretGet {
             // A GET revocation is not a thing; fall back to a POST form with the same fields.
             request = HTTPClientRequest.form(
@@ -45,7 +52,8 @@ extension ResolvedProvider {
     }
 
     func authenticatedRequest(
-        url: String, fields: [(String, String)], now: Date, clientSecretLifetime: Int64
+        url: String, fields: [(String, String)], now: Date, clientSecretLifetime: Int64,
+        random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest {
         var request: HTTPClientRequest
         switch clientAuthentication {
@@ -61,6 +69,14 @@ extension ResolvedProvider {
             } else {
                 request = .form(url: url, fields: fields + clientFields(secret: nil))
             }
+        case .privateKeyJWT:
+            let assertion = try clientAssertion(now: now, random: random)
+            request = .form(
+                url: url,
+                fields: fields + [
+                    ("client_id", clientID), ("client_assertion_type", ClientAssertion.assertionType),
+                    ("client_assertion", assertion),
+                ])
         case .clientSecretGet:
             let query =
                 [("client_id", clientID)] + fields.filter { $0.0 != "grant_type" }
@@ -69,6 +85,26 @@ extension ResolvedProvider {
         }
         request.headers["Accept"] = "application/json"
         return request
+    }
+
+    /// A fresh `private_key_jwt` assertion for the token endpoint (also its audience at revocation: RFC 7523
+    /// §3 names the authorization server, whose token endpoint URL identifies it).
+    func clientAssertion(now: Date, random: any SecureRandom) throws(SignInError) -> String {
+        guard let pem = settings.privateKey?.value else {
+            throw SignInError(
+                .clientAuthenticationFailed, "expected private_key_file for client_auth private_key_jwt, found none",
+                provider: name)
+        }
+        do throws(JOSEError) {
+            let key = try JWK(pkcs8PEM: pem, keyID: settings.keyID)
+            return try ClientAssertion.make(
+                clientID: clientID, audience: endpoints.token ?? "", privateKey: key, issuedAt: now, random: random)
+        } catch {
+            throw SignInError(
+                .clientAuthenticationFailed,
+                "expected to sign the private_key_jwt client assertion, found \(error.code)",
+                provider: name)
+        }
     }
 
     private func clientFields(secret: String?) -> [(String, String)] {

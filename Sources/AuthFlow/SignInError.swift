@@ -74,6 +74,9 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Unsigned profile data in the callback (Apple's `user` field) is not valid UTF-8 or not the expected
         /// JSON; the sign-in is refused and nothing is stored.
         public static let invalidUserField = Code(rawValue: "invalid_user_field")
+        /// A `claims:` path is missing from the id_token claims or userinfo JSON, or holds the wrong type;
+        /// ``SignInError/claim`` names the path.
+        public static let claimMappingFailed = Code(rawValue: "claim_mapping_failed")
     }
 
     /// The stable error code.

@@ -196,7 +196,10 @@ public struct SandboxDeployment: Sendable {
             location: settings.location,
             typeLocation: settings.typeLocation,
             capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations,
-            nativeClients: settings.nativeClients)
+            nativeClients: settings.nativeClients,
+            // The registered client holds a generated secret, so a private_key_jwt choice falls back to the default.
+            clientAuthentication: settings.clientAuthentication == .privateKeyJWT ? nil : settings.clientAuthentication,
+            claims: settings.claims)
     }
 
     /// Whether `host` is an IPv4 loopback address (127.0.0.0/8) or `::1`, written as a literal.

@@ -7,7 +7,7 @@ public import AuthFlowJOSE
 /// `accounts.google.com`, so both are accepted (for Google only); RS256 keys from the v3 certs JWKS;
 /// `client_secret_post`. With `oidc: false` the identity comes from the userinfo endpoint called with the
 /// access token as a Bearer token: a plain OAuth 2.0 integration, by toggling one switch.
-public struct GooglePlugin: ProviderPlugin {
+public struct GooglePlugin: ProviderPlugin, ClientAuthenticationChoosing {
     /// Google's issuer as discovery states it.
     public static let issuer = "https://accounts.google.com"
     /// The scheme-less spelling Google's own libraries also accept.
@@ -65,4 +65,11 @@ public struct GooglePlugin: ProviderPlugin {
 
     /// `client_secret_post`.
     public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+
+    /// `client_secret_post` (the default) or `client_secret_basic`, the methods Google's discovery document lists.
+    public func clientAuthenticationChoice(for settings: ProviderSettings, capabilities: Set<Capability>)
+        -> ClientAuthenticationChoice
+    {
+        ClientAuthenticationChoice(allowed: [.clientSecretPost, .clientSecretBasic], defaultMethod: .clientSecretPost)
+    }
 }

@@ -16,7 +16,16 @@ struct Advisor {
         for capability in Self.adviceOrder {
             if let advisory = capabilityOff(capability) { found.append(advisory) }
         }
+        if let advisory = clientAuthentication() { found.append(advisory) }
         if let advisory = clientSecretLifetime() { found.append(advisory) }
+        if let advising = provider.plugin as? any ProviderAdvising {
+            for advice in advising.advice(for: provider) {
+                found.append(
+                    Advisory(
+                        provider: provider.name, code: Advisory.Code(rawValue: advice.code), severity: .note,
+                        finding: advice.finding, change: [.text(advice.change)]))
+            }
+        }
         if let advisory = refreshToken() { found.append(advisory) }
         return found
     }
@@ -50,6 +59,25 @@ struct Advisor {
         return Advisory(
             provider: provider.name, code: .capabilityOff, severity: .hardening, capability: capability,
             finding: finding, change: change)
+    }
+
+    /// A static client secret where the provider also allows `private_key_jwt`, the hardened choice: no
+    /// shared secret travels, and each assertion is short-lived and bound to the token endpoint.
+    func clientAuthentication() -> Advisory? {
+        guard let choosing = provider.plugin as? any ClientAuthenticationChoosing,
+            provider.clientAuthentication != .privateKeyJWT,
+            choosing.clientAuthenticationChoice(for: provider.settings, capabilities: provider.capabilities)
+                .allowed.contains(.privateKeyJWT)
+        else { return nil }
+        return Advisory(
+            provider: provider.name, code: .clientAuthentication, severity: .hardening,
+            finding:
+                "\(provider.clientAuthentication.rawValue) sends a static client secret to the token endpoint — "
+                + "private_key_jwt is the hardened choice here (a short-lived signed assertion, no shared secret)",
+            change: [
+                .text("set "), .yaml("client_auth: private_key_jwt"), .text(" with "), .yaml("private_key_file"),
+                .text(" (EC P-256 or RSA) and register its public key with the provider"),
+            ])
     }
 
     /// The lifetime of a minted client-secret JWT against the provider's limit (Apple: 15,777,000 s).

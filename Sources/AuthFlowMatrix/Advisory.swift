@@ -16,6 +16,8 @@ public struct Advisory: Sendable, Hashable {
 
         /// An optional capability that hardens the sign-in is switched off (see ``Advisory/capability``).
         public static let capabilityOff = Code(rawValue: "capability_off")
+        /// The client sends a static secret where the provider also allows `private_key_jwt`.
+        public static let clientAuthentication = Code(rawValue: "client_authentication")
         /// The client secret is a signed JWT; its lifetime and what to keep configured.
         public static let clientSecretLifetime = Code(rawValue: "client_secret_lifetime")
         /// Tokens are stored but the provider will issue no refresh token: a missing scope (X's

@@ -6,9 +6,13 @@ public import AuthFlowJOSE
 ///
 /// Everything else comes from the issuer's discovery document (``OIDCProviderMetadata``): endpoints, the
 /// id_token algorithms (`id_token_signing_alg_values_supported` ∩ the asymmetric set; never `none` or
-/// HMAC), PKCE (optional and on by default when `code_challenge_methods_supported` has `S256`,
-/// unsupported otherwise), client authentication (`client_secret_basic` when advertised, else
-/// `client_secret_post`), and `form_post` (optional, off by default, when advertised). `iss` must equal the
+/// HMAC), PKCE (optional and on by default when `code_challenge_methods_supported` has `S256`; optional and
+/// off otherwise, so `capabilities.pkce: true` forces it on an issuer that implements PKCE without advertising
+/// it, with an advisory), client authentication (`client_auth` among the advertised
+/// `token_endpoint_auth_methods_supported`; by default `client_secret_basic` when advertised or when nothing
+/// is, else the first advertised of `client_secret_post` and `private_key_jwt`), and `form_post` (optional,
+/// off by default, when advertised). `claims:` maps the identity (`ClaimMapping`); without it the standard
+/// claims are read, `groups` included when it is an array of strings. `iss` must equal the
 /// configured issuer exactly and the nonce is always required. When the issuer advertises a userinfo
 /// endpoint, it is called after the id_token is verified (OpenID Connect Core §5.4 returns the `email` and
 /// `profile` claims there in the code flow); its `sub` must equal the id_token's, and the id_token's values
@@ -20,7 +24,7 @@ public import AuthFlowJOSE
 /// `ProviderRegistry.resolve(_:discovery:credentials:)` instead: it fetches each issuer's document once
 /// through ``OIDCDiscovery`` and resolves the provider against ``discovered(_:)``, a copy of this plugin
 /// that carries the metadata. Sign-ins then need no discovery I/O.
-public struct OIDCPlugin: ProviderPlugin {
+public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMappingSupporting, ProviderAdvising {
     /// Whether a sign-in also calls the issuer's userinfo endpoint.
     public enum UserinfoPolicy: Sendable, Hashable {
         /// Call it when the discovery document names one.
@@ -63,22 +67,20 @@ public struct OIDCPlugin: ProviderPlugin {
     /// `"OpenID Connect"`.
     public var displayName: String { "OpenID Connect" }
 
-    /// oidc required; pkce optional (on) when the issuer advertises S256; form_post optional (off) when it
-    /// advertises `form_post`; jwt_client_auth unsupported.
+    /// oidc required; pkce optional (on when the issuer advertises S256, off otherwise); form_post optional
+    /// (off) when it advertises `form_post`; jwt_client_auth unsupported (`client_auth: private_key_jwt` signs
+    /// with the client's own key instead).
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         switch capability {
         case .oidc:
             return .required
         case .pkce:
             guard let metadata else { return .optional(default: true) }
-            return metadata.supportsPKCE
-                ? .optional(default: true)
-                : .unsupported(
-                    reason: "the issuer's discovery document does not list S256 in code_challenge_methods_supported")
+            return .optional(default: metadata.supportsPKCE)
         case .jwtClientAuth:
             return .unsupported(
-                reason: "AuthFlow's generic OpenID Connect plugin authenticates with client_secret_basic or "
-                    + "client_secret_post")
+                reason: "this capability is Apple's ES256 client secret; an OpenID Connect client signs its own "
+                    + "assertions with client_auth: private_key_jwt")
         case .formPost:
             guard let metadata else { return .optional(default: false) }
             return metadata.supportsFormPost
@@ -110,9 +112,52 @@ public struct OIDCPlugin: ProviderPlugin {
     /// The advertised asymmetric algorithms (none before discovery).
     public var idTokenAlgorithms: Set<JWSAlgorithm> { metadata?.idTokenAlgorithms ?? [] }
 
-    /// `client_secret_basic` when advertised, else `client_secret_post`.
+    /// The default of ``clientAuthenticationChoice(for:capabilities:)``.
     public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication {
         metadata?.clientAuthentication ?? .clientSecretBasic
+    }
+
+    /// The advertised `token_endpoint_auth_methods_supported` among ours (all of ours when nothing is
+    /// advertised), `client_secret_basic` preferred as the default.
+    public func clientAuthenticationChoice(for settings: ProviderSettings, capabilities: Set<Capability>)
+        -> ClientAuthenticationChoice
+    {
+        metadata?.clientAuthenticationChoice ?? .advertised(nil, preferred: .clientSecretBasic)
+    }
+
+    /// PKCE forced on an issuer whose discovery document does not list S256.
+    public func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
+        guard let metadata, !metadata.supportsPKCE, provider.isEnabled(.pkce) else { return [] }
+        return [
+            ProviderAdvice(
+                code: "pkce_not_advertised",
+                finding: "PKCE is on although the issuer's discovery document does not list S256 in "
+                    + "code_challenge_methods_supported — sign-ins fail if the issuer does not implement it",
+                change: "keep capabilities.pkce: true only if the issuer checks code_verifier (try a sign-in)")
+        ]
+    }
+
+    /// The id_token claims through `claims:` (the standard claims without it).
+    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        try (provider.settings.claims ?? .standard).identity(
+            from: claims.json, provider: provider.name, source: .idToken)
+    }
+
+    /// The userinfo members through `claims:`, except the subject: userinfo's `sub` must equal the id_token's
+    /// (OpenID Connect Core §5.3.2), whatever claim the id_token's subject is mapped from.
+    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let object = json.objectValue else {
+            throw SignInError(
+                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
+                provider: provider.name)
+        }
+        var mapping = provider.settings.claims ?? .standard
+        mapping.subject = nil
+        return try mapping.identity(from: object, provider: provider.name, source: .userinfo)
     }
 
     /// `client_secret` and `issuer`.

@@ -9,7 +9,7 @@ public import AuthFlowJOSE
 /// `authorization_endpoint`, `token_endpoint` and `jwks_uri` are present; every endpoint is `https://`
 /// (`http://` only on loopback hosts); `response_types_supported` offers `code`; at least one advertised
 /// id_token algorithm is asymmetric (`none` and HMAC are never accepted); the client can authenticate with
-/// `client_secret_basic` or `client_secret_post`.
+/// `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
 public struct OIDCProviderMetadata: Sendable, Hashable {
     /// The asymmetric id_token algorithms AuthFlow can verify.
     public static let supportedIDTokenAlgorithms: Set<JWSAlgorithm> = JWSAlgorithm.asymmetric
@@ -33,6 +33,9 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     /// `token_endpoint_auth_methods_supported` as advertised (`["client_secret_basic"]` when absent, the
     /// specification's default).
     public let tokenEndpointAuthMethods: [String]
+    /// Whether the document lists `token_endpoint_auth_methods_supported` (when it does, `client_auth` must
+    /// name one of them).
+    public let advertisesTokenEndpointAuthMethods: Bool
     /// `code_challenge_methods_supported` as advertised (empty when absent: no PKCE).
     public let codeChallengeMethods: [String]
     /// `response_modes_supported` as advertised (`["query", "fragment"]` when absent, the default).
@@ -100,15 +103,15 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         }
         idTokenAlgorithms = algorithms
 
-        tokenEndpointAuthMethods =
-            try reader.strings("token_endpoint_auth_methods_supported") ?? [
-                "client_secret_basic"
-            ]
-        guard Self.clientAuthentication(from: tokenEndpointAuthMethods) != nil else {
+        let authMethods = try reader.strings("token_endpoint_auth_methods_supported")
+        advertisesTokenEndpointAuthMethods = authMethods != nil
+        let methods = authMethods ?? ["client_secret_basic"]
+        tokenEndpointAuthMethods = methods
+        guard ClientAuthentication.configurable.contains(where: { methods.contains($0.rawValue) }) else {
             throw OIDCDiscoveryError(
                 .unsupportedMetadata,
-                "expected token_endpoint_auth_methods_supported to offer client_secret_basic or client_secret_post, "
-                    + "found " + Self.list(tokenEndpointAuthMethods),
+                "expected token_endpoint_auth_methods_supported to offer client_secret_basic, client_secret_post or "
+                    + "private_key_jwt, found " + Self.list(methods),
                 issuer: expectedIssuer, field: "token_endpoint_auth_methods_supported")
         }
         codeChallengeMethods = try reader.strings("code_challenge_methods_supported") ?? []
@@ -124,16 +127,14 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     /// Whether the issuer advertises `response_mode=form_post`.
     public var supportsFormPost: Bool { responseModes.contains("form_post") }
 
-    /// `client_secret_basic` when advertised, else `client_secret_post`.
-    public var clientAuthentication: ClientAuthentication {
-        Self.clientAuthentication(from: tokenEndpointAuthMethods) ?? .clientSecretBasic
+    /// The methods `client_auth` may name and the default: `client_secret_basic` when advertised (or nothing is
+    /// advertised), else the first of `client_secret_post` and `private_key_jwt` advertised.
+    public var clientAuthenticationChoice: ClientAuthenticationChoice {
+        .advertised(advertisesTokenEndpointAuthMethods ? tokenEndpointAuthMethods : nil, preferred: .clientSecretBasic)
     }
 
-    static func clientAuthentication(from methods: [String]) -> ClientAuthentication? {
-        if methods.contains("client_secret_basic") { return .clientSecretBasic }
-        if methods.contains("client_secret_post") { return .clientSecretPost }
-        return nil
-    }
+    /// The default client authentication (see ``clientAuthenticationChoice``).
+    public var clientAuthentication: ClientAuthentication { clientAuthenticationChoice.defaultMethod }
 
     static func list(_ values: [String]) -> String {
         guard !values.isEmpty else { return "none" }

@@ -3,5 +3,6 @@
 @_exported public import AuthFlowApple
 @_exported public import AuthFlowFacebook
 @_exported public import AuthFlowGoogle
+@_exported public import AuthFlowOAuth2
 @_exported public import AuthFlowOIDC
 @_exported public import AuthFlowX

@@ -20,7 +20,8 @@ struct CheckCommand: Command {
 
         Loads the file (reading ${VAR} from the environment and *_file keys from disk), resolves every
         provider against the built-in plugins, and prints each problem with its file, line and column
-        on stderr (exit 1), or a one-line summary on stdout (exit 0).
+        on stderr (exit 1), or a one-line summary on stdout (exit 0), followed by any note a provider's
+        plugin gives (e.g. PKCE forced on an issuer that does not advertise it).
         """
 
     var path: String
@@ -45,6 +46,12 @@ struct CheckCommand: Command {
             let summary = providers.map { "\($0.name) (\($0.type), \($0.signInProtocol.rawValue))" }
             let count = providers.count == 1 ? "1 provider" : "\(providers.count) providers"
             CommandIO.out("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
+            // What a plugin notes about a valid configuration (e.g. PKCE forced where it is not advertised).
+            for provider in providers {
+                for advice in (provider.plugin as? any ProviderAdvising)?.advice(for: provider) ?? [] {
+                    CommandIO.out("note: \(provider.name): \(advice.finding); \(advice.change)")
+                }
+            }
             return connect ? Self.checkConnection(configuration.store) : .success
         } catch {
             return Self.report(await Self.withResolutionIssues(error), path: path)

@@ -142,3 +142,35 @@ import Testing
             ])
     }
 }
+
+/// `client_auth` advice: private_key_jwt is the hardened choice where the provider allows it.
+@Suite struct ClientAuthAdvisoryTests {
+    static let corp = """
+          corp:
+            type: oauth2
+            client_id: app
+            client_secret: ${S}
+            endpoints:
+              authorization: https://sso.corp.example/authorize
+              token: https://sso.corp.example/token
+              userinfo: https://sso.corp.example/me
+            claims: {subject: id}
+        """
+
+    @Test func aStaticSecretWherePrivateKeyJWTIsAllowedIsAdvised() throws {
+        let matrix = try AdvisoryTests.matrix(Self.corp)
+        let advisory = try #require(matrix.advisories.first { $0.code == .clientAuthentication })
+        #expect(advisory.severity == .hardening)
+        #expect(advisory.text.contains("private_key_jwt is the hardened choice"))
+        #expect(advisory.change.contains(.yaml("client_auth: private_key_jwt")))
+        #expect(matrix.rows.first?.clientAuthentication == .clientSecretBasic)
+    }
+
+    @Test func googleAndAssertionClientsGetNoSuchAdvice() throws {
+        let matrix = try AdvisoryTests.matrix(
+            Self.corp + "\n    client_auth: private_key_jwt\n    private_key_file: ${K}\n"
+                + "  google:\n    client_id: a\n    client_secret: ${S}")
+        #expect(!matrix.advisories.contains { $0.code == .clientAuthentication })
+        #expect(matrix.rows.first?.clientAuthentication == .privateKeyJWT)
+    }
+}

@@ -67,7 +67,7 @@ import Testing
         }
     }
 
-    @Test func refusesPKCEWhenTheIssuerDoesNotAdvertiseS256() async throws {
+    @Test func forcesPKCEWithAnAdvisoryWhenTheIssuerDoesNotAdvertiseS256() async throws {
         let document: @Sendable (String) -> JSONValue = { base in
             TestIssuer.document(
                 base,
@@ -80,18 +80,73 @@ import Testing
             let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
             let plain = try await ProviderRegistry.standard.resolve(
                 try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
-            #expect(plain.first?.capabilities == [.oidc])
-            #expect(plain.first?.clientAuthentication == .clientSecretPost)
-            let asked = try Self.configuration(
-                Self.oidc("corp", issuer: issuer.baseURL, extra: "    capabilities: { pkce: true }"))
+            let off = try #require(plain.first)
+            #expect(off.capabilities == [.oidc])
+            #expect(off.clientAuthentication == .clientSecretPost)
+            #expect((off.plugin as? OIDCPlugin)?.advice(for: off) == [])
+            let forced = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(
+                    Self.oidc("corp", issuer: issuer.baseURL, extra: "    capabilities: { pkce: true }")),
+                discovery: discovery)
+            let on = try #require(forced.first)
+            #expect(on.capabilities == [.oidc, .pkce])
+            let advice = try #require((on.plugin as? OIDCPlugin)?.advice(for: on).first)
+            #expect(advice.code == "pkce_not_advertised")
+            #expect(advice.finding.contains("code_challenge_methods_supported"))
+        }
+    }
+
+    @Test func clientAuthMustBeAmongTheAdvertisedMethods() async throws {
+        let document: @Sendable (String) -> JSONValue = { base in
+            TestIssuer.document(base, ["token_endpoint_auth_methods_supported": ["client_secret_basic"]])
+        }
+        try await TestIssuer.with(document: document) { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let configuration = try Self.configuration(
+                Self.oidc("corp", issuer: issuer.baseURL, extra: "    client_auth: client_secret_post"))
             do throws(ConfigurationError) {
-                _ = try await ProviderRegistry.standard.resolve(asked, discovery: discovery)
-                Issue.record("expected unsupported_capability")
+                _ = try await ProviderRegistry.standard.resolve(configuration, discovery: discovery)
+                Issue.record("expected unsupported_client_authentication")
             } catch {
-                #expect(error.issues.map(\.code.rawValue) == ["unsupported_capability"])
-                #expect(error.issues.first?.message.contains("code_challenge_methods_supported") == true)
+                #expect(error.issues.map(\.code.rawValue) == ["unsupported_client_authentication"])
+                #expect(error.issues.first?.location?.line == 10)
+                #expect(
+                    error.issues.first?.message
+                        == "provider 'corp' (type oidc) cannot use client_auth client_secret_post: the issuer's "
+                        + "discovery document lists token_endpoint_auth_methods_supported [client_secret_basic], so "
+                        + "client_auth may be: client_secret_basic")
             }
         }
+        // Nothing advertised: the configured method is used.
+        let silent: @Sendable (String) -> JSONValue = { base in
+            TestIssuer.document(base, ["token_endpoint_auth_methods_supported": .null])
+        }
+        try await TestIssuer.with(document: silent) { issuer in
+            let providers = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(
+                    Self.oidc("corp", issuer: issuer.baseURL, extra: "    client_auth: client_secret_post")),
+                discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
+            #expect(providers.first?.clientAuthentication == .clientSecretPost)
+        }
+    }
+
+    @Test func mapsClaimsOfTheIDTokenAndKeepsUserinfoSubjectAsSub() throws {
+        let metadata = try OIDCProviderMetadata(
+            json: TestIssuer.googleLike("https://id.example"), expectedIssuer: "https://id.example")
+        let registry = ProviderRegistry([OIDCPlugin().discovered(metadata)])
+        let settings = ProviderSettings(
+            name: "corp", type: "oidc", clientID: "c", clientSecret: Secret("s"), issuer: "https://id.example",
+            location: SourceLocation(fileName: "f", line: 1, column: 1, sourceLine: nil),
+            claims: ClaimMapping(subject: .init("oid"), emailVerified: .always(true), groups: .init("roles")))
+        let corp = try registry.resolve(settings, publicURL: "https://app.example")
+        let identity = try corp.plugin.identity(
+            fromIDToken: JWTClaims(json: ["sub": "pairwise", "oid": "u-1", "email": "a@b.example", "roles": ["r"]]),
+            provider: corp)
+        #expect(identity.subject == "u-1")
+        #expect(identity.emailVerified)
+        #expect(identity.groups == ["r"])
+        let fromUserinfo = try corp.plugin.identity(fromUserinfo: ["sub": "pairwise"], provider: corp)
+        #expect(fromUserinfo.subject == "pairwise")
     }
 
     @Test func reportsAFailedDiscoveryAtTheIssuerKeyAndKeepsResolvingTheOthers() async throws {

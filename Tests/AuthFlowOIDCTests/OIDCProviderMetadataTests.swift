@@ -110,7 +110,15 @@ import Testing
         // Absent means client_secret_basic (OpenID Connect Discovery §3).
         #expect(
             try metadata(["token_endpoint_auth_methods_supported": .null]).clientAuthentication == .clientSecretBasic)
-        let error = refusal(["token_endpoint_auth_methods_supported": ["private_key_jwt", "tls_client_auth"]])
+        let jwtOnly = try metadata(["token_endpoint_auth_methods_supported": ["tls_client_auth", "private_key_jwt"]])
+        #expect(jwtOnly.clientAuthentication == .privateKeyJWT)
+        #expect(jwtOnly.clientAuthenticationChoice.allowed == [.privateKeyJWT])
+        #expect(jwtOnly.advertisesTokenEndpointAuthMethods)
+        // Nothing advertised: every method of ours may be configured.
+        let silent = try metadata(["token_endpoint_auth_methods_supported": .null])
+        #expect(!silent.advertisesTokenEndpointAuthMethods)
+        #expect(silent.clientAuthenticationChoice.allowed == [.clientSecretBasic, .clientSecretPost, .privateKeyJWT])
+        let error = refusal(["token_endpoint_auth_methods_supported": ["tls_client_auth", "client_secret_jwt"]])
         #expect(error?.code == .unsupportedMetadata)
     }
 

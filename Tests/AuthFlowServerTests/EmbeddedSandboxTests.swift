@@ -39,6 +39,26 @@ import Testing
         await deployment.stop()
     }
 
+    @Test func sandboxModeKeepsTheConfiguredSecretMethod() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authflow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("providers.yaml").path
+        try """
+        server:
+          public_url: http://localhost:8080
+        providers:
+          google:
+            type: google
+            client_auth: client_secret_basic
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let deployment = try await SandboxDeployment.start(loading: path, environment: [:])
+        #expect(deployment.configuration.providers.first?.clientAuthentication == .clientSecretBasic)
+        let google = try #require(try ProviderRegistry.standard.resolve(deployment.configuration).first)
+        #expect(google.clientAuthentication == .clientSecretBasic)
+        await deployment.stop()
+    }
+
     @Test func aFileThatDoesNotLoadIsRefusedBeforeTheSandboxStarts() async throws {
         await #expect(throws: ConfigurationError.self) {
             _ = try await SandboxDeployment.start(loading: "/nonexistent/providers.yaml", environment: [:])

@@ -4,8 +4,9 @@ extension ConfigurationReader {
     static let providerKeys = [
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
-        "native_clients", "post_logout_redirect_uri",
+        "native_clients", "post_logout_redirect_uri", "client_auth", "claims",
     ]
+    static let claimKeys = ["subject", "email", "email_verified", "name", "groups"]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
     static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation", "end_session"]
     /// Authorization-request parameters AuthFlow sets itself, with where their value comes from; an
@@ -105,6 +106,7 @@ extension ConfigurationReader {
         if redirectURI == nil, section.value("redirect_uri") == nil, let callbackBase {
             redirectURI = "\(callbackBase)/\(name)/callback"
         }
+        let claims = claims(section, keyLocations: &keyLocations)
         return ProviderSettings(
             name: name, type: type ?? name, clientID: clientID, clientSecret: clientSecret,
             audiences: stringList(section.value("audiences"), path: section.path("audiences")) ?? [],
@@ -117,7 +119,53 @@ extension ConfigurationReader {
             capabilityLocations: capabilities.locations, keyLocations: keyLocations,
             nativeClients: nativeClients(section),
             postLogoutRedirectURI: url(
-                section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")))
+                section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")),
+            clientAuthentication: clientAuthentication(section), claims: claims)
+    }
+
+    /// `client_auth`: one of ``ClientAuthentication/configurable``.
+    private mutating func clientAuthentication(_ section: Fields) -> ClientAuthentication? {
+        let path = section.path("client_auth")
+        guard let text = string(section.value("client_auth"), path: path) else { return nil }
+        let allowed = ClientAuthentication.configurable
+        if let method = ClientAuthentication(rawValue: text), allowed.contains(method) { return method }
+        report(
+            .invalidValue,
+            "expected one of \(allowed.map(\.rawValue).joined(separator: ", ")) for \(path), found \(YAMLError.quote(text))",
+            at: section.value("client_auth")?.mark)
+        return nil
+    }
+
+    /// `claims`: a mapping of identity members to claim names or dotted paths; `email_verified` may be a boolean.
+    private mutating func claims(_ section: Fields, keyLocations: inout [String: SourceLocation]) -> ClaimMapping? {
+        guard let pair = section["claims"],
+            let fields = fields(pair.value, owner: pair.key.mark, path: section.path("claims"), known: Self.claimKeys)
+        else { return nil }
+        var mapping = ClaimMapping()
+        for (key, value) in fields.pairs where Self.claimKeys.contains(key.value) {
+            keyLocations["claims.\(key.value)"] = location(key.mark)
+            let path = fields.path(key.value)
+            if key.value == "email_verified", case .scalar(let scalar) = value, let flag = scalar.boolValue {
+                mapping.emailVerified = .always(flag)
+                continue
+            }
+            guard let text = string(value, path: path) else { continue }
+            guard let claimPath = ClaimMapping.Path(text) else {
+                report(
+                    .invalidValue,
+                    "expected a claim name or a dotted path such as data.id for \(path), found \(YAMLError.quote(text))",
+                    at: value.mark)
+                continue
+            }
+            switch key.value {
+            case "subject": mapping.subject = claimPath
+            case "email": mapping.email = claimPath
+            case "email_verified": mapping.emailVerified = .claim(claimPath)
+            case "name": mapping.name = claimPath
+            default: mapping.groups = claimPath
+            }
+        }
+        return mapping
     }
 
     /// `native_clients`: a list of non-empty client ids without spaces.

@@ -40,6 +40,11 @@ public struct ProviderSettings: Sendable, Hashable {
     /// `access_type: offline` for a refresh token. Never one AuthFlow sets itself
     /// (`state`, `nonce`, `scope`, `code_challenge`, …); the loader refuses those.
     public let authorizationParameters: [String: String]
+    /// `client_auth`: how the client authenticates at the token endpoint; `nil` keeps the plugin's default
+    /// (or the issuer's advertised choice).
+    public let clientAuthentication: ClientAuthentication?
+    /// `claims`: where the identity's members come from; `nil` keeps the plugin's own mapping.
+    public let claims: ClaimMapping?
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.
@@ -59,10 +64,13 @@ public struct ProviderSettings: Sendable, Hashable {
         location: SourceLocation,
         typeLocation: SourceLocation? = nil, capabilityLocations: [String: SourceLocation] = [:],
         keyLocations: [String: SourceLocation] = [:], nativeClients: [String] = [],
-        postLogoutRedirectURI: String? = nil
+        postLogoutRedirectURI: String? = nil, clientAuthentication: ClientAuthentication? = nil,
+        claims: ClaimMapping? = nil
     ) {
         self.postLogoutRedirectURI = postLogoutRedirectURI
         self.nativeClients = nativeClients
+        self.clientAuthentication = clientAuthentication
+        self.claims = claims
         self.name = name
         self.type = type
         self.clientID = clientID
