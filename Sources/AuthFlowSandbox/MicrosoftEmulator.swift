@@ -105,9 +105,12 @@ struct MicrosoftEmulator: SandboxEmulator {
         return GeneratedClient(client: client, secret: secret, privateKey: nil, teamID: nil)
     }
 
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
-        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
-            + ["    scopes: [openid, profile, email]"]
+    /// The `common` authority, limited to the sandbox's tenants (`tenant`, `allowed_tenants`).
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        let tenants = sandbox.configuration.microsoftTenants.map(\.id).joined(separator: ", ")
+        return (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? []) + [
+            "    tenant: common", "    allowed_tenants: [\(tenants)]", "    scopes: [openid, profile, email]",
+        ]
     }
 
     /// The multi-tenant issuer template: `<root>/{tenantid}/v2.0`.
