@@ -66,8 +66,14 @@ public struct SandboxDeployment: Sendable {
         }
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
 
-        let sandbox = SandboxIdentityProvider(
-            configuration: SandboxConfiguration(host: listen.host, port: listen.port, clock: clock, random: random))
+        var sandboxConfiguration = SandboxConfiguration(
+            host: listen.host, port: listen.port, clock: clock, random: random)
+        if let tenants = configuration.sandbox?.microsoftTenants, !tenants.isEmpty {
+            sandboxConfiguration.microsoftTenants = tenants.enumerated().map { index, id in
+                SandboxMicrosoftTenant(id: id, name: "Tenant \(index + 1)")
+            }
+        }
+        let sandbox = SandboxIdentityProvider(configuration: sandboxConfiguration)
         try sandbox.start()
         do {
             return try attach(configuration, to: sandbox, random: random, keepingSecret: false)

@@ -66,7 +66,7 @@ struct GitHubEmulator: SandboxEmulator {
         }
     }
 
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
         (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
             + ["    scopes: [read:user, user:email]"]
     }

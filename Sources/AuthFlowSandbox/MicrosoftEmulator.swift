@@ -105,9 +105,12 @@ struct MicrosoftEmulator: SandboxEmulator {
         return GeneratedClient(client: client, secret: secret, privateKey: nil, teamID: nil)
     }
 
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
-        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
-            + ["    scopes: [openid, profile, email]"]
+    /// The `common` authority, limited to the sandbox's tenants (`tenant`, `allowed_tenants`).
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        let tenants = sandbox.configuration.microsoftTenants.map(\.id).joined(separator: ", ")
+        return (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? []) + [
+            "    tenant: common", "    allowed_tenants: [\(tenants)]", "    scopes: [openid, profile, email]",
+        ]
     }
 
     /// The multi-tenant issuer template: `<root>/{tenantid}/v2.0`.
@@ -229,6 +232,7 @@ struct MicrosoftEmulator: SandboxEmulator {
         }
         identity.tenantID = form["tenant_id"]?.lowercased()
         identity.issuerTenantID = form["issuer_tenant_id"]?.lowercased()
+        identity.groupsOverage = form["groups_overage"] == "true"
         if let objectID = form["object_id"] {
             guard SandboxMicrosoftTenant.isGUID(objectID) else {
                 return refuse("object_id must be a GUID, found '\(clip(objectID))'")
@@ -253,6 +257,7 @@ struct MicrosoftEmulator: SandboxEmulator {
         <label>Object id (oid) <input type="text" name="object_id" maxlength="36" autocomplete="off"></label>
         <label>Groups (comma-separated) <input type="text" name="groups" autocomplete="off"></label>
         <label>App roles (comma-separated) <input type="text" name="roles" autocomplete="off"></label>
+        <label><input type="checkbox" name="groups_overage" value="true"> Test hook: too many groups (overage)</label>
         <label>Test hook: issuer tenant id, to make iss differ from tid <input type="text" name="issuer_tenant_id" maxlength="36" autocomplete="off"></label>
 
         """
@@ -477,7 +482,8 @@ extension SandboxIdentityProvider {
 
     /// An Entra v2.0 id_token: `ver`, `iss` of the user's tenant (or of ``SandboxIdentity/issuerTenantID``, the
     /// mismatch test hook), `tid`, `oid` and the profile claims with `profile`, `email` with `email` (plus
-    /// `xms_edov` and `verified_primary_email` only when the address is verified), `groups` and `roles`.
+    /// `xms_edov` and `verified_primary_email` only when the address is verified), `groups` (or the overage
+    /// pointer with ``SandboxIdentity/groupsOverage``) and `roles`.
     func microsoftIDToken(
         identity: SandboxIdentity, clientID: String, scopes: [String], nonce: String?, authTime: Int64
     ) throws(SandboxError) -> String {
@@ -506,7 +512,18 @@ extension SandboxIdentityProvider {
                 claims["verified_primary_email"] = .array([.string(email)])
             }
         }
-        if !identity.groups.isEmpty { claims["groups"] = .array(identity.groups.map(JSONValue.string)) }
+        if identity.groupsOverage {
+            let objectID =
+                identity.objectID ?? MicrosoftEmulator.derivedObjectID(subject: identity.subject, tenantID: tenant)
+            claims["_claim_names"] = .object(["groups": .string("src1")])
+            claims["_claim_sources"] = .object([
+                "src1": .object([
+                    "endpoint": .string("https://graph.microsoft.com/v1.0/users/\(objectID)/getMemberObjects")
+                ])
+            ])
+        } else if !identity.groups.isEmpty {
+            claims["groups"] = .array(identity.groups.map(JSONValue.string))
+        }
         if !identity.roles.isEmpty { claims["roles"] = .array(identity.roles.map(JSONValue.string)) }
         return try signJWT(claims, provider: .microsoft, ring: ring, header: ["typ": .string("JWT")])
     }

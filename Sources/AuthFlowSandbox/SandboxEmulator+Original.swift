@@ -63,7 +63,7 @@ struct AppleEmulator: SandboxEmulator {
         return GeneratedClient(client: client, secret: nil, privateKey: key, teamID: SandboxIdentityProvider.demoTeamID)
     }
 
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
         ["    team_id: \(client.teamID ?? "")", "    key_id: \(client.keyID ?? "")"]
             + (client.credentialFile.map { ["    private_key_file: \"\($0)\""] } ?? []) + ["    scopes: [name, email]"]
     }
@@ -175,7 +175,7 @@ struct GoogleEmulator: SandboxEmulator {
         }
     }
 
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
         (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
             + ["    capabilities: { oidc: true, pkce: true }"]
     }
@@ -269,7 +269,7 @@ struct FacebookEmulator: SandboxEmulator {
         return GeneratedClient(client: client, secret: secret, privateKey: nil, teamID: nil)
     }
 
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
         (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? []) + [
             "    capabilities: { pkce: true }"
         ]
@@ -354,7 +354,7 @@ struct XEmulator: SandboxEmulator {
         ]
     }
 
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
         (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
             + ["    scopes: [users.read, tweet.read, offline.access]"]
     }

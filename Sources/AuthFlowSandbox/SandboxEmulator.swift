@@ -71,7 +71,7 @@ protocol SandboxEmulator: Sendable {
         throws(SandboxError) -> GeneratedClient
     /// The provider-specific lines of its `providers.yaml` entry for a demo client (credential file, scopes,
     /// capabilities), each indented by four spaces.
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String]
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String]
 }
 
 /// What ``SandboxEmulator/registerGeneratedClient(clientID:redirectURIs:sandbox:)`` registered.
@@ -148,7 +148,7 @@ extension SandboxEmulator {
     }
 
     /// The client secret file.
-    func demoYAMLLines(_ client: SandboxDemoClient) -> [String] {
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
         client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? []
     }
 }

@@ -34,6 +34,9 @@ public struct SandboxIdentity: Sendable, Hashable {
     public var emailIsPublic: Bool
     /// GitHub only: addresses besides `email` (the primary) that `GET /user/emails` lists.
     public var additionalEmails: [AdditionalEmail]
+    /// Test hook, Microsoft only: the id_token has no `groups` but the overage pointer Entra sends past 200
+    /// groups (`_claim_names.groups` naming a `_claim_sources` entry with a Graph endpoint).
+    public var groupsOverage: Bool
 
     /// A further email address of a GitHub user.
     public struct AdditionalEmail: Sendable, Hashable {
@@ -54,8 +57,9 @@ public struct SandboxIdentity: Sendable, Hashable {
         subject: String, email: String? = nil, givenName: String? = nil, familyName: String? = nil,
         username: String? = nil, emailVerified: Bool = true, isPrivateEmail: Bool = false, tenantID: String? = nil,
         objectID: String? = nil, groups: [String] = [], roles: [String] = [], issuerTenantID: String? = nil,
-        emailIsPublic: Bool = false, additionalEmails: [AdditionalEmail] = []
+        emailIsPublic: Bool = false, additionalEmails: [AdditionalEmail] = [], groupsOverage: Bool = false
     ) {
+        self.groupsOverage = groupsOverage
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified

@@ -20,19 +20,21 @@ extension SandboxIdentityProvider {
 
     /// Registers one client per provider with freshly generated credentials (random secrets; a P-256 key for
     /// Apple) and, when `credentialsDirectory` is given, writes them there with owner-only permissions:
-    /// `google_client_secret`, `facebook_client_secret`, `x_client_secret`, `AuthKey_<key id>.p8`, plus a
-    /// `providers.yaml` fragment pointing every provider at this sandbox.
+    /// `<provider>_client_secret` for each provider with a secret, `AuthKey_<key id>.p8`, plus a
+    /// `providers.yaml` fragment pointing the providers `inFragment` accepts at this sandbox.
     ///
     /// - Parameters:
     ///   - redirectURIs: the redirect URIs to allow per provider.
     ///   - credentialsDirectory: where to write the credentials (created owner-only); `nil` writes nothing.
+    ///   - inFragment: which providers the `providers.yaml` fragment lists (all by default); a caller leaves out
+    ///     those its provider registry has no plugin for, since a `type:` it does not know is an error there.
     /// - Returns: the registered clients, in ``SandboxProvider`` order.
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when a key cannot be generated or written, or
     ///   ``SandboxError/Code-swift.struct/invalidClient`` for unusable redirect URIs.
     @discardableResult
     public func registerDemoClients(
         redirectURIs: (SandboxProvider) -> [String] = { [SandboxIdentityProvider.defaultDemoRedirectURI(for: $0)] },
-        credentialsDirectory: String? = nil
+        credentialsDirectory: String? = nil, inFragment: (SandboxProvider) -> Bool = { _ in true }
     ) throws(SandboxError) -> [SandboxDemoClient] {
         if let credentialsDirectory { try Self.makePrivateDirectory(credentialsDirectory) }
         var clients: [SandboxDemoClient] = []
@@ -64,7 +66,8 @@ extension SandboxIdentityProvider {
                     redirectURIs: client.redirectURIs))
         }
         if let credentialsDirectory {
-            _ = try Self.writePrivateFile(credentialsDirectory, "providers.yaml", providersYAML(for: clients))
+            _ = try Self.writePrivateFile(
+                credentialsDirectory, "providers.yaml", providersYAML(for: clients.filter { inFragment($0.provider) }))
         }
         return clients
     }
@@ -97,7 +100,7 @@ extension SandboxIdentityProvider {
             lines.append("  \(client.provider.rawValue):")
             lines.append("    type: \(client.provider.rawValue)")
             lines.append("    client_id: \"\(client.clientID)\"")
-            lines += client.provider.emulator.demoYAMLLines(client)
+            lines += client.provider.emulator.demoYAMLLines(client, sandbox: self)
             if let issuer = endpoints.issuer { lines.append("    issuer: \"\(issuer)\"") }
             lines.append("    endpoints:")
             lines.append("      authorization: \"\(endpoints.authorization)\"")

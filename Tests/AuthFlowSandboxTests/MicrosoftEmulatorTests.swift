@@ -242,6 +242,26 @@ struct MicrosoftEmulatorTests {
         #expect(payload["iss"] == .string(harness.sandbox.microsoftIssuer(tenantID: Self.fabrikam)))
     }
 
+    @Test func groupsOverageHookSendsThePointerInsteadOfGroups() async throws {
+        let harness = try H()
+        let (claims, _, _) = try await Self.signIn(
+            harness,
+            identity: [
+                ("identity", "custom"), ("subject", "many-groups"), ("tenant_id", Self.contoso),
+                ("object_id", "11111111-2222-4333-8444-555555555555"), ("groups", "g1,g2"), ("groups_overage", "true"),
+            ])
+        #expect(claims["groups"] == nil)
+        #expect(claims["_claim_names"] == .object(["groups": .string("src1")]))
+        #expect(
+            claims["_claim_sources"]?["src1"]?["endpoint"]
+                == .string(
+                    "https://graph.microsoft.com/v1.0/users/11111111-2222-4333-8444-555555555555/getMemberObjects"))
+        let (plain, _, _) = try await Self.signIn(
+            harness, identity: [("identity", "custom"), ("subject", "few-groups"), ("groups", "g1,g2")])
+        #expect(plain["groups"] == .array([.string("g1"), .string("g2")]))
+        #expect(plain["_claim_names"] == nil)
+    }
+
     @Test func typedIdentityWithAnUnknownTenantIsRefused() async throws {
         let harness = try H()
         let reply = try await Self.authorize(
