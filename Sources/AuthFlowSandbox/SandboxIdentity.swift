@@ -16,6 +16,9 @@ public struct SandboxIdentity: Sendable, Hashable {
     public var familyName: String?
     /// X only: the @handle (without the @).
     public var username: String?
+    /// Google only: the groups its id_token's `groups` claim lists (as a directory such as Entra ID, or a
+    /// Workspace claims mapping, sends them); none when empty.
+    public var groups: [String] = []
 
     /// Creates a test identity.
     public init(

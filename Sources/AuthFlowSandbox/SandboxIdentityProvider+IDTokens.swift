@@ -10,7 +10,8 @@ extension SandboxIdentityProvider {
     ///
     /// - Apple: `email_verified` and `is_private_email` as the strings `"true"`/`"false"` (as Apple sends
     ///   them), `nonce_supported` as a JSON boolean, `auth_time`, `at_hash`.
-    /// - Google: `azp`, JSON-boolean `email_verified`, profile claims with the `profile` scope, `at_hash`.
+    /// - Google: `azp`, JSON-boolean `email_verified`, profile claims with the `profile` scope, `at_hash`, and
+    ///   `groups` when the identity has some.
     /// - Facebook (OIDC code flow): `jti`, name claims, `email` with the `email` scope.
     func signIDToken(
         provider: SandboxProvider, clientID: String, identity: SandboxIdentity, scopes: [String], nonce: String?,
@@ -41,6 +42,7 @@ extension SandboxIdentityProvider {
                 claims["email"] = .string(email)
                 claims["email_verified"] = .bool(identity.emailVerified)
             }
+            if !identity.groups.isEmpty { claims["groups"] = .array(identity.groups.map(JSONValue.string)) }
             if scopes.contains("profile") {
                 if let name = identity.name { claims["name"] = .string(name) }
                 if let given = identity.givenName { claims["given_name"] = .string(given) }
