@@ -225,6 +225,23 @@ struct SessionManagementTests {
         }
     }
 
+    @Test func theRoutesFollowThePathPrefixAndTheFormBodyLimit() async throws {
+        try await Self.with(Self.settings { $0.pathPrefix = "/login" }) { app in
+            let alice = TestBrowser()
+            try await app.signIn(alice, provider: "google", as: People.alice)
+            let listed = try await Self.list(app, alice)
+            #expect(listed.count == 1)
+            #expect(try await alice.get(app.appURL + "/auth/sessions").status == 404)
+            let policy = app.server.routePolicy(method: "POST", path: "/login/sessions/revoke")
+            #expect(policy.maxBodyBytes == SignInServer.formBodyLimit)
+            #expect(policy.startsOnPollingThread == false)
+            #expect(app.server.routePolicy(method: "GET", path: "/login/sessions").maxBodyBytes == 0)
+            let id = try #require(listed.first?["id"]?.stringValue)
+            #expect(try await Self.revoke(app, alice, id: id).status == 204)
+            #expect(try await alice.get(app.routesURL + "/check").status == 401)
+        }
+    }
+
     @Test func logoutEverywhereEndsEverySessionOfTheUserOnly() async throws {
         try await Self.with { app in
             let laptop = TestBrowser()
