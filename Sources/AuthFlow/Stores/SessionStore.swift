@@ -3,9 +3,10 @@ public import Foundation
 /// Server-side sessions of `authflow serve`, keyed by the session cookie's random id.
 ///
 /// The id is a bearer secret: implementations store only its SHA-256 digest, so a leaked database does not
-/// yield usable cookies. Every operation maps onto one SQL statement (or one Redis command): create =
-/// `INSERT`, lookup = `SELECT … WHERE id_digest = ? AND expires_at > now`, deletes = `DELETE`. Expired
-/// sessions are purged opportunistically. Expiry follows the implementation's injected clock.
+/// yield usable cookies. Every operation maps onto one SQL statement (in Redis, a command or script, and a
+/// read before listing or touching): create = `INSERT`, lookup = `SELECT … WHERE id_digest = ? AND
+/// expires_at > now`, list = `SELECT … WHERE user_id = ?`, touch = `UPDATE … SET last_used_at`, deletes =
+/// `DELETE`. Expired sessions are purged opportunistically. Expiry follows the implementation's injected clock.
 ///
 /// Every method throws ``StoreError``; `backendFailure`, `busy` and `corruptDatabase` can come from any of
 /// them.
