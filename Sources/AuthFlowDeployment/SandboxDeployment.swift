@@ -159,7 +159,8 @@ public struct SandboxDeployment: Sendable {
             trustedProxies: existing?.trustedProxies ?? [],
             rateLimits: existing.map(\.rateLimits) ?? RateLimitSettings(), metricsListen: existing?.metricsListen,
             logFormat: existing?.logFormat ?? .text, nativeSessionTTL: existing?.nativeSessionTTL ?? 30 * 86_400,
-            pathPrefix: pathPrefix, access: existing?.access ?? AccessRules())
+            pathPrefix: pathPrefix, access: existing?.access ?? AccessRules(),
+            sessionIdleTimeout: existing?.sessionIdleTimeout)
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)

@@ -123,6 +123,14 @@ enum PostgresSchema {
             "ALTER TABLE sessions ADD COLUMN kind text NOT NULL DEFAULT 'cookie'",
             "ALTER TABLE identity_tokens ADD COLUMN client_id text",
         ],
+        // 5: what a session shows its user and the access rules: the provider's groups (a JSON array of strings,
+        // NULL for none), when it was last used (NULL: its creation time) and a short summary of the browser
+        // that signed in.
+        [
+            "ALTER TABLE sessions ADD COLUMN group_names text",
+            "ALTER TABLE sessions ADD COLUMN last_used_at double precision",
+            "ALTER TABLE sessions ADD COLUMN agent text",
+        ],
     ]
 
     /// Brings the database to `currentVersion` under the migration advisory lock, in one transaction; a

@@ -18,4 +18,10 @@ enum RedisReply: Sendable, Hashable {
         if case .bytes(let value) = self { return value }
         return nil
     }
+
+    /// The items of an array reply; `nil` for other replies.
+    var array: [RedisReply]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
 }

@@ -3,15 +3,25 @@ import Foundation
 
 /// The stored form of a `SessionRecord`: each field as `<byte count>:<bytes>`, so any text round-trips; the
 /// provider session id as `+<sid>`, or `-` when there is none; a bearer session adds the field `bearer` (a
-/// record of seven fields, as written before session kinds, is a cookie session).
+/// record of seven fields, as written before session kinds, is a cookie session). A session with groups, an
+/// agent summary or a last use after its creation has eleven fields: the kind always, then the groups (their
+/// JSON array, empty for none), the last use time and the agent (`+<agent>`, or `-`). Records of seven or
+/// eight fields stay readable, and are what a session without these is still written as.
 enum RedisSessionRecord {
     static func encode(_ record: SessionRecord) -> [UInt8] {
-        let fields =
-            [
-                "1", String(record.createdAt.timeIntervalSince1970), String(record.expiresAt.timeIntervalSince1970),
-                record.userID.rawValue, record.provider, record.subject,
-                record.providerSessionID.map { "+" + $0 } ?? "-",
-            ] + (record.kind == .cookie ? [] : [record.kind.rawValue])
+        var fields = [
+            "1", String(record.createdAt.timeIntervalSince1970), String(record.expiresAt.timeIntervalSince1970),
+            record.userID.rawValue, record.provider, record.subject,
+            record.providerSessionID.map { "+" + $0 } ?? "-",
+        ]
+        let extended = !record.groups.isEmpty || record.agent != nil || record.lastUsedAt != record.createdAt
+        if extended || record.kind != .cookie { fields.append(record.kind.rawValue) }
+        if extended {
+            fields += [
+                SessionRecord.encodeGroups(record.groups) ?? "", String(record.lastUsedAt.timeIntervalSince1970),
+                record.agent.map { "+" + $0 } ?? "-",
+            ]
+        }
         var output: [UInt8] = []
         for field in fields {
             output += Array("\(field.utf8.count):".utf8) + Array(field.utf8)
@@ -30,14 +40,24 @@ enum RedisSessionRecord {
             fields.append(String(decoding: bytes[(colon + 1)..<(colon + 1 + count)], as: UTF8.self))
             index = colon + 1 + count
         }
-        guard fields.count == 7 || fields.count == 8, fields[0] == "1", let created = Double(fields[1]),
-            let expires = Double(fields[2]),
-            let kind = fields.count == 8 ? SessionKind(rawValue: fields[7]) : .cookie
+        guard fields.count == 7 || fields.count == 8 || fields.count == 11, fields[0] == "1",
+            let created = Double(fields[1]), let expires = Double(fields[2]),
+            let kind = fields.count >= 8 ? SessionKind(rawValue: fields[7]) : .cookie
         else { throw corrupt(operation) }
+        var groups: [String] = []
+        var lastUsed: Date?
+        var agent: String?
+        if fields.count == 11 {
+            groups = try SessionRecord.decodeGroups(fields[8].isEmpty ? nil : fields[8], operation: operation)
+            guard let used = Double(fields[9]) else { throw corrupt(operation) }
+            lastUsed = Date(timeIntervalSince1970: used)
+            agent = fields[10].hasPrefix("+") ? String(fields[10].dropFirst()) : nil
+        }
         return SessionRecord(
             userID: UserID(rawValue: fields[3]), provider: fields[4], subject: fields[5],
             createdAt: Date(timeIntervalSince1970: created), expiresAt: Date(timeIntervalSince1970: expires),
-            providerSessionID: fields[6].hasPrefix("+") ? String(fields[6].dropFirst()) : nil, kind: kind)
+            providerSessionID: fields[6].hasPrefix("+") ? String(fields[6].dropFirst()) : nil, kind: kind,
+            groups: groups, lastUsedAt: lastUsed, agent: agent)
     }
 
     private static func corrupt(_ operation: String) -> StoreError {

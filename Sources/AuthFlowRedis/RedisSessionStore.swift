@@ -1,6 +1,6 @@
 public import AuthFlow
 public import AuthFlowJOSE
-import Foundation
+public import Foundation
 
 /// A `SessionStore` in Redis, shared by every instance using the same server and prefix.
 ///
@@ -95,7 +95,65 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     public func deleteSession(id: String) async throws(StoreError) -> Bool {
         let operation = "deleteSession"
         try StoreValidation.checkKey(id, "session id", operation: operation)
+        return try await delete(key: sessionKey(id), operation: operation)
+    }
+
+    /// Deletes the session whose id has the SHA-256 `digest`, and removes it from its sets.
+    ///
+    /// - Throws: `StoreError` `invalidValue` for a digest that is not 32 bytes.
+    @discardableResult
+    public func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
+        let operation = "deleteSession(digest:)"
+        try StoreValidation.checkDigest(digest, operation: operation)
+        return try await delete(key: client.key("session", digest: digest), operation: operation)
+    }
+
+    /// The user's live sessions, oldest first: the members of the user's set, read in one `MGET`.
+    ///
+    /// - Throws: `StoreError`.
+    public func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
+        let operation = "sessions(userID:)"
+        let members =
+            try await client.command([Array("SMEMBERS".utf8), userKey(userID)], operation: operation).array ?? []
+        let keys = members.compactMap(\.bytes)
+        guard !keys.isEmpty else { return [] }
+        let values = try await client.command([Array("MGET".utf8)] + keys, operation: operation).array ?? []
+        let now = clock.now()
+        var listed: [StoredSession] = []
+        for (key, value) in zip(keys, values) {
+            // A member whose session expired or was deleted, or does not decode, is no live session.
+            guard let bytes = value.bytes, let record = try? RedisSessionRecord.decode(bytes, operation: operation),
+                record.userID == userID, record.expiresAt > now,
+                let digest = Self.digest(ofSessionKey: key)
+            else { continue }
+            listed.append(StoredSession(digest: digest, record: record))
+        }
+        return listed.sorted {
+            $0.record.createdAt != $1.record.createdAt
+                ? $0.record.createdAt < $1.record.createdAt : $0.digest.lexicographicallyPrecedes($1.digest)
+        }
+    }
+
+    /// Sets the session's last use time when it is later than the stored one: the record is read, and written
+    /// back only while its key exists (`SET … XX KEEPTTL`), so a session deleted meanwhile is not brought back.
+    ///
+    /// - Throws: `StoreError` `invalidValue`.
+    public func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
+        let operation = "touchSession"
+        try StoreValidation.checkKey(id, "session id", operation: operation)
+        try StoreValidation.checkDate(lastUsedAt, "last use time", operation: operation)
         let key = sessionKey(id)
+        guard let bytes = try await client.command([Array("GET".utf8), key], operation: operation).bytes else { return }
+        let record = try RedisSessionRecord.decode(bytes, operation: operation)
+        guard record.expiresAt > clock.now(), record.lastUsedAt < lastUsedAt else { return }
+        _ = try await client.command(
+            [
+                Array("SET".utf8), key, RedisSessionRecord.encode(record.used(at: lastUsedAt)), Array("XX".utf8),
+                Array("KEEPTTL".utf8),
+            ], operation: operation)
+    }
+
+    private func delete(key: [UInt8], operation: String) async throws(StoreError) -> Bool {
         let stored = try await client.command([Array("GET".utf8), key], operation: operation).bytes
         // A record that does not decode is deleted all the same; its sets are pruned at their next write.
         let record = stored.flatMap { try? RedisSessionRecord.decode($0, operation: operation) }
@@ -104,6 +162,32 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
             [Array("EVAL".utf8), Array(Self.deleteScript.utf8), Array(String(keys.count).utf8)] + keys,
             operation: operation)
         return reply.integer ?? 0 > 0
+    }
+
+    /// The digest a session key (`<prefix>session:<hex>`) ends with.
+    static func digest(ofSessionKey key: [UInt8]) -> [UInt8]? {
+        guard let colon = key.lastIndex(of: UInt8(ascii: ":")) else { return nil }
+        let hex = key[(colon + 1)...]
+        guard hex.count == 64 else { return nil }
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        var high: UInt8?
+        for byte in hex {
+            let nibble: UInt8
+            switch byte {
+            case 0x30...0x39: nibble = byte - 0x30
+            case 0x61...0x66: nibble = byte - 0x61 + 10
+            case 0x41...0x46: nibble = byte - 0x41 + 10
+            default: return nil
+            }
+            if let first = high {
+                digest.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return digest
     }
 
     /// Deletes every session of the user.

@@ -240,6 +240,14 @@ enum SQLiteSchema {
         ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'cookie';
         ALTER TABLE identity_tokens ADD COLUMN client_id TEXT;
         """,
+        // Version 8: what a session shows its user and the access rules: the provider's groups (a JSON array of
+        // strings, NULL for none), when it was last used (NULL: its creation time) and a short summary of the
+        // browser that signed in.
+        """
+        ALTER TABLE sessions ADD COLUMN group_names TEXT;
+        ALTER TABLE sessions ADD COLUMN last_used_at REAL;
+        ALTER TABLE sessions ADD COLUMN agent TEXT;
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

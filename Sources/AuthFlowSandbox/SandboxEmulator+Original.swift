@@ -144,7 +144,8 @@ struct GoogleEmulator: SandboxEmulator {
     var idTokenHeader: [String: JSONValue] { ["typ": .string("JWT")] }
     var nativeScopes: [String] { ["openid", "email", "profile"] }
 
-    /// `azp`, JSON-boolean `email_verified` with `email`, the name claims with `profile`.
+    /// `azp`, JSON-boolean `email_verified` with `email`, the name claims with `profile`, and `groups` when the
+    /// identity has some.
     func idTokenClaims(
         _ claims: [String: JSONValue], identity: SandboxIdentity, scopes: [String], authTime: Int64,
         authorizedParty: String?, random: any SecureRandom
@@ -155,6 +156,7 @@ struct GoogleEmulator: SandboxEmulator {
             claims["email"] = .string(email)
             claims["email_verified"] = .bool(identity.emailVerified)
         }
+        if !identity.groups.isEmpty { claims["groups"] = .array(identity.groups.map(JSONValue.string)) }
         if scopes.contains("profile") {
             if let name = identity.name { claims["name"] = .string(name) }
             if let given = identity.givenName { claims["given_name"] = .string(given) }

@@ -22,7 +22,8 @@ public struct SandboxIdentity: Sendable, Hashable {
     public var tenantID: String?
     /// Microsoft only: the user's object id in the tenant (`oid`); `nil` derives a stable GUID from the subject.
     public var objectID: String?
-    /// Microsoft only: the `groups` claim (group object ids); omitted when empty.
+    /// Microsoft and Google: the `groups` claim (Microsoft: group object ids; Google: as a Workspace claims
+    /// mapping sends them); omitted when empty.
     public var groups: [String]
     /// Microsoft only: the `roles` claim (app roles assigned to the user); omitted when empty.
     public var roles: [String]

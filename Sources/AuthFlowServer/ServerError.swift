@@ -49,6 +49,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let ambiguousCredentials = Code(rawValue: "ambiguous_credentials")
         /// The route needs a bearer session (`POST /auth/session/refresh`) and the request has none.
         public static let notBearerSession = Code(rawValue: "not_bearer_session")
+        /// `POST /auth/sessions/revoke` names no live session of the signed-in user.
+        public static let sessionNotFound = Code(rawValue: "session_not_found")
         /// A store did not answer; the request changed nothing it could not finish.
         public static let storeUnavailable = Code(rawValue: "store_unavailable")
     }

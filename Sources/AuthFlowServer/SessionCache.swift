@@ -15,7 +15,8 @@ import Synchronization
 /// - a change made elsewhere (another instance sharing the stores, or code writing the stores directly)
 ///   takes effect within ``SignInServer/Options/sessionCacheLifetime`` (1 s by default; 0 turns the cache
 ///   off);
-/// - a session past its `expiresAt` is never answered from the cache.
+/// - a session past its `expiresAt` is never answered from the cache; with `server.session_idle_timeout` the
+///   server also passes over an entry that went idle or whose last use is due to be written.
 ///
 /// Entries are keyed by the session cookie's value and never leave the process. The number of entries is
 /// capped; when full, the cache starts over.

@@ -110,7 +110,10 @@ extension SignInServer {
             result.identity.source == .idToken
             ? result.identity.rawClaims["sid"]?.stringValue.flatMap { $0.isEmpty || $0.utf8.count > 255 ? nil : $0 }
             : nil
-        let session = try await createSession(for: identity, providerSessionID: providerSessionID)
+        let session = try await createSession(
+            for: identity, providerSessionID: providerSessionID,
+            groups: sessionGroups(result.identity, provider: name),
+            agent: UserAgentSummary.summary(request.headers["User-Agent"]))
         if options.keepsTraces {
             traces.rememberSession(digest: Self.digest(session.id), trace: startTrace + result.trace)
         }

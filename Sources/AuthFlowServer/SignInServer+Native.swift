@@ -73,7 +73,10 @@ extension SignInServer {
             $0.isEmpty || $0.utf8.count > 255 ? nil : $0
         }
         noteChanged(user: identity.userID)
-        let session = try await storeSession(for: identity, kind: .bearer, providerSessionID: providerSessionID)
+        let session = try await storeSession(
+            for: identity, kind: .bearer, providerSessionID: providerSessionID,
+            groups: sessionGroups(result.identity, provider: result.provider),
+            agent: UserAgentSummary.summary(request.headers["User-Agent"]))
         logger.log(
             .info, "signed in",
             metadata: ["provider": result.provider, "intent": result.intent.rawValue, "session": "bearer"])
@@ -101,7 +104,8 @@ extension SignInServer {
             throw ServerError(.notSignedIn, "expected a signed-in session, found one that just ended", status: 401)
         }
         let session = try await storeSession(
-            for: current.identity, kind: .bearer, providerSessionID: current.record.providerSessionID)
+            for: current.identity, kind: .bearer, providerSessionID: current.record.providerSessionID,
+            groups: current.record.groups, agent: current.record.agent)
         logger.log(.info, "bearer session refreshed", metadata: ["provider": current.identity.provider])
         return ResponseFactory.json(
             Self.bearerJSON(token: session.id, record: session.record, identity: current.identity))

@@ -117,11 +117,13 @@ extension SignInServer {
             case "check": return "/auth/check"
             case "logout": return "/auth/logout"
             case "logged-out": return "/auth/logged-out"
+            case "sessions": return "/auth/sessions"
             default: return "other"
             }
         case 3:
             if segments[1] == "account" && segments[2] == "delete" { return "/auth/account/delete" }
             if segments[1] == "session" && segments[2] == "refresh" { return "/auth/session/refresh" }
+            if segments[1] == "sessions" && segments[2] == "revoke" { return "/auth/sessions/revoke" }
             return actionTemplate(segments[2]) ?? "other"
         case 4 where segments[2] == "data-deletion":
             return "/auth/{provider}/data-deletion/{code}"

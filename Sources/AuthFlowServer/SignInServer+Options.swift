@@ -50,6 +50,16 @@ extension SignInServer {
         public var pathPrefix: String = ServerSettings.defaultPathPrefix
         /// Who may pass `GET /auth/check` (`server.access`): a signed-in user the rules refuse gets 403.
         public var access = AccessRules()
+        /// How long, in seconds, a session may go unused before it ends (`server.session_idle_timeout`); `nil`
+        /// (the default) turns the rule off. Keep it shorter than ``sessionTTL``: a session never outlives its
+        /// lifetime, used or not. Use is written at most once per ``idleRenewalInterval``.
+        public var sessionIdleTimeout: Double?
+
+        /// How old a session's written last use may grow before a use writes it again, when
+        /// ``sessionIdleTimeout`` is on: a tenth of the timeout. A session in use is written at most ten times
+        /// per timeout (checks in between read nothing more), and a session left alone ends between 90% and 100%
+        /// of the timeout after its last real use. `nil` when the rule is off.
+        public var idleRenewalInterval: Double? { sessionIdleTimeout.map { $0 / 10 } }
 
         /// Creates options with the hardened defaults.
         public init(
@@ -103,6 +113,7 @@ extension SignInServer {
             self.pathPrefix = server.pathPrefix
             self.access = server.access
             self.previousSecrets = server.previousSecrets
+            self.sessionIdleTimeout = server.sessionIdleTimeout
         }
 
         /// The keyring of `secret` and `previousSecrets`, from which every key the server derives comes.

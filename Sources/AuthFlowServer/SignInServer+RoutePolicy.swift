@@ -1,8 +1,8 @@
 public import AuthFlowHTTP
 
 extension SignInServer {
-    /// The body limit of the form routes (logout, disconnect, account deletion): room for a `return_to` and a
-    /// few fields, nothing more.
+    /// The body limit of the form routes (logout, disconnect, account deletion, session revocation): room for a
+    /// `return_to` and a few fields, nothing more.
     public static let formBodyLimit = 4 * 1024
 
     /// The policy of each route for `HTTPServer` (pass it as `routePolicy`), from the method and path alone:
@@ -22,6 +22,7 @@ extension SignInServer {
         guard count >= 2, segments[0] == "auth" else { return Self.unrouted }
         if count == 2, segments[1] == "logout" { return Self.form }
         if count == 3, segments[1] == "account", segments[2] == "delete" { return Self.form }
+        if count == 3, segments[1] == "sessions", segments[2] == "revoke" { return Self.form }
         if count == 3, segments[1] == "session", segments[2] == "refresh" { return Self.form }
         if count == 4, segments[2] == "native", segments[3] == "nonce" { return Self.form }
         guard count >= 3 else { return Self.unrouted }

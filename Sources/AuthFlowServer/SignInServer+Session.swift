@@ -47,12 +47,16 @@ extension SignInServer {
     {
         guard let credential = try sessionCredential(request) else { return nil }
         let id = credential.id
-        let session: CurrentSession?
+        var session: CurrentSession?
         if cached {
             // Concurrent requests for one session share the store read (see `SessionCache`).
             session = try await sessionCache.session(
                 id: id, now: { [clock] in clock.now() },
                 read: { () async throws(ServerError) -> CurrentSession? in try await readSession(id: id) })
+            // A session idle too long, or whose last use is due to be written, is asked of the stores.
+            if let found = session, idleState(found.record, now: clock.now()) != .fresh {
+                session = try await readSession(id: id)
+            }
         } else {
             session = try await readSession(id: id)
         }
@@ -67,7 +71,17 @@ extension SignInServer {
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails.
     private func readSession(id: String) async throws(ServerError) -> CurrentSession? {
         do throws(StoreError) {
-            guard let record = try await stores.sessions.session(id: id) else { return nil }
+            guard var record = try await stores.sessions.session(id: id) else { return nil }
+            let now = clock.now()
+            switch idleState(record, now: now) {
+            case .fresh:
+                break
+            case .due:
+                try await stores.sessions.touchSession(id: id, lastUsedAt: now)
+                record = record.used(at: now)
+            case .idle:
+                return nil
+            }
             guard let identity = try await stores.accounts.identity(record.identity),
                 identity.userID == record.userID, !identity.isDisabled
             else { return nil }
@@ -112,8 +126,8 @@ extension SignInServer {
     /// `GET /auth/check` for nginx `auth_request`: 202 with the identity headers (``checkResponse(_:)``), 401
     /// without a session, 403 `forbidden` for a signed-in user that `server.access` or the query refuses.
     ///
-    /// The query narrows `server.access`, never widens it: `email_domain`, `provider` (each repeated or a comma
-    /// list, any of them matching) apply together with the configured rules.
+    /// The query narrows `server.access`, never widens it: `email_domain`, `provider`, `group` (each repeated or a
+    /// comma list, any of them matching) apply together with the configured rules.
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let session = try await requireSession(request, cached: true)
         let narrowing = try Self.accessQuery(request)
@@ -128,11 +142,12 @@ extension SignInServer {
     func allowsAccess(_ session: CurrentSession, narrowing: AccessRules?) -> Bool {
         let email = session.identity.emailVerified ? session.identity.email : nil
         let provider = session.identity.provider
-        guard options.access.allows(provider: provider, verifiedEmail: email) else { return false }
-        return narrowing?.allows(provider: provider, verifiedEmail: email) ?? true
+        let groups = session.record.groups
+        guard options.access.allows(provider: provider, verifiedEmail: email, groups: groups) else { return false }
+        return narrowing?.allows(provider: provider, verifiedEmail: email, groups: groups) ?? true
     }
 
-    /// The rules `/auth/check?email_domain=…&provider=…` asks for; `nil` without a query.
+    /// The rules `/auth/check?email_domain=…&provider=…&group=…` asks for; `nil` without a query.
     ///
     /// - Throws: ``ServerError`` `invalid_request` (400) for another parameter (a rule this server does not know
     ///   must not pass silently), an empty value, or a domain that is not an ASCII host name.
@@ -161,10 +176,12 @@ extension SignInServer {
                 }
             case "provider":
                 rules.providers += items
+            case "group":
+                rules.groups += items
             default:
                 throw ServerError(
                     .invalidRequest,
-                    "expected email_domain or provider in the query of /auth/check, found "
+                    "expected email_domain, provider or group in the query of /auth/check, found "
                         + JSONValue.string(String(name.prefix(32))).serialized(), status: 400)
             }
         }
@@ -175,8 +192,8 @@ extension SignInServer {
     static let identityHeaderLimit = 256
 
     /// The answer of `GET /auth/check` for a signed-in `session` (before the headers every response gets):
-    /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only) and `X-Auth-Name`, each
-    /// without control characters and at most ``identityHeaderLimit`` bytes.
+    /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only), `X-Auth-Name` and
+    /// `X-Auth-Groups` (``groupsHeader(_:)``), each without control characters and bounded.
     func checkResponse(_ session: CurrentSession) -> HTTPServerResponse {
         var response = HTTPServerResponse.empty(status: 202)
         // Room for these fields and the ones every response gets (``respond(to:segments:with:)``).
@@ -194,8 +211,34 @@ extension SignInServer {
         if let name = session.identity.name, let value = Self.headerValue(name) {
             response.headers["X-Auth-Name"] = value
         }
+        if let groups = Self.groupsHeader(session.record.groups) {
+            response.headers["X-Auth-Groups"] = groups
+        }
         response.headers["Cache-Control"] = "no-store"
         return response
+    }
+
+    /// The largest `X-Auth-Groups` value sent, in bytes.
+    static let groupsHeaderLimit = 4096
+
+    /// `X-Auth-Groups`: the session's groups joined with `,`, each sent whole or not at all (a shortened or
+    /// cleaned name could be another group's): a name with a comma, a control character (C0, DEL, C1) or
+    /// leading or trailing spaces is left out, and groups stop where the value would pass ``groupsHeaderLimit``
+    /// bytes. `nil` when none is left.
+    static func groupsHeader(_ groups: [String]) -> String? {
+        var value = ""
+        for group in groups {
+            guard !group.isEmpty, group.utf8.count <= SessionRecord.maximumGroupBytes,
+                !group.unicodeScalars.contains(where: {
+                    $0 == "," || $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0)
+                }),
+                group.trimmingCharacters() == group
+            else { continue }
+            let added = (value.isEmpty ? 0 : 1) + group.utf8.count
+            guard value.utf8.count + added <= groupsHeaderLimit else { break }
+            value += value.isEmpty ? group : "," + group
+        }
+        return value.isEmpty ? nil : value
     }
 
     /// `text` without control characters (C0, DEL, C1: no CR or LF can split a header), cut to at most `limit`
@@ -221,7 +264,8 @@ extension SignInServer {
     }
 
     /// `POST /auth/logout`: ends the session server-side and clears the cookie; 204, or 302 to a valid
-    /// `return_to` (query or form field).
+    /// `return_to` (query or form field). With `everywhere=1` (query or form field) it ends every session of the
+    /// signed-in user (``endEverySession(of:)``).
     ///
     /// With `provider_logout=1` (query or form field) and a cookie session of a provider with an end-session
     /// endpoint, the session ends first, then the answer is 303 to that endpoint (OpenID Connect RP-Initiated
@@ -233,6 +277,7 @@ extension SignInServer {
         try checkOrigin(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let atProvider = try Self.providerLogoutParameter(request)
+        let everywhere = try Self.everywhereParameter(request)
         let credential = try sessionCredential(request)
         var ended: SessionRecord?
         if let credential {
@@ -240,7 +285,9 @@ extension SignInServer {
             do throws(StoreError) {
                 // Only a session of the credential's kind ends: a bearer token sent as a cookie ends nothing.
                 if let record = try await stores.sessions.session(id: credential.id), record.kind == credential.kind {
-                    if try await stores.sessions.deleteSession(id: credential.id) {
+                    if everywhere, idleState(record, now: clock.now()) != .idle {
+                        try await endEverySession(of: record.userID)
+                    } else if try await stores.sessions.deleteSession(id: credential.id) {
                         logger.log(.info, "signed out", metadata: ["session": record.kind.rawValue])
                     }
                     ended = record
@@ -398,24 +445,27 @@ extension SignInServer {
 
     /// Starts a new session for `identity` (a fresh random id: no fixation) and returns its cookie;
     /// `providerSessionID` is the id_token's `sid`, kept for back-channel logout.
-    func createSession(for identity: LinkedIdentity, providerSessionID: String? = nil) async throws(ServerError) -> (
-        id: String, cookie: String
-    ) {
-        let (id, _) = try await storeSession(for: identity, kind: .cookie, providerSessionID: providerSessionID)
+    func createSession(
+        for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], agent: String? = nil
+    ) async throws(ServerError) -> (id: String, cookie: String) {
+        let (id, _) = try await storeSession(
+            for: identity, kind: .cookie, providerSessionID: providerSessionID, groups: groups, agent: agent)
         return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
     }
 
     /// Stores a new session of `kind` for `identity` under a fresh random id (32 bytes, base64url): `session_ttl`
     /// for a cookie, `native_session_ttl` for a bearer session. Returns the id and the record.
     func storeSession(
-        for identity: LinkedIdentity, kind: SessionKind, providerSessionID: String?
+        for identity: LinkedIdentity, kind: SessionKind, providerSessionID: String?, groups: [String] = [],
+        agent: String? = nil
     ) async throws(ServerError) -> (id: String, record: SessionRecord) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
         let ttl = kind == .bearer ? options.nativeSessionTTL : options.sessionTTL
         let record = SessionRecord(
             userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: now,
-            expiresAt: now.addingTimeInterval(ttl), providerSessionID: providerSessionID, kind: kind)
+            expiresAt: now.addingTimeInterval(ttl), providerSessionID: providerSessionID, kind: kind, groups: groups,
+            agent: agent)
         do throws(StoreError) {
             try await stores.sessions.createSession(id: id, record: record)
         } catch {

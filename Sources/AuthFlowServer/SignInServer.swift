@@ -16,7 +16,8 @@ import Foundation
 /// ```
 ///
 /// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
-/// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `POST /auth/{provider}/disconnect`,
+/// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `GET /auth/sessions`,
+/// `POST /auth/sessions/revoke`, `POST /auth/{provider}/disconnect`,
 /// `POST /auth/account/delete`, `GET /healthz`, native-app sign-in (`POST /auth/{provider}/native/nonce`,
 /// `POST /auth/{provider}/native`, `POST /auth/session/refresh`; bearer sessions are accepted wherever the
 /// session cookie is), and the event endpoints provider plugins declare under
@@ -244,8 +245,10 @@ public final class SignInServer: Sendable {
             let session = sessionCache.session(id: id, now: started),
             // The cache holds both kinds: a session cookie opens only a cookie session, never a bearer one.
             session.record.kind == .cookie,
-            // A query, or a user the access rules refuse, is answered by `handle` (its 400 or 403).
-            request.query.isEmpty, allowsAccess(session, narrowing: nil)
+            // A query, or a user the access rules refuse, is answered by `handle` (its 400 or 403); a session
+            // idle too long, or whose last use is due to be written, too.
+            request.query.isEmpty, idleState(session.record, now: started) == .fresh,
+            allowsAccess(session, narrowing: nil)
         else { return nil }
         let segments = Self.checkSegments
         let context = requestContext(request, segments: segments)
@@ -293,6 +296,9 @@ public final class SignInServer: Sendable {
             case "logged-out":
                 try only("GET")
                 return try loggedOut(request)
+            case "sessions":
+                try only("GET")
+                return try await listSessions(request)
             default:
                 break
             }
@@ -301,6 +307,10 @@ public final class SignInServer: Sendable {
             try only("POST")
             return try await changingSessions { () async throws(ServerError) in try await refreshBearerSession(request)
             }
+        }
+        if count == 3, first == "auth", segments[1] == "sessions", segments[2] == "revoke" {
+            try only("POST")
+            return try await changingSessions { () async throws(ServerError) in try await revokeSession(request) }
         }
         if count == 3, first == "auth", segments[1] == "account", segments[2] == "delete" {
             try only("POST")

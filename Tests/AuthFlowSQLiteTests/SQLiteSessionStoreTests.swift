@@ -27,6 +27,36 @@ import Testing
         #expect(digest == Digest.sha256(Array(id.utf8)))
     }
 
+    @Test func readsARowWrittenBeforeGroupsLastUseAndAgents() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.path("old-rows.sqlite"))
+        let clock = ManualClock(StoreHarness.start)
+        let store = SQLiteSessionStore(database: database, clock: clock)
+        // As schema 7 wrote it: the columns of schema 8 are NULL in a migrated row.
+        _ = try await database.perform("test") { connection throws(StoreError) in
+            try connection.run(
+                """
+                INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at, kind)
+                VALUES (?, 'u-alice', 'google', 'g-1', ?, ?, 'cookie')
+                """,
+                [
+                    .blob(Digest.sha256(Array("old".utf8))), .real(StoreHarness.start.timeIntervalSince1970),
+                    .real(StoreHarness.start.timeIntervalSince1970 + 60),
+                ], operation: "test")
+        }
+        let record = try #require(try await store.session(id: "old"))
+        #expect(record.groups == [] && record.agent == nil && record.lastUsedAt == StoreHarness.start)
+        try await store.touchSession(id: "old", lastUsedAt: StoreHarness.start + 10)
+        #expect(try await store.session(id: "old")?.lastUsedAt == StoreHarness.start + 10)
+        #expect(try await store.sessions(userID: UserID(rawValue: "u-alice")).count == 1)
+        // A value no store writes is corrupt data, not an empty list.
+        _ = try await database.perform("test") { connection throws(StoreError) in
+            try connection.run("UPDATE sessions SET group_names = '[1]'", operation: "test")
+        }
+        let corrupt = await storeError { () throws(StoreError) in _ = try await store.session(id: "old") }
+        #expect(corrupt?.code == .corruptData)
+    }
+
     @Test func purgesExpiredSessionsWhenCreatingOne() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path("purge.sqlite"))

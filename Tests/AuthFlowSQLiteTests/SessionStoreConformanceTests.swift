@@ -141,4 +141,89 @@ import Testing
         #expect(lookup?.code == .invalidValue)
         try await stores.sessions.checkHealth()
     }
+
+    @Test(arguments: StoreBackend.availableForSessions)
+    func keepsGroupsLastUseAndAgentAndListsAUsersLiveSessions(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        let base = Self.record()
+        let rich = SessionRecord(
+            userID: base.userID, provider: base.provider, subject: base.subject, createdAt: base.createdAt + 1,
+            expiresAt: base.expiresAt, kind: .bearer, groups: ["admins", "ops team", "ünï"],
+            lastUsedAt: base.createdAt + 5, agent: "Chrome on Linux")
+        try await stores.sessions.createSession(id: "rich", record: rich)
+        try await stores.sessions.createSession(id: "plain", record: base)
+        try await stores.sessions.createSession(id: "short", record: Self.record(lifetime: 10))
+        try await stores.sessions.createSession(id: "bob", record: Self.record(.bob, .googleBob))
+        #expect(try await stores.sessions.session(id: "rich") == rich)
+        #expect(try await stores.sessions.session(id: "plain")?.groups == [])
+        #expect(try await stores.sessions.session(id: "plain")?.lastUsedAt == base.createdAt)
+        stores.clock.advance(by: 10)
+        let listed = try await stores.sessions.sessions(userID: .alice)
+        // Oldest first; the expired one is not listed; each digest is SHA-256 of its id.
+        #expect(listed.map(\.record) == [base, rich])
+        #expect(Set(listed.map(\.digest)) == Set(["plain", "rich"].map { Digest.sha256(Array($0.utf8)) }))
+        #expect(try await stores.sessions.sessions(userID: UserID(rawValue: "nobody")) == [])
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
+    func touchMovesTheLastUseForwardOnlyAndNeverBringsASessionBack(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        let base = Self.record()
+        try await stores.sessions.createSession(id: "cookie-1", record: base)
+        try await stores.sessions.touchSession(id: "cookie-1", lastUsedAt: base.createdAt + 60)
+        #expect(try await stores.sessions.session(id: "cookie-1") == base.used(at: base.createdAt + 60))
+        try await stores.sessions.touchSession(id: "cookie-1", lastUsedAt: base.createdAt + 30)
+        #expect(try await stores.sessions.session(id: "cookie-1")?.lastUsedAt == base.createdAt + 60)
+        // The expiry and the rest stay.
+        #expect(try await stores.sessions.session(id: "cookie-1")?.expiresAt == base.expiresAt)
+        try await stores.sessions.deleteSession(id: "cookie-1")
+        try await stores.sessions.touchSession(id: "cookie-1", lastUsedAt: base.createdAt + 90)
+        #expect(try await stores.sessions.session(id: "cookie-1") == nil)
+        #expect(try await stores.sessions.sessions(userID: .alice) == [])
+        let invalid = await storeError { () throws(StoreError) in
+            try await stores.sessions.touchSession(id: "", lastUsedAt: base.createdAt)
+        }
+        #expect(invalid?.code == .invalidValue)
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
+    func deletesOneSessionByItsDigest(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        try await stores.sessions.createSession(id: "a1", record: Self.record())
+        try await stores.sessions.createSession(id: "a2", record: Self.record())
+        let digest = Digest.sha256(Array("a1".utf8))
+        #expect(try await stores.sessions.deleteSession(digest: digest))
+        #expect(try await stores.sessions.deleteSession(digest: digest) == false)
+        #expect(try await stores.sessions.session(id: "a1") == nil)
+        #expect(try await stores.sessions.session(id: "a2") != nil)
+        #expect(try await stores.sessions.sessions(userID: .alice).count == 1)
+        // Gone from the user's index too: deleting the user's sessions finds only the other.
+        #expect(try await stores.sessions.deleteSessions(userID: .alice) == 1)
+        let short = await storeError { () throws(StoreError) in
+            try await stores.sessions.deleteSession(digest: [1, 2, 3])
+        }
+        #expect(short?.code == .invalidValue)
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
+    func refusesGroupsAndAgentsOutOfBounds(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        let base = Self.record()
+        func with(groups: [String] = [], agent: String? = nil) -> SessionRecord {
+            SessionRecord(
+                userID: base.userID, provider: base.provider, subject: base.subject, createdAt: base.createdAt,
+                expiresAt: base.expiresAt, groups: groups, agent: agent)
+        }
+        for (index, record) in [
+            with(groups: (0...SessionRecord.maximumGroups).map { "g\($0)" }),
+            with(groups: [String(repeating: "g", count: SessionRecord.maximumGroupBytes + 1)]), with(groups: [""]),
+            with(agent: ""), with(agent: String(repeating: "a", count: SessionRecord.maximumAgentBytes + 1)),
+        ].enumerated() {
+            let error = await storeError { () throws(StoreError) in
+                try await stores.sessions.createSession(id: "s\(index)", record: record)
+            }
+            #expect(error?.code == .invalidValue, "\(index)")
+        }
+        #expect(try await stores.sessions.sessions(userID: .alice) == [])
+    }
 }

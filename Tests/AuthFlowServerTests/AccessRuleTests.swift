@@ -126,7 +126,9 @@ struct AccessRuleTests {
             let alice = TestBrowser()
             try await app.signIn(alice, provider: "google", as: People.alice)
             let url = app.appURL + "/auth/check"
-            for query in ["?group=admins", "?provider=", "?email_domain=a,,b", "?email_domain=b%C3%BCcher.example"] {
+            for query in [
+                "?role=admins", "?group=", "?provider=", "?email_domain=a,,b", "?email_domain=b%C3%BCcher.example",
+            ] {
                 let response = try await alice.get(url + query)
                 #expect(response.status == 400, "\(query)")
                 #expect(errorCode(response) == "invalid_request", "\(query)")

@@ -154,6 +154,7 @@ final class RecordingLogger: ServerLogger {
             ("/auth/apple/native", "/auth/{provider}/native"),
             ("/auth/google/native/nonce", "/auth/{provider}/native/nonce"),
             ("/auth/session/refresh", "/auth/session/refresh"), ("/auth/google/native/x", "other"),
+            ("/auth/sessions", "/auth/sessions"), ("/auth/sessions/revoke", "/auth/sessions/revoke"),
         ]
         for (path, template) in cases {
             #expect(SignInServer.routeTemplate(SignInServer.segments(of: path)) == template, "\(path)")

@@ -15,6 +15,7 @@ store comes back poll with a bounded deadline; no test asserts how long anything
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import select
 import shutil
@@ -304,6 +305,50 @@ def test_session_made_on_a_is_valid_on_b_and_logout_on_b_ends_it_on_a(deployment
              PROPAGATION_DEADLINE)
     assert on_a.session_info().status_code == 401
     assert other_tab.on(deployment.b).check().status_code == 401
+
+
+def list_sessions(browser: harness.Browser) -> list[dict]:
+    response = browser.get(f"{browser.prefix}/sessions", initiator=browser.app, navigation=False,
+                           headers={"Accept": "application/json"})
+    assert response.status_code == 200, status_of(response)
+    return response.json()["sessions"]
+
+
+def test_sessions_listed_on_a_and_one_revoked_on_b_is_refused_by_both(deployment):
+    identity = Identity.fresh("google")
+    laptop = deployment.visitor("sessions, laptop")
+    laptop.on(deployment.a).signed_in("google", identity)
+    phone = deployment.visitor("sessions, phone")
+    phone.on(deployment.b).signed_in("google", identity)
+    # Each instance has the phone's session in its cache.
+    for instance in (deployment.a, deployment.b):
+        assert phone.on(instance).check().status_code == 202
+
+    listed = list_sessions(laptop.on(deployment.a))
+    assert len(listed) == 2, listed
+    assert [item["current"] for item in listed].count(True) == 1, listed
+    cookies = {cookie.value for cookie in laptop.browser.session.cookies}
+    assert not cookies & {item["id"] for item in listed}, "a listed id is a session token"
+    other = next(item["id"] for item in listed if not item["current"])
+    # B lists the same ids (they depend on the shared secret and store only).
+    assert {item["id"] for item in list_sessions(laptop.on(deployment.b))} == {item["id"] for item in listed}
+
+    on_b = laptop.on(deployment.b)
+    revoked = on_b.post(f"{on_b.prefix}/sessions/revoke", initiator=on_b.app, navigation=False,
+                        data=json.dumps({"id": other}), headers={"Content-Type": "application/json"})
+    assert revoked.status_code == 204, status_of(revoked)
+    # B, which revoked it, refuses it at once; A within its cache's lifetime.
+    assert phone.on(deployment.b).check().status_code == 401
+    wait_for("A refusing the session B revoked", lambda: phone.on(deployment.a).check().status_code == 401,
+             PROPAGATION_DEADLINE)
+    assert phone.on(deployment.a).session_info().status_code == 401
+    for instance in (deployment.a, deployment.b):
+        assert laptop.on(instance).check().status_code == 202
+    assert [item["id"] for item in list_sessions(laptop.on(deployment.a))] != [other]
+    assert len(list_sessions(laptop.on(deployment.a))) == 1
+    again = on_b.post(f"{on_b.prefix}/sessions/revoke", initiator=on_b.app, navigation=False,
+                      data=json.dumps({"id": other}), headers={"Content-Type": "application/json"})
+    expect_error(again, "session_not_found", (404,), context="revoking a revoked session")
 
 
 def test_apple_notification_posted_to_a_ends_the_users_sessions_on_b(deployment):

@@ -8,21 +8,27 @@ public struct AccessRules: Sendable, Hashable {
     public var emails: [String]
     /// Names of the providers the user signed in with.
     public var providers: [String]
+    /// Groups the provider placed the user in at sign-in (compared exactly, case-sensitive): any one of them
+    /// matching is enough.
+    public var groups: [String]
 
     /// Creates rules; give domains as ``normalizedDomain(_:)`` returns them.
-    public init(emailDomains: [String] = [], emails: [String] = [], providers: [String] = []) {
+    public init(emailDomains: [String] = [], emails: [String] = [], providers: [String] = [], groups: [String] = []) {
         self.emailDomains = emailDomains
         self.emails = emails
         self.providers = providers
+        self.groups = groups
     }
 
     /// Whether every list is empty (everyone signed in passes).
-    public var isEmpty: Bool { emailDomains.isEmpty && emails.isEmpty && providers.isEmpty }
+    public var isEmpty: Bool { emailDomains.isEmpty && emails.isEmpty && providers.isEmpty && groups.isEmpty }
 
-    /// Whether a user who signed in with `provider` and whose email is `email` (pass `nil` when it is not
-    /// verified: an unverified email matches nothing) satisfies the rules.
-    public func allows(provider: String, verifiedEmail email: String?) -> Bool {
+    /// Whether a user who signed in with `provider`, whose email is `email` (pass `nil` when it is not
+    /// verified: an unverified email matches nothing) and whom the provider placed in `groups`, satisfies the
+    /// rules.
+    public func allows(provider: String, verifiedEmail email: String?, groups: [String] = []) -> Bool {
         if !providers.isEmpty, !providers.contains(provider) { return false }
+        if !self.groups.isEmpty, !groups.contains(where: self.groups.contains) { return false }
         if emailDomains.isEmpty, emails.isEmpty { return true }
         guard let email, let parsed = Self.parseEmail(email) else { return false }
         if !emailDomains.isEmpty, !emailDomains.contains(parsed.domain) { return false }

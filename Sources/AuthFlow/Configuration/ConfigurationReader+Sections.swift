@@ -4,7 +4,7 @@ extension ConfigurationReader {
     static let rootKeys = ["server", "sandbox", "store", "providers"]
     static let serverKeys = [
         "listen", "public_url", "secret", "previous_secrets", "allowed_return_to", "session_ttl", "native_session_ttl",
-        "signup",
+        "session_idle_timeout", "signup",
         "link_by_verified_email",
         "metrics_listen", "log_format", "path_prefix", "access",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
@@ -113,6 +113,7 @@ extension ConfigurationReader {
                         + "found \(text.shown)", at: text.scalar.mark)
             }
         }
+        let idleTimeout = sessionIdleTimeout(section.value("session_idle_timeout"), sessionTTL: sessionTTL)
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
         let link = emailLinkPolicy(section.value("link_by_verified_email"))
         let metricsListen = metricsListen(section.value("metrics_listen"))
@@ -130,7 +131,32 @@ extension ConfigurationReader {
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
             logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access,
-            previousSecrets: previousSecrets)
+            previousSecrets: previousSecrets, sessionIdleTimeout: idleTimeout)
+    }
+
+    /// `server.session_idle_timeout`: a duration shorter than `session_ttl`, or `off` (the default, as when
+    /// absent).
+    private mutating func sessionIdleTimeout(_ node: YAMLNode?, sessionTTL: Double) -> Double? {
+        guard let text = text(node, path: "server.session_idle_timeout", expected: "a duration or off") else {
+            return nil
+        }
+        if text.value == "off" { return nil }
+        guard let seconds = ConfigurationSyntax.duration(text.value), seconds > 0 else {
+            report(
+                .invalidDuration,
+                "expected a duration like 30m, 2h or 1h30m, or off, for server.session_idle_timeout, found "
+                    + text.shown, at: text.scalar.mark)
+            return nil
+        }
+        guard Double(seconds) < sessionTTL else {
+            report(
+                .invalidValue,
+                "expected server.session_idle_timeout shorter than server.session_ttl (\(Int(sessionTTL))s), found "
+                    + "\(text.shown) (\(seconds)s): a session ends at session_ttl whether used or not",
+                at: text.scalar.mark)
+            return nil
+        }
+        return Double(seconds)
     }
 
     /// `server.access`: lists of email domains (ASCII only, lowercased), emails and provider names; empty when
@@ -138,7 +164,7 @@ extension ConfigurationReader {
     private mutating func readAccess(_ node: YAMLNode?, owner: YAMLMark) -> AccessRules {
         guard let node, !node.isNullScalar,
             let section = fields(
-                node, owner: owner, path: "server.access", known: ["email_domains", "emails", "providers"])
+                node, owner: owner, path: "server.access", known: ["email_domains", "emails", "providers", "groups"])
         else { return AccessRules() }
         var rules = AccessRules()
         for item in listItems(section.value("email_domains"), path: "server.access.email_domains") {
@@ -168,6 +194,18 @@ extension ConfigurationReader {
             }
         }
         rules.providers = listItems(section.value("providers"), path: "server.access.providers").map(\.value)
+        for item in listItems(section.value("groups"), path: "server.access.groups") {
+            if item.value.utf8.count <= SessionRecord.maximumGroupBytes,
+                !item.value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                rules.groups.append(item.value)
+            } else {
+                report(
+                    .invalidValue,
+                    "expected a group name of at most \(SessionRecord.maximumGroupBytes) bytes without control "
+                        + "characters in server.access.groups, found \(item.shown)", at: item.scalar.mark)
+            }
+        }
         return rules
     }
 

@@ -40,6 +40,9 @@ public struct ServerSettings: Sendable, Hashable {
     public let pathPrefix: String
     /// Who may pass `GET /auth/check` (`server.access`); default: everyone signed in.
     public let access: AccessRules
+    /// How long, in seconds, a session may go unused before it ends (`server.session_idle_timeout`); `nil`
+    /// (the default) when sessions end only at their lifetime. Always shorter than ``sessionTTL``.
+    public let sessionIdleTimeout: Double?
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
     public static let defaultPathPrefix = "/auth"
@@ -67,10 +70,11 @@ public struct ServerSettings: Sendable, Hashable {
         trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
         metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text, nativeSessionTTL: Double = 30 * 86_400,
         pathPrefix: String = ServerSettings.defaultPathPrefix, access: AccessRules = AccessRules(),
-        previousSecrets: [Secret] = []
+        previousSecrets: [Secret] = [], sessionIdleTimeout: Double? = nil
     ) {
         self.previousSecrets = previousSecrets
         self.access = access
+        self.sessionIdleTimeout = sessionIdleTimeout
         self.nativeSessionTTL = nativeSessionTTL
         self.pathPrefix = pathPrefix
         self.metricsListen = metricsListen

@@ -1,5 +1,5 @@
 public import AuthFlowJOSE
-import Foundation
+public import Foundation
 
 /// A ``SessionStore`` in process memory, for tests and single-instance trials.
 ///
@@ -48,6 +48,35 @@ public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     public func deleteSession(id: String) throws(StoreError) -> Bool {
         try StoreValidation.checkKey(id, "session id", operation: "deleteSession")
         return sessions.removeValue(forKey: Digest.sha256(Array(id.utf8))) != nil
+    }
+
+    /// The user's live sessions, oldest first.
+    public func sessions(userID: UserID) -> [StoredSession] {
+        let now = clock.now()
+        return sessions.filter { $0.value.userID == userID && $0.value.expiresAt > now }
+            .map { StoredSession(digest: $0.key, record: $0.value) }
+            .sorted {
+                $0.record.createdAt != $1.record.createdAt
+                    ? $0.record.createdAt < $1.record.createdAt : $0.digest.lexicographicallyPrecedes($1.digest)
+            }
+    }
+
+    /// Sets the session's last use time when it is later than the stored one.
+    public func touchSession(id: String, lastUsedAt: Date) throws(StoreError) {
+        let operation = "touchSession"
+        try StoreValidation.checkKey(id, "session id", operation: operation)
+        try StoreValidation.checkDate(lastUsedAt, "last use time", operation: operation)
+        let digest = Digest.sha256(Array(id.utf8))
+        guard let record = sessions[digest], record.expiresAt > clock.now(), record.lastUsedAt < lastUsedAt else {
+            return
+        }
+        sessions[digest] = record.used(at: lastUsedAt)
+    }
+
+    /// Deletes the session whose id has the SHA-256 `digest`.
+    public func deleteSession(digest: [UInt8]) throws(StoreError) -> Bool {
+        try StoreValidation.checkDigest(digest, operation: "deleteSession(digest:)")
+        return sessions.removeValue(forKey: digest) != nil
     }
 
     /// Deletes every session of the user.

@@ -1,3 +1,4 @@
+import AuthFlowJOSE
 public import Foundation
 
 /// What a ``SessionStore`` keeps for a signed-in browser.
@@ -17,11 +18,28 @@ public struct SessionRecord: Sendable, Hashable {
     public let providerSessionID: String?
     /// How the session's token travels; default ``SessionKind/cookie``.
     public let kind: SessionKind
+    /// The groups (or roles) the provider placed the user in at sign-in, at most ``maximumGroups`` of at most
+    /// ``maximumGroupBytes`` bytes each; empty when it named none.
+    public let groups: [String]
+    /// When the session was last used, as the server last wrote it (it writes it at most so often, see
+    /// ``SessionStore/touchSession(id:lastUsedAt:)``); the creation time until then.
+    public let lastUsedAt: Date
+    /// A short summary of the browser or app that signed in (e.g. `Chrome on Linux`), at most
+    /// ``maximumAgentBytes`` bytes; never the raw `User-Agent`.
+    public let agent: String?
 
-    /// Creates a session record.
+    /// The most groups a session keeps.
+    public static let maximumGroups = 64
+    /// The longest group name a session keeps, in UTF-8 bytes.
+    public static let maximumGroupBytes = 256
+    /// The longest agent summary a session keeps, in UTF-8 bytes.
+    public static let maximumAgentBytes = 64
+
+    /// Creates a session record; `lastUsedAt` defaults to `createdAt`.
     public init(
         userID: UserID, provider: String, subject: String, createdAt: Date, expiresAt: Date,
-        providerSessionID: String? = nil, kind: SessionKind = .cookie
+        providerSessionID: String? = nil, kind: SessionKind = .cookie, groups: [String] = [],
+        lastUsedAt: Date? = nil, agent: String? = nil
     ) {
         self.kind = kind
         self.userID = userID
@@ -30,8 +48,74 @@ public struct SessionRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.providerSessionID = providerSessionID
+        self.groups = groups
+        self.lastUsedAt = lastUsedAt ?? createdAt
+        self.agent = agent
     }
 
     /// The `(provider, subject)` of the identity the user signed in with.
     public var identity: IdentityKey { IdentityKey(provider: provider, subject: subject) }
+
+    /// This record with `lastUsedAt` set to `date`.
+    public func used(at date: Date) -> SessionRecord {
+        SessionRecord(
+            userID: userID, provider: provider, subject: subject, createdAt: createdAt, expiresAt: expiresAt,
+            providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: date, agent: agent)
+    }
+
+    /// `groups` within the bounds a session keeps: empty names and names over ``maximumGroupBytes`` dropped,
+    /// duplicates dropped, at most ``maximumGroups`` kept in order; `dropped` counts what was left out.
+    public static func boundedGroups(_ groups: [String]) -> (groups: [String], dropped: Int) {
+        var kept: [String] = []
+        var seen = Set<String>()
+        for group in groups where !group.isEmpty && group.utf8.count <= maximumGroupBytes {
+            guard kept.count < maximumGroups else { break }
+            if seen.insert(group).inserted { kept.append(group) }
+        }
+        return (kept, groups.count - kept.count)
+    }
+}
+
+/// A live session as ``SessionStore/sessions(userID:)`` lists it: its record and the SHA-256 digest of its id
+/// (what the store keys it by; the id itself is never stored).
+public struct StoredSession: Sendable, Hashable {
+    /// SHA-256 of the session id: names the session to ``SessionStore/deleteSession(digest:)``.
+    public let digest: [UInt8]
+    /// The stored session.
+    public let record: SessionRecord
+
+    /// Creates a listed session.
+    public init(digest: [UInt8], record: SessionRecord) {
+        self.digest = digest
+        self.record = record
+    }
+}
+
+extension SessionRecord {
+    /// The stored form of `groups`: a JSON array of strings, `nil` when there are none (how the SQL and Redis
+    /// stores write them).
+    package static func encodeGroups(_ groups: [String]) -> String? {
+        groups.isEmpty ? nil : JSONValue.array(groups.map(JSONValue.string)).serialized()
+    }
+
+    /// The groups of their stored form (``encodeGroups(_:)``); `nil` stored means none.
+    ///
+    /// - Throws: `StoreError` `corruptData` when the text is not a JSON array of strings.
+    package static func decodeGroups(_ text: String?, operation: String) throws(StoreError) -> [String] {
+        guard let text else { return [] }
+        guard let items = (try? JSONValue.parse(Array(text.utf8)))?.arrayValue else {
+            throw StoreError(
+                .corruptData, "expected a JSON array of session groups, found other text", operation: operation)
+        }
+        var groups: [String] = []
+        for item in items {
+            guard let group = item.stringValue else {
+                throw StoreError(
+                    .corruptData, "expected a JSON array of session groups, found a non-string item",
+                    operation: operation)
+            }
+            groups.append(group)
+        }
+        return groups
+    }
 }

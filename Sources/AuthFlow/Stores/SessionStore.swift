@@ -1,9 +1,12 @@
+public import Foundation
+
 /// Server-side sessions of `authflow serve`, keyed by the session cookie's random id.
 ///
 /// The id is a bearer secret: implementations store only its SHA-256 digest, so a leaked database does not
-/// yield usable cookies. Every operation maps onto one SQL statement (or one Redis command): create =
-/// `INSERT`, lookup = `SELECT … WHERE id_digest = ? AND expires_at > now`, deletes = `DELETE`. Expired
-/// sessions are purged opportunistically. Expiry follows the implementation's injected clock.
+/// yield usable cookies. Every operation maps onto one SQL statement (in Redis, a command or script, and a
+/// read before listing or touching): create = `INSERT`, lookup = `SELECT … WHERE id_digest = ? AND
+/// expires_at > now`, list = `SELECT … WHERE user_id = ?`, touch = `UPDATE … SET last_used_at`, deletes =
+/// `DELETE`. Expired sessions are purged opportunistically. Expiry follows the implementation's injected clock.
 ///
 /// Every method throws ``StoreError``; `backendFailure`, `busy` and `corruptDatabase` can come from any of
 /// them.
@@ -20,6 +23,22 @@ public protocol SessionStore: Sendable {
     /// Deletes the session; `true` when one was stored (expired or not).
     @discardableResult
     func deleteSession(id: String) async throws(StoreError) -> Bool
+
+    /// The user's live sessions (unexpired), oldest first.
+    func sessions(userID: UserID) async throws(StoreError) -> [StoredSession]
+
+    /// Sets the session's ``SessionRecord/lastUsedAt`` to `lastUsedAt` when it is later than the stored one;
+    /// nothing for an unknown or expired session (a deleted session is never written back).
+    ///
+    /// - Throws: `invalidValue` for an empty id or a non-finite date.
+    func touchSession(id: String, lastUsedAt: Date) async throws(StoreError)
+
+    /// Deletes the session whose id has the SHA-256 `digest` (as ``sessions(userID:)`` lists it); `true` when one
+    /// was stored.
+    ///
+    /// - Throws: `invalidValue` for a digest that is not 32 bytes.
+    @discardableResult
+    func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool
 
     /// Deletes every session of the user (account deletion, "sign out everywhere"); returns how many.
     @discardableResult

@@ -143,10 +143,34 @@ public enum StoreValidation {
         try checkDate(record.createdAt, "creation time", operation: operation)
         try checkDate(record.expiresAt, "expiry", operation: operation)
         if let sid = record.providerSessionID { try checkKey(sid, "provider session id", operation: operation) }
+        try checkDate(record.lastUsedAt, "last use time", operation: operation)
+        guard record.groups.count <= SessionRecord.maximumGroups,
+            record.groups.allSatisfy({ !$0.isEmpty && $0.utf8.count <= SessionRecord.maximumGroupBytes })
+        else {
+            throw StoreError(
+                .invalidValue,
+                "expected at most \(SessionRecord.maximumGroups) non-empty groups of at most "
+                    + "\(SessionRecord.maximumGroupBytes) bytes, found \(record.groups.count) groups or a longer one",
+                operation: operation)
+        }
+        if let agent = record.agent, agent.isEmpty || agent.utf8.count > SessionRecord.maximumAgentBytes {
+            throw StoreError(
+                .invalidValue,
+                "expected an agent summary of 1 to \(SessionRecord.maximumAgentBytes) bytes, found \(agent.utf8.count)",
+                operation: operation)
+        }
         guard record.expiresAt > record.createdAt else {
             throw StoreError(
                 .invalidValue, "expected a session expiry after its creation time, found one at or before it",
                 operation: operation)
+        }
+    }
+
+    /// Checks a session digest (SHA-256, 32 bytes).
+    public static func checkDigest(_ digest: [UInt8], operation: String) throws(StoreError) {
+        guard digest.count == 32 else {
+            throw StoreError(
+                .invalidValue, "expected a 32-byte session digest, found \(digest.count) bytes", operation: operation)
         }
     }
 

@@ -63,6 +63,8 @@ final class TestDeployment: Sendable {
         var pathPrefix = "/auth"
         /// `server.access`.
         var access = AccessRules()
+        /// `server.session_idle_timeout` in seconds (`nil`: off).
+        var sessionIdleTimeout: Double? = nil
         /// Creates the server with `SignInServer(resolving:…)`, which discovers `type: oidc` issuers.
         var resolvesWithDiscovery = false
     }
@@ -121,7 +123,7 @@ final class TestDeployment: Sendable {
                 sessionTTL: settings.sessionTTL, signup: settings.signup,
                 linkByVerifiedEmail: settings.linkByVerifiedEmail, rateLimits: settings.rateLimits,
                 nativeSessionTTL: settings.nativeSessionTTL, pathPrefix: settings.pathPrefix,
-                access: settings.access),
+                access: settings.access, sessionIdleTimeout: settings.sessionIdleTimeout),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
         var configuration = deployment.configuration

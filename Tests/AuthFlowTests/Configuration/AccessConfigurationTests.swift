@@ -46,12 +46,28 @@ import Testing
         for line in [
             "    email_domains: [\"@example.com\"]", "    email_domains: [example..com]", "    email_domains: [.com]",
             "    emails: [\"a@evil.com@company.com\"]", "    emails: [\"@company.com\"]", "    emails: [nobody]",
-            "    providers: [gogle]", "    email_domains: example.com", "    groups: [admins]",
+            "    providers: [gogle]", "    email_domains: example.com", "    roles: [admins]",
+            "    groups: [\"a\\r\\nb\"]", "    groups: [\(String(repeating: "g", count: 257))]",
         ] {
             let error = try loadError(yaml(line))
             #expect(error.issues.count == 1, "\(line)")
             #expect(error.issues.first?.location?.line == 5, "\(line)")
         }
+    }
+
+    @Test func readsGroupsAsGivenAndMatchesAnyOfThem() throws {
+        let configuration = try makeLoader().load(
+            yaml: yaml("    groups: [Admins, \"ops team\"]"), fileName: "providers.yaml")
+        let access = try #require(configuration.server?.access)
+        #expect(access.groups == ["Admins", "ops team"])
+        #expect(access.allows(provider: "google", verifiedEmail: nil, groups: ["dev", "ops team"]))
+        // Compared exactly: case matters, and a user in no group matches no group rule.
+        #expect(!access.allows(provider: "google", verifiedEmail: nil, groups: ["admins"]))
+        #expect(!access.allows(provider: "google", verifiedEmail: nil))
+        // Kinds apply together: the right group with the wrong provider is refused.
+        let both = AccessRules(providers: ["google"], groups: ["Admins"])
+        #expect(both.allows(provider: "google", verifiedEmail: nil, groups: ["Admins"]))
+        #expect(!both.allows(provider: "x", verifiedEmail: nil, groups: ["Admins"]))
     }
 
     @Test func emailParsingIsStrict() {

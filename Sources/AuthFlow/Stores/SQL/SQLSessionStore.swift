@@ -1,5 +1,5 @@
 import AuthFlowJOSE
-import Foundation
+public import Foundation
 
 /// The one implementation of ``SessionStore`` over SQL, shared by the SQLite and PostgreSQL stores
 /// (``SQLBackedSessionStore``).
@@ -29,17 +29,37 @@ public struct SQLSessionStore: Sendable {
             return try connection.run(
                 """
                 INSERT INTO sessions
-                    (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id, kind)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id_digest) DO NOTHING
+                    (id_digest, user_id, provider, subject, created_at, expires_at, provider_session_id, kind,
+                     group_names, last_used_at, agent)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id_digest) DO NOTHING
                 """,
                 .bytes(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
                 .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
-                .optional(record.providerSessionID), .text(record.kind.rawValue), operation: operation)
+                .optional(record.providerSessionID), .text(record.kind.rawValue),
+                .optional(SessionRecord.encodeGroups(record.groups)), .real(record.lastUsedAt.timeIntervalSince1970),
+                .optional(record.agent), operation: operation)
         }
         guard inserted > 0 else {
             throw StoreError(
                 .duplicateSession, "expected a new session id, found one that is stored", operation: operation)
         }
+    }
+
+    /// The columns ``record(_:operation:)`` reads, after the id digest.
+    static let recordColumns =
+        "user_id, provider, subject, created_at, expires_at, provider_session_id, kind, group_names, last_used_at, agent"
+
+    /// The record of a row selecting `id_digest, ` + ``recordColumns``.
+    static func record(_ row: any StoreRow, operation: String) throws(StoreError) -> SessionRecord {
+        guard let kind = SessionKind(rawValue: try row.text(7)) else {
+            throw StoreError(
+                .corruptData, "expected a session kind (cookie or bearer), found another value", operation: operation)
+        }
+        return SessionRecord(
+            userID: UserID(rawValue: try row.text(1)), provider: try row.text(2), subject: try row.text(3),
+            createdAt: try row.date(4), expiresAt: try row.date(5), providerSessionID: try row.optionalText(6),
+            kind: kind, groups: try SessionRecord.decodeGroups(try row.optionalText(8), operation: operation),
+            lastUsedAt: try row.optionalDate(9), agent: try row.optionalText(10))
     }
 
     func session(id: String) async throws(StoreError) -> SessionRecord? {
@@ -48,21 +68,52 @@ public struct SQLSessionStore: Sendable {
         let now = clock.now().timeIntervalSince1970
         return try await backend.withConnection(operation) { connection throws(StoreError) in
             let rows = try connection.query(
+                "SELECT id_digest, \(Self.recordColumns) FROM sessions WHERE id_digest = $1 AND expires_at > $2",
+                .bytes(Self.digest(id)), .real(now), operation: operation)
+            return try rows.first.map { row throws(StoreError) in try Self.record(row, operation: operation) }
+        }
+    }
+
+    func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
+        let operation = "sessions(userID:)"
+        let now = clock.now().timeIntervalSince1970
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            let rows = try connection.query(
                 """
-                SELECT user_id, provider, subject, created_at, expires_at, provider_session_id, kind FROM sessions
-                WHERE id_digest = $1 AND expires_at > $2
-                """, .bytes(Self.digest(id)), .real(now), operation: operation)
-            return try rows.first.map { row throws(StoreError) in
-                guard let kind = SessionKind(rawValue: try row.text(6)) else {
-                    throw StoreError(
-                        .corruptData, "expected a session kind (cookie or bearer), found another value",
-                        operation: operation)
+                SELECT id_digest, \(Self.recordColumns) FROM sessions WHERE user_id = $1 AND expires_at > $2
+                ORDER BY created_at, id_digest
+                """, .text(userID.rawValue), .real(now), operation: operation)
+            var listed: [StoredSession] = []
+            for row in rows {
+                guard let digest = try row.optionalBytes(0) else {
+                    throw StoreError(.corruptData, "expected a session digest, found NULL", operation: operation)
                 }
-                return SessionRecord(
-                    userID: UserID(rawValue: try row.text(0)), provider: try row.text(1), subject: try row.text(2),
-                    createdAt: try row.date(3), expiresAt: try row.date(4), providerSessionID: try row.optionalText(5),
-                    kind: kind)
+                listed.append(StoredSession(digest: digest, record: try Self.record(row, operation: operation)))
             }
+            return listed
+        }
+    }
+
+    func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
+        let operation = "touchSession"
+        try StoreValidation.checkKey(id, "session id", operation: operation)
+        try StoreValidation.checkDate(lastUsedAt, "last use time", operation: operation)
+        let used = lastUsedAt.timeIntervalSince1970
+        let now = clock.now().timeIntervalSince1970
+        _ = try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run(
+                """
+                UPDATE sessions SET last_used_at = $1
+                WHERE id_digest = $2 AND expires_at > $3 AND COALESCE(last_used_at, created_at) < $1
+                """, .real(used), .bytes(Self.digest(id)), .real(now), operation: operation)
+        }
+    }
+
+    func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
+        let operation = "deleteSession(digest:)"
+        try StoreValidation.checkDigest(digest, operation: operation)
+        return try await backend.withConnection(operation) { connection throws(StoreError) in
+            try connection.run("DELETE FROM sessions WHERE id_digest = $1", .bytes(digest), operation: operation) > 0
         }
     }
 
@@ -129,6 +180,28 @@ extension SQLBackedSessionStore {
     /// - Throws: `StoreError`.
     @discardableResult
     public func deleteSession(id: String) async throws(StoreError) -> Bool { try await sql.deleteSession(id: id) }
+
+    /// The user's live sessions, oldest first.
+    ///
+    /// - Throws: `StoreError`.
+    public func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
+        try await sql.sessions(userID: userID)
+    }
+
+    /// Sets the session's last use time when it is later than the stored one.
+    ///
+    /// - Throws: `StoreError` `invalidValue`.
+    public func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
+        try await sql.touchSession(id: id, lastUsedAt: lastUsedAt)
+    }
+
+    /// Deletes the session whose id has the SHA-256 `digest`.
+    ///
+    /// - Throws: `StoreError` `invalidValue` for a digest that is not 32 bytes.
+    @discardableResult
+    public func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
+        try await sql.deleteSession(digest: digest)
+    }
 
     /// Deletes every session of the user.
     ///
