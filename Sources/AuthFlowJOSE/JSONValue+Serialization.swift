@@ -4,9 +4,28 @@ extension JSONValue {
     /// Appends the compact serialization (the bytes of ``serializedBytes()``) to `output`, for callers that
     /// write several values into one buffer.
     public func serialize(into output: inout [UInt8]) {
-        var writer = ByteWriter(capacity: 256)
-        write(to: &writer)
-        writer.withBytes { output.append(contentsOf: $0) }
+        // The usual scalars go straight into the array: no buffer is allocated for them.
+        switch self {
+        case .integer(let value):
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+                let count = Self.write(integer: value, into: digits.baseAddress!)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[0..<count]))
+            }
+        case .string(var value):
+            let plain = value.withUTF8 { bytes -> Bool in
+                guard Self.isPlain(bytes) else { return false }
+                output.append(UInt8(ascii: "\""))
+                output.append(contentsOf: bytes)
+                output.append(UInt8(ascii: "\""))
+                return true
+            }
+            if plain { return }
+            fallthrough
+        default:
+            var writer = ByteWriter(capacity: 256)
+            write(to: &writer)
+            writer.withBytes { output.append(contentsOf: $0) }
+        }
     }
 
     /// Writes the compact serialization.
@@ -127,7 +146,11 @@ extension JSONValue {
 
     /// Writes the decimal digits of `value`, without building a string.
     static func write(integer value: Int64, to output: inout ByteWriter) {
-        let out = output.reserve(20)
+        output.advance(by: write(integer: value, into: output.reserve(20)))
+    }
+
+    /// Writes the decimal digits of `value` (at most 20 bytes) to `out`; returns how many.
+    static func write(integer value: Int64, into out: UnsafeMutablePointer<UInt8>) -> Int {
         var written = 0
         if value < 0 {
             out[0] = UInt8(ascii: "-")
@@ -146,7 +169,7 @@ extension JSONValue {
             out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
         } while magnitude != 0
-        output.advance(by: written + digits)
+        return written + digits
     }
 
     /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
@@ -175,24 +198,30 @@ extension JSONValue {
         return (control | zeroQuote | zeroBackslash) & highs != 0
     }
 
+    /// Whether `bytes` need no escape in a JSON string (checked 8 bytes at a time).
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return false }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            index += 1
+        }
+        return true
+    }
+
     static func write(string: String, to output: inout ByteWriter) {
         var string = string
         output.append(UInt8(ascii: "\""))
         // Fast path: nothing to escape (checked 8 bytes at a time), copy the bytes at once.
         let plain = string.withUTF8 { bytes -> Bool in
-            var index = 0
-            if let base = bytes.baseAddress {
-                let raw = UnsafeRawPointer(base)
-                while index + 8 <= bytes.count {
-                    if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return false }
-                    index += 8
-                }
-            }
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
-                index += 1
-            }
+            guard isPlain(bytes) else { return false }
             output.append(bytes)
             return true
         }
