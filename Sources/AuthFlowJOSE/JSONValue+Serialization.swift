@@ -187,7 +187,11 @@ extension JSONValue {
 
     /// Whether any byte of `word` is `"`, `\\` or below 0x20 (SWAR test; bytes of 0x80 and above
     /// are UTF-8 and need no escape).
-    @inline(__always) static func needsEscape(_ word: UInt64) -> Bool {
+    @inline(__always) static func needsEscape(_ word: UInt64) -> Bool { escapeMask(word) != 0 }
+
+    /// The high bit of each byte of `word` that is `"`, `\\` or below 0x20. A borrow can also mark
+    /// a byte above a marked one, never below: the lowest mark is always exact.
+    @inline(__always) static func escapeMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -195,7 +199,7 @@ extension JSONValue {
         let control = (word &- ones &* 0x20) & ~word
         let zeroQuote = (quote &- ones) & ~quote
         let zeroBackslash = (backslash &- ones) & ~backslash
-        return (control | zeroQuote | zeroBackslash) & highs != 0
+        return (control | zeroQuote | zeroBackslash) & highs
     }
 
     /// Whether `bytes` need no escape in a JSON string (checked 8 bytes at a time).
