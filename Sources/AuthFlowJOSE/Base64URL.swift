@@ -58,6 +58,14 @@ public enum Base64URL {
         }
     }
 
+    /// Appends the encoding of `buffer` to `output`.
+    static func append(_ buffer: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
+        let length = encodedLength(buffer.count)
+        guard length > 0 else { return }
+        encode(buffer, into: output.reserve(length))
+        output.advance(by: length)
+    }
+
     /// Writes exactly `encodedLength(input.count)` bytes to `output`.
     static func encode(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
         characterPairs.withUnsafeBufferPointer { pairs in

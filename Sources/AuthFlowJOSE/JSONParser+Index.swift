@@ -87,7 +87,15 @@ extension JSONParser {
         if let base = bytes.baseAddress {
             let raw = UnsafeRawPointer(base)
             while position + 8 <= bytes.count {
-                if Self.hasSpecialByte(raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)) { break }
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let special = (word & 0x8080_8080_8080_8080) | JSONValue.escapeMask(word)
+                if special != 0 {
+                    // The lowest marked byte is the first special one: the string ends there if it is the quote.
+                    position += special.trailingZeroBitCount >> 3
+                    guard base[position] == UInt8(ascii: "\"") else { return false }
+                    index = position + 1
+                    return true
+                }
                 position += 8
             }
         }

@@ -4,47 +4,116 @@ extension JSONValue {
     /// Appends the compact serialization (the bytes of ``serializedBytes()``) to `output`, for callers that
     /// write several values into one buffer.
     public func serialize(into output: inout [UInt8]) {
+        // The usual scalars go straight into the array: no buffer is allocated for them.
+        switch self {
+        case .integer(let value):
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+                let count = Self.write(integer: value, into: digits.baseAddress!)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[0..<count]))
+            }
+        case .string(var value):
+            let plain = value.withUTF8 { bytes -> Bool in
+                guard Self.isPlain(bytes) else { return false }
+                output.append(UInt8(ascii: "\""))
+                output.append(contentsOf: bytes)
+                output.append(UInt8(ascii: "\""))
+                return true
+            }
+            if plain { return }
+            fallthrough
+        default:
+            var writer = ByteWriter(capacity: 256)
+            write(to: &writer)
+            writer.withBytes { output.append(contentsOf: $0) }
+        }
+    }
+
+    /// Writes the compact serialization.
+    func write(to output: inout ByteWriter) {
         switch self {
         case .null:
-            output.append(contentsOf: "null".utf8)
+            output.append("null")
         case .bool(let value):
-            output.append(contentsOf: (value ? "true" : "false").utf8)
+            output.append(value ? "true" : "false")
         case .integer(let value):
-            Self.serialize(integer: value, into: &output)
+            Self.write(integer: value, to: &output)
         case .double(let value):
             if value.isFinite {
                 if let exact = Int64(exactly: value), abs(value) < 1e15 {
-                    output.append(contentsOf: String(exact).utf8)
+                    Self.write(integer: exact, to: &output)
                 } else {
-                    output.append(contentsOf: "\(value)".utf8)
+                    var text = "\(value)"
+                    text.withUTF8 { output.append($0) }
                 }
             } else {
-                output.append(contentsOf: "null".utf8)
+                output.append("null")
             }
         case .string(let value):
-            Self.serialize(string: value, into: &output)
+            Self.write(string: value, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                element.serialize(into: &output)
+                element.write(to: &output)
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
-            Self.serialize(sortedMembers: Self.sortedMembers(members), into: &output)
+            Self.write(object: members, to: &output)
         }
     }
 
+    /// Writes an object with its members in ``sortedMembers(_:)`` order, straight from the
+    /// dictionary: the sort moves (name prefix, dictionary index) pairs in temporary storage, so no
+    /// name or value is copied, retained or collected into an array.
+    static func write(object members: [String: JSONValue], to output: inout ByteWriter) {
+        typealias Entry = (prefix: UInt64, index: Dictionary<String, JSONValue>.Index)
+        let count = members.count
+        output.append(UInt8(ascii: "{"))
+        withUnsafeTemporaryAllocation(of: Entry.self, capacity: count) { entries in
+            var filled = 0
+            var index = members.startIndex
+            while index != members.endIndex {
+                (entries.baseAddress! + filled).initialize(to: (sortPrefix(members.keys[index]), index))
+                filled += 1
+                members.formIndex(after: &index)
+            }
+            // Insertion sort: objects are small, and names rarely share their first eight bytes.
+            for position in 1..<max(filled, 1) {
+                let entry = entries[position]
+                var hole = position
+                while hole > 0 {
+                    let other = entries[hole - 1]
+                    let before =
+                        entry.prefix != other.prefix
+                        ? entry.prefix < other.prefix : precedes(members.keys[entry.index], members.keys[other.index])
+                    if !before { break }
+                    entries[hole] = other
+                    hole -= 1
+                }
+                entries[hole] = entry
+            }
+            for position in 0..<filled {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                let (name, value) = members[entries[position].index]
+                write(string: name, to: &output)
+                output.append(UInt8(ascii: ":"))
+                value.write(to: &output)
+            }
+            entries.baseAddress!.deinitialize(count: filled)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
     /// Writes an object whose members (with distinct names) are already in ``sortedMembers(_:)`` order.
-    static func serialize(sortedMembers members: [(UInt64, String, JSONValue)], into output: inout [UInt8]) {
+    static func write(sortedMembers members: [(UInt64, String, JSONValue)], to output: inout ByteWriter) {
         output.append(UInt8(ascii: "{"))
         var first = true
         for (_, name, value) in members {
             if !first { output.append(UInt8(ascii: ",")) }
             first = false
-            serialize(string: name, into: &output)
+            write(string: name, to: &output)
             output.append(UInt8(ascii: ":"))
-            value.serialize(into: &output)
+            value.write(to: &output)
         }
         output.append(UInt8(ascii: "}"))
     }
@@ -75,19 +144,32 @@ extension JSONValue {
         }
     }
 
-    /// Appends the decimal digits of `value`, without building a string.
-    static func serialize(integer value: Int64, into output: inout [UInt8]) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
-            var index = 20
-            repeat {
-                index -= 1
-                digits[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
+    /// Writes the decimal digits of `value`, without building a string.
+    static func write(integer value: Int64, to output: inout ByteWriter) {
+        output.advance(by: write(integer: value, into: output.reserve(20)))
+    }
+
+    /// Writes the decimal digits of `value` (at most 20 bytes) to `out`; returns how many.
+    static func write(integer value: Int64, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var written = 0
+        if value < 0 {
+            out[0] = UInt8(ascii: "-")
+            written = 1
         }
+        var magnitude = value.magnitude
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude != 0
+        magnitude = value.magnitude
+        var position = written + digits
+        repeat {
+            position -= 1
+            out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude != 0
+        return written + digits
     }
 
     /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
@@ -105,7 +187,11 @@ extension JSONValue {
 
     /// Whether any byte of `word` is `"`, `\\` or below 0x20 (SWAR test; bytes of 0x80 and above
     /// are UTF-8 and need no escape).
-    @inline(__always) static func needsEscape(_ word: UInt64) -> Bool {
+    @inline(__always) static func needsEscape(_ word: UInt64) -> Bool { escapeMask(word) != 0 }
+
+    /// The high bit of each byte of `word` that is `"`, `\\` or below 0x20. A borrow can also mark
+    /// a byte above a marked one, never below: the lowest mark is always exact.
+    @inline(__always) static func escapeMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -113,28 +199,34 @@ extension JSONValue {
         let control = (word &- ones &* 0x20) & ~word
         let zeroQuote = (quote &- ones) & ~quote
         let zeroBackslash = (backslash &- ones) & ~backslash
-        return (control | zeroQuote | zeroBackslash) & highs != 0
+        return (control | zeroQuote | zeroBackslash) & highs
     }
 
-    static func serialize(string: String, into output: inout [UInt8]) {
+    /// Whether `bytes` need no escape in a JSON string (checked 8 bytes at a time).
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return false }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            index += 1
+        }
+        return true
+    }
+
+    static func write(string: String, to output: inout ByteWriter) {
         var string = string
         output.append(UInt8(ascii: "\""))
         // Fast path: nothing to escape (checked 8 bytes at a time), copy the bytes at once.
         let plain = string.withUTF8 { bytes -> Bool in
-            var index = 0
-            if let base = bytes.baseAddress {
-                let raw = UnsafeRawPointer(base)
-                while index + 8 <= bytes.count {
-                    if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return false }
-                    index += 8
-                }
-            }
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
-                index += 1
-            }
-            output.append(contentsOf: bytes)
+            guard isPlain(bytes) else { return false }
+            output.append(bytes)
             return true
         }
         if plain {
@@ -143,15 +235,15 @@ extension JSONValue {
         }
         for byte in string.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case UInt8(ascii: "\""): output.append("\\\"")
+            case UInt8(ascii: "\\"): output.append("\\\\")
+            case 0x0A: output.append("\\n")
+            case 0x0D: output.append("\\r")
+            case 0x09: output.append("\\t")
+            case 0x08: output.append("\\b")
+            case 0x0C: output.append("\\f")
             case 0..<0x20:
-                output.append(contentsOf: "\\u00".utf8)
+                output.append("\\u00")
                 output.append(hexDigits[Int(byte >> 4)])
                 output.append(hexDigits[Int(byte & 0x0F)])
             default:

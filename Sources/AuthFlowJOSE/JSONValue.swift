@@ -84,20 +84,17 @@ public enum JSONValue: Sendable, Hashable {
     /// Compact JSON with object members sorted by name (UTF-8 byte order), so equal values
     /// serialize to equal text.
     public func serialized() -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(128)
-        serialize(into: &output)
-        return String(decoding: output, as: UTF8.self)
+        var output = ByteWriter(capacity: 128)
+        write(to: &output)
+        return output.string
     }
 
     /// The compact serialization as UTF-8 bytes.
     public func serializedBytes() -> [UInt8] {
-        var output: [UInt8] = []
-        // An ID token payload (500-900 bytes) fits without growing; with the array header the block
-        // stays within malloc's small-block cache (1 KiB).
-        output.reserveCapacity(992)
-        serialize(into: &output)
-        return output
+        // An ID token payload (500-900 bytes) fits without growing.
+        var output = ByteWriter(capacity: 1024)
+        write(to: &output)
+        return output.array
     }
 }
 

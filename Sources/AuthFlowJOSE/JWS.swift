@@ -20,6 +20,28 @@ public enum JWS {
         payload: some Collection<UInt8>, key: JWK, algorithm: JWSAlgorithm?, headerKeyID: String?,
         extraHeader: [String: JSONValue], defaultType: String? = nil
     ) throws(JOSEError) -> String {
+        if let result = payload.withContiguousStorageIfAvailable({ bytes in
+            Result { () throws(JOSEError) in
+                try sign(
+                    payloadBytes: bytes, key: key, algorithm: algorithm, headerKeyID: headerKeyID,
+                    extraHeader: extraHeader, defaultType: defaultType)
+            }
+        }) {
+            return try result.get()
+        }
+        return try Array(payload).withUnsafeBufferPointer { bytes throws(JOSEError) in
+            try sign(
+                payloadBytes: bytes, key: key, algorithm: algorithm, headerKeyID: headerKeyID,
+                extraHeader: extraHeader, defaultType: defaultType)
+        }
+    }
+
+    /// As ``sign(payload:key:algorithm:headerKeyID:extraHeader:defaultType:)``: the header, the
+    /// signing input and the signature are written into one buffer, which becomes the string.
+    static func sign(
+        payloadBytes payload: UnsafeBufferPointer<UInt8>, key: JWK, algorithm: JWSAlgorithm?, headerKeyID: String?,
+        extraHeader: [String: JSONValue], defaultType: String?
+    ) throws(JOSEError) -> String {
         guard key.isPrivate else {
             throw JOSEError(.invalidKey, "expected a private key to sign with, found a public key", keyID: key.keyID)
         }
@@ -33,38 +55,48 @@ public enum JWS {
         }
         try key.material.check(algorithm: algorithm, keyID: key.keyID)
 
-        // The header object is written from a list: `extraHeader` without `alg` and `kid`, then
-        // those two (and the default `typ`), sorted as any object is, so no dictionary is rebuilt.
-        var members: [(UInt64, String, JSONValue)] = []
-        members.reserveCapacity(extraHeader.count + 3)
-        for (name, value) in extraHeader where name != "alg" && name != "kid" {
-            members.append((JSONValue.sortPrefix(name), name, value))
-        }
-        if let defaultType, extraHeader["typ"] == nil {
-            members.append((JSONValue.sortPrefix("typ"), "typ", .string(defaultType)))
-        }
-        members.append((JSONValue.sortPrefix("alg"), "alg", .string(algorithm.rawValue)))
-        if let headerKeyID { members.append((JSONValue.sortPrefix("kid"), "kid", .string(headerKeyID))) }
-        JSONValue.sortMembers(&members)
-        var headerBytes: [UInt8] = []
-        headerBytes.reserveCapacity(128)
-        JSONValue.serialize(sortedMembers: members, into: &headerBytes)
-
-        var signingInput: [UInt8] = []
-        signingInput.reserveCapacity(
-            Base64URL.encodedLength(headerBytes.count) + Base64URL.encodedLength(payload.count) + 100)
-        headerBytes.withUnsafeBufferPointer { Base64URL.append($0, to: &signingInput) }
-        signingInput.append(UInt8(ascii: "."))
-        if let done: Void = payload.withContiguousStorageIfAvailable({ Base64URL.append($0, to: &signingInput) }) {
-            _ = done
+        var header = ByteWriter(capacity: 128)
+        if extraHeader.isEmpty {
+            // `alg`, `kid`, `typ` are already in byte order: written as the sorted list below would be.
+            header.append("{\"alg\":")
+            JSONValue.write(string: algorithm.rawValue, to: &header)
+            if let headerKeyID {
+                header.append(",\"kid\":")
+                JSONValue.write(string: headerKeyID, to: &header)
+            }
+            if let defaultType {
+                header.append(",\"typ\":")
+                JSONValue.write(string: defaultType, to: &header)
+            }
+            header.append(UInt8(ascii: "}"))
         } else {
-            Array(payload).withUnsafeBufferPointer { Base64URL.append($0, to: &signingInput) }
+            // The header object is written from a list: `extraHeader` without `alg` and `kid`, then
+            // those two (and the default `typ`), sorted as any object is, so no dictionary is rebuilt.
+            var members: [(UInt64, String, JSONValue)] = []
+            members.reserveCapacity(extraHeader.count + 3)
+            for (name, value) in extraHeader where name != "alg" && name != "kid" {
+                members.append((JSONValue.sortPrefix(name), name, value))
+            }
+            if let defaultType, extraHeader["typ"] == nil {
+                members.append((JSONValue.sortPrefix("typ"), "typ", .string(defaultType)))
+            }
+            members.append((JSONValue.sortPrefix("alg"), "alg", .string(algorithm.rawValue)))
+            if let headerKeyID { members.append((JSONValue.sortPrefix("kid"), "kid", .string(headerKeyID))) }
+            JSONValue.sortMembers(&members)
+            JSONValue.write(sortedMembers: members, to: &header)
         }
-        let signature = try signingInput.withUnsafeBufferPointer { input throws(JOSEError) in
+
+        // Room for the largest signature (RSA 4096) so the buffer never grows.
+        var output = ByteWriter(
+            capacity: Base64URL.encodedLength(header.count) + Base64URL.encodedLength(payload.count) + 2 + 700)
+        header.withBytes { Base64URL.append($0, to: &output) }
+        output.append(UInt8(ascii: "."))
+        Base64URL.append(payload, to: &output)
+        let signature = try output.withBytes { input throws(JOSEError) in
             try key.signature(over: input, algorithm: algorithm)
         }
-        signingInput.append(UInt8(ascii: "."))
-        signature.withUnsafeBufferPointer { Base64URL.append($0, to: &signingInput) }
-        return String(decoding: signingInput, as: UTF8.self)
+        output.append(UInt8(ascii: "."))
+        signature.withUnsafeBufferPointer { Base64URL.append($0, to: &output) }
+        return output.string
     }
 }

@@ -6,8 +6,13 @@ public enum JWT {
         claims: [String: JSONValue], key: JWK, algorithm: JWSAlgorithm? = nil,
         extraHeader: [String: JSONValue] = [:]
     ) throws(JOSEError) -> String {
-        try JWS.sign(
-            payload: JSONValue.object(claims).serializedBytes(), key: key, algorithm: algorithm,
-            headerKeyID: key.keyID, extraHeader: extraHeader, defaultType: "JWT")
+        // Serialized straight from the dictionary into one buffer, which is signed in place.
+        var payload = ByteWriter(capacity: 1024)
+        JSONValue.write(object: claims, to: &payload)
+        return try payload.withBytes { bytes throws(JOSEError) in
+            try JWS.sign(
+                payloadBytes: bytes, key: key, algorithm: algorithm, headerKeyID: key.keyID, extraHeader: extraHeader,
+                defaultType: "JWT")
+        }
     }
 }

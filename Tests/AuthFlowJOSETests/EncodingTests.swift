@@ -78,6 +78,18 @@ struct EncodingTests {
         #expect(try JSONValue.parse(JSONValue.integer(value).serializedBytes()) == .integer(value))
     }
 
+    @Test(arguments: [
+        JSONValue.string(""), "plain text over eight bytes", "x\"\\/\n\u{1}é😀", .integer(.min), .integer(0),
+        .integer(.max), .double(2.5), .double(.nan), .bool(true), .null, [1, "a"], ["b": ["c": 1]],
+    ])
+    func jsonAppendedToAnArrayIsItsSerialization(value: JSONValue) {
+        // Scalars are appended to the array directly, anything else through a buffer: the same bytes either way.
+        var output: [UInt8] = [7, 8]
+        value.serialize(into: &output)
+        #expect(output == [7, 8] + value.serializedBytes())
+        #expect(String(decoding: output.dropFirst(2), as: UTF8.self) == value.serialized())
+    }
+
     @Test func jsonKeepsLargeIntegersExactAndOverflowsToDouble() throws {
         #expect(try JSONValue.parse(Array("9223372036854775807".utf8)) == .integer(.max))
         #expect(try JSONValue.parse(Array("-9223372036854775808".utf8)) == .integer(.min))

@@ -55,6 +55,33 @@ struct JSONObjectIndexTests {
         }
     }
 
+    @Test func aSpecialByteAtEveryOffsetOfAWordEndsOrLeavesThePlainScanAsTheFullParserDoes() {
+        // The plain-string scan reads eight bytes at a time and stops at the first special byte (a quote,
+        // backslash, control or non-ASCII byte); put each one at every offset, with specials after it too.
+        let specials = ["\"", "\\n", "\\u0041", "\u{01}", "\u{7F}", "é", "😀", "\"\"", "\\\"x"]
+        for special in specials {
+            for before in 0..<18 {
+                for after in ["", "\"", "\u{01}", "é\""] {
+                    let value = String(repeating: "v", count: before) + special + after + "tail"
+                    let text = "{\"n\(before)\":\"" + value + "\",\"z\":1}"
+                    switch (fullParse(text), indexed(text)) {
+                    case (.success(let full), .success(let index)):
+                        #expect(full == index, "\(text)")
+                        // Read in place only when its bytes are the string itself.
+                        let inPlace = try? JSONObjectIndex.index(Array(text.utf8))?.withPlainString("n\(before)") {
+                            String(decoding: $0, as: UTF8.self)
+                        }
+                        if let inPlace { #expect(inPlace == full?["n\(before)"]?.stringValue, "\(text)") }
+                    case (.failure(let full), .failure(let index)):
+                        #expect(full.message == index.message, "\(text)")
+                    case (let full, let index):
+                        Issue.record("full parser gave \(full), index gave \(index) for \(text)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func invalidUTF8InAValueIsRefusedAsByTheFullParser() {
         let bytes: [UInt8] = Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
         let full = joseError { () throws(JOSEError) in _ = try JSONValue.parse(bytes) }

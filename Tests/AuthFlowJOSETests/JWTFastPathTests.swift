@@ -273,6 +273,33 @@ struct JWTFastPathTests {
         return [0x30] + length(content.count) + content
     }
 
+    @Test func claimsSignedFromOneBufferMatchTheGeneralSerializerAndHeader() throws {
+        // HMAC signatures are deterministic, so the whole token can be compared. The claims cover
+        // escapes, non-ASCII names and values, names sharing eight bytes, nesting, doubles, and
+        // enough bytes that the buffer grows (beyond 1 KiB).
+        let key = try JWK.symmetric([UInt8](repeating: 7, count: 32), keyID: "h\"1")
+        var claims: [String: JSONValue] = [
+            "iss": "https://issuer.example", "email_verified": true, "email_verifiec": false, "email": .null,
+            "é": "x\"\\/\n\u{1}é😀", "\u{1F600}": [1, -2, 3.5, 1e300, ["a": ["b": []]]], "iat": .integer(.min),
+            "exp": .integer(.max), "n": .double(.infinity), "long": .string(String(repeating: "abc\t", count: 400)),
+        ]
+        for index in 0..<40 { claims["member-\(index)"] = .integer(Int64(index) * 1_000_003) }
+        let token = try JWT.sign(claims: claims, key: key, algorithm: .hs256)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        #expect(parts.count == 3)
+        #expect(try Base64URL.decode(parts[1]) == JSONValue.object(claims).serializedBytes())
+        #expect(try Base64URL.decode(parts[1]).count > 1024)
+        // The header written directly equals the one the sorted member list writes.
+        let header = try Base64URL.decode(parts[0])
+        #expect(header == Array(#"{"alg":"HS256","kid":"h\"1","typ":"JWT"}"#.utf8))
+        let general = try JWS.sign(
+            payload: JSONValue.object(claims).serializedBytes(), key: key, algorithm: .hs256,
+            extraHeader: ["typ": "JWT"])
+        #expect(general == token)
+        let claimsBack = try JSONValue.parse(try Base64URL.decode(parts[1]))
+        #expect(claimsBack == .object(claims.merging(["n": .null]) { _, new in new }))
+    }
+
     @Test func oneRSAKeyKeepsSeparateContextsPerAlgorithmAndDirection() throws {
         let verifier = JWSVerifier(allowedAlgorithms: [.rs256, .ps256, .rs384, .ps512])
         let payload = Array(#"{"sub":"x"}"#.utf8)
