@@ -22,9 +22,9 @@ import Synchronization
 /// lock, say), one more thread starts, up to ``maximumThreadCount``, so handlers that only wait for the
 /// network or a timer never queue behind blocked ones. A thread started that way ends after
 /// ``spareThreadIdleSeconds`` without work.
-final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
+package final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     /// The executor every `HTTPServer` of the process uses.
-    static let shared = HandlerExecutor(threadCount: max(4, ProcessInfo.processInfo.activeProcessorCount * 2))
+    package static let shared = HandlerExecutor(threadCount: max(4, ProcessInfo.processInfo.activeProcessorCount * 2))
 
     /// One handler thread's own state; read and written by that thread only.
     private final class Worker {
@@ -65,7 +65,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// The number of live threads (for tests and diagnostics).
-    var liveThreadCount: Int {
+    package var liveThreadCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return threadCount
@@ -91,7 +91,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `body`, which may block, on the calling handler thread, counted as blocked meanwhile (see the type's
     /// notes); the caller must be a handler thread.
-    func blocking<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+    package func blocking<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         condition.lock()
         blockedCount += 1
         // A job this thread kept to run next must not wait for the blocking work: it goes to another thread.
@@ -110,7 +110,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         return try body()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         enqueueHandedOver(UnownedJob(job))
     }
 
@@ -120,7 +120,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     /// itself) runs next on that same thread when nothing else waits: the running job is almost always about
     /// to return (its task just suspended), so waking another thread would only add a thread switch. Blocking
     /// work hands such a kept job to another thread first (``blocking(_:)``).
-    func enqueueHandedOver(_ job: UnownedJob) {
+    package func enqueueHandedOver(_ job: UnownedJob) {
         let worker = currentWorker()
         condition.lock()
         if let worker, worker.running != nil, worker.next == nil, head == queue.count {

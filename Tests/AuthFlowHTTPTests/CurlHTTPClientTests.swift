@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import AuthFlowCurl
 @testable import AuthFlowHTTP
 
 /// CurlHTTPClient against an independent server (Python http.server) on loopback.

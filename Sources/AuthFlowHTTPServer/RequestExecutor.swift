@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 import Synchronization
 
 /// The task executor of one request's handler: runs the handler on libmicrohttpd's polling thread

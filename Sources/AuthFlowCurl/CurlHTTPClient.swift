@@ -1,3 +1,4 @@
+public import AuthFlowHTTP
 internal import CCurl
 
 /// The production `HTTPClient`, on libcurl.

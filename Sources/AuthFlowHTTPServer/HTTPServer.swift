@@ -1,3 +1,4 @@
+public import AuthFlowHTTP
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that runs an async handler for each request.
