@@ -38,7 +38,10 @@ extension SignInServer {
             segments.count >= 3 && segments[0] == "auth" && providers.index(forKey: segments[1]) != nil
             ? segments[1] : nil
         return RequestContext(
-            requestID: id ?? random.requestID(), route: Self.routeTemplate(segments),
+            requestID: id ?? random.requestID(),
+            route: Self.routeTemplate(segments) { [providers] name in
+                providers[name].map { $0.plugin.eventEndpoints(for: $0) } ?? []
+            },
             provider: provider)
     }
 
@@ -95,8 +98,12 @@ extension SignInServer {
     }
 
     /// The route template of a path: the provider segment becomes `{provider}`, unknown paths `other`. Used as
-    /// the `route` label and log field, so user input never becomes a label value.
-    static func routeTemplate(_ segments: [String]) -> String {
+    /// the `route` label and log field, so user input never becomes a label value. A provider's event routes
+    /// are the ones its plugin declares (`eventEndpoints` gives them by provider name, asked only for paths that
+    /// are none of the server's own routes), each `*` segment shown as `{code}`.
+    static func routeTemplate(
+        _ segments: [String], eventEndpoints: (String) -> [ProviderEventEndpoint] = { _ in [] }
+    ) -> String {
         // Matched on the segment count and strings, templates as literals: array patterns would build an array
         // per case tried, and joining would build the string per request.
         let count = segments.count
@@ -121,18 +128,16 @@ extension SignInServer {
         case 3:
             if segments[1] == "account" && segments[2] == "delete" { return "/auth/account/delete" }
             if segments[1] == "session" && segments[2] == "refresh" { return "/auth/session/refresh" }
-            return actionTemplate(segments[2]) ?? "other"
-        case 4 where segments[2] == "data-deletion":
-            return "/auth/{provider}/data-deletion/{code}"
+            return actionTemplate(segments[2]) ?? eventTemplate(segments, eventEndpoints(segments[1]))
         case 4 where segments[2] == "native" && segments[3] == "nonce":
             return "/auth/{provider}/native/nonce"
         default:
-            return "other"
+            return eventTemplate(segments, eventEndpoints(segments[1]))
         }
     }
 
-    /// `/auth/{provider}/ACTION` for each `/auth/{provider}/…` action of DESIGN §3 (provider events included), as
-    /// literals; `nil` for anything else.
+    /// `/auth/{provider}/ACTION` for each `/auth/{provider}/…` route of the server's own, as literals; `nil` for
+    /// anything else (provider events are the plugins', see ``eventTemplate(_:_:)``).
     static func actionTemplate(_ action: String) -> String? {
         switch action {
         case "login": "/auth/{provider}/login"
@@ -140,13 +145,16 @@ extension SignInServer {
         case "link": "/auth/{provider}/link"
         case "callback": "/auth/{provider}/callback"
         case "disconnect": "/auth/{provider}/disconnect"
-        case "data-deletion": "/auth/{provider}/data-deletion"
-        case "deauthorize": "/auth/{provider}/deauthorize"
-        case "events": "/auth/{provider}/events"
-        case "backchannel-logout": "/auth/{provider}/backchannel-logout"
-        case "notifications": "/auth/{provider}/notifications"
         case "native": "/auth/{provider}/native"
         default: nil
         }
+    }
+
+    /// `/auth/{provider}/PATH` for the first of `endpoints` that `/auth/{provider}/…` (`segments`) matches, its
+    /// `*` segments as `{code}`; `other` when none does.
+    static func eventTemplate(_ segments: [String], _ endpoints: [ProviderEventEndpoint]) -> String {
+        let rest = Array(segments.dropFirst(2))
+        guard let endpoint = endpoints.first(where: { $0.match(rest) != nil }) else { return "other" }
+        return "/auth/{provider}/" + endpoint.path.map { $0 == "*" ? "{code}" : $0 }.joined(separator: "/")
     }
 }

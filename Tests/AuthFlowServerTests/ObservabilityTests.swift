@@ -155,8 +155,47 @@ final class RecordingLogger: ServerLogger {
             ("/auth/google/native/nonce", "/auth/{provider}/native/nonce"),
             ("/auth/session/refresh", "/auth/session/refresh"), ("/auth/google/native/x", "other"),
         ]
+        // The event routes each provider's plugin declares, by provider name (an `apple-web` is Apple's too).
+        let endpoints: [String: [ProviderEventEndpoint]] = [
+            "apple": [ProviderEventEndpoint(path: "notifications", method: "POST")],
+            "apple-web": [ProviderEventEndpoint(path: "notifications", method: "POST")],
+            "google": [ProviderEventEndpoint(path: "events", method: "POST")],
+            "facebook": [
+                ProviderEventEndpoint(path: "data-deletion", method: "POST"),
+                ProviderEventEndpoint(path: "data-deletion/*", method: "GET"),
+                ProviderEventEndpoint(path: "deauthorize", method: "POST"),
+            ],
+            "oidc": [ProviderEventEndpoint(path: "backchannel-logout", method: "POST")],
+            "a": [ProviderEventEndpoint(path: "data-deletion/*", method: "GET")],
+        ]
         for (path, template) in cases {
-            #expect(SignInServer.routeTemplate(SignInServer.segments(of: path)) == template, "\(path)")
+            let segments = SignInServer.segments(of: path)
+            #expect(SignInServer.routeTemplate(segments) { endpoints[$0] ?? [] } == template, "\(path)")
+        }
+    }
+
+    /// Event routes are labelled from what the plugins declare, not from a list in the server: an outside
+    /// plugin's endpoint is labelled, and a path no plugin of that provider declares is `other`.
+    @Test func eventRouteTemplatesComeFromThePluginsDeclaredEndpoints() {
+        let corp = [
+            ProviderEventEndpoint(path: "hooks/sso", method: "POST"),
+            ProviderEventEndpoint(path: "tickets/*/status", method: "GET"),
+        ]
+        let endpoints: (String) -> [ProviderEventEndpoint] = { $0 == "corp" ? corp : [] }
+        let cases: [(String, String)] = [
+            ("/auth/corp/hooks/sso", "/auth/{provider}/hooks/sso"),
+            ("/auth/corp/tickets/t-42/status", "/auth/{provider}/tickets/{code}/status"),
+            ("/auth/corp/hooks", "other"), ("/auth/corp/notifications", "other"),
+            // Another provider does not declare them, and the server names no provider's events itself.
+            ("/auth/google/hooks/sso", "other"), ("/auth/apple/notifications", "other"),
+            ("/auth/facebook/data-deletion", "other"),
+            // The server's own routes keep their labels whatever a plugin declares.
+            ("/auth/corp/login", "/auth/{provider}/login"),
+        ]
+        for (path, template) in cases {
+            #expect(
+                SignInServer.routeTemplate(SignInServer.segments(of: path), eventEndpoints: endpoints) == template,
+                "\(path)")
         }
     }
 
