@@ -25,8 +25,9 @@ extension SignInServer {
     }
 
     /// The id, route template and provider of `request`: the id is the request's own `X-Request-Id` only when it
-    /// is well-formed and came through a trusted proxy (`server.trusted_proxies`), otherwise a fresh one.
-    func requestContext(_ request: HTTPServerRequest, segments: [String]) -> RequestContext {
+    /// is well-formed and came through a trusted proxy (`server.trusted_proxies`), otherwise a fresh one; the
+    /// route is `route` when the app passed its page's own, else the server's template of `segments`.
+    func requestContext(_ request: HTTPServerRequest, segments: [String], route: String? = nil) -> RequestContext {
         var id: String?
         if request.viaTrustedProxy,
             let offered = request.headers[RequestID.header], RequestID.isWellFormed(offered)
@@ -39,9 +40,10 @@ extension SignInServer {
             ? segments[1] : nil
         return RequestContext(
             requestID: id ?? random.requestID(),
-            route: Self.routeTemplate(segments) { [providers] name in
-                providers[name].map { $0.plugin.eventEndpoints(for: $0) } ?? []
-            },
+            route: route
+                ?? Self.routeTemplate(segments) { [providers] name in
+                    providers[name].map { $0.plugin.eventEndpoints(for: $0) } ?? []
+                },
             provider: provider)
     }
 
@@ -108,14 +110,8 @@ extension SignInServer {
         // per case tried, and joining would build the string per request.
         let count = segments.count
         guard count > 0 else { return "other" }
-        if count == 1 {
-            switch segments[0] {
-            case "": return "/"
-            case "matrix": return "/matrix"
-            case "healthz": return "/healthz"
-            default: return "other"
-            }
-        }
+        // The app's own pages (the demo's `/` and `/matrix`, say) pass their labels in (`respond(to:route:with:)`).
+        if count == 1 { return segments[0] == "healthz" ? "/healthz" : "other" }
         guard segments[0] == "auth" else { return "other" }
         switch count {
         case 2:

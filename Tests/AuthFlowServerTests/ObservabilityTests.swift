@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
@@ -134,7 +135,7 @@ final class RecordingLogger: ServerLogger {
 
     @Test func routeTemplatesNameEveryRouteOfTheContract() {
         let cases: [(String, String)] = [
-            ("/", "/"), ("/healthz", "/healthz"), ("/auth/check", "/auth/check"),
+            ("/", "other"), ("/healthz", "/healthz"), ("/auth/check", "/auth/check"),
             ("/auth/google/login", "/auth/{provider}/login"), ("/auth/x/link", "/auth/{provider}/link"),
             ("/auth/apple/callback", "/auth/{provider}/callback"),
             ("/auth/apple/notifications", "/auth/{provider}/notifications"),
@@ -145,7 +146,7 @@ final class RecordingLogger: ServerLogger {
             ("/auth/google/disconnect", "/auth/{provider}/disconnect"),
             ("/auth/facebook/deauthorize", "/auth/{provider}/deauthorize"),
             ("/auth/oidc/backchannel-logout", "/auth/{provider}/backchannel-logout"),
-            ("/auth/facebook/data-deletion", "/auth/{provider}/data-deletion"), ("/matrix", "/matrix"),
+            ("/auth/facebook/data-deletion", "/auth/{provider}/data-deletion"), ("/matrix", "other"),
             ("/auth/session", "/auth/session"), ("/auth/logout", "/auth/logout"),
             ("/auth/account/delete", "/auth/account/delete"), ("/auth/account/remove", "other"),
             ("/auth/check/x", "other"), ("/auth", "other"), ("/auth/", "other"), ("/other/google/login", "other"),
@@ -172,6 +173,25 @@ final class RecordingLogger: ServerLogger {
             let segments = SignInServer.segments(of: path)
             #expect(SignInServer.routeTemplate(segments) { endpoints[$0] ?? [] } == template, "\(path)")
         }
+    }
+
+    /// The server knows no page of the app: the app's pages pass their labels in (the demo its `/` and
+    /// `/matrix`), and a path that is none of the server's routes is `other`.
+    @Test func theAppsPagesPassTheirOwnRouteLabels() async throws {
+        let server = try makeServer()
+        _ = await server.respond(to: get("/account/7"), route: "/account/{id}") { _ throws(ServerError) in
+            .text("account")
+        }
+        _ = await server.handle(get("/"))
+        _ = await server.handle(get("/matrix"))
+        let demo = DemoSite(server: server, sandbox: nil)
+        _ = await demo.handle(get("/"))
+        _ = await demo.handle(get("/matrix"))
+        let metrics = body(server.metricsResponse(get("/metrics")))
+        #expect(metrics.contains(#"authflow_http_requests_total{route="/account/{id}",status="200"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"authflow_http_requests_total{route="other",status="404"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"authflow_http_requests_total{route="/matrix",status="200"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"authflow_http_requests_total{route="/",status="#), "\(metrics)")
     }
 
     /// Event routes are labelled from what the plugins declare, not from a list in the server: an outside
