@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "AuthFlowJOSE", targets: ["AuthFlowJOSE"]),
         .library(name: "AuthFlowYAML", targets: ["AuthFlowYAML"]),
         .library(name: "AuthFlowHTTP", targets: ["AuthFlowHTTP"]),
+        .library(name: "AuthFlowCurl", targets: ["AuthFlowCurl"]),
+        .library(name: "AuthFlowHTTPServer", targets: ["AuthFlowHTTPServer"]),
         .library(name: "AuthFlow", targets: ["AuthFlow"]),
         .library(name: "AuthFlowApple", targets: ["AuthFlowApple"]),
         .library(name: "AuthFlowGoogle", targets: ["AuthFlowGoogle"]),
@@ -56,13 +58,16 @@ let package = Package(
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses (see its module map).
         .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
-        // Foundation layer: JOSE (keys, JWS/JWT, clocks, randomness), YAML, HTTP client and server.
+        // Foundation layer: JOSE (keys, JWS/JWT, clocks, randomness), YAML, the HTTP values and client protocol
+        // (no C: what the core and the plugins speak), the HTTP client on libcurl, the HTTP server on libmicrohttpd.
         .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "AuthFlowYAML", dependencies: ["CYAML"], swiftSettings: strict),
-        .target(name: "AuthFlowHTTP", dependencies: ["CCurl", "CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "AuthFlowHTTP", swiftSettings: strict),
+        .target(name: "AuthFlowCurl", dependencies: ["AuthFlowHTTP", "CCurl"], swiftSettings: strict),
+        .target(name: "AuthFlowHTTPServer", dependencies: ["AuthFlowHTTP", "CMicroHTTPD"], swiftSettings: strict),
 
         // Core: the OAuth flow, the plugin protocol, configuration, store protocols and in-memory stores.
-        // Re-exports AuthFlowJOSE and AuthFlowHTTP.
+        // Re-exports AuthFlowJOSE and AuthFlowHTTP. Reaches neither libcurl nor libmicrohttpd.
         .target(
             name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
             swiftSettings: strict),
@@ -95,7 +100,10 @@ let package = Package(
 
         // The sandbox identity provider: emulators of the providers, a stand-in for the outside world, so it does
         // not depend on the core.
-        .target(name: "AuthFlowSandbox", dependencies: ["AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+        .target(
+            name: "AuthFlowSandbox",
+            dependencies: ["AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer"],
+            swiftSettings: strict),
 
         // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols.
         .target(
@@ -107,17 +115,21 @@ let package = Package(
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
         // The lean sign-in server an app embeds: routes, cookies, sessions, provider notifications. Knows no
-        // provider, store backend, sandbox or matrix. Re-exports AuthFlow.
+        // provider, store backend, sandbox or matrix. Re-exports AuthFlow, and the curl client and the HTTP server
+        // it runs on.
         .target(
-            name: "AuthFlowServer", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+            name: "AuthFlowServer",
+            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer"],
+            swiftSettings: strict),
 
         // Assembly of what `authflow serve` runs: stores by `store.kind`, provider resolution with discovery,
         // sandbox mode and its demo pages. Re-exports AuthFlowServer, AuthFlowProviders and the store backends.
         .target(
             name: "AuthFlowDeployment",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowServer", "AuthFlowProviders", "AuthFlowSandbox",
-                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowMatrix",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowServer",
+                "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis",
+                "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 
@@ -125,8 +137,9 @@ let package = Package(
         .executableTarget(
             name: "authflow",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowSandbox",
-                "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment", "AuthFlowPostgres", "AuthFlowRedis",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowProviders",
+                "AuthFlowOIDC", "AuthFlowSandbox", "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment",
+                "AuthFlowPostgres", "AuthFlowRedis",
             ],
             swiftSettings: strict),
         .plugin(
@@ -157,22 +170,24 @@ let package = Package(
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowHTTPTests", dependencies: ["AuthFlowHTTP", "AuthFlowTestSupport"],
+            name: "AuthFlowHTTPTests",
+            dependencies: ["AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowTestSupport"],
             exclude: ["Support/Python"], swiftSettings: strict),
         .testTarget(
-            name: "AuthFlowTests", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
+            name: "AuthFlowTests",
+            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP", "AuthFlowCurl"],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
-                "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowTestSupport",
+                "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowSandboxTests",
             dependencies: [
-                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP",
+                "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer",
                 // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
                 "AuthFlow", "AuthFlowProviders", "AuthFlowTestSupport",
             ],
@@ -180,13 +195,15 @@ let package = Package(
         .testTarget(
             name: "AuthFlowOIDCTests",
             dependencies: [
-                "AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
+                "AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
+                "AuthFlowHTTPServer", "AuthFlowSandbox",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowEndToEndTests",
             dependencies: [
-                "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
+                "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
+                "AuthFlowHTTPServer", "AuthFlowSandbox",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -198,7 +215,8 @@ let package = Package(
         .testTarget(
             name: "AuthFlowServerTests",
             dependencies: [
-                "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSandbox",
+                "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
+                "AuthFlowHTTPServer", "AuthFlowSandbox",
                 "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport",
             ],
             exclude: ["Support/Python"], swiftSettings: strict),
@@ -206,7 +224,8 @@ let package = Package(
         .testTarget(
             name: "AuthFlowCLITests",
             dependencies: [
-                "authflow", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowMatrix", "AuthFlowProviders",
+                "authflow", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer",
+                "AuthFlowMatrix", "AuthFlowProviders",
                 "AuthFlowTestSupport",
             ],
             swiftSettings: strict),

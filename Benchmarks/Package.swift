@@ -18,7 +18,10 @@ let package = Package(
             ]),
         .executableTarget(
             name: "HTTPFloor",
-            dependencies: [.product(name: "AuthFlowHTTP", package: "AuthFlow")],
+            dependencies: [
+                .product(name: "AuthFlowHTTP", package: "AuthFlow"),
+                .product(name: "AuthFlowHTTPServer", package: "AuthFlow"),
+            ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),
                 .enableUpcomingFeature("InternalImportsByDefault"),

@@ -25,6 +25,9 @@ step() { echo "==> [$(( (SECONDS - started) / 60 ))m$(( (SECONDS - started) % 60
 # Formatting (.swift-format at the root): any finding fails the run.
 step "swift format lint"
 swift format lint --strict --recursive Sources Tests
+# The layers of docs/architecture.md on the target graph: the core, plugins and stores reach no C HTTP library.
+step "module layers"
+bash scripts/check-layers.sh
 
 step "swift build"
 swift build

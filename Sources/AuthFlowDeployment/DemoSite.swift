@@ -28,13 +28,13 @@ public struct DemoSite: Sendable {
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         switch request.path {
         case "/":
-            return await server.respond(to: request) { request throws(ServerError) in
+            return await server.respond(to: request, route: "/") { request throws(ServerError) in
                 try Self.requireGET(request)
                 if let redirect = server.publicOriginRedirect(request) { return redirect }
                 return try await homePage(request)
             }
         case "/matrix":
-            return await server.respond(to: request) { request throws(ServerError) in
+            return await server.respond(to: request, route: "/matrix") { request throws(ServerError) in
                 try Self.requireGET(request)
                 return matrixPage()
             }

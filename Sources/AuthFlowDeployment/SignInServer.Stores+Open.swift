@@ -12,18 +12,23 @@ extension SignInServer.Stores {
     /// `store.redis_prefix`). Tokens sealed under one of `previousSecrets` still open, and are sealed again under
     /// `secret` when next written.
     ///
+    /// Their blocking operations run on `blockingThreads` (pass the HTTP server's, so that a handler's operation
+    /// runs right on its thread); without them each database and Redis client owns a pool of its own.
+    ///
     /// - Throws: `StoreError` when a database cannot be opened or migrated or Redis cannot be reached, or
     ///   `JOSEError` when the secret cannot key the token cipher.
     public static func open(
         _ settings: StoreSettings, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
-        random: any SecureRandom
+        random: any SecureRandom, blockingThreads: BlockingThreads? = nil
     ) throws -> SignInServer.Stores {
         let keyring = try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
-        var stores = try openDatabase(settings, keyring: keyring, clock: clock, random: random)
+        var stores = try openDatabase(
+            settings, keyring: keyring, clock: clock, random: random, blockingThreads: blockingThreads)
         if let url = settings.redisURL {
             let client = try RedisClient(
                 endpoint: try RedisEndpoint(url: url), prefix: settings.redisPrefix,
-                connectTimeout: settings.operationTimeout, commandTimeout: settings.operationTimeout)
+                connectTimeout: settings.operationTimeout, commandTimeout: settings.operationTimeout,
+                blockingThreads: blockingThreads)
             stores.sessions = RedisSessionStore(client: client, clock: clock)
             stores.flows = RedisFlowStore(client: client, clock: clock)
             stores.rateLimits = RedisRateLimitStore(client: client, clock: clock)
@@ -32,13 +37,14 @@ extension SignInServer.Stores {
     }
 
     private static func openDatabase(
-        _ settings: StoreSettings, keyring: SecretKeyring, clock: any WallClock, random: any SecureRandom
+        _ settings: StoreSettings, keyring: SecretKeyring, clock: any WallClock, random: any SecureRandom,
+        blockingThreads: BlockingThreads?
     ) throws -> SignInServer.Stores {
         switch settings.kind {
         case .memory:
             return .memory(clock: clock)
         case .sqlite:
-            let database = try SQLiteDatabase(path: settings.path)
+            let database = try SQLiteDatabase(path: settings.path, blockingThreads: blockingThreads)
             let cipher = try keyring.cipher(random: random)
             return SignInServer.Stores(
                 flows: SQLiteFlowStore(database: database, clock: clock),
@@ -49,7 +55,8 @@ extension SignInServer.Stores {
             guard let url = settings.postgresURL else {
                 throw StoreError(.invalidValue, "expected store.postgres_url for store.kind postgres, found none")
             }
-            let database = try PostgresDatabase(url: url, operationTimeout: settings.operationTimeout)
+            let database = try PostgresDatabase(
+                url: url, operationTimeout: settings.operationTimeout, blockingThreads: blockingThreads)
             let cipher = try keyring.cipher(random: random)
             return SignInServer.Stores(
                 flows: PostgresFlowStore(database: database, clock: clock),

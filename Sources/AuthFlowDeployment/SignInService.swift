@@ -26,13 +26,17 @@ public final class SignInService: Sendable {
     private let http: HTTPServer
     private let metricsHTTP: HTTPServer?
     private let throwaway: ThrowawayDatabase?
+    /// The threads the listeners' handlers and the stores' blocking operations share; shut down by ``stop()``.
+    private let blockingThreads: BlockingThreads
 
     private init(
         server: SignInServer, http: HTTPServer, metricsHTTP: HTTPServer?, listenURL: String, metricsURL: String?,
-        publicURL: String, sandbox: SandboxIdentityProvider?, throwaway: ThrowawayDatabase?
+        publicURL: String, sandbox: SandboxIdentityProvider?, throwaway: ThrowawayDatabase?,
+        blockingThreads: BlockingThreads
     ) {
         self.server = server
         self.http = http
+        self.blockingThreads = blockingThreads
         self.metricsHTTP = metricsHTTP
         self.metricsURL = metricsURL
         self.listenURL = listenURL
@@ -66,6 +70,8 @@ public final class SignInService: Sendable {
         var throwaway: ThrowawayDatabase?
         var storeSettings = configuration.store
         var metricsHTTP: HTTPServer?
+        // One pool for the listeners and the stores: a handler's store operation runs right on its thread.
+        let blockingThreads = BlockingThreads(name: "authflow-http-handler")
         do {
             if sandboxMode {
                 let deployment = try await SandboxDeployment.start(
@@ -84,7 +90,7 @@ public final class SignInService: Sendable {
             let options = try SignInServer.Options(configuration: configuration)
             let stores = try SignInServer.Stores.open(
                 storeSettings, secret: options.secret, previousSecrets: options.previousSecrets, clock: clock,
-                random: random)
+                random: random, blockingThreads: blockingThreads)
             // Plugins prepare first (`type: oidc` fetches its issuer's discovery document).
             let providers = try await registry.resolve(configuration, httpClient: httpClient)
             var serverOptions = options
@@ -99,7 +105,8 @@ public final class SignInService: Sendable {
             var metricsURL: String?
             if let metricsListen {
                 let listener = HTTPServer(
-                    configuration: HTTPServer.Configuration(host: metricsListen.host, port: metricsListen.port)
+                    configuration: HTTPServer.Configuration(host: metricsListen.host, port: metricsListen.port),
+                    blockingThreads: blockingThreads
                 ) { server.metricsResponse($0) }
                 let port = try listener.start()
                 metricsHTTP = listener
@@ -119,24 +126,28 @@ public final class SignInService: Sendable {
             // Each route's body limit is known from its method and path, before the body is read.
             let http = HTTPServer(
                 configuration: httpConfiguration, immediate: server.handleAtOnce, routePolicy: server.routePolicy,
-                handler: handler)
+                blockingThreads: blockingThreads, handler: handler)
             let port = try http.start()
             let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             return SignInService(
                 server: server, http: http, metricsHTTP: metricsHTTP, listenURL: "http://\(host):\(port)",
-                metricsURL: metricsURL, publicURL: options.publicURL, sandbox: sandbox, throwaway: throwaway)
+                metricsURL: metricsURL, publicURL: options.publicURL, sandbox: sandbox, throwaway: throwaway,
+                blockingThreads: blockingThreads)
         } catch {
             await metricsHTTP?.stop()
+            blockingThreads.shutdown()
             await sandbox?.stop()
             throwaway?.remove()
             throw error
         }
     }
 
-    /// Stops the listeners gracefully (in-flight requests finish) and removes a temporary database.
+    /// Stops the listeners gracefully (in-flight requests finish), shuts their threads down and removes a
+    /// temporary database.
     public func stop() async {
         await http.stop()
         await metricsHTTP?.stop()
+        blockingThreads.shutdown()
         await sandbox?.stop()
         throwaway?.remove()
     }

@@ -1,50 +1,105 @@
-import Glibc
+import Foundation
 
-/// Which threads may wait in a blocking call (a lock held by another process, a disk sync).
+/// A pool of threads that may wait in a blocking call (a lock held by another process, a disk sync, a
+/// network round trip), owned by whoever creates it and ended with ``shutdown()``.
 ///
 /// Swift's cooperative threads and libmicrohttpd's polling thread must never block: a store that
-/// waits there holds up every other task or connection. The HTTP handler threads (the threads a
-/// handler that waits runs on) are dedicated threads that may block: a store can run a short
-/// operation right on such a thread instead of handing it to a queue of its own and resuming the
-/// handler afterwards, which saves two thread wake-ups per operation.
+/// waits there holds up every other task or connection. An `HTTPServer` runs its handlers that wait on
+/// such a pool (its own, or one passed in), and a store runs its blocking operations through one
+/// (``run(_:)``). A deployment passes one pool to its server and its stores, so that a store operation
+/// from a handler runs right on the handler's thread instead of handing it to a queue of the store's
+/// own and resuming the handler afterwards, which saves two thread wake-ups per operation.
 ///
-/// The mark belongs to the thread, not to a task: it is true only on threads that were marked
-/// when they started.
-public enum BlockingThreads {
-    /// The thread-specific slot holding the mark (non-nil on a marked thread).
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "expected a free thread-specific key, pthread_key_create failed with \(status)")
-        return key
-    }()
+/// Whether a thread may block belongs to the thread, not to a task: it is true only on the threads of
+/// a pool (``currentThreadMayBlock``), whichever pool that is.
+public final class BlockingThreads: Sendable {
+    /// The executor behind the pool: HTTP servers start their handler tasks with it as their preference.
+    package let executor: HandlerExecutor
 
-    /// Whether the calling thread may wait in a blocking call.
-    public static var currentThreadMayBlock: Bool {
-        pthread_getspecific(key) != nil
+    /// The threads a pool starts at once by default: twice the processors, at least four.
+    public static var defaultThreadCount: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
+
+    /// A pool that starts `threadCount` threads at once (more start while all of them are blocked, up to 64),
+    /// named `name-<index>`.
+    public init(threadCount: Int = BlockingThreads.defaultThreadCount, name: String = "authflow-blocking") {
+        executor = HandlerExecutor(threadCount: max(1, threadCount), threadName: name)
     }
 
-    /// Runs `body`, which may block, on a thread that may: right on the calling thread when it may, otherwise
-    /// on the HTTP handler threads, to which the calling task moves for the call (and where it goes on
-    /// afterwards when it has no executor of its own to return to).
+    /// Shuts the pool down when its owner lets it go, so an owned pool never outlives its owner.
+    deinit {
+        executor.shutdown()
+    }
+
+    /// Whether the calling thread may wait in a blocking call: whether it is a thread of a pool.
+    public static var currentThreadMayBlock: Bool {
+        HandlerExecutor.current != nil
+    }
+
+    /// Whether ``shutdown()`` was called.
+    public var isShutDown: Bool { executor.hasShutDown }
+
+    /// Threads of the pool alive now (they end after ``shutdown()`` once idle).
+    public var liveThreadCount: Int { executor.liveThreadCount }
+
+    /// Refuses further ``run(_:)`` calls and lets every thread end once no job waits. A task that still runs on
+    /// the pool goes on to its end. Calling it again does nothing.
+    public func shutdown() {
+        executor.shutdown()
+    }
+
+    /// Runs `body`, which may block, on a thread that may: right on the calling thread when it is a thread of a
+    /// pool, otherwise on this pool's threads, to which the calling task moves for the call (and where it goes
+    /// on afterwards when it has no executor of its own to return to).
     ///
     /// From libmicrohttpd's polling thread (a handler's first store operation) this is one thread hand-over,
     /// where a queue of the store's own would be two: to the queue's thread, then to a handler thread to go
     /// on. On Swift's cooperative threads it keeps blocking work off them, as such a queue would.
     ///
-    /// While `body` runs, its thread counts as blocked: when every handler thread is blocked and a handler
+    /// While `body` runs, its thread counts as blocked: when every thread of its pool is blocked and a task
     /// waits to go on, another thread starts (up to 64), so blocking work never holds up handlers that only
     /// wait for the network. `body` must not call `run` itself.
-    public static func run<T, Failure: Error>(_ body: () throws(Failure) -> T) async throws(Failure) -> T {
-        if currentThreadMayBlock { return try HandlerExecutor.shared.blocking(body) }
-        return try await withTaskExecutorPreference(HandlerExecutor.shared) { () async throws(Failure) -> T in
-            // The task runs on a handler thread now (the preference moved it there).
-            try HandlerExecutor.shared.blocking(body)
+    ///
+    /// - Throws: `BlockingThreadsError` `.shutDown` after ``shutdown()``, without running `body`.
+    public func run<T>(_ body: () -> T) async throws(BlockingThreadsError) -> T {
+        guard !executor.hasShutDown else {
+            throw BlockingThreadsError(
+                code: .shutDown, message: "expected a running pool of blocking threads, found it shut down")
+        }
+        if let current = HandlerExecutor.current { return current.blocking(body) }
+        let executor = self.executor
+        return await withTaskExecutorPreference(executor) {
+            // The task runs on one of the pool's threads now (the preference moved it there).
+            executor.blocking(body)
         }
     }
+}
 
-    /// Marks the calling thread as one that may block, for the rest of its life.
-    static func markCurrentThread() {
-        _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+/// Why ``BlockingThreads`` refused work.
+public struct BlockingThreadsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable identifier for the kind of failure.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's text, e.g. `shut_down`.
+        public let rawValue: String
+        /// A code with the given text.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's text.
+        public var description: String { rawValue }
+
+        /// The pool was shut down (``BlockingThreads/shutdown()``) before the work was asked of it.
+        public static let shutDown = Code(rawValue: "shut_down")
     }
+
+    /// What went wrong.
+    public let code: Code
+    /// What was expected and what was found.
+    public let message: String
+
+    /// An error with the given code and message.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
 }

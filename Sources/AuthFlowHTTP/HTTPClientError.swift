@@ -54,7 +54,7 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// `url` without query, fragment or `user:password@`, safe to show in errors and logs.
-    static func redact(_ url: String) -> String {
+    package static func redact(_ url: String) -> String {
         var bytes = Array(url.utf8)
         if let cut = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             bytes.removeSubrange(cut...)

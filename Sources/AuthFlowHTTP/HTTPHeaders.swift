@@ -13,7 +13,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     public init() {}
 
     /// Empty headers with room for `capacity` fields (the server collects a request's headers into these).
-    init(reservingCapacity capacity: Int) {
+    package init(reservingCapacity capacity: Int) {
         fields.reserveCapacity(capacity)
     }
 
@@ -94,7 +94,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     }
 
     /// ASCII case-insensitive comparison of two header names, byte by byte.
-    static func sameName(_ a: String, _ b: String) -> Bool {
+    package static func sameName(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         var a = a
         var b = b
@@ -114,13 +114,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     }
 
     /// Whether `name` is a non-empty HTTP token (RFC 9110 §5.6.2).
-    static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         var name = name
         return name.withUTF8 { bytes in !bytes.isEmpty && bytes.allSatisfy(isTokenByte) }
     }
 
     /// Whether `value` can be sent as a field value: no CR, LF or NUL.
-    static func isValidValue(_ value: String) -> Bool {
+    package static func isValidValue(_ value: String) -> Bool {
         var value = value
         // One pass over the contiguous UTF-8 bytes, eight at a time while none is below 0x0E (the usual case: a
         // long `Location` or `Set-Cookie` costs a few instructions per word); from the first word that has one

@@ -8,8 +8,8 @@ import Synchronization
 /// and the default actors they call run here. An application (or a test suite) that keeps the
 /// global pool busy with blocking or CPU-heavy work therefore cannot starve the server: a request
 /// is answered as soon as one of these threads is free. The threads live as long as the process,
-/// as the global pool's do; all servers of a process share them. They may block
-/// (``BlockingThreads``): a store may run a short operation on them directly.
+/// until ``shutdown()``; the ``BlockingThreads`` that owns the executor shuts it down. They may block: a store
+/// may run a short operation on them directly.
 ///
 /// A task that hops executors while it runs here (entering or leaving an actor, say) enqueues a job (the
 /// actor's, or its own again) and gives up its thread at once. When nothing else is waiting, that thread
@@ -22,12 +22,12 @@ import Synchronization
 /// lock, say), one more thread starts, up to ``maximumThreadCount``, so handlers that only wait for the
 /// network or a timer never queue behind blocked ones. A thread started that way ends after
 /// ``spareThreadIdleSeconds`` without work.
-final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
-    /// The executor every `HTTPServer` of the process uses.
-    static let shared = HandlerExecutor(threadCount: max(4, ProcessInfo.processInfo.activeProcessorCount * 2))
-
-    /// One handler thread's own state; read and written by that thread only.
+package final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
+    /// One handler thread's own state; read and written by that thread only (`executor` is fixed).
     private final class Worker {
+        /// The executor the thread belongs to (which keeps itself alive while its threads run).
+        unowned let executor: HandlerExecutor
+        init(executor: HandlerExecutor) { self.executor = executor }
         /// The job the thread runs right now.
         var running: UnownedJob?
         /// The job the thread runs as soon as `running` returns (`running` itself, enqueued again).
@@ -50,22 +50,51 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     private var idleCount = 0
     private var blockedCount = 0
     private var nextThreadIndex = 0
-    /// The thread-specific slot holding a handler thread's `Worker` (unset on other threads).
-    private let workerKey: pthread_key_t
-
-    private init(threadCount: Int) {
+    /// Set by ``shutdown()``: idle threads end, and a job queued afterwards gets a thread that ends once idle.
+    private var isShutDown = false
+    /// The name of the threads, before their index.
+    private let threadName: String
+    /// The thread-specific slot holding a handler thread's `Worker`, for every executor (unset on other threads).
+    private static let workerKey: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         precondition(status == 0, "expected a free thread-specific key, pthread_key_create failed with \(status)")
-        workerKey = key
+        return key
+    }()
+
+    /// An executor that starts `threadCount` threads named `threadName-<index>` at once.
+    package init(threadCount: Int, threadName: String) {
         baseThreadCount = threadCount
+        self.threadName = threadName
         condition.lock()
         for _ in 0..<threadCount { startThread() }
         condition.unlock()
     }
 
+    /// The executor whose thread is the calling one, or `nil` on any other thread.
+    package static var current: HandlerExecutor? {
+        guard let pointer = pthread_getspecific(workerKey) else { return nil }
+        return Unmanaged<Worker>.fromOpaque(pointer).takeUnretainedValue().executor
+    }
+
+    /// Whether ``shutdown()`` was called.
+    package var hasShutDown: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return isShutDown
+    }
+
+    /// Lets every thread end once no job waits. A job queued afterwards (a task that still had this executor as
+    /// its preference) still runs, on a thread started for it that ends once idle, so no task is left hanging.
+    package func shutdown() {
+        condition.lock()
+        isShutDown = true
+        condition.unlock()
+        condition.broadcast()
+    }
+
     /// The number of live threads (for tests and diagnostics).
-    var liveThreadCount: Int {
+    package var liveThreadCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return threadCount
@@ -77,21 +106,22 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         let index = nextThreadIndex
         nextThreadIndex += 1
         let thread = Thread { [self] in runLoop(spare: index >= baseThreadCount) }
-        thread.name = "authflow-http-handler-\(index)"
+        thread.name = "\(threadName)-\(index)"
         thread.start()
     }
 
     /// Starts a thread when a job waits and no thread can take it: none is idle and every live one is blocked.
     /// The caller holds `condition`.
     private func startThreadIfAllBlocked() {
-        guard head < queue.count, idleCount == 0, blockedCount >= threadCount, threadCount < Self.maximumThreadCount
+        guard head < queue.count, idleCount == 0, blockedCount >= threadCount || isShutDown,
+            threadCount < Self.maximumThreadCount
         else { return }
         startThread()
     }
 
     /// Runs `body`, which may block, on the calling handler thread, counted as blocked meanwhile (see the type's
     /// notes); the caller must be a handler thread.
-    func blocking<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+    package func blocking<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         condition.lock()
         blockedCount += 1
         // A job this thread kept to run next must not wait for the blocking work: it goes to another thread.
@@ -110,7 +140,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         return try body()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         enqueueHandedOver(UnownedJob(job))
     }
 
@@ -120,7 +150,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     /// itself) runs next on that same thread when nothing else waits: the running job is almost always about
     /// to return (its task just suspended), so waking another thread would only add a thread switch. Blocking
     /// work hands such a kept job to another thread first (``blocking(_:)``).
-    func enqueueHandedOver(_ job: UnownedJob) {
+    package func enqueueHandedOver(_ job: UnownedJob) {
         let worker = currentWorker()
         condition.lock()
         if let worker, worker.running != nil, worker.next == nil, head == queue.count {
@@ -138,23 +168,29 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
 
     /// The calling thread's `Worker`, or `nil` on a thread that is not one of the handler threads.
     private func currentWorker() -> Worker? {
-        guard let pointer = pthread_getspecific(workerKey) else { return nil }
-        return Unmanaged<Worker>.fromOpaque(pointer).takeUnretainedValue()
+        guard let pointer = pthread_getspecific(Self.workerKey) else { return nil }
+        let worker = Unmanaged<Worker>.fromOpaque(pointer).takeUnretainedValue()
+        return worker.executor === self ? worker : nil
     }
 
     private func runLoop(spare: Bool) {
-        BlockingThreads.markCurrentThread()
-        let worker = Worker()
+        let worker = Worker(executor: self)
         let retained = Unmanaged.passRetained(worker)
-        _ = pthread_setspecific(workerKey, retained.toOpaque())
+        _ = pthread_setspecific(Self.workerKey, retained.toOpaque())
         defer {
-            _ = pthread_setspecific(workerKey, nil)
+            _ = pthread_setspecific(Self.workerKey, nil)
             retained.release()
         }
         let executor = asUnownedTaskExecutor()
         while true {
             condition.lock()
             while head == queue.count {
+                if isShutDown {
+                    // Shut down and nothing waits: the thread ends.
+                    threadCount -= 1
+                    condition.unlock()
+                    return
+                }
                 idleCount += 1
                 var timedOut = false
                 if spare {

@@ -46,6 +46,7 @@ public final class PostgresDatabase: Sendable {
     private let pool = Mutex(Pool())
     private let slots: DispatchSemaphore
     private let cancellation = PostgresCancellation()
+    private let blockingThreads: BlockingThreads
 
     /// Connects to the database `url` (a libpq URL such as `postgresql://user@host/db?sslmode=require`, or a
     /// `key=value` conninfo; every libpq parameter is honoured) and migrates it to the current schema.
@@ -58,13 +59,16 @@ public final class PostgresDatabase: Sendable {
     ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
     ///     as the handler threads; the pool's size while the server misses deadlines); more fail at once with
     ///     `busy`.
+    ///   - blockingThreads: where operations run (a server's, so that a handler's operation runs right on its
+    ///     thread); without them the database owns a pool of its own, shut down when it is released.
     /// - Throws: `StoreError` `backendFailure` (cannot connect), `invalidValue` (a URL libpq cannot parse),
     ///   `unsupportedSchema`, `busy`. Messages never quote the URL.
     public init(
         url: String, maximumConnections: Int = 4, operationTimeout: Double = PostgresDatabase.defaultOperationTimeout,
-        maximumPending: Int? = nil
+        maximumPending: Int? = nil, blockingThreads: BlockingThreads? = nil
     ) throws(StoreError) {
         conninfo = url
+        self.blockingThreads = blockingThreads ?? BlockingThreads(threadCount: 1, name: "authflow-postgres")
         self.operationTimeout = operationTimeout.isFinite && operationTimeout > 0 ? operationTimeout : 5
         let size = max(1, maximumConnections)
         self.size = size
@@ -114,7 +118,7 @@ public final class PostgresDatabase: Sendable {
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        try await BlockingThreads.run { () throws(StoreError) -> T in try self.run(operation, body).get() }
+        try await blockingThreads.storeOperation(operation) { self.run(operation, body) }
     }
 
     private func run<T>(

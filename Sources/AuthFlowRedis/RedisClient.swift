@@ -29,6 +29,7 @@ public final class RedisClient: Sendable {
     private let size: Int
     private let slots: DispatchSemaphore
     private let acquireTimeout: Double
+    private let blockingThreads: BlockingThreads
 
     /// Seconds a command may take by default (`store.operation_timeout`).
     public static let defaultTimeout = 5.0
@@ -43,13 +44,16 @@ public final class RedisClient: Sendable {
     ///   - commandTimeout: seconds any command may take, and an operation may wait for a pooled connection.
     ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
     ///     as the handler threads; the pool's size while Redis fails to answer); more fail at once with `busy`.
+    ///   - blockingThreads: where commands run (a server's, so that a handler's command runs right on its
+    ///     thread); without them the client owns a pool of its own, shut down when it is released.
     /// - Throws: `StoreError` `backendFailure` when Redis cannot be reached or refuses the login.
     public init(
         endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4,
         connectTimeout: Double = RedisClient.defaultTimeout, commandTimeout: Double = RedisClient.defaultTimeout,
-        maximumPending: Int? = nil
+        maximumPending: Int? = nil, blockingThreads: BlockingThreads? = nil
     ) throws(StoreError) {
         self.endpoint = endpoint
+        self.blockingThreads = blockingThreads ?? BlockingThreads(threadCount: 1, name: "authflow-redis")
         self.prefix = prefix
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
@@ -78,9 +82,7 @@ public final class RedisClient: Sendable {
     /// Runs one command on a borrowed connection.
     func command(_ arguments: [[UInt8]], operation: String) async throws(StoreError) -> RedisReply {
         // On a thread that may block (`BlockingThreads.run`): a handler thread runs it right there.
-        try await BlockingThreads.run { () throws(StoreError) -> RedisReply in
-            try self.run(arguments, operation: operation).get()
-        }
+        try await blockingThreads.storeOperation(operation) { self.run(arguments, operation: operation) }
     }
 
     private func run(_ arguments: [[UInt8]], operation: String) -> Result<RedisReply, StoreError> {

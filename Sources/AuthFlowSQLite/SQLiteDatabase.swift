@@ -5,7 +5,7 @@ import Synchronization
 /// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
 ///
 /// Each instance owns one connection. Operations run one at a time behind a mutex, always on a thread that may
-/// block (`BlockingThreads.run`: the calling thread when it is an HTTP handler thread, otherwise one of those),
+/// block (`BlockingThreads.run`: the calling thread when it is an HTTP handler thread, otherwise its own pool's),
 /// so a statement waiting for a lock never blocks Swift's cooperative threads or libmicrohttpd's polling thread.
 /// Several instances, in one process or several, may open the same file: SQLite's locking and the busy timeout
 /// serialize their writes.
@@ -33,6 +33,7 @@ public final class SQLiteDatabase: Sendable {
     public let path: String
 
     private let connection: Mutex<SQLiteConnection>
+    private let blockingThreads: BlockingThreads
 
     /// Opens (creating when missing) the database file at `path` and migrates it to the current schema. A file
     /// this call creates is readable and writable by its owner only (0600), and so are its `-wal` and `-shm`
@@ -41,9 +42,11 @@ public final class SQLiteDatabase: Sendable {
     /// - Parameters:
     ///   - path: the file; its directory must exist.
     ///   - busyTimeout: seconds to wait for another connection's lock before failing with `busy`.
+    ///   - blockingThreads: where operations run (a server's, so that a handler's operation runs right on its
+    ///     thread); without them the database owns a pool of its own, shut down when it is released.
     /// - Throws: `StoreError` with `unsupportedSchema` (a newer or foreign database; nothing is written),
     ///   `corruptDatabase` (not a database, or damaged), `busy`, or `backendFailure` (cannot open, I/O).
-    public init(path: String, busyTimeout: Double = 5) throws(StoreError) {
+    public init(path: String, busyTimeout: Double = 5, blockingThreads: BlockingThreads? = nil) throws(StoreError) {
         let opened = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
         // Per-connection settings first: they write nothing, so a refused file stays untouched.
         try opened.execute("PRAGMA foreign_keys = ON", operation: "open")
@@ -60,6 +63,7 @@ public final class SQLiteDatabase: Sendable {
         try opened.execute("PRAGMA synchronous = NORMAL", operation: "open")
         self.path = path
         connection = Mutex(opened)
+        self.blockingThreads = blockingThreads ?? BlockingThreads(threadCount: 1, name: "authflow-sqlite")
     }
 
     /// Switches the file to WAL (once per file; later calls find it set). The switch needs the exclusive lock, and
@@ -102,19 +106,21 @@ public final class SQLiteDatabase: Sendable {
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        try await BlockingThreads.run { () throws(StoreError) -> T in
-            try connection.withLock { connection throws(StoreError) in
-                let changes = connection.totalChanges
-                let result: T
-                do throws(StoreError) {
-                    result = try body(connection)
-                } catch {
-                    // Statements that committed before the failure are synced all the same.
-                    if connection.totalChanges != changes { try? connection.syncLog(operation: operation) }
-                    throw error
+        try await blockingThreads.storeOperation(operation) {
+            Result { () throws(StoreError) -> T in
+                try connection.withLock { connection throws(StoreError) in
+                    let changes = connection.totalChanges
+                    let result: T
+                    do throws(StoreError) {
+                        result = try body(connection)
+                    } catch {
+                        // Statements that committed before the failure are synced all the same.
+                        if connection.totalChanges != changes { try? connection.syncLog(operation: operation) }
+                        throw error
+                    }
+                    if connection.totalChanges != changes { try connection.syncLog(operation: operation) }
+                    return result
                 }
-                if connection.totalChanges != changes { try connection.syncLog(operation: operation) }
-                return result
             }
         }
     }
@@ -126,8 +132,10 @@ public final class SQLiteDatabase: Sendable {
     func performUnsynced<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (SQLiteConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        try await BlockingThreads.run { () throws(StoreError) -> T in
-            try connection.withLock { connection throws(StoreError) in try body(connection) }
+        try await blockingThreads.storeOperation(operation) {
+            Result { () throws(StoreError) -> T in
+                try connection.withLock { connection throws(StoreError) in try body(connection) }
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import AuthFlowCurl
 public import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation

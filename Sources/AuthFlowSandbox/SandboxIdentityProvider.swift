@@ -1,4 +1,5 @@
 import AuthFlowHTTP
+import AuthFlowHTTPServer
 public import AuthFlowJOSE
 import Foundation
 import Synchronization

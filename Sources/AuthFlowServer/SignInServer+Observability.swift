@@ -25,8 +25,9 @@ extension SignInServer {
     }
 
     /// The id, route template and provider of `request`: the id is the request's own `X-Request-Id` only when it
-    /// is well-formed and came through a trusted proxy (`server.trusted_proxies`), otherwise a fresh one.
-    func requestContext(_ request: HTTPServerRequest, segments: [String]) -> RequestContext {
+    /// is well-formed and came through a trusted proxy (`server.trusted_proxies`), otherwise a fresh one; the
+    /// route is `route` when the app passed its page's own, else the server's template of `segments`.
+    func requestContext(_ request: HTTPServerRequest, segments: [String], route: String? = nil) -> RequestContext {
         var id: String?
         if request.viaTrustedProxy,
             let offered = request.headers[RequestID.header], RequestID.isWellFormed(offered)
@@ -38,7 +39,11 @@ extension SignInServer {
             segments.count >= 3 && segments[0] == "auth" && providers.index(forKey: segments[1]) != nil
             ? segments[1] : nil
         return RequestContext(
-            requestID: id ?? random.requestID(), route: Self.routeTemplate(segments),
+            requestID: id ?? random.requestID(),
+            route: route
+                ?? Self.routeTemplate(segments) { [providers] name in
+                    providers[name].map { $0.plugin.eventEndpoints(for: $0) } ?? []
+                },
             provider: provider)
     }
 
@@ -95,20 +100,18 @@ extension SignInServer {
     }
 
     /// The route template of a path: the provider segment becomes `{provider}`, unknown paths `other`. Used as
-    /// the `route` label and log field, so user input never becomes a label value.
-    static func routeTemplate(_ segments: [String]) -> String {
+    /// the `route` label and log field, so user input never becomes a label value. A provider's event routes
+    /// are the ones its plugin declares (`eventEndpoints` gives them by provider name, asked only for paths that
+    /// are none of the server's own routes), each `*` segment shown as `{code}`.
+    static func routeTemplate(
+        _ segments: [String], eventEndpoints: (String) -> [ProviderEventEndpoint] = { _ in [] }
+    ) -> String {
         // Matched on the segment count and strings, templates as literals: array patterns would build an array
         // per case tried, and joining would build the string per request.
         let count = segments.count
         guard count > 0 else { return "other" }
-        if count == 1 {
-            switch segments[0] {
-            case "": return "/"
-            case "matrix": return "/matrix"
-            case "healthz": return "/healthz"
-            default: return "other"
-            }
-        }
+        // The app's own pages (the demo's `/` and `/matrix`, say) pass their labels in (`respond(to:route:with:)`).
+        if count == 1 { return segments[0] == "healthz" ? "/healthz" : "other" }
         guard segments[0] == "auth" else { return "other" }
         switch count {
         case 2:
@@ -124,18 +127,16 @@ extension SignInServer {
             if segments[1] == "account" && segments[2] == "delete" { return "/auth/account/delete" }
             if segments[1] == "session" && segments[2] == "refresh" { return "/auth/session/refresh" }
             if segments[1] == "sessions" && segments[2] == "revoke" { return "/auth/sessions/revoke" }
-            return actionTemplate(segments[2]) ?? "other"
-        case 4 where segments[2] == "data-deletion":
-            return "/auth/{provider}/data-deletion/{code}"
+            return actionTemplate(segments[2]) ?? eventTemplate(segments, eventEndpoints(segments[1]))
         case 4 where segments[2] == "native" && segments[3] == "nonce":
             return "/auth/{provider}/native/nonce"
         default:
-            return "other"
+            return eventTemplate(segments, eventEndpoints(segments[1]))
         }
     }
 
-    /// `/auth/{provider}/ACTION` for each `/auth/{provider}/…` action of DESIGN §3 (provider events included), as
-    /// literals; `nil` for anything else.
+    /// `/auth/{provider}/ACTION` for each `/auth/{provider}/…` route of the server's own, as literals; `nil` for
+    /// anything else (provider events are the plugins', see ``eventTemplate(_:_:)``).
     static func actionTemplate(_ action: String) -> String? {
         switch action {
         case "login": "/auth/{provider}/login"
@@ -143,13 +144,16 @@ extension SignInServer {
         case "link": "/auth/{provider}/link"
         case "callback": "/auth/{provider}/callback"
         case "disconnect": "/auth/{provider}/disconnect"
-        case "data-deletion": "/auth/{provider}/data-deletion"
-        case "deauthorize": "/auth/{provider}/deauthorize"
-        case "events": "/auth/{provider}/events"
-        case "backchannel-logout": "/auth/{provider}/backchannel-logout"
-        case "notifications": "/auth/{provider}/notifications"
         case "native": "/auth/{provider}/native"
         default: nil
         }
+    }
+
+    /// `/auth/{provider}/PATH` for the first of `endpoints` that `/auth/{provider}/…` (`segments`) matches, its
+    /// `*` segments as `{code}`; `other` when none does.
+    static func eventTemplate(_ segments: [String], _ endpoints: [ProviderEventEndpoint]) -> String {
+        let rest = Array(segments.dropFirst(2))
+        guard let endpoint = endpoints.first(where: { $0.match(rest) != nil }) else { return "other" }
+        return "/auth/{provider}/" + endpoint.path.map { $0 == "*" ? "{code}" : $0 }.joined(separator: "/")
     }
 }

@@ -23,7 +23,7 @@ import Foundation
 /// session cookie is), and the event endpoints provider plugins declare under
 /// `/auth/{provider}/` (`ProviderEventEndpoint`: Apple's notifications, Facebook's data deletion,
 /// Google RISC, OIDC back-channel logout). An app serves its own pages next to these with
-/// ``signedInUser(_:)`` and ``respond(to:with:)``.
+/// ``signedInUser(_:)`` and ``respond(to:route:with:)``.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
     public let providers: [String: ResolvedProvider]
@@ -185,21 +185,25 @@ public final class SignInServer: Sendable {
     /// becomes the server's error response (JSON, or HTML when the client prefers it), and the response gets
     /// the server's security headers (`nosniff`, `DENY` framing, `same-origin` referrer, `no-store`) unless
     /// `page` set them, and `X-Request-Id`. The request is counted and logged like the server's own, and every
-    /// event `page` logs through the server carries the request's id.
+    /// event `page` logs through the server carries the request's id. `route` is the page's `route` label and
+    /// log field (a fixed template of the app's, such as `/` or `/account`, never the request's own path: a
+    /// label per path would grow without bound); without it, the server's template of the path, `other` for
+    /// a path that is none of its routes.
     public func respond(
-        to request: HTTPServerRequest,
+        to request: HTTPServerRequest, route: String? = nil,
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
-        await respond(to: request, segments: routePrefix.routed(Self.segments(of: request.path)), with: page)
+        await respond(
+            to: request, segments: routePrefix.routed(Self.segments(of: request.path)), route: route, with: page)
     }
 
-    /// ``respond(to:with:)`` for a request whose path is already split into `segments`.
+    /// ``respond(to:route:with:)`` for a request whose path is already split into `segments`.
     func respond(
-        to request: HTTPServerRequest, segments: [String],
+        to request: HTTPServerRequest, segments: [String], route: String? = nil,
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
         let started = clock.now()
-        let context = requestContext(request, segments: segments)
+        let context = requestContext(request, segments: segments, route: route)
         return await RequestContext.$current.withValue(context) {
             var response: HTTPServerResponse
             var failure: ServerError?

@@ -2,7 +2,9 @@ import AuthFlowHTTP
 import Foundation
 import Testing
 
+@testable import AuthFlowCurl
 @testable import AuthFlowHTTP
+@testable import AuthFlowHTTPServer
 
 /// One client, one key: addresses are canonical, and an IPv6 client is its network of a configurable prefix.
 @Suite("Client addresses: canonical text and IPv6 prefixes", .timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import AuthFlowCurl
 @testable import AuthFlowHTTP
 
 /// Certificate verification and the TLS 1.2 floor, against a Python TLS server with a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import AuthFlowCurl
 @testable import AuthFlowHTTP
 
 /// CurlHTTPClient against an independent server (Python http.server) on loopback.
@@ -313,12 +314,15 @@ enum Caller: String, CaseIterable, Sendable {
     case task
     case handlerThread
 
+    /// The blocking threads standing in for a server's handler threads.
+    static let handlerThreads = BlockingThreads(name: "curl-test-handler")
+
     func send(with client: CurlHTTPClient, _ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         switch self {
         case .task:
             return try await client.send(request)
         case .handlerThread:
-            return try await withTaskExecutorPreference(HandlerExecutor.shared) {
+            return try await withTaskExecutorPreference(Self.handlerThreads.executor) {
                 try #require(BlockingThreads.currentThreadMayBlock)
                 return try await client.send(request)
             }

@@ -2,7 +2,9 @@ import AuthFlowHTTP
 import Foundation
 import Testing
 
+@testable import AuthFlowCurl
 @testable import AuthFlowHTTP
+@testable import AuthFlowHTTPServer
 
 /// Per-route body limits and where handlers start, decided from the method and path before the body is read.
 @Suite("HTTPServer route policies", .timeLimit(.minutes(1)))

@@ -1,4 +1,6 @@
+import AuthFlowCurl
 import AuthFlowHTTP
+import AuthFlowHTTPServer
 import Foundation
 import Testing
 

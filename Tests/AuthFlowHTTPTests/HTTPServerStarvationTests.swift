@@ -1,4 +1,5 @@
 import AuthFlowHTTP
+import AuthFlowHTTPServer
 import Foundation
 import Synchronization
 import Testing

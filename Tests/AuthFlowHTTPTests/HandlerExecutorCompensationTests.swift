@@ -36,11 +36,13 @@ import Testing
     }
 
     @Test func aHandlerThatOnlyWaitsGoesOnWhileEveryHandlerThreadIsBlocked() async throws {
-        let executor = HandlerExecutor.shared
+        let threads = BlockingThreads(name: "compensation-test")
+        defer { threads.shutdown() }
+        let executor = threads.executor
         let gate = Gate()
         let blockers = executor.liveThreadCount + 2
         let blocked = (0..<blockers).map { _ in
-            Task.detached { await BlockingThreads.run { gate.wait() } }
+            Task.detached { try await threads.run { gate.wait() } }
         }
         // Every blocker holds a handler thread: more than the executor had, so some threads were started.
         let deadline = Date().addingTimeInterval(60)
@@ -62,7 +64,7 @@ import Testing
         #expect(outcome.value == true, "the waiting handler went on while every other handler thread was blocked")
         #expect(gate.waitingNow == blockers)
         gate.openAll()
-        for task in blocked { await task.value }
+        for task in blocked { try await task.value }
         await waiter.value
     }
 

@@ -1,3 +1,4 @@
+import AuthFlowCurl
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowOIDC

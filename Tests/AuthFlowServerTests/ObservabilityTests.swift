@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
@@ -134,7 +135,7 @@ final class RecordingLogger: ServerLogger {
 
     @Test func routeTemplatesNameEveryRouteOfTheContract() {
         let cases: [(String, String)] = [
-            ("/", "/"), ("/healthz", "/healthz"), ("/auth/check", "/auth/check"),
+            ("/", "other"), ("/healthz", "/healthz"), ("/auth/check", "/auth/check"),
             ("/auth/google/login", "/auth/{provider}/login"), ("/auth/x/link", "/auth/{provider}/link"),
             ("/auth/apple/callback", "/auth/{provider}/callback"),
             ("/auth/apple/notifications", "/auth/{provider}/notifications"),
@@ -145,7 +146,7 @@ final class RecordingLogger: ServerLogger {
             ("/auth/google/disconnect", "/auth/{provider}/disconnect"),
             ("/auth/facebook/deauthorize", "/auth/{provider}/deauthorize"),
             ("/auth/oidc/backchannel-logout", "/auth/{provider}/backchannel-logout"),
-            ("/auth/facebook/data-deletion", "/auth/{provider}/data-deletion"), ("/matrix", "/matrix"),
+            ("/auth/facebook/data-deletion", "/auth/{provider}/data-deletion"), ("/matrix", "other"),
             ("/auth/session", "/auth/session"), ("/auth/logout", "/auth/logout"),
             ("/auth/account/delete", "/auth/account/delete"), ("/auth/account/remove", "other"),
             ("/auth/check/x", "other"), ("/auth", "other"), ("/auth/", "other"), ("/other/google/login", "other"),
@@ -156,8 +157,66 @@ final class RecordingLogger: ServerLogger {
             ("/auth/session/refresh", "/auth/session/refresh"), ("/auth/google/native/x", "other"),
             ("/auth/sessions", "/auth/sessions"), ("/auth/sessions/revoke", "/auth/sessions/revoke"),
         ]
+        // The event routes each provider's plugin declares, by provider name (an `apple-web` is Apple's too).
+        let endpoints: [String: [ProviderEventEndpoint]] = [
+            "apple": [ProviderEventEndpoint(path: "notifications", method: "POST")],
+            "apple-web": [ProviderEventEndpoint(path: "notifications", method: "POST")],
+            "google": [ProviderEventEndpoint(path: "events", method: "POST")],
+            "facebook": [
+                ProviderEventEndpoint(path: "data-deletion", method: "POST"),
+                ProviderEventEndpoint(path: "data-deletion/*", method: "GET"),
+                ProviderEventEndpoint(path: "deauthorize", method: "POST"),
+            ],
+            "oidc": [ProviderEventEndpoint(path: "backchannel-logout", method: "POST")],
+            "a": [ProviderEventEndpoint(path: "data-deletion/*", method: "GET")],
+        ]
         for (path, template) in cases {
-            #expect(SignInServer.routeTemplate(SignInServer.segments(of: path)) == template, "\(path)")
+            let segments = SignInServer.segments(of: path)
+            #expect(SignInServer.routeTemplate(segments) { endpoints[$0] ?? [] } == template, "\(path)")
+        }
+    }
+
+    /// The server knows no page of the app: the app's pages pass their labels in (the demo its `/` and
+    /// `/matrix`), and a path that is none of the server's routes is `other`.
+    @Test func theAppsPagesPassTheirOwnRouteLabels() async throws {
+        let server = try makeServer()
+        _ = await server.respond(to: get("/account/7"), route: "/account/{id}") { _ throws(ServerError) in
+            .text("account")
+        }
+        _ = await server.handle(get("/"))
+        _ = await server.handle(get("/matrix"))
+        let demo = DemoSite(server: server, sandbox: nil)
+        _ = await demo.handle(get("/"))
+        _ = await demo.handle(get("/matrix"))
+        let metrics = body(server.metricsResponse(get("/metrics")))
+        #expect(metrics.contains(#"authflow_http_requests_total{route="/account/{id}",status="200"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"authflow_http_requests_total{route="other",status="404"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"authflow_http_requests_total{route="/matrix",status="200"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"authflow_http_requests_total{route="/",status="#), "\(metrics)")
+    }
+
+    /// Event routes are labelled from what the plugins declare, not from a list in the server: an outside
+    /// plugin's endpoint is labelled, and a path no plugin of that provider declares is `other`.
+    @Test func eventRouteTemplatesComeFromThePluginsDeclaredEndpoints() {
+        let corp = [
+            ProviderEventEndpoint(path: "hooks/sso", method: "POST"),
+            ProviderEventEndpoint(path: "tickets/*/status", method: "GET"),
+        ]
+        let endpoints: (String) -> [ProviderEventEndpoint] = { $0 == "corp" ? corp : [] }
+        let cases: [(String, String)] = [
+            ("/auth/corp/hooks/sso", "/auth/{provider}/hooks/sso"),
+            ("/auth/corp/tickets/t-42/status", "/auth/{provider}/tickets/{code}/status"),
+            ("/auth/corp/hooks", "other"), ("/auth/corp/notifications", "other"),
+            // Another provider does not declare them, and the server names no provider's events itself.
+            ("/auth/google/hooks/sso", "other"), ("/auth/apple/notifications", "other"),
+            ("/auth/facebook/data-deletion", "other"),
+            // The server's own routes keep their labels whatever a plugin declares.
+            ("/auth/corp/login", "/auth/{provider}/login"),
+        ]
+        for (path, template) in cases {
+            #expect(
+                SignInServer.routeTemplate(SignInServer.segments(of: path), eventEndpoints: endpoints) == template,
+                "\(path)")
         }
     }
 

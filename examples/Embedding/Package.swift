@@ -19,7 +19,11 @@ let package = Package(
         // (2) The bare SignIn driver in a backend that keeps its own sessions and user table.
         .executableTarget(
             name: "OwnSessions",
-            dependencies: ["EmbeddingSupport", .product(name: "AuthFlowProviders", package: "AuthFlow")]),
+            dependencies: [
+                "EmbeddingSupport", .product(name: "AuthFlowProviders", package: "AuthFlow"),
+                .product(name: "AuthFlowCurl", package: "AuthFlow"),
+                .product(name: "AuthFlowHTTPServer", package: "AuthFlow"),
+            ]),
         // (3) A provider plugin defined in the app, with its own `type:`.
         .executableTarget(
             name: "CustomProvider",

@@ -8,6 +8,7 @@
 //   anything else           404
 // Usage: HTTPFloor PORT   Serves on 127.0.0.1:PORT until it is killed; prints "ready" once listening.
 import AuthFlowHTTP
+import AuthFlowHTTPServer
 import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()

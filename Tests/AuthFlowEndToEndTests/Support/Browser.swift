@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowCurl
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation

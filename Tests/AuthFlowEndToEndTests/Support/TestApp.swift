@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowHTTP
+import AuthFlowHTTPServer
 import AuthFlowJOSE
 import AuthFlowSandbox
 import Foundation

@@ -35,6 +35,8 @@ struct PeerServer: Sendable {
     /// Stops the peer and waits for it on a thread that may block: waiting on one of Swift's few cooperative
     /// threads would hold up every other test running meanwhile.
     func stop() async {
-        await BlockingThreads.run { peer.stop() }
+        let threads = BlockingThreads(threadCount: 1, name: "peer-stop")
+        defer { threads.shutdown() }
+        _ = try? await threads.run { peer.stop() }
     }
 }

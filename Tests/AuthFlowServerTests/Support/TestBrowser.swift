@@ -1,3 +1,4 @@
+import AuthFlowCurl
 import AuthFlowHTTP
 import Foundation
 import Synchronization

@@ -5,6 +5,8 @@
 // AuthFlow runs the OAuth flow (redirect, callback, code exchange, ID token or profile checks) and hands
 // back a verified identity; everything after that (users, sessions, cookies) is this backend's.
 // Routes: GET /auth/{provider}/login, GET|POST /auth/{provider}/callback, GET /me, POST /logout.
+import AuthFlowCurl
+import AuthFlowHTTPServer
 import AuthFlowProviders
 import EmbeddingSupport
 

@@ -1,3 +1,5 @@
+public import AuthFlowHTTP
+
 extension HTTPServer {
     /// The whole life of a server process: catches SIGINT and SIGTERM, starts listening, calls `started` with
     /// the bound port, returns once one of the signals arrives, after stopping gracefully (``stop()``:

@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 internal import CMicroHTTPD
 import Synchronization
 

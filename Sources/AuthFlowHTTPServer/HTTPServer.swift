@@ -1,3 +1,4 @@
+public import AuthFlowHTTP
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that runs an async handler for each request.
@@ -25,17 +26,24 @@ public final class HTTPServer: Sendable {
     private let immediate: HTTPImmediateHandler?
     private let routePolicy: HTTPRoutePolicyProvider?
     private let state = Mutex(State())
+    /// The threads a handler goes on on once it waits; the server's own unless they were passed in.
+    public let blockingThreads: BlockingThreads
 
     /// A server that will pass every request to `handler`, or first to `immediate`, which may answer it at
     /// once on the polling thread (no task is started for a request it answers). `routePolicy`, when given,
-    /// sets each request's body limit and where its handler starts, from its method and path.
+    /// sets each request's body limit and where its handler starts, from its method and path. A handler that
+    /// waits goes on on `blockingThreads`; without them the server owns a pool of its own, shut down when the
+    /// server is released (pass one pool to the server and its stores so that their blocking operations run
+    /// right on the handler's thread).
     public init(
         configuration: Configuration = .init(), immediate: HTTPImmediateHandler? = nil,
-        routePolicy: HTTPRoutePolicyProvider? = nil, handler: @escaping HTTPHandler
+        routePolicy: HTTPRoutePolicyProvider? = nil, blockingThreads: BlockingThreads? = nil,
+        handler: @escaping HTTPHandler
     ) {
         self.configuration = configuration
         self.immediate = immediate
         self.routePolicy = routePolicy
+        self.blockingThreads = blockingThreads ?? BlockingThreads(name: "authflow-http-handler")
         self.handler = handler
     }
 
@@ -54,7 +62,8 @@ public final class HTTPServer: Sendable {
                 throw HTTPServerError(code: .alreadyRunning, message: "expected a stopped server, found it running")
             }
             let daemon = try MicroHTTPDDaemon(
-                configuration: configuration, immediate: immediate, routePolicy: routePolicy, handler: handler)
+                configuration: configuration, immediate: immediate, routePolicy: routePolicy,
+                executor: blockingThreads.executor, handler: handler)
             state.daemon = daemon
             state.port = daemon.port
             return daemon.port

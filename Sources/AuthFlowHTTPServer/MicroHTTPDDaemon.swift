@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 internal import CMicroHTTPD
 import Foundation
 import Synchronization
@@ -37,12 +38,15 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private let shared = Mutex(Shared())
     private let connections: MicroHTTPDConnectionTable
     private let trustedProxies: [IPNetwork]
+    /// Where a handler goes on once it waits (the server's blocking threads).
+    private let executor: HandlerExecutor
 
     init(
         configuration: HTTPServer.Configuration, immediate: HTTPImmediateHandler? = nil,
-        routePolicy: HTTPRoutePolicyProvider? = nil, handler: @escaping HTTPHandler
+        routePolicy: HTTPRoutePolicyProvider? = nil, executor: HandlerExecutor, handler: @escaping HTTPHandler
     ) throws(HTTPServerError) {
         self.handler = handler
+        self.executor = executor
         self.immediate = immediate
         self.routePolicy = routePolicy
         self.maxBodyBytes = configuration.maxBodyBytes
@@ -239,7 +243,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         }
         let handler = self.handler
         if context.startsOnPollingThread {
-            let executor = RequestExecutor()
+            let executor = RequestExecutor(forwardingTo: self.executor)
             Task(executorPreference: executor) { [self] in
                 let response = await handler(request)
                 complete(context, with: response)
@@ -247,7 +251,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             // The handler runs here until it answers or waits; an answer is sent right away.
             executor.drain()
         } else {
-            Task(executorPreference: HandlerExecutor.shared) { [self] in
+            Task(executorPreference: self.executor) { [self] in
                 let response = await handler(request)
                 complete(context, with: response)
             }

@@ -1,9 +1,10 @@
+public import AuthFlowHTTP
 internal import CCurl
 
 /// The production `HTTPClient`, on libcurl.
 ///
 /// One dedicated thread drives a curl multi handle, so connections (and TLS sessions) to the
-/// same host are reused across requests. A request sent from an HTTP handler thread (a server
+/// same host are reused across requests. A request sent from a thread that may block (a server
 /// handler that waited once, or work under `BlockingThreads.run`) runs right on that thread
 /// instead, on a kept handle with its own open connections, as long as fewer than four such
 /// requests run in the process: that saves the two thread hand-overs to the loop's thread and
@@ -39,12 +40,13 @@ public final class CurlHTTPClient: HTTPClient {
     ///   `timeout`, `connectionFailed`, `tlsFailure`, `responseTooLarge`, `cancelled`,
     ///   `clientShutDown`, `transferFailed`).
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        if BlockingThreads.currentThreadMayBlock, let handle = direct.borrow() {
+        // The calling thread's own pool, if it has one, counts it as blocked; the client owns no threads of it.
+        if let threads = HandlerExecutor.current, let handle = direct.borrow() {
             defer { direct.giveBack(handle) }
             let transfer = try CurlTransfer(request: request, configuration: configuration, borrowing: handle.easy)
             // No suspension inside: the transfer runs on this thread, which blocks until it ends.
             return try await withTaskCancellationHandler {
-                try HandlerExecutor.shared.blocking { transfer.perform() }.get()
+                try threads.blocking { transfer.perform() }.get()
             } onCancel: {
                 transfer.markCancelled()
             }

@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 import Synchronization
 
 /// The task executor of one request's handler: runs the handler on libmicrohttpd's polling thread
@@ -8,7 +9,7 @@ import Synchronization
 /// handler that answers without waiting (a cached session, a redirect) is answered before
 /// `access` returns, with no thread switch and no suspend/resume of the connection. Once the
 /// queue is empty the handler is waiting on something else (a store's queue, an HTTP client);
-/// from then on its jobs go to ``HandlerExecutor/shared``, exactly as before, so a waiting
+/// from then on its jobs go to the server's handler threads, exactly as before, so a waiting
 /// handler never holds the polling thread.
 final class RequestExecutor: TaskExecutor, @unchecked Sendable {
     /// The queue, first in first out: a handler that answers at once enqueues one job (its start), so the
@@ -20,6 +21,12 @@ final class RequestExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private let state = Mutex(State())
+    /// The handler threads that take the jobs once the handler waits.
+    private let handlerThreads: HandlerExecutor
+
+    init(forwardingTo handlerThreads: HandlerExecutor) {
+        self.handlerThreads = handlerThreads
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -33,7 +40,7 @@ final class RequestExecutor: TaskExecutor, @unchecked Sendable {
             }
             return false
         }
-        if forward { HandlerExecutor.shared.enqueueHandedOver(job) }
+        if forward { handlerThreads.enqueueHandedOver(job) }
     }
 
     /// Runs the queued jobs on the calling thread until none is left, then switches to forwarding.

@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 internal import CCurl
 import Foundation
 import Synchronization

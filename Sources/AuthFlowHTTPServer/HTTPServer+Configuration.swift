@@ -1,3 +1,5 @@
+public import AuthFlowHTTP
+
 extension HTTPServer {
     /// Where and how an `HTTPServer` listens.
     public struct Configuration: Sendable {

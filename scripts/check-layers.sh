@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The module layers of docs/architecture.md, checked on the target graph Package.swift declares: the core
+# (`AuthFlow`), every provider plugin and the store backends reach neither libcurl (`CCurl`) nor libmicrohttpd
+# (`CMicroHTTPD`), directly or through another module; the store backends reach no HTTP server; the HTTP values
+# module (`AuthFlowHTTP`) imports no C module. Prints every broken rule with the path that breaks it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift package dump-package | python3 -c '
+import json, sys
+
+package = json.load(sys.stdin)
+edges = {}
+for target in package["targets"]:
+    names = []
+    for dependency in target.get("dependencies", []):
+        kind, value = next(iter(dependency.items()))
+        names.append(value[0])
+    edges[target["name"]] = names
+
+def path_to(start, goal):
+    """The first dependency path from start to goal, or None."""
+    stack, seen = [[start]], {start}
+    while stack:
+        path = stack.pop()
+        for name in edges.get(path[-1], []):
+            if name == goal:
+                return path + [name]
+            if name not in seen:
+                seen.add(name)
+                stack.append(path + [name])
+    return None
+
+plugins = ["AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC", "AuthFlowProviders"]
+stores = ["AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
+rules = [(module, forbidden) for module in ["AuthFlowHTTP", "AuthFlow", "AuthFlowMatrix"] + plugins + stores
+         for forbidden in ["CCurl", "CMicroHTTPD", "AuthFlowCurl", "AuthFlowHTTPServer"]]
+rules += [(module, forbidden) for module in stores for forbidden in ["AuthFlowServer", "AuthFlowDeployment"]]
+rules += [("AuthFlowHTTP", name) for name in edges if name.startswith("C")]
+
+broken = 0
+for module, forbidden in rules:
+    if module not in edges:
+        print(f"check-layers.sh: expected a target named {module} in Package.swift, found none")
+        broken += 1
+        continue
+    path = path_to(module, forbidden)
+    if path:
+        print(f"check-layers.sh: {module} must not reach {forbidden}, found " + " -> ".join(path))
+        broken += 1
+sys.exit(1 if broken else 0)
+'
