@@ -26,6 +26,9 @@ extension ProviderPlugin {
     /// Exactly the configured issuer.
     public func acceptedIssuers(for issuer: String) -> Set<String> { [issuer] }
 
+    /// None: `iss` is compared exactly.
+    public func issuerTemplate(for issuer: String) -> IssuerTemplate? { nil }
+
     /// RS256 only.
     public var idTokenAlgorithms: Set<JWSAlgorithm> { [.rs256] }
 
@@ -53,6 +56,9 @@ extension ProviderPlugin {
                 + "clientSecretJWT(for:now:lifetime:))",
             provider: provider.name)
     }
+
+    /// When `email_verified` is true (the default mappings).
+    public var emailLinkability: EmailLinkability { .whenVerified(by: "email_verified") }
 
     /// OpenID Connect sign-ins take the identity from the id_token alone.
     public var fetchesUserinfoWithIDToken: Bool { false }

@@ -65,6 +65,10 @@ public protocol ProviderPlugin: Sendable {
     /// Every `iss` value accepted for the configured issuer (Google also accepts `accounts.google.com`).
     func acceptedIssuers(for issuer: String) -> Set<String>
 
+    /// The template the configured `issuer` is, for a provider whose tokens name their own tenant in `iss`
+    /// (Microsoft's `{tenantid}`, filled with the token's `tid`); `nil` compares `iss` exactly, as by default.
+    func issuerTemplate(for issuer: String) -> IssuerTemplate?
+
     /// The id_token signature algorithms accepted (HMAC and `none` are always refused).
     var idTokenAlgorithms: Set<JWSAlgorithm> { get }
 
@@ -88,6 +92,10 @@ public protocol ProviderPlugin: Sendable {
     ///
     /// - Throws: ``SignInError`` with code `client_authentication_failed`.
     func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String
+
+    /// When the plugin's identities carry a linkable email (``VerifiedIdentity/emailLinkable``), for reports;
+    /// the mapping itself sets the flag per sign-in.
+    var emailLinkability: EmailLinkability { get }
 
     /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
     var fetchesUserinfoWithIDToken: Bool { get }

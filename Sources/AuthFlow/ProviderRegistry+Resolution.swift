@@ -49,7 +49,7 @@ extension ProviderRegistry {
         credentials: CredentialRequirement = .values
     ) -> (ResolvedProvider?, [ConfigurationIssue]) {
         let name = settings.name
-        guard let plugin = plugin(forType: settings.type) else {
+        guard let registered = plugin(forType: settings.type) else {
             var message = "unknown provider type '\(settings.type)' for provider '\(name)'"
             if let suggestion = EditDistance.nearest(to: settings.type, in: types) {
                 message += "; did you mean '\(suggestion)'?"
@@ -59,6 +59,8 @@ extension ProviderRegistry {
                 nil, [ResolutionIssue.make(.unknownProviderType, message, settings.typeLocation ?? settings.location)]
             )
         }
+        // A plugin that reads provider options (a tenant, a base URL) resolves as configured with them.
+        let plugin = (registered as? any ProviderOptionsReading)?.configured(with: settings.options) ?? registered
         let subject = "provider '\(name)' (type \(plugin.type))"
         if plugin.requiresPreparation(for: settings) {
             return (nil, [Self.discoveryRequired(subject, settings)])
@@ -158,6 +160,13 @@ extension ProviderRegistry {
                         "\(subject) has native_clients but no jwks endpoint or issuer to verify their ID tokens; "
                             + "set endpoints.jwks and issuer", settings.location(of: "native_clients")))
             }
+        }
+        let readable = (plugin as? any ProviderOptionsReading)?.optionKeys ?? []
+        for key in ProviderOptions.keys where settings.keyLocations[key] != nil && !readable.contains(key) {
+            issues.append(
+                ResolutionIssue.make(
+                    .invalidValue, "\(subject) does not take '\(key)' (a key of other provider types)",
+                    settings.location(of: key)))
         }
         issues += plugin.validate(settings, capabilities: enabled)
 

@@ -47,7 +47,8 @@ extension ConfigurationReader {
         -> ProviderSettings?
     {
         let path = "providers.\(name)"
-        guard let section = fields(node, owner: key.mark, path: path, known: Self.providerKeys) else { return nil }
+        guard let section = fields(node, owner: key.mark, path: path, known: Self.providerKeys + ProviderOptions.keys)
+        else { return nil }
         var keyLocations: [String: SourceLocation] = [:]
         for (fieldKey, _) in section.pairs { keyLocations[fieldKey.value] = location(fieldKey.mark) }
 
@@ -105,7 +106,7 @@ extension ConfigurationReader {
         if redirectURI == nil, section.value("redirect_uri") == nil, let callbackBase {
             redirectURI = "\(callbackBase)/\(name)/callback"
         }
-        return ProviderSettings(
+        var settings = ProviderSettings(
             name: name, type: type ?? name, clientID: clientID, clientSecret: clientSecret,
             audiences: stringList(section.value("audiences"), path: section.path("audiences")) ?? [],
             teamID: string(section.value("team_id"), path: section.path("team_id"), credential: true),
@@ -116,6 +117,8 @@ extension ConfigurationReader {
             typeLocation: typeLocation,
             capabilityLocations: capabilities.locations, keyLocations: keyLocations,
             nativeClients: nativeClients(section))
+        settings.options = readProviderOptions(section)
+        return settings
     }
 
     /// `native_clients`: a list of non-empty client ids without spaces.

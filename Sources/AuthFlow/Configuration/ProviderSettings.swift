@@ -37,6 +37,8 @@ public struct ProviderSettings: Sendable, Hashable {
     /// `access_type: offline` for a refresh token. Never one AuthFlow sets itself
     /// (`state`, `nonce`, `scope`, `code_challenge`, …); the loader refuses those.
     public let authorizationParameters: [String: String]
+    /// The keys only some provider types read (`tenant`, `allowed_tenants`, `allow_any_tenant`, `base_url`).
+    public var options = ProviderOptions()
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.
