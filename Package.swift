@@ -21,6 +21,11 @@ let package = Package(
         .library(name: "AuthFlowFacebook", targets: ["AuthFlowFacebook"]),
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
+        .library(name: "AuthFlowMicrosoft", targets: ["AuthFlowMicrosoft"]),
+        .library(name: "AuthFlowGitLab", targets: ["AuthFlowGitLab"]),
+        .library(name: "AuthFlowLinkedIn", targets: ["AuthFlowLinkedIn"]),
+        .library(name: "AuthFlowSlack", targets: ["AuthFlowSlack"]),
+        .library(name: "AuthFlowDiscord", targets: ["AuthFlowDiscord"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
@@ -84,9 +89,17 @@ let package = Package(
             name: "AuthFlowOIDC", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
         .target(
+            name: "AuthFlowMicrosoft", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(name: "AuthFlowGitLab", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(name: "AuthFlowLinkedIn", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(name: "AuthFlowSlack", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(name: "AuthFlowDiscord", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(
             name: "AuthFlowProviders",
             dependencies: [
                 "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC",
+                "AuthFlowMicrosoft", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
             ],
             swiftSettings: strict),
 
@@ -163,6 +176,7 @@ let package = Package(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
+                "AuthFlowMicrosoft", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
                 "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),

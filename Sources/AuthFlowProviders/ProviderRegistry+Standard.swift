@@ -1,16 +1,25 @@
 public import AuthFlow
 import AuthFlowApple
+import AuthFlowDiscord
 import AuthFlowFacebook
+import AuthFlowGitLab
 import AuthFlowGoogle
+import AuthFlowLinkedIn
+import AuthFlowMicrosoft
 import AuthFlowOIDC
+import AuthFlowSlack
 import AuthFlowX
 
 extension ProviderRegistry {
-    /// The built-in plugins: `apple`, `google`, `facebook`, `x` and `oidc` (any OpenID Connect issuer by
+    /// The built-in plugins: `apple`, `google`, `facebook`, `x`, `microsoft`, `gitlab`, `linkedin`, `slack`,
+    /// `discord` and `oidc` (any OpenID Connect issuer by
     /// discovery; resolve with `resolve(_:discovery:)` from AuthFlowOIDC).
     ///
     /// A value: copy it and ``ProviderRegistry/register(_:)`` an application's own plugins.
     public static var standard: ProviderRegistry {
-        ProviderRegistry([ApplePlugin(), GooglePlugin(), FacebookPlugin(), XPlugin(), OIDCPlugin()])
+        ProviderRegistry([
+            ApplePlugin(), GooglePlugin(), FacebookPlugin(), XPlugin(), OIDCPlugin(), MicrosoftPlugin(),
+            GitLabPlugin(), LinkedInPlugin(), SlackPlugin(), DiscordPlugin(),
+        ])
     }
 }
