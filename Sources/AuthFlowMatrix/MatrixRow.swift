@@ -26,6 +26,8 @@ public struct MatrixRow: Sendable, Hashable {
     public let nativeSupported: Bool
     /// The configured `native_clients`; native sign-in is on when this is not empty.
     public let nativeClients: [String]
+    /// When the plugin vouches for an email as linkable by `link_by_verified_email`.
+    public let emailLinkability: EmailLinkability
 
     /// Computes the row of `provider`.
     ///
@@ -52,6 +54,7 @@ public struct MatrixRow: Sendable, Hashable {
         advisories = Advisor(provider: provider, storesTokens: storesTokens, options: options).advisories()
         nativeSupported = provider.plugin is any NativeSignInProviding
         nativeClients = provider.nativeClients
+        emailLinkability = provider.plugin.emailLinkability
     }
 
     /// The native sign-in cell: `on (N apps)`, `off` (supported, no `native_clients`) or `unsupported`.
