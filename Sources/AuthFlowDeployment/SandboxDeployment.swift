@@ -39,7 +39,7 @@ public struct SandboxDeployment: Sendable {
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
     /// - Throws: `ConfigurationError` when a provider's type has no sandbox emulator (the sandbox
-    ///   emulates `apple`, `google`, `facebook` and `x`) or `sandbox.listen` is not a loopback address
+    ///   emulates `apple`, `google`, `facebook`, `x`, `microsoft` and `github`) or `sandbox.listen` is not a loopback address
     ///   (`invalid_value`), or `SandboxError` when the sandbox cannot listen or
     ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.
     public static func start(
@@ -51,7 +51,8 @@ public struct SandboxDeployment: Sendable {
                 ConfigurationIssue(
                     code: .notAvailable,
                     message: "provider '\(settings.name)' has type '\(settings.type)', which the sandbox does not "
-                        + "emulate (it emulates apple, google, facebook and x)",
+                        + "emulate (it emulates "
+                        + SandboxProvider.allCases.map(\.rawValue).joined(separator: ", ") + ")",
                     location: settings.typeLocation ?? settings.location))
         }
         let listen = configuration.sandbox?.listen ?? ListenAddress(host: "127.0.0.1", port: 0)
@@ -188,12 +189,14 @@ public struct SandboxDeployment: Sendable {
             teamID = SandboxIdentityProvider.demoTeamID
             keyID = kid
             privateKey = Secret(try key.pkcs8PEM())
-        case .google, .facebook, .x:
+        case .google, .facebook, .x, .microsoft, .github:
             let secret = Base64URL.encode(random.bytes(24))
             let client: SandboxClient =
                 switch kind {
                 case .google: .google(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
                 case .facebook: .facebook(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
+                case .microsoft: .microsoft(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
+                case .github: .github(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
                 default: .x(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
                 }
             try sandbox.register(client)

@@ -21,12 +21,16 @@ struct AuthorizationRequest: Sendable {
     let offlineAccess: Bool
     /// Google: `prompt` contains `consent`.
     let forceConsent: Bool
+    /// Microsoft: the authority path segment (`common`, `organizations`, `consumers` or a tenant GUID) the
+    /// request went to; the code must be redeemed at the same authority.
+    let authority: String?
 
     init(
         provider: SandboxProvider, clientID: String, redirectURI: String, responseTypes: Set<String> = ["code"],
         responseMode: ResponseMode = .query, scopes: [String], state: String?, nonce: String?,
-        challenge: PKCEChallenge?, offlineAccess: Bool = false, forceConsent: Bool = false
+        challenge: PKCEChallenge?, offlineAccess: Bool = false, forceConsent: Bool = false, authority: String? = nil
     ) {
+        self.authority = authority
         self.provider = provider
         self.clientID = clientID
         self.redirectURI = redirectURI

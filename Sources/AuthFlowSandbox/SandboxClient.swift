@@ -29,10 +29,34 @@ public struct SandboxClient: Sendable {
     public let apple: AppleCredentials?
     /// Facebook only: whether Graph calls must carry `appsecret_proof` ("Require App Secret"); on by default.
     public let requiresAppSecretProof: Bool
+    /// Microsoft only: the one token-endpoint client authentication method this client may use; `nil` allows
+    /// every method it has credentials for (a secret: Basic and post; keys: `private_key_jwt`).
+    public let authMethod: AuthMethod?
+    /// Microsoft only: the public keys (ES256, RS256 or PS256) that verify the client's `private_key_jwt`
+    /// assertions.
+    public let assertionKeys: [JWK]
+    /// Microsoft only: the registered `post_logout_redirect_uri` values, matched exactly.
+    public let postLogoutRedirectURIs: [String]
+    /// GitHub only: whether the app issues expiring user tokens (a GitHub App: 8-hour `ghu_` tokens with a
+    /// rotating `ghr_` refresh token) rather than an OAuth app's non-expiring `gho_` tokens.
+    public let issuesExpiringTokens: Bool
+
+    /// A token-endpoint client authentication method (OpenID Connect Core §9 names).
+    public enum AuthMethod: String, Sendable, Hashable, CaseIterable {
+        /// `client_id` and `client_secret` in an HTTP Basic header.
+        case clientSecretBasic = "client_secret_basic"
+        /// `client_id` and `client_secret` in the form body.
+        case clientSecretPost = "client_secret_post"
+        /// A JWT signed with the client's private key (RFC 7523) in `client_assertion`.
+        case privateKeyJWT = "private_key_jwt"
+        /// No client authentication: a public client sends `client_id` only.
+        case none
+    }
 
     init(
         provider: SandboxProvider, clientID: String, clientSecret: String?, redirectURIs: [String],
-        apple: AppleCredentials? = nil, requiresAppSecretProof: Bool = false
+        apple: AppleCredentials? = nil, requiresAppSecretProof: Bool = false, authMethod: AuthMethod? = nil,
+        assertionKeys: [JWK] = [], postLogoutRedirectURIs: [String] = [], issuesExpiringTokens: Bool = false
     ) {
         self.provider = provider
         self.clientID = clientID
@@ -40,6 +64,10 @@ public struct SandboxClient: Sendable {
         self.redirectURIs = redirectURIs
         self.apple = apple
         self.requiresAppSecretProof = requiresAppSecretProof
+        self.authMethod = authMethod
+        self.assertionKeys = assertionKeys
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.issuesExpiringTokens = issuesExpiringTokens
     }
 
     /// An Apple Services ID (or bundle ID) whose token requests authenticate with an ES256 client-secret JWT.
@@ -82,6 +110,53 @@ public struct SandboxClient: Sendable {
     /// secret, public (`client_id` in the body) when `clientSecret` is `nil`.
     public static func x(clientID: String, clientSecret: String?, redirectURIs: [String]) -> SandboxClient {
         SandboxClient(provider: .x, clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs)
+    }
+
+    /// A Microsoft Entra app registration.
+    ///
+    /// - Parameters:
+    ///   - clientID: the application (client) id.
+    ///   - clientSecret: the client secret, for `client_secret_basic` / `client_secret_post`; `nil` for none.
+    ///   - redirectURIs: the allowed redirect URIs.
+    ///   - authMethod: the one method the token endpoint accepts from this client; `nil` accepts every method
+    ///     the client has credentials for. With neither secret nor keys the client is public (`none`).
+    ///   - assertionKeys: public keys for `private_key_jwt` assertions (private keys are reduced to their public
+    ///     half).
+    ///   - postLogoutRedirectURIs: where the logout endpoint may send the user back; `nil` registers, for each
+    ///     redirect URI, its sibling `logged-out` URL one level above the provider segment
+    ///     (`https://app/auth/ms/callback` → `https://app/auth/logged-out`, AuthFlow's own route), or
+    ///     `<origin>/auth/logged-out` when the redirect URI does not end in `/callback`.
+    public static func microsoft(
+        clientID: String, clientSecret: String?, redirectURIs: [String], authMethod: AuthMethod? = nil,
+        assertionKeys: [JWK] = [], postLogoutRedirectURIs: [String]? = nil
+    ) -> SandboxClient {
+        SandboxClient(
+            provider: .microsoft, clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs,
+            authMethod: authMethod, assertionKeys: assertionKeys.map(\.publicKey),
+            postLogoutRedirectURIs: postLogoutRedirectURIs ?? redirectURIs.map(defaultPostLogoutRedirectURI))
+    }
+
+    /// A GitHub OAuth app (non-expiring `gho_` tokens), or a GitHub App acting for users when `expiringTokens`
+    /// (8-hour `ghu_` tokens and rotating `ghr_` refresh tokens). Both authenticate with the secret in the body.
+    public static func github(
+        clientID: String, clientSecret: String, redirectURIs: [String], expiringTokens: Bool = false
+    ) -> SandboxClient {
+        SandboxClient(
+            provider: .github, clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs,
+            issuesExpiringTokens: expiringTokens)
+    }
+
+    /// The post-logout redirect URI registered by default for a redirect URI: `…/{prefix}/{name}/callback` →
+    /// `…/{prefix}/logged-out`; otherwise `<scheme>://<authority>/auth/logged-out`.
+    public static func defaultPostLogoutRedirectURI(for redirectURI: String) -> String {
+        var segments = redirectURI.split(separator: "?", maxSplits: 1)[0].split(
+            separator: "/", omittingEmptySubsequences: false)
+        // scheme:, "", authority, path segments…
+        if segments.count >= 6, segments.last == "callback" {
+            segments.removeLast(2)
+            return segments.joined(separator: "/") + "/logged-out"
+        }
+        return segments.prefix(3).joined(separator: "/") + "/auth/logged-out"
     }
 
     /// Whether this client must authenticate with a secret (everything but a public X client).

@@ -27,14 +27,19 @@ public struct SandboxConfiguration: Sendable {
     /// Ready-made RSA signing keys per provider (private, with a `kid`); providers without one get a freshly
     /// generated 2048-bit key when first needed. Tests pass keys here to avoid generating them repeatedly.
     public var signingKeys: [SandboxProvider: JWK]
+    /// The Microsoft emulator's tenants (besides personal accounts, which are always known); Contoso and
+    /// Fabrikam by default (``SandboxMicrosoftTenant/defaults``).
+    public var microsoftTenants: [SandboxMicrosoftTenant]
 
     /// Creates a configuration; every parameter has a working default.
     public init(
         host: String = "127.0.0.1", port: Int = 0, publicBaseURL: String? = nil,
         issuerOverrides: [SandboxProvider: String] = [:], clock: any WallClock = SystemClock(),
         random: any SecureRandom = SystemRandom(), notificationClient: (any HTTPClient)? = nil,
-        enableAdminEndpoints: Bool = true, signingKeys: [SandboxProvider: JWK] = [:]
+        enableAdminEndpoints: Bool = true, signingKeys: [SandboxProvider: JWK] = [:],
+        microsoftTenants: [SandboxMicrosoftTenant] = SandboxMicrosoftTenant.defaults
     ) {
+        self.microsoftTenants = microsoftTenants
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL

@@ -21,7 +21,7 @@ public struct SandboxEventSender: Sendable, Hashable {
         self.fields = fields
     }
 
-    /// The events the sandbox sends for `provider` (none for X).
+    /// The events the sandbox sends for `provider` (none for X, Microsoft and GitHub).
     public static func all(for provider: SandboxProvider) -> [SandboxEventSender] {
         switch provider {
         case .apple:
@@ -49,7 +49,7 @@ public struct SandboxEventSender: Sendable, Hashable {
                     label: "Facebook deauthorize", path: "/_sandbox/facebook/deauthorize", receiver: "deauthorize",
                     subjectField: "user_id"),
             ]
-        case .x:
+        case .x, .microsoft, .github:
             []
         }
     }

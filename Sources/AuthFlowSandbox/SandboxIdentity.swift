@@ -14,13 +14,47 @@ public struct SandboxIdentity: Sendable, Hashable {
     public var givenName: String?
     /// The family (last) name.
     public var familyName: String?
-    /// X only: the @handle (without the @).
+    /// X and GitHub: the @handle or login (without the @).
     public var username: String?
+    /// Microsoft only: the user's home tenant (directory) GUID, the `tid` of a sign-in through `common`,
+    /// `organizations` or `consumers`; `nil` means the first of ``SandboxConfiguration/microsoftTenants``. A
+    /// sign-in through a tenant's own authority always gets that tenant's `tid` (a member or a guest there).
+    public var tenantID: String?
+    /// Microsoft only: the user's object id in the tenant (`oid`); `nil` derives a stable GUID from the subject.
+    public var objectID: String?
+    /// Microsoft only: the `groups` claim (group object ids); omitted when empty.
+    public var groups: [String]
+    /// Microsoft only: the `roles` claim (app roles assigned to the user); omitted when empty.
+    public var roles: [String]
+    /// Test hook, Microsoft only: the tenant GUID the id_token's `iss` names instead of its `tid`, so a relying
+    /// party can prove it refuses a token whose issuer does not match its own tenant (`nil`: they match).
+    public var issuerTenantID: String?
+    /// GitHub only: whether `email` is the public profile email that `GET /user` shows (otherwise `email` is
+    /// `null` there and only `/user/emails` lists the address).
+    public var emailIsPublic: Bool
+    /// GitHub only: addresses besides `email` (the primary) that `GET /user/emails` lists.
+    public var additionalEmails: [AdditionalEmail]
+
+    /// A further email address of a GitHub user.
+    public struct AdditionalEmail: Sendable, Hashable {
+        /// The address.
+        public var address: String
+        /// Whether GitHub verified it.
+        public var verified: Bool
+
+        /// Creates an additional address.
+        public init(address: String, verified: Bool) {
+            self.address = address
+            self.verified = verified
+        }
+    }
 
     /// Creates a test identity.
     public init(
         subject: String, email: String? = nil, givenName: String? = nil, familyName: String? = nil,
-        username: String? = nil, emailVerified: Bool = true, isPrivateEmail: Bool = false
+        username: String? = nil, emailVerified: Bool = true, isPrivateEmail: Bool = false, tenantID: String? = nil,
+        objectID: String? = nil, groups: [String] = [], roles: [String] = [], issuerTenantID: String? = nil,
+        emailIsPublic: Bool = false, additionalEmails: [AdditionalEmail] = []
     ) {
         self.subject = subject
         self.email = email
@@ -29,6 +63,13 @@ public struct SandboxIdentity: Sendable, Hashable {
         self.givenName = givenName
         self.familyName = familyName
         self.username = username
+        self.tenantID = tenantID
+        self.objectID = objectID
+        self.groups = groups
+        self.roles = roles
+        self.issuerTenantID = issuerTenantID
+        self.emailIsPublic = emailIsPublic
+        self.additionalEmails = additionalEmails
     }
 
     /// The full display name, given name first; `nil` when neither part is known.
@@ -40,41 +81,6 @@ public struct SandboxIdentity: Sendable, Hashable {
     /// The ready-made identities the consent page offers for a provider, with provider-shaped subjects
     /// (Apple `000123.<hex>.0456`, numeric ids elsewhere).
     public static func presets(for provider: SandboxProvider) -> [SandboxIdentity] {
-        switch provider {
-        case .apple:
-            return [
-                SandboxIdentity(
-                    subject: "001234.8f14e45fceea167a5a36dedd4bea2543.1021", email: "alice@example.com",
-                    givenName: "Alice", familyName: "Example"),
-                SandboxIdentity(
-                    subject: "001234.c9f0f895fb98ab9159f51fd0297e236d.1022",
-                    email: "x7k2m9q4ab@privaterelay.appleid.com",
-                    givenName: "Bob", familyName: "Relay", isPrivateEmail: true),
-            ]
-        case .google:
-            return [
-                SandboxIdentity(
-                    subject: "109876543210123456789", email: "alice@example.com", givenName: "Alice",
-                    familyName: "Example"),
-                SandboxIdentity(
-                    subject: "109876543210123456790", email: "bob@example.org", givenName: "Bob",
-                    familyName: "Unverified",
-                    emailVerified: false),
-            ]
-        case .facebook:
-            return [
-                SandboxIdentity(
-                    subject: "10158234567890123", email: "alice@example.com", givenName: "Alice", familyName: "Example"),
-                SandboxIdentity(subject: "10158234567890124", email: nil, givenName: "Bob", familyName: "Noemail"),
-            ]
-        case .x:
-            return [
-                SandboxIdentity(
-                    subject: "1234567890123456789", email: "alice@example.com", givenName: "Alice",
-                    familyName: "Example", username: "alice_example"),
-                SandboxIdentity(
-                    subject: "1234567890123456790", givenName: "Bob", familyName: "Poster", username: "bob_posts"),
-            ]
-        }
+        provider.emulator.presets
     }
 }

@@ -9,21 +9,17 @@ extension SandboxIdentityProvider {
     /// `GET <authorization endpoint>`: validates the request as the provider would, then shows the
     /// consent page (or approves at once when auto-consent is set). A request that cannot be trusted is
     /// answered with an error page, never with a redirect.
-    func handleAuthorize(_ request: HTTPServerRequest, provider: SandboxProvider) -> HTTPServerResponse {
+    func handleAuthorize(
+        _ request: HTTPServerRequest, provider: SandboxProvider,
+        validate: (Parameters) -> Result<AuthorizationRequest, AuthorizationRefusal>
+    ) -> HTTPServerResponse {
         state.withLock { $0.count(provider, \.authorization) }
         let parameters = Parameters(request.query)
         if let problem = parameters.shapeProblem {
             return SandboxPages.error(provider: provider, refusal: AuthorizationRefusal("invalid_request", problem))
         }
-        let validated: Result<AuthorizationRequest, AuthorizationRefusal>
-        switch provider {
-        case .apple: validated = validateAppleAuthorization(parameters)
-        case .google: validated = validateGoogleAuthorization(parameters)
-        case .facebook: validated = validateFacebookAuthorization(parameters)
-        case .x: validated = validateXAuthorization(parameters)
-        }
         let authorization: AuthorizationRequest
-        switch validated {
+        switch validate(parameters) {
         case .failure(let refusal): return SandboxPages.error(provider: provider, refusal: refusal)
         case .success(let value): authorization = value
         }
@@ -46,7 +42,7 @@ extension SandboxIdentityProvider {
         guard stored else { return busy(provider) }
         return SandboxPages.consent(
             request: authorization, ticket: ticket, action: baseURL + provider.pathPrefix + "/consent",
-            presets: SandboxIdentity.presets(for: provider))
+            presets: provider.emulator.presets, extraFields: provider.emulator.consentFieldsHTML)
     }
 
     /// `POST <prefix>/consent`: the user's decision. The single-use ticket is the only link to the validated
@@ -86,10 +82,20 @@ extension SandboxIdentityProvider {
     }
 
     /// Issues a code for the approved request and sends it to the redirect URI.
-    func approve(_ authorization: AuthorizationRequest, as identity: SandboxIdentity) -> HTTPServerResponse {
+    func approve(_ authorization: AuthorizationRequest, as chosen: SandboxIdentity) -> HTTPServerResponse {
         let provider = authorization.provider
+        let identity: SandboxIdentity
+        switch provider.emulator.approvedIdentity(chosen, for: authorization, sandbox: self) {
+        case .success(let value): identity = value
+        case .failure(let refusal):
+            let issuer = provider.emulator.authorizationResponseIssuer(sandbox: self).map { [("iss", $0)] } ?? []
+            return deliver(
+                authorization,
+                fields: [("error", refusal.error), ("error_description", refusal.description)]
+                    + stateField(authorization) + issuer)
+        }
         let now = self.now
-        let code = randomToken(prefix: Self.codePrefix(provider))
+        let code = randomToken(prefix: provider.emulator.codePrefix)
         let consentKey = ConsentKey(provider: provider, clientID: authorization.clientID, subject: identity.subject)
         let outcome = state.withLock { state -> (stored: Bool, firstConsent: Bool) in
             let first = !state.consents.contains(consentKey)
@@ -121,6 +127,7 @@ extension SandboxIdentityProvider {
         if provider == .apple, outcome.firstConsent, let user = Self.appleUserField(authorization, identity) {
             fields.append(("user", user))
         }
+        if let issuer = provider.emulator.authorizationResponseIssuer(sandbox: self) { fields.append(("iss", issuer)) }
         return deliver(authorization, fields: fields)
     }
 
@@ -152,16 +159,9 @@ extension SandboxIdentityProvider {
 
     /// `error=access_denied` and the state (Facebook adds its `error_reason` and friends).
     func cancellationFields(_ authorization: AuthorizationRequest) -> [(String, String)] {
-        var fields: [(String, String)] = [("error", "access_denied")]
-        switch authorization.provider {
-        case .facebook:
-            fields += [
-                ("error_code", "200"), ("error_description", "Permissions error"), ("error_reason", "user_denied"),
-            ]
-        case .google, .x, .apple:
-            fields.append(("error_description", "The user cancelled the sign-in."))
-        }
-        return fields + stateField(authorization)
+        let issuer = authorization.provider.emulator.authorizationResponseIssuer(sandbox: self).map { [("iss", $0)] }
+        return authorization.provider.emulator.cancellationFields(authorization) + stateField(authorization)
+            + (issuer ?? [])
     }
 
     /// The identity chosen on the consent page: a preset (`identity=preset-N`) or a typed one (`identity=custom`).
@@ -169,7 +169,7 @@ extension SandboxIdentityProvider {
         func refuse(_ text: String) -> Result<SandboxIdentity, AuthorizationRefusal> {
             .failure(AuthorizationRefusal("invalid_request", text))
         }
-        let presets = SandboxIdentity.presets(for: provider)
+        let presets = provider.emulator.presets
         let choice = form["identity"] ?? (form["subject"] == nil ? nil : "custom")
         guard let choice else { return refuse("choose an identity or type a subject") }
         if choice.hasPrefix("preset-") {
@@ -197,15 +197,8 @@ extension SandboxIdentityProvider {
         }
         identity.emailVerified = form["email_verified"] == "true"
         identity.isPrivateEmail = provider == .apple && form["private_email"] == "true"
-        if provider == .x {
-            if let username = form["username"] {
-                guard username.utf8.count <= 64,
-                    username.utf8.allSatisfy({ PKCEChallenge.isBase64URLByte($0) && $0 != UInt8(ascii: "-") })
-                else { return refuse("the username must be at most 64 characters of [A-Za-z0-9_]") }
-                identity.username = username
-            } else {
-                identity.username = "user_" + String(subject.filter { $0.isLetter || $0.isNumber }.suffix(12))
-            }
+        if let refusal = provider.emulator.readConsentFields(form, into: &identity, sandbox: self) {
+            return .failure(refusal)
         }
         return .success(identity)
     }
@@ -279,15 +272,6 @@ extension SandboxIdentityProvider {
     static func isPrintable(_ text: String, maximumBytes: Int) -> Bool {
         !text.isEmpty && text.utf8.count <= maximumBytes
             && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
-    }
-
-    static func codePrefix(_ provider: SandboxProvider) -> String {
-        switch provider {
-        case .apple: "c"
-        case .google: "4/0"
-        case .facebook: "AQ"
-        case .x: ""
-        }
     }
 
     func busy(_ provider: SandboxProvider) -> HTTPServerResponse {

@@ -6,7 +6,8 @@ extension SandboxIdentityProvider {
     /// The client ids of the demo clients.
     public static let demoClientIDs: [SandboxProvider: String] = [
         .apple: "com.example.sandbox.web", .google: "sandbox-client.apps.googleusercontent.com",
-        .facebook: "100000000000001", .x: "sandbox-x-client",
+        .facebook: "100000000000001", .x: "sandbox-x-client", .microsoft: "00000000-0000-4000-8000-00000000a11c",
+        .github: "Iv1.5a4db0c0ffee1234",
     ]
 
     /// The Apple team id of the demo client.
@@ -25,7 +26,7 @@ extension SandboxIdentityProvider {
     /// - Parameters:
     ///   - redirectURIs: the redirect URIs to allow per provider.
     ///   - credentialsDirectory: where to write the credentials (created owner-only); `nil` writes nothing.
-    /// - Returns: the registered clients, in provider order (Apple, Google, Facebook, X).
+    /// - Returns: the registered clients, in ``SandboxProvider`` order.
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when a key cannot be generated or written, or
     ///   ``SandboxError/Code-swift.struct/invalidClient`` for unusable redirect URIs.
     @discardableResult
@@ -62,12 +63,14 @@ extension SandboxIdentityProvider {
                         provider: provider, clientID: clientID, clientSecret: nil, teamID: Self.demoTeamID,
                         keyID: keyID,
                         privateKey: key, credentialFile: file, redirectURIs: uris))
-            case .google, .facebook, .x:
+            case .google, .facebook, .x, .microsoft, .github:
                 let secret = Base64URL.encode(configuration.random.bytes(24))
                 let client: SandboxClient =
                     switch provider {
                     case .google: .google(clientID: clientID, clientSecret: secret, redirectURIs: uris)
                     case .facebook: .facebook(clientID: clientID, clientSecret: secret, redirectURIs: uris)
+                    case .microsoft: .microsoft(clientID: clientID, clientSecret: secret, redirectURIs: uris)
+                    case .github: .github(clientID: clientID, clientSecret: secret, redirectURIs: uris)
                     default: .x(clientID: clientID, clientSecret: secret, redirectURIs: uris)
                     }
                 try register(client)
@@ -113,6 +116,12 @@ extension SandboxIdentityProvider {
             case .x:
                 if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
                 lines.append("    scopes: [users.read, tweet.read, offline.access]")
+            case .microsoft:
+                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
+                lines.append("    scopes: [openid, profile, email]")
+            case .github:
+                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
+                lines.append("    scopes: [read:user, user:email]")
             }
             if let issuer = endpoints.issuer { lines.append("    issuer: \"\(issuer)\"") }
             lines.append("    endpoints:")

@@ -52,11 +52,19 @@ extension SandboxIdentityProvider {
             if let given = identity.givenName { claims["given_name"] = .string(given) }
             if let family = identity.familyName { claims["family_name"] = .string(family) }
             if wantsEmail, let email = identity.email { claims["email"] = .string(email) }
-        case .x:
-            throw SandboxError(code: .keyFailure, message: "X issues no id_tokens", provider: provider)
+        default:
+            throw SandboxError(
+                code: .keyFailure, message: "\(provider.displayName) id_tokens are not signed here", provider: provider)
         }
+        return try signJWT(
+            claims, provider: provider, ring: ring, header: provider == .google ? ["typ": .string("JWT")] : [:])
+    }
+
+    /// Signs `claims` RS256 with the current key of `ring` (header `kid`, plus `header`).
+    func signJWT(
+        _ claims: [String: JSONValue], provider: SandboxProvider, ring: SigningKeyRing, header: [String: JSONValue]
+    ) throws(SandboxError) -> String {
         let payload = Array(JSONValue.object(claims).serialized().utf8)
-        let header: [String: JSONValue] = provider == .google ? ["typ": .string("JWT")] : [:]
         do {
             return try JWS.sign(payload: payload, key: ring.current, algorithm: .rs256, extraHeader: header)
         } catch {

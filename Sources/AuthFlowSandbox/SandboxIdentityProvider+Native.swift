@@ -67,7 +67,7 @@ extension SandboxIdentityProvider {
             guard client(.apple, clientID: audience) != nil else {
                 return refuse("audience '\(clip(audience))' is not a registered Apple client (bundle id)")
             }
-            let code = randomToken(prefix: Self.codePrefix(provider))
+            let code = randomToken(prefix: provider.emulator.codePrefix)
             let authorization = AuthorizationRequest(
                 provider: .apple, clientID: audience, redirectURI: "", scopes: scopes, state: nil, nonce: nonce,
                 challenge: nil)

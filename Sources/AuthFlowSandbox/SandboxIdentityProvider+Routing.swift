@@ -13,85 +13,10 @@ extension SandboxIdentityProvider {
         let path = request.path
         if path == "/" || path.isEmpty { return index() }
         if path.hasPrefix("/_sandbox/") { return await handleAdmin(request) }
-        for provider in SandboxProvider.allCases {
-            let prefix = provider.pathPrefix
-            guard path.hasPrefix(prefix + "/") else { continue }
-            let rest = String(path.dropFirst(prefix.count))
-            switch provider {
-            case .apple: return routeApple(request, rest)
-            case .google: return routeGoogle(request, rest)
-            case .facebook: return routeFacebook(request, rest)
-            case .x: return routeX(request, rest)
-            }
+        if let (emulator, rest) = Self.emulator(forPath: path) {
+            return emulator.route(request, path: rest, sandbox: self)
         }
         return Self.notFound()
-    }
-
-    private func routeApple(_ request: HTTPServerRequest, _ path: String) -> HTTPServerResponse {
-        switch path {
-        case "/auth/authorize": return only("GET", request) { handleAuthorize(request, provider: .apple) }
-        case "/consent": return only("POST", request) { handleConsent(request, provider: .apple) }
-        case "/auth/token": return only("POST", request) { handleAppleToken(request) }
-        case "/auth/revoke": return only("POST", request) { handleAppleRevoke(request) }
-        case "/auth/keys": return only("GET", request) { jwks(.apple) }
-        case "/.well-known/openid-configuration": return only("GET", request) { discovery(.apple, appleDiscovery) }
-        default: return Self.notFound()
-        }
-    }
-
-    private func routeGoogle(_ request: HTTPServerRequest, _ path: String) -> HTTPServerResponse {
-        switch path {
-        case "/o/oauth2/v2/auth": return only("GET", request) { handleAuthorize(request, provider: .google) }
-        case "/consent": return only("POST", request) { handleConsent(request, provider: .google) }
-        case "/token": return only("POST", request) { handleGoogleToken(request) }
-        case "/v1/userinfo": return only("GET", request) { handleGoogleUserinfo(request) }
-        case "/revoke": return only("POST", request) { handleGoogleRevoke(request) }
-        case "/oauth2/v3/certs": return only("GET", request) { jwks(.google) }
-        case "/.well-known/openid-configuration": return only("GET", request) { discovery(.google, googleDiscovery) }
-        case "/.well-known/risc-configuration": return only("GET", request) { discovery(.google, riscConfiguration) }
-        default: return Self.notFound()
-        }
-    }
-
-    private func routeFacebook(_ request: HTTPServerRequest, _ path: String) -> HTTPServerResponse {
-        // Graph paths may carry a version segment (`/v19.0/…`); the sandbox answers any `vN.N`.
-        var unversioned = Substring(path)
-        let segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
-        if let first = segments.first, Self.isGraphVersion(first) {
-            unversioned = segments.count > 1 ? "/" + segments[1] : "/"
-        }
-        switch unversioned {
-        case "/dialog/oauth": return only("GET", request) { handleAuthorize(request, provider: .facebook) }
-        case "/consent": return only("POST", request) { handleConsent(request, provider: .facebook) }
-        case "/oauth/access_token":
-            guard request.method == "GET" else {
-                var response = OAuthFailure(
-                    "invalid_request",
-                    "Unsupported \(clip(request.method)) request: the access_token endpoint takes GET with query parameters",
-                    status: 405
-                ).graphResponse()
-                response.headers["Allow"] = "GET"
-                return response
-            }
-            return handleFacebookToken(request)
-        case "/me": return only("GET", request) { handleFacebookMe(request) }
-        case "/.well-known/oauth/openid/jwks/", "/.well-known/oauth/openid/jwks":
-            return only("GET", request) { jwks(.facebook) }
-        case "/.well-known/openid-configuration":
-            return only("GET", request) { discovery(.facebook, facebookDiscovery) }
-        default: return Self.notFound()
-        }
-    }
-
-    private func routeX(_ request: HTTPServerRequest, _ path: String) -> HTTPServerResponse {
-        switch path {
-        case "/i/oauth2/authorize": return only("GET", request) { handleAuthorize(request, provider: .x) }
-        case "/consent": return only("POST", request) { handleConsent(request, provider: .x) }
-        case "/2/oauth2/token": return only("POST", request) { handleXToken(request) }
-        case "/2/oauth2/revoke": return only("POST", request) { handleXRevoke(request) }
-        case "/2/users/me": return only("GET", request) { handleXMe(request) }
-        default: return Self.notFound()
-        }
     }
 
     private func handleAdmin(_ request: HTTPServerRequest) async -> HTTPServerResponse {
@@ -118,7 +43,7 @@ extension SandboxIdentityProvider {
     }
 
     /// `GET /_sandbox/revocations` (loopback callers only): every revocation the sandbox saw, grouped by
-    /// provider (apple, google, facebook, x) and oldest first within each, as `{"revocations": [{"provider",
+    /// provider (in ``SandboxProvider`` order) and oldest first within each, as `{"revocations": [{"provider",
     /// "client_id", "token_type_hint", "token_kind", "token_sha256", "revoked_at"}]}`; the token itself is
     /// never shown, only the hex SHA-256 of it.
     private func revocationsAdmin() -> HTTPServerResponse {
@@ -154,6 +79,7 @@ extension SandboxIdentityProvider {
             if let value = endpoints.jwks { object["jwks_uri"] = .string(value) }
             if let value = endpoints.revocation { object["revocation_endpoint"] = .string(value) }
             if let value = endpoints.discovery { object["discovery"] = .string(value) }
+            if let value = endpoints.endSession { object["end_session_endpoint"] = .string(value) }
             providers[provider.rawValue] = .object(object)
         }
         return HTTPServerResponse.json(
@@ -163,7 +89,7 @@ extension SandboxIdentityProvider {
             .serialized())
     }
 
-    private func jwks(_ provider: SandboxProvider) -> HTTPServerResponse {
+    func jwks(_ provider: SandboxProvider) -> HTTPServerResponse {
         state.withLock { $0.count(provider, \.jwks) }
         do {
             var response = HTTPServerResponse.json(try keyRing(for: provider).jwksDocument().serialized())
@@ -174,18 +100,11 @@ extension SandboxIdentityProvider {
         }
     }
 
-    private func discovery(_ provider: SandboxProvider, _ document: () -> JSONValue) -> HTTPServerResponse {
+    func discovery(_ provider: SandboxProvider, _ document: () -> JSONValue) -> HTTPServerResponse {
         state.withLock { $0.count(provider, \.discovery) }
         var response = HTTPServerResponse.json(document().serialized())
         response.headers["Cache-Control"] = "public, max-age=300"
         return response
-    }
-
-    private func only(
-        _ method: String, _ request: HTTPServerRequest, _ handler: () -> HTTPServerResponse
-    ) -> HTTPServerResponse {
-        guard request.method == method else { return Self.methodNotAllowed(method) }
-        return handler()
     }
 
     static func methodNotAllowed(_ allowed: String) -> HTTPServerResponse {

@@ -86,23 +86,9 @@ extension SandboxIdentityProvider {
         }
     }
 
-    static func accessTokenPrefix(_ provider: SandboxProvider) -> String {
-        switch provider {
-        case .apple: "a."
-        case .google: "ya29.sandbox."
-        case .facebook: "EAAsandbox"
-        case .x: ""
-        }
-    }
+    static func accessTokenPrefix(_ provider: SandboxProvider) -> String { provider.emulator.accessTokenPrefix }
 
-    static func refreshTokenPrefix(_ provider: SandboxProvider) -> String {
-        switch provider {
-        case .apple: "r."
-        case .google: "1//sandbox"
-        case .facebook: ""
-        case .x: ""
-        }
-    }
+    static func refreshTokenPrefix(_ provider: SandboxProvider) -> String { provider.emulator.refreshTokenPrefix }
 
     /// Seconds since 1970, the unit of JWT timestamps.
     var epochSeconds: Int64 { Int64(now.timeIntervalSince1970) }

@@ -3,15 +3,17 @@ public import AuthFlowJOSE
 import Foundation
 import Synchronization
 
-/// An offline stand-in for Apple, Google, Facebook and X: four strict emulators of their OAuth 2.0 /
-/// OpenID Connect endpoints under one HTTP listener, one path prefix each (`/apple`, `/google`,
-/// `/facebook`, `/x`).
+/// An offline stand-in for Apple, Google, Facebook, X, Microsoft Entra ID and GitHub: strict emulators of their
+/// OAuth 2.0 / OpenID Connect endpoints under one HTTP listener, one path prefix each (`/apple`, `/google`,
+/// `/facebook`, `/x`, `/microsoft`, `/github`).
 ///
 /// Register the app's clients, ``start()`` the listener, and point the app at
 /// ``endpoints(for:)``. Each emulator refuses what the real provider refuses (facts in the project's
 /// PROVIDERS.md): Apple's form_post rule for the `name`/`email` scopes and its ES256 client-secret JWT,
 /// Google's PKCE and Bearer-only userinfo, Facebook's GET-only token endpoint and `appsecret_proof`,
-/// X's mandatory PKCE, Basic client authentication and rotating refresh tokens. Codes are single-use
+/// X's mandatory PKCE, Basic client authentication and rotating refresh tokens, Microsoft's tenants, tenant
+/// issuers, client authentication methods (secret or `private_key_jwt`) and RP-initiated logout, GitHub's
+/// form-encoded token answers, `/user/emails` and grant revocation. Codes are single-use
 /// and short-lived everywhere. The sign-in itself is a plain HTML consent page where the user picks or
 /// types a test identity.
 ///
@@ -59,36 +61,7 @@ public final class SandboxIdentityProvider: Sendable {
                     "expected redirect URIs to be absolute http(s) URLs without a fragment, found '\(clip(uri))'")
             }
         }
-        var registered = client
-        switch client.provider {
-        case .google, .facebook:
-            guard let secret = client.clientSecret, !secret.isEmpty else {
-                throw refuse("expected a client secret for \(client.provider.displayName), found none")
-            }
-        case .x:
-            if let secret = client.clientSecret, secret.isEmpty {
-                throw refuse("expected a non-empty client secret, or nil for a public X client")
-            }
-        case .apple:
-            guard let apple = client.apple, !apple.teamID.isEmpty, !apple.keyID.isEmpty else {
-                throw refuse("expected Apple credentials with a team id and key id, found none")
-            }
-            guard apple.publicKey.keyType == "EC" else {
-                throw refuse(
-                    "expected the ES256 (EC P-256) public key of the client-secret signing key, found a \(apple.publicKey.keyType) key"
-                )
-            }
-            // Pin the registered key id and ES256 on the key: the client secret's `kid` must name exactly it,
-            // and a P-256 key is the only one that fits ES256.
-            do {
-                let pinned = try apple.publicKey.publicKey.with(keyID: apple.keyID, algorithm: .es256)
-                registered = SandboxClient(
-                    provider: .apple, clientID: client.clientID, clientSecret: nil, redirectURIs: client.redirectURIs,
-                    apple: SandboxClient.AppleCredentials(teamID: apple.teamID, keyID: apple.keyID, publicKey: pinned))
-            } catch {
-                throw refuse("expected an EC P-256 key for ES256: \(error.message)")
-            }
-        }
+        let registered = try client.provider.emulator.checkRegistration(client, refuse: refuse)
         state.withLock { $0.clients[client.provider, default: [:]][client.clientID] = registered }
     }
 
@@ -114,7 +87,7 @@ public final class SandboxIdentityProvider: Sendable {
     /// `.p8` with `pkcs8PEM()`).
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when key generation fails.
     public func generateAppleClientKey(keyID: String? = nil) throws(SandboxError) -> JWK {
-        let kid = keyID ?? SigningKeyRing.makeKeyID(for: .apple, random: configuration.random)
+        let kid = keyID ?? AppleEmulator().makeKeyID(random: configuration.random)
         do {
             return try JWK.generateP256(keyID: kid)
         } catch {
@@ -191,14 +164,20 @@ public final class SandboxIdentityProvider: Sendable {
     // MARK: - Endpoints and keys
 
     /// The `iss` of a provider's id_tokens: the override if configured, else `<base URL>/<provider>`; `nil` for X.
+    ///
+    /// Microsoft's is the multi-tenant template `<base URL>/microsoft/{tenantid}/v2.0` (see
+    /// ``microsoftIssuer(tenantID:)`` for one tenant's); GitHub's is `<base URL>/github/login/oauth`, the RFC 9207
+    /// `iss` of its authorization responses (it issues no id_tokens).
     public func issuer(for provider: SandboxProvider) -> String? {
-        guard provider.issuesIDTokens else { return nil }
-        return configuration.issuerOverrides[provider] ?? baseURL + provider.pathPrefix
+        if let override = configuration.issuerOverrides[provider] { return override }
+        return provider.emulator.defaultIssuer(root: baseURL + provider.pathPrefix)
     }
 
     /// The absolute URLs of a provider's endpoints on this sandbox.
+    ///
+    /// Microsoft's are those of the `common` authority (``microsoftEndpoints(tenant:)`` gives another tenant's).
     public func endpoints(for provider: SandboxProvider) -> SandboxEndpoints {
-        SandboxEndpoints.make(provider: provider, baseURL: baseURL, issuer: issuer(for: provider))
+        provider.emulator.endpoints(root: baseURL + provider.pathPrefix, issuer: issuer(for: provider))
     }
 
     /// Replaces a provider's id_token signing key with a new RSA-2048 key and a new `kid`.
@@ -251,7 +230,7 @@ public final class SandboxIdentityProvider: Sendable {
         }
         do {
             return try JWK.generateRSA(
-                bits: 2048, keyID: SigningKeyRing.makeKeyID(for: provider, random: configuration.random))
+                bits: 2048, keyID: provider.emulator.makeKeyID(random: configuration.random))
         } catch {
             throw SandboxError(
                 code: .keyFailure, message: "could not generate an RSA signing key: \(error.message)",

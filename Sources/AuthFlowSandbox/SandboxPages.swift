@@ -35,7 +35,8 @@ enum SandboxPages {
     /// The consent page: who asks for what, a choice of test identities (or a typed one), Allow and Cancel.
     /// The only state it carries is the opaque, single-use `ticket`.
     static func consent(
-        request: AuthorizationRequest, ticket: String, action: String, presets: [SandboxIdentity]
+        request: AuthorizationRequest, ticket: String, action: String, presets: [SandboxIdentity],
+        extraFields: String = ""
     ) -> HTTPServerResponse {
         let provider = request.provider
         var presetRows = ""
@@ -44,7 +45,10 @@ enum SandboxPages {
             var detail = identity.email ?? "no email"
             if provider == .apple, identity.isPrivateEmail { detail += ", private relay" }
             if provider == .google, !identity.emailVerified { detail += ", unverified" }
-            if let username = identity.username, provider == .x { detail = "@" + username + ", " + detail }
+            if let username = identity.username, provider == .x {
+                detail = "@" + username + ", " + detail
+            }
+            if let tenant = identity.tenantID, provider == .microsoft { detail += ", tenant " + tenant }
             presetRows += """
                 <label><input type="radio" name="identity" value="preset-\(index)"\(checked)> \
                 <strong>\(HTML.escape(identity.name ?? identity.subject))</strong> (\(HTML.escape(detail))) \
@@ -55,10 +59,6 @@ enum SandboxPages {
         let privateEmailRow =
             provider == .apple
             ? "<label><input type=\"checkbox\" name=\"private_email\" value=\"true\"> private relay email</label>\n"
-            : ""
-        let usernameRow =
-            provider == .x
-            ? "<label>Username <input type=\"text\" name=\"username\" maxlength=\"64\" autocomplete=\"off\"></label>\n"
             : ""
         let scopes = request.scopes.isEmpty ? "(none)" : request.scopes.map(HTML.escape).joined(separator: ", ")
         let body = """
@@ -74,7 +74,7 @@ enum SandboxPages {
             <label>Subject (user id) <input type="text" name="subject" maxlength="255" autocomplete="off"></label>
             <label>Email <input type="email" name="email" maxlength="254" autocomplete="off"></label>
             <label>Name <input type="text" name="name" maxlength="200" autocomplete="off"></label>
-            \(usernameRow)<label><input type="checkbox" name="email_verified" value="true" checked> email verified</label>
+            \(extraFields)<label><input type="checkbox" name="email_verified" value="true" checked> email verified</label>
             \(privateEmailRow)</fieldset>
             <button type="submit" name="decision" value="allow" id="allow">Allow</button>
             <button type="submit" name="decision" value="cancel" id="cancel">Cancel</button>

@@ -1,4 +1,4 @@
-/// The four identity providers the sandbox emulates, each under its own path prefix of the one listener.
+/// The identity providers the sandbox emulates, each under its own path prefix of the one listener.
 public enum SandboxProvider: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Sign in with Apple, under `/apple`.
     case apple
@@ -8,41 +8,39 @@ public enum SandboxProvider: String, Sendable, Hashable, CaseIterable, CustomStr
     case facebook
     /// X (Twitter) OAuth 2.0, under `/x`.
     case x
+    /// Microsoft Entra ID (identity platform v2.0, OpenID Connect), with tenants, under `/microsoft`.
+    case microsoft
+    /// GitHub OAuth apps and GitHub App user tokens (OAuth 2.0 only), under `/github`.
+    case github
 
     /// The path prefix of this provider's endpoints on the sandbox listener, e.g. `/apple`.
     public var pathPrefix: String { "/" + rawValue }
 
     /// A human-readable name for pages and messages.
-    public var displayName: String {
-        switch self {
-        case .apple: "Apple"
-        case .google: "Google"
-        case .facebook: "Facebook"
-        case .x: "X"
-        }
-    }
+    public var displayName: String { emulator.displayName }
 
     /// The provider's name, as used in its path prefix.
     public var description: String { rawValue }
 
-    /// How long an authorization code stays redeemable: 5 minutes, except X's 30 seconds.
-    public var authorizationCodeLifetime: Double {
-        switch self {
-        case .apple, .google, .facebook: 300
-        case .x: 30
-        }
-    }
+    /// How long an authorization code stays redeemable: 5 minutes, except X's 30 seconds and Microsoft's and
+    /// GitHub's 10 minutes.
+    public var authorizationCodeLifetime: Double { emulator.authorizationCodeLifetime }
 
     /// How long an access token is valid, in seconds, following each provider's documented or observed lifetime.
-    public var accessTokenLifetime: Int64 {
-        switch self {
-        case .apple: 3600
-        case .google: 3599
-        case .facebook: 5_183_976
-        case .x: 7200
-        }
-    }
+    public var accessTokenLifetime: Int64 { emulator.accessTokenLifetime }
 
     /// Whether the provider issues id_tokens (and so publishes a JWKS and has an issuer).
-    public var issuesIDTokens: Bool { self != .x }
+    public var issuesIDTokens: Bool { emulator.issuesIDTokens }
+
+    /// The emulator that answers this provider's requests.
+    var emulator: any SandboxEmulator {
+        switch self {
+        case .apple: AppleEmulator()
+        case .google: GoogleEmulator()
+        case .facebook: FacebookEmulator()
+        case .x: XEmulator()
+        case .microsoft: MicrosoftEmulator()
+        case .github: GitHubEmulator()
+        }
+    }
 }

@@ -14,6 +14,8 @@ public struct SandboxRequestCounts: Sendable, Hashable {
     public var revocation = 0
     /// Fetches of the discovery document.
     public var discovery = 0
+    /// Requests to the RP-initiated logout endpoint (Microsoft's `end_session_endpoint`).
+    public var endSession = 0
     /// Refresh-token grants among the ``SandboxRequestCounts/token`` requests (answered or refused), e.g. to
     /// prove that concurrent refreshes of one identity reached the provider once.
     public var refreshGrants = 0
@@ -23,5 +25,5 @@ public struct SandboxRequestCounts: Sendable, Hashable {
 
     /// The sum over every endpoint (``SandboxRequestCounts/refreshGrants`` are already counted in
     /// ``SandboxRequestCounts/token``).
-    public var total: Int { authorization + consent + token + userinfo + jwks + revocation + discovery }
+    public var total: Int { authorization + consent + token + userinfo + jwks + revocation + discovery + endSession }
 }

@@ -70,6 +70,9 @@ struct SandboxState: Sendable {
     var counts: [SandboxProvider: SandboxRequestCounts] = [:]
     var keyRings: [SandboxProvider: SigningKeyRing] = [:]
     var autoConsent: [SandboxProvider: SandboxIdentity] = [:]
+    /// `private_key_jwt` assertions already used, by client id and `jti`, until they expire.
+    var spentAssertions: [String: Date] = [:]
+    var logouts: [SandboxProvider: [SandboxLogout]] = [:]
 
     func client(_ provider: SandboxProvider, _ clientID: String) -> SandboxClient? {
         clients[provider]?[clientID]
@@ -81,6 +84,18 @@ struct SandboxState: Sendable {
         // Redeemed codes are kept a little longer than their lifetime so a replay is recognised as one.
         codes = codes.filter { $0.value.expiresAt.addingTimeInterval(3600) > now }
         accessTokens = accessTokens.filter { $0.value.expiresAt.addingTimeInterval(3600) > now }
+        spentAssertions = spentAssertions.filter { $0.value > now }
+    }
+
+    /// Marks a client assertion's `jti` as used until `expiresAt`; `false` when it was used before (a replay)
+    /// or too many are remembered.
+    mutating func spendAssertion(clientID: String, jti: String, expiresAt: Date, now: Date) -> Bool {
+        let key = clientID + "\u{0}" + jti
+        if let until = spentAssertions[key], until > now { return false }
+        if spentAssertions.count >= Self.maximumPendingEntries { purgeExpired(now: now) }
+        guard spentAssertions.count < Self.maximumPendingEntries else { return false }
+        spentAssertions[key] = expiresAt
+        return true
     }
 
     /// Stores a consent ticket; refuses when too many are pending (a bound against memory exhaustion).
@@ -112,6 +127,8 @@ struct SandboxState: Sendable {
         var ignoresUnexpectedVerifier = false
         /// X answers a missing verifier with `invalid_request` rather than `invalid_grant`.
         var missingVerifierIsInvalidRequest = false
+        /// GitHub: `redirect_uri` may be left out of the code exchange (when sent, it must still match).
+        var redirectURIOptional = false
     }
 
     /// Redeems an authorization code for `clientID`: single use, unexpired, same redirect URI, PKCE.
@@ -145,7 +162,8 @@ struct SandboxState: Sendable {
             return .failure(.invalidGrant("the authorization code has expired", graphSubcode: 36_007))
         }
         // A native app's code (Apple) had no redirect URI: it is redeemed without one.
-        guard let redirectURI = redirectURI ?? (record.request.redirectURI.isEmpty ? "" : nil) else {
+        let omitted = policy.redirectURIOptional || record.request.redirectURI.isEmpty
+        guard let redirectURI = redirectURI ?? (omitted ? record.request.redirectURI : nil) else {
             return .failure(.invalidRequest("missing required parameter redirect_uri"))
         }
         guard redirectURI == record.request.redirectURI else {

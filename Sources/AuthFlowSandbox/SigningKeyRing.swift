@@ -6,12 +6,14 @@ struct SigningKeyRing: Sendable {
     var current: JWK
     var previous: [JWK] = []
 
-    /// The JWKS document: public keys only, current first, each with `alg: RS256` and `use: sig`.
-    func jwksDocument() -> JSONValue {
+    /// The JWKS document: public keys only, current first, each with `use: sig`, `alg: RS256` unless
+    /// `withAlgorithm` is false (Microsoft's keys carry none), and the `extraMembers` (Microsoft's `issuer`).
+    func jwksDocument(withAlgorithm: Bool = true, extraMembers: [String: JSONValue] = [:]) -> JSONValue {
         let keys = ([current] + previous).map { key -> JSONValue in
             var object = key.publicKey.jsonValue().objectValue ?? [:]
-            object["alg"] = .string(JWSAlgorithm.rs256.rawValue)
+            object["alg"] = withAlgorithm ? .string(JWSAlgorithm.rs256.rawValue) : nil
             object["use"] = .string("sig")
+            for (name, value) in extraMembers { object[name] = value }
             return .object(object)
         }
         return .object(["keys": .array(keys)])
@@ -19,16 +21,6 @@ struct SigningKeyRing: Sendable {
 
     /// The public keys as a set, for verifying what the sandbox signed.
     var publicKeySet: JWKSet { JWKSet(keys: ([current] + previous).map(\.publicKey)) }
-
-    /// A `kid` shaped like the provider's own: Apple's are 10 characters, Google's and Facebook's 40 hex digits.
-    static func makeKeyID(for provider: SandboxProvider, random: any SecureRandom) -> String {
-        switch provider {
-        case .apple:
-            return randomString(
-                length: 10, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8), random: random)
-        case .google, .facebook, .x: return hex(random.bytes(20))
-        }
-    }
 }
 
 /// Lowercase hexadecimal.

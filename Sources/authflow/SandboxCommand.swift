@@ -2,7 +2,7 @@ import AuthFlowHTTP
 import AuthFlowSandbox
 import Foundation
 
-/// `authflow sandbox`: runs only the sandbox identity provider (Apple, Google, Facebook and X emulators)
+/// `authflow sandbox`: runs only the sandbox identity provider (one emulator per ``SandboxProvider``)
 /// with generated demo clients, until SIGINT or SIGTERM.
 struct SandboxCommand: Command {
     static let name = "sandbox"
@@ -13,7 +13,7 @@ struct SandboxCommand: Command {
 
           --listen HOST:PORT     where to listen (default 127.0.0.1:0: loopback, any free port)
           --redirect-uri URI     a redirect URI the demo clients accept; {provider} is replaced by apple,
-                                 google, facebook or x (repeatable; default
+                                 google, facebook, x, microsoft or github (repeatable; default
                                  http://localhost:8080/auth/{provider}/callback)
           --credentials-dir DIR  where to write the demo clients' generated secrets and Apple key, owner-only
                                  (default: a fresh temporary directory, removed on exit)
@@ -124,6 +124,7 @@ struct SandboxCommand: Command {
             row("jwks", endpoints.jwks)
             row("revocation", endpoints.revocation)
             row("discovery", endpoints.discovery)
+            row("end_session", endpoints.endSession)
             if let client = clients.first(where: { $0.provider == provider }) {
                 row("client_id", client.clientID)
                 row("team_id", client.teamID)

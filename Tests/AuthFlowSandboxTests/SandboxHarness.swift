@@ -43,6 +43,8 @@ final class SandboxHarness: Sendable {
     static let facebookClientID = "1234567890"
     static let xClientID = "x-client-abc"
     static let xPublicClientID = "x-public-client"
+    static let microsoftClientID = "6731de76-14a6-49ae-97bc-6eba6914391e"
+    static let githubClientID = "Iv1.8a61f9b3a7aba766"
     static let secret = "s3cr3t-value-for-tests"
 
     static func redirectURI(_ provider: SandboxProvider) -> String {
@@ -54,6 +56,7 @@ final class SandboxHarness: Sendable {
         var keys: [SandboxProvider: JWK] = [:]
         for (provider, kid) in [
             (SandboxProvider.apple, "APPLEKEY01"), (.google, "google-key-1"), (.facebook, "fb-key-1"),
+            (.microsoft, "ms-key-1"),
         ] {
             keys[provider] = try JWK.generateRSA(bits: 2048, keyID: kid)
         }
@@ -97,6 +100,13 @@ final class SandboxHarness: Sendable {
             .x(clientID: Self.xClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.x)]))
         try sandbox.register(
             .x(clientID: Self.xPublicClientID, clientSecret: nil, redirectURIs: [Self.redirectURI(.x)]))
+        try sandbox.register(
+            .microsoft(
+                clientID: Self.microsoftClientID, clientSecret: Self.secret,
+                redirectURIs: [Self.redirectURI(.microsoft)]))
+        try sandbox.register(
+            .github(clientID: Self.githubClientID, clientSecret: Self.secret, redirectURIs: [Self.redirectURI(.github)])
+        )
         if transport == .loopback {
             try sandbox.start()
             httpClient = CurlHTTPClient()
@@ -153,6 +163,8 @@ final class SandboxHarness: Sendable {
         case .google: "/google/o/oauth2/v2/auth"
         case .facebook: "/facebook/v19.0/dialog/oauth"
         case .x: "/x/i/oauth2/authorize"
+        case .microsoft: "/microsoft/common/oauth2/v2.0/authorize"
+        case .github: "/github/login/oauth/authorize"
         }
     }
 
@@ -162,6 +174,8 @@ final class SandboxHarness: Sendable {
         case .google: "/google/token"
         case .facebook: "/facebook/v19.0/oauth/access_token"
         case .x: "/x/2/oauth2/token"
+        case .microsoft: "/microsoft/common/oauth2/v2.0/token"
+        case .github: "/github/login/oauth/access_token"
         }
     }
 
@@ -181,8 +195,12 @@ final class SandboxHarness: Sendable {
             query += [("response_type", "code"), ("scope", "email")]
         case .x:
             query += [("response_type", "code"), ("scope", "tweet.read users.read offline.access")]
+        case .microsoft:
+            query += [("response_type", "code"), ("scope", "openid profile email offline_access")]
+        case .github:
+            query += [("scope", "read:user user:email")]
         }
-        if let nonce, provider != .x { query.append(("nonce", nonce)) }
+        if let nonce, provider.issuesIDTokens { query.append(("nonce", nonce)) }
         if let pkce {
             query += [("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
         }
@@ -195,6 +213,8 @@ final class SandboxHarness: Sendable {
         case .google: googleClientID
         case .facebook: facebookClientID
         case .x: xClientID
+        case .microsoft: microsoftClientID
+        case .github: githubClientID
         }
     }
 
@@ -277,6 +297,15 @@ final class SandboxHarness: Sendable {
             return try await get(Self.tokenPath(.facebook), query)
         case .x:
             return try await post(Self.tokenPath(.x), form: fields, headers: Self.basic(Self.xClientID, Self.secret))
+        case .microsoft:
+            return try await post(
+                Self.tokenPath(.microsoft),
+                form: fields + [("client_id", Self.microsoftClientID), ("client_secret", Self.secret)])
+        case .github:
+            return try await post(
+                Self.tokenPath(.github),
+                form: fields + [("client_id", Self.githubClientID), ("client_secret", Self.secret)],
+                headers: ["Accept": "application/json"])
         }
     }
 
@@ -314,12 +343,16 @@ final class SandboxHarness: Sendable {
             switch provider {
             case .apple: "/apple/auth/keys"
             case .google: "/google/oauth2/v3/certs"
+            case .microsoft: "/microsoft/common/discovery/v2.0/keys"
             default: "/facebook/.well-known/oauth/openid/jwks/"
             }
         let jwks = try await get(jwksPath)
         #expect(jwks.status == 200)
         let keys = try JWKSet(jsonData: jwks.body)
-        let issuer = try #require(sandbox.issuer(for: provider))
+        let issuer =
+            provider == .microsoft
+            ? sandbox.microsoftIssuer(tenantID: SandboxMicrosoftTenant.contoso.id)
+            : try #require(sandbox.issuer(for: provider))
         let verifier = JWTVerifier(
             allowedAlgorithms: [.rs256], checks: ClaimChecks(issuers: [issuer], audiences: [audience], nonce: nonce))
         return try verifier.verify(token, keys: keys, now: clock.now())

@@ -1,0 +1,270 @@
+import AuthFlowHTTP
+import AuthFlowJOSE
+
+/// The Apple emulator's routes and facts; the handlers are in `SandboxIdentityProvider+Apple.swift`.
+struct AppleEmulator: SandboxEmulator {
+    var provider: SandboxProvider { .apple }
+    var displayName: String { "Apple" }
+    var accessTokenLifetime: Int64 { 3600 }
+    var codePrefix: String { "c" }
+    var accessTokenPrefix: String { "a." }
+    var refreshTokenPrefix: String { "r." }
+
+    var presets: [SandboxIdentity] {
+        [
+            SandboxIdentity(
+                subject: "001234.8f14e45fceea167a5a36dedd4bea2543.1021", email: "alice@example.com",
+                givenName: "Alice", familyName: "Example"),
+            SandboxIdentity(
+                subject: "001234.c9f0f895fb98ab9159f51fd0297e236d.1022",
+                email: "x7k2m9q4ab@privaterelay.appleid.com",
+                givenName: "Bob", familyName: "Relay", isPrivateEmail: true),
+        ]
+    }
+
+    func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {
+        switch path {
+        case "/auth/authorize":
+            return sandbox.only("GET", request) {
+                sandbox.handleAuthorize(request, provider: .apple, validate: sandbox.validateAppleAuthorization)
+            }
+        case "/consent": return sandbox.only("POST", request) { sandbox.handleConsent(request, provider: .apple) }
+        case "/auth/token": return sandbox.only("POST", request) { sandbox.handleAppleToken(request) }
+        case "/auth/revoke": return sandbox.only("POST", request) { sandbox.handleAppleRevoke(request) }
+        case "/auth/keys": return sandbox.only("GET", request) { sandbox.jwks(.apple) }
+        case "/.well-known/openid-configuration":
+            return sandbox.only("GET", request) { sandbox.discovery(.apple, sandbox.appleDiscovery) }
+        default: return SandboxIdentityProvider.notFound()
+        }
+    }
+
+    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
+        SandboxEndpoints(
+            provider: .apple, issuer: issuer, authorization: root + "/auth/authorize", token: root + "/auth/token",
+            userinfo: nil, jwks: root + "/auth/keys", revocation: root + "/auth/revoke",
+            discovery: root + "/.well-known/openid-configuration")
+    }
+
+    /// Apple's key ids are 10 characters of `[A-Z0-9]`.
+    func makeKeyID(random: any SecureRandom) -> String {
+        randomString(length: 10, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8), random: random)
+    }
+
+    func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
+        -> SandboxClient
+    {
+        guard let apple = client.apple, !apple.teamID.isEmpty, !apple.keyID.isEmpty else {
+            throw refuse("expected Apple credentials with a team id and key id, found none")
+        }
+        guard apple.publicKey.keyType == "EC" else {
+            throw refuse(
+                "expected the ES256 (EC P-256) public key of the client-secret signing key, found a \(apple.publicKey.keyType) key"
+            )
+        }
+        // Pin the registered key id and ES256 on the key: the client secret's `kid` must name exactly it,
+        // and a P-256 key is the only one that fits ES256.
+        do {
+            let pinned = try apple.publicKey.publicKey.with(keyID: apple.keyID, algorithm: .es256)
+            return SandboxClient(
+                provider: .apple, clientID: client.clientID, clientSecret: nil, redirectURIs: client.redirectURIs,
+                apple: SandboxClient.AppleCredentials(teamID: apple.teamID, keyID: apple.keyID, publicKey: pinned))
+        } catch {
+            throw refuse("expected an EC P-256 key for ES256: \(error.message)")
+        }
+    }
+}
+
+/// The Google emulator's routes and facts; the handlers are in `SandboxIdentityProvider+Google.swift`.
+struct GoogleEmulator: SandboxEmulator {
+    var provider: SandboxProvider { .google }
+    var displayName: String { "Google" }
+    var accessTokenLifetime: Int64 { 3599 }
+    var codePrefix: String { "4/0" }
+    var accessTokenPrefix: String { "ya29.sandbox." }
+    var refreshTokenPrefix: String { "1//sandbox" }
+
+    var presets: [SandboxIdentity] {
+        [
+            SandboxIdentity(
+                subject: "109876543210123456789", email: "alice@example.com", givenName: "Alice",
+                familyName: "Example"),
+            SandboxIdentity(
+                subject: "109876543210123456790", email: "bob@example.org", givenName: "Bob",
+                familyName: "Unverified",
+                emailVerified: false),
+        ]
+    }
+
+    func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {
+        switch path {
+        case "/o/oauth2/v2/auth":
+            return sandbox.only("GET", request) {
+                sandbox.handleAuthorize(request, provider: .google, validate: sandbox.validateGoogleAuthorization)
+            }
+        case "/consent": return sandbox.only("POST", request) { sandbox.handleConsent(request, provider: .google) }
+        case "/token": return sandbox.only("POST", request) { sandbox.handleGoogleToken(request) }
+        case "/v1/userinfo": return sandbox.only("GET", request) { sandbox.handleGoogleUserinfo(request) }
+        case "/revoke": return sandbox.only("POST", request) { sandbox.handleGoogleRevoke(request) }
+        case "/oauth2/v3/certs": return sandbox.only("GET", request) { sandbox.jwks(.google) }
+        case "/.well-known/openid-configuration":
+            return sandbox.only("GET", request) { sandbox.discovery(.google, sandbox.googleDiscovery) }
+        case "/.well-known/risc-configuration":
+            return sandbox.only("GET", request) { sandbox.discovery(.google, sandbox.riscConfiguration) }
+        default: return SandboxIdentityProvider.notFound()
+        }
+    }
+
+    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
+        SandboxEndpoints(
+            provider: .google, issuer: issuer, authorization: root + "/o/oauth2/v2/auth", token: root + "/token",
+            userinfo: root + "/v1/userinfo", jwks: root + "/oauth2/v3/certs", revocation: root + "/revoke",
+            discovery: root + "/.well-known/openid-configuration")
+    }
+
+    func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
+        -> SandboxClient
+    {
+        guard let secret = client.clientSecret, !secret.isEmpty else {
+            throw refuse("expected a client secret for Google, found none")
+        }
+        return client
+    }
+}
+
+/// The Facebook emulator's routes and facts; the handlers are in `SandboxIdentityProvider+Facebook.swift`.
+struct FacebookEmulator: SandboxEmulator {
+    var provider: SandboxProvider { .facebook }
+    var displayName: String { "Facebook" }
+    var accessTokenLifetime: Int64 { 5_183_976 }
+    var codePrefix: String { "AQ" }
+    var accessTokenPrefix: String { "EAAsandbox" }
+
+    var presets: [SandboxIdentity] {
+        [
+            SandboxIdentity(
+                subject: "10158234567890123", email: "alice@example.com", givenName: "Alice", familyName: "Example"),
+            SandboxIdentity(subject: "10158234567890124", email: nil, givenName: "Bob", familyName: "Noemail"),
+        ]
+    }
+
+    func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {
+        // Graph paths may carry a version segment (`/v19.0/…`); the sandbox answers any `vN.N`.
+        var unversioned = Substring(path)
+        let segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
+        if let first = segments.first, SandboxIdentityProvider.isGraphVersion(first) {
+            unversioned = segments.count > 1 ? "/" + segments[1] : "/"
+        }
+        switch unversioned {
+        case "/dialog/oauth":
+            return sandbox.only("GET", request) {
+                sandbox.handleAuthorize(request, provider: .facebook, validate: sandbox.validateFacebookAuthorization)
+            }
+        case "/consent": return sandbox.only("POST", request) { sandbox.handleConsent(request, provider: .facebook) }
+        case "/oauth/access_token":
+            guard request.method == "GET" else {
+                var response = OAuthFailure(
+                    "invalid_request",
+                    "Unsupported \(clip(request.method)) request: the access_token endpoint takes GET with query parameters",
+                    status: 405
+                ).graphResponse()
+                response.headers["Allow"] = "GET"
+                return response
+            }
+            return sandbox.handleFacebookToken(request)
+        case "/me": return sandbox.only("GET", request) { sandbox.handleFacebookMe(request) }
+        case "/.well-known/oauth/openid/jwks/", "/.well-known/oauth/openid/jwks":
+            return sandbox.only("GET", request) { sandbox.jwks(.facebook) }
+        case "/.well-known/openid-configuration":
+            return sandbox.only("GET", request) { sandbox.discovery(.facebook, sandbox.facebookDiscovery) }
+        default: return SandboxIdentityProvider.notFound()
+        }
+    }
+
+    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
+        SandboxEndpoints(
+            provider: .facebook, issuer: issuer, authorization: root + "/v19.0/dialog/oauth",
+            token: root + "/v19.0/oauth/access_token", userinfo: root + "/me",
+            jwks: root + "/.well-known/oauth/openid/jwks/", revocation: nil,
+            discovery: root + "/.well-known/openid-configuration")
+    }
+
+    func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
+        -> SandboxClient
+    {
+        guard let secret = client.clientSecret, !secret.isEmpty else {
+            throw refuse("expected a client secret for Facebook, found none")
+        }
+        return client
+    }
+
+    /// Facebook's cancellation adds its `error_code`, `error_reason` and a fixed description.
+    func cancellationFields(_ authorization: AuthorizationRequest) -> [(String, String)] {
+        [
+            ("error", "access_denied"), ("error_code", "200"), ("error_description", "Permissions error"),
+            ("error_reason", "user_denied"),
+        ]
+    }
+}
+
+/// The X emulator's routes and facts; the handlers are in `SandboxIdentityProvider+X.swift`.
+struct XEmulator: SandboxEmulator {
+    var provider: SandboxProvider { .x }
+    var displayName: String { "X" }
+    var authorizationCodeLifetime: Double { 30 }
+    var accessTokenLifetime: Int64 { 7200 }
+    var issuesIDTokens: Bool { false }
+    var codePrefix: String { "" }
+    var accessTokenPrefix: String { "" }
+
+    var presets: [SandboxIdentity] {
+        [
+            SandboxIdentity(
+                subject: "1234567890123456789", email: "alice@example.com", givenName: "Alice",
+                familyName: "Example", username: "alice_example"),
+            SandboxIdentity(
+                subject: "1234567890123456790", givenName: "Bob", familyName: "Poster", username: "bob_posts"),
+        ]
+    }
+
+    func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {
+        switch path {
+        case "/i/oauth2/authorize":
+            return sandbox.only("GET", request) {
+                sandbox.handleAuthorize(request, provider: .x, validate: sandbox.validateXAuthorization)
+            }
+        case "/consent": return sandbox.only("POST", request) { sandbox.handleConsent(request, provider: .x) }
+        case "/2/oauth2/token": return sandbox.only("POST", request) { sandbox.handleXToken(request) }
+        case "/2/oauth2/revoke": return sandbox.only("POST", request) { sandbox.handleXRevoke(request) }
+        case "/2/users/me": return sandbox.only("GET", request) { sandbox.handleXMe(request) }
+        default: return SandboxIdentityProvider.notFound()
+        }
+    }
+
+    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
+        SandboxEndpoints(
+            provider: .x, issuer: nil, authorization: root + "/i/oauth2/authorize", token: root + "/2/oauth2/token",
+            userinfo: root + "/2/users/me", jwks: nil, revocation: root + "/2/oauth2/revoke", discovery: nil)
+    }
+
+    /// X: `@username` on the consent form, else one derived from the subject.
+    func readConsentFields(_ form: Parameters, into identity: inout SandboxIdentity, sandbox: SandboxIdentityProvider)
+        -> AuthorizationRefusal?
+    {
+        if let username = form["username"] {
+            guard username.utf8.count <= 64,
+                username.utf8.allSatisfy({ PKCEChallenge.isBase64URLByte($0) && $0 != UInt8(ascii: "-") })
+            else {
+                return AuthorizationRefusal(
+                    "invalid_request", "the username must be at most 64 characters of [A-Za-z0-9_]")
+            }
+            identity.username = username
+        } else {
+            identity.username = "user_" + String(identity.subject.filter { $0.isLetter || $0.isNumber }.suffix(12))
+        }
+        return nil
+    }
+
+    var consentFieldsHTML: String {
+        "<label>Username <input type=\"text\" name=\"username\" maxlength=\"64\" autocomplete=\"off\"></label>\n"
+    }
+}
