@@ -207,7 +207,7 @@ public struct SandboxDeployment: Sendable {
         let overrides = EndpointOverrides(
             authorization: endpoints.authorization, token: endpoints.token, userinfo: endpoints.userinfo,
             jwks: endpoints.jwks, revocation: endpoints.revocation ?? "")
-        return ProviderSettings(
+        var pointed = ProviderSettings(
             name: settings.name, type: settings.type, clientID: clientID, clientSecret: clientSecret,
             audiences: settings.audiences, teamID: teamID, keyID: keyID, privateKey: privateKey,
             scopes: settings.scopes,
@@ -217,6 +217,9 @@ public struct SandboxDeployment: Sendable {
             typeLocation: settings.typeLocation,
             capabilityLocations: settings.capabilityLocations, keyLocations: settings.keyLocations,
             nativeClients: settings.nativeClients)
+        // The tenant and its allow-list still apply; the sandbox's endpoints and issuer replace the base URL's.
+        pointed.options = settings.options
+        return pointed
     }
 
     /// Whether `host` is an IPv4 loopback address (127.0.0.0/8) or `::1`, written as a literal.
