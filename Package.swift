@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
         .library(name: "AuthFlowMicrosoft", targets: ["AuthFlowMicrosoft"]),
+        .library(name: "AuthFlowGitHub", targets: ["AuthFlowGitHub"]),
         .library(name: "AuthFlowGitLab", targets: ["AuthFlowGitLab"]),
         .library(name: "AuthFlowLinkedIn", targets: ["AuthFlowLinkedIn"]),
         .library(name: "AuthFlowSlack", targets: ["AuthFlowSlack"]),
@@ -91,6 +92,8 @@ let package = Package(
         .target(
             name: "AuthFlowMicrosoft", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
             swiftSettings: strict),
+        .target(
+            name: "AuthFlowGitHub", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
         .target(name: "AuthFlowGitLab", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(name: "AuthFlowLinkedIn", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(name: "AuthFlowSlack", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
@@ -99,7 +102,8 @@ let package = Package(
             name: "AuthFlowProviders",
             dependencies: [
                 "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC",
-                "AuthFlowMicrosoft", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
+                "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack",
+                "AuthFlowDiscord",
             ],
             swiftSettings: strict),
 
@@ -176,7 +180,8 @@ let package = Package(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
-                "AuthFlowMicrosoft", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
+                "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack",
+                "AuthFlowDiscord",
                 "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),

@@ -84,6 +84,27 @@ extension ProviderPlugin {
         return request
     }
 
+    /// ``userinfoRequest(for:accessToken:)`` alone.
+    public func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> [HTTPClientRequest]
+    {
+        [try userinfoRequest(for: provider, accessToken: accessToken)]
+    }
+
+    /// The first body, mapped with ``identity(fromUserinfo:provider:)``.
+    public func identity(fromUserinfoResponses responses: [JSONValue], provider: ResolvedProvider)
+        throws(SignInError) -> VerifiedIdentity
+    {
+        guard let first = responses.first else {
+            throw SignInError(
+                .userinfoError, "expected a profile from the userinfo endpoint, found none", provider: provider.name)
+        }
+        return try identity(fromUserinfo: first, provider: provider)
+    }
+
+    /// None: revocation is RFC 7009.
+    public func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest? { nil }
+
     /// OpenID Connect standard claims: `sub`, `email`, `email_verified` (`true` or `"true"`), `name`.
     public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity

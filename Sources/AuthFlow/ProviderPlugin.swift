@@ -116,6 +116,25 @@ public protocol ProviderPlugin: Sendable {
     func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
         -> HTTPClientRequest
 
+    /// Every profile request of a sign-in, fetched in order (GitHub: `/user`, then `/user/emails`); the default
+    /// is ``userinfoRequest(for:accessToken:)`` alone.
+    ///
+    /// - Throws: ``SignInError`` with code `userinfo_error` when no request can be built.
+    func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> [HTTPClientRequest]
+
+    /// Maps the JSON bodies of ``userinfoRequests(for:accessToken:)``, in order, to an identity; the default maps
+    /// the first with ``identity(fromUserinfo:provider:)``.
+    ///
+    /// - Throws: ``SignInError`` with code `userinfo_error` when the subject is missing.
+    func identity(fromUserinfoResponses responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+
+    /// The request that revokes `token`, for a provider whose revocation is not RFC 7009 (GitHub deletes the
+    /// grant); `nil`, the default, sends ``ResolvedProvider/revocationRequest(token:tokenTypeHint:now:clientSecretLifetime:)``'s
+    /// RFC 7009 form.
+    func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest?
+
     /// Maps a userinfo JSON body to an identity.
     ///
     /// - Throws: ``SignInError`` with code `userinfo_error` when the subject is missing.

@@ -23,14 +23,15 @@ extension ResolvedProvider {
             url: endpoints.token ?? "", fields: fields, now: now, clientSecretLifetime: clientSecretLifetime)
     }
 
-    /// A revocation request (RFC 7009) for `token`, authenticated like the token request; `nil` when the
-    /// provider has no revocation endpoint.
+    /// A revocation request (RFC 7009) for `token`, authenticated like the token request, or the plugin's own
+    /// (``ProviderPlugin/revocationRequest(for:token:)``); `nil` when the provider has no revocation endpoint.
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT cannot be minted.
     public func revocationRequest(
         token: String, tokenTypeHint: String?, now: Date, clientSecretLifetime: Int64 = 300
     ) throws(SignInError) -> HTTPClientRequest? {
         guard let url = endpoints.revocation, !url.isEmpty else { return nil }
+        if let request = plugin.revocationRequest(for: self, token: token) { return request }
         var fields: [(String, String)] = [("token", token)]
         if let tokenTypeHint { fields.append(("token_type_hint", tokenTypeHint)) }
         var request = try authenticatedRequest(

@@ -3,6 +3,7 @@
 @_exported public import AuthFlowApple
 @_exported public import AuthFlowDiscord
 @_exported public import AuthFlowFacebook
+@_exported public import AuthFlowGitHub
 @_exported public import AuthFlowGitLab
 @_exported public import AuthFlowGoogle
 @_exported public import AuthFlowLinkedIn

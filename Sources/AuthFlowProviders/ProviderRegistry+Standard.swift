@@ -2,6 +2,7 @@ public import AuthFlow
 import AuthFlowApple
 import AuthFlowDiscord
 import AuthFlowFacebook
+import AuthFlowGitHub
 import AuthFlowGitLab
 import AuthFlowGoogle
 import AuthFlowLinkedIn
@@ -11,7 +12,7 @@ import AuthFlowSlack
 import AuthFlowX
 
 extension ProviderRegistry {
-    /// The built-in plugins: `apple`, `google`, `facebook`, `x`, `microsoft`, `gitlab`, `linkedin`, `slack`,
+    /// The built-in plugins: `apple`, `google`, `facebook`, `x`, `microsoft`, `github`, `gitlab`, `linkedin`, `slack`,
     /// `discord` and `oidc` (any OpenID Connect issuer by
     /// discovery; resolve with `resolve(_:discovery:)` from AuthFlowOIDC).
     ///
@@ -19,7 +20,7 @@ extension ProviderRegistry {
     public static var standard: ProviderRegistry {
         ProviderRegistry([
             ApplePlugin(), GooglePlugin(), FacebookPlugin(), XPlugin(), OIDCPlugin(), MicrosoftPlugin(),
-            GitLabPlugin(), LinkedInPlugin(), SlackPlugin(), DiscordPlugin(),
+            GitHubPlugin(), GitLabPlugin(), LinkedInPlugin(), SlackPlugin(), DiscordPlugin(),
         ])
     }
 }

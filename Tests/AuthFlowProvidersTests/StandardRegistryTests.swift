@@ -23,7 +23,8 @@ struct CorpSSOPlugin: ProviderPlugin {
     @Test func holdsTheBuiltIns() {
         #expect(
             ProviderRegistry.standard.types == [
-                "apple", "discord", "facebook", "gitlab", "google", "linkedin", "microsoft", "oidc", "slack", "x",
+                "apple", "discord", "facebook", "github", "gitlab", "google", "linkedin", "microsoft", "oidc", "slack",
+                "x",
             ])
     }
 
@@ -32,7 +33,8 @@ struct CorpSSOPlugin: ProviderPlugin {
         registry.register(CorpSSOPlugin())
         #expect(
             registry.types == [
-                "apple", "corp", "discord", "facebook", "gitlab", "google", "linkedin", "microsoft", "oidc", "slack",
+                "apple", "corp", "discord", "facebook", "github", "gitlab", "google", "linkedin", "microsoft", "oidc",
+                "slack",
                 "x",
             ])
         let provider = try registry.resolve(Fixtures.settings("corp"), publicURL: "https://app.example")
@@ -94,7 +96,7 @@ struct CorpSSOPlugin: ProviderPlugin {
                 providers.yaml:8:21: provider 'apple' (type apple) cannot enable pkce: Apple's REST API documents no code_challenge parameter
                     capabilities: { pkce: true }
                                     ^
-                providers.yaml:10:11: unknown provider type 'gogle' for provider 'google'; did you mean 'google'? (known types: apple, discord, facebook, gitlab, google, linkedin, microsoft, oidc, slack, x)
+                providers.yaml:10:11: unknown provider type 'gogle' for provider 'google'; did you mean 'google'? (known types: apple, discord, facebook, github, gitlab, google, linkedin, microsoft, oidc, slack, x)
                     type: gogle
                           ^
                 providers.yaml:12:3: provider 'x' (type x) requires 'client_secret' (or 'client_secret_file')
