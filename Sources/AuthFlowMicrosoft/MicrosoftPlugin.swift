@@ -17,7 +17,7 @@ public import AuthFlowJOSE
 /// - `email` is mutable and not verified (§2.3, the nOAuth account takeover): it is verified, and linkable,
 ///   only when Microsoft says so with the optional claim `xms_edov` (`true`, `"1"` or `"true"`) or lists it
 ///   in `verified_primary_email`.
-/// - `groups` (object ids) and `roles` (app roles) become ``VerifiedIdentity/groups``; past 200 groups
+/// - `groups` (object ids) and `roles` (app roles) become `VerifiedIdentity.groups`; past 200 groups
 ///   Microsoft sends none (`_claim_names.groups`, §2.4), and only the roles remain.
 /// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it (§2.5);
 ///   a refresh token needs the `offline_access` scope.
