@@ -66,8 +66,14 @@ public struct SandboxDeployment: Sendable {
         }
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
 
-        let sandbox = SandboxIdentityProvider(
-            configuration: SandboxConfiguration(host: listen.host, port: listen.port, clock: clock, random: random))
+        var sandboxConfiguration = SandboxConfiguration(
+            host: listen.host, port: listen.port, clock: clock, random: random)
+        if let tenants = configuration.sandbox?.microsoftTenants, !tenants.isEmpty {
+            sandboxConfiguration.microsoftTenants = tenants.enumerated().map { index, id in
+                SandboxMicrosoftTenant(id: id, name: "Tenant \(index + 1)")
+            }
+        }
+        let sandbox = SandboxIdentityProvider(configuration: sandboxConfiguration)
         try sandbox.start()
         do {
             return try attach(configuration, to: sandbox, random: random, keepingSecret: false)
@@ -167,41 +173,21 @@ public struct SandboxDeployment: Sendable {
     ) throws -> ProviderSettings {
         let clientID = settings.clientID ?? SandboxIdentityProvider.demoClientIDs[kind] ?? kind.rawValue
         let redirectURI = settings.redirectURI(publicURL: publicURL, pathPrefix: pathPrefix)
-        var clientSecret: Secret?
-        var teamID: String?
-        var keyID: String?
+        let demo = try sandbox.registerDemoClient(kind, clientID: clientID, redirectURIs: [redirectURI])
         var privateKey: Secret?
-        switch kind {
-        case .apple:
-            let key = try sandbox.generateAppleClientKey()
-            let kid = key.keyID ?? "SANDBOXKEY"
-            try sandbox.register(
-                .apple(
-                    clientID: clientID, teamID: SandboxIdentityProvider.demoTeamID, keyID: kid,
-                    publicKey: key.publicKey, redirectURIs: [redirectURI]))
+        if let key = demo.privateKey {
             // The app's bundle ids, under the same team and key: Apple's native code exchange authenticates as them.
             for bundleID in settings.nativeClients where bundleID != clientID {
                 try sandbox.register(
                     .apple(
-                        clientID: bundleID, teamID: SandboxIdentityProvider.demoTeamID, keyID: kid,
-                        publicKey: key.publicKey, redirectURIs: [redirectURI]))
+                        clientID: bundleID, teamID: demo.teamID ?? SandboxIdentityProvider.demoTeamID,
+                        keyID: demo.keyID ?? "", publicKey: key.publicKey, redirectURIs: [redirectURI]))
             }
-            teamID = SandboxIdentityProvider.demoTeamID
-            keyID = kid
             privateKey = Secret(try key.pkcs8PEM())
-        case .google, .facebook, .x, .microsoft, .github:
-            let secret = Base64URL.encode(random.bytes(24))
-            let client: SandboxClient =
-                switch kind {
-                case .google: .google(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                case .facebook: .facebook(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                case .microsoft: .microsoft(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                case .github: .github(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                default: .x(clientID: clientID, clientSecret: secret, redirectURIs: [redirectURI])
-                }
-            try sandbox.register(client)
-            clientSecret = Secret(secret)
         }
+        let clientSecret = demo.clientSecret.map { Secret($0) }
+        let teamID = demo.teamID
+        let keyID = demo.keyID
         let endpoints = sandbox.endpoints(for: kind)
         // An empty revocation URL means "none": the plugin default (the real provider's) must not be used.
         let overrides = EndpointOverrides(

@@ -66,6 +66,11 @@ struct GitHubEmulator: SandboxEmulator {
         }
     }
 
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
+            + ["    scopes: [read:user, user:email]"]
+    }
+
     /// `<root>/login/oauth`, the `iss` of GitHub's authorization responses (RFC 9207).
     func defaultIssuer(root: String) -> String? { root + "/login/oauth" }
 

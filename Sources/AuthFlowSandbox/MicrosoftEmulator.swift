@@ -95,6 +95,24 @@ struct MicrosoftEmulator: SandboxEmulator {
         }
     }
 
+    /// An app registration with a generated secret and the default post-logout redirect URIs.
+    func registerGeneratedClient(clientID: String, redirectURIs: [String], sandbox: SandboxIdentityProvider)
+        throws(SandboxError) -> GeneratedClient
+    {
+        let secret = Base64URL.encode(sandbox.configuration.random.bytes(24))
+        let client = SandboxClient.microsoft(clientID: clientID, clientSecret: secret, redirectURIs: redirectURIs)
+        try sandbox.register(client)
+        return GeneratedClient(client: client, secret: secret, privateKey: nil, teamID: nil)
+    }
+
+    /// The `common` authority, limited to the sandbox's tenants (`tenant`, `allowed_tenants`).
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        let tenants = sandbox.configuration.microsoftTenants.map(\.id).joined(separator: ", ")
+        return (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? []) + [
+            "    tenant: common", "    allowed_tenants: [\(tenants)]", "    scopes: [openid, profile, email]",
+        ]
+    }
+
     /// The multi-tenant issuer template: `<root>/{tenantid}/v2.0`.
     func defaultIssuer(root: String) -> String? { root + "/{tenantid}/v2.0" }
 

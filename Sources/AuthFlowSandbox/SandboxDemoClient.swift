@@ -1,7 +1,7 @@
 public import AuthFlowJOSE
 
 /// A client the sandbox registered for itself with generated credentials (see
-/// ``SandboxIdentityProvider/registerDemoClients(redirectURIs:credentialsDirectory:)``), and where those
+/// ``SandboxIdentityProvider/registerDemoClients(redirectURIs:credentialsDirectory:inFragment:)``), and where those
 /// credentials were written.
 public struct SandboxDemoClient: Sendable {
     /// The provider the client is registered with.

@@ -22,6 +22,52 @@ struct AppleEmulator: SandboxEmulator {
         ]
     }
 
+    /// About 10 minutes.
+    var idTokenLifetime: Int64 { 600 }
+    var nativeScopes: [String] { ["openid", "name", "email"] }
+
+    /// `email_verified` and `is_private_email` as the strings `"true"`/`"false"` (as Apple sends them),
+    /// `nonce_supported` as a JSON boolean, `auth_time`.
+    func idTokenClaims(
+        _ claims: [String: JSONValue], identity: SandboxIdentity, scopes: [String], authTime: Int64,
+        authorizedParty: String?, random: any SecureRandom
+    ) -> [String: JSONValue]? {
+        var claims = claims
+        claims["auth_time"] = .integer(authTime)
+        claims["nonce_supported"] = .bool(true)
+        if scopes.contains("email"), let email = identity.email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = .string("true")
+            claims["is_private_email"] = .string(identity.isPrivateEmail ? "true" : "false")
+        }
+        return claims
+    }
+
+    var events: [SandboxEventSender] {
+        ["consent-revoked", "account-delete", "email-disabled", "email-enabled"].map { type in
+            SandboxEventSender(
+                label: "Apple \(type)", path: "/_sandbox/apple/notify", receiver: "notifications",
+                subjectField: "sub", fields: ["type": type])
+        }
+    }
+
+    /// A Services ID under the demo team, with a generated P-256 client-secret key.
+    func registerGeneratedClient(clientID: String, redirectURIs: [String], sandbox: SandboxIdentityProvider)
+        throws(SandboxError) -> GeneratedClient
+    {
+        let key = try sandbox.generateAppleClientKey()
+        let client = SandboxClient.apple(
+            clientID: clientID, teamID: SandboxIdentityProvider.demoTeamID, keyID: key.keyID ?? "",
+            publicKey: key.publicKey, redirectURIs: redirectURIs)
+        try sandbox.register(client)
+        return GeneratedClient(client: client, secret: nil, privateKey: key, teamID: SandboxIdentityProvider.demoTeamID)
+    }
+
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        ["    team_id: \(client.teamID ?? "")", "    key_id: \(client.keyID ?? "")"]
+            + (client.credentialFile.map { ["    private_key_file: \"\($0)\""] } ?? []) + ["    scopes: [name, email]"]
+    }
+
     func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {
         switch path {
         case "/auth/authorize":
@@ -95,6 +141,45 @@ struct GoogleEmulator: SandboxEmulator {
         ]
     }
 
+    var idTokenHeader: [String: JSONValue] { ["typ": .string("JWT")] }
+    var nativeScopes: [String] { ["openid", "email", "profile"] }
+
+    /// `azp`, JSON-boolean `email_verified` with `email`, the name claims with `profile`.
+    func idTokenClaims(
+        _ claims: [String: JSONValue], identity: SandboxIdentity, scopes: [String], authTime: Int64,
+        authorizedParty: String?, random: any SecureRandom
+    ) -> [String: JSONValue]? {
+        var claims = claims
+        claims["azp"] = .string(authorizedParty ?? claims["aud"]?.stringValue ?? "")
+        if scopes.contains("email"), let email = identity.email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = .bool(identity.emailVerified)
+        }
+        if scopes.contains("profile") {
+            if let name = identity.name { claims["name"] = .string(name) }
+            if let given = identity.givenName { claims["given_name"] = .string(given) }
+            if let family = identity.familyName { claims["family_name"] = .string(family) }
+        }
+        return claims
+    }
+
+    var events: [SandboxEventSender] {
+        [
+            ("sessions-revoked", nil), ("tokens-revoked", nil), ("account-disabled", "hijacking"),
+            ("account-enabled", nil),
+        ].map { type, reason in
+            SandboxEventSender(
+                label: "RISC \(type)" + (reason.map { " (\($0))" } ?? ""), path: "/_sandbox/google/risc",
+                receiver: "events", subjectField: "sub",
+                fields: reason.map { ["type": type, "reason": $0] } ?? ["type": type])
+        }
+    }
+
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
+            + ["    capabilities: { oidc: true, pkce: true }"]
+    }
+
     func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {
         switch path {
         case "/o/oauth2/v2/auth":
@@ -144,6 +229,49 @@ struct FacebookEmulator: SandboxEmulator {
             SandboxIdentity(
                 subject: "10158234567890123", email: "alice@example.com", givenName: "Alice", familyName: "Example"),
             SandboxIdentity(subject: "10158234567890124", email: nil, givenName: "Bob", familyName: "Noemail"),
+        ]
+    }
+
+    var nativeScopes: [String] { ["openid", "email", "public_profile"] }
+
+    /// The OIDC code flow's and Limited Login's token: `jti`, the name claims, `email` with `email`.
+    func idTokenClaims(
+        _ claims: [String: JSONValue], identity: SandboxIdentity, scopes: [String], authTime: Int64,
+        authorizedParty: String?, random: any SecureRandom
+    ) -> [String: JSONValue]? {
+        var claims = claims
+        claims["jti"] = .string(hex(random.bytes(16)))
+        if let name = identity.name { claims["name"] = .string(name) }
+        if let given = identity.givenName { claims["given_name"] = .string(given) }
+        if let family = identity.familyName { claims["family_name"] = .string(family) }
+        if scopes.contains("email"), let email = identity.email { claims["email"] = .string(email) }
+        return claims
+    }
+
+    var events: [SandboxEventSender] {
+        [
+            SandboxEventSender(
+                label: "Facebook data deletion", path: "/_sandbox/facebook/data-deletion",
+                receiver: "data-deletion", subjectField: "user_id"),
+            SandboxEventSender(
+                label: "Facebook deauthorize", path: "/_sandbox/facebook/deauthorize", receiver: "deauthorize",
+                subjectField: "user_id"),
+        ]
+    }
+
+    /// An app that requires `appsecret_proof`, with a generated App Secret.
+    func registerGeneratedClient(clientID: String, redirectURIs: [String], sandbox: SandboxIdentityProvider)
+        throws(SandboxError) -> GeneratedClient
+    {
+        let secret = Base64URL.encode(sandbox.configuration.random.bytes(24))
+        let client = SandboxClient.facebook(clientID: clientID, clientSecret: secret, redirectURIs: redirectURIs)
+        try sandbox.register(client)
+        return GeneratedClient(client: client, secret: secret, privateKey: nil, teamID: nil)
+    }
+
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? []) + [
+            "    capabilities: { pkce: true }"
         ]
     }
 
@@ -224,6 +352,11 @@ struct XEmulator: SandboxEmulator {
             SandboxIdentity(
                 subject: "1234567890123456790", givenName: "Bob", familyName: "Poster", username: "bob_posts"),
         ]
+    }
+
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
+            + ["    scopes: [users.read, tweet.read, offline.access]"]
     }
 
     func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {

@@ -51,6 +51,37 @@ protocol SandboxEmulator: Sendable {
     var consentFieldsHTML: String { get }
     /// The RFC 9207 `iss` added to authorization responses, if the provider sends one.
     func authorizationResponseIssuer(sandbox: SandboxIdentityProvider) -> String?
+
+    /// How long the provider's id_tokens are valid, in seconds.
+    var idTokenLifetime: Int64 { get }
+    /// The header members of its id_tokens besides `alg` and `kid`.
+    var idTokenHeader: [String: JSONValue] { get }
+    /// Adds the provider's own claims to an id_token whose `iss`, `aud`, `sub`, `iat`, `exp`, `nonce` and
+    /// `at_hash` are set; `nil` when the provider signs no id_tokens this way.
+    func idTokenClaims(
+        _ claims: [String: JSONValue], identity: SandboxIdentity, scopes: [String], authTime: Int64,
+        authorizedParty: String?, random: any SecureRandom
+    ) -> [String: JSONValue]?
+    /// The scopes a native app's SDK asks for (`POST /_sandbox/{provider}/native`).
+    var nativeScopes: [String] { get }
+    /// The events the sandbox can send on the provider's behalf.
+    var events: [SandboxEventSender] { get }
+    /// Registers a client with generated credentials for `authflow sandbox`, `serve --sandbox` and `demo`.
+    func registerGeneratedClient(clientID: String, redirectURIs: [String], sandbox: SandboxIdentityProvider)
+        throws(SandboxError) -> GeneratedClient
+    /// The provider-specific lines of its `providers.yaml` entry for a demo client (credential file, scopes,
+    /// capabilities), each indented by four spaces.
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String]
+}
+
+/// What ``SandboxEmulator/registerGeneratedClient(clientID:redirectURIs:sandbox:)`` registered.
+struct GeneratedClient {
+    let client: SandboxClient
+    /// The generated static secret, if the client has one.
+    let secret: String?
+    /// Apple: the generated private key that signs client secrets, and the team id.
+    let privateKey: JWK?
+    let teamID: String?
 }
 
 extension SandboxEmulator {
@@ -91,6 +122,35 @@ extension SandboxEmulator {
     var consentFieldsHTML: String { "" }
 
     func authorizationResponseIssuer(sandbox: SandboxIdentityProvider) -> String? { nil }
+
+    var idTokenLifetime: Int64 { 3600 }
+    var idTokenHeader: [String: JSONValue] { [:] }
+
+    func idTokenClaims(
+        _ claims: [String: JSONValue], identity: SandboxIdentity, scopes: [String], authTime: Int64,
+        authorizedParty: String?, random: any SecureRandom
+    ) -> [String: JSONValue]? {
+        nil
+    }
+
+    var nativeScopes: [String] { ["openid"] }
+    var events: [SandboxEventSender] { [] }
+
+    /// A client with a generated 32-character static secret.
+    func registerGeneratedClient(clientID: String, redirectURIs: [String], sandbox: SandboxIdentityProvider)
+        throws(SandboxError) -> GeneratedClient
+    {
+        let secret = Base64URL.encode(sandbox.configuration.random.bytes(24))
+        let client = SandboxClient(
+            provider: provider, clientID: clientID, clientSecret: secret, redirectURIs: redirectURIs)
+        try sandbox.register(client)
+        return GeneratedClient(client: client, secret: secret, privateKey: nil, teamID: nil)
+    }
+
+    /// The client secret file.
+    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
+        client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? []
+    }
 }
 
 extension SandboxIdentityProvider {

@@ -23,34 +23,6 @@ public struct SandboxEventSender: Sendable, Hashable {
 
     /// The events the sandbox sends for `provider` (none for X, Microsoft and GitHub).
     public static func all(for provider: SandboxProvider) -> [SandboxEventSender] {
-        switch provider {
-        case .apple:
-            ["consent-revoked", "account-delete", "email-disabled", "email-enabled"].map { type in
-                SandboxEventSender(
-                    label: "Apple \(type)", path: "/_sandbox/apple/notify", receiver: "notifications",
-                    subjectField: "sub", fields: ["type": type])
-            }
-        case .google:
-            [
-                ("sessions-revoked", nil), ("tokens-revoked", nil), ("account-disabled", "hijacking"),
-                ("account-enabled", nil),
-            ].map { type, reason in
-                SandboxEventSender(
-                    label: "RISC \(type)" + (reason.map { " (\($0))" } ?? ""), path: "/_sandbox/google/risc",
-                    receiver: "events", subjectField: "sub",
-                    fields: reason.map { ["type": type, "reason": $0] } ?? ["type": type])
-            }
-        case .facebook:
-            [
-                SandboxEventSender(
-                    label: "Facebook data deletion", path: "/_sandbox/facebook/data-deletion",
-                    receiver: "data-deletion", subjectField: "user_id"),
-                SandboxEventSender(
-                    label: "Facebook deauthorize", path: "/_sandbox/facebook/deauthorize", receiver: "deauthorize",
-                    subjectField: "user_id"),
-            ]
-        case .x, .microsoft, .github:
-            []
-        }
+        provider.emulator.events
     }
 }

@@ -20,73 +20,72 @@ extension SandboxIdentityProvider {
 
     /// Registers one client per provider with freshly generated credentials (random secrets; a P-256 key for
     /// Apple) and, when `credentialsDirectory` is given, writes them there with owner-only permissions:
-    /// `google_client_secret`, `facebook_client_secret`, `x_client_secret`, `AuthKey_<key id>.p8`, plus a
-    /// `providers.yaml` fragment pointing every provider at this sandbox.
+    /// `<provider>_client_secret` for each provider with a secret, `AuthKey_<key id>.p8`, plus a
+    /// `providers.yaml` fragment pointing the providers `inFragment` accepts at this sandbox.
     ///
     /// - Parameters:
     ///   - redirectURIs: the redirect URIs to allow per provider.
     ///   - credentialsDirectory: where to write the credentials (created owner-only); `nil` writes nothing.
+    ///   - inFragment: which providers the `providers.yaml` fragment lists (all by default); a caller leaves out
+    ///     those its provider registry has no plugin for, since a `type:` it does not know is an error there.
     /// - Returns: the registered clients, in ``SandboxProvider`` order.
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when a key cannot be generated or written, or
     ///   ``SandboxError/Code-swift.struct/invalidClient`` for unusable redirect URIs.
     @discardableResult
     public func registerDemoClients(
         redirectURIs: (SandboxProvider) -> [String] = { [SandboxIdentityProvider.defaultDemoRedirectURI(for: $0)] },
-        credentialsDirectory: String? = nil
+        credentialsDirectory: String? = nil, inFragment: (SandboxProvider) -> Bool = { _ in true }
     ) throws(SandboxError) -> [SandboxDemoClient] {
         if let credentialsDirectory { try Self.makePrivateDirectory(credentialsDirectory) }
         var clients: [SandboxDemoClient] = []
         for provider in SandboxProvider.allCases {
-            let clientID = Self.demoClientIDs[provider] ?? provider.rawValue
-            let uris = redirectURIs(provider)
-            switch provider {
-            case .apple:
-                let key = try generateAppleClientKey()
-                let keyID = key.keyID ?? ""
-                try register(
-                    .apple(
-                        clientID: clientID, teamID: Self.demoTeamID, keyID: keyID, publicKey: key.publicKey,
-                        redirectURIs: uris))
-                var file: String?
-                if let credentialsDirectory {
-                    let pem: String
-                    do {
-                        pem = try key.pkcs8PEM()
-                    } catch {
-                        throw SandboxError(
-                            code: .keyFailure, message: "could not export the Apple key: \(error.message)")
-                    }
-                    file = try Self.writePrivateFile(credentialsDirectory, "AuthKey_\(keyID).p8", pem)
-                }
-                clients.append(
-                    SandboxDemoClient(
-                        provider: provider, clientID: clientID, clientSecret: nil, teamID: Self.demoTeamID,
-                        keyID: keyID,
-                        privateKey: key, credentialFile: file, redirectURIs: uris))
-            case .google, .facebook, .x, .microsoft, .github:
-                let secret = Base64URL.encode(configuration.random.bytes(24))
-                let client: SandboxClient =
-                    switch provider {
-                    case .google: .google(clientID: clientID, clientSecret: secret, redirectURIs: uris)
-                    case .facebook: .facebook(clientID: clientID, clientSecret: secret, redirectURIs: uris)
-                    case .microsoft: .microsoft(clientID: clientID, clientSecret: secret, redirectURIs: uris)
-                    case .github: .github(clientID: clientID, clientSecret: secret, redirectURIs: uris)
-                    default: .x(clientID: clientID, clientSecret: secret, redirectURIs: uris)
-                    }
-                try register(client)
-                let file = try credentialsDirectory.map { directory throws(SandboxError) in
-                    try Self.writePrivateFile(directory, "\(provider.rawValue)_client_secret", secret)
-                }
-                clients.append(
-                    SandboxDemoClient(
-                        provider: provider, clientID: clientID, clientSecret: secret, teamID: nil, keyID: nil,
-                        privateKey: nil, credentialFile: file, redirectURIs: uris))
+            let client = try registerDemoClient(
+                provider, clientID: Self.demoClientIDs[provider] ?? provider.rawValue,
+                redirectURIs: redirectURIs(provider))
+            guard let credentialsDirectory else {
+                clients.append(client)
+                continue
             }
+            let file: String
+            if let key = client.privateKey {
+                let pem: String
+                do {
+                    pem = try key.pkcs8PEM()
+                } catch {
+                    throw SandboxError(code: .keyFailure, message: "could not export the Apple key: \(error.message)")
+                }
+                file = try Self.writePrivateFile(credentialsDirectory, "AuthKey_\(client.keyID ?? "").p8", pem)
+            } else {
+                file = try Self.writePrivateFile(
+                    credentialsDirectory, "\(provider.rawValue)_client_secret", client.clientSecret ?? "")
+            }
+            clients.append(
+                SandboxDemoClient(
+                    provider: provider, clientID: client.clientID, clientSecret: client.clientSecret,
+                    teamID: client.teamID, keyID: client.keyID, privateKey: client.privateKey, credentialFile: file,
+                    redirectURIs: client.redirectURIs))
         }
         if let credentialsDirectory {
-            _ = try Self.writePrivateFile(credentialsDirectory, "providers.yaml", providersYAML(for: clients))
+            _ = try Self.writePrivateFile(
+                credentialsDirectory, "providers.yaml", providersYAML(for: clients.filter { inFragment($0.provider) }))
         }
         return clients
+    }
+
+    /// Registers one client of `provider` with freshly generated credentials (a random secret; for Apple a
+    /// P-256 client-secret key under ``demoTeamID``) and returns them; nothing is written to disk.
+    ///
+    /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when a key cannot be generated, or
+    ///   ``SandboxError/Code-swift.struct/invalidClient`` for unusable redirect URIs.
+    public func registerDemoClient(_ provider: SandboxProvider, clientID: String, redirectURIs: [String])
+        throws(SandboxError) -> SandboxDemoClient
+    {
+        let generated = try provider.emulator.registerGeneratedClient(
+            clientID: clientID, redirectURIs: redirectURIs, sandbox: self)
+        return SandboxDemoClient(
+            provider: provider, clientID: clientID, clientSecret: generated.secret, teamID: generated.teamID,
+            keyID: generated.privateKey?.keyID, privateKey: generated.privateKey, credentialFile: nil,
+            redirectURIs: redirectURIs)
     }
 
     /// A `providers:` section of providers.yaml for the demo clients, every endpoint and issuer pointing at this
@@ -101,28 +100,7 @@ extension SandboxIdentityProvider {
             lines.append("  \(client.provider.rawValue):")
             lines.append("    type: \(client.provider.rawValue)")
             lines.append("    client_id: \"\(client.clientID)\"")
-            switch client.provider {
-            case .apple:
-                lines.append("    team_id: \(client.teamID ?? "")")
-                lines.append("    key_id: \(client.keyID ?? "")")
-                if let file = client.credentialFile { lines.append("    private_key_file: \"\(file)\"") }
-                lines.append("    scopes: [name, email]")
-            case .google:
-                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
-                lines.append("    capabilities: { oidc: true, pkce: true }")
-            case .facebook:
-                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
-                lines.append("    capabilities: { pkce: true }")
-            case .x:
-                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
-                lines.append("    scopes: [users.read, tweet.read, offline.access]")
-            case .microsoft:
-                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
-                lines.append("    scopes: [openid, profile, email]")
-            case .github:
-                if let file = client.credentialFile { lines.append("    client_secret_file: \"\(file)\"") }
-                lines.append("    scopes: [read:user, user:email]")
-            }
+            lines += client.provider.emulator.demoYAMLLines(client, sandbox: self)
             if let issuer = endpoints.issuer { lines.append("    issuer: \"\(issuer)\"") }
             lines.append("    endpoints:")
             lines.append("      authorization: \"\(endpoints.authorization)\"")

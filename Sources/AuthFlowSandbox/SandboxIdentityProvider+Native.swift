@@ -47,12 +47,7 @@ extension SandboxIdentityProvider {
         }
         let nonce = body["nonce"]?.stringValue
         let authorizedParty = body["authorized_party"]?.stringValue
-        let scopes: [String] =
-            switch provider {
-            case .apple: ["openid", "name", "email"]
-            case .google: ["openid", "email", "profile"]
-            default: ["openid", "email", "public_profile"]
-            }
+        let scopes = provider.emulator.nativeScopes
         let now = self.now
         var answer: [String: JSONValue] = [:]
         do throws(SandboxError) {

@@ -1,4 +1,6 @@
+import AuthFlow
 import AuthFlowHTTP
+import AuthFlowProviders
 import AuthFlowSandbox
 import Foundation
 
@@ -73,7 +75,9 @@ struct SandboxCommand: Command {
                     redirectTemplates.isEmpty
                         ? [SandboxIdentityProvider.defaultDemoRedirectURI(for: provider)]
                         : redirectTemplates.map { $0.replacingOccurrences(of: "{provider}", with: provider.rawValue) }
-                }, credentialsDirectory: directory)
+                }, credentialsDirectory: directory,
+                // The fragment lists only the providers this build has a plugin for: it must load as it is.
+                inFragment: { ProviderRegistry.standard.plugin(forType: $0.rawValue) != nil })
         } catch {
             CommandIO.err("authflow: cannot set up the demo clients: \(error)")
             await sandbox.stop()

@@ -61,6 +61,27 @@ struct SandboxDemoClientTests {
         #expect(!yaml.contains(try #require(clients[1].clientSecret)))
     }
 
+    @Test func theFragmentListsOnlyTheProvidersAskedFor() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sandbox = SandboxIdentityProvider(
+            configuration: SandboxConfiguration(
+                publicBaseURL: "http://127.0.0.1:5555", signingKeys: try SandboxHarness.sharedKeys.get()))
+        let clients = try sandbox.registerDemoClients(credentialsDirectory: directory, inFragment: { $0 != .github })
+        #expect(clients.map(\.provider) == SandboxProvider.allCases)  // every client is registered
+        #expect(FileManager.default.fileExists(atPath: directory + "/github_client_secret"))
+        let yaml = try String(contentsOfFile: directory + "/providers.yaml", encoding: .utf8)
+        #expect(!yaml.contains("type: github"))
+        #expect(yaml.contains("type: microsoft"))
+        #expect(
+            yaml.contains(
+                "allowed_tenants: [\(SandboxMicrosoftTenant.contoso.id), \(SandboxMicrosoftTenant.fabrikam.id)]"))
+        #expect(yaml.contains("issuer: \"http://127.0.0.1:5555/microsoft/{tenantid}/v2.0\""))
+        let microsoft = try #require(clients.first { $0.provider == .microsoft })
+        let registered = try #require(sandbox.client(.microsoft, clientID: microsoft.clientID))
+        #expect(registered.postLogoutRedirectURIs == ["http://localhost:8080/auth/logged-out"])
+    }
+
     @Test func defaultRedirectURIsPointAtALocalServe() throws {
         let sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(publicBaseURL: "http://s.test"))
         let clients = try sandbox.registerDemoClients()

@@ -1,4 +1,5 @@
 import AuthFlowHTTP
+import AuthFlowSandbox
 import AuthFlowTestSupport
 import Foundation
 import Testing
@@ -46,6 +47,24 @@ struct SandboxIsolationTests {
             from: origin)
         let callback = try await browser.get(try #require(approved.location))
         #expect(callback.status == 302)
+    }
+
+    @Test func sandboxMicrosoftTenantsReplaceTheEmulatorsDefaultTenants() async throws {
+        let tenant = "5f0c7d3e-1a2b-4c3d-8e9f-001122334455"
+        let yaml = Self.yaml(port: 8080, store: "kind: memory").replacingOccurrences(
+            of: "providers:", with: "sandbox:\n  microsoft_tenants: [\(tenant)]\nproviders:")
+        let deployment = try await SandboxDeployment.start(configuration: try Self.load(yaml, mode: .sandbox))
+        defer { Task { await deployment.stop() } }
+        #expect(deployment.sandbox.configuration.microsoftTenants.map(\.id) == [tenant])
+        let client = CurlHTTPClient()
+        func discovery(_ authority: String) async throws -> Int {
+            try await client.send(
+                HTTPClientRequest(
+                    url: deployment.baseURL + "/microsoft/\(authority)/v2.0/.well-known/openid-configuration")
+            ).status
+        }
+        #expect(try await discovery(tenant) == 200)
+        #expect(try await discovery("3c9d2e1f-7a6b-4c5d-8e9f-0a1b2c3d4e5f") == 400)  // a default tenant, not listed
     }
 
     @Test func aSandboxSessionIsNotValidWhenTheSameConfigurationIsServedNormally() async throws {

@@ -19,10 +19,13 @@ extension ConfigurationReader {
         }
         var sandbox: SandboxSettings?
         if let pair = top["sandbox"],
-            let section = fields(pair.value, owner: pair.key.mark, path: "sandbox", known: ["listen"])
+            let section = fields(
+                pair.value, owner: pair.key.mark, path: "sandbox", known: ["listen", "microsoft_tenants"])
         {
             let listen = listenAddress(section.value("listen"), path: "sandbox.listen")
-            sandbox = SandboxSettings(listen: listen ?? ListenAddress(host: "127.0.0.1", port: 0))
+            sandbox = SandboxSettings(
+                listen: listen ?? ListenAddress(host: "127.0.0.1", port: 0),
+                microsoftTenants: microsoftTenants(section.value("microsoft_tenants")))
         }
         var store = StoreSettings()
         if let pair = top["store"] {
@@ -163,6 +166,38 @@ extension ConfigurationReader {
         }
         rules.providers = listItems(section.value("providers"), path: "server.access.providers").map(\.value)
         return rules
+    }
+
+    /// `sandbox.microsoft_tenants`: distinct tenant GUIDs (lowercased), not the personal-accounts tenant, which the
+    /// Microsoft emulator always knows.
+    mutating func microsoftTenants(_ node: YAMLNode?) -> [String] {
+        let path = "sandbox.microsoft_tenants"
+        let personalAccounts = "9188040d-6c67-4c5b-b112-36a304b66dad"
+        var tenants: [String] = []
+        for item in listItems(node, path: path) {
+            let id = item.value.lowercased()
+            let groups = id.split(separator: "-", omittingEmptySubsequences: false)
+            guard groups.map(\.count) == [8, 4, 4, 4, 12], groups.allSatisfy({ $0.allSatisfy(\.isHexDigit) }) else {
+                report(
+                    .invalidValue,
+                    "expected a tenant GUID (8-4-4-4-12 hexadecimal digits) in \(path), found \(item.shown)",
+                    at: item.scalar.mark)
+                continue
+            }
+            guard id != personalAccounts else {
+                report(
+                    .invalidValue,
+                    "\(path) lists the personal-accounts tenant \(personalAccounts), which is always known",
+                    at: item.scalar.mark)
+                continue
+            }
+            guard !tenants.contains(id) else {
+                report(.invalidValue, "\(path) lists \(item.shown) twice", at: item.scalar.mark)
+                continue
+            }
+            tenants.append(id)
+        }
+        return tenants
     }
 
     /// The non-empty scalar items of the list `node` at `path`; a non-list or an empty item is reported.

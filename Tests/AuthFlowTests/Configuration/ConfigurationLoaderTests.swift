@@ -545,6 +545,24 @@ import Testing
             ])
     }
 
+    @Test func readsAndChecksSandboxMicrosoftTenants() throws {
+        let good = try makeLoader().load(
+            yaml: minimalProviders + "sandbox:\n  microsoft_tenants: [5F0C7D3E-1A2B-4C3D-8E9F-001122334455]\n",
+            fileName: "p.yaml")
+        #expect(good.sandbox?.microsoftTenants == ["5f0c7d3e-1a2b-4c3d-8e9f-001122334455"])
+        let error = try loadError(
+            minimalProviders + "sandbox:\n  microsoft_tenants: [contoso, 9188040d-6c67-4c5b-b112-36a304b66dad, "
+                + "5f0c7d3e-1a2b-4c3d-8e9f-001122334455, 5f0c7d3e-1a2b-4c3d-8e9f-001122334455]\n")
+        #expect(
+            error.issues.map(\.message) == [
+                "expected a tenant GUID (8-4-4-4-12 hexadecimal digits) in sandbox.microsoft_tenants, found \"contoso\"",
+                "sandbox.microsoft_tenants lists the personal-accounts tenant 9188040d-6c67-4c5b-b112-36a304b66dad, "
+                    + "which is always known",
+                "sandbox.microsoft_tenants lists \"5f0c7d3e-1a2b-4c3d-8e9f-001122334455\" twice",
+            ])
+        #expect(error.issues.allSatisfy { $0.code == .invalidValue && $0.location != nil })
+    }
+
     @Test func refusesScopesWithSpaces() throws {
         let error = try loadError(minimalProviders + "    scopes: [\"openid email\"]\n")
         #expect(
