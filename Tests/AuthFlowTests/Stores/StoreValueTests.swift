@@ -111,7 +111,7 @@ import Testing
     @Test func convertsTheCoreSignInValues() throws {
         let verified = VerifiedIdentity(
             provider: "apple", subject: "000544.x", email: "x@privaterelay.appleid.com", emailVerified: true, name: nil,
-            source: .idToken, rawClaims: ["is_private_email": .string("true")])
+            source: .idToken, rawClaims: ["is_private_email": .string("true")], isPrivateRelayEmail: true)
         let profile = IdentityProfile(verified, name: "Ada Lovelace")
         #expect(
             profile
