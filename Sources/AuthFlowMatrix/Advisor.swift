@@ -18,6 +18,12 @@ struct Advisor {
         }
         if let advisory = clientSecretLifetime() { found.append(advisory) }
         if let advisory = refreshToken() { found.append(advisory) }
+        for advice in (provider.plugin as? any ProviderAdvising)?.advice(for: provider) ?? [] {
+            found.append(
+                Advisory(
+                    provider: provider.name, code: .init(rawValue: advice.code), severity: .hardening,
+                    finding: advice.finding, change: [.text("set "), .yaml(advice.key), .text(" " + advice.change)]))
+        }
         return found
     }
 

@@ -21,7 +21,7 @@ public import AuthFlowJOSE
 ///   Microsoft sends none (`_claim_names.groups`, §2.4), and only the roles remain.
 /// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it (§2.5);
 ///   a refresh token needs the `offline_access` scope.
-public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading {
+public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderAdvising {
     /// Microsoft's sign-in host.
     public static let defaultBaseURL = "https://login.microsoftonline.com"
     /// The tenant id of personal Microsoft accounts.
@@ -124,6 +124,18 @@ public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading {
         if Self.multiTenant.contains(tenant) { return allowAnyTenant ? nil : (allowedTenants ?? []) }
         if tenant == "consumers" { return [Self.consumersTenantID] }
         return [tenant.lowercased()]
+    }
+
+    /// With `allow_any_tenant: true`: every organization's users can sign in, and anyone can create one.
+    public func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
+        guard Self.multiTenant.contains(tenant), allowAnyTenant else { return [] }
+        return [
+            ProviderAdvice(
+                code: "any_tenant",
+                finding:
+                    "every Entra tenant's users can sign in (allow_any_tenant: true), and anyone can create a tenant",
+                key: "allowed_tenants", change: "to the tenant ids that may sign in")
+        ]
     }
 
     /// `tenant` is one of the four forms; `common` and `organizations` need `allowed_tenants` (tenant ids) or
