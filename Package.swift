@@ -24,6 +24,12 @@ let package = Package(
         .library(name: "AuthFlowX", targets: ["AuthFlowX"]),
         .library(name: "AuthFlowOIDC", targets: ["AuthFlowOIDC"]),
         .library(name: "AuthFlowOAuth2", targets: ["AuthFlowOAuth2"]),
+        .library(name: "AuthFlowMicrosoft", targets: ["AuthFlowMicrosoft"]),
+        .library(name: "AuthFlowGitHub", targets: ["AuthFlowGitHub"]),
+        .library(name: "AuthFlowGitLab", targets: ["AuthFlowGitLab"]),
+        .library(name: "AuthFlowLinkedIn", targets: ["AuthFlowLinkedIn"]),
+        .library(name: "AuthFlowSlack", targets: ["AuthFlowSlack"]),
+        .library(name: "AuthFlowDiscord", targets: ["AuthFlowDiscord"]),
         .library(name: "AuthFlowProviders", targets: ["AuthFlowProviders"]),
         .library(name: "AuthFlowSandbox", targets: ["AuthFlowSandbox"]),
         .library(name: "AuthFlowSQLite", targets: ["AuthFlowSQLite"]),
@@ -91,10 +97,20 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "AuthFlowOAuth2", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(
+            name: "AuthFlowMicrosoft", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "AuthFlowGitHub", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP"], swiftSettings: strict),
+        .target(name: "AuthFlowGitLab", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(name: "AuthFlowLinkedIn", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(name: "AuthFlowSlack", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(name: "AuthFlowDiscord", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        .target(
             name: "AuthFlowProviders",
             dependencies: [
                 "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC",
-                "AuthFlowOAuth2",
+                "AuthFlowOAuth2", "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn",
+                "AuthFlowSlack", "AuthFlowDiscord",
             ],
             swiftSettings: strict),
 
@@ -181,6 +197,8 @@ let package = Package(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
+                "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack",
+                "AuthFlowDiscord",
                 "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),

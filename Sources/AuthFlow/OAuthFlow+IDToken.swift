@@ -23,10 +23,15 @@ extension OAuthFlow {
         appendTrace(
             .jwks, now: now, checks: [], roundTrip: fetchedFromProvider, outcome: .succeeded,
             detail: "\(keys.keys.count) key(s)\(fetchedFromProvider ? ", fetched" : ", cached")")
-        let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: exchange.record.nonce)
+        // A provider that does not echo the nonce (LinkedIn) has it checked only when present.
+        let echoes = provider.plugin.noncePolicy == .required
+        let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: echoes ? exchange.record.nonce : nil)
         let claims: JWTClaims
         do throws(JOSEError) {
             claims = try verifier.verify(idToken, keys: keys, now: now)
+            if !echoes, claims["nonce"] != nil, let nonce = exchange.record.nonce {
+                try ClaimChecks.checkNonce(claims, expected: nonce)
+            }
         } catch  where error.code == .keyNotFound && !refetched {
             appendTrace(
                 .idTokenVerification, now: now, checks: [], roundTrip: false, outcome: .succeeded,

@@ -37,14 +37,18 @@ extension OAuthFlow {
     mutating func requestUserinfo(_ exchange: Exchange, _ tokens: TokenSet, idTokenClaims: JWTClaims?, now: Date)
         -> Action
     {
-        let request: HTTPClientRequest
+        var requests: [HTTPClientRequest]
         do throws(SignInError) {
-            request = try provider.plugin.userinfoRequest(for: provider, accessToken: tokens.accessToken)
+            requests = try provider.plugin.userinfoRequests(for: provider, accessToken: tokens.accessToken)
         } catch {
             return fail(.userinfo, error, now: now)
         }
-        state = .awaitingUserinfo(exchange, tokens, idTokenClaims: idTokenClaims)
-        return .fetchUserinfo(request)
+        guard !requests.isEmpty else {
+            return fail(.userinfo, SignInError(.userinfoError, "expected a userinfo request, found none"), now: now)
+        }
+        let first = requests.removeFirst()
+        state = .awaitingUserinfo(exchange, tokens, idTokenClaims: idTokenClaims, pending: requests, received: [])
+        return .fetchUserinfo(first)
     }
 
     /// The OAuth `error` member of a body: a string, or Facebook's `{"error": {"type"|"code": …}}`.

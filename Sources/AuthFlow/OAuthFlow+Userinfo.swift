@@ -3,7 +3,7 @@ import AuthFlowJOSE
 public import Foundation
 
 extension OAuthFlow {
-    /// The userinfo endpoint answered.
+    /// The userinfo endpoint (or the next of the plugin's profile resources) answered.
     ///
     /// A non-2xx status, a body that is not JSON, or a missing subject is `userinfo_error`; when an id_token
     /// was verified too, the userinfo subject must equal its `sub` (`userinfo_subject_mismatch`), and the
@@ -11,7 +11,8 @@ extension OAuthFlow {
     ///
     /// - Returns: ``Action/complete(_:)`` or ``Action/fail(_:)``.
     public mutating func userinfoResponseReceived(_ response: HTTPClientResponse, now: Date) -> Action {
-        guard case .awaitingUserinfo(let exchange, let tokens, let idTokenClaims) = state else {
+        guard case .awaitingUserinfo(let exchange, let tokens, let idTokenClaims, var pending, var received) = state
+        else {
             return unexpected("userinfo response", now: now)
         }
         let detail = "HTTP \(response.status)"
@@ -32,9 +33,18 @@ extension OAuthFlow {
                     upstreamStatus: response.status),
                 now: now, roundTrip: true, detail: detail)
         }
+        received.append(json)
+        // A plugin with several profile resources (GitHub's /user and /user/emails) gets them one by one.
+        if !pending.isEmpty {
+            let next = pending.removeFirst()
+            appendTrace(.userinfo, now: now, checks: ["status"], roundTrip: true, outcome: .succeeded, detail: detail)
+            state = .awaitingUserinfo(
+                exchange, tokens, idTokenClaims: idTokenClaims, pending: pending, received: received)
+            return .fetchUserinfo(next)
+        }
         var identity: VerifiedIdentity
         do throws(SignInError) {
-            identity = try provider.plugin.identity(fromUserinfo: json, provider: provider)
+            identity = try provider.plugin.identity(fromUserinfoResponses: received, provider: provider)
         } catch {
             var error = error
             if error.code != .userinfoError {

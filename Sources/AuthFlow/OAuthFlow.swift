@@ -1,3 +1,4 @@
+import AuthFlowHTTP
 import AuthFlowJOSE
 public import Foundation
 
@@ -53,7 +54,8 @@ public struct OAuthFlow: Sendable {
         case awaitingSpend(Callback, FlowRecord)
         case exchangingCode(Exchange)
         case awaitingKeys(Exchange, TokenSet, idToken: String, refetched: Bool)
-        case awaitingUserinfo(Exchange, TokenSet, idTokenClaims: JWTClaims?)
+        case awaitingUserinfo(
+            Exchange, TokenSet, idTokenClaims: JWTClaims?, pending: [HTTPClientRequest], received: [JSONValue])
         case finished
     }
 

@@ -1,23 +1,30 @@
-/// A plugin with advice about how one resolved provider is configured, shown by `authflow matrix` next to the
-/// core's own advisories (e.g. PKCE forced on an issuer that does not advertise it).
+/// A plugin with advice of its own about how one resolved provider is configured, which reports such as
+/// `authflow matrix` and `authflow check` list with the core's advisories (e.g. PKCE forced on an issuer that
+/// does not advertise it; a Microsoft tenant open to every organization).
 public protocol ProviderAdvising: ProviderPlugin {
-    /// The advice for `provider`; empty when there is none.
+    /// What is weak or worth knowing in `provider`'s settings and what to change; empty when nothing is.
     func advice(for provider: ResolvedProvider) -> [ProviderAdvice]
 }
 
-/// One note a plugin gives about a resolved provider.
+/// One finding of a ``ProviderAdvising`` plugin.
 public struct ProviderAdvice: Sendable, Hashable {
-    /// A stable snake_case identifier of the rule.
+    /// A stable snake_case code, e.g. `any_tenant`.
     public let code: String
     /// What was found.
     public let finding: String
-    /// What to do about it.
+    /// The YAML key to change, when the advice is to set one.
+    public let key: String?
+    /// What to do about it (after the key, when there is one).
     public let change: String
+    /// Whether following it hardens the deployment (a hardening advisory) rather than being a note.
+    public let hardening: Bool
 
-    /// Creates advice.
-    public init(code: String, finding: String, change: String) {
+    /// Creates a finding.
+    public init(code: String, finding: String, key: String? = nil, change: String, hardening: Bool = false) {
         self.code = code
         self.finding = finding
+        self.key = key
         self.change = change
+        self.hardening = hardening
     }
 }

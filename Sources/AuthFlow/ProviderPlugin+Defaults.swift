@@ -26,6 +26,9 @@ extension ProviderPlugin {
     /// Exactly the configured issuer.
     public func acceptedIssuers(for issuer: String) -> Set<String> { [issuer] }
 
+    /// None: `iss` is compared exactly.
+    public func issuerTemplate(for issuer: String) -> IssuerTemplate? { nil }
+
     /// RS256 only.
     public var idTokenAlgorithms: Set<JWSAlgorithm> { [.rs256] }
 
@@ -54,6 +57,9 @@ extension ProviderPlugin {
             provider: provider.name)
     }
 
+    /// When `email_verified` is true (the default mappings).
+    public var emailLinkability: EmailLinkability { .whenVerified(by: "email_verified") }
+
     /// OpenID Connect sign-ins take the identity from the id_token alone.
     public var fetchesUserinfoWithIDToken: Bool { false }
 
@@ -77,6 +83,27 @@ extension ProviderPlugin {
         request.setBearer(accessToken)
         return request
     }
+
+    /// ``userinfoRequest(for:accessToken:)`` alone.
+    public func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> [HTTPClientRequest]
+    {
+        [try userinfoRequest(for: provider, accessToken: accessToken)]
+    }
+
+    /// The first body, mapped with ``identity(fromUserinfo:provider:)``.
+    public func identity(fromUserinfoResponses responses: [JSONValue], provider: ResolvedProvider)
+        throws(SignInError) -> VerifiedIdentity
+    {
+        guard let first = responses.first else {
+            throw SignInError(
+                .userinfoError, "expected a profile from the userinfo endpoint, found none", provider: provider.name)
+        }
+        return try identity(fromUserinfo: first, provider: provider)
+    }
+
+    /// None: revocation is RFC 7009.
+    public func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest? { nil }
 
     /// OpenID Connect standard claims: `sub`, `email`, `email_verified` (`true` or `"true"`), `name`.
     public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)

@@ -65,6 +65,10 @@ public protocol ProviderPlugin: Sendable {
     /// Every `iss` value accepted for the configured issuer (Google also accepts `accounts.google.com`).
     func acceptedIssuers(for issuer: String) -> Set<String>
 
+    /// The template the configured `issuer` is, for a provider whose tokens name their own tenant in `iss`
+    /// (Microsoft's `{tenantid}`, filled with the token's `tid`); `nil` compares `iss` exactly, as by default.
+    func issuerTemplate(for issuer: String) -> IssuerTemplate?
+
     /// The id_token signature algorithms accepted (HMAC and `none` are always refused).
     var idTokenAlgorithms: Set<JWSAlgorithm> { get }
 
@@ -89,6 +93,10 @@ public protocol ProviderPlugin: Sendable {
     /// - Throws: ``SignInError`` with code `client_authentication_failed`.
     func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String
 
+    /// When the plugin's identities carry a linkable email (``VerifiedIdentity/emailLinkable``), for reports;
+    /// the mapping itself sets the flag per sign-in.
+    var emailLinkability: EmailLinkability { get }
+
     /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
     var fetchesUserinfoWithIDToken: Bool { get }
 
@@ -107,6 +115,25 @@ public protocol ProviderPlugin: Sendable {
     /// - Throws: ``SignInError`` with code `userinfo_error` when no request can be built.
     func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
         -> HTTPClientRequest
+
+    /// Every profile request of a sign-in, fetched in order (GitHub: `/user`, then `/user/emails`); the default
+    /// is ``userinfoRequest(for:accessToken:)`` alone.
+    ///
+    /// - Throws: ``SignInError`` with code `userinfo_error` when no request can be built.
+    func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> [HTTPClientRequest]
+
+    /// Maps the JSON bodies of ``userinfoRequests(for:accessToken:)``, in order, to an identity; the default maps
+    /// the first with ``identity(fromUserinfo:provider:)``.
+    ///
+    /// - Throws: ``SignInError`` with code `userinfo_error` when the subject is missing.
+    func identity(fromUserinfoResponses responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+
+    /// The request that revokes `token`, for a provider whose revocation is not RFC 7009 (GitHub deletes the
+    /// grant); `nil`, the default, sends ``ResolvedProvider/revocationRequest(token:tokenTypeHint:now:clientSecretLifetime:)``'s
+    /// RFC 7009 form.
+    func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest?
 
     /// Maps a userinfo JSON body to an identity.
     ///

@@ -51,7 +51,7 @@ extension ProviderRegistry {
         credentials: CredentialRequirement = .values
     ) -> (ResolvedProvider?, [ConfigurationIssue]) {
         let name = settings.name
-        guard let plugin = plugin(forType: settings.type) else {
+        guard let registered = plugin(forType: settings.type) else {
             var message = "unknown provider type '\(settings.type)' for provider '\(name)'"
             if let suggestion = EditDistance.nearest(to: settings.type, in: types) {
                 message += "; did you mean '\(suggestion)'?"
@@ -61,6 +61,8 @@ extension ProviderRegistry {
                 nil, [ResolutionIssue.make(.unknownProviderType, message, settings.typeLocation ?? settings.location)]
             )
         }
+        // A plugin that reads provider options (a tenant, a base URL) resolves as configured with them.
+        let plugin = (registered as? any ProviderOptionsReading)?.configured(with: settings.options) ?? registered
         let subject = "provider '\(name)' (type \(plugin.type))"
         if plugin.requiresPreparation(for: settings) {
             return (nil, [Self.discoveryRequired(subject, settings)])
@@ -174,6 +176,13 @@ extension ProviderRegistry {
                     .invalidValue,
                     "\(subject) cannot take claims: its plugin reads the identity its own way (claims work with "
                         + "type oidc and type oauth2)", settings.location(of: "claims")))
+        }
+        let readable = (plugin as? any ProviderOptionsReading)?.optionKeys ?? []
+        for key in ProviderOptions.keys where settings.keyLocations[key] != nil && !readable.contains(key) {
+            issues.append(
+                ResolutionIssue.make(
+                    .invalidValue, "\(subject) does not take '\(key)' (a key of other provider types)",
+                    settings.location(of: key)))
         }
         issues += plugin.validate(settings, capabilities: enabled)
 

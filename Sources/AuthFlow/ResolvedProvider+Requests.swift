@@ -28,8 +28,8 @@ extension ResolvedProvider {
             random: random)
     }
 
-    /// A revocation request (RFC 7009) for `token`, authenticated like the token request; `nil` when the
-    /// provider has no revocation endpoint.
+    /// A revocation request (RFC 7009) for `token`, authenticated like the token request, or the plugin's own
+    /// (``ProviderPlugin/revocationRequest(for:token:)``); `nil` when the provider has no revocation endpoint.
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
     ///   cannot be minted.
@@ -38,6 +38,7 @@ extension ResolvedProvider {
         random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest? {
         guard let url = endpoints.revocation, !url.isEmpty else { return nil }
+        if let request = plugin.revocationRequest(for: self, token: token) { return request }
         var fields: [(String, String)] = [("token", token)]
         if let tokenTypeHint { fields.append(("token_type_hint", tokenTypeHint)) }
         var request = try authenticatedRequest(

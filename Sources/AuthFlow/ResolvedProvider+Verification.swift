@@ -2,7 +2,8 @@ public import AuthFlowJOSE
 
 extension ResolvedProvider {
     /// The one verifier set-up for JWTs this provider signs (id_tokens at sign-in and refresh, signed events):
-    /// the plugin's algorithm allow-list without HMAC, `iss` among ``acceptedIssuers`` (or `issuers`), `aud`
+    /// the plugin's algorithm allow-list without HMAC, `iss` among ``acceptedIssuers`` (or `issuers`) or filled
+    /// into the plugin's ``ProviderPlugin/issuerTemplate(for:)``, `aud`
     /// among ``audiences`` (or `audiences`), `exp`/`nbf`/`iat` with `leeway`, and `nonce` when given.
     ///
     /// - Parameters:
@@ -19,6 +20,11 @@ extension ResolvedProvider {
         var checks = ClaimChecks(
             issuers: issuers ?? acceptedIssuers, audiences: audiences ?? Set(self.audiences), nonce: nonce,
             leeway: leeway)
+        // A template issuer (Microsoft's `{tenantid}`) is never accepted as written: only filled from the token.
+        if issuers == nil, let issuer, let template = plugin.issuerTemplate(for: issuer) {
+            checks.issuers = acceptedIssuers.subtracting([issuer])
+            checks.issuerTemplates = [template]
+        }
         checks.requireExpiration = requireExpiration
         checks.requireIssuedAt = requireIssuedAt
         return JWTVerifier(allowedAlgorithms: idTokenAlgorithms, checks: checks)

@@ -69,6 +69,9 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let nonceMismatch = Code(rawValue: "nonce_mismatch")
         /// The native sign-in's nonce (and so its ID token) was already used, on this or another instance.
         public static let nonceReused = Code(rawValue: "nonce_reused")
+        /// The identity's organization (Microsoft's tenant) is not among those the provider's configuration
+        /// accepts (`allowed_tenants`).
+        public static let tenantNotAllowed = Code(rawValue: "tenant_not_allowed")
         /// The state machine received an event it was not waiting for (a driver bug, not user input).
         public static let unexpectedEvent = Code(rawValue: "unexpected_event")
         /// Unsigned profile data in the callback (Apple's `user` field) is not valid UTF-8 or not the expected
@@ -112,11 +115,14 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The HTTP status a server should answer with: 400 (malformed or stale request), 401 (the provider or
-    /// its tokens did not authenticate the user), 403 (a cross-site or replay attempt was refused) or 503 (the
+    /// its tokens did not authenticate the user), 403 (a cross-site or replay attempt was refused, or the user's
+    /// tenant is not allowed) or 503 (the
     /// spent-state set did not answer), 409 for a native sign-in's nonce used before.
     public var statusHint: Int {
         switch code {
-        case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch, .nonceProviderMismatch: 403
+        case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch, .nonceProviderMismatch,
+            .tenantNotAllowed:
+            403
         case .nonceReused: 409
         case .flowStoreUnavailable: 503
         case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest,

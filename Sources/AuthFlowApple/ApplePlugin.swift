@@ -121,8 +121,18 @@ public struct ApplePlugin: ProviderPlugin {
         }
     }
 
+    /// The relay domain of Apple's "Hide My Email" addresses.
+    public static let privateRelayDomain = "@privaterelay.appleid.com"
+
+    /// A verified email that is not a private relay address (PROVIDERS-ADDENDUM.md §0: a relay address is an
+    /// alias made for this app alone, and it also arrives without `is_private_email`).
+    public var emailLinkability: EmailLinkability {
+        .whenVerified(by: "email_verified, and not a private relay address")
+    }
+
     /// `sub`, `email`, `email_verified` and `is_private_email` as `true` or `"true"`; Apple's id_token carries
-    /// no name.
+    /// no name. A relay address (`is_private_email`, or the `privaterelay.appleid.com` domain, which Apple's
+    /// tokens also use without the flag) is verified but never linkable: it proves nothing `sub` does not.
     public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
@@ -131,10 +141,14 @@ public struct ApplePlugin: ProviderPlugin {
                 .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
                 provider: provider.name, claim: "sub")
         }
+        let email = claims.string("email")
+        let relay =
+            IdentityClaims.flag(claims["is_private_email"]) == true
+            || email.map { $0.lowercased().hasSuffix(Self.privateRelayDomain) } == true
         return VerifiedIdentity(
-            provider: provider.name, subject: subject, email: claims.string("email"),
+            provider: provider.name, subject: subject, email: email,
             emailVerified: IdentityClaims.flag(claims["email_verified"]) ?? false, name: nil, source: .idToken,
-            rawClaims: claims.json, isPrivateRelayEmail: IdentityClaims.flag(claims["is_private_email"]) ?? false)
+            rawClaims: claims.json, isPrivateRelayEmail: relay, emailLinkable: !relay)
     }
 
     /// The name from Apple's first-login `user` field (`{"name":{"firstName","lastName"},"email"}`); the

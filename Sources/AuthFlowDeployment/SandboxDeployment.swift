@@ -194,7 +194,7 @@ public struct SandboxDeployment: Sendable {
         let overrides = EndpointOverrides(
             authorization: endpoints.authorization, token: endpoints.token, userinfo: endpoints.userinfo,
             jwks: endpoints.jwks, revocation: endpoints.revocation ?? "")
-        return ProviderSettings(
+        var pointed = ProviderSettings(
             name: settings.name, type: settings.type, clientID: clientID, clientSecret: clientSecret,
             audiences: settings.audiences, teamID: teamID, keyID: keyID, privateKey: privateKey,
             scopes: settings.scopes,
@@ -207,6 +207,9 @@ public struct SandboxDeployment: Sendable {
             // The registered client holds a generated secret, so a private_key_jwt choice falls back to the default.
             clientAuthentication: settings.clientAuthentication == .privateKeyJWT ? nil : settings.clientAuthentication,
             claims: settings.claims)
+        // The tenant and its allow-list still apply; the sandbox's endpoints and issuer replace the base URL's.
+        pointed.options = settings.options
+        return pointed
     }
 
     /// Whether `host` is an IPv4 loopback address (127.0.0.0/8) or `::1`, written as a literal.

@@ -24,6 +24,11 @@ public struct FacebookPlugin: ProviderPlugin {
     /// `"Facebook"`.
     public var displayName: String { "Facebook" }
 
+    /// Never: the Graph API states no verification of `email` (PROVIDERS.md §3).
+    public var emailLinkability: EmailLinkability {
+        .never(reason: "Facebook's Graph API states no verification of the email")
+    }
+
     /// pkce optional, on by default; oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         switch capability {

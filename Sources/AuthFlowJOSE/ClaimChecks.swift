@@ -6,8 +6,11 @@ public import Foundation
 /// Each check is also available on its own as a static function, so other verifiers can
 /// compose them. Errors name the claim; messages never echo a nonce.
 public struct ClaimChecks: Sendable {
-    /// Accepted issuers, compared exactly; empty means `iss` is not checked.
+    /// Accepted issuers, compared exactly; empty (with no ``issuerTemplates``) means `iss` is not checked.
     public var issuers: Set<String>
+    /// Issuers filled from the token's own claims (Microsoft's `{tenantid}` with `tid`), accepted besides
+    /// ``issuers``; see ``IssuerTemplate``.
+    public var issuerTemplates: [IssuerTemplate] = []
     /// Accepted audiences: `aud` must contain one; when `aud` has several values `azp` must be
     /// one of these too. Empty means `aud` is not checked.
     public var audiences: Set<String>
@@ -33,7 +36,11 @@ public struct ClaimChecks: Sendable {
     ///   `.audienceMismatch`, `.authorizedPartyMismatch`, `.tokenExpired`, `.tokenNotYetValid`,
     ///   `.issuedInFuture`, `.nonceMismatch`.
     public func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
-        if !issuers.isEmpty { try Self.checkIssuer(claims, accepted: issuers) }
+        if !issuerTemplates.isEmpty {
+            try Self.checkIssuer(claims, accepted: issuers, templates: issuerTemplates)
+        } else if !issuers.isEmpty {
+            try Self.checkIssuer(claims, accepted: issuers)
+        }
         if !audiences.isEmpty { try Self.checkAudience(claims, accepted: audiences) }
         try Self.checkTimes(
             claims, now: now, leeway: leeway, requireExpiration: requireExpiration, requireIssuedAt: requireIssuedAt)
@@ -54,6 +61,27 @@ public struct ClaimChecks: Sendable {
             throw JOSEError(
                 .issuerMismatch, "expected issuer \(list(accepted)), found '\(JWK.sanitized(issuer))'", claim: "iss")
         }
+    }
+
+    /// `iss` must be a string equal to one of `accepted`, or to a template of `templates` filled with the
+    /// token's own claim (a GUID); a token whose `iss` names another tenant than its claim is refused.
+    /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`.
+    public static func checkIssuer(
+        _ claims: JWTClaims, accepted: Set<String>, templates: [IssuerTemplate]
+    ) throws(JOSEError) {
+        guard let value = claims["iss"] else {
+            throw JOSEError(.missingClaim, "expected an 'iss' claim, found none", claim: "iss")
+        }
+        guard let issuer = value.stringValue else {
+            throw JOSEError(.invalidClaim, "expected 'iss' to be a string", claim: "iss")
+        }
+        if accepted.contains(issuer) { return }
+        for template in templates {
+            if let filled = claims.string(template.claim).flatMap(template.issuer(for:)), filled == issuer { return }
+        }
+        let expected = templates.map { "'\($0.template)' with \($0.placeholder) = the token's '\($0.claim)' (a GUID)" }
+        let all = (accepted.sorted().map { "'\($0)'" } + expected).joined(separator: " or ")
+        throw JOSEError(.issuerMismatch, "expected issuer \(all), found '\(JWK.sanitized(issuer))'", claim: "iss")
     }
 
     /// `aud` (a string or an array of strings) must contain one of `accepted`; `azp`, when present,

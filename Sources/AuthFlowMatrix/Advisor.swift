@@ -18,13 +18,13 @@ struct Advisor {
         }
         if let advisory = clientAuthentication() { found.append(advisory) }
         if let advisory = clientSecretLifetime() { found.append(advisory) }
-        if let advising = provider.plugin as? any ProviderAdvising {
-            for advice in advising.advice(for: provider) {
-                found.append(
-                    Advisory(
-                        provider: provider.name, code: Advisory.Code(rawValue: advice.code), severity: .note,
-                        finding: advice.finding, change: [.text(advice.change)]))
-            }
+        for advice in (provider.plugin as? any ProviderAdvising)?.advice(for: provider) ?? [] {
+            let change: [Advisory.Fragment] =
+                advice.key.map { [.text("set "), .yaml($0), .text(" " + advice.change)] } ?? [.text(advice.change)]
+            found.append(
+                Advisory(
+                    provider: provider.name, code: Advisory.Code(rawValue: advice.code),
+                    severity: advice.hardening ? .hardening : .note, finding: advice.finding, change: change))
         }
         if let advisory = refreshToken() { found.append(advisory) }
         return found

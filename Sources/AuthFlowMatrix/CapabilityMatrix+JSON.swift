@@ -36,6 +36,7 @@ extension CapabilityMatrix {
             .init("identity_source", .string(row.identitySource.rawValue)),
             .init("client_auth", .string(row.clientAuthentication.rawValue)),
             .init("callback_method", .string(row.callbackMethod.rawValue)),
+            .init("email_linkable", .string(row.emailLinkability.summary)),
             .init("round_trips", .integer(row.roundTrips)),
             .init("capabilities", .object(capabilities)),
             .init("advisories", .array(row.advisories.map { .string($0.text) })),

@@ -29,6 +29,8 @@ public struct MatrixRow: Sendable, Hashable {
     /// Whether the provider has an end-session endpoint (OpenID Connect RP-Initiated Logout): `POST /auth/logout`
     /// with `provider_logout=1` then logs out at the provider too; otherwise the logout is local only.
     public let providerLogout: Bool
+    /// When the plugin vouches for an email as linkable by `link_by_verified_email`.
+    public let emailLinkability: EmailLinkability
 
     /// Computes the row of `provider`.
     ///
@@ -56,6 +58,7 @@ public struct MatrixRow: Sendable, Hashable {
         nativeSupported = provider.plugin is any NativeSignInProviding
         nativeClients = provider.nativeClients
         providerLogout = provider.endpoints.endSession.map { !$0.isEmpty } ?? false
+        emailLinkability = provider.plugin.emailLinkability
     }
 
     /// The native sign-in cell: `on (N apps)`, `off` (supported, no `native_clients`) or `unsupported`.

@@ -18,6 +18,9 @@ public struct XPlugin: ProviderPlugin {
     /// `"X"`.
     public var displayName: String { "X" }
 
+    /// When `confirmed_email` is present (PROVIDERS-ADDENDUM.md §5.6: X confirmed it).
+    public var emailLinkability: EmailLinkability { .whenVerified(by: "confirmed_email") }
+
     /// pkce required; oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         switch capability {

@@ -49,7 +49,8 @@ struct CheckCommand: Command {
             // What a plugin notes about a valid configuration (e.g. PKCE forced where it is not advertised).
             for provider in providers {
                 for advice in (provider.plugin as? any ProviderAdvising)?.advice(for: provider) ?? [] {
-                    CommandIO.out("note: \(provider.name): \(advice.finding); \(advice.change)")
+                    let change = advice.key.map { "set \($0) \(advice.change)" } ?? advice.change
+                    CommandIO.out("note: \(provider.name): \(advice.finding); \(change)")
                 }
             }
             return connect ? Self.checkConnection(configuration.store) : .success

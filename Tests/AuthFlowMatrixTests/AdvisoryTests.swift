@@ -16,6 +16,32 @@ import Testing
         return CapabilityMatrix(providers: resolved, storesTokens: server, options: options)
     }
 
+    @Test func aMicrosoftTenantOpenToEveryOrganizationIsAdvised() throws {
+        let open = try Self.matrix(
+            """
+              ms:
+                type: microsoft
+                client_id: a
+                client_secret: ${S}
+                tenant: organizations
+                allow_any_tenant: true
+            """)
+        #expect(
+            open.advisories.map(\.text).contains(
+                "ms: every Entra tenant's users can sign in (allow_any_tenant: true), and anyone can create a tenant; "
+                    + "set allowed_tenants to the tenant ids that may sign in"))
+        let listed = try Self.matrix(
+            """
+              ms:
+                type: microsoft
+                client_id: a
+                client_secret: ${S}
+                tenant: organizations
+                allowed_tenants: [11111111-2222-4333-8444-555555555555]
+            """)
+        #expect(!listed.advisories.contains { $0.code.rawValue == "any_tenant" })
+    }
+
     @Test func oidcOffSaysWhatToSetAndTheRoundTripSaved() throws {
         let matrix = try Self.matrix(
             """

@@ -57,6 +57,12 @@ import Testing
         #expect(x["callback_method"] == .string("GET"))
         #expect(try capability("pkce", of: x) == ["support": "required", "enabled": .bool(true)])
 
+        // Which emails each plugin vouches for as linkable (link_by_verified_email).
+        #expect(apple["email_linkable"] == .string("email_verified, and not a private relay address"))
+        #expect(google["email_linkable"] == .string("email_verified"))
+        #expect(facebook["email_linkable"] == .string("never"))
+        #expect(x["email_linkable"] == .string("confirmed_email"))
+
         let googleAdvice = try #require(google["advisories"]?.arrayValue).compactMap(\.stringValue)
         #expect(
             googleAdvice.contains(
@@ -85,7 +91,9 @@ import Testing
     /// Every provider object carries every key of the contract, with a value of the documented kind.
     static func checkShape(_ document: JSONValue) throws {
         for provider in try #require(document["providers"]?.arrayValue) {
-            for key in ["name", "type", "protocol", "identity_source", "client_auth", "callback_method"] {
+            for key in [
+                "name", "type", "protocol", "identity_source", "client_auth", "callback_method", "email_linkable",
+            ] {
                 #expect(provider[key]?.stringValue != nil, "\(key) missing or not a string")
             }
             #expect(provider["round_trips"]?.int64Value != nil)

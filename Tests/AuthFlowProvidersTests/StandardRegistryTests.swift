@@ -21,13 +21,21 @@ struct CorpSSOPlugin: ProviderPlugin {
 
 @Suite struct StandardRegistryTests {
     @Test func holdsTheBuiltIns() {
-        #expect(ProviderRegistry.standard.types == ["apple", "facebook", "google", "oauth2", "oidc", "x"])
+        #expect(
+            ProviderRegistry.standard.types == [
+                "apple", "discord", "facebook", "github", "gitlab", "google", "linkedin", "microsoft", "oauth2", "oidc",
+                "slack", "x",
+            ])
     }
 
     @Test func registersAnApplicationPlugin() throws {
         var registry = ProviderRegistry.standard
         registry.register(CorpSSOPlugin())
-        #expect(registry.types == ["apple", "corp", "facebook", "google", "oauth2", "oidc", "x"])
+        #expect(
+            registry.types == [
+                "apple", "corp", "discord", "facebook", "github", "gitlab", "google", "linkedin", "microsoft", "oauth2",
+                "oidc", "slack", "x",
+            ])
         let provider = try registry.resolve(Fixtures.settings("corp"), publicURL: "https://app.example")
         #expect(provider.capabilities == [.pkce])
         #expect(provider.identitySource == .userinfo)
@@ -87,7 +95,7 @@ struct CorpSSOPlugin: ProviderPlugin {
                 providers.yaml:8:21: provider 'apple' (type apple) cannot enable pkce: Apple's REST API documents no code_challenge parameter
                     capabilities: { pkce: true }
                                     ^
-                providers.yaml:10:11: unknown provider type 'gogle' for provider 'google'; did you mean 'google'? (known types: apple, facebook, google, oauth2, oidc, x)
+                providers.yaml:10:11: unknown provider type 'gogle' for provider 'google'; did you mean 'google'? (known types: apple, discord, facebook, github, gitlab, google, linkedin, microsoft, oauth2, oidc, slack, x)
                     type: gogle
                           ^
                 providers.yaml:12:3: provider 'x' (type x) requires 'client_secret' (or 'client_secret_file')

@@ -59,7 +59,16 @@ struct CorePluginInteropTests {
         let result = try await signIn.complete(
             provider: provider.rawValue, method: method, parameters: CallbackParameters(pairs),
             flowRecord: start.record)
-        #expect(result.identity.subject == identity.subject)
+        if provider == .microsoft {
+            // The Microsoft plugin keys the user on tid and oid (`sub` is pairwise per application).
+            let claims = result.identity.rawClaims
+            let tid = try #require(claims["tid"]?.stringValue)
+            let oid = try #require(claims["oid"]?.stringValue)
+            #expect(result.identity.subject == "\(tid):\(oid)")
+            #expect(claims["sub"]?.stringValue == identity.subject)
+        } else {
+            #expect(result.identity.subject == identity.subject)
+        }
         if provider == .apple {
             #expect(result.unverifiedProfile?.firstName == identity.givenName)
             #expect(result.identity.email == identity.email)

@@ -65,6 +65,26 @@ struct AccountLinkingTests {
         }
     }
 
+    /// A verified Apple relay address is not one Apple's plugin vouches for: it never links, even to a user whose
+    /// verified address it is exactly.
+    @Test func anAppleRelayAddressNeverLinks() async throws {
+        var settings = TestDeployment.Settings()
+        settings.linkByVerifiedEmail = true
+        let relay = "k7x2p9@privaterelay.appleid.com"
+        try await TestDeployment.with(settings) { app in
+            let google = TestBrowser()
+            let viaGoogle = SandboxIdentity(subject: "g-relay", email: relay, givenName: "K", familyName: "R")
+            try await app.signIn(google, provider: "google", as: viaGoogle)
+            let googleUser = try #require(try await app.session(google).json?["user_id"]?.stringValue)
+            let apple = TestBrowser()
+            let viaApple = SandboxIdentity(subject: "a-relay", email: relay, givenName: "K", familyName: "R")
+            #expect(try await app.signIn(apple, provider: "apple", as: viaApple).status == 303)
+            let session = try #require(try await app.session(apple).json)
+            #expect(session["user_id"]?.stringValue != googleUser)
+            #expect(session["email"]?.stringValue == relay)
+        }
+    }
+
     @Test func emailComparisonIsExactBesidesTheAsciiDomain() {
         #expect(EmailLinkPolicy.matches("kate@example.com", "kate@EXAMPLE.COM"))
         #expect(!EmailLinkPolicy.matches("\u{212A}ate@example.com", "kate@example.com"))

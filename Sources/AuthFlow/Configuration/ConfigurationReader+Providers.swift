@@ -48,7 +48,8 @@ extension ConfigurationReader {
         -> ProviderSettings?
     {
         let path = "providers.\(name)"
-        guard let section = fields(node, owner: key.mark, path: path, known: Self.providerKeys) else { return nil }
+        guard let section = fields(node, owner: key.mark, path: path, known: Self.providerKeys + ProviderOptions.keys)
+        else { return nil }
         var keyLocations: [String: SourceLocation] = [:]
         for (fieldKey, _) in section.pairs { keyLocations[fieldKey.value] = location(fieldKey.mark) }
 
@@ -107,7 +108,7 @@ extension ConfigurationReader {
             redirectURI = "\(callbackBase)/\(name)/callback"
         }
         let claims = claims(section, keyLocations: &keyLocations)
-        return ProviderSettings(
+        var settings = ProviderSettings(
             name: name, type: type ?? name, clientID: clientID, clientSecret: clientSecret,
             audiences: stringList(section.value("audiences"), path: section.path("audiences")) ?? [],
             teamID: string(section.value("team_id"), path: section.path("team_id"), credential: true),
@@ -117,10 +118,13 @@ extension ConfigurationReader {
             endpoints: endpoints, authorizationParameters: authorizationParameters, location: location(key.mark),
             typeLocation: typeLocation,
             capabilityLocations: capabilities.locations, keyLocations: keyLocations,
+<<<<<<< HEAD
             nativeClients: nativeClients(section),
             postLogoutRedirectURI: url(
                 section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")),
             clientAuthentication: clientAuthentication(section), claims: claims)
+        settings.options = readProviderOptions(section)
+        return settings
     }
 
     /// `client_auth`: one of ``ClientAuthentication/configurable``.

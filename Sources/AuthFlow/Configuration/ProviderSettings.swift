@@ -45,6 +45,8 @@ public struct ProviderSettings: Sendable, Hashable {
     public let clientAuthentication: ClientAuthentication?
     /// `claims`: where the identity's members come from; `nil` keeps the plugin's own mapping.
     public let claims: ClaimMapping?
+    /// The keys only some provider types read (`tenant`, `allowed_tenants`, `allow_any_tenant`, `base_url`).
+    public var options = ProviderOptions()
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.

@@ -65,6 +65,8 @@ final class TestDeployment: Sendable {
         var access = AccessRules()
         /// `server.session_idle_timeout` in seconds (`nil`: off).
         var sessionIdleTimeout: Double? = nil
+        /// Provider options (`tenant`, `allowed_tenants`, …) per provider name.
+        var options: [String: ProviderOptions] = [:]
         /// Creates the server with `SignInServer(resolving:…)`, which discovers `type: oidc` issuers.
         var resolvesWithDiscovery = false
     }
@@ -111,10 +113,12 @@ final class TestDeployment: Sendable {
         let appURL = "http://localhost:\(port)"
         let location = SourceLocation(fileName: "test.yaml", line: 1, column: 1, sourceLine: "")
         let providers = settings.providers.map { name in
-            ProviderSettings(
+            var provider = ProviderSettings(
                 name: name, type: name, clientID: Self.clientIDs[name],
                 scopes: name == "x" ? ["users.read", "tweet.read", "offline.access"] : nil, location: location,
                 nativeClients: settings.nativeClients[name] ?? [])
+            provider.options = settings.options[name] ?? ProviderOptions()
+            return provider
         }
         let loaded = Configuration(
             server: ServerSettings(

@@ -1,0 +1,38 @@
+/// Provider keys only some provider types read: `tenant`, `allowed_tenants` and `allow_any_tenant`
+/// (`microsoft`), and `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in).
+///
+/// The loader reads them for every provider; a provider whose plugin does not declare a key it sets (see
+/// ``ProviderOptionsReading``) is a configuration error at the key's position.
+public struct ProviderOptions: Sendable, Hashable {
+    /// `tenant`: which accounts may sign in (Microsoft: `common`, `organizations`, `consumers` or a tenant id).
+    public var tenant: String?
+    /// `allowed_tenants`: the tenant ids whose tokens are accepted.
+    public var allowedTenants: [String]?
+    /// `allow_any_tenant`: accept tokens of every tenant (a multi-tenant app open to all organizations).
+    public var allowAnyTenant: Bool?
+    /// `base_url`: the provider's base URL (a self-hosted instance, or a stand-in for tests).
+    public var baseURL: String?
+
+    /// Creates options; every key absent by default.
+    public init(
+        tenant: String? = nil, allowedTenants: [String]? = nil, allowAnyTenant: Bool? = nil, baseURL: String? = nil
+    ) {
+        self.tenant = tenant
+        self.allowedTenants = allowedTenants
+        self.allowAnyTenant = allowAnyTenant
+        self.baseURL = baseURL
+    }
+
+    /// The YAML keys of these options.
+    public static let keys = ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"]
+}
+
+/// A plugin that reads some of the ``ProviderOptions`` keys.
+public protocol ProviderOptionsReading: ProviderPlugin {
+    /// The ``ProviderOptions/keys`` this plugin reads; setting another is a configuration error.
+    var optionKeys: Set<String> { get }
+
+    /// This plugin configured with one provider's options (its tenant, its base URL); resolution uses the
+    /// returned plugin for that provider.
+    func configured(with options: ProviderOptions) -> any ProviderPlugin
+}

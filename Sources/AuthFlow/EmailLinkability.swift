@@ -1,0 +1,16 @@
+/// When a plugin vouches for a sign-in's email as linkable (``VerifiedIdentity/emailLinkable``, used by
+/// `link_by_verified_email`); reports such as `authflow matrix` show it.
+public enum EmailLinkability: Sendable, Hashable {
+    /// When the provider states the email verified, in the claim or member named (e.g. `email_verified`).
+    case whenVerified(by: String)
+    /// Never: the provider's email is no proof of mailbox ownership.
+    case never(reason: String)
+
+    /// `never`, or the claim or member that makes the email linkable.
+    public var summary: String {
+        switch self {
+        case .whenVerified(let signal): signal
+        case .never: "never"
+        }
+    }
+}

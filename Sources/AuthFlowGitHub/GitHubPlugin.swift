@@ -1,0 +1,140 @@
+public import AuthFlow
+public import AuthFlowHTTP
+public import AuthFlowJOSE
+
+/// GitHub (OAuth apps and GitHub Apps acting for a user): OAuth 2.0 with PKCE, `/user` and `/user/emails`.
+///
+/// Facts (PROVIDERS-ADDENDUM.md §3, GitHub's documentation): authorization
+/// `https://github.com/login/oauth/authorize`, token `https://github.com/login/oauth/access_token` with the
+/// secret in the body; the token answer is form-encoded unless the request sends `Accept: application/json`
+/// (every AuthFlow token request does), and errors come with HTTP 200 and an `error` member (refused like any
+/// error body). No OpenID Connect. The callback may carry `iss=https://github.com/login/oauth` (RFC 9207),
+/// checked when present. PKCE: S256 only, since 2025-07. REST calls need a `User-Agent`. The stable key is
+/// `GET https://api.github.com/user`'s numeric `id`; `login` can be renamed, and `email` there is the public
+/// one, often null, so `GET /user/emails` (scope `user:email`) gives the address: the entry that is
+/// `primary` **and** `verified`, else none. GitHub App user tokens expire (8 h) with rotating refresh tokens;
+/// OAuth app tokens do not. Disconnecting deletes the grant: `DELETE /applications/{client_id}/grant` with HTTP
+/// Basic `client_id:client_secret` and the JSON body `{"access_token": …}`.
+public struct GitHubPlugin: ProviderPlugin {
+    /// The `iss` GitHub names itself with on the callback.
+    public static let issuer = "https://github.com/login/oauth"
+    /// Sent as `User-Agent` on REST calls, which GitHub refuses without one.
+    public static let userAgent = "AuthFlow"
+
+    /// Creates the plugin.
+    public init() {}
+
+    /// `"github"`.
+    public var type: String { "github" }
+
+    /// `"GitHub"`.
+    public var displayName: String { "GitHub" }
+
+    /// pkce optional (on); oidc, jwt_client_auth and form_post unsupported.
+    public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        switch capability {
+        case .pkce: .optional(default: true)
+        case .oidc: .unsupported(reason: "GitHub has no OpenID Connect for user sign-in: it issues no id_token")
+        case .jwtClientAuth: .unsupported(reason: "GitHub takes client_id and client_secret in the token request body")
+        case .formPost: .unsupported(reason: "GitHub returns the code as a query-string (GET) callback")
+        }
+    }
+
+    /// GitHub's authorize, token, `/user` and grant-deletion endpoints (`{client_id}` is filled per request).
+    public var defaultEndpoints: ProviderEndpoints {
+        ProviderEndpoints(
+            authorization: "https://github.com/login/oauth/authorize",
+            token: "https://github.com/login/oauth/access_token", userinfo: "https://api.github.com/user",
+            revocation: "https://api.github.com/applications/{client_id}/grant")
+    }
+
+    /// `https://github.com/login/oauth`, the callback's `iss` when GitHub sends it.
+    public var defaultIssuer: String? { Self.issuer }
+
+    /// `read:user` and `user:email`.
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["read:user", "user:email"] }
+
+    /// `client_secret_post`.
+    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+
+    /// When the address is GitHub's primary and verified.
+    public var emailLinkability: EmailLinkability { .whenVerified(by: "primary and verified in /user/emails") }
+
+    /// `GET /user`, then `GET /user/emails` beside it, each with the token, a User-Agent and GitHub's JSON type.
+    public func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> [HTTPClientRequest]
+    {
+        guard let user = provider.endpoints.userinfo, !user.isEmpty else {
+            throw SignInError(
+                .userinfoError, "expected a userinfo endpoint for provider '\(provider.name)', found none",
+                provider: provider.name)
+        }
+        return [user, user + "/emails"].map { url in
+            var request = HTTPClientRequest(method: "GET", url: url)
+            request.headers["Accept"] = "application/vnd.github+json"
+            request.headers["User-Agent"] = Self.userAgent
+            request.setBearer(accessToken)
+            return request
+        }
+    }
+
+    /// `id` (a number) as subject, `name` or `login`, and the primary verified address of `/user/emails`.
+    ///
+    /// - Throws: `SignInError` `userinfo_error` naming `id` when it is missing or not a number, or `emails`
+    ///   when `/user/emails` is not a list.
+    public func identity(fromUserinfoResponses responses: [JSONValue], provider: ResolvedProvider)
+        throws(SignInError) -> VerifiedIdentity
+    {
+        guard let user = responses.first?.objectValue else {
+            throw SignInError(
+                .userinfoError, "expected a JSON object from GitHub's /user, found another JSON value",
+                provider: provider.name)
+        }
+        guard let id = user["id"]?.int64Value, id > 0 else {
+            throw SignInError(
+                .userinfoError, "expected /user to return a positive numeric id, found none or another type",
+                provider: provider.name, claim: "id")
+        }
+        var email: String?
+        if responses.count > 1 {
+            guard case .array(let entries) = responses[1] else {
+                throw SignInError(
+                    .userinfoError, "expected /user/emails to return a list, found another JSON value",
+                    provider: provider.name, claim: "emails")
+            }
+            email =
+                entries.first { entry in
+                    entry["primary"]?.boolValue == true && entry["verified"]?.boolValue == true
+                }?["email"]?.stringValue
+        }
+        let name = [user["name"]?.stringValue, user["login"]?.stringValue].compactMap { $0 }.first { !$0.isEmpty }
+        return VerifiedIdentity(
+            provider: provider.name, subject: String(id), email: email, emailVerified: email != nil, name: name,
+            source: .userinfo, rawClaims: user)
+    }
+
+    /// `/user` alone (for callers that fetch only it): the subject and name, no email.
+    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        try identity(fromUserinfoResponses: [json], provider: provider)
+    }
+
+    /// `DELETE {revocation}` with `{client_id}` filled, HTTP Basic `client_id:client_secret`, and the token in a
+    /// JSON body: the whole grant is deleted.
+    public func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest? {
+        guard let template = provider.endpoints.revocation, let secret = provider.settings.clientSecret?.value else {
+            return nil
+        }
+        let clientID = FormURLEncoding.encode([("x", provider.clientID)]).dropFirst(2)
+        var url = template
+        if let range = url.firstRange(of: "{client_id}") { url.replaceSubrange(range, with: clientID) }
+        var request = HTTPClientRequest(method: "DELETE", url: url)
+        request.setBasicAuthorization(user: provider.clientID, password: secret)
+        request.headers["Accept"] = "application/vnd.github+json"
+        request.headers["User-Agent"] = Self.userAgent
+        request.headers["Content-Type"] = "application/json"
+        request.body = Array(JSONValue.object(["access_token": .string(token)]).serialized().utf8)
+        return request
+    }
+}

@@ -1,0 +1,54 @@
+public import AuthFlow
+
+/// LinkedIn ("Sign In with LinkedIn using OpenID Connect"): OpenID Connect without PKCE or an echoed nonce.
+///
+/// Facts (PROVIDERS-ADDENDUM.md §4.3, LinkedIn's documentation and library reports): issuer
+/// `https://www.linkedin.com/oauth`; authorization `https://www.linkedin.com/oauth/v2/authorization`, token
+/// `https://www.linkedin.com/oauth/v2/accessToken` with `client_secret_post`, userinfo
+/// `https://api.linkedin.com/v2/userinfo`, keys `https://www.linkedin.com/oauth/openid/jwks`; RS256; `sub` is
+/// pairwise. PKCE is for native apps by arrangement only: a web app sending `code_verifier` is refused
+/// `invalid_client`. The id_token carries no `nonce` (the state and the browser binding protect the callback).
+/// `email_verified` arrives as the string `"true"`. Refresh tokens go to selected partners only.
+public struct LinkedInPlugin: ProviderPlugin {
+    /// Creates the plugin.
+    public init() {}
+
+    /// `"linkedin"`.
+    public var type: String { "linkedin" }
+
+    /// `"LinkedIn"`.
+    public var displayName: String { "LinkedIn" }
+
+    /// oidc required; pkce, jwt_client_auth and form_post unsupported.
+    public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        switch capability {
+        case .oidc: .required
+        case .pkce:
+            .unsupported(
+                reason: "LinkedIn accepts PKCE only from native apps it enabled; a web app's code_verifier is "
+                    + "refused invalid_client")
+        case .jwtClientAuth: .unsupported(reason: "LinkedIn authenticates clients with client_secret_post")
+        case .formPost: .unsupported(reason: "LinkedIn returns the code as a query-string (GET) callback")
+        }
+    }
+
+    /// LinkedIn's authorization, token, userinfo and keys endpoints.
+    public var defaultEndpoints: ProviderEndpoints {
+        ProviderEndpoints(
+            authorization: "https://www.linkedin.com/oauth/v2/authorization",
+            token: "https://www.linkedin.com/oauth/v2/accessToken", userinfo: "https://api.linkedin.com/v2/userinfo",
+            jwks: "https://www.linkedin.com/oauth/openid/jwks")
+    }
+
+    /// `https://www.linkedin.com/oauth`.
+    public var defaultIssuer: String? { "https://www.linkedin.com/oauth" }
+
+    /// `profile` and `email`.
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
+
+    /// Not echoed: LinkedIn's id_token has no `nonce`.
+    public var noncePolicy: NoncePolicy { .notEchoed }
+
+    /// `client_secret_post`.
+    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+}

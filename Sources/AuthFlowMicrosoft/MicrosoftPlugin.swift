@@ -1,0 +1,252 @@
+public import AuthFlow
+public import AuthFlowJOSE
+
+/// Microsoft Entra ID (the Microsoft identity platform, v2.0 endpoints): OpenID Connect with a tenant.
+///
+/// Facts (PROVIDERS-ADDENDUM.md §2, from Microsoft's own documentation):
+/// - `tenant` decides who signs in: `common` (work/school and personal accounts), `organizations`
+///   (work/school), `consumers` (personal; tenant id `9188040d-6c67-4c5b-b112-36a304b66dad`) or one tenant's
+///   id. Every endpoint carries it: `{base}/{tenant}/oauth2/v2.0/authorize`, `…/token`, and the keys at
+///   `{base}/{tenant}/discovery/v2.0/keys` (§2.1); `base_url` defaults to `https://login.microsoftonline.com`.
+/// - The issuer of `common` and `organizations` is the template `{base}/{tenantid}/v2.0`: `iss` must equal it
+///   with `{tenantid}` filled with the token's own `tid`, a GUID (§2.2); a token whose `iss` names another
+///   tenant than its `tid` is refused. Then the tenant must be in `allowed_tenants` (required for those two
+///   tenants unless `allow_any_tenant: true`).
+/// - `sub` is pairwise per application; `oid` is the user's id within a tenant, so the subject is
+///   `{tid}:{oid}` (§2.3: multi-tenant apps "should index on … `tid` + `oid`").
+/// - `email` is mutable and not verified (§2.3, the nOAuth account takeover): it is verified, and linkable,
+///   only when Microsoft says so with the optional claim `xms_edov` (`true`, `"1"` or `"true"`) or lists it
+///   in `verified_primary_email`.
+/// - `groups` (object ids) and `roles` (app roles) become `VerifiedIdentity.groups`; past 200 groups
+///   Microsoft sends none (`_claim_names.groups`, §2.4), and only the roles remain.
+/// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it (§2.5);
+///   a refresh token needs the `offline_access` scope.
+public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderAdvising {
+    /// Microsoft's sign-in host.
+    public static let defaultBaseURL = "https://login.microsoftonline.com"
+    /// The tenant id of personal Microsoft accounts.
+    public static let consumersTenantID = "9188040d-6c67-4c5b-b112-36a304b66dad"
+    /// The placeholder of the multi-tenant issuer.
+    public static let tenantPlaceholder = "{tenantid}"
+    /// The tenants that admit users of many organizations, where `allowed_tenants` is required.
+    public static let multiTenant: Set<String> = ["common", "organizations"]
+
+    /// `tenant`: `common`, `organizations`, `consumers` or a tenant id (GUID).
+    public let tenant: String
+    /// `base_url` without a trailing `/`.
+    public let baseURL: String
+    /// `allowed_tenants`, lowercased; `nil` when not set.
+    public let allowedTenants: Set<String>?
+    /// `allow_any_tenant`.
+    public let allowAnyTenant: Bool
+
+    /// Creates the plugin for `tenant` (default `common`) at `baseURL`.
+    public init(
+        tenant: String = "common", baseURL: String = Self.defaultBaseURL, allowedTenants: [String]? = nil,
+        allowAnyTenant: Bool = false
+    ) {
+        self.tenant = tenant
+        var base = Substring(baseURL)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        self.baseURL = String(base)
+        self.allowedTenants = allowedTenants.map { Set($0.map { $0.lowercased() }) }
+        self.allowAnyTenant = allowAnyTenant
+    }
+
+    /// `"microsoft"`.
+    public var type: String { "microsoft" }
+
+    /// `"Microsoft"`.
+    public var displayName: String { "Microsoft" }
+
+    /// When Microsoft states the email verified (`xms_edov`, `verified_primary_email`): never by `email` alone.
+    public var emailLinkability: EmailLinkability { .whenVerified(by: "xms_edov or verified_primary_email") }
+
+    /// `tenant`, `allowed_tenants`, `allow_any_tenant` and `base_url`.
+    public var optionKeys: Set<String> { ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"] }
+
+    /// This plugin with the provider's tenant, base URL and tenant allow-list.
+    public func configured(with options: ProviderOptions) -> any ProviderPlugin {
+        MicrosoftPlugin(
+            tenant: options.tenant ?? "common", baseURL: options.baseURL ?? Self.defaultBaseURL,
+            allowedTenants: options.allowedTenants, allowAnyTenant: options.allowAnyTenant ?? false)
+    }
+
+    /// oidc required; pkce optional (on); form_post optional (off); jwt_client_auth unsupported.
+    public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        switch capability {
+        case .oidc:
+            .required
+        case .pkce:
+            .optional(default: true)
+        case .formPost:
+            .optional(default: false)
+        case .jwtClientAuth:
+            .unsupported(
+                reason: "AuthFlow's Microsoft plugin authenticates with client_secret_post; Entra's certificate "
+                    + "assertions (private_key_jwt) are chosen with client_auth")
+        }
+    }
+
+    /// The tenant's authorize, token and keys endpoints under the base URL (userinfo at Microsoft Graph).
+    public var defaultEndpoints: ProviderEndpoints {
+        let root = "\(baseURL)/\(tenant)"
+        return ProviderEndpoints(
+            authorization: "\(root)/oauth2/v2.0/authorize", token: "\(root)/oauth2/v2.0/token",
+            userinfo: baseURL == Self.defaultBaseURL ? "https://graph.microsoft.com/oidc/userinfo" : nil,
+            jwks: "\(root)/discovery/v2.0/keys")
+    }
+
+    /// `{base}/{tenantid}/v2.0` for `common` and `organizations`, else the tenant's own issuer.
+    public var defaultIssuer: String? {
+        if Self.multiTenant.contains(tenant) { return "\(baseURL)/\(Self.tenantPlaceholder)/v2.0" }
+        if tenant == "consumers" { return "\(baseURL)/\(Self.consumersTenantID)/v2.0" }
+        return "\(baseURL)/\(tenant.lowercased())/v2.0"
+    }
+
+    /// An issuer with `{tenantid}` is filled with the token's `tid`.
+    public func issuerTemplate(for issuer: String) -> IssuerTemplate? {
+        issuer.contains(Self.tenantPlaceholder)
+            ? IssuerTemplate(template: issuer, placeholder: Self.tenantPlaceholder, claim: "tid") : nil
+    }
+
+    /// `profile` (for `oid`) and `email` (`openid` is added).
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
+
+    /// The `offline_access` scope.
+    public var refreshTokenRequest: RefreshTokenRequest { .scope("offline_access") }
+
+    /// `client_secret_post`.
+    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+
+    /// The tenants whose tokens are accepted; `nil` accepts any.
+    public var acceptedTenants: Set<String>? {
+        if Self.multiTenant.contains(tenant) { return allowAnyTenant ? nil : (allowedTenants ?? []) }
+        if tenant == "consumers" { return [Self.consumersTenantID] }
+        return [tenant.lowercased()]
+    }
+
+    /// With `allow_any_tenant: true`: every organization's users can sign in, and anyone can create one.
+    public func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
+        guard Self.multiTenant.contains(tenant), allowAnyTenant else { return [] }
+        return [
+            ProviderAdvice(
+                code: "any_tenant",
+                finding:
+                    "every Entra tenant's users can sign in (allow_any_tenant: true), and anyone can create a tenant",
+                key: "allowed_tenants", change: "to the tenant ids that may sign in", hardening: true)
+        ]
+    }
+
+    /// `tenant` is one of the four forms; `common` and `organizations` need `allowed_tenants` (tenant ids) or
+    /// `allow_any_tenant: true`, and not both; a single tenant takes neither.
+    public func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue] {
+        let subject = "provider '\(settings.name)' (type microsoft)"
+        var issues: [ConfigurationIssue] = []
+        let named = ["common", "organizations", "consumers"]
+        guard named.contains(tenant) || IssuerTemplate.isGUID(tenant) else {
+            return [
+                ResolutionIssue.make(
+                    .invalidValue,
+                    "\(subject): expected tenant to be common, organizations, consumers or a tenant id (a GUID), "
+                        + "found '\(tenant.prefix(64))' (use the tenant id, not a domain name)",
+                    settings.location(of: "tenant"))
+            ]
+        }
+        let options = settings.options
+        if Self.multiTenant.contains(tenant) {
+            if options.allowAnyTenant == true, options.allowedTenants != nil {
+                issues.append(
+                    ResolutionIssue.make(
+                        .invalidValue,
+                        "\(subject): use either allowed_tenants or allow_any_tenant: true, not both",
+                        settings.location(of: "allow_any_tenant")))
+            } else if options.allowAnyTenant != true, (options.allowedTenants ?? []).isEmpty {
+                issues.append(
+                    ResolutionIssue.make(
+                        .missingRequiredKey,
+                        "\(subject) with tenant \(tenant) requires allowed_tenants (the tenant ids that may sign in) "
+                            + "or allow_any_tenant: true (every organization)",
+                        settings.location(of: options.allowedTenants == nil ? "tenant" : "allowed_tenants")))
+            }
+        } else {
+            for key in ["allowed_tenants", "allow_any_tenant"] where settings.keyLocations[key] != nil {
+                issues.append(
+                    ResolutionIssue.make(
+                        .invalidValue,
+                        "\(subject): \(key) applies to tenant common or organizations only; tenant \(tenant) admits "
+                            + "its own users", settings.location(of: key)))
+            }
+        }
+        for entry in options.allowedTenants ?? [] where !IssuerTemplate.isGUID(entry) {
+            issues.append(
+                ResolutionIssue.make(
+                    .invalidValue,
+                    "\(subject): expected each entry of allowed_tenants to be a tenant id (a GUID), found "
+                        + "'\(entry.prefix(64))'", settings.location(of: "allowed_tenants")))
+        }
+        return issues
+    }
+
+    /// `{tid}:{oid}` as subject, after checking `tid` is a GUID, allowed, and the one `iss` names; the
+    /// email verified (and linkable) only with `xms_edov` or `verified_primary_email`; `groups` and `roles`.
+    ///
+    /// - Throws: `SignInError` `id_token_invalid` (claim `tid` or `oid`) or `tenant_not_allowed`.
+    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let tid = claims.string("tid"), IssuerTemplate.isGUID(tid) else {
+            throw SignInError(
+                .idTokenInvalid,
+                "expected a tenant id (a GUID) in the id_token's 'tid' claim, found none or another value",
+                provider: provider.name, joseCode: .invalidClaim, claim: "tid")
+        }
+        let tenantID = tid.lowercased()
+        // The verifier already matched `iss` (exactly, or the template filled with `tid`); this holds for a
+        // tenant-specific issuer too, so `tid` is always the tenant that issued the token.
+        guard claims.issuer.map({ $0.lowercased().contains("/\(tenantID)/") }) == true else {
+            throw SignInError(
+                .idTokenInvalid, "expected the id_token's 'iss' to name the tenant in its 'tid', found another tenant",
+                provider: provider.name, joseCode: .issuerMismatch, claim: "iss")
+        }
+        if let accepted = acceptedTenants, !accepted.contains(tenantID) {
+            throw SignInError(
+                .tenantNotAllowed,
+                "expected a tenant among allowed_tenants, found tenant \(tenantID) (add it to allowed_tenants to "
+                    + "admit its users)", provider: provider.name, claim: "tid")
+        }
+        guard let oid = claims.string("oid"), !oid.isEmpty else {
+            throw SignInError(
+                .idTokenInvalid,
+                "expected an 'oid' claim in the id_token (requested with the profile scope), found none",
+                provider: provider.name, joseCode: .missingClaim, claim: "oid")
+        }
+        let raw = claims.json
+        let email = claims.string("email")
+        let verified = email.map { Self.isVerified($0, claims: raw) } ?? false
+        return VerifiedIdentity(
+            provider: provider.name, subject: "\(tenantID):\(oid)", email: email, emailVerified: verified,
+            name: IdentityClaims.displayName(raw), source: .idToken, rawClaims: raw,
+            groups: Self.strings(raw["groups"]) + Self.strings(raw["roles"]), emailLinkable: verified)
+    }
+
+    /// Whether Microsoft states `email` is verified: `xms_edov` true (a boolean, `"1"` or `"true"`), or the
+    /// address listed in `verified_primary_email`.
+    static func isVerified(_ email: String, claims: [String: JSONValue]) -> Bool {
+        switch claims["xms_edov"] {
+        case .bool(true)?, .string("1")?, .string("true")?: return true
+        default: break
+        }
+        let listed =
+            claims["verified_primary_email"].map { value in
+                value.stringValue.map { [$0] } ?? strings(value)
+            } ?? []
+        return listed.contains { $0.lowercased() == email.lowercased() }
+    }
+
+    /// The strings of a JSON array (other members skipped); empty for anything else.
+    static func strings(_ value: JSONValue?) -> [String] {
+        guard case .array(let items)? = value else { return [] }
+        return items.compactMap(\.stringValue)
+    }
+}

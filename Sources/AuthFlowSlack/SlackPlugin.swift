@@ -1,0 +1,76 @@
+public import AuthFlow
+public import AuthFlowJOSE
+
+/// Slack ("Sign in with Slack"): OpenID Connect, a user keyed by workspace.
+///
+/// Facts (PROVIDERS-ADDENDUM.md §4.4, Slack's discovery document and method references): issuer
+/// `https://slack.com`; authorization `https://slack.com/openid/connect/authorize` (not `/oauth/v2/authorize`),
+/// token `https://slack.com/api/openid.connect.token`, userinfo `https://slack.com/api/openid.connect.userInfo`,
+/// keys `https://slack.com/openid/connect/keys` (RS256); `client_secret_post` and `client_secret_basic`;
+/// discovery lists no PKCE (its 2026 support is documented for app installs, not verified for this flow).
+/// A Slack identity is a user in a workspace: the subject is `{team_id}:{sub}` from the claim
+/// `https://slack.com/team_id`; `email_verified` is a boolean.
+public struct SlackPlugin: ProviderPlugin {
+    /// The claim naming the user's workspace.
+    public static let teamClaim = "https://slack.com/team_id"
+
+    /// Creates the plugin.
+    public init() {}
+
+    /// `"slack"`.
+    public var type: String { "slack" }
+
+    /// `"Slack"`.
+    public var displayName: String { "Slack" }
+
+    /// oidc required; pkce optional (off); jwt_client_auth and form_post unsupported.
+    public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
+        switch capability {
+        case .oidc: .required
+        case .pkce: .optional(default: false)
+        case .jwtClientAuth:
+            .unsupported(reason: "Slack authenticates clients with client_secret_post or client_secret_basic")
+        case .formPost: .unsupported(reason: "Slack's discovery lists only the query response mode")
+        }
+    }
+
+    /// Slack's OpenID Connect endpoints.
+    public var defaultEndpoints: ProviderEndpoints {
+        ProviderEndpoints(
+            authorization: "https://slack.com/openid/connect/authorize",
+            token: "https://slack.com/api/openid.connect.token",
+            userinfo: "https://slack.com/api/openid.connect.userInfo", jwks: "https://slack.com/openid/connect/keys")
+    }
+
+    /// `https://slack.com`.
+    public var defaultIssuer: String? { "https://slack.com" }
+
+    /// `profile` and `email`.
+    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
+
+    /// `client_secret_post`.
+    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+
+    /// `{team_id}:{sub}` as subject, `email` and `email_verified`, the name.
+    ///
+    /// - Throws: `SignInError` `id_token_invalid` when `sub` or the workspace claim is missing.
+    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let subject = claims.subject, !subject.isEmpty else {
+            throw SignInError(
+                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
+                provider: provider.name, claim: "sub")
+        }
+        guard let team = claims.string(Self.teamClaim), !team.isEmpty else {
+            throw SignInError(
+                .idTokenInvalid, "expected the workspace in the id_token's '\(Self.teamClaim)' claim, found none",
+                provider: provider.name, joseCode: .missingClaim, claim: Self.teamClaim)
+        }
+        let raw = claims.json
+        return VerifiedIdentity(
+            provider: provider.name, subject: "\(team):\(subject)", email: claims.string("email"),
+            emailVerified: claims.flag("email_verified") ?? false, name: IdentityClaims.displayName(raw),
+            source: .idToken, rawClaims: raw)
+    }
+}
