@@ -31,7 +31,9 @@ def path_to(start, goal):
                 stack.append(path + [name])
     return None
 
-plugins = ["AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC", "AuthFlowProviders"]
+plugins = ["AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC", "AuthFlowOAuth2",
+           "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
+           "AuthFlowProviders"]
 stores = ["AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
 rules = [(module, forbidden) for module in ["AuthFlowHTTP", "AuthFlow", "AuthFlowMatrix"] + plugins + stores
          for forbidden in ["CCurl", "CMicroHTTPD", "AuthFlowCurl", "AuthFlowHTTPServer"]]

@@ -118,7 +118,6 @@ extension ConfigurationReader {
             endpoints: endpoints, authorizationParameters: authorizationParameters, location: location(key.mark),
             typeLocation: typeLocation,
             capabilityLocations: capabilities.locations, keyLocations: keyLocations,
-<<<<<<< HEAD
             nativeClients: nativeClients(section),
             postLogoutRedirectURI: url(
                 section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")),
