@@ -44,7 +44,7 @@ extension SignInServer {
                     try await accounts.users(withVerifiedEmail: email)
                 }.filter { user in
                     user.identities.contains { identity in
-                        identity.emailVerified && !identity.isDisabled
+                        identity.emailVerified && !identity.isDisabled && vouchesForStoredEmail(of: identity)
                             && identity.email.map { EmailLinkPolicy.matches($0, email) } ?? false
                     }
                 }
@@ -132,4 +132,13 @@ extension SignInServer {
 
     static let identityDisabled = ServerError(
         .identityDisabled, "expected an identity that may sign in, found one that is disabled", status: 403)
+
+    /// Whether a stored identity's verified email may be what a new sign-in links to: the same trust as the
+    /// linking side. A private relay address never is, nor the email of a provider whose plugin vouches for
+    /// none (Facebook) or that is no longer configured.
+    func vouchesForStoredEmail(of identity: LinkedIdentity) -> Bool {
+        guard !identity.isPrivateEmail, let provider = providers[identity.provider] else { return false }
+        if case .never = provider.plugin.emailLinkability { return false }
+        return true
+    }
 }

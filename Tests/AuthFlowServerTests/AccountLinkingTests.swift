@@ -85,6 +85,48 @@ struct AccountLinkingTests {
         }
     }
 
+    /// The other way round: a user who first signed in with a relay address (or through a provider that
+    /// vouches for no email) is never the target a later sign-in with that verified address links to.
+    @Test func aStoredEmailLinksOnlyWhereItsOwnProviderVouchedForIt() async throws {
+        var settings = TestDeployment.Settings()
+        settings.linkByVerifiedEmail = true
+        let relay = "q4m8z1@privaterelay.appleid.com"
+        try await TestDeployment.with(settings) { app in
+            let apple = TestBrowser()
+            let viaApple = SandboxIdentity(subject: "a-first", email: relay, givenName: "Q", familyName: "M")
+            #expect(try await app.signIn(apple, provider: "apple", as: viaApple).status == 303)
+            let appleUser = try #require(try await app.session(apple).json?["user_id"]?.stringValue)
+            let google = TestBrowser()
+            let viaGoogle = SandboxIdentity(subject: "g-second", email: relay, givenName: "Q", familyName: "M")
+            try await app.signIn(google, provider: "google", as: viaGoogle)
+            #expect(try await app.session(google).json?["user_id"]?.stringValue != appleUser)
+
+            let facebook = TestBrowser()
+            let shared = "dana@example.com"
+            let viaFacebook = SandboxIdentity(subject: "f-first", email: shared, givenName: "Dana", familyName: "F")
+            try await app.signIn(facebook, provider: "facebook", as: viaFacebook)
+            let facebookUser = try #require(try await app.session(facebook).json?["user_id"]?.stringValue)
+            let second = TestBrowser()
+            let viaGoogleToo = SandboxIdentity(subject: "g-dana", email: shared, givenName: "Dana", familyName: "F")
+            try await app.signIn(second, provider: "google", as: viaGoogleToo)
+            #expect(try await app.session(second).json?["user_id"]?.stringValue != facebookUser)
+
+            // A provider that vouches for its email is still a target: Google first, then Apple with the same
+            // (non-relay) address links — the control showing the refusals above come from the rule.
+            let first = TestBrowser()
+            let plain = "erin@example.com"
+            try await app.signIn(
+                first, provider: "google",
+                as: SandboxIdentity(subject: "g-erin", email: plain, givenName: "Erin", familyName: "E"))
+            let googleUser = try #require(try await app.session(first).json?["user_id"]?.stringValue)
+            let then = TestBrowser()
+            try await app.signIn(
+                then, provider: "apple",
+                as: SandboxIdentity(subject: "a-erin", email: plain, givenName: "Erin", familyName: "E"))
+            #expect(try await app.session(then).json?["user_id"]?.stringValue == googleUser)
+        }
+    }
+
     @Test func emailComparisonIsExactBesidesTheAsciiDomain() {
         #expect(EmailLinkPolicy.matches("kate@example.com", "kate@EXAMPLE.COM"))
         #expect(!EmailLinkPolicy.matches("\u{212A}ate@example.com", "kate@example.com"))
