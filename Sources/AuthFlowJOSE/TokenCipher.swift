@@ -29,6 +29,8 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// The derived keys, the current secret's first (the only one that seals).
     private let keys: [[UInt8]]
     private let random: any SecureRandom
+    /// Encryption contexts keyed with the sealing key, reused across seals.
+    private let sealContexts: SealContexts
 
     private var key: [UInt8] { keys[0] }
 
@@ -43,8 +45,10 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     public init(
         secret: some Collection<UInt8>, random: any SecureRandom, label: String = TokenCipher.tokenEncryptionLabel
     ) throws(JOSEError) {
-        self.keys = [try Self.deriveKey(secret, label: label)]
+        let key = try Self.deriveKey(secret, label: label)
+        self.keys = [key]
         self.random = random
+        self.sealContexts = SealContexts(key: key)
     }
 
     /// A cipher over keys already derived (``SecretKeyring``), the sealing one first.
@@ -52,6 +56,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
         precondition(!derivedKeys.isEmpty, "a cipher needs at least one key")
         self.keys = derivedKeys
         self.random = random
+        self.sealContexts = SealContexts(key: derivedKeys[0])
     }
 
     /// The key HKDF-SHA256 derives from `secret` for `label`.
@@ -93,20 +98,32 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
                 .cryptoFailure,
                 "expected \(AESGCM.nonceLength) random bytes for the nonce, found \(nonce.count)")
         }
-        guard
-            let sealed = AESGCM.seal(
-                key: key, nonce: nonce, plaintext: Array(plaintext),
-                associatedData: Self.authenticatedData(Self.formatVersion, associatedData))
-        else {
+        // Written in place: version, nonce, then the ciphertext and the tag straight from OpenSSL, with the version
+        // byte and the associated data authenticated as one string without being joined.
+        let contexts = sealContexts
+        let sealed = Self.withBytes(plaintext) { plaintext in
+            Self.withBytes(associatedData) { associatedData in
+                [UInt8](unsafeUninitializedCapacity: Self.overhead + plaintext.count) { output, initialized in
+                    initialized = 0
+                    guard let base = output.baseAddress else { return }
+                    base[0] = Self.formatVersion
+                    nonce.withUnsafeBufferPointer { (base + 1).initialize(from: $0.baseAddress!, count: $0.count) }
+                    let ciphertext = base + 1 + AESGCM.nonceLength
+                    let done = contexts.withContext { context in
+                        AESGCM.seal(
+                            context: context, nonce: base + 1, plaintext: plaintext,
+                            associatedData: UnsafeBufferPointer(start: base, count: 1),
+                            moreAssociatedData: associatedData, ciphertext: ciphertext,
+                            tag: ciphertext + plaintext.count)
+                    }
+                    if done { initialized = output.count }
+                }
+            }
+        }
+        guard sealed.count == Self.overhead + plaintext.count else {
             throw JOSEError(.cryptoFailure, "expected AES-256-GCM to encrypt, found an OpenSSL failure")
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(Self.overhead + sealed.ciphertext.count)
-        output.append(Self.formatVersion)
-        output.append(contentsOf: nonce)
-        output.append(contentsOf: sealed.ciphertext)
-        output.append(contentsOf: sealed.tag)
-        return output
+        return sealed
     }
 
     /// Decrypts a value written by ``seal(_:associatedData:)`` with the same secret (the current one or, from a
@@ -117,33 +134,35 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     public func open(_ sealed: some Collection<UInt8>, associatedData: some Collection<UInt8>) throws(JOSEError)
         -> [UInt8]
     {
-        let sealed = Array(sealed)
-        guard sealed.count >= Self.overhead else {
-            throw JOSEError(
-                .invalidCiphertext,
-                "expected at least \(Self.overhead) bytes of sealed data, found \(sealed.count)")
-        }
-        guard sealed[0] == Self.formatVersion else {
-            throw JOSEError(
-                .invalidCiphertext,
-                "expected sealed data of format version \(Self.formatVersion), found version \(sealed[0])")
-        }
-        let nonceEnd = 1 + AESGCM.nonceLength
-        let tagStart = sealed.count - AESGCM.tagLength
-        let nonce = Array(sealed[1..<nonceEnd])
-        let authenticated = Self.authenticatedData(sealed[0], associatedData)
-        for key in keys {
-            if let plaintext = AESGCM.open(
-                key: key, nonce: nonce, ciphertext: sealed[nonceEnd..<tagStart], tag: sealed[tagStart...],
-                associatedData: authenticated)
-            {
-                return plaintext
+        try Self.withBytes(sealed) { sealed throws(JOSEError) in
+            guard sealed.count >= Self.overhead, let base = sealed.baseAddress else {
+                throw JOSEError(
+                    .invalidCiphertext,
+                    "expected at least \(Self.overhead) bytes of sealed data, found \(sealed.count)")
+            }
+            guard base[0] == Self.formatVersion else {
+                throw JOSEError(
+                    .invalidCiphertext,
+                    "expected sealed data of format version \(Self.formatVersion), found version \(base[0])")
+            }
+            let nonceEnd = 1 + AESGCM.nonceLength
+            let tagStart = sealed.count - AESGCM.tagLength
+            let ciphertext = UnsafeBufferPointer(rebasing: sealed[nonceEnd..<tagStart])
+            return try Self.withBytes(associatedData) { associatedData throws(JOSEError) in
+                for key in keys {
+                    if let plaintext = AESGCM.open(
+                        key: key, nonce: base + 1, ciphertext: ciphertext, tag: base + tagStart,
+                        associatedData: UnsafeBufferPointer(start: base, count: 1), moreAssociatedData: associatedData)
+                    {
+                        return plaintext
+                    }
+                }
+                throw JOSEError(
+                    .decryptionFailed,
+                    "expected sealed data that authenticates under this secret and associated data, found data that "
+                        + "does not (altered, bound to another record, or sealed under another secret)")
             }
         }
-        throw JOSEError(
-            .decryptionFailed,
-            "expected sealed data that authenticates under this secret and associated data, found data that "
-                + "does not (altered, bound to another record, or sealed under another secret)")
     }
 
     /// A keyed digest of `message` for looking a sealed value up without storing it in clear: HMAC-SHA256
@@ -170,10 +189,15 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// A mirror without children, so `dump` cannot print the key.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
-    private static func authenticatedData(_ version: UInt8, _ associatedData: some Collection<UInt8>) -> [UInt8] {
-        var data: [UInt8] = [version]
-        data.append(contentsOf: associatedData)
-        return data
+    /// Calls `body` with the bytes of `bytes`: in place when they are contiguous, else from a copy.
+    private static func withBytes<Result, Failure: Error>(
+        _ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let direct = bytes.withContiguousStorageIfAvailable { buffer in
+            Swift.Result { () throws(Failure) -> Result in try body(buffer) }
+        }
+        if let direct { return try direct.get() }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(Failure) in try body(buffer) }
     }
 }
 

@@ -29,6 +29,50 @@ private struct PresetNonce: SecureRandom {
         #expect(try Self.cipher().open(Self.expectedSealed, associatedData: Self.aad) == Self.plaintext)
     }
 
+    // Seals reuse keyed OpenSSL contexts: a reused one must start each message afresh (no length, partial block
+    // or tag of the previous seal carried over), whatever was sealed on it before.
+    @Test func reusedContextsSealEveryValueAfresh() throws {
+        let cipher = try Self.cipher()
+        for round in 0..<4 {
+            #expect(try cipher.seal(Self.plaintext, associatedData: Self.aad) == Self.expectedSealed, "round \(round)")
+            // Lengths that leave partial blocks in the plaintext and the associated data.
+            let other = try cipher.seal(Array(repeating: UInt8(round), count: 17 + round), associatedData: [7, 7, 7])
+            #expect(
+                try cipher.open(other, associatedData: [7, 7, 7]) == Array(repeating: UInt8(round), count: 17 + round))
+        }
+        #expect(try cipher.seal([], associatedData: []).count == TokenCipher.overhead)
+        #expect(try cipher.seal(Self.plaintext, associatedData: Self.aad) == Self.expectedSealed)
+    }
+
+    @Test func sealsAndOpensCollectionsThatAreNotArrays() throws {
+        let cipher = try Self.cipher()
+        // Not contiguous (no contiguous storage): copied first; slices that do not start at 0: read in place.
+        let sealed = try cipher.seal(Self.plaintext.lazy.map { $0 }, associatedData: Self.aad.lazy.map { $0 })
+        #expect(sealed == Self.expectedSealed)
+        let padded = [0xFF] + Self.expectedSealed + [0xFF]
+        let slice = padded[1..<(padded.count - 1)]
+        let aadSlice = ([0] + Self.aad)[1...]
+        #expect(try cipher.open(slice, associatedData: aadSlice) == Self.plaintext)
+        #expect(try cipher.open(Self.expectedSealed.lazy.map { $0 }, associatedData: Self.aad) == Self.plaintext)
+    }
+
+    @Test func concurrentSealsEachOpenToTheirOwnValue() async throws {
+        let cipher = try TokenCipher(secret: Self.secret, random: SystemRandom())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<200 {
+                        let value = Array("value \(task) \(index)".utf8)
+                        let aad = Array("row \(task)".utf8)
+                        let sealed = try cipher.seal(value, associatedData: aad)
+                        #expect(try cipher.open(sealed, associatedData: aad) == value)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test func roundTripsEmptyAndLargeValuesWithFreshNonces() throws {
         let cipher = try TokenCipher(secret: Self.secret, random: SystemRandom())
         #expect(try cipher.open(cipher.seal([], associatedData: []), associatedData: []) == [])
