@@ -251,13 +251,13 @@ import Testing
     }
 
     /// An event the flow's state cannot receive is a bug in the driver, not something input can cause: the
-    /// flow stops the process (a precondition) instead of answering.
+    /// flow stops the process (a precondition trap, SIGILL; a thrown error would exit with a status instead).
     @Test func stopsOnAnEventItsStateCannotReceive() async throws {
-        await #expect(processExitsWith: .failure) {
+        await #expect(processExitsWith: .signal(SIGILL)) {
             var flow = OAuthFlow(provider: try TestProviders.resolve([:]))
             _ = flow.tokenResponseReceived(TestIdentityProvider.tokenResponse(idToken: nil), now: Date())
         }
-        await #expect(processExitsWith: .failure) {
+        await #expect(processExitsWith: .signal(SIGILL)) {
             // The callback runs on a flow of its own, never on the one that redirected.
             let harness = FlowHarness(try TestProviders.resolve([:]))
             var flow = OAuthFlow(provider: harness.provider)
@@ -268,7 +268,7 @@ import Testing
                 method: .get, parameters: CallbackParameters([("state", harness.secrets.state)]),
                 flowRecord: redirect.record, now: harness.now)
         }
-        await #expect(processExitsWith: .failure) {
+        await #expect(processExitsWith: .signal(SIGILL)) {
             var flow = try FlowHarness(try TestProviders.resolve(["oidc": true])).untilKeys(idToken: "a.b.c").0
             _ = flow.requestFailed(SignInError(.providerUnreachable, "down"), now: Date())
         }
