@@ -1,21 +1,44 @@
 public import AuthFlowHTTP
+public import AuthFlowJOSE
 public import Foundation
 
+// One action type per event, so the driver handles exactly what each event can lead to.
 extension OAuthFlow {
-    /// What the driver must do next.
-    public enum Action: Sendable {
-        /// Seal ``AuthorizationRedirect/record`` into a flow cookie living ``AuthorizationRedirect/ttl``
-        /// seconds (``FlowRecordSeal``), then redirect the browser to ``AuthorizationRedirect/url``.
-        case redirect(AuthorizationRedirect)
+    /// What to do after ``OAuthFlow/callbackReceived(method:parameters:flowRecord:now:)``.
+    public enum CallbackAction: Sendable {
         /// The browser's flow cookie matched the callback: mark `state` spent until `until`
         /// (``FlowStore/markSpent(state:until:)``), then call ``OAuthFlow/stateSpent(_:now:)``.
         case markStateSpent(state: String, until: Date)
+        /// The callback was refused.
+        case fail(SignInError)
+    }
+
+    /// What to do after ``OAuthFlow/stateSpent(_:now:)``.
+    public enum StateSpentAction: Sendable {
         /// Hand any ``TokenExchange/unverifiedProfile`` to the application first, then send
         /// ``TokenExchange/request`` and call ``OAuthFlow/tokenResponseReceived(_:now:)``.
         case exchangeCode(TokenExchange)
-        /// Obtain the provider's JWKS, then call ``OAuthFlow/jwksReceived(_:fetchedFromProvider:now:)``.
-        case fetchJWKS(JWKSFetch)
+        /// The callback was refused (a replayed state, an issuer mismatch, a provider error, no code).
+        case fail(SignInError)
+    }
+
+    /// What to do after ``OAuthFlow/tokenResponseReceived(_:now:)``.
+    public enum TokenResponseAction: Sendable {
+        /// Verify the id_token through the provider's key-set cache
+        /// (``ProviderKeySets/verification(of:provider:with:)``), then call
+        /// ``OAuthFlow/idTokenVerified(_:now:)``.
+        case verifyIDToken(IDTokenVerification)
         /// Send this userinfo request, then call ``OAuthFlow/userinfoResponseReceived(_:now:)``.
+        case fetchUserinfo(HTTPClientRequest)
+        /// The token response was refused.
+        case fail(SignInError)
+    }
+
+    /// What to do after ``OAuthFlow/idTokenVerified(_:now:)`` or
+    /// ``OAuthFlow/userinfoResponseReceived(_:now:)``.
+    public enum IdentityAction: Sendable {
+        /// Send this userinfo request (the first, or the plugin's next profile resource), then call
+        /// ``OAuthFlow/userinfoResponseReceived(_:now:)``.
         case fetchUserinfo(HTTPClientRequest)
         /// The sign-in succeeded.
         case complete(SignInResult)
@@ -41,15 +64,12 @@ extension OAuthFlow {
         public let unverifiedProfile: UnverifiedProfile?
     }
 
-    /// Which JWKS to obtain.
-    public struct JWKSFetch: Sendable, Hashable {
-        /// The provider's `jwks_uri`.
-        public let url: String
-        /// `true` when the cached set lacked the token's key: refetch (rate-limited) instead of using the cache.
-        public let forceRefresh: Bool
-        /// The `kid` that was not found, when refreshing.
-        public let keyID: String?
-        /// The id_token being verified, so a cache can run its own rate-limited unknown-key refetch.
+    /// The id_token to verify, and how.
+    public struct IDTokenVerification: Sendable {
+        /// The id_token from the token response.
         public let idToken: String
+        /// The checks of DESIGN §2 for this flow: the plugin's algorithms, issuers, audiences, leeway and,
+        /// when the provider echoes it, the nonce.
+        public let verifier: JWTVerifier
     }
 }

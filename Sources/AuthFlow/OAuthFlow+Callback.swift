@@ -18,11 +18,12 @@ extension OAuthFlow {
     ///   - flowRecord: the record opened from the browser's flow cookie (``FlowRecordSeal``), or `nil` when
     ///     the browser sent none that opened.
     ///   - now: the current time.
-    /// - Returns: ``Action/markStateSpent(state:until:)`` or ``Action/fail(_:)``.
+    /// - Returns: ``CallbackAction/markStateSpent(state:until:)`` or ``CallbackAction/fail(_:)``.
+    /// - Precondition: the flow is new (a callback runs on a flow of its own, not the one that redirected).
     public mutating func callbackReceived(
         method: CallbackMethod, parameters: CallbackParameters, flowRecord: FlowRecord?, now: Date
-    ) -> Action {
-        guard case .idle = state else { return unexpected("callback received", now: now) }
+    ) -> CallbackAction {
+        guard case .idle = state else { unexpected("callback received") }
         stepStartedAt = now
         let count = parameters.count("state")
         guard count == 1, let value = parameters.value("state"), !value.isEmpty, value.utf8.count <= 512 else {
@@ -84,11 +85,10 @@ extension OAuthFlow {
     /// - Parameters:
     ///   - firstUse: what ``FlowStore/markSpent(state:until:)`` returned.
     ///   - now: the current time.
-    /// - Returns: ``Action/exchangeCode(_:)`` or ``Action/fail(_:)``.
-    public mutating func stateSpent(_ firstUse: Bool, now: Date) -> Action {
-        guard case .awaitingSpend(let callback, let record) = state else {
-            return unexpected("state spent", now: now)
-        }
+    /// - Returns: ``StateSpentAction/exchangeCode(_:)`` or ``StateSpentAction/fail(_:)``.
+    /// - Precondition: the flow answered its callback with ``CallbackAction/markStateSpent(state:until:)``.
+    public mutating func stateSpent(_ firstUse: Bool, now: Date) -> StateSpentAction {
+        guard case .awaitingSpend(let callback, let record) = state else { unexpected("state spent") }
         var checks = ["state", "browser_binding", "state_fresh", "state_provider", "callback_method"]
         guard firstUse else {
             return fail(
@@ -159,10 +159,13 @@ extension OAuthFlow {
         return .exchangeCode(TokenExchange(request: request, unverifiedProfile: profile))
     }
 
-    /// A request the driver performed failed (transport error, JWKS unavailable, store failure).
+    /// A request the driver performed could not be made (the spent-state set or the application's profile
+    /// store failed, the token or userinfo endpoint was unreachable). Ends the flow.
     ///
-    /// - Returns: ``Action/fail(_:)`` with `error`.
-    public mutating func requestFailed(_ error: SignInError, now: Date) -> Action {
+    /// - Returns: `error`, with the flow's provider and trace, to throw.
+    /// - Precondition: the flow is waiting for the outcome of an action (not new, not finished, not
+    ///   verifying an id_token: ``idTokenVerified(_:now:)`` carries that outcome, failed or not).
+    public mutating func requestFailed(_ error: SignInError, now: Date) -> SignInError {
         let step: TraceEvent.Step
         var roundTrip = true
         switch state {
@@ -170,10 +173,9 @@ extension OAuthFlow {
             step = .callback
             roundTrip = false
         case .exchangingCode: step = .tokenExchange
-        case .awaitingKeys: step = .jwks
         case .awaitingUserinfo: step = .userinfo
-        case .idle, .redirected, .finished: return unexpected("request failed", now: now)
+        case .idle, .redirected, .verifyingIDToken, .finished: unexpected("request failed")
         }
-        return fail(step, error, now: now, roundTrip: roundTrip)
+        return failure(step, error, now: now, roundTrip: roundTrip)
     }
 }

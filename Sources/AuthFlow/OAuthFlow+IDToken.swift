@@ -2,45 +2,51 @@ public import AuthFlowJOSE
 public import Foundation
 
 extension OAuthFlow {
-    /// The JWKS is available: verifies the id_token.
+    /// The id_token went through the provider's key-set cache (``ProviderKeySets/verification(of:provider:with:)``
+    /// with ``IDTokenVerification/verifier``): checks what the cache does not, then asks for userinfo or completes.
     ///
     /// Verification follows DESIGN §2 through AuthFlowJOSE: size cap, strict base64url, header, key by
     /// `kid` with the algorithm from the key and the plugin's allow-list (never `none` or HMAC), signature
     /// over the raw bytes, then `iss` (the plugin's accepted issuers), `aud` (client_id plus `audiences:`,
-    /// `azp` when present or several), `exp`/`nbf`/`iat` with the leeway, and the nonce. On an unknown `kid` the flow
-    /// asks once for a forced JWKS refetch before failing.
+    /// `azp` when present or several), `exp`/`nbf`/`iat` with the leeway, and the nonce. On an unknown `kid`
+    /// the cache (not the flow) refetches once, rate-limited. Then the flow checks a nonce the provider sent
+    /// without promising it, and a non-empty `sub`.
     ///
     /// - Parameters:
-    ///   - keys: the provider's key set.
-    ///   - fetchedFromProvider: whether obtaining it was a network round trip (not a cache hit).
+    ///   - verification: the cache's outcome and where its keys came from (traced as the `jwks` step).
     ///   - now: the current time.
-    /// - Returns: ``Action/fetchJWKS(_:)`` (forced refetch), ``Action/fetchUserinfo(_:)``,
-    ///   ``Action/complete(_:)``, or ``Action/fail(_:)`` with `id_token_invalid` carrying the JOSE code.
-    public mutating func jwksReceived(_ keys: JWKSet, fetchedFromProvider: Bool, now: Date) -> Action {
-        guard case .awaitingKeys(let exchange, let tokens, let idToken, let refetched) = state else {
-            return unexpected("JWKS received", now: now)
+    /// - Returns: ``IdentityAction/fetchUserinfo(_:)``, ``IdentityAction/complete(_:)``, or
+    ///   ``IdentityAction/fail(_:)`` with `jwks_unavailable`, or `id_token_invalid` carrying the JOSE code.
+    /// - Precondition: the flow asked for it (``TokenResponseAction/verifyIDToken(_:)``).
+    public mutating func idTokenVerified(_ verification: JWKSVerification, now: Date) -> IdentityAction {
+        guard case .verifyingIDToken(let exchange, let tokens) = state else { unexpected("id_token verified") }
+        let verified: JWTClaims
+        switch verification.result {
+        case .failure(let error) where error.code == .jwksUnavailable || verification.keySource == nil:
+            return fail(
+                .jwks,
+                SignInError(
+                    .jwksUnavailable, "expected the provider's JWKS, found: \(error.message)", joseCode: error.code),
+                now: now, roundTrip: true)
+        case .failure(let error):
+            traceKeys(verification, now: now)
+            return fail(
+                .idTokenVerification,
+                SignInError(
+                    .idTokenInvalid, "the id_token failed verification: \(error.message)", joseCode: error.code,
+                    claim: error.claim),
+                now: now)
+        case .success(let claims):
+            traceKeys(verification, now: now)
+            verified = claims
         }
-        appendTrace(
-            .jwks, now: now, checks: [], roundTrip: fetchedFromProvider, outcome: .succeeded,
-            detail: "\(keys.keys.count) key(s)\(fetchedFromProvider ? ", fetched" : ", cached")")
-        // A provider that does not echo the nonce (LinkedIn) has it checked only when present.
-        let echoes = provider.plugin.noncePolicy == .required
-        let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: echoes ? exchange.record.nonce : nil)
         let claims: JWTClaims
         do throws(JOSEError) {
-            claims = try verifier.verify(idToken, keys: keys, now: now)
-            if !echoes, claims["nonce"] != nil, let nonce = exchange.record.nonce {
-                try ClaimChecks.checkNonce(claims, expected: nonce)
+            // A provider that does not echo the nonce (LinkedIn) has it checked only when present.
+            if provider.plugin.noncePolicy != .required, verified["nonce"] != nil, let nonce = exchange.record.nonce {
+                try ClaimChecks.checkNonce(verified, expected: nonce)
             }
-        } catch  where error.code == .keyNotFound && !refetched {
-            appendTrace(
-                .idTokenVerification, now: now, checks: [], roundTrip: false, outcome: .succeeded,
-                detail: "unknown kid, refetching the JWKS once")
-            guard let url = provider.endpoints.jwks else {
-                return fail(.jwks, SignInError(.jwksUnavailable, "expected a JWKS endpoint, found none"), now: now)
-            }
-            state = .awaitingKeys(exchange, tokens, idToken: idToken, refetched: true)
-            return .fetchJWKS(JWKSFetch(url: url, forceRefresh: true, keyID: error.keyID, idToken: idToken))
+            claims = verified
         } catch {
             return fail(
                 .idTokenVerification,
@@ -74,8 +80,21 @@ extension OAuthFlow {
         return complete(exchange, tokens, identity, now: now)
     }
 
+    /// The `jwks` step: how many keys, and whether obtaining them was a round trip to the provider.
+    private mutating func traceKeys(_ verification: JWKSVerification, now: Date) {
+        let source =
+            switch verification.keySource {
+            case .cached, nil: "cached"
+            case .fetched: "fetched"
+            case .refetchedForUnknownKey: "refetched for an unknown kid"
+            }
+        appendTrace(
+            .jwks, now: now, checks: [], roundTrip: verification.keySource.map { $0 != .cached } ?? false,
+            outcome: .succeeded, detail: "\(verification.keyCount) key(s), \(source)")
+    }
+
     mutating func complete(_ exchange: Exchange, _ tokens: TokenSet, _ identity: VerifiedIdentity, now: Date)
-        -> Action
+        -> IdentityAction
     {
         appendTrace(
             .complete, now: now, checks: ["subject"] + (identity.emailVerified ? ["email_verified"] : []),

@@ -10,9 +10,11 @@ extension OAuthFlow {
     /// Bearer `token_type` when present, and an `id_token` with oidc) is `invalid_token_response` (the checks
     /// every token answer gets, in `TokenResponse`). Token values never appear in an error.
     ///
-    /// - Returns: ``Action/fetchJWKS(_:)`` (oidc), ``Action/fetchUserinfo(_:)`` (oauth2), or ``Action/fail(_:)``.
-    public mutating func tokenResponseReceived(_ response: HTTPClientResponse, now: Date) -> Action {
-        guard case .exchangingCode(let exchange) = state else { return unexpected("token response", now: now) }
+    /// - Returns: ``TokenResponseAction/verifyIDToken(_:)`` (oidc), ``TokenResponseAction/fetchUserinfo(_:)``
+    ///   (oauth2), or ``TokenResponseAction/fail(_:)``.
+    /// - Precondition: the flow asked for the code exchange (``StateSpentAction/exchangeCode(_:)``).
+    public mutating func tokenResponseReceived(_ response: HTTPClientResponse, now: Date) -> TokenResponseAction {
+        guard case .exchangingCode(let exchange) = state else { unexpected("token response") }
         let detail = "HTTP \(response.status)"
         let tokens: TokenSet
         do throws(SignInError) {
@@ -25,18 +27,21 @@ extension OAuthFlow {
             .tokenExchange, now: now, checks: ["status", "access_token"] + (tokens.idToken == nil ? [] : ["id_token"]),
             roundTrip: true, outcome: .succeeded, detail: detail)
         if provider.isEnabled(.oidc), let idToken = tokens.idToken {
-            guard let url = provider.endpoints.jwks else {
+            guard provider.endpoints.jwks != nil else {
                 return fail(.jwks, SignInError(.jwksUnavailable, "expected a JWKS endpoint, found none"), now: now)
             }
-            state = .awaitingKeys(exchange, tokens, idToken: idToken, refetched: false)
-            return .fetchJWKS(JWKSFetch(url: url, forceRefresh: false, keyID: nil, idToken: idToken))
+            // A provider that does not echo the nonce (LinkedIn) has it checked only when present.
+            let echoes = provider.plugin.noncePolicy == .required
+            let verifier = provider.jwtVerifier(leeway: options.leeway, nonce: echoes ? exchange.record.nonce : nil)
+            state = .verifyingIDToken(exchange, tokens)
+            return .verifyIDToken(IDTokenVerification(idToken: idToken, verifier: verifier))
         }
         return requestUserinfo(exchange, tokens, idTokenClaims: nil, now: now)
     }
 
-    mutating func requestUserinfo(_ exchange: Exchange, _ tokens: TokenSet, idTokenClaims: JWTClaims?, now: Date)
-        -> Action
-    {
+    mutating func requestUserinfo<Action: FlowFailing & UserinfoRequesting>(
+        _ exchange: Exchange, _ tokens: TokenSet, idTokenClaims: JWTClaims?, now: Date
+    ) -> Action {
         var requests: [HTTPClientRequest]
         do throws(SignInError) {
             requests = try provider.plugin.userinfoRequests(for: provider, accessToken: tokens.accessToken)
@@ -60,3 +65,11 @@ extension OAuthFlow {
         return "error"
     }
 }
+
+/// An action type with a `fetchUserinfo` case.
+protocol UserinfoRequesting {
+    static func fetchUserinfo(_ request: HTTPClientRequest) -> Self
+}
+
+extension OAuthFlow.TokenResponseAction: UserinfoRequesting {}
+extension OAuthFlow.IdentityAction: UserinfoRequesting {}

@@ -9,12 +9,13 @@ extension OAuthFlow {
     /// was verified too, the userinfo subject must equal its `sub` (`userinfo_subject_mismatch`), and the
     /// id_token's values take precedence.
     ///
-    /// - Returns: ``Action/complete(_:)`` or ``Action/fail(_:)``.
-    public mutating func userinfoResponseReceived(_ response: HTTPClientResponse, now: Date) -> Action {
+    /// - Returns: ``IdentityAction/fetchUserinfo(_:)`` (the plugin's next profile resource),
+    ///   ``IdentityAction/complete(_:)`` or ``IdentityAction/fail(_:)``.
+    /// - Precondition: the flow asked for userinfo (``TokenResponseAction/fetchUserinfo(_:)`` or
+    ///   ``IdentityAction/fetchUserinfo(_:)``).
+    public mutating func userinfoResponseReceived(_ response: HTTPClientResponse, now: Date) -> IdentityAction {
         guard case .awaitingUserinfo(let exchange, let tokens, let idTokenClaims, var pending, var received) = state
-        else {
-            return unexpected("userinfo response", now: now)
-        }
+        else { unexpected("userinfo response") }
         let detail = "HTTP \(response.status)"
         guard (200..<300).contains(response.status) else {
             return fail(

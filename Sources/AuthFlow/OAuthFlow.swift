@@ -5,19 +5,24 @@ public import Foundation
 /// The OAuth 2.0 / OpenID Connect authorization-code flow as a pure state machine.
 ///
 /// A value type with no I/O, no clock reads and no randomness of its own: the driver (``SignIn``) passes
-/// `now` and the random ``FlowSecrets`` in, performs each returned ``Action`` and feeds the outcome back.
-/// A sign-in spans two HTTP requests, so it runs as two machines:
+/// `now` and the random ``FlowSecrets`` in, performs what each event returns and feeds the outcome back.
+/// Each event has its own action type, holding only what can follow it. A sign-in spans two HTTP requests,
+/// so it runs as two machines:
 ///
-/// 1. ``start(returnTo:intent:browserBinding:secrets:now:)`` → ``Action/redirect(_:)`` (seal the record
-///    into the browser's flow cookie, send the browser to the URL; nothing is stored server-side).
+/// 1. ``start(returnTo:intent:browserBinding:secrets:now:)`` → an ``AuthorizationRedirect`` (seal the
+///    record into the browser's flow cookie, send the browser to the URL; nothing is stored server-side).
 /// 2. ``callbackReceived(method:parameters:flowRecord:now:)`` (with the record opened from the browser's flow
-///    cookie) → ``Action/markStateSpent(state:until:)`` → ``stateSpent(_:now:)`` →
-///    ``Action/exchangeCode(_:)`` → ``tokenResponseReceived(_:now:)`` →
-///    ``Action/fetchJWKS(_:)`` → ``jwksReceived(_:fetchedFromProvider:now:)`` (OpenID Connect) or
-///    ``Action/fetchUserinfo(_:)`` → ``userinfoResponseReceived(_:now:)`` → ``Action/complete(_:)``.
+///    cookie) → ``CallbackAction/markStateSpent(state:until:)`` → ``stateSpent(_:now:)`` →
+///    ``StateSpentAction/exchangeCode(_:)`` → ``tokenResponseReceived(_:now:)`` →
+///    ``TokenResponseAction/verifyIDToken(_:)`` → ``idTokenVerified(_:now:)`` (OpenID Connect) or
+///    ``TokenResponseAction/fetchUserinfo(_:)`` → ``userinfoResponseReceived(_:now:)`` →
+///    ``IdentityAction/complete(_:)``.
 ///
-/// Any step may end in ``Action/fail(_:)``; ``requestFailed(_:now:)`` reports a failed request. Every
-/// transition appends a ``TraceEvent`` to ``trace``.
+/// Each action type has a `fail` case for what the provider, the browser or the stores sent;
+/// ``requestFailed(_:now:)`` reports a request that could not be made. An event the flow's state cannot
+/// receive (a callback to a flow that redirected, a token response before the exchange) is a bug in the
+/// driver and stops the process (a precondition), never a path input can reach. Every transition appends a
+/// ``TraceEvent`` to ``trace``.
 public struct OAuthFlow: Sendable {
     /// Tunables of the flow.
     public struct Options: Sendable, Hashable {
@@ -53,7 +58,7 @@ public struct OAuthFlow: Sendable {
         case redirected
         case awaitingSpend(Callback, FlowRecord)
         case exchangingCode(Exchange)
-        case awaitingKeys(Exchange, TokenSet, idToken: String, refetched: Bool)
+        case verifyingIDToken(Exchange, TokenSet)
         case awaitingUserinfo(
             Exchange, TokenSet, idTokenClaims: JWTClaims?, pending: [HTTPClientRequest], received: [JSONValue])
         case finished
@@ -88,20 +93,22 @@ public struct OAuthFlow: Sendable {
     ///     while the browser holds a flow cookie); only its SHA-256 digest goes into the record.
     ///   - secrets: fresh random state, nonce and PKCE verifier.
     ///   - now: the current time.
-    /// - Returns: ``Action/redirect(_:)``, or ``Action/fail(_:)`` with `invalid_request` when the binding
-    ///   or state is empty.
+    /// - Returns: the redirect.
+    /// - Throws: ``SignInError`` with `invalid_request` when the binding or a secret is empty, or the
+    ///   provider has no authorization endpoint.
+    /// - Precondition: the flow is new.
     public mutating func start(
         returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date
-    ) -> Action {
-        guard case .idle = state else { return unexpected("start", now: now) }
+    ) throws(SignInError) -> AuthorizationRedirect {
+        guard case .idle = state else { unexpected("start") }
         stepStartedAt = now
         guard !browserBinding.isEmpty else {
-            return fail(
+            throw failure(
                 .authorizationRedirect,
                 SignInError(.invalidRequest, "expected a non-empty browser binding, found an empty one"), now: now)
         }
         guard !secrets.state.isEmpty, !secrets.nonce.isEmpty, !secrets.pkceVerifier.isEmpty else {
-            return fail(
+            throw failure(
                 .authorizationRedirect,
                 SignInError(.invalidRequest, "expected non-empty flow secrets, found an empty value"), now: now)
         }
@@ -146,7 +153,7 @@ public struct OAuthFlow: Sendable {
             }
         }
         guard let endpoint = provider.endpoints.authorization else {
-            return fail(
+            throw failure(
                 .authorizationRedirect,
                 SignInError(
                     .invalidRequest, "expected an authorization endpoint, found none", provider: provider.name),
@@ -158,9 +165,8 @@ public struct OAuthFlow: Sendable {
             browserBindingDigest: Self.bindingDigest(browserBinding), intent: intent, createdAt: now)
         appendTrace(.authorizationRedirect, now: now, checks: checks, roundTrip: false, outcome: .succeeded)
         state = .redirected
-        return .redirect(
-            AuthorizationRedirect(
-                url: QueryString.appending(parameters, to: endpoint), record: record, ttl: options.flowTTL))
+        return AuthorizationRedirect(
+            url: QueryString.appending(parameters, to: endpoint), record: record, ttl: options.flowTTL)
     }
 
     /// Base64url SHA-256 of the browser-binding value, as stored in ``FlowRecord/browserBindingDigest``.
@@ -182,23 +188,54 @@ public struct OAuthFlow: Sendable {
         stepStartedAt = now
     }
 
-    mutating func fail(
+    /// Ends the flow with `error`, traced at `step`.
+    mutating func failure(
         _ step: TraceEvent.Step, _ error: SignInError, now: Date, checks: [String] = [], roundTrip: Bool = false,
         detail: String? = nil
-    ) -> Action {
+    ) -> SignInError {
         var error = error
         if error.provider == nil { error.provider = provider.name }
         appendTrace(step, now: now, checks: checks, roundTrip: roundTrip, outcome: .failed(error.code), detail: detail)
         error.trace = trace
         state = .finished
-        return .fail(error)
+        return error
     }
 
-    mutating func unexpected(_ event: String, now: Date) -> Action {
-        let error = SignInError(
-            .unexpectedEvent, "the flow received '\(event)' in a state that does not expect it",
-            provider: provider.name)
-        state = .finished
-        return .fail(error)
+    /// ``failure(_:_:now:checks:roundTrip:detail:)`` as the `fail` case of the event's action type.
+    mutating func fail<Action: FlowFailing>(
+        _ step: TraceEvent.Step, _ error: SignInError, now: Date, checks: [String] = [], roundTrip: Bool = false,
+        detail: String? = nil
+    ) -> Action {
+        .fail(failure(step, error, now: now, checks: checks, roundTrip: roundTrip, detail: detail))
+    }
+
+    /// An event the current state cannot receive: the driver has a bug (no input reaches here).
+    func unexpected(_ event: String) -> Never {
+        preconditionFailure("OAuthFlow received '\(event)' while \(state.name)")
     }
 }
+
+extension OAuthFlow.State {
+    /// The state's name, for a precondition message (no values: they hold secrets).
+    var name: String {
+        switch self {
+        case .idle: "idle"
+        case .redirected: "redirected"
+        case .awaitingSpend: "awaiting the spent-state answer"
+        case .exchangingCode: "exchanging the code"
+        case .verifyingIDToken: "verifying the id_token"
+        case .awaitingUserinfo: "awaiting userinfo"
+        case .finished: "finished"
+        }
+    }
+}
+
+/// An action type with a `fail` case (each event's action type).
+protocol FlowFailing {
+    static func fail(_ error: SignInError) -> Self
+}
+
+extension OAuthFlow.CallbackAction: FlowFailing {}
+extension OAuthFlow.StateSpentAction: FlowFailing {}
+extension OAuthFlow.TokenResponseAction: FlowFailing {}
+extension OAuthFlow.IdentityAction: FlowFailing {}

@@ -46,16 +46,27 @@ public struct ProviderKeySets: Sendable {
 
     /// Verifies a compact JWS signed with the keys of the provider named `provider`, refetching once on an
     /// unknown `kid` (rate-limited), and checks its claims with `verifier`: the one verification path of
-    /// id_tokens (sign-in, refresh) and signed provider events.
+    /// id_tokens (sign-in, native sign-in, refresh) and signed provider events.
     ///
     /// - Throws: `JOSEError`; `.jwksUnavailable` when the provider has no `jwks` endpoint.
     public func verify(_ token: String, provider: String, with verifier: JWTVerifier) async throws(JOSEError)
         -> JWTClaims
     {
+        try await verification(of: token, provider: provider, with: verifier).result.get()
+    }
+
+    /// ``verify(_:provider:with:)`` with where the keys came from, for a trace (``JWKSCache/verification(of:with:)``).
+    ///
+    /// A provider without a `jwks` endpoint gives `.jwksUnavailable` and no key source.
+    public func verification(of token: String, provider: String, with verifier: JWTVerifier) async
+        -> JWKSVerification
+    {
         guard let cache = caches[provider] else {
-            throw JOSEError(.jwksUnavailable, "expected a JWKS endpoint for the provider, found none")
+            return JWKSVerification(
+                result: .failure(JOSEError(.jwksUnavailable, "expected a JWKS endpoint for the provider, found none")),
+                keySource: nil, keyCount: 0)
         }
-        return try await cache.verify(token, with: verifier)
+        return await cache.verification(of: token, with: verifier)
     }
 
     static func send(url: String, httpClient: any HTTPClient) async throws -> HTTPClientResponse {

@@ -75,19 +75,12 @@ public final class SignIn: Sendable {
         guard let provider = providers[name] else { throw Self.unknownProvider(name) }
         var flow = OAuthFlow(provider: provider, options: options)
         let now = clock.now()
-        let action = flow.start(
+        let redirect = try flow.start(
             returnTo: returnTo, intent: intent, browserBinding: browserBinding,
             secrets: FlowSecrets.generate(random: random), now: now)
-        switch action {
-        case .redirect(let redirect):
-            return SignInStart(
-                redirectURL: redirect.url, record: redirect.record, expiresAt: now.addingTimeInterval(redirect.ttl),
-                trace: flow.trace)
-        case .fail(let error):
-            throw error
-        default:
-            throw SignInError(.unexpectedEvent, "the flow did not answer start with a redirect", provider: name)
-        }
+        return SignInStart(
+            redirectURL: redirect.url, record: redirect.record, expiresAt: now.addingTimeInterval(redirect.ttl),
+            trace: flow.trace)
     }
 
     /// Completes a sign-in from the provider's callback.
@@ -109,95 +102,74 @@ public final class SignIn: Sendable {
     ) async throws(SignInError) -> SignInResult {
         guard let provider = providers[name] else { throw Self.unknownProvider(name) }
         var flow = OAuthFlow(provider: provider, options: options)
-        var action = flow.callbackReceived(
-            method: method, parameters: parameters, flowRecord: flowRecord, now: clock.now())
-        // Each action moves the flow forward; a sign-in needs at most six, so the bound is generous.
-        for _ in 0..<16 {
-            switch action {
-            case .markStateSpent(let state, let until):
-                do throws(FlowStoreError) {
-                    let firstUse = try await flowStore.markSpent(state: state, until: until)
-                    action = flow.stateSpent(firstUse, now: clock.now())
-                } catch {
-                    action = flow.requestFailed(
-                        SignInError(
-                            .flowStoreUnavailable, "expected the flow store to answer, found \(error.code.rawValue)"),
-                        now: clock.now())
-                }
-            case .exchangeCode(let exchange):
-                if let profile = exchange.unverifiedProfile {
-                    do {
-                        try await onUnverifiedProfile(profile)
-                    } catch {
-                        action = flow.requestFailed(
-                            SignInError(
-                                .unverifiedProfileNotStored,
-                                "expected the application to store the first-login profile, found it failed"),
-                            now: clock.now())
-                        continue
-                    }
-                }
-                action = await send(exchange.request, endpoint: .token, provider: name, flow: &flow) {
-                    flow, response, now in
-                    flow.tokenResponseReceived(response, now: now)
-                }
-            case .fetchJWKS(let fetch):
-                action = await keys(fetch, provider: provider, flow: &flow)
-            case .fetchUserinfo(let request):
-                action = await send(request, endpoint: .userinfo, provider: name, flow: &flow) { flow, response, now in
-                    flow.userinfoResponseReceived(response, now: now)
-                }
-            case .complete(let result):
-                return result
-            case .fail(let error):
-                throw error
-            case .redirect:
-                throw SignInError(.unexpectedEvent, "the flow answered a callback with a redirect", provider: name)
+        let spend: (state: String, until: Date)
+        switch flow.callbackReceived(method: method, parameters: parameters, flowRecord: flowRecord, now: clock.now()) {
+        case .markStateSpent(let state, let until): spend = (state, until)
+        case .fail(let error): throw error
+        }
+        let firstUse: Bool
+        do throws(FlowStoreError) {
+            firstUse = try await flowStore.markSpent(state: spend.state, until: spend.until)
+        } catch {
+            throw flow.requestFailed(
+                SignInError(.flowStoreUnavailable, "expected the flow store to answer, found \(error.code.rawValue)"),
+                now: clock.now())
+        }
+        let exchange: OAuthFlow.TokenExchange
+        switch flow.stateSpent(firstUse, now: clock.now()) {
+        case .exchangeCode(let value): exchange = value
+        case .fail(let error): throw error
+        }
+        if let profile = exchange.unverifiedProfile {
+            do {
+                try await onUnverifiedProfile(profile)
+            } catch {
+                throw flow.requestFailed(
+                    SignInError(
+                        .unverifiedProfileNotStored,
+                        "expected the application to store the first-login profile, found it failed"),
+                    now: clock.now())
             }
         }
-        throw SignInError(.unexpectedEvent, "the flow did not finish within its step bound", provider: name)
+        let tokenResponse = try await send(exchange.request, endpoint: .token, provider: name, flow: &flow)
+        var next: OAuthFlow.IdentityAction
+        switch flow.tokenResponseReceived(tokenResponse, now: clock.now()) {
+        case .verifyIDToken(let verification):
+            // The one verification path: the cache refetches once, rate-limited, on an unknown kid.
+            let outcome = await keyCaches.verification(
+                of: verification.idToken, provider: name, with: verification.verifier)
+            next = flow.idTokenVerified(outcome, now: clock.now())
+        case .fetchUserinfo(let request): next = .fetchUserinfo(request)
+        case .fail(let error): throw error
+        }
+        // The flow asks for each of the plugin's profile resources once, so this ends.
+        while true {
+            switch next {
+            case .fetchUserinfo(let request):
+                let response = try await send(request, endpoint: .userinfo, provider: name, flow: &flow)
+                next = flow.userinfoResponseReceived(response, now: clock.now())
+            case .complete(let result): return result
+            case .fail(let error): throw error
+            }
+        }
     }
 
+    /// Sends a provider request; a transport failure ends the flow.
     private func send(
-        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, flow: inout OAuthFlow,
-        next: (inout OAuthFlow, HTTPClientResponse, Date) -> OAuthFlow.Action
-    ) async -> OAuthFlow.Action {
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, flow: inout OAuthFlow
+    ) async throws(SignInError) -> HTTPClientResponse {
         let started = clock.now()
         do {
             let response = try await httpClient.send(request)
-            let now = clock.now()
             observer.providerRequestFinished(
                 provider: provider, endpoint: endpoint, status: response.status,
-                seconds: now.timeIntervalSince(started))
-            return next(&flow, response, now)
+                seconds: clock.now().timeIntervalSince(started))
+            return response
         } catch {
             let now = clock.now()
             observer.providerRequestFinished(
                 provider: provider, endpoint: endpoint, status: nil, seconds: now.timeIntervalSince(started))
-            return flow.requestFailed(Self.unreachable(error, endpoint: endpoint.rawValue), now: now)
-        }
-    }
-
-    private func keys(_ fetch: OAuthFlow.JWKSFetch, provider: ResolvedProvider, flow: inout OAuthFlow) async
-        -> OAuthFlow.Action
-    {
-        guard let cache = keyCaches[provider.name] else {
-            return flow.requestFailed(
-                SignInError(.jwksUnavailable, "expected a JWKS cache for an oidc provider, found none"),
-                now: clock.now())
-        }
-        let before = await cache.fetchCount
-        do throws(JOSEError) {
-            // On an unknown kid the cache refetches, rate-limited per provider; the flow then verifies again.
-            let keys =
-                fetch.forceRefresh ? try await cache.keySet(afterUnknownKey: fetch.keyID) : try await cache.keySet()
-            let fetched = await cache.fetchCount > before
-            return flow.jwksReceived(keys, fetchedFromProvider: fetched, now: clock.now())
-        } catch {
-            return flow.requestFailed(
-                SignInError(
-                    .jwksUnavailable, "expected the provider's JWKS, found: \(error.message)", joseCode: error.code),
-                now: clock.now())
+            throw flow.requestFailed(Self.unreachable(error, endpoint: endpoint.rawValue), now: now)
         }
     }
 

@@ -72,7 +72,8 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The identity's organization (Microsoft's tenant) is not among those the provider's configuration
         /// accepts (`allowed_tenants`).
         public static let tenantNotAllowed = Code(rawValue: "tenant_not_allowed")
-        /// The state machine received an event it was not waiting for (a driver bug, not user input).
+        /// An event a state machine was not waiting for (a driver bug, not user input). ``OAuthFlow`` no longer
+        /// answers with it: such an event is a precondition there.
         public static let unexpectedEvent = Code(rawValue: "unexpected_event")
         /// Unsigned profile data in the callback (Apple's `user` field) is not valid UTF-8 or not the expected
         /// JSON; the sign-in is refused and nothing is stored.

@@ -5,7 +5,8 @@ import Foundation
 /// - The TTL is the response's `max-age`, clamped to `[minimumTTL, maximumTTL]`
 ///   (`defaultTTL` when there is none).
 /// - A token with an unknown `kid` (or, without `kid`, no fitting key) triggers one refetch and
-///   one retry, at most once per `refetchInterval`, however many such tokens arrive.
+///   one retry, at most once per `refetchInterval`, however many such tokens arrive; this retry lives
+///   here only (``verification(of:with:)``), for every caller.
 /// - While the endpoint fails, the last good set keeps being served for at most `maximumStaleness`
 ///   seconds past its expiry; new attempts are spaced by `refetchInterval`. With no good set yet, or
 ///   one older than that bound, ``keySet()`` throws `.jwksUnavailable` (a provider that rotated its keys
@@ -31,7 +32,7 @@ public actor JWKSCache {
     private var lastUnknownKeyRefetch: Date?
     private var inFlight: Task<JWKSet, any Error>?
 
-    /// How many times the fetch closure has been called.
+    /// How many times the fetch closure has been called (for tests and diagnostics).
     public private(set) var fetchCount = 0
 
     /// How long past its expiry a cached set is served while the endpoint fails: 24 hours.
@@ -59,14 +60,19 @@ public actor JWKSCache {
     /// - Throws: `JOSEError` `.jwksUnavailable` when the fetch fails (or returns an unusable
     ///   document), or failed within `refetchInterval`, and no earlier set is cached.
     public func keySet() async throws(JOSEError) -> JWKSet {
+        try await currentSet().keys
+    }
+
+    /// The cached set and whether obtaining it was a fetch (not a cache hit).
+    private func currentSet() async throws(JOSEError) -> (keys: JWKSet, fetched: Bool) {
         let now = clock.now()
         if let current {
-            if now < expiresAt { return current }
+            if now < expiresAt { return (current, false) }
             if lastAttemptFailed, let lastAttempt, now.timeIntervalSince(lastAttempt) < refetchInterval,
                 isUsableWhenStale(now)
             {
                 observer.jwksStaleServed()
-                return current
+                return (current, false)
             }
         } else if inFlight == nil, lastAttemptFailed, let lastAttempt,
             now.timeIntervalSince(lastAttempt) < refetchInterval
@@ -76,34 +82,57 @@ public actor JWKSCache {
                 "expected a JWK Set from the provider, but the last fetch failed less than "
                     + "\(Int(refetchInterval)) s ago and no earlier set is cached")
         }
-        return try await refresh(reason: current == nil ? .cold : .expired)
+        return (try await refresh(reason: current == nil ? .cold : .expired), true)
     }
 
-    /// Verifies `token` with the cached set; on `.keyNotFound` refetches (rate-limited, see
-    /// ``keySet(afterUnknownKey:)``) and retries once. Claims are checked at the cache's clock time.
-    /// - Throws: `JOSEError` from ``keySet()`` and ``JWTVerifier/verify(_:keys:now:)``.
+    /// Verifies `token` with the cached set; on `.keyNotFound` refetches (rate-limited) and retries once.
+    /// Claims are checked at the cache's clock time.
+    /// - Throws: `JOSEError`, as ``verification(of:with:)`` reports it.
     public func verify(_ token: String, with verifier: JWTVerifier) async throws(JOSEError) -> JWTClaims {
-        let keys = try await keySet()
+        try await verification(of: token, with: verifier).result.get()
+    }
+
+    /// Verifies `token` with the cached set and says where its keys came from: the one verification path
+    /// of tokens signed with this provider's keys.
+    ///
+    /// A token naming a key the set lacks (`.keyNotFound`; without `kid`, no fitting key) makes the cache
+    /// refetch and retry once, when the cached set still lacks the key and no such refetch happened within
+    /// `refetchInterval`, however many such tokens arrive; otherwise the retry uses the cached set (a
+    /// concurrent caller may already have refetched it). Claims are checked at the cache's clock time.
+    /// Never throws: `.jwksUnavailable` in ``JWKSVerification/result`` when no set can be had.
+    public func verification(of token: String, with verifier: JWTVerifier) async -> JWKSVerification {
+        let first: (keys: JWKSet, fetched: Bool)
         do throws(JOSEError) {
-            return try verifier.verify(token, keys: keys, now: clock.now())
+            first = try await currentSet()
         } catch {
-            guard error.code == .keyNotFound else { throw error }
-            let fresh = try await keySet(afterUnknownKey: error.keyID)
-            return try verifier.verify(token, keys: fresh, now: clock.now())
+            return JWKSVerification(result: .failure(error), keySource: nil, keyCount: 0)
         }
+        let source: JWKSVerification.KeySource = first.fetched ? .fetched : .cached
+        let claims = Result { () throws(JOSEError) in try verifier.verify(token, keys: first.keys, now: clock.now()) }
+        guard case .failure(let error) = claims, error.code == .keyNotFound else {
+            return JWKSVerification(result: claims, keySource: source, keyCount: first.keys.keys.count)
+        }
+        let retry: (keys: JWKSet, fetched: Bool)
+        do throws(JOSEError) {
+            retry = try await setAfterUnknownKey(error.keyID)
+        } catch {
+            return JWKSVerification(result: .failure(error), keySource: source, keyCount: first.keys.keys.count)
+        }
+        let retried = Result { () throws(JOSEError) in try verifier.verify(token, keys: retry.keys, now: clock.now()) }
+        return JWKSVerification(
+            result: retried, keySource: retry.fetched ? .refetchedForUnknownKey : source,
+            keyCount: retry.keys.keys.count)
     }
 
     /// The key set after a token named a key the cached set lacks: refetched when the cached set still has no
-    /// key `keyID` (or `keyID` is `nil`), at most once per `refetchInterval` however many such tokens arrive;
-    /// otherwise the cached set (a concurrent caller may already have refetched it).
-    /// - Throws: `JOSEError` `.jwksUnavailable` when no set can be had.
-    public func keySet(afterUnknownKey keyID: String?) async throws(JOSEError) -> JWKSet {
-        let keys = try await keySet()
-        if let keyID, keys.keys.contains(where: { $0.keyID == keyID }) { return keys }
+    /// key `keyID` (or `keyID` is `nil`), at most once per `refetchInterval`; otherwise the cached set.
+    private func setAfterUnknownKey(_ keyID: String?) async throws(JOSEError) -> (keys: JWKSet, fetched: Bool) {
+        let current = try await currentSet()
+        if let keyID, current.keys.keys.contains(where: { $0.keyID == keyID }) { return current }
         let now = clock.now()
-        if let last = lastUnknownKeyRefetch, now.timeIntervalSince(last) < refetchInterval { return keys }
+        if let last = lastUnknownKeyRefetch, now.timeIntervalSince(last) < refetchInterval { return current }
         lastUnknownKeyRefetch = now
-        return try await refresh(reason: .unknownKid)
+        return (try await refresh(reason: .unknownKid), true)
     }
 
     private func refresh(reason: JWKSFetchReason) async throws(JOSEError) -> JWKSet {
@@ -160,5 +189,33 @@ public actor JWKSCache {
     /// Whether the cached set may still be served at `now` although a refresh failed.
     private func isUsableWhenStale(_ now: Date) -> Bool {
         now.timeIntervalSince(expiresAt) < maximumStaleness
+    }
+}
+
+/// The outcome of verifying a token through a ``JWKSCache``: the claims or the refusal, and where the keys
+/// came from (for a trace).
+public struct JWKSVerification: Sendable {
+    /// Where the key set a verification used came from.
+    public enum KeySource: Sendable, Hashable {
+        /// The cached set, no fetch.
+        case cached
+        /// Fetched because none was cached or the cached one expired.
+        case fetched
+        /// Refetched because the token named a key the cached set lacked.
+        case refetchedForUnknownKey
+    }
+
+    /// The verified claims, or the `JOSEError` (`.jwksUnavailable` when no key set could be had).
+    public let result: Result<JWTClaims, JOSEError>
+    /// Where the keys came from; `nil` when no key set could be had.
+    public let keySource: KeySource?
+    /// How many keys the set used last held.
+    public let keyCount: Int
+
+    /// Creates an outcome (the cache makes these; a test of a driver may too).
+    public init(result: Result<JWTClaims, JOSEError>, keySource: KeySource?, keyCount: Int) {
+        self.result = result
+        self.keySource = keySource
+        self.keyCount = keyCount
     }
 }

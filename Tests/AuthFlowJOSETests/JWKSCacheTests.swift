@@ -102,6 +102,44 @@ struct JWKSCacheTests {
         #expect(endpoint.calls == 3)
     }
 
+    @Test func reportsWhereEachVerificationsKeysCameFrom() async throws {
+        let clock = ManualClock(TestKeys.now)
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.rsa], maxAge: 3600)
+        let cache = makeCache(endpoint, clock: clock)
+        let cold = await cache.verification(of: TestKeys.idToken(key: TestKeys.rsa), with: verifier)
+        #expect(try cold.result.get().subject == "user-1")
+        #expect(cold.keySource == .fetched)
+        #expect(cold.keyCount == 1)
+        let warm = await cache.verification(of: TestKeys.idToken(key: TestKeys.rsa), with: verifier)
+        #expect(warm.keySource == .cached)
+        // A rotated key: one refetch, and the token verifies against the new set.
+        endpoint.serve([TestKeys.rsa, TestKeys.ec])
+        let rotated = await cache.verification(of: TestKeys.idToken(key: TestKeys.ec), with: verifier)
+        #expect(try rotated.result.get().subject == "user-1")
+        #expect(rotated.keySource == .refetchedForUnknownKey)
+        #expect(rotated.keyCount == 2)
+        #expect(endpoint.calls == 2)
+        // Another unknown kid within the interval: refused from the cached set, typed, without a fetch.
+        let stranger = await cache.verification(of: TestKeys.idToken(key: TestKeys.otherEC), with: verifier)
+        #expect(stranger.keySource == .cached)
+        #expect(throws: JOSEError.self) { try stranger.result.get() }
+        if case .failure(let error) = stranger.result { #expect(error.code == .keyNotFound) }
+        #expect(endpoint.calls == 2)
+    }
+
+    @Test func reportsNoKeySourceWhenNoSetCanBeHad() async throws {
+        let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
+        endpoint.fail(true)
+        let cache = makeCache(endpoint, clock: ManualClock(TestKeys.now))
+        let outcome = await cache.verification(of: TestKeys.idToken(), with: verifier)
+        #expect(outcome.keySource == nil)
+        if case .failure(let error) = outcome.result {
+            #expect(error.code == .jwksUnavailable)
+        } else {
+            Issue.record("expected jwksUnavailable")
+        }
+    }
+
     @Test func servesLastGoodSetWhileEndpointFails() async throws {
         let clock = ManualClock(TestKeys.now)
         let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec], maxAge: 60)

@@ -6,10 +6,10 @@ import Foundation
 import Testing
 
 @Suite struct GitHubPluginTests {
-    func signIn(user: JSONValue, emails: JSONValue) throws -> OAuthFlow.Action {
+    func signIn(user: JSONValue, emails: JSONValue) throws -> OAuthFlow.IdentityAction {
         let provider = try Fixtures.resolve(Fixtures.settings("github"))
         var (flow, _, _) = Fixtures.exchange(provider)
-        let first = flow.tokenResponseReceived(Fixtures.tokenResponse(idToken: nil), now: Fixtures.now)
+        let first = flow.tokensReceived(Fixtures.tokenResponse(idToken: nil))
         guard case .fetchUserinfo(let userRequest) = first else { return first }
         #expect(userRequest.url == "https://api.github.com/user")
         #expect(userRequest.headers["User-Agent"] == "AuthFlow")

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 @Suite struct GooglePluginTests {
-    func run(issuer: String) throws -> OAuthFlow.Action {
+    func run(issuer: String) throws -> OAuthFlow.IdentityAction {
         let provider = try Fixtures.resolve(Fixtures.settings("google"))
         var (flow, _, _) = Fixtures.exchange(provider)
         let t = Int64(Fixtures.now.timeIntervalSince1970)
@@ -15,8 +15,7 @@ import Testing
             "iss": .string(issuer), "sub": "1098", "aud": "client-id", "exp": .integer(t + 300), "iat": .integer(t),
             "nonce": .string(Fixtures.secrets.nonce), "email": "a@gmail.com", "email_verified": true, "name": "A",
         ])
-        _ = flow.tokenResponseReceived(Fixtures.tokenResponse(idToken: token), now: Fixtures.now)
-        return flow.jwksReceived(Fixtures.keySet, fetchedFromProvider: true, now: Fixtures.now)
+        return flow.tokensReceived(Fixtures.tokenResponse(idToken: token))
     }
 
     @Test func defaultsToOIDCWithPKCE() throws {

@@ -28,7 +28,7 @@ import Testing
     /// Signs in with an id_token of `tid`, whose `iss` names `issuerTenant` (default: the same tenant).
     func signIn(
         _ settings: ProviderSettings, tid: String, issuerTenant: String? = nil, extra: [String: JSONValue] = [:]
-    ) throws -> OAuthFlow.Action {
+    ) throws -> OAuthFlow.IdentityAction {
         let provider = try Fixtures.resolve(settings)
         var (flow, _, _) = Fixtures.exchange(provider)
         let t = Int64(Fixtures.now.timeIntervalSince1970)
@@ -39,8 +39,7 @@ import Testing
             "email": "ada@contoso.example",
         ]
         claims.merge(extra) { _, new in new }
-        _ = flow.tokenResponseReceived(Fixtures.tokenResponse(idToken: try Fixtures.idToken(claims)), now: Fixtures.now)
-        return flow.jwksReceived(Fixtures.keySet, fetchedFromProvider: true, now: Fixtures.now)
+        return flow.tokensReceived(Fixtures.tokenResponse(idToken: try Fixtures.idToken(claims)))
     }
 
     @Test func buildsTheTenantEndpointsAndTemplateIssuer() throws {

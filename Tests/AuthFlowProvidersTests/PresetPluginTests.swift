@@ -7,7 +7,7 @@ import Testing
 /// GitLab, LinkedIn, Slack and Discord: endpoints, capabilities, and the identity each maps.
 @Suite struct PresetPluginTests {
     func signIn(_ provider: ResolvedProvider, claims extra: [String: JSONValue], nonce: Bool = true) throws
-        -> OAuthFlow.Action
+        -> OAuthFlow.IdentityAction
     {
         var (flow, _, _) = Fixtures.exchange(provider)
         let t = Int64(Fixtures.now.timeIntervalSince1970)
@@ -17,8 +17,7 @@ import Testing
         ]
         if nonce { claims["nonce"] = .string(Fixtures.secrets.nonce) }
         claims.merge(extra) { _, new in new }
-        _ = flow.tokenResponseReceived(Fixtures.tokenResponse(idToken: try Fixtures.idToken(claims)), now: Fixtures.now)
-        return flow.jwksReceived(Fixtures.keySet, fetchedFromProvider: true, now: Fixtures.now)
+        return flow.tokensReceived(Fixtures.tokenResponse(idToken: try Fixtures.idToken(claims)))
     }
 
     @Test func gitLabFollowsItsBaseURL() throws {
@@ -93,7 +92,7 @@ import Testing
         #expect(provider.signInProtocol == .oauth2)
         #expect(provider.capabilities == [.pkce])
         #expect(provider.endpoints.userinfo == "https://discord.com/api/users/@me")
-        func identity(_ body: [String: JSONValue]) -> OAuthFlow.Action {
+        func identity(_ body: [String: JSONValue]) -> OAuthFlow.IdentityAction {
             var (flow, _, _) = Fixtures.exchange(provider)
             _ = flow.tokenResponseReceived(Fixtures.tokenResponse(idToken: nil), now: Fixtures.now)
             return flow.userinfoResponseReceived(Fixtures.json(body), now: Fixtures.now)

@@ -55,19 +55,22 @@ enum Fixtures {
 
     /// Drives a flow to the code exchange; `extra` is added to the callback parameters.
     static func exchange(_ provider: ResolvedProvider, extra: [(String, String)] = [])
-        -> (OAuthFlow, OAuthFlow.Action, OAuthFlow.AuthorizationRedirect?)
+        -> (OAuthFlow, OAuthFlow.StateSpentAction, OAuthFlow.AuthorizationRedirect?)
     {
         var starter = OAuthFlow(provider: provider)
-        guard
-            case .redirect(let redirect) = starter.start(
+        let redirect: OAuthFlow.AuthorizationRedirect
+        do throws(SignInError) {
+            redirect = try starter.start(
                 returnTo: "/", intent: .login, browserBinding: binding, secrets: secrets, now: now)
-        else { return (starter, .fail(SignInError(.invalidRequest, "no redirect")), nil) }
+        } catch {
+            return (starter, .fail(error), nil)
+        }
         var flow = OAuthFlow(provider: provider)
         let received = flow.callbackReceived(
             method: provider.callbackMethod,
             parameters: CallbackParameters([("code", "the-code"), ("state", secrets.state)] + extra),
             flowRecord: redirect.record, now: now)
-        guard case .markStateSpent = received else { return (flow, received, redirect) }
+        if case .fail(let error) = received { return (flow, .fail(error), redirect) }
         let action = flow.stateSpent(true, now: now)
         return (flow, action, redirect)
     }
@@ -106,7 +109,47 @@ enum Fixtures {
     }
 }
 
-extension OAuthFlow.Action {
+extension OAuthFlow {
+    /// Feeds a token response; an id_token is verified with `keys` as the key-set cache does once it has them,
+    /// and the outcome fed back.
+    mutating func tokensReceived(
+        _ response: HTTPClientResponse, keys: JWKSet = Fixtures.keySet, now: Date = Fixtures.now
+    ) -> IdentityAction {
+        switch tokenResponseReceived(response, now: now) {
+        case .verifyIDToken(let verification):
+            let result = Result { () throws(JOSEError) in
+                try verification.verifier.verify(verification.idToken, keys: keys, now: now)
+            }
+            return idTokenVerified(
+                JWKSVerification(result: result, keySource: .fetched, keyCount: keys.keys.count), now: now)
+        case .fetchUserinfo(let request): return .fetchUserinfo(request)
+        case .fail(let error): return .fail(error)
+        }
+    }
+}
+
+extension OAuthFlow.CallbackAction {
+    var failure: SignInError? {
+        if case .fail(let error) = self { return error }
+        return nil
+    }
+}
+
+extension OAuthFlow.StateSpentAction {
+    var failure: SignInError? {
+        if case .fail(let error) = self { return error }
+        return nil
+    }
+}
+
+extension OAuthFlow.TokenResponseAction {
+    var failure: SignInError? {
+        if case .fail(let error) = self { return error }
+        return nil
+    }
+}
+
+extension OAuthFlow.IdentityAction {
     var failure: SignInError? {
         if case .fail(let error) = self { return error }
         return nil

@@ -112,13 +112,8 @@ import Testing
         let otherSecrets = FlowSecrets(
             state: "state-of-another-sign-in-0123456789abcdef", nonce: "n2", pkceVerifier: "v2")
         var otherFlow = OAuthFlow(provider: harness.provider)
-        guard
-            case .redirect(let other) = otherFlow.start(
-                returnTo: "/", intent: .login, browserBinding: "b2", secrets: otherSecrets, now: harness.now)
-        else {
-            Issue.record("expected a redirect")
-            return
-        }
+        let other = try otherFlow.start(
+            returnTo: "/", intent: .login, browserBinding: "b2", secrets: otherSecrets, now: harness.now)
         let mismatch = harness.callback(record: other.record)
         #expect(mismatch.1.failure?.code == .browserBindingMismatch)
         #expect(mismatch.1.failure?.statusHint == 403)
@@ -240,9 +235,12 @@ import Testing
 
     @Test func refusesStartWithoutBrowserBinding() throws {
         var flow = OAuthFlow(provider: harness.provider)
-        let action = flow.start(
-            returnTo: nil, intent: .login, browserBinding: "", secrets: harness.secrets, now: harness.now)
-        #expect(action.failure?.code == .invalidRequest)
+        let error = #expect(throws: SignInError.self) {
+            try flow.start(
+                returnTo: nil, intent: .login, browserBinding: "", secrets: harness.secrets, now: harness.now)
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.trace.last?.step == .authorizationRedirect)
     }
 
     @Test func carriesIntentThroughTheFlowRecord() throws {
@@ -252,15 +250,33 @@ import Testing
         }
     }
 
-    @Test func refusesEventsOutOfOrder() throws {
-        var flow = OAuthFlow(provider: harness.provider)
-        let action = flow.tokenResponseReceived(TestIdentityProvider.tokenResponse(idToken: nil), now: harness.now)
-        #expect(action.failure?.code == .unexpectedEvent)
+    /// An event the flow's state cannot receive is a bug in the driver, not something input can cause: the
+    /// flow stops the process (a precondition trap, SIGILL; a thrown error would exit with a status instead).
+    @Test func stopsOnAnEventItsStateCannotReceive() async throws {
+        await #expect(processExitsWith: .signal(SIGILL)) {
+            var flow = OAuthFlow(provider: try TestProviders.resolve([:]))
+            _ = flow.tokenResponseReceived(TestIdentityProvider.tokenResponse(idToken: nil), now: Date())
+        }
+        await #expect(processExitsWith: .signal(SIGILL)) {
+            // The callback runs on a flow of its own, never on the one that redirected.
+            let harness = FlowHarness(try TestProviders.resolve([:]))
+            var flow = OAuthFlow(provider: harness.provider)
+            let redirect = try flow.start(
+                returnTo: nil, intent: .login, browserBinding: harness.binding, secrets: harness.secrets,
+                now: harness.now)
+            _ = flow.callbackReceived(
+                method: .get, parameters: CallbackParameters([("state", harness.secrets.state)]),
+                flowRecord: redirect.record, now: harness.now)
+        }
+        await #expect(processExitsWith: .signal(SIGILL)) {
+            var flow = try FlowHarness(try TestProviders.resolve(["oidc": true])).untilKeys(idToken: "a.b.c").0
+            _ = flow.requestFailed(SignInError(.providerUnreachable, "down"), now: Date())
+        }
     }
 
     @Test func errorMessagesNeverContainStateOrCode() throws {
         let redirect = try harness.begin()
-        let cases: [OAuthFlow.Action] = [
+        let cases: [OAuthFlow.StateSpentAction] = [
             harness.callback(record: nil).1,
             harness.callback(record: redirect.record, spentBefore: true).1,
             harness.callback(record: redirect.record, method: .post).1,

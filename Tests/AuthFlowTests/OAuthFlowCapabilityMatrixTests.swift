@@ -44,9 +44,9 @@ import Testing
 
         // Callback → token request.
         #expect(provider.callbackMethod == (formPost ? .post : .get))
-        var (flow, action) = harness.callback(record: redirect.record)
-        guard case .exchangeCode(let exchange) = action else {
-            Issue.record("expected the code exchange, got \(action)")
+        var (flow, spent) = harness.callback(record: redirect.record)
+        guard case .exchangeCode(let exchange) = spent else {
+            Issue.record("expected the code exchange, got \(spent)")
             return
         }
         let request = exchange.request
@@ -76,20 +76,20 @@ import Testing
         // Token response → identity source.
         harness.now += 1
         let idToken = oidc ? try harness.idp.idToken(nonce: harness.secrets.nonce, now: harness.now) : nil
-        action = flow.tokenResponseReceived(TestIdentityProvider.tokenResponse(idToken: idToken), now: harness.now)
+        let tokens = flow.tokenResponseReceived(TestIdentityProvider.tokenResponse(idToken: idToken), now: harness.now)
+        let action: OAuthFlow.IdentityAction
         if oidc {
             #expect(provider.identitySource == .idToken)
-            guard case .fetchJWKS(let fetch) = action else {
-                Issue.record("expected a JWKS fetch, got \(action)")
+            guard case .verifyIDToken(let verification) = tokens else {
+                Issue.record("expected an id_token verification, got \(tokens)")
                 return
             }
-            #expect(fetch.url == "https://idp.test/jwks")
-            #expect(!fetch.forceRefresh)
-            action = flow.jwksReceived(harness.idp.keySet, fetchedFromProvider: true, now: harness.now)
+            #expect(verification.idToken == idToken)
+            action = flow.verify(verification, keys: harness.idp.keySet, now: harness.now)
         } else {
             #expect(provider.identitySource == .userinfo)
-            guard case .fetchUserinfo(let userinfo) = action else {
-                Issue.record("expected a userinfo call, got \(action)")
+            guard case .fetchUserinfo(let userinfo) = tokens else {
+                Issue.record("expected a userinfo call, got \(tokens)")
                 return
             }
             #expect(userinfo.method == "GET")

@@ -3,7 +3,8 @@ import AuthFlowJOSE
 import Foundation
 import Testing
 
-/// Every id_token check, each with a token that breaks exactly that check.
+/// Every id_token check, each with a token that breaks exactly that check; the flow's answers to the key-set
+/// cache's outcome.
 @Suite struct OAuthFlowIDTokenTests {
     let harness: FlowHarness
     var idp: TestIdentityProvider { harness.idp }
@@ -14,9 +15,9 @@ import Testing
         harness = FlowHarness(try TestProviders.resolve(["oidc": true], audiences: ["com.example.ios"]))
     }
 
-    func verify(_ token: String, keys: JWKSet? = nil) throws -> (OAuthFlow, OAuthFlow.Action) {
-        var flow = try harness.untilKeys(idToken: token)
-        let action = flow.jwksReceived(keys ?? idp.keySet, fetchedFromProvider: false, now: now)
+    func verify(_ token: String, keys: JWKSet? = nil) throws -> (OAuthFlow, OAuthFlow.IdentityAction) {
+        var (flow, verification) = try harness.untilKeys(idToken: token)
+        let action = flow.verify(verification, keys: keys ?? idp.keySet, source: .cached, now: now)
         return (flow, action)
     }
 
@@ -76,8 +77,8 @@ import Testing
         #expect(provider.idTokenAlgorithms == [.rs256])
         let secret = try JWK.symmetric(Array("a-shared-secret-of-32-bytes-long!!".utf8), keyID: "hs", algorithm: .hs256)
         let token = try idp.sign(idp.claims(nonce: nonce, now: now), with: secret, algorithm: .hs256)
-        var flow = try FlowHarness(provider).untilKeys(idToken: token)
-        let action = flow.jwksReceived(JWKSet(keys: [secret, idp.key.publicKey]), fetchedFromProvider: false, now: now)
+        var (flow, verification) = try FlowHarness(provider).untilKeys(idToken: token)
+        let action = flow.verify(verification, keys: JWKSet(keys: [secret, idp.key.publicKey]), now: now)
         let error = try #require(action.failure)
         #expect(error.code == .idTokenInvalid)
         #expect(error.joseCode != nil)
@@ -144,34 +145,44 @@ import Testing
         try expectRefusal(try idp.idToken(nonce: nil, now: now), .missingClaim)
     }
 
-    @Test func refetchesTheKeySetOnceOnAnUnknownKid() throws {
-        let token = try idp.sign(idp.claims(nonce: nonce, now: now), with: idp.otherKey)
-        var flow = try harness.untilKeys(idToken: token)
-        let first = flow.jwksReceived(idp.keySet, fetchedFromProvider: false, now: now)
-        guard case .fetchJWKS(let fetch) = first else {
-            Issue.record("expected a forced JWKS refetch, got \(first)")
-            return
-        }
-        #expect(fetch.forceRefresh)
-        #expect(fetch.keyID == "k2")
-        let second = flow.jwksReceived(idp.rotatedKeySet, fetchedFromProvider: true, now: now)
-        guard case .complete = second else {
-            Issue.record("expected completion after the refetch, got \(second)")
-            return
+    // The unknown-kid refetch is the key-set cache's (JWKSCacheTests, SignInTests); the flow only reports it.
+    @Test func refusesAnUnknownKidAfterTheCacheRefetched() throws {
+        let stranger = try JWK.generateRSA(keyID: "k9")
+        let token = try idp.sign(idp.claims(nonce: nonce, now: now), with: stranger)
+        var (flow, verification) = try harness.untilKeys(idToken: token)
+        let action = flow.verify(verification, keys: idp.rotatedKeySet, source: .refetchedForUnknownKey, now: now)
+        #expect(action.failure?.code == .idTokenInvalid)
+        #expect(action.failure?.joseCode == .keyNotFound)
+        let keys = try #require(flow.trace.first { $0.step == .jwks })
+        #expect(keys.providerRoundTrip)
+        #expect(keys.detail == "2 key(s), refetched for an unknown kid")
+        #expect(flow.trace.last?.step == .idTokenVerification)
+    }
+
+    @Test func tracesWhetherTheKeysWereARoundTrip() throws {
+        for (source, roundTrip, detail) in [
+            (JWKSVerification.KeySource.cached, false, "1 key(s), cached"), (.fetched, true, "1 key(s), fetched"),
+        ] {
+            var (flow, verification) = try harness.untilKeys(idToken: try idp.idToken(nonce: nonce, now: now))
+            guard case .complete = flow.verify(verification, keys: idp.keySet, source: source, now: now) else {
+                Issue.record("expected completion with \(source) keys")
+                continue
+            }
+            let keys = try #require(flow.trace.first { $0.step == .jwks })
+            #expect(keys.providerRoundTrip == roundTrip)
+            #expect(keys.detail == detail)
         }
     }
 
-    @Test func refusesAnUnknownKidAfterOneRefetch() throws {
-        let stranger = try JWK.generateRSA(keyID: "k9")
-        let token = try idp.sign(idp.claims(nonce: nonce, now: now), with: stranger)
-        var flow = try harness.untilKeys(idToken: token)
-        guard case .fetchJWKS = flow.jwksReceived(idp.keySet, fetchedFromProvider: false, now: now) else {
-            Issue.record("expected one forced refetch")
-            return
-        }
-        let second = flow.jwksReceived(idp.rotatedKeySet, fetchedFromProvider: true, now: now)
-        #expect(second.failure?.code == .idTokenInvalid)
-        #expect(second.failure?.joseCode == .keyNotFound)
+    @Test func asksToVerifyTheIDTokenWithTheFlowsNonce() throws {
+        let token = try idp.idToken(nonce: nonce, now: now)
+        let (_, verification) = try harness.untilKeys(idToken: token)
+        #expect(verification.idToken == token)
+        // The verifier carries the flow's nonce: a token of another sign-in is refused by it.
+        let other = try idp.idToken(nonce: "nonce-of-another-sign-in", now: now)
+        #expect(throws: JOSEError.self) { try verification.verifier.verify(other, keys: idp.keySet, now: now) }
+        #expect(
+            try verification.verifier.verify(token, keys: idp.keySet, now: now).subject == TestIdentityProvider.subject)
     }
 
     @Test func refusesAMissingSubject() throws {
@@ -181,10 +192,13 @@ import Testing
     }
 
     @Test func refusesWhenTheJWKSIsUnavailable() throws {
-        var flow = try harness.untilKeys(idToken: try idp.idToken(nonce: nonce, now: now))
-        let action = flow.requestFailed(
-            SignInError(.jwksUnavailable, "no set", joseCode: .jwksUnavailable), now: now)
+        var (flow, _) = try harness.untilKeys(idToken: try idp.idToken(nonce: nonce, now: now))
+        let action = flow.idTokenVerified(
+            JWKSVerification(result: .failure(JOSEError(.jwksUnavailable, "no set")), keySource: nil, keyCount: 0),
+            now: now)
         #expect(action.failure?.code == .jwksUnavailable)
+        #expect(action.failure?.joseCode == .jwksUnavailable)
         #expect(flow.trace.last?.step == .jwks)
+        #expect(flow.trace.last?.outcome == .failed(.jwksUnavailable))
     }
 }

@@ -12,7 +12,7 @@ import Testing
         harness = FlowHarness(try TestProviders.resolve([:]))
     }
 
-    func respond(_ response: HTTPClientResponse) throws -> OAuthFlow.Action {
+    func respond(_ response: HTTPClientResponse) throws -> OAuthFlow.TokenResponseAction {
         var (flow, _, _) = try harness.exchange()
         return flow.tokenResponseReceived(response, now: harness.now)
     }
@@ -86,8 +86,9 @@ import Testing
 
     @Test func transportFailureIsTyped() throws {
         var (flow, _, _) = try harness.exchange()
-        let action = flow.requestFailed(SignInError(.providerUnreachable, "timeout"), now: harness.now)
-        #expect(action.failure?.code == .providerUnreachable)
+        let error = flow.requestFailed(SignInError(.providerUnreachable, "timeout"), now: harness.now)
+        #expect(error.code == .providerUnreachable)
+        #expect(error.trace.last?.step == .tokenExchange)
         #expect(flow.trace.last?.step == .tokenExchange)
     }
 

@@ -59,9 +59,9 @@ import Testing
 
     func oidcWithUserinfo() throws -> (FlowHarness, OAuthFlow) {
         let harness = FlowHarness(try TestProviders.resolve(["oidc": true], alsoUserinfo: true))
-        var flow = try harness.untilKeys(
+        var (flow, verification) = try harness.untilKeys(
             idToken: try harness.idp.idToken(nonce: harness.secrets.nonce, now: harness.now))
-        let action = flow.jwksReceived(harness.idp.keySet, fetchedFromProvider: false, now: harness.now)
+        let action = flow.verify(verification, keys: harness.idp.keySet, source: .cached, now: harness.now)
         guard case .fetchUserinfo = action else {
             Issue.record("expected a userinfo call after the id_token, got \(action)")
             throw HarnessError.unexpected

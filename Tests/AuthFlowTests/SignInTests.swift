@@ -124,6 +124,53 @@ private final class CountingRandom: SecureRandom {
         #expect(http.requests(to: "https://idp.test/jwks").count == 2)
     }
 
+    /// Signs in with an id_token signed by `signer`, expecting a refusal.
+    func refusedSignIn(_ driver: SignIn, signer: JWK) async throws -> SignInError {
+        let start = try await driver.begin(provider: "test", returnTo: nil, browserBinding: "b1")
+        serveProvider(nonce: Query.parameters(ofURL: start.redirectURL)["nonce"], signer: signer)
+        do {
+            _ = try await driver.complete(
+                provider: "test", method: .get, parameters: callback(for: start), flowRecord: start.record)
+        } catch {
+            return error
+        }
+        Issue.record("expected the sign-in to be refused")
+        throw HarnessError.unexpected
+    }
+
+    @Test func refetchesOnceForAnUnknownKidThenFailsTyped() async throws {
+        let driver = try signIn(["oidc": true])
+        let error = try await refusedSignIn(driver, signer: try JWK.generateRSA(keyID: "k-unknown"))
+        #expect(error.code == .idTokenInvalid)
+        #expect(error.joseCode == .keyNotFound)
+        #expect(error.statusHint == 401)
+        // The cold fetch, then exactly one refetch for the unknown kid, within one sign-in.
+        #expect(http.requests(to: "https://idp.test/jwks").count == 2)
+        let keys = try #require(error.trace.first { $0.step == .jwks })
+        #expect(keys.providerRoundTrip)
+        #expect(keys.detail == "1 key(s), refetched for an unknown kid")
+        #expect(error.trace.last?.step == .idTokenVerification)
+        #expect(error.trace.filter { $0.step == .jwks }.count == 1)
+    }
+
+    @Test func aSecondUnknownKidWithinTheRefetchIntervalDoesNotRefetch() async throws {
+        let driver = try signIn(["oidc": true])
+        _ = try await refusedSignIn(driver, signer: try JWK.generateRSA(keyID: "k-first"))
+        #expect(http.requests(to: "https://idp.test/jwks").count == 2)
+        // Another kid the set lacks, 9 s later: refused from the cached set, no request to the provider.
+        clock.advance(by: 9)
+        let second = try await refusedSignIn(driver, signer: try JWK.generateRSA(keyID: "k-second"))
+        #expect(second.code == .idTokenInvalid)
+        #expect(second.joseCode == .keyNotFound)
+        #expect(http.requests(to: "https://idp.test/jwks").count == 2)
+        let keys = try #require(second.trace.first { $0.step == .jwks })
+        #expect(!keys.providerRoundTrip)
+        // Past the interval, an unknown kid may refetch again.
+        clock.advance(by: 1)
+        _ = try await refusedSignIn(driver, signer: try JWK.generateRSA(keyID: "k-third"))
+        #expect(http.requests(to: "https://idp.test/jwks").count == 3)
+    }
+
     @Test func signsInWithOAuth2Userinfo() async throws {
         let driver = try signIn([:])
         let start = try await driver.begin(provider: "test", returnTo: "/", intent: .register, browserBinding: "b1")
