@@ -64,9 +64,7 @@ extension SignInServer {
                 expiresAt: expiry))
     }
 
-    static let signupDisabled = ServerError(
-        .signupDisabled, "expected an identity that already has a user, found a new one (server.signup is false)",
-        status: 403)
+    static let signupDisabled = ServerError(AccountRefusal.signupDisabled)
 
     static let noFlowCookieKey = ServerError(
         .init(rawValue: "flow_cookie_unavailable"),
