@@ -32,7 +32,9 @@ extension SignInServer {
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
         // The browser's flow cookies are read from their names once, for the carry and the evictions.
         let held = flowCookie.held(in: request)
-        if let earlier = flowCookie.newestRecord(in: request, held: held.examined, provider: name) {
+        if providers[name]?.plugin.keepsUnverifiedProfile == true,
+            let earlier = flowCookie.newestRecord(in: request, held: held.examined, provider: name)
+        {
             await carryPendingProfile(from: earlier, to: start.record)
         }
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
