@@ -123,12 +123,13 @@ struct BareDriverBounceTests {
             let fields = try FormPostBounce.callbackFields(request)
             #expect(!FormPostBounce.shouldBounce(request: request, fields: fields, hasFlowRecord: false))
             let state = fields.first { $0.0 == "state" }?.1 ?? ""
-            await #expect(throws: SignInError.self) {
+            let refusal = await #expect(throws: SignInError.self) {
                 _ = try await signIn.complete(
                     provider: "apple", method: .post,
                     parameters: CallbackParameters(FormPostBounce.withoutMarker(fields)),
                     flowRecord: try cookies.record(in: request, state: state, provider: "apple"))
             }
+            #expect(refusal?.code == .browserBindingMismatch)
         }
     }
 

@@ -12,8 +12,8 @@ import Foundation
 /// check runs as for any provider. A second arrival still without the cookie is refused
 /// (`browser_binding_mismatch`); the page consumes nothing, so the state stays single-use.
 ///
-/// ``shouldBounce(method:fields:hasFlowRecord:secFetchSite:)`` says when; ``callbackFields(method:query:body:)`` reads a
-/// callback within the limits the page re-POSTs. The page loads nothing external, allows only its own inline
+/// ``shouldBounce(request:fields:hasFlowRecord:)`` says when; ``callbackFields(_:)`` reads a callback within the
+/// limits the page re-POSTs. The page loads nothing external, allows only its own inline
 /// script (by hash), is never cached, sends no referrer and cannot be framed.
 public enum FormPostBounce {
     /// The form field that marks a re-POSTed callback.
