@@ -47,22 +47,22 @@ public struct CookiePolicy: Sendable, Hashable {
         attributes(name: sessionCookieName, value: "", maxAge: 0)
     }
 
-    /// The naming and attributes of the flow cookies (the browser-binding kit's ``FlowCookieName``).
+    /// The naming and attributes of the flow cookies (the browser-binding kit's `FlowCookieName`).
     public var flowCookieNaming: FlowCookieName { FlowCookieName(secure: secure) }
 
     /// The name of the flow cookie of the sign-in with `provider` whose state is `state`, begun at `createdAt`
-    /// (``FlowCookieName/name(state:provider:createdAt:)``).
+    /// (`FlowCookieName.name(state:provider:createdAt:)`).
     public func flowCookieName(state: String, provider: String, createdAt: Date) -> String {
         flowCookieNaming.name(state: state, provider: provider, createdAt: createdAt)
     }
 
     /// The start of the flow cookie names of the sign-in with `provider` whose state is `state`
-    /// (``FlowCookieName/stem(state:provider:)``).
+    /// (`FlowCookieName.stem(state:provider:)`).
     public func flowCookieStem(state: String, provider: String) -> String {
         flowCookieNaming.stem(state: state, provider: provider)
     }
 
-    /// The provider and the start time that a flow cookie's name says (``FlowCookieName/parts(_:)``).
+    /// The provider and the start time that a flow cookie's name says (`FlowCookieName.parts(_:)`).
     public func flowCookieParts(_ name: String) -> (provider: String, createdAt: Int64)? {
         flowCookieNaming.parts(name)
     }

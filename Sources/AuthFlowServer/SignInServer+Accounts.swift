@@ -3,8 +3,8 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 
 extension SignInServer {
-    /// Finds, creates or links the user of a completed sign-in by ``AccountResolver`` (the rules are
-    /// ``AccountRules``'), updates the stored profile with the verified values and stores the sign-in's `tokens`,
+    /// Finds, creates or links the user of a completed sign-in with `AccountResolver` under `AccountRules`,
+    /// updates the stored profile with the verified values and stores the sign-in's `tokens`,
     /// in the same transaction as the account write (one commit per sign-in where the store supports it). A
     /// `link` links to the user of the request's session.
     ///

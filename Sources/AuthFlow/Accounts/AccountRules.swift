@@ -18,7 +18,7 @@ public struct AccountRules: Sendable, Hashable {
     /// Which providers' verified emails may link a first sign-in to an existing user.
     public var linkByVerifiedEmail: EmailLinkPolicy
     /// The providers (by configured name) whose stored verified emails a new sign-in may link to: configured,
-    /// and whose plugin vouches for addresses (not ``EmailLinkability/never``).
+    /// and whose plugin vouches for addresses (not ``EmailLinkability/never(reason:)``).
     public var vouchingProviders: Set<String>
 
     /// Creates rules.
