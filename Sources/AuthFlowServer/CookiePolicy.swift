@@ -1,4 +1,4 @@
-import AuthFlowJOSE
+public import AuthFlow
 public import Foundation
 
 /// Names and attributes of the cookies the server sets.
@@ -47,60 +47,34 @@ public struct CookiePolicy: Sendable, Hashable {
         attributes(name: sessionCookieName, value: "", maxAge: 0)
     }
 
-    /// The name of the flow cookie of the sign-in with `provider` whose state is `state`, begun at `createdAt`:
-    /// ``flowCookieStem(state:provider:)`` then the start's time in whole seconds since 1970. The name says
-    /// the provider and the age, so a start picks the flow cookies to clear without opening any; the name is
-    /// sealed into the value (associated data), so a renamed cookie does not open.
+    /// The naming and attributes of the flow cookies (the browser-binding kit's `FlowCookieName`).
+    public var flowCookieNaming: FlowCookieName { FlowCookieName(secure: secure) }
+
+    /// The name of the flow cookie of the sign-in with `provider` whose state is `state`, begun at `createdAt`
+    /// (`FlowCookieName.name(state:provider:createdAt:)`).
     public func flowCookieName(state: String, provider: String, createdAt: Date) -> String {
-        let seconds = createdAt.timeIntervalSince1970
-        let whole = seconds.isFinite ? Int64(max(0, min(seconds.rounded(.down), 9_999_999_999))) : 0
-        return flowCookieStem(state: state, provider: provider) + String(whole)
+        flowCookieNaming.name(state: state, provider: provider, createdAt: createdAt)
     }
 
-    /// The start of the flow cookie names of the sign-in with `provider` whose state is `state`: the prefix, the
-    /// provider, `.`, 8 base64url characters of a digest of the state (the state itself never appears in a
-    /// cookie name) and `.`.
+    /// The start of the flow cookie names of the sign-in with `provider` whose state is `state`
+    /// (`FlowCookieName.stem(state:provider:)`).
     public func flowCookieStem(state: String, provider: String) -> String {
-        var input: [UInt8] = []
-        input.reserveCapacity(26 + state.utf8.count)
-        input.append(contentsOf: "authflow flow-cookie name ".utf8)
-        input.append(contentsOf: state.utf8)
-        // 8 base64url characters are exactly the digest's first 6 bytes: only those are encoded.
-        return flowCookiePrefix + provider + "." + Base64URL.encode(Digest.sha256(input).prefix(6)) + "."
+        flowCookieNaming.stem(state: state, provider: provider)
     }
 
-    /// The provider and the start time (seconds since 1970) that a flow cookie's name says, or `nil` when
-    /// `name` is not a flow cookie name of ``flowCookieName(state:provider:createdAt:)``'s form. Nothing of it
-    /// is trusted until the cookie opens: a start only uses it to choose which cookies to clear.
+    /// The provider and the start time that a flow cookie's name says (`FlowCookieName.parts(_:)`).
     public func flowCookieParts(_ name: String) -> (provider: String, createdAt: Int64)? {
-        let skip = flowCookiePrefix.utf8.count
-        guard name.hasPrefix(flowCookiePrefix) else { return nil }
-        var name = name
-        // PROVIDER.XXXXXXXX.SECONDS on the bytes: the digest has no `.`, a provider name (`[a-z0-9_-]`) none either.
-        return name.withUTF8 { bytes -> (provider: String, createdAt: Int64)? in
-            let dot = UInt8(ascii: ".")
-            guard let first = bytes[skip...].firstIndex(of: dot), first > skip, first + 9 < bytes.count,
-                bytes[first + 9] == dot, !bytes[(first + 1)..<(first + 9)].contains(dot)
-            else { return nil }
-            let digits = bytes[(first + 10)...]
-            guard (1...10).contains(digits.count) else { return nil }
-            var seconds: Int64 = 0
-            for byte in digits {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                seconds = seconds * 10 + Int64(byte - UInt8(ascii: "0"))
-            }
-            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[skip..<first]), as: UTF8.self), seconds)
-        }
+        flowCookieNaming.parts(name)
     }
 
     /// `Set-Cookie` for a flow cookie living `maxAge` seconds.
     public func flowCookie(name: String, value: String, maxAge: Int) -> String {
-        attributes(name: name, value: value, maxAge: maxAge)
+        flowCookieNaming.setCookie(name: name, value: value, maxAge: maxAge)
     }
 
     /// `Set-Cookie` that removes the flow cookie `name`.
     public func clearedFlowCookie(name: String) -> String {
-        attributes(name: name, value: "", maxAge: 0)
+        flowCookieNaming.clearedCookie(name: name)
     }
 
     /// `name=value; Path=/; Max-Age=…; HttpOnly; SameSite=Lax`, then `; Secure` when cookies are secure, written

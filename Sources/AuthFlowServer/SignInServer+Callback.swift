@@ -10,7 +10,7 @@ extension SignInServer {
     /// The flow record comes from the browser's flow cookie for the callback's state; the state is marked
     /// spent only once that cookie has opened and matched, so a callback with someone else's state and no (or
     /// a wrong) cookie changes nothing. A POST arriving cross-site (`Sec-Fetch-Site: cross-site`) or without a
-    /// valid flow cookie, and not yet bounced, gets the ``BouncePage`` instead; nothing is spent until the
+    /// valid flow cookie, and not yet bounced, gets the ``FormPostBounce`` page instead; nothing is spent until the
     /// re-POST. Rate-limited per client address (`server.rate_limits.callbacks`).
     func callback(_ request: HTTPServerRequest, provider name: String) async throws(ServerError) -> HTTPServerResponse {
         let started = clock.now()
@@ -18,37 +18,24 @@ extension SignInServer {
         try await checkRateLimit(request, kind: .callback)
         let method: CallbackMethod = request.method == "POST" ? .post : .get
         var fields: [(String, String)]
-        if method == .post {
-            guard request.body.count <= BouncePage.maximumBytes else {
-                throw ServerError(
-                    .invalidRequest, "expected a callback body of at most \(BouncePage.maximumBytes) bytes, found more",
-                    status: 400, provider: name)
-            }
-            do throws(HTTPServerError) {
-                fields = try request.formFields()
-            } catch {
-                throw ServerError(.invalidRequest, error.message, status: 400, provider: name)
-            }
-        } else {
-            fields = request.query
-        }
-        guard fields.count <= BouncePage.maximumFields else {
-            throw ServerError(
-                .invalidRequest,
-                "expected at most \(BouncePage.maximumFields) callback parameters, found \(fields.count)",
-                status: 400, provider: name)
+        do throws(BrowserBindingError) {
+            fields = try FormPostBounce.callbackFields(request)
+        } catch {
+            var failure = ServerError(error)
+            failure.provider = name
+            throw failure
         }
         let states = fields.filter { $0.0 == "state" }
         let state = states.count == 1 ? states[0].1 : ""
         let record = try flowCookie?.record(in: request, state: state, provider: name)
-        let bounced = fields.contains { $0.0 == BouncePage.markerField }
-        let crossSite = request.headers["Sec-Fetch-Site"]?.trimmingCharacters().lowercased() == "cross-site"
-        if method == .post, !bounced, record == nil || crossSite {
+        if FormPostBounce.shouldBounce(request: request, fields: fields, hasFlowRecord: record != nil) {
             return bounce(provider: provider, fields: fields)
         }
-        fields.removeAll { $0.0 == BouncePage.markerField }
+        fields = FormPostBounce.withoutMarker(fields)
         let parameters = CallbackParameters(fields)
-        let pendingKey = record.map { Self.pendingProfileKey(provider: name, state: $0.state) }
+        // Only a provider that sends its profile once (Apple) parks one; the others never touch that store.
+        let keepsProfile = provider.plugin.keepsUnverifiedProfile
+        let pendingKey = keepsProfile ? record.map { Self.pendingProfileKey(provider: name, state: $0.state) } : nil
         let startTrace = options.keepsTraces ? traces.takeStart(state: state) : []
 
         let result: SignInResult
@@ -58,6 +45,7 @@ extension SignInServer {
             ) { [stores, clock, options] profile in
                 // Apple sends the name once: park it before the code exchange can fail, for no longer than the
                 // flow lives, with each name part capped.
+                guard keepsProfile else { return }
                 guard let pendingKey, let record else {
                     throw ServerError(.invalidRequest, "no flow record", status: 400)
                 }
@@ -136,18 +124,14 @@ extension SignInServer {
         return response
     }
 
-    /// The re-POST page for a cross-site form_post callback.
+    /// The re-POST page for a cross-site form_post callback (the kit's ``FormPostBounce``).
     func bounce(provider: ResolvedProvider, fields: [(String, String)]) -> HTTPServerResponse {
-        let action = "\(options.pathPrefix)/\(provider.name)/callback"
-        let targets = returnToPolicy.origins.sorted()
         logger.log(.debug, "cross-site callback bounced to the app's origin", metadata: ["provider": provider.name])
-        var response = ResponseFactory.html(
-            BouncePage.page(action: action, fields: fields),
-            csp: BouncePage.contentSecurityPolicy(formTargets: targets))
         // The re-POST carries the code and state: no Referer for it, and `Origin: null` is fine here (the
         // callback checks Sec-Fetch-Site and the flow cookie, not Origin).
-        response.headers["Referrer-Policy"] = "no-referrer"
-        return response
+        return FormPostBounce.response(
+            action: "\(options.pathPrefix)/\(provider.name)/callback", fields: fields,
+            formTargets: returnToPolicy.origins.sorted(), style: HTML.serverStyle)
     }
 
     /// The most UTF-8 bytes kept of each part of a first-login name.
