@@ -15,8 +15,8 @@ meanwhile, paced to the stated ratio against the rate of checks measured alone i
 of it the mix kept in the round before); the ratio reached is reported, and when the sign-ins fall short, why
 (the browsers' rate against the paced one and how busy the client core was). The browsers kept for a logout
 hang up their connections: idle, they would fill the 256 connections per client address the server and the
-sandbox allow, and further connections would be closed at once. The latency percentiles are wrk's over its requests, of which the checks are
-1000/1030 by default.
+sandbox allow, and further connections would be closed at once. The latency percentiles are wrk's over its
+requests, of which the checks are 1000/1030 by default.
 
 The servers' CPU (utime + stime of every instance, /proc/PID/stat) over each run divided by the checks answered
 is reported too: the browsers and the sandbox share the client core with wrk, so part of a drop in checks/s
@@ -260,7 +260,8 @@ def ratio_not_reached(row: dict, checks: int, signins: int, threads: int) -> str
     text = (f"the ratio of sign-ins was not reached: {reached['signins']} in the mix's {reached['checks']} checks "
             f"(the ratio asks {stated:.0f}); the browsers made {row['signins_per_s']:.1f} sign-ins/s of the "
             f"{row['signins_asked_per_s']:.1f}/s paced from the checks alone, with the client core (wrk, {threads} "
-            f"browser threads, the sandbox{'' if row['deployment'] == 'sqlite' else ', nginx'}) {100 * busy:.0f} % busy")
+            f"browser threads, the sandbox{'' if row['deployment'] == 'sqlite' else ', nginx'}) "
+            f"{100 * busy:.0f} % busy")
     if busy > 0.95:
         return text + (": the client core is full, so the browsers cannot go faster on it (on two cores the ratio "
                        "needs fewer checks/s than wrk makes, or the browsers and the sandbox on a core of their own)")

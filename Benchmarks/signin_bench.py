@@ -17,8 +17,8 @@ import os
 import time
 
 from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_times,
-                      descendants, driver_cores, free_port, log, machine_load, pin_driver, start_authflow, start_sandbox,
-                      wait_http, write_result)
+                      descendants, driver_cores, free_port, log, machine_load, pin_driver, start_authflow,
+                      start_sandbox, wait_http, write_result)
 
 
 def measure(browser_factory, login_url: str, check_url: str, pids: list[int], count: int, offset: int,
