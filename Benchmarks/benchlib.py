@@ -43,6 +43,13 @@ def pin_driver() -> None:
     core = int(CLIENT_CORE)
     if hasattr(os, "sched_setaffinity") and core in os.sched_getaffinity(0):
         os.sched_setaffinity(0, {core})
+    elif hasattr(os, "sched_getaffinity"):
+        log(f"the driver cannot move to core {core} (allowed: {sorted(os.sched_getaffinity(0))}); it stays unpinned")
+
+
+def driver_cores() -> str:
+    """The cores this process (the driver) may run on, as the runners print them."""
+    return ",".join(map(str, sorted(os.sched_getaffinity(0)))) if hasattr(os, "sched_getaffinity") else "any"
 
 
 def free_port() -> int:
@@ -125,13 +132,18 @@ class Sandbox:
     client_secret: str
 
 
-def start_sandbox(processes: Processes, authflow: str, redirect_uris: list[str], core: str | None) -> Sandbox:
-    """A standalone `authflow sandbox` on a free port, with a Google client accepting `redirect_uris`."""
+def start_sandbox(processes: Processes, authflow: str, redirect_uris: list[str], core: str | None,
+                  max_pending: int | None = None) -> Sandbox:
+    """A standalone `authflow sandbox` on a free port, with a Google client accepting `redirect_uris`;
+    `max_pending` raises how many authorization codes it remembers at once (10,000 by default, each kept
+    for an hour after it is issued), for runs that sign in more often than that."""
     credentials = processes.directory / "sandbox-credentials"
     port = free_port()
     command = [authflow, "sandbox", "--listen", f"127.0.0.1:{port}", "--credentials-dir", str(credentials)]
     for uri in redirect_uris:
         command += ["--redirect-uri", uri]
+    if max_pending is not None:
+        command += ["--max-pending", str(max_pending)]
     child = processes.start(command, "sandbox", core=core)
     fragment = credentials / "providers.yaml"
     deadline = time.monotonic() + 60
@@ -190,12 +202,22 @@ def start_authflow(processes: Processes, authflow: str, sandbox: Sandbox, store:
 
 
 class Browser:
-    """One driver client: a cookie jar and the hops of a Google sign-in through the sandbox."""
+    """One driver client: a cookie jar and the hops of a Google sign-in through the sandbox.
+
+    Its `requests.Session` keeps a keep-alive connection to each host it talked to. A browser kept for later
+    (to log out) must `hang_up()`: the servers allow 256 open connections per client address
+    (`server.limits.max_connections_per_client`, and the sandbox's listener the same), and a few hundred
+    idle browsers from 127.0.0.1 would fill that, after which new connections are closed at once.
+    """
 
     def __init__(self, sandbox: Sandbox):
         self.sandbox = sandbox
         self.session = requests.Session()
         self.session.trust_env = False  # loopback only, never a proxy
+
+    def hang_up(self) -> None:
+        """Closes the pooled connections and keeps the cookies; the next request opens a new connection."""
+        self.session.close()
 
     def sign_in(self, login_url: str, subject: str) -> requests.Response:
         """login redirect → consent page → consent → callback; returns the app's answer to the callback."""
@@ -238,6 +260,16 @@ def cpu_times(pids: list[int]) -> tuple[float, float]:
 def cpu_seconds(pids: list[int]) -> float:
     """utime + stime of the processes (and their reaped children are not counted), from /proc/PID/stat."""
     return sum(cpu_times(pids))
+
+
+def core_ticks(core: str) -> tuple[int, int]:
+    """(busy, total) clock ticks of one core since boot, from /proc/stat (idle and iowait are not busy)."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith(f"cpu{core} "):
+                fields = [int(value) for value in line.split()[1:]]
+                return sum(fields) - fields[3] - fields[4], sum(fields)
+    raise RuntimeError(f"/proc/stat: expected a line for cpu{core}, found none")
 
 
 def descendants(pid: int) -> list[int]:

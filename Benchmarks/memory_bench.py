@@ -98,6 +98,7 @@ def sign_in_many(sandbox, login_url: str, cookie_name: str, first_subject: int, 
         browser = Browser(sandbox)
         browser.sign_in(login_url, subject=str(first_subject + index))
         made += bool(browser.session.cookies.get(cookie_name))
+        browser.hang_up()  # no idle connections left behind (see Browser.hang_up)
     return made
 
 
@@ -123,7 +124,9 @@ def main() -> None:
         authflow_port, apache_port = free_port(), free_port()
         sandbox = start_sandbox(processes, args.authflow,
                                 [f"http://127.0.0.1:{authflow_port}/auth/{{provider}}/callback",
-                                 f"http://127.0.0.1:{apache_port}/protected/redirect_uri"], core=CLIENT_CORE)
+                                 f"http://127.0.0.1:{apache_port}/protected/redirect_uri"], core=CLIENT_CORE,
+                                # Every sign-in of both servers leaves a code the sandbox remembers for an hour.
+                                max_pending=2 * args.sessions + 10_000)
         # Room for every idle connection from the one client address, kept as long as Apache keeps them.
         limits = {"max_connections": args.connections + 1000, "max_connections_per_client": args.connections + 1000,
                   "idle_timeout": "5m"}

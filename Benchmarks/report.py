@@ -240,6 +240,8 @@ def mix_section(mix: dict | None) -> list[str]:
                       + (f"; for example `{row['unexpected_sample']}`." if row.get("unexpected_sample") else ".")]
         if row.get("signin_or_logout_failures"):
             lines += ["", f"{row['deployment']}: {row['signin_or_logout_failures']} sign-ins or logouts failed."]
+        if row.get("ratio_not_reached"):
+            lines += ["", f"{row['deployment']}: {row['ratio_not_reached']}."]
     lines += ["", f"Best of {mix['rounds']} rounds of {mix['seconds']:g} s; load average {mix['load']['before']} before, "
               f"{mix['load']['after']} after. Goals: checks in the mix ≥ 0.9 × alone, store round trips per check "
               "< 0.05 (Redis commands plus PostgreSQL transactions, from the stores' own counters). The latency "

@@ -15,6 +15,13 @@ source "$(dirname "$0")/lib.sh"
 cd "$BENCH_DIR"
 SECONDS_PER=${1:-3}
 ROUNDS=${2:-3}
+# `openssl speed -seconds` takes whole seconds only.
+for value in "$SECONDS_PER" "$ROUNDS"; do
+    if ! [[ $value =~ ^[1-9][0-9]*$ ]]; then
+        echo "usage: Benchmarks/run.sh [seconds-per-measurement] [rounds]: expected whole numbers from 1, found '$value'" >&2
+        exit 2
+    fi
+done
 CORE=$SERVER_CORE
 
 ensure_bench_tools

@@ -17,8 +17,8 @@ import os
 import time
 
 from benchlib import (BENCH_DIR, BENCH_SECRET, CLIENT_CORE, SERVER_CORE, Browser, Processes, cpu_times,
-                      descendants, free_port, log, machine_load, pin_driver, start_authflow, start_sandbox,
-                      wait_http, write_result)
+                      descendants, driver_cores, free_port, log, machine_load, pin_driver, start_authflow,
+                      start_sandbox, wait_http, write_result)
 
 
 def measure(browser_factory, login_url: str, check_url: str, pids: list[int], count: int, offset: int,
@@ -96,12 +96,13 @@ def main() -> None:
               f"{run['user_ms_per_signin']:>8.3f}{run['system_ms_per_signin']:>8.3f}")
     load = {"before": load_before, "after": machine_load()}
     print(f"(AuthFlow CPU per sign-in = {ratio:.3f} × authlib's, goal ≤ 0.2; best of {args.rounds} rounds of "
-          f"{args.count}; apps on core {SERVER_CORE}, sandbox and driver on core {CLIENT_CORE}; load average "
+          f"{args.count}; apps on core {SERVER_CORE}, sandbox on core {CLIENT_CORE}, driver on core {driver_cores()}; "
+          f"load average "
           f"{load['before']} before, {load['after']} after)")
     result = {
         "benchmark": "signin", "count": args.count, "rounds": args.rounds, "load": load,
         "apps": {name: {key: round(value, 3) for key, value in run.items()} for name, run in best.items()},
-        "cpu_ratio": round(ratio, 3),
+        "cpu_ratio": round(ratio, 3), "driver_cores": driver_cores(),
     }
     write_result("signin", result)
     print(json.dumps(result))

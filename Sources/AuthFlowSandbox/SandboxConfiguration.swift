@@ -30,6 +30,15 @@ public struct SandboxConfiguration: Sendable {
     /// The Microsoft emulator's tenants (besides personal accounts, which are always known); Contoso and
     /// Fabrikam by default (``SandboxMicrosoftTenant/defaults``).
     public var microsoftTenants: [SandboxMicrosoftTenant]
+    /// How many consent tickets, authorization codes and spent client assertions (each kind counted apart)
+    /// the sandbox remembers at once; past it, new ones are refused with 503 `temporarily_unavailable`, so
+    /// memory stays bounded whatever a client sends. A redeemed code is remembered for an hour after it
+    /// expires, to recognise a replay. 10,000 by default (``defaultMaximumPendingEntries``); values below 1
+    /// count as 1. Raise it only for load tests that sign in more often than that.
+    public var maximumPendingEntries: Int
+
+    /// The default of ``maximumPendingEntries``.
+    public static let defaultMaximumPendingEntries = 10_000
 
     /// Creates a configuration; every parameter has a working default.
     public init(
@@ -37,9 +46,11 @@ public struct SandboxConfiguration: Sendable {
         issuerOverrides: [SandboxProvider: String] = [:], clock: any WallClock = SystemClock(),
         random: any SecureRandom = SystemRandom(), notificationClient: (any HTTPClient)? = nil,
         enableAdminEndpoints: Bool = true, signingKeys: [SandboxProvider: JWK] = [:],
-        microsoftTenants: [SandboxMicrosoftTenant] = SandboxMicrosoftTenant.defaults
+        microsoftTenants: [SandboxMicrosoftTenant] = SandboxMicrosoftTenant.defaults,
+        maximumPendingEntries: Int = SandboxConfiguration.defaultMaximumPendingEntries
     ) {
         self.microsoftTenants = microsoftTenants
+        self.maximumPendingEntries = maximumPendingEntries
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL

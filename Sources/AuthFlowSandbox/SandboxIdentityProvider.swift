@@ -33,6 +33,7 @@ public final class SandboxIdentityProvider: Sendable {
     public init(configuration: SandboxConfiguration = SandboxConfiguration()) {
         self.configuration = configuration
         var initial = SandboxState()
+        initial.maximumPendingEntries = max(1, configuration.maximumPendingEntries)
         for (provider, key) in configuration.signingKeys where provider.issuesIDTokens {
             initial.keyRings[provider] = SigningKeyRing(current: key)
         }

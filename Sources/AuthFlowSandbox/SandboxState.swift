@@ -55,7 +55,8 @@ struct ConsentKey: Hashable, Sendable {
 /// Everything the sandbox remembers, guarded by one `Mutex` in ``SandboxIdentityProvider``.
 struct SandboxState: Sendable {
     static let consentTicketLifetime: Double = 600
-    static let maximumPendingEntries = 10_000
+    /// Consent tickets, codes and spent assertions kept at most, each (``SandboxConfiguration/maximumPendingEntries``).
+    var maximumPendingEntries = SandboxConfiguration.defaultMaximumPendingEntries
 
     var server: HTTPServer?
     var starting = false
@@ -93,16 +94,16 @@ struct SandboxState: Sendable {
     mutating func spendAssertion(clientID: String, jti: String, expiresAt: Date, now: Date) -> Bool {
         let key = clientID + "\u{0}" + jti
         if let until = spentAssertions[key], until > now { return false }
-        if spentAssertions.count >= Self.maximumPendingEntries { purgeExpired(now: now) }
-        guard spentAssertions.count < Self.maximumPendingEntries else { return false }
+        if spentAssertions.count >= maximumPendingEntries { purgeExpired(now: now) }
+        guard spentAssertions.count < maximumPendingEntries else { return false }
         spentAssertions[key] = expiresAt
         return true
     }
 
     /// Stores a consent ticket; refuses when too many are pending (a bound against memory exhaustion).
     mutating func addPendingConsent(_ ticket: String, _ pending: PendingConsent, now: Date) -> Bool {
-        if pendingConsents.count >= Self.maximumPendingEntries { purgeExpired(now: now) }
-        guard pendingConsents.count < Self.maximumPendingEntries else { return false }
+        if pendingConsents.count >= maximumPendingEntries { purgeExpired(now: now) }
+        guard pendingConsents.count < maximumPendingEntries else { return false }
         pendingConsents[ticket] = pending
         return true
     }
@@ -116,8 +117,8 @@ struct SandboxState: Sendable {
 
     /// Stores a new code; refuses when too many are outstanding.
     mutating func addCode(_ code: String, _ record: CodeRecord, now: Date) -> Bool {
-        if codes.count >= Self.maximumPendingEntries { purgeExpired(now: now) }
-        guard codes.count < Self.maximumPendingEntries else { return false }
+        if codes.count >= maximumPendingEntries { purgeExpired(now: now) }
+        guard codes.count < maximumPendingEntries else { return false }
         codes[code] = record
         return true
     }

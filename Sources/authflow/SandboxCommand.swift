@@ -13,6 +13,7 @@ struct SandboxCommand: Command {
 
     static let usage = """
         usage: authflow sandbox [--listen HOST:PORT] [--redirect-uri URI]... [--credentials-dir DIR]
+                                [--max-pending N]
 
           --listen HOST:PORT     where to listen (default 127.0.0.1:0: loopback, any free port)
           --redirect-uri URI     a redirect URI the demo clients accept; {provider} is replaced by apple,
@@ -20,6 +21,9 @@ struct SandboxCommand: Command {
                                  http://localhost:8080/auth/{provider}/callback)
           --credentials-dir DIR  where to write the demo clients' generated secrets and Apple key, owner-only
                                  (default: a fresh temporary directory, removed on exit)
+          --max-pending N        consent tickets and authorization codes remembered at once, each; past it,
+                                 sign-ins get 503 temporarily_unavailable (default 10000; raise it only for
+                                 load tests: a code is remembered for an hour after it is issued)
 
         Prints the base URL, every provider's endpoints and the demo clients (secrets masked; the full
         values are in the credential files), then serves until interrupted (Ctrl-C) and stops gracefully.
@@ -28,14 +32,28 @@ struct SandboxCommand: Command {
     var listen: String
     var redirectURIs: [String]
     var credentialsDirectory: String?
+    var maximumPendingEntries = SandboxConfiguration.defaultMaximumPendingEntries
+
+    /// The largest `--max-pending` accepted: the sandbox's memory stays bounded even when raised.
+    static let maximumPendingLimit = 10_000_000
 
     static func parse(_ arguments: [String]) throws(ValidationError) -> SandboxCommand? {
-        let parsed = try CommandIO.parse(arguments, options: ["listen", "redirect-uri", "credentials-dir"])
+        let parsed = try CommandIO.parse(
+            arguments, options: ["listen", "redirect-uri", "credentials-dir", "max-pending"])
         if parsed.help { return nil }
         try parsed.requireNoPositional()
-        return SandboxCommand(
+        var command = SandboxCommand(
             listen: parsed.last("listen") ?? defaultListen, redirectURIs: parsed.all("redirect-uri"),
             credentialsDirectory: parsed.last("credentials-dir"))
+        if let text = parsed.last("max-pending") {
+            guard let value = Int(text), (1...maximumPendingLimit).contains(value) else {
+                throw ValidationError(
+                    "--max-pending", expected: "a whole number from 1 to \(maximumPendingLimit)",
+                    found: ValidationError.quoted(text))
+            }
+            command.maximumPendingEntries = value
+        }
+        return command
     }
 
     func validate() throws(ValidationError) {
@@ -53,7 +71,8 @@ struct SandboxCommand: Command {
         // Signals are caught from here on, so a SIGTERM right after the summary still stops gracefully.
         let signals = TerminationSignals()
         let sandbox = SandboxIdentityProvider(
-            configuration: SandboxConfiguration(host: address.host, port: address.port))
+            configuration: SandboxConfiguration(
+                host: address.host, port: address.port, maximumPendingEntries: maximumPendingEntries))
         let baseURL: String
         do {
             baseURL = try sandbox.start()

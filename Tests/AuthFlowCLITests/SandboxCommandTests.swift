@@ -88,6 +88,20 @@ struct SandboxCommandTests {
         #expect(child.stderr.contains("--listen"))
     }
 
+    @Test(arguments: ["0", "-5", "10000001", "many", ""])
+    func refusesABadMaxPending(value: String) async throws {
+        let child = try SandboxProcess(["--listen", "127.0.0.1:0", "--max-pending", value])
+        #expect(await child.waitForExit() == 2)
+        #expect(child.stderr.contains("--max-pending: expected a whole number from 1 to 10000000"), "\(child.stderr)")
+    }
+
+    @Test func startsWithARaisedMaxPending() async throws {
+        let child = try SandboxProcess(["--listen", "127.0.0.1:0", "--max-pending", "200000"])
+        #expect(await child.waitFor("Press Ctrl-C to stop."), "stdout: \(child.stdout)\nstderr: \(child.stderr)")
+        child.terminate()
+        #expect(await child.waitForExit() == 0)
+    }
+
     @Test func failsWhenTheAddressCannotBeBound() async throws {
         let child = try SandboxProcess(["--listen", "192.0.2.1:1"])
         #expect(await child.waitForExit() == 1)

@@ -76,7 +76,8 @@ final class SandboxHarness: Sendable {
     /// - Parameter start: the manual clock's start; a fixed instant unless a test needs real time (peers).
     init(
         transport: Transport = .direct, notificationClient: (any HTTPClient)? = nil,
-        start: Date = Date(timeIntervalSince1970: 1_750_000_000)
+        start: Date = Date(timeIntervalSince1970: 1_750_000_000),
+        maximumPendingEntries: Int = SandboxConfiguration.defaultMaximumPendingEntries
     ) throws {
         self.transport = transport
         clock = ManualClock(start)
@@ -85,6 +86,7 @@ final class SandboxHarness: Sendable {
             publicBaseURL: transport == .direct ? "http://sandbox.test" : nil, clock: clock,
             notificationClient: notificationClient, signingKeys: try Self.sharedKeys.get())
         configuration.port = 0
+        configuration.maximumPendingEntries = maximumPendingEntries
         sandbox = SandboxIdentityProvider(configuration: configuration)
         try sandbox.register(
             .apple(
