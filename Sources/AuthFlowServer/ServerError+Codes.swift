@@ -9,4 +9,6 @@ extension ServerError.Code {
     public static let serverError = ServerError.Code(rawValue: "server_error")
     /// 500: a provider plugin's event outcome named another provider's identity.
     public static let invalidEventOutcome = ServerError.Code(rawValue: "invalid_event_outcome")
+    /// 500: `server.secret` is too short to key the flow cookie, so no sign-in can start.
+    public static let flowCookieUnavailable = ServerError.Code(rawValue: "flow_cookie_unavailable")
 }
