@@ -141,6 +141,9 @@ extension ProviderPlugin {
             source: .idToken, rawClaims: raw)
     }
 
+    /// No profile sent only once: nothing to keep.
+    public var keepsUnverifiedProfile: Bool { false }
+
     /// No unsigned profile data.
     public func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider)
         -> UnverifiedProfile?

@@ -152,6 +152,12 @@ public protocol ProviderPlugin: Sendable {
     func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) throws(SignInError)
         -> UnverifiedProfile?
 
+    /// Whether the provider sends its ``UnverifiedProfile`` only once (Apple's first-login name), so an
+    /// application keeps it across a failed attempt until the sign-in completes. Only such providers make the
+    /// server park, carry and take pending profiles (``AccountStore/putPendingProfile(_:)``); `false` by
+    /// default.
+    var keepsUnverifiedProfile: Bool { get }
+
     /// The endpoints under `/auth/{name}/` where the provider sends its server-to-server events (Apple's
     /// notifications, Facebook's data deletion, Google RISC, back-channel logout); none by default.
     func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint]

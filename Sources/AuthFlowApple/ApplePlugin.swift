@@ -151,6 +151,9 @@ public struct ApplePlugin: ProviderPlugin {
             rawClaims: claims.json, isPrivateRelayEmail: relay, emailLinkable: !relay)
     }
 
+    /// Apple sends the first-login name once: it is kept until the sign-in completes.
+    public var keepsUnverifiedProfile: Bool { true }
+
     /// The name from Apple's first-login `user` field (`{"name":{"firstName","lastName"},"email"}`); the
     /// email there is ignored. `nil` when the field is absent or carries no name.
     ///

@@ -48,7 +48,9 @@ extension SignInServer {
         }
         fields.removeAll { $0.0 == BouncePage.markerField }
         let parameters = CallbackParameters(fields)
-        let pendingKey = record.map { Self.pendingProfileKey(provider: name, state: $0.state) }
+        // Only a provider that sends its profile once (Apple) parks one; the others never touch that store.
+        let keepsProfile = provider.plugin.keepsUnverifiedProfile
+        let pendingKey = keepsProfile ? record.map { Self.pendingProfileKey(provider: name, state: $0.state) } : nil
         let startTrace = options.keepsTraces ? traces.takeStart(state: state) : []
 
         let result: SignInResult
@@ -58,6 +60,7 @@ extension SignInServer {
             ) { [stores, clock, options] profile in
                 // Apple sends the name once: park it before the code exchange can fail, for no longer than the
                 // flow lives, with each name part capped.
+                guard keepsProfile else { return }
                 guard let pendingKey, let record else {
                     throw ServerError(.invalidRequest, "no flow record", status: 400)
                 }

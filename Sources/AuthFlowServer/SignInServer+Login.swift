@@ -32,7 +32,9 @@ extension SignInServer {
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
         // The browser's flow cookies are read from their names once, for the carry and the evictions.
         let held = flowCookie.held(in: request)
-        if let earlier = flowCookie.newestRecord(in: request, held: held.examined, provider: name) {
+        if providers[name]?.plugin.keepsUnverifiedProfile == true,
+            let earlier = flowCookie.newestRecord(in: request, held: held.examined, provider: name)
+        {
             await carryPendingProfile(from: earlier, to: start.record)
         }
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
@@ -64,9 +66,7 @@ extension SignInServer {
                 expiresAt: expiry))
     }
 
-    static let signupDisabled = ServerError(
-        .signupDisabled, "expected an identity that already has a user, found a new one (server.signup is false)",
-        status: 403)
+    static let signupDisabled = ServerError(AccountRefusal.signupDisabled)
 
     static let noFlowCookieKey = ServerError(
         .init(rawValue: "flow_cookie_unavailable"),

@@ -1,0 +1,64 @@
+/// Why account resolution refused a completed sign-in (``AccountDecision/refuse(_:)``): a stable code, a
+/// message saying what was expected and what was found, and the HTTP status a server answers with.
+public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable error code.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The snake_case code.
+        public let rawValue: String
+        /// Wraps a code string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code string.
+        public var description: String { rawValue }
+
+        /// The identity already has a user (for `register`, or another user's for `link`).
+        public static let accountExists = Code(rawValue: "account_exists")
+        /// A new identity would need a new user and sign-up is off.
+        public static let signupDisabled = Code(rawValue: "signup_disabled")
+        /// The identity has been disabled and may not sign in.
+        public static let identityDisabled = Code(rawValue: "identity_disabled")
+        /// A `link` sign-in completed without a signed-in user to link to.
+        public static let notSignedIn = Code(rawValue: "not_signed_in")
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// What was expected and what was found; never an email address or another bound value.
+    public let message: String
+    /// The HTTP status for the refusal (401 for `not_signed_in`, 403 otherwise).
+    public let statusHint: Int
+    /// The provider the refusal names, where the refusal is about its identity.
+    public let provider: String?
+
+    /// Creates a refusal.
+    public init(_ code: Code, _ message: String, statusHint: Int, provider: String? = nil) {
+        self.code = code
+        self.message = message
+        self.statusHint = statusHint
+        self.provider = provider
+    }
+
+    /// `code: message`, safe to log.
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// `account_exists` (403): the identity belongs to a user it may not be given to.
+    public static func accountExists(provider: String?) -> AccountRefusal {
+        AccountRefusal(
+            .accountExists, "expected an identity without a user (or already this user's), found one that has a user",
+            statusHint: 403, provider: provider)
+    }
+
+    /// `signup_disabled` (403): sign-up is off and the identity is new.
+    public static let signupDisabled = AccountRefusal(
+        .signupDisabled, "expected an identity that already has a user, found a new one (server.signup is false)",
+        statusHint: 403)
+
+    /// `identity_disabled` (403): the identity is disabled.
+    public static let identityDisabled = AccountRefusal(
+        .identityDisabled, "expected an identity that may sign in, found one that is disabled", statusHint: 403)
+
+    /// `not_signed_in` (401): a link completed without a signed-in user.
+    public static func notSignedIn(provider: String?) -> AccountRefusal {
+        AccountRefusal(
+            .notSignedIn, "expected a signed-in session to link to, found none", statusHint: 401, provider: provider)
+    }
+}
