@@ -31,7 +31,7 @@ struct FlowCookie: Sendable {
             return policy.flowCookie(name: name, value: value, maxAge: max(1, Int(lifetime.rounded(.down))))
         } catch {
             throw ServerError(
-                .init(rawValue: "flow_cookie_unavailable"),
+                .flowCookieUnavailable,
                 "expected to seal the sign-in into its flow cookie, found \(error.code.rawValue)", status: 500)
         }
     }

@@ -3,8 +3,8 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
-/// The native-app routes around a sign-in: `POST /auth/{provider}/native/nonce` and `POST /auth/session/refresh`
-/// (the sign-in itself, `POST /auth/{provider}/native`, resolves an account: ``SignInServer/nativeSignIn(_:provider:)``).
+/// The native-app routes: `POST /auth/{provider}/native/nonce`, `POST /auth/{provider}/native`
+/// (``nativeSignIn(_:provider:)``) and `POST /auth/session/refresh`.
 struct NativeRoutes: ServerRoute {
     let context: ServerContext
 

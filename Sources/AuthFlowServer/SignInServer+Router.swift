@@ -2,10 +2,10 @@ import AuthFlow
 import AuthFlowHTTP
 
 /// The router: each route of DESIGN §3 to its handler (``SessionRoutes``, ``LogoutRoutes``,
-/// ``SessionManagementRoutes``, ``NativeRoutes``, ``AccountRoutes``, ``ProviderEventRoutes``, ``HealthRoute``
-/// and the sign-in routes), all over the one ``ServerContext``. A route that may change sessions runs inside
-/// ``SessionService/changing(_:)``. Matched on the segment count and strings: array patterns would build an
-/// array per case tried.
+/// ``SessionManagementRoutes``, ``NativeRoutes``, ``AccountRoutes``, ``ProviderEventRoutes``, ``HealthRoute``,
+/// ``LoginRoutes``, ``CallbackRoutes``), all over the one ``ServerContext``. A route that may change
+/// sessions runs inside ``SessionService/changing(_:)``. Matched on the segment count and strings: array
+/// patterns would build an array per case tried.
 extension SignInServer {
     func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError) -> HTTPServerResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
@@ -79,11 +79,11 @@ extension SignInServer {
         case "login", "register", "link":
             try Self.only(method, "GET", found: request.method)
             let intent = SignInIntent(rawValue: segments[2]) ?? .login
-            return try await beginSignIn(request, provider: name, intent: intent)
+            return try await LoginRoutes(context: context).beginSignIn(request, provider: name, intent: intent)
         case "callback":
             try Self.only(method, "GET", or: "POST", found: request.method)
             return try await sessions.changing { () async throws(ServerError) in
-                try await callback(request, provider: name)
+                try await CallbackRoutes(context: context).callback(request, provider: name)
             }
         case "disconnect":
             try Self.only(method, "POST", found: request.method)
@@ -93,7 +93,7 @@ extension SignInServer {
         case "native":
             try Self.only(method, "POST", found: request.method)
             return try await sessions.changing { () async throws(ServerError) in
-                try await nativeSignIn(request, provider: name)
+                try await NativeRoutes(context: context).nativeSignIn(request, provider: name)
             }
         case "" where count == 4 && segments[2] == "native" && segments[3] == "nonce":
             try Self.only(method, "POST", found: request.method)

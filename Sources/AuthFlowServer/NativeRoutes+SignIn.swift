@@ -2,7 +2,7 @@ import AuthFlow
 import AuthFlowHTTP
 import Foundation
 
-extension SignInServer {
+extension NativeRoutes {
     /// `POST /auth/{provider}/native`: a native app's ID token (and Apple's code and first-login `user`) for a
     /// bearer session. JSON in, JSON out; no cookie is set. Verification is ``NativeSignIn``'s; the account is
     /// resolved as at a web callback (intent `login`, `register` or `link` with a session). Rate-limited like
@@ -11,9 +11,9 @@ extension SignInServer {
         -> HTTPServerResponse
     {
         let started = clock.now()
-        let native = try NativeRoutes(context: context).nativeSignIn(for: name)
+        let native = try nativeSignIn(for: name)
         try await checkRateLimit(request, kind: .callback)
-        let body = try NativeRoutes.nativeBody(request, provider: name)
+        let body = try Self.nativeBody(request, provider: name)
         let outcome: NativeSignIn.Outcome
         do throws(SignInError) {
             outcome = try await native.verify(body, provider: name)
@@ -58,6 +58,6 @@ extension SignInServer {
             metadata: ["provider": result.provider, "intent": result.intent.rawValue, "session": "bearer"])
         countSignIn(provider: result.provider, intent: result.intent, started: started)
         return ResponseFactory.json(
-            NativeRoutes.bearerJSON(token: session.id, record: session.record, identity: identity))
+            Self.bearerJSON(token: session.id, record: session.record, identity: identity))
     }
 }
