@@ -27,48 +27,11 @@ import Synchronization
 /// request's arrival, and gets its answer only when none happened before the read finished either; otherwise
 /// it reads the stores itself, so sharing never serves what a finished change revoked.
 final class SessionCache: Sendable {
-    private struct Entry {
-        let session: CurrentSession
-        let storedAt: Date
-    }
-
-    /// A store read in flight for one session id, begun at `epoch`, and the requests waiting for it.
-    private struct Flight {
-        let token: UInt64
-        let epoch: UInt64
-        var waiters: [CheckedContinuation<Shared, Never>] = []
-    }
-
-    /// A request waiting for a read in flight.
-    private typealias Waiter = CheckedContinuation<Shared, Never>
-
-    /// What a waiting request gets from the read it joined.
-    private enum Shared {
-        /// The read's answer (`nil`: no valid session), with no change since it began.
-        case answer(CurrentSession?)
-        /// A change happened, or the read failed: read the stores yourself.
-        case readYourself
-    }
-
-    /// What a lookup does next: answer from the cache, join the read in flight, or lead a new one.
-    private enum Step {
-        case cached(CurrentSession)
-        case join(UInt64)
-        case lead(token: UInt64, epoch: UInt64)
-    }
-
-    private struct State {
-        var epoch: UInt64 = 0
-        var entries: [String: Entry] = [:]
-        var flights: [String: Flight] = [:]
-        var nextToken: UInt64 = 0
-    }
-
     /// How long an entry may answer, in seconds; 0 disables the cache.
     let lifetime: Double
     /// The most entries kept at once.
     let capacity: Int
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     init(lifetime: Double, capacity: Int = 10_000) {
         self.lifetime = lifetime.isFinite ? max(0, lifetime) : 0
@@ -140,90 +103,48 @@ final class SessionCache: Sendable {
                 if case .answer(let session) = shared { return session }
                 mayJoin = false
             case .lead(let token, let epoch):
-                let result: Result<CurrentSession?, Failure>
-                do throws(Failure) {
-                    result = .success(try await read())
-                } catch {
-                    result = .failure(error)
-                }
-                let finished = now()
-                let waiters = state.withLock { state -> (waiting: [Waiter], unchanged: Bool) in
-                    var waiting: [Waiter] = []
-                    if state.flights[id]?.token == token {
-                        waiting = state.flights[id]?.waiters ?? []
-                        state.flights[id] = nil
-                    }
-                    let unchanged = state.epoch == epoch
-                    if unchanged, case .success(let session?) = result {
-                        if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-                        state.entries[id] = Entry(session: session, storedAt: finished)
-                    }
-                    return (waiting, unchanged)
-                }
-                let shared: Shared
-                if waiters.unchanged, case .success(let session) = result {
-                    shared = .answer(session)
-                } else {
-                    shared = .readYourself
-                }
-                for waiter in waiters.waiting { waiter.resume(returning: shared) }
-                return try result.get()
+                return try await lead(id: id, token: token, epoch: epoch, now: now, read: read)
             }
         }
+    }
+
+    /// Reads `id` for the flight `token` begun at `epoch`, remembers the answer when no change happened
+    /// meanwhile, and hands it to the requests that joined (or tells them to read themselves).
+    private func lead<Failure: Error>(
+        id: String, token: UInt64, epoch: UInt64, now: () -> Date, read: () async throws(Failure) -> CurrentSession?
+    ) async throws(Failure) -> CurrentSession? {
+        let result: Result<CurrentSession?, Failure>
+        do throws(Failure) {
+            result = .success(try await read())
+        } catch {
+            result = .failure(error)
+        }
+        let finished = now()
+        let waiters = state.withLock { state -> (waiting: [Waiter], unchanged: Bool) in
+            var waiting: [Waiter] = []
+            if state.flights[id]?.token == token {
+                waiting = state.flights[id]?.waiters ?? []
+                state.flights[id] = nil
+            }
+            let unchanged = state.epoch == epoch
+            if unchanged, case .success(let session?) = result {
+                if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+                state.entries[id] = Entry(session: session, storedAt: finished)
+            }
+            return (waiting, unchanged)
+        }
+        let shared: Shared
+        if waiters.unchanged, case .success(let session) = result {
+            shared = .answer(session)
+        } else {
+            shared = .readYourself
+        }
+        for waiter in waiters.waiting { waiter.resume(returning: shared) }
+        return try result.get()
     }
 
     /// How many requests wait for the store read in flight for `id`; `nil` when none is in flight.
     func waiting(for id: String) -> Int? {
         state.withLock { $0.flights[id]?.waiters.count }
     }
-
-    /// Remembers `session`, read from the stores after ``epoch()`` returned `epoch`; ignored when a change
-    /// happened since.
-    func store(_ session: CurrentSession, id: String, epoch: UInt64, now: Date) {
-        guard isEnabled else { return }
-        state.withLock { state in
-            guard state.epoch == epoch else { return }
-            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[id] = Entry(session: session, storedAt: now)
-        }
-    }
-
-    /// Forgets every entry and refuses entries read before now.
-    func invalidateAll() {
-        guard isEnabled else { return }
-        state.withLock { state in
-            state.epoch &+= 1
-            state.entries.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Forgets the entries `changes` names and refuses every entry read before now (a read racing the change
-    /// may hold what it changed).
-    func invalidate(_ changes: SessionChanges) {
-        guard isEnabled, !changes.isEmpty else { return }
-        state.withLock { state in
-            state.epoch &+= 1
-            var users = changes.users
-            // A session's whole user goes: the user's other sessions may be what the route ended too.
-            for id in changes.sessions {
-                if let entry = state.entries.removeValue(forKey: id) { users.insert(entry.session.record.userID) }
-            }
-            guard !users.isEmpty || !changes.identities.isEmpty else { return }
-            state.entries = state.entries.filter { _, entry in
-                !users.contains(entry.session.record.userID)
-                    && !changes.identities.contains(entry.session.record.identity)
-                    && !changes.identities.contains(entry.session.identity.key)
-            }
-        }
-    }
-}
-
-/// What one request changed, or is about to change, that cached sessions may reflect: sessions by id, users
-/// and identities. Routes add to it before they change the stores; the server invalidates it once they finish.
-struct SessionChanges: Sendable {
-    var sessions: Set<String> = []
-    var users: Set<UserID> = []
-    var identities: Set<IdentityKey> = []
-
-    var isEmpty: Bool { sessions.isEmpty && users.isEmpty && identities.isEmpty }
 }

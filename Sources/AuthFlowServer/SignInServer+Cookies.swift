@@ -19,14 +19,13 @@ extension SignInServer {
         }
         return values.first
     }
+}
 
-    /// The session cookie's value when it looks like a session id.
+extension ServerRoute {
+    /// The session cookie's value when it looks like a session id (``SessionService/cookieValue(_:)``).
     ///
     /// - Throws: ``ServerError`` `duplicate_cookie` (400) when the request carries the session cookie twice.
     func sessionCookieValue(_ request: HTTPServerRequest) throws(ServerError) -> String? {
-        guard let id = try Self.singleCookie(request, name: cookies.sessionCookieName), !id.isEmpty,
-            id.utf8.count <= 128
-        else { return nil }
-        return id
+        try sessions.cookieValue(request)
     }
 }

@@ -31,9 +31,9 @@ extension SignInServer {
         case "disconnect":
             return Self.form
         case "callback":
-            return HTTPRoutePolicy(maxBodyBytes: BouncePage.maximumBytes, startsOnPollingThread: false)
+            return HTTPRoutePolicy(maxBodyBytes: FormPostBounce.maximumBytes, startsOnPollingThread: false)
         case "native":
-            return HTTPRoutePolicy(maxBodyBytes: Self.maximumNativeBodyBytes, startsOnPollingThread: false)
+            return HTTPRoutePolicy(maxBodyBytes: NativeRoutes.maximumNativeBodyBytes, startsOnPollingThread: false)
         case "login", "register", "link":
             return Self.unrouted
         default:
@@ -58,7 +58,7 @@ extension SignInServer {
 
     /// The largest body any route of this server accepts: `HTTPServer.Configuration.maxBodyBytes` for it.
     public var largestRouteBody: Int {
-        var largest = max(Self.formBodyLimit, BouncePage.maximumBytes, Self.maximumNativeBodyBytes)
+        var largest = max(Self.formBodyLimit, FormPostBounce.maximumBytes, NativeRoutes.maximumNativeBodyBytes)
         for name in providerNames {
             guard let provider = providers[name] else { continue }
             for endpoint in provider.plugin.eventEndpoints(for: provider) {

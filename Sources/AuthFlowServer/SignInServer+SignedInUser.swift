@@ -8,8 +8,8 @@ extension SignInServer {
     ///
     /// - Throws: ``ServerError`` `store_unavailable` (503) when a store fails.
     public func signedInUser(_ request: HTTPServerRequest) async throws(ServerError) -> SignedInUser? {
-        guard let session = try await currentSession(request) else { return nil }
-        let trace = options.keepsTraces ? traces.session(digest: Self.digest(session.id)) : nil
+        guard let session = try await context.sessions.current(request) else { return nil }
+        let trace = options.keepsTraces ? context.traces.session(digest: Self.digest(session.id)) : nil
         return SignedInUser(
             userID: session.record.userID, identity: session.identity, expiresAt: session.record.expiresAt,
             trace: trace)

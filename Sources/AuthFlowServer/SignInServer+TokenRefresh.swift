@@ -13,6 +13,7 @@ extension SignInServer {
     ///   10 s request timeout).
     public func tokenRefresher(options: TokenRefresher.Options = .init()) -> TokenRefresher {
         TokenRefresher(
-            accounts: stores.accounts, operations: tokenOperations, clock: clock, random: random, options: options)
+            accounts: context.stores.accounts, operations: context.tokenOperations, clock: context.clock,
+            random: context.random, options: options)
     }
 }

@@ -220,16 +220,16 @@ struct ServerPieceTests {
     }
 
     @Test func bouncePageEscapesFieldsAndAllowsOnlyItsOwnScript() {
-        let page = BouncePage.page(
+        let page = FormPostBounce.page(
             action: "/auth/apple/callback",
             fields: [("state", "s\"><script>x</script>"), ("user", "{\"name\":\"O'Hara\"}"), ("authflow_bounce", "1")])
         #expect(!page.contains("<script>x</script>"))
         #expect(page.contains("value=\"s&quot;&gt;&lt;script&gt;x&lt;/script&gt;\""))
         #expect(page.components(separatedBy: "name=\"authflow_bounce\"").count == 2)
-        #expect(page.contains("<script>\(BouncePage.script)</script>"))
-        let csp = BouncePage.contentSecurityPolicy(formTargets: [])
-        #expect(csp.contains("script-src \(BouncePage.scriptHash);"))
+        #expect(page.contains("<script>\(FormPostBounce.script)</script>"))
+        let csp = FormPostBounce.contentSecurityPolicy(formTargets: [])
+        #expect(csp.contains("script-src \(FormPostBounce.scriptHash);"))
         #expect(csp.contains("form-action 'self';"))
-        #expect(BouncePage.scriptHash.hasPrefix("'sha256-") && BouncePage.scriptHash.hasSuffix("='"))
+        #expect(FormPostBounce.scriptHash.hasPrefix("'sha256-") && FormPostBounce.scriptHash.hasSuffix("='"))
     }
 }

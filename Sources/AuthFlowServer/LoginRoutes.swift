@@ -2,16 +2,24 @@ import AuthFlow
 import AuthFlowHTTP
 import Foundation
 
-extension SignInServer {
-    /// `GET /auth/{provider}/login|register|link`: validates `return_to`, seals the flow into a flow cookie of
-    /// its own (nothing is stored server-side) and redirects (302) to the provider.
+/// `GET /auth/{provider}/login|register|link`: the start of a sign-in.
+struct LoginRoutes: ServerRoute {
+    let context: ServerContext
+
+    static let signupDisabled = ServerError(AccountRefusal.signupDisabled)
+
+    static let noFlowCookieKey = ServerError(
+        .flowCookieUnavailable,
+        "expected server.secret of at least 32 bytes to key the flow cookie, found a shorter one", status: 500)
+
+    /// Validates `return_to`, seals the flow into a flow cookie of its own (nothing is stored server-side) and
+    /// redirects (302) to the provider.
     ///
     /// Rate-limited per client address (`server.rate_limits.starts`). `link` needs a session (401
     /// `not_signed_in` otherwise); the identity is attached to the user that is signed in when the callback
     /// arrives.
     func beginSignIn(_ request: HTTPServerRequest, provider name: String, intent: SignInIntent)
-        async throws(ServerError)
-        -> HTTPServerResponse
+        async throws(ServerError) -> HTTPServerResponse
     {
         try requireProvider(name)
         try await checkRateLimit(request, kind: .start)
@@ -65,10 +73,4 @@ extension SignInServer {
                 provider: pending.provider, firstName: pending.firstName, lastName: pending.lastName,
                 expiresAt: expiry))
     }
-
-    static let signupDisabled = ServerError(AccountRefusal.signupDisabled)
-
-    static let noFlowCookieKey = ServerError(
-        .init(rawValue: "flow_cookie_unavailable"),
-        "expected server.secret of at least 32 bytes to key the flow cookie, found a shorter one", status: 500)
 }

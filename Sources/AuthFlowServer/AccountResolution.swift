@@ -1,8 +1,7 @@
 import AuthFlow
 import AuthFlowHTTP
-import AuthFlowJOSE
 
-extension SignInServer {
+extension ServerRoute {
     /// Finds, creates or links the user of a completed sign-in with `AccountResolver` under `AccountRules`,
     /// updates the stored profile with the verified values and stores the sign-in's `tokens`,
     /// in the same transaction as the account write (one commit per sign-in where the store supports it). A
@@ -49,20 +48,9 @@ extension SignInServer {
             signup: options.signup, linkByVerifiedEmail: options.linkByVerifiedEmail,
             vouchingProviders: Set(vouching))
     }
+}
 
-    /// Runs a store operation, mapping `identity_already_linked` to `account_exists` (403) and every other
-    /// store failure to `store_unavailable` (503).
-    func storing<T: Sendable>(
-        _ doing: String, store: String = "accounts", _ operation: () async throws(StoreError) -> T
-    ) async throws(ServerError) -> T {
-        do throws(StoreError) {
-            return try await operation()
-        } catch {
-            if error.code == .identityAlreadyLinked { throw Self.accountExists(nil) }
-            throw ServerError(error, while: doing, store: store)
-        }
-    }
-
+extension SignInServer {
     static func accountExists(_ provider: String?) -> ServerError {
         ServerError(AccountRefusal.accountExists(provider: provider))
     }

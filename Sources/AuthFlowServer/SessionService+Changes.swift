@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowHTTP
 import Synchronization
 
 /// The changes the running route noted, for the session cache to forget once the route finished.
@@ -9,15 +10,15 @@ final class SessionChangeLog: Sendable {
 
     var changes: SessionChanges { noted.withLock { $0 } }
 
-    /// The log of the route this task runs, inside ``SignInServer/changingSessions(_:)``.
+    /// The log of the route this task runs, inside ``SessionService/changing(_:)``.
     @TaskLocal static var current: SessionChangeLog?
 }
 
-extension SignInServer {
+extension SessionService {
     /// Runs a route that may change sessions or accounts; what it notes (``noteChanged(session:)`` and its
     /// siblings) is forgotten by the session cache once it has finished, answered or thrown. Other routes leave
     /// the cache alone.
-    func changingSessions(
+    func changing(
         _ route: () async throws(ServerError) -> HTTPServerResponse
     ) async throws(ServerError) -> HTTPServerResponse {
         let log = SessionChangeLog()
@@ -29,7 +30,7 @@ extension SignInServer {
                 return .failure(error)
             }
         }
-        sessionCache.invalidate(log.changes)
+        cache.invalidate(log.changes)
         return try result.get()
     }
 
@@ -48,14 +49,14 @@ extension SignInServer {
         note { $0.identities.insert(identity) }
     }
 
-    /// Adds to the running route's log; outside ``changingSessions(_:)`` the cache forgets it at once.
+    /// Adds to the running route's log; outside ``changing(_:)`` the cache forgets it at once.
     private func note(_ update: (inout SessionChanges) -> Void) {
         if let log = SessionChangeLog.current {
             log.note(update)
         } else {
             var changes = SessionChanges()
             update(&changes)
-            sessionCache.invalidate(changes)
+            cache.invalidate(changes)
         }
     }
 }

@@ -1,15 +1,15 @@
 import AuthFlow
 import AuthFlowHTTP
 
-extension SignInServer {
-    /// What a rate limit counts.
-    enum RateLimitKind: String {
-        /// Sign-in starts.
-        case start
-        /// Callbacks.
-        case callback
-    }
+/// What a rate limit counts.
+enum RateLimitKind: String {
+    /// Sign-in starts.
+    case start
+    /// Callbacks.
+    case callback
+}
 
+extension ServerRoute {
     /// Takes a token from the client address's bucket of `kind`; an IPv6 client's bucket is its network's
     /// (``Options/ipv6ClientPrefix``), whatever text its address came in.
     ///
