@@ -10,13 +10,32 @@ package enum Hex {
 
     /// Two lowercase digits per byte, high nibble first.
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(lowercaseDigits[Int(byte >> 4)])
-            out.append(lowercaseDigits[Int(byte & 0x0F)])
+        if let text = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
+    }
+
+    static func encode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: 2 * bytes.count) { text in
+            write(bytes, to: text)
+            return 2 * bytes.count
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Writes two lowercase digits per byte of `bytes` to the start of `output`, for a caller that builds the
+    /// text in place (a request id straight from a random buffer, with no copy of the bytes).
+    ///
+    /// - Precondition: `output` holds at least `2 * bytes.count` bytes.
+    package static func write(_ bytes: UnsafeBufferPointer<UInt8>, to output: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(output.count >= 2 * bytes.count, "expected room for two hex digits a byte")
+        for (index, byte) in bytes.enumerated() {
+            output[2 * index] = digit(byte >> 4)
+            output[2 * index + 1] = digit(byte & 0x0F)
+        }
+    }
+
+    /// `0`–`9`, `a`–`f` for a value below 16.
+    @inline(__always) static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 
     /// The bytes of `text` (digits in either case, two per byte), or `nil` when its length is odd or it

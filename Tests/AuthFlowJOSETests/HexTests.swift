@@ -20,6 +20,18 @@ import Testing
         #expect(Hex.encode((0...3).lazy.map { UInt8($0 * 0x11) }) == "00112233")
     }
 
+    @Test func writesIntoABufferInPlace() {
+        let bytes: [UInt8] = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF]
+        let text = bytes.withUnsafeBufferPointer { source in
+            String(unsafeUninitializedCapacity: 20) { output in
+                output.initialize(repeating: UInt8(ascii: "-"))
+                Hex.write(source, to: output)
+                return 20
+            }
+        }
+        #expect(text == "0123456789abcdef----")
+    }
+
     @Test func decodesEitherCaseAndRoundTrips() {
         #expect(Hex.decode("666F6F626172") == Array("foobar".utf8))
         #expect(Hex.decode("000f107f80abff") == [0x00, 0x0F, 0x10, 0x7F, 0x80, 0xAB, 0xFF])
