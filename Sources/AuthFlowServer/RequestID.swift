@@ -1,7 +1,7 @@
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Request ids (`X-Request-Id`): taken from a trusted proxy when well-formed, otherwise generated.
-public enum RequestID {
+enum RequestID {
     /// The header that carries the id, in requests from a proxy and in every response.
     public static let header = "X-Request-Id"
 
