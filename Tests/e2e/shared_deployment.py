@@ -1,5 +1,6 @@
-"""What the several-instance tests share: one PostgreSQL, one Redis and a standalone `authflow sandbox` whose
-providers.yaml fragment every `authflow serve` instance includes (test_instances, test_rotation, test_nginx).
+"""What the tests of `authflow serve` in normal mode share: a standalone `authflow sandbox` whose providers.yaml
+fragment the servers include (test_durability), and for several instances one PostgreSQL and one Redis as well
+(test_instances, test_rotation, test_nginx).
 """
 
 from __future__ import annotations
@@ -28,22 +29,16 @@ class SharedServices:
 
 
 @contextmanager
-def shared_services(work: Path, public_url: str) -> Iterator[SharedServices]:
-    """Starts PostgreSQL, Redis and `authflow sandbox` (clients registered for `public_url`'s callbacks, its
-    credentials under `work`); stops all three and removes their files on leaving."""
-    directory = service_directory()
-    postgres = PostgresServer(directory)
-    redis = RedisServer(directory)
-    sandbox = None
+def standalone_sandbox(credentials: Path, public_url: str) -> Iterator[tuple[str, str]]:
+    """`authflow sandbox` on a free loopback port, its clients registered for `public_url`'s callbacks and its
+    credentials in `credentials`; yields its URL and its providers.yaml fragment without comment lines, and
+    stops it on leaving."""
+    sandbox = subprocess.Popen(
+        [harness.authflow_binary(), "sandbox", "--listen", "127.0.0.1:0", "--credentials-dir", str(credentials),
+         "--redirect-uri", public_url + "/auth/{provider}/callback"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        start_new_session=True)
     try:
-        postgres.initialize()
-        redis.start()
-        credentials = work / "sandbox-credentials"
-        sandbox = subprocess.Popen(
-            [harness.authflow_binary(), "sandbox", "--listen", "127.0.0.1:0", "--credentials-dir", str(credentials),
-             "--redirect-uri", public_url + "/auth/{provider}/callback"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            start_new_session=True)
         readable, _, _ = select.select([sandbox.stdout], [], [], harness.STARTUP_TIMEOUT)
         assert readable, f"authflow sandbox printed nothing within {harness.STARTUP_TIMEOUT} s"
         first = sandbox.stdout.readline().strip()
@@ -54,18 +49,31 @@ def shared_services(work: Path, public_url: str) -> Iterator[SharedServices]:
         deadline = time.monotonic() + harness.STARTUP_TIMEOUT
         while not fragment_path.exists():
             assert time.monotonic() < deadline, "the sandbox wrote no providers.yaml fragment"
-            time.sleep(0.1)
+            time.sleep(0.05)
         fragment = "\n".join(line for line in fragment_path.read_text().splitlines() if not line.startswith("#"))
-        yield SharedServices(postgres=postgres, redis=redis, sandbox_url=first.rsplit(" ", 1)[1].rstrip("/"),
-                             fragment=fragment)
+        yield first.rsplit(" ", 1)[1].rstrip("/"), fragment
     finally:
-        if sandbox is not None:
-            sandbox.terminate()
-            try:
-                sandbox.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                sandbox.kill()
-                sandbox.wait(timeout=30)
+        sandbox.terminate()
+        try:
+            sandbox.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            sandbox.kill()
+            sandbox.wait(timeout=30)
+
+
+@contextmanager
+def shared_services(work: Path, public_url: str) -> Iterator[SharedServices]:
+    """Starts PostgreSQL, Redis and `authflow sandbox` (clients registered for `public_url`'s callbacks, its
+    credentials under `work`); stops all three and removes their files on leaving."""
+    directory = service_directory()
+    postgres = PostgresServer(directory)
+    redis = RedisServer(directory)
+    try:
+        postgres.initialize()
+        redis.start()
+        with standalone_sandbox(work / "sandbox-credentials", public_url) as (sandbox_url, fragment):
+            yield SharedServices(postgres=postgres, redis=redis, sandbox_url=sandbox_url, fragment=fragment)
+    finally:
         redis.close()
         postgres.close()
         shutil.rmtree(directory, ignore_errors=True)
