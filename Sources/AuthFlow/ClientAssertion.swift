@@ -1,21 +1,21 @@
-public import AuthFlowJOSE
-public import Foundation
+import AuthFlowJOSE
+import Foundation
 
 /// The signed JWT a client sends as `client_assertion` with `private_key_jwt` (RFC 7523 §2.2 and §3).
 ///
 /// `iss` and `sub` are the client id, `aud` the token endpoint, `jti` 16 random bytes, `exp` `lifetime`
 /// seconds after `iat`. An EC P-256 key signs ES256, an RSA key RS256; the header carries `kid` when a key
 /// id is configured and `typ: JWT`.
-public enum ClientAssertion {
+enum ClientAssertion {
     /// The `client_assertion_type` value (RFC 7523 §2.2).
-    public static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
     /// The lifetime of an assertion unless the caller asks for another: one token request needs seconds.
-    public static let defaultLifetime: Int64 = 60
+    static let defaultLifetime: Int64 = 60
 
     /// The algorithm `key` signs assertions with: ES256 for an EC P-256 key, RS256 for RSA.
     ///
     /// - Throws: `JOSEError` `.keyMismatch` for any other key (or a public one).
-    public static func algorithm(for key: JWK) throws(JOSEError) -> JWSAlgorithm {
+    static func algorithm(for key: JWK) throws(JOSEError) -> JWSAlgorithm {
         guard key.isPrivate else {
             throw JOSEError(.keyMismatch, "expected a private key, found a public \(key.keyType) key", keyID: key.keyID)
         }
@@ -33,7 +33,7 @@ public enum ClientAssertion {
     ///
     /// - Throws: `JOSEError` `.invalidClaim` for an empty client id or audience or a lifetime below one second,
     ///   `.keyMismatch` for a key that is neither EC P-256 nor RSA, `.cryptoFailure` when signing fails.
-    public static func make(
+    static func make(
         clientID: String, audience: String, privateKey: JWK, issuedAt: Date, lifetime: Int64 = defaultLifetime,
         random: any SecureRandom
     ) throws(JOSEError) -> String {

@@ -19,4 +19,28 @@ public enum IdentityClaims {
             .compactMap { $0 }.filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
+
+    /// The non-empty `sub` of verified id_token claims.
+    ///
+    /// - Throws: ``SignInError`` `id_token_invalid` naming `sub` when it is missing or empty.
+    public static func subject(ofIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError) -> String {
+        guard let subject = claims.subject, !subject.isEmpty else {
+            throw SignInError(
+                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
+                provider: provider.name, claim: "sub")
+        }
+        return subject
+    }
+
+    /// The identity in verified id_token claims under `subject`: the standard `email`, `email_verified`
+    /// (`true` or `"true"`) and display name, with `groups` when the provider names them in a claim of its own.
+    public static func identity(
+        fromIDToken claims: JWTClaims, subject: String, provider: ResolvedProvider, groups: [String] = []
+    ) -> VerifiedIdentity {
+        let raw = claims.json  // built from the token's bytes on each read: read once
+        return VerifiedIdentity(
+            provider: provider.name, subject: subject, email: claims.string("email"),
+            emailVerified: claims.flag("email_verified") ?? false, name: displayName(raw), source: .idToken,
+            rawClaims: raw, groups: groups)
+    }
 }

@@ -165,7 +165,7 @@ public struct NativeSignIn: Sendable {
         guard let tokenNonce = claims.nonce, !tokenNonce.isEmpty else {
             throw refuse(.nonceMismatch, "expected a 'nonce' claim in the id_token, found none", claim: "nonce")
         }
-        let hashed = Self.lowercaseHex(Digest.sha256(Array(request.nonce.utf8)))
+        let hashed = Hex.encode(Digest.sha256(Array(request.nonce.utf8)))
         // Both compared in full, in constant time.
         let plainMatches = ConstantTime.equals(tokenNonce, request.nonce)
         let hashedMatches = ConstantTime.equals(tokenNonce, hashed)
@@ -258,16 +258,5 @@ public struct NativeSignIn: Sendable {
         return TokenSet(
             accessToken: tokens.accessToken, tokenType: tokens.tokenType, refreshToken: tokens.refreshToken,
             expiresIn: tokens.expiresIn, idToken: nil, scope: tokens.scope)
-    }
-
-    static func lowercaseHex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -129,16 +129,9 @@ extension ProviderPlugin {
     public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
-        guard let subject = claims.subject, !subject.isEmpty else {
-            throw SignInError(
-                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
-                provider: provider.name, claim: "sub")
-        }
-        let raw = claims.json  // built from the token's bytes on each read: read once
-        return VerifiedIdentity(
-            provider: provider.name, subject: subject, email: claims.string("email"),
-            emailVerified: claims.flag("email_verified") ?? false, name: IdentityClaims.displayName(raw),
-            source: .idToken, rawClaims: raw)
+        try IdentityClaims.identity(
+            fromIDToken: claims, subject: IdentityClaims.subject(ofIDToken: claims, provider: provider),
+            provider: provider)
     }
 
     /// No profile sent only once: nothing to keep.

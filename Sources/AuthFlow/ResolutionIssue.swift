@@ -29,6 +29,36 @@ public enum ResolutionIssue {
 
     /// An issue of `kind` with `message`, at `location`. Plugins use it for their own ``ProviderPlugin/validate(_:capabilities:)`` checks.
     public static func make(_ kind: Kind, _ message: String, _ location: SourceLocation?) -> ConfigurationIssue {
-        ConfigurationIssue(code: .init(rawValue: kind.rawValue), message: message, location: location)
+        ConfigurationIssue(code: kind.code, message: message, location: location)
     }
+}
+
+extension ResolutionIssue.Kind {
+    /// The issue code this kind reports (the same string as its raw value).
+    public var code: ConfigurationIssue.Code { ConfigurationIssue.Code(rawValue: rawValue) }
+}
+
+/// The codes of ``ResolutionIssue/Kind`` as issue codes, to compare an issue with (`invalid_value` is
+/// ``invalidValue``).
+extension ConfigurationIssue.Code {
+    /// `type:` names no registered plugin.
+    public static let unknownProviderType = ResolutionIssue.Kind.unknownProviderType.code
+    /// `capabilities:` names something that is not a capability.
+    public static let unknownCapability = ResolutionIssue.Kind.unknownCapability.code
+    /// A capability the provider cannot do was switched on.
+    public static let unsupportedCapability = ResolutionIssue.Kind.unsupportedCapability.code
+    /// A capability the provider needs was switched off.
+    public static let requiredCapability = ResolutionIssue.Kind.requiredCapability.code
+    /// A key the plugin needs is absent.
+    public static let missingRequiredKey = ResolutionIssue.Kind.missingRequiredKey.code
+    /// An endpoint the flow needs has neither a default nor an override.
+    public static let missingEndpoint = ResolutionIssue.Kind.missingEndpoint.code
+    /// `oidc` is on but no issuer is known.
+    public static let missingIssuer = ResolutionIssue.Kind.missingIssuer.code
+    /// Neither `redirect_uri` nor `server.public_url` is set.
+    public static let missingRedirectURI = ResolutionIssue.Kind.missingRedirectURI.code
+    /// The provider needs OpenID Connect discovery, which the synchronous resolution cannot do.
+    public static let discoveryRequired = ResolutionIssue.Kind.discoveryRequired.code
+    /// `client_auth` names a method the provider (or its issuer's discovery document) does not allow.
+    public static let unsupportedClientAuthentication = ResolutionIssue.Kind.unsupportedClientAuthentication.code
 }

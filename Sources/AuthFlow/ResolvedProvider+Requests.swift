@@ -9,8 +9,8 @@ extension ResolvedProvider {
     /// `client_secret_post` and `es256_client_secret_jwt` put `client_id` and `client_secret` in the form
     /// body (the latter a JWT minted for `now`); `client_secret_basic` uses an HTTP Basic header;
     /// `client_secret_get` sends everything as the query of a GET (Facebook); `private_key_jwt` sends
-    /// `client_id` and a fresh ``ClientAssertion`` (its `jti` from `random`). Without a configured secret
-    /// the client is public and sends only `client_id`.
+    /// `client_id` and a fresh client assertion, an RFC 7523 JWT (its `jti` from `random`). Without a
+    /// configured secret the client is public and sends only `client_id`.
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
     ///   cannot be minted.

@@ -1,12 +1,12 @@
-public import Foundation
+import Foundation
 
 /// One Sign in with Apple server-to-server event, read from a verified notification JWS.
 ///
 /// Apple POSTs `{"payload": JWS}`; the JWS claims hold `events`, a JSON *string* with one object
 /// `{"type", "sub", "event_time" (ms), "email", "is_private_email" ("true"/"false")}`.
-public struct AppleNotification: Sendable, Hashable {
+struct AppleNotification: Sendable, Hashable {
     /// The event types Apple sends.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Mail forwarding to the private relay address was turned off.
         case emailDisabled = "email-disabled"
         /// Mail forwarding was turned back on.
@@ -18,24 +18,24 @@ public struct AppleNotification: Sendable, Hashable {
     }
 
     /// The configured name of the Apple provider the notification's `aud` belongs to.
-    public let provider: String
+    let provider: String
     /// The JWS `jti`: the idempotency key.
-    public let id: String
+    let id: String
     /// The event type, `nil` for a type this version does not know (acknowledged, not applied).
-    public let kind: Kind?
+    let kind: Kind?
     /// The raw type text.
-    public let type: String
+    let type: String
     /// The user's `sub`.
-    public let subject: String
+    let subject: String
     /// When the event happened, if sent.
-    public let eventTime: Date?
+    let eventTime: Date?
     /// The email concerned (email events).
-    public let email: String?
+    let email: String?
     /// Whether `email` is a private relay address, if sent.
-    public let isPrivateEmail: Bool?
+    let isPrivateEmail: Bool?
 
     /// Creates an event.
-    public init(
+    init(
         provider: String, id: String, type: String, subject: String, eventTime: Date?, email: String?,
         isPrivateEmail: Bool?
     ) {

@@ -45,9 +45,7 @@ public struct DemoSite: Sendable {
 
     static func requireGET(_ request: HTTPServerRequest) throws(ServerError) {
         guard request.method == "GET" || request.method == "HEAD" else {
-            throw ServerError(
-                ServerError.Code(rawValue: "method_not_allowed"), "expected GET, found \(request.method.prefix(16))",
-                status: 405)
+            throw ServerError(.methodNotAllowed, "expected GET, found \(request.method.prefix(16))", status: 405)
         }
     }
 }

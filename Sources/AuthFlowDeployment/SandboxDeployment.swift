@@ -150,7 +150,7 @@ public struct SandboxDeployment: Sendable {
         }
         let kept = keepingSecret ? existing?.secret : nil
         let generated = kept == nil
-        let secret = kept ?? Secret(hex(random.bytes(32)))
+        let secret = kept ?? Secret(Hex.encode(random.bytes(32)))
         let server = ServerSettings(
             listen: existing?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080), publicURL: publicURL,
             secret: secret, allowedReturnTo: existing?.allowedReturnTo ?? ["/"],
@@ -221,15 +221,5 @@ public struct SandboxDeployment: Sendable {
         var address6 = in6_addr()
         guard inet_pton(AF_INET6, host, &address6) == 1 else { return false }
         return withUnsafeBytes(of: &address6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

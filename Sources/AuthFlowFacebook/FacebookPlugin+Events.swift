@@ -38,7 +38,7 @@ extension FacebookPlugin {
         let signed = try Self.signedRequest(request, context: context)
         let key = IdentityKey(provider: context.provider.name, subject: signed.userID)
         let known = try await context.identity(key) != nil
-        let code = Self.hex(Digest.sha256(signed.signature).prefix(16))
+        let code = Hex.encode(Digest.sha256(signed.signature).prefix(16))
         if request.endpoint.path == ["deauthorize"] {
             let actions: [ProviderEventAction] = known ? [.account(.deleteTokens(key)), .endSessions(key)] : []
             return ProviderEventOutcome(
@@ -133,15 +133,5 @@ extension FacebookPlugin {
         } catch {
             throw ProviderEventError(code: "invalid_signed_request", error.message)
         }
-    }
-
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

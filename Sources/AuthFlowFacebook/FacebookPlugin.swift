@@ -67,15 +67,7 @@ public struct FacebookPlugin: ProviderPlugin {
 
     /// hex(HMAC-SHA256(key: app secret, message: access token)), Graph's `appsecret_proof`.
     public static func appSecretProof(appSecret: String, accessToken: String) -> String {
-        let mac = Digest.hmacSHA256(key: Array(appSecret.utf8), message: Array(accessToken.utf8))
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(mac.count * 2)
-        for byte in mac {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        Hex.encode(Digest.hmacSHA256(key: Array(appSecret.utf8), message: Array(accessToken.utf8)))
     }
 
     /// `GET /me?fields=id,name,email&appsecret_proof=…` with the access token as a Bearer token (fields are

@@ -69,17 +69,9 @@ public struct GitLabPlugin: ProviderPlugin, ProviderOptionsReading {
     public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
-        guard let subject = claims.subject, !subject.isEmpty else {
-            throw SignInError(
-                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
-                provider: provider.name, claim: "sub")
-        }
-        let raw = claims.json
+        let subject = try IdentityClaims.subject(ofIDToken: claims, provider: provider)
         let groups: [String] =
-            if case .array(let items)? = raw["groups_direct"] { items.compactMap(\.stringValue) } else { [] }
-        return VerifiedIdentity(
-            provider: provider.name, subject: subject, email: claims.string("email"),
-            emailVerified: claims.flag("email_verified") ?? false, name: IdentityClaims.displayName(raw),
-            source: .idToken, rawClaims: raw, groups: groups)
+            if case .array(let items)? = claims["groups_direct"] { items.compactMap(\.stringValue) } else { [] }
+        return IdentityClaims.identity(fromIDToken: claims, subject: subject, provider: provider, groups: groups)
     }
 }

@@ -46,10 +46,33 @@ public struct HTTPServerResponse: Sendable {
         HTTPServerResponse(status: status)
     }
 
-    /// A JSON error body `{"error": code, "message": message}` with the given status. `code`
-    /// and `message` are escaped; never put a secret in either.
+    /// A JSON error body `{"error": code, "message": message}` with the given status: the body of every
+    /// error AuthFlow's own routes answer. `code` and `message` are escaped; never put a secret in either.
     public static func error(_ code: String, message: String, status: Int) -> HTTPServerResponse {
-        json("{\"error\":\(jsonString(code)),\"message\":\(jsonString(message))}", status: status)
+        json(errorBody([("error", code), ("message", message)]), status: status)
+    }
+
+    /// OAuth 2.0's error body `{"error": code, "error_description": description}` (RFC 6749 §5.2) with
+    /// `Cache-Control: no-store`, for endpoints whose protocol prescribes it (token endpoints, OpenID
+    /// back-channel logout).
+    package static func oauthError(_ code: String, description: String, status: Int) -> HTTPServerResponse {
+        var response = json(errorBody([("error", code), ("error_description", description)]), status: status)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    }
+
+    /// A JSON object of string members, in the order given. Callers list the names in UTF-8 byte order,
+    /// so the bytes are the ones `JSONValue` serializes for the same object.
+    static func errorBody(_ members: [(String, String)]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (index, (name, value)) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendJSONString(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendJSONString(value, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// Adds one `Set-Cookie` header (several stay separate header lines).
@@ -57,10 +80,12 @@ public struct HTTPServerResponse: Sendable {
         headers.add("Set-Cookie", setCookie)
     }
 
-    /// A JSON string literal for `text`.
-    static func jsonString(_ text: String) -> String {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
+    /// Appends `text` as a JSON string literal, escaped as `JSONValue` escapes it (`\"`, `\\`, `\n`, `\r`,
+    /// `\t`, `\b`, `\f`, other control bytes as `\u00XX`; UTF-8 as is). This module has no JOSE, so the
+    /// escape is written here once.
+    static func appendJSONString(_ text: String, to out: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
@@ -68,12 +93,13 @@ public struct HTTPServerResponse: Sendable {
             case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
             case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
             case 0..<0x20:
                 out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
             default: out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,5 +1,5 @@
 extension JSONValue {
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    static let hexDigits = Hex.lowercaseDigits
 
     /// Appends the compact serialization (the bytes of ``serializedBytes()``) to `output`, for callers that
     /// write several values into one buffer.

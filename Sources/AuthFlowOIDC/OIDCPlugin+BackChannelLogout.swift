@@ -77,11 +77,8 @@ extension OIDCPlugin {
 
     /// A refusal answered `400 {"error": "invalid_request", "error_description"}` (§2.8).
     static func refusal(_ description: String) -> ProviderEventError {
-        var response = HTTPServerResponse.json(
-            JSONValue.object(["error": .string("invalid_request"), "error_description": .string(description)])
-                .serialized(),
-            status: 400)
-        response.headers["Cache-Control"] = "no-store"
-        return ProviderEventError(code: "invalid_request", description, status: 400, response: response)
+        ProviderEventError(
+            code: "invalid_request", description, status: 400,
+            response: .oauthError("invalid_request", description: description, status: 400))
     }
 }

@@ -34,7 +34,7 @@ public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMap
     }
 
     /// The issue code reported when a provider of this type is resolved without its discovery document.
-    public static let discoveryRequired = ConfigurationIssue.Code(rawValue: "discovery_required")
+    public static let discoveryRequired = ConfigurationIssue.Code.discoveryRequired
     /// The issue code reported when discovery fails during `ProviderRegistry.resolve(_:discovery:credentials:)`.
     public static let discoveryFailed = ConfigurationIssue.Code(rawValue: "discovery_failed")
 

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowJOSE
 
 /// One result row in text format; typed accessors throw `corruptData` when a column does not hold the
 /// expected type, so a damaged or foreign row is a typed error rather than a crash.
@@ -46,7 +47,10 @@ struct PostgresRow: StoreRow, Sendable {
     }
 
     func bytes(_ index: Int) throws(StoreError) -> [UInt8] {
-        guard let text = value(index), let bytes = PostgresHex.decode(text) else { throw mismatch(index, "bytea") }
+        // `bytea` in text format: `\x` and two hex digits a byte.
+        guard let text = value(index), text.hasPrefix("\\x"), let bytes = Hex.decode(text.dropFirst(2)) else {
+            throw mismatch(index, "bytea")
+        }
         return bytes
     }
 

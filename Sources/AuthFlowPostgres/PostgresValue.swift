@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowJOSE
 
 /// A value bound to a statement parameter, sent in PostgreSQL's text format.
 ///
@@ -29,7 +30,7 @@ enum PostgresValue: Sendable, Hashable {
         case .real(let number): return number.description
         case .text(let text): return text
         case .bool(let flag): return flag ? "true" : "false"
-        case .bytes(let bytes): return "\\x" + PostgresHex.encode(bytes)
+        case .bytes(let bytes): return "\\x" + Hex.encode(bytes)
         }
     }
 }

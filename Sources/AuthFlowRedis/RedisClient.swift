@@ -1,4 +1,5 @@
 public import AuthFlow
+import AuthFlowJOSE
 import Dispatch
 import Synchronization
 
@@ -76,7 +77,7 @@ public final class RedisClient: Sendable {
 
     /// `prefix + kind + ":" + hex(digest)`: keys hold only digests.
     func key(_ kind: String, digest: [UInt8]) -> [UInt8] {
-        Array((prefix + kind + ":").utf8) + Array(Self.hex(digest).utf8)
+        Array((prefix + kind + ":").utf8) + Array(Hex.encode(digest).utf8)
     }
 
     /// Runs one command on a borrowed connection.
@@ -150,16 +151,5 @@ public final class RedisClient: Sendable {
                 StoreError(.backendFailure, "expected Redis to answer, found no connection", operation: operation)),
             false
         )
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -213,7 +213,7 @@ struct MicrosoftEmulator: SandboxEmulator {
         var bytes = Array(Digest.sha256(Array((tenantID + "\u{0}" + subject).utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let text = hex(bytes)
+        let text = Hex.encode(bytes)
         let characters = Array(text)
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }

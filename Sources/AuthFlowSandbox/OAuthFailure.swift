@@ -39,9 +39,7 @@ struct OAuthFailure: Error, Sendable {
 
     /// `{"error": …, "error_description": …}` with `Cache-Control: no-store` (RFC 6749 §5.2).
     func oauthResponse() -> HTTPServerResponse {
-        let body: JSONValue = .object(["error": .string(error), "error_description": .string(description)])
-        var response = HTTPServerResponse.json(body.serialized(), status: status)
-        response.headers["Cache-Control"] = "no-store"
+        var response = HTTPServerResponse.oauthError(error, description: description, status: status)
         response.headers["Pragma"] = "no-cache"
         if status == 401 {
             response.headers["WWW-Authenticate"] = "Basic realm=\"sandbox\", error=\"\(error)\""

@@ -242,7 +242,7 @@ struct FacebookEmulator: SandboxEmulator {
         authorizedParty: String?, random: any SecureRandom
     ) -> [String: JSONValue]? {
         var claims = claims
-        claims["jti"] = .string(hex(random.bytes(16)))
+        claims["jti"] = .string(Hex.encode(random.bytes(16)))
         if let name = identity.name { claims["name"] = .string(name) }
         if let given = identity.givenName { claims["given_name"] = .string(given) }
         if let family = identity.familyName { claims["family_name"] = .string(family) }

@@ -92,7 +92,7 @@ extension SandboxEmulator {
     func defaultIssuer(root: String) -> String? { issuesIDTokens ? root : nil }
 
     /// 40 hexadecimal digits, as Google's and Facebook's key ids.
-    func makeKeyID(random: any SecureRandom) -> String { hex(random.bytes(20)) }
+    func makeKeyID(random: any SecureRandom) -> String { Hex.encode(random.bytes(20)) }
 
     func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
         -> SandboxClient

@@ -29,7 +29,7 @@ extension SandboxIdentityProvider {
         if let isPrivate = event.isPrivateEmail {
             eventObject["is_private_email"] = .string(isPrivate ? "true" : "false")
         }
-        let jti = hex(configuration.random.bytes(16))
+        let jti = Hex.encode(configuration.random.bytes(16))
         let claims: JSONValue = .object([
             "iss": .string(issuer(for: .apple) ?? baseURL + "/apple"), "aud": .string(event.clientID),
             "iat": .integer(issuedAt), "exp": .integer(issuedAt + Self.appleNotificationLifetime), "jti": .string(jti),

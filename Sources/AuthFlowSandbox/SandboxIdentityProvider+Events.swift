@@ -74,7 +74,7 @@ extension SandboxIdentityProvider {
         ]
         if name == "verification" { event = ["state": .string(subject)] }
         if let reason { event["reason"] = .string(reason) }
-        let jti = hex(configuration.random.bytes(16))
+        let jti = Hex.encode(configuration.random.bytes(16))
         let claims: JSONValue = .object([
             "iss": .string(issuer), "aud": .string(clientID), "iat": .integer(Int64(now.timeIntervalSince1970)),
             "jti": .string(jti), "events": .object([type: .object(event)]),

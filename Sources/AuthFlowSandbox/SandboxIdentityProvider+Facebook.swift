@@ -169,7 +169,7 @@ extension SandboxIdentityProvider {
                 return OAuthFailure.invalidRequest("API calls from the server require an appsecret_proof argument")
                     .graphResponse()
             }
-            let expected = hex(Digest.hmacSHA256(key: Array(secret.utf8), message: Array(token.utf8)))
+            let expected = Hex.encode(Digest.hmacSHA256(key: Array(secret.utf8), message: Array(token.utf8)))
             guard constantTimeEquals(proof.lowercased(), expected) else {
                 return OAuthFailure.invalidRequest("Invalid appsecret_proof provided in the API argument")
                     .graphResponse()

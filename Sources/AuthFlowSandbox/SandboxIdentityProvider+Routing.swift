@@ -56,7 +56,7 @@ extension SandboxIdentityProvider {
                         "client_id": revocation.clientID.map(JSONValue.string) ?? .null,
                         "token_type_hint": revocation.tokenTypeHint.map(JSONValue.string) ?? .null,
                         "token_kind": .string(revocation.kind.rawValue),
-                        "token_sha256": .string(hex(Digest.sha256(Array(revocation.token.utf8)))),
+                        "token_sha256": .string(Hex.encode(Digest.sha256(Array(revocation.token.utf8)))),
                         "revoked_at": .integer(Int64(revocation.revokedAt.timeIntervalSince1970)),
                     ]))
             }

@@ -23,18 +23,6 @@ struct SigningKeyRing: Sendable {
     var publicKeySet: JWKSet { JWKSet(keys: ([current] + previous).map(\.publicKey)) }
 }
 
-/// Lowercase hexadecimal.
-func hex(_ bytes: some Collection<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
 /// A random string over `alphabet` (rejection sampling, so every symbol is equally likely).
 func randomString(length: Int, alphabet: [UInt8], random: any SecureRandom) -> String {
     var out: [UInt8] = []

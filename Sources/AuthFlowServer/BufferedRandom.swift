@@ -44,16 +44,11 @@ final class BufferedRandom: SecureRandom {
         }
     }
 
-    /// A fresh request id (``RequestID/generate(random:)``'s format: 16 random bytes as 32 lowercase hex digits),
+    /// A fresh request id (the request id format: 16 random bytes as 32 lowercase hex digits),
     /// written straight from the buffer.
     func requestID() -> String {
         String(unsafeUninitializedCapacity: 32) { text in
-            take(16) { bytes in
-                for (index, byte) in bytes.enumerated() {
-                    text[2 * index] = Self.hexDigit(byte >> 4)
-                    text[2 * index + 1] = Self.hexDigit(byte & 0x0F)
-                }
-            }
+            take(16) { bytes in Hex.write(bytes, to: text) }
             return 32
         }
     }
@@ -75,10 +70,6 @@ final class BufferedRandom: SecureRandom {
             }
             buffer.next += count
         }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Makes every buffer in the process draw a fresh chunk before its next value; what the child of a `fork()`

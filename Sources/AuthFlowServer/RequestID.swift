@@ -1,7 +1,7 @@
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Request ids (`X-Request-Id`): taken from a trusted proxy when well-formed, otherwise generated.
-public enum RequestID {
+enum RequestID {
     /// The header that carries the id, in requests from a proxy and in every response.
     public static let header = "X-Request-Id"
 
@@ -20,13 +20,6 @@ public enum RequestID {
 
     /// A fresh id: 16 random bytes as 32 lowercase hex digits.
     public static func generate(random: any SecureRandom) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(32)
-        for byte in random.bytes(16) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        Hex.encode(random.bytes(16))
     }
 }

@@ -17,10 +17,7 @@ enum ResponseFactory {
             response = .html(HTML.serverPage(title: "Sign-in problem", body: body), status: error.status)
             response.headers["Content-Security-Policy"] = HTML.contentSecurityPolicy
         } else {
-            response = .json(
-                JSONValue.object(["error": .string(error.code.rawValue), "message": .string(error.message)])
-                    .serialized(),
-                status: error.status)
+            response = .error(error.code.rawValue, message: error.message, status: error.status)
         }
         response.headers["Cache-Control"] = "no-store"
         return response

@@ -1,8 +1,6 @@
 extension ServerError.Code {
     /// 404: no route of the server at this path (or a provider without native sign-in).
     public static let notFound = ServerError.Code(rawValue: "not_found")
-    /// 405: the path is a route, under another method.
-    public static let methodNotAllowed = ServerError.Code(rawValue: "method_not_allowed")
     /// 500: the server could not seal what it had to (a provider logout state).
     public static let internalError = ServerError.Code(rawValue: "internal_error")
     /// 500: the server could not seal a native sign-in nonce.

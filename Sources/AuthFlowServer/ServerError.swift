@@ -53,6 +53,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let sessionNotFound = Code(rawValue: "session_not_found")
         /// A store did not answer; the request changed nothing it could not finish.
         public static let storeUnavailable = Code(rawValue: "store_unavailable")
+        /// 405: the path exists, but not for this method.
+        public static let methodNotAllowed = Code(rawValue: "method_not_allowed")
     }
 
     /// The stable code.

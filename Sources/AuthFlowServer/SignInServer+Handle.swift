@@ -6,7 +6,7 @@ extension SignInServer {
     /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
     /// client prefers it) with status 400, 401, 403, 404, 405, 429 (with `Retry-After`) or 503.
     ///
-    /// Every response carries `X-Request-Id` (see ``RequestID``); the request is counted in `metrics` and
+    /// Every response carries `X-Request-Id`; the request is counted in `metrics` and
     /// logged (`event: request`, with route template, status, duration and error code).
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         // The path is split once: the routing, the request's context and the session cache rule share it.

@@ -57,20 +57,12 @@ public struct SlackPlugin: ProviderPlugin {
     public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
-        guard let subject = claims.subject, !subject.isEmpty else {
-            throw SignInError(
-                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
-                provider: provider.name, claim: "sub")
-        }
+        let subject = try IdentityClaims.subject(ofIDToken: claims, provider: provider)
         guard let team = claims.string(Self.teamClaim), !team.isEmpty else {
             throw SignInError(
                 .idTokenInvalid, "expected the workspace in the id_token's '\(Self.teamClaim)' claim, found none",
                 provider: provider.name, joseCode: .missingClaim, claim: Self.teamClaim)
         }
-        let raw = claims.json
-        return VerifiedIdentity(
-            provider: provider.name, subject: "\(team):\(subject)", email: claims.string("email"),
-            emailVerified: claims.flag("email_verified") ?? false, name: IdentityClaims.displayName(raw),
-            source: .idToken, rawClaims: raw)
+        return IdentityClaims.identity(fromIDToken: claims, subject: "\(team):\(subject)", provider: provider)
     }
 }

@@ -75,7 +75,7 @@ struct CheckCommand: Command {
                 readError.issues.filter { $0.code == .missingKey && $0.message.contains("\"client_id\"") }
                     .compactMap { $0.location?.description })
             for issue in error.issues where !issues.contains(issue) {
-                if issue.code.rawValue == "missing_required_key", issue.message.hasSuffix("requires 'client_id'"),
+                if issue.code == .missingRequiredKey, issue.message.hasSuffix("requires 'client_id'"),
                     let location = issue.location?.description, missingClientIDs.contains(location)
                 {
                     continue

@@ -83,8 +83,25 @@ struct HTTPServerRequestTests {
         #expect(
             String(decoding: response.body, as: UTF8.self)
                 == #"{"error":"bad","message":"quote \" backslash \\ newline \n ctl \u0001"}"#)
+        let controls = HTTPServerResponse.error("bad", message: "\u{8}\u{C}\t\r\u{1F}\u{7F}é", status: 400)
+        #expect(
+            String(decoding: controls.body, as: UTF8.self)
+                == "{\"error\":\"bad\",\"message\":\"\\b\\f\\t\\r\\u001f\u{7F}é\"}")
         #expect(HTTPServerResponse.redirect(to: "/home").headers["Location"] == "/home")
         #expect(HTTPServerResponse.redirect(to: "/home").status == 302)
         #expect(HTTPServerResponse.empty().status == 204)
+    }
+}
+
+@Suite struct OAuthErrorBodyTests {
+    @Test func writesRFC6749ErrorBodyEscapedAndUncached() {
+        let response = HTTPServerResponse.oauthError(
+            "invalid_request", description: "expected a \"logout_token\", found none\n", status: 400)
+        #expect(response.status == 400)
+        #expect(
+            String(decoding: response.body, as: UTF8.self)
+                == #"{"error":"invalid_request","error_description":"expected a \"logout_token\", found none\n"}"#)
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["Cache-Control"] == "no-store")
     }
 }

@@ -171,16 +171,7 @@ private struct PresetNonce: SecureRandom {
         #expect(Mirror(reflecting: cipher).children.isEmpty)
     }
 
-    static func hex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let high = iterator.next(), let low = iterator.next() {
-            bytes.append(UInt8(hexDigit(high) << 4 | hexDigit(low)))
-        }
-        return bytes
-    }
-
-    private static func hexDigit(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
+    static func hex(_ text: String) -> [UInt8] { Hex.decode(text) ?? [] }
 
     // RFC 5869 appendix A.1 (test case 1).
     @Test func hkdfMatchesRFC5869TestCase1() throws {

@@ -39,7 +39,7 @@ import Testing
         let messages = error?.issues.map(\.message) ?? []
         #expect(messages.contains("provider 'google' (type google) requires 'client_secret' (or 'client_secret_file')"))
         #expect(messages.contains("provider 'apple' (type apple) requires 'private_key_file'"))
-        #expect(error?.issues.allSatisfy { $0.code.rawValue == "missing_required_key" } == true)
+        #expect(error?.issues.allSatisfy { $0.code == .missingRequiredKey } == true)
     }
 
     @Test func aCredentialKeyThatIsNotWrittenIsStillMissing() throws {

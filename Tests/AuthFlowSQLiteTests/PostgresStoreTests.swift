@@ -99,7 +99,7 @@ struct PostgresStoreTests {
         #expect(dump.count == 2)
         #expect(!dump.joined().contains("plain-"))
         #expect(!dump.joined().contains("session-cookie-secret"))
-        #expect(dump[1] == PostgresHex.encode(Digest.sha256(Array("session-cookie-secret".utf8))))
+        #expect(dump[1] == Hex.encode(Digest.sha256(Array("session-cookie-secret".utf8))))
         // The wrong secret cannot read them back: a typed error, not garbage.
         let other = PostgresAccountStore(
             database: database,

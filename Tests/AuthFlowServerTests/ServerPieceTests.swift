@@ -219,6 +219,22 @@ struct ServerPieceTests {
         #expect(String(decoding: json.body, as: UTF8.self) == "{\"error\":\"invalid_return_to\",\"message\":\"m\"}")
     }
 
+    /// The JSON error body comes from `AuthFlowHTTP`'s builder and keeps the bytes `JSONValue` wrote before:
+    /// every escape, `\b` and `\f` included, and UTF-8 as is.
+    @Test func jsonErrorBodyIsTheBytesJSONValueWrites() {
+        let message =
+            "quote \" backslash \\ newline \n tab \t cr \r bs \u{8} ff \u{C} ctl \u{1}\u{1F} del \u{7F} caf\u{E9} </script>"
+        let response = ResponseFactory.error(ServerError(.invalidRequest, message, status: 400), accept: nil)
+        let expected = JSONValue.object(["error": .string("invalid_request"), "message": .string(message)]).serialized()
+        #expect(response.body == Array(expected.utf8))
+        #expect(
+            String(decoding: response.body, as: UTF8.self)
+                == #"{"error":"invalid_request","message":"quote \" backslash \\ newline \n tab \t cr \r bs \b ff \f ctl \u0001\u001f del \#u{7F} caf\#u{E9} </script>"}"#
+        )
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["Cache-Control"] == "no-store")
+    }
+
     @Test func bouncePageEscapesFieldsAndAllowsOnlyItsOwnScript() {
         let page = FormPostBounce.page(
             action: "/auth/apple/callback",

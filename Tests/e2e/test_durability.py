@@ -9,13 +9,12 @@ the sandbox writes for its demo clients."""
 from __future__ import annotations
 
 import secrets
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 import authflow_harness as harness
+import shared_deployment
 from authflow_harness import Identity, expect_redirect
 
 
@@ -24,28 +23,9 @@ def standalone_sandbox(servers):
     """`authflow sandbox` on a free loopback port, with demo clients redirecting to a free app port."""
     directory = servers.directory()
     app_port = harness.free_port()
-    credentials = directory / "credentials"
-    process = subprocess.Popen(
-        [harness.authflow_binary(), "sandbox", "--listen", "127.0.0.1:0", "--credentials-dir", str(credentials),
-         "--redirect-uri", f"http://localhost:{app_port}/auth/{{provider}}/callback"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        start_new_session=True)
-    try:
-        first = process.stdout.readline().strip()
-        assert first.startswith("AuthFlow sandbox identity provider listening on "), first
-        sandbox_url = first.rsplit(" ", 1)[1]
-        deadline = time.monotonic() + harness.STARTUP_TIMEOUT
-        while not (credentials / "providers.yaml").exists():
-            assert time.monotonic() < deadline, "the sandbox wrote no providers.yaml fragment"
-            time.sleep(0.05)
-        yield directory, app_port, sandbox_url, (credentials / "providers.yaml").read_text()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+    with shared_deployment.standalone_sandbox(directory / "credentials", f"http://localhost:{app_port}") as (
+            sandbox_url, fragment):
+        yield directory, app_port, sandbox_url, fragment
 
 
 def test_apple_first_login_name_survives_a_crash(servers, standalone_sandbox):
@@ -60,7 +40,7 @@ def test_apple_first_login_name_survives_a_crash(servers, standalone_sandbox):
         "  kind: sqlite",
         f"  path: {Path(directory) / 'authflow.sqlite'}",
         "",
-    ]) + "\n".join(line for line in fragment.splitlines() if not line.startswith("#")) + "\n")
+    ]) + fragment + "\n")
 
     first = servers.start(config, sandbox=False, label="before-crash")
     identity = Identity.fresh("apple", name="Katherine Johnson")

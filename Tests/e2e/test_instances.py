@@ -17,9 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import select
-import shutil
-import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -31,7 +28,8 @@ import requests.adapters
 
 import authflow_harness as harness
 from authflow_harness import Identity, expect_error, expect_redirect
-from store_servers import PostgresServer, RedisServer, service_directory
+from shared_deployment import instance_config, shared_services
+from store_servers import PostgresServer, RedisServer
 
 #: Generous bound for a change made on one instance to be seen on the other (the cache keeps 1 s).
 PROPAGATION_DEADLINE = 10
@@ -148,70 +146,41 @@ def expect_unavailable(response: requests.Response, context: str) -> dict:
 
 @pytest.fixture(scope="module")
 def deployment(module_servers, tmp_path_factory):
-    directory = service_directory()
-    postgres = PostgresServer(directory)
-    redis = RedisServer(directory)
-    sandbox = None
-    try:
-        postgres.initialize()
-        redis.start()
-        public_port = harness.free_port()  # nothing listens there: the Upstream adapter routes around it
-        public_url = f"http://localhost:{public_port}"
-        work = tmp_path_factory.mktemp("instances")
-        credentials = work / "sandbox-credentials"
-        sandbox = subprocess.Popen(
-            [harness.authflow_binary(), "sandbox", "--listen", "127.0.0.1:0", "--credentials-dir", str(credentials),
-             "--redirect-uri", public_url + "/auth/{provider}/callback"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            start_new_session=True)
-        readable, _, _ = select.select([sandbox.stdout], [], [], harness.STARTUP_TIMEOUT)
-        assert readable, f"authflow sandbox printed nothing within {harness.STARTUP_TIMEOUT} s"
-        first = sandbox.stdout.readline().strip()
-        assert first.startswith("AuthFlow sandbox identity provider listening on "), first
-        # The rest of its summary is read and dropped, so the sandbox never blocks on a full pipe.
-        threading.Thread(target=lambda stream: [None for _ in stream], args=(sandbox.stdout,), daemon=True).start()
-        sandbox_url = first.rsplit(" ", 1)[1].rstrip("/")
-        fragment_path = credentials / "providers.yaml"
-        wait_for("the sandbox's providers.yaml fragment", fragment_path.exists, harness.STARTUP_TIMEOUT)
-        fragment = "\n".join(line for line in fragment_path.read_text().splitlines() if not line.startswith("#"))
+    public_port = harness.free_port()  # nothing listens there: the Upstream adapter routes around it
+    public_url = f"http://localhost:{public_port}"
+    work = tmp_path_factory.mktemp("instances")
+    with shared_services(work, public_url) as services:
         # Native sign-in for Google: the Android client presents tokens issued to the server's client id.
-        fragment = fragment.replace("  google:\n", f"  google:\n    native_clients: [{GOOGLE_ANDROID_CLIENT}]\n", 1)
-        google_client_id = fragment[fragment.index("\n  google:\n"):].split('client_id: "', 1)[1].split('"', 1)[0]
+        fragment = with_native_google_client(services.fragment)
         secret = secrets.token_hex(32)
 
         def instance(label: str) -> harness.ServerProcess:
             folder = work / label
             folder.mkdir()
             config = folder / "providers.yaml"
-            config.write_text("\n".join([
-                "server:",
+            config.write_text(instance_config(services, [
                 f"  listen: 127.0.0.1:{harness.free_port()}",
                 f"  public_url: {public_url}",
                 f"  secret: {secret}",
                 "  allowed_return_to: [/]",
                 "  session_ttl: 1h",
-                "store:",
-                "  kind: postgres",
-                f"  postgres_url: {postgres.url}",
-                f"  redis_url: {redis.url}",
-                "",
-            ]) + fragment + "\n")
+            ], fragment))
             return module_servers.start(config, sandbox=False, label=label)
 
-        yield Deployment(public_url=public_url, sandbox_url=sandbox_url, a=instance("A"), b=instance("B"),
-                         postgres=postgres, redis=redis, google_client_id=google_client_id)
+        yield Deployment(public_url=public_url, sandbox_url=services.sandbox_url, a=instance("A"), b=instance("B"),
+                         postgres=services.postgres, redis=services.redis,
+                         google_client_id=google_client_id(fragment))
         module_servers.stop_all()
-    finally:
-        if sandbox is not None:
-            sandbox.terminate()
-            try:
-                sandbox.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                sandbox.kill()
-                sandbox.wait(timeout=30)
-        redis.close()
-        postgres.close()
-        shutil.rmtree(directory, ignore_errors=True)
+
+
+def with_native_google_client(fragment: str) -> str:
+    """The fragment with the Android client as a `native_clients` entry of its google provider."""
+    return fragment.replace("  google:\n", f"  google:\n    native_clients: [{GOOGLE_ANDROID_CLIENT}]\n", 1)
+
+
+def google_client_id(fragment: str) -> str:
+    """The server's client id at the fragment's google provider."""
+    return fragment[fragment.index("\n  google:\n"):].split('client_id: "', 1)[1].split('"', 1)[0]
 
 
 # ---------------------------------------------------------------------------------------------

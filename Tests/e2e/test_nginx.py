@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import select
 import shutil
 import subprocess
 import threading
@@ -28,7 +27,7 @@ import requests
 
 import authflow_harness as harness
 from authflow_harness import Identity, SignIn
-from store_servers import PostgresServer, RedisServer, service_directory
+from shared_deployment import instance_config, shared_services
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nginx" / "authflow.conf"
 
@@ -133,92 +132,54 @@ class Nginx:
 
 @pytest.fixture(scope="module")
 def site(module_servers, tmp_path_factory):
-    directory = service_directory()
-    postgres = PostgresServer(directory)
-    redis = RedisServer(directory)
-    sandbox = nginx = application = None
-    try:
-        postgres.initialize()
-        redis.start()
-        work = tmp_path_factory.mktemp("nginx")
-        https_port, http_port = harness.free_port(), harness.free_port()
-        public_url = f"https://localhost:{https_port}"
-
-        credentials = work / "sandbox-credentials"
-        sandbox = subprocess.Popen(
-            [harness.authflow_binary(), "sandbox", "--listen", "127.0.0.1:0", "--credentials-dir", str(credentials),
-             "--redirect-uri", public_url + "/auth/{provider}/callback"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            start_new_session=True)
-        readable, _, _ = select.select([sandbox.stdout], [], [], harness.STARTUP_TIMEOUT)
-        assert readable, "authflow sandbox printed nothing"
-        first = sandbox.stdout.readline().strip()
-        assert first.startswith("AuthFlow sandbox identity provider listening on "), first
-        threading.Thread(target=lambda stream: [None for _ in stream], args=(sandbox.stdout,), daemon=True).start()
-        sandbox_url = first.rsplit(" ", 1)[1].rstrip("/")
-        fragment_path = credentials / "providers.yaml"
-        deadline = time.monotonic() + harness.STARTUP_TIMEOUT
-        while not fragment_path.exists():
-            assert time.monotonic() < deadline, "the sandbox wrote no providers.yaml fragment"
-            time.sleep(0.1)
-        fragment = "\n".join(line for line in fragment_path.read_text().splitlines() if not line.startswith("#"))
+    work = tmp_path_factory.mktemp("nginx")
+    https_port, http_port = harness.free_port(), harness.free_port()
+    public_url = f"https://localhost:{https_port}"
+    nginx = application = None
+    with shared_services(work, public_url) as services:
+        sandbox_url = services.sandbox_url
         secret = secrets.token_hex(32)
 
         def instance(label: str) -> harness.ServerProcess:
             folder = work / label
             folder.mkdir()
             config = folder / "providers.yaml"
-            config.write_text("\n".join([
-                "server:",
+            config.write_text(instance_config(services, [
                 f"  listen: 127.0.0.1:{harness.free_port()}",
                 f"  public_url: {public_url}",
                 f"  secret: {secret}",
                 "  allowed_return_to: [/]",
                 "  trusted_proxies: [127.0.0.1]",
-                "store:",
-                "  kind: postgres",
-                f"  postgres_url: {postgres.url}",
-                f"  redis_url: {redis.url}",
-                "",
-            ]) + fragment + "\n")
+            ]))
             return module_servers.start(config, sandbox=False, label=label)
 
-        a, b = instance("A"), instance("B")
-        application = ThreadingHTTPServer(("127.0.0.1", 0), ApplicationHandler)
-        threading.Thread(target=application.serve_forever, daemon=True).start()
+        try:
+            a, b = instance("A"), instance("B")
+            application = ThreadingHTTPServer(("127.0.0.1", 0), ApplicationHandler)
+            threading.Thread(target=application.serve_forever, daemon=True).start()
 
-        certificate, key = self_signed_certificate(work)
-        text = substitute(EXAMPLE.read_text(), [
-            ("10.0.0.11:8080", urlsplit(a.listen_url).netloc),
-            ("10.0.0.12:8080", urlsplit(b.listen_url).netloc),
-            ("10.0.0.21:3000", f"127.0.0.1:{application.server_address[1]}"),
-            ("listen 80;", f"listen 127.0.0.1:{http_port};"),
-            ("listen 443 ssl;", f"listen 127.0.0.1:{https_port} ssl;"),
-            ("server_name app.example.com;", "server_name localhost;"),
-            ("/etc/ssl/app.example.com.pem", str(certificate)),
-            ("/etc/ssl/app.example.com.key", str(key)),
-        ])
-        nginx = Nginx(work / "nginx", text)
-        nginx.start(https_port, certificate)
-        yield {"public_url": public_url, "sandbox_url": sandbox_url, "certificate": certificate, "nginx": nginx,
-               "instances": (a, b), "postgres": postgres}
-        module_servers.stop_all()
-    finally:
-        if nginx is not None:
-            nginx.stop()
-        if application is not None:
-            application.shutdown()
-            application.server_close()
-        if sandbox is not None:
-            sandbox.terminate()
-            try:
-                sandbox.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                sandbox.kill()
-                sandbox.wait(timeout=30)
-        redis.close()
-        postgres.close()
-        shutil.rmtree(directory, ignore_errors=True)
+            certificate, key = self_signed_certificate(work)
+            text = substitute(EXAMPLE.read_text(), [
+                ("10.0.0.11:8080", urlsplit(a.listen_url).netloc),
+                ("10.0.0.12:8080", urlsplit(b.listen_url).netloc),
+                ("10.0.0.21:3000", f"127.0.0.1:{application.server_address[1]}"),
+                ("listen 80;", f"listen 127.0.0.1:{http_port};"),
+                ("listen 443 ssl;", f"listen 127.0.0.1:{https_port} ssl;"),
+                ("server_name app.example.com;", "server_name localhost;"),
+                ("/etc/ssl/app.example.com.pem", str(certificate)),
+                ("/etc/ssl/app.example.com.key", str(key)),
+            ])
+            nginx = Nginx(work / "nginx", text)
+            nginx.start(https_port, certificate)
+            yield {"public_url": public_url, "sandbox_url": sandbox_url, "certificate": certificate, "nginx": nginx,
+                   "instances": (a, b), "postgres": services.postgres}
+            module_servers.stop_all()
+        finally:
+            if nginx is not None:
+                nginx.stop()
+            if application is not None:
+                application.shutdown()
+                application.server_close()
 
 
 def browser_for(site, name: str) -> harness.Browser:

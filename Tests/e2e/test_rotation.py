@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import select
-import shutil
 import subprocess
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,8 +24,10 @@ import pytest
 
 import authflow_harness as harness
 from authflow_harness import Identity, expect_error, expect_redirect
-from store_servers import PostgresServer, RedisServer, service_directory
-from test_instances import GOOGLE_ANDROID_CLIENT, Upstream, status_of, wait_for
+from shared_deployment import shared_services
+from store_servers import PostgresServer, RedisServer
+from test_instances import (GOOGLE_ANDROID_CLIENT, Upstream, google_client_id, status_of, wait_for,
+                            with_native_google_client)
 
 #: Bound for a change made on one instance to be seen on the other (the session cache keeps 1 s).
 PROPAGATION_DEADLINE = 10
@@ -125,52 +124,18 @@ class Visitor:
 
 @pytest.fixture(scope="module")
 def rotation(module_servers, tmp_path_factory):
-    directory = service_directory()
-    postgres = PostgresServer(directory)
-    redis = RedisServer(directory)
-    sandbox = None
-    try:
-        postgres.initialize()
-        redis.start()
-        public_url = f"http://localhost:{harness.free_port()}"  # routed around by the Upstream adapter
-        work = tmp_path_factory.mktemp("rotation")
-        credentials = work / "sandbox-credentials"
-        sandbox = subprocess.Popen(
-            [harness.authflow_binary(), "sandbox", "--listen", "127.0.0.1:0", "--credentials-dir", str(credentials),
-             "--redirect-uri", public_url + "/auth/{provider}/callback"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            start_new_session=True)
-        readable, _, _ = select.select([sandbox.stdout], [], [], harness.STARTUP_TIMEOUT)
-        assert readable, f"authflow sandbox printed nothing within {harness.STARTUP_TIMEOUT} s"
-        first = sandbox.stdout.readline().strip()
-        assert first.startswith("AuthFlow sandbox identity provider listening on "), first
-        threading.Thread(target=lambda stream: [None for _ in stream], args=(sandbox.stdout,), daemon=True).start()
-        sandbox_url = first.rsplit(" ", 1)[1].rstrip("/")
-        fragment_path = credentials / "providers.yaml"
-        wait_for("the sandbox's providers.yaml fragment", fragment_path.exists, harness.STARTUP_TIMEOUT)
-        fragment = only_google("\n".join(
-            line for line in fragment_path.read_text().splitlines() if not line.startswith("#")))
-        fragment = fragment.replace("  google:\n", f"  google:\n    native_clients: [{GOOGLE_ANDROID_CLIENT}]\n", 1)
-        google_client_id = fragment[fragment.index("\n  google:\n"):].split('client_id: "', 1)[1].split('"', 1)[0]
+    public_url = f"http://localhost:{harness.free_port()}"  # routed around by the Upstream adapter
+    work = tmp_path_factory.mktemp("rotation")
+    with shared_services(work, public_url) as services:
+        fragment = with_native_google_client(only_google(services.fragment))
         instances = []
         for label in ("A", "B"):
             (work / label).mkdir()
             instances.append(Instance(label, work / label / "providers.yaml", harness.free_port()))
-        yield Rotation(public_url=public_url, sandbox_url=sandbox_url, google_client_id=google_client_id,
-                       fragment=fragment, postgres=postgres, redis=redis, servers=module_servers,
-                       a=instances[0], b=instances[1])
+        yield Rotation(public_url=public_url, sandbox_url=services.sandbox_url,
+                       google_client_id=google_client_id(fragment), fragment=fragment, postgres=services.postgres,
+                       redis=services.redis, servers=module_servers, a=instances[0], b=instances[1])
         module_servers.stop_all()
-    finally:
-        if sandbox is not None:
-            sandbox.terminate()
-            try:
-                sandbox.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                sandbox.kill()
-                sandbox.wait(timeout=30)
-        redis.close()
-        postgres.close()
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 def only_google(fragment: str) -> str:

@@ -714,7 +714,7 @@ import Testing
         let configuration = try makeLoader().load(yaml: minimalProviders, fileName: "providers.yaml")
         let google = try #require(configuration.providers.first)
         let issue = ConfigurationIssue(
-            code: ConfigurationIssue.Code(rawValue: "unknown_provider_type"),
+            code: .unknownProviderType,
             message: "unknown provider type \"google\"", location: google.typeLocation)
         #expect(
             ConfigurationError(issues: [issue]).description == """
