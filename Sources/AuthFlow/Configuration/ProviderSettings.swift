@@ -95,7 +95,7 @@ public struct ProviderSettings: Sendable, Hashable {
 
     /// ``redirectURI`` when set, otherwise `{publicURL}{pathPrefix}/{name}/callback` (a trailing `/` of
     /// `publicURL` is dropped; `pathPrefix` is `server.path_prefix`, `/auth` by default).
-    public func redirectURI(publicURL: String, pathPrefix: String = ServerSettings.defaultPathPrefix) -> String {
+    public func redirectURI(publicURL: String, pathPrefix: String = Configuration.defaultPathPrefix) -> String {
         if let redirectURI { return redirectURI }
         var base = Substring(publicURL)
         while base.hasSuffix("/") { base = base.dropLast() }
