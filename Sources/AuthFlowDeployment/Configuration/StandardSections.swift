@@ -11,7 +11,7 @@ extension ConfigurationLoader {
     /// sections.
     /// - Parameters:
     ///   - environment: what `${VAR}` reads (pass `ProcessInfo.processInfo.environment` in production).
-    ///   - mode: ``ConfigurationLoader/Mode/normal`` or ``ConfigurationLoader/Mode/sandbox``.
+    ///   - mode: `.normal` or `.sandbox` (see `ConfigurationLoader.Mode`).
     ///   - readFile: reads the configuration and `*_file` keys; it may throw anything (the error is
     ///     summarised, never printed with the file's contents).
     public init(

@@ -17,8 +17,8 @@ extension ConfigurationSection {
 }
 
 extension Configuration {
-    /// `server:`, when present (needed by `authflow serve`). Setting it also sets ``Configuration/publicURL``
-    /// and ``Configuration/pathPrefix``, which the providers' default redirect URIs follow.
+    /// `server:`, when present (needed by `authflow serve`). Setting it also sets `Configuration.publicURL`
+    /// and `Configuration.pathPrefix`, which the providers' default redirect URIs follow.
     public var server: ServerSettings? {
         get { section(ConfigurationSection.server.key, as: ServerSettings.self) }
         set {
