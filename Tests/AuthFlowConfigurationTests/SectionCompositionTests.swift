@@ -84,6 +84,16 @@ import Testing
             #expect(error.issues.first?.message == "unknown key \"server\"; known keys: providers")
             #expect(error.issues.first?.location?.line == 1)
         }
+        // The section is not read, so its credentials are not known either: its value is not shown.
+        let flow = "store: {kind: postgres, postgres_url: \"postgresql://app:hunter2@db/app\"}\n\(minimalProviders)"
+        do {
+            _ = try loader.load(yaml: flow, fileName: "providers.yaml")
+            Issue.record("expected the configuration to be refused")
+        } catch {
+            #expect(error.issues.map(\.code) == [.unknownKey])
+            #expect(error.issues.first?.location?.sourceLine == "store: <redacted>")
+            #expect(!error.description.contains("hunter2"))
+        }
         let providersOnly = try loader.load(yaml: minimalProviders, fileName: "providers.yaml")
         #expect(providersOnly.providers.map(\.name) == ["google"])
         #expect(providersOnly.publicURL == nil)

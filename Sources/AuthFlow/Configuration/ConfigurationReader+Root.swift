@@ -7,6 +7,11 @@ extension ConfigurationReader {
     mutating func readConfiguration(_ root: YAMLNode, sections: [ConfigurationSection]) -> Configuration? {
         let start = YAMLMark(line: 1, column: 1)
         let rootKeys = sections.map(\.key) + ["providers"]
+        // A section no loaded module reads is not checked, so its credential keys are unknown here: what
+        // follows its key on the key's line (a flow mapping such as `{postgres_url: …}`) is never shown.
+        for (key, value) in root.mapping ?? [] where !rootKeys.contains(key.value) {
+            redactCredential(at: value.mark)
+        }
         guard let top = fields(root, owner: root.mark, path: "", known: rootKeys) else { return nil }
         var values: [String: ConfigurationSectionValue] = [:]
         var callbackBase: (publicURL: String, pathPrefix: String)?
