@@ -135,7 +135,9 @@ let package = Package(
         // it runs on.
         .target(
             name: "AuthFlowServer",
-            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer"],
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowYAML", "AuthFlowCurl", "AuthFlowHTTPServer",
+            ],
             swiftSettings: strict),
 
         // Assembly of what `authflow serve` runs: stores by `store.kind`, provider resolution with discovery,
@@ -143,9 +145,9 @@ let package = Package(
         .target(
             name: "AuthFlowDeployment",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowServer",
-                "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis",
-                "AuthFlowMatrix",
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowYAML", "AuthFlowCurl", "AuthFlowHTTPServer",
+                "AuthFlowServer", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres",
+                "AuthFlowRedis", "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 
@@ -193,9 +195,17 @@ let package = Package(
             name: "AuthFlowTests",
             dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP", "AuthFlowCurl"],
             swiftSettings: strict),
+        // The whole `providers.yaml` schema: `providers:` (the core) with the sections their modules read.
+        .testTarget(
+            name: "AuthFlowConfigurationTests",
+            dependencies: [
+                "AuthFlowDeployment", "AuthFlowServer", "AuthFlow", "AuthFlowHTTP", "AuthFlowYAML",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowProvidersTests",
             dependencies: [
+                "AuthFlowDeployment",
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
                 "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack",
                 "AuthFlowDiscord",
@@ -205,6 +215,7 @@ let package = Package(
         .testTarget(
             name: "AuthFlowSandboxTests",
             dependencies: [
+                "AuthFlowDeployment",
                 "AuthFlowSandbox", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer",
                 // Interop only: the built-in plugins sign in against the sandbox (the library never imports them).
                 "AuthFlow", "AuthFlowProviders", "AuthFlowTestSupport",
@@ -213,6 +224,7 @@ let package = Package(
         .testTarget(
             name: "AuthFlowOIDCTests",
             dependencies: [
+                "AuthFlowDeployment",
                 "AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
                 "AuthFlowHTTPServer", "AuthFlowSandbox",
             ],
@@ -220,6 +232,7 @@ let package = Package(
         .testTarget(
             name: "AuthFlowEndToEndTests",
             dependencies: [
+                "AuthFlowDeployment",
                 "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
                 "AuthFlowHTTPServer", "AuthFlowSandbox",
             ],
@@ -227,6 +240,7 @@ let package = Package(
         .testTarget(
             name: "AuthFlowMatrixTests",
             dependencies: [
+                "AuthFlowDeployment",
                 "AuthFlowMatrix", "AuthFlow", "AuthFlowProviders", "AuthFlowJOSE", "AuthFlowTestSupport",
             ],
             exclude: ["Snapshots", "plugin-clean-clone.sh"], swiftSettings: strict),
@@ -242,6 +256,7 @@ let package = Package(
         .testTarget(
             name: "AuthFlowCLITests",
             dependencies: [
+                "AuthFlowDeployment",
                 "authflow", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer",
                 "AuthFlowMatrix", "AuthFlowProviders",
                 "AuthFlowTestSupport",

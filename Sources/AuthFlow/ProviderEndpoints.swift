@@ -27,8 +27,13 @@ public struct ProviderEndpoints: Sendable, Hashable {
         self.revocation = revocation
     }
 
-    /// These endpoints with every key that `overrides` sets replaced.
-    public func overridden(by overrides: EndpointOverrides) -> ProviderEndpoints {
+    /// `true` when no endpoint is set (as a provider's `endpoints:` overrides: none overridden).
+    public var isEmpty: Bool {
+        authorization == nil && token == nil && userinfo == nil && jwks == nil && revocation == nil && endSession == nil
+    }
+
+    /// These endpoints with every key that `overrides` sets replaced (a provider's `endpoints:`).
+    public func overridden(by overrides: ProviderEndpoints) -> ProviderEndpoints {
         ProviderEndpoints(
             authorization: overrides.authorization ?? authorization,
             token: overrides.token ?? token,

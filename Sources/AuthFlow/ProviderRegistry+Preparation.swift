@@ -28,8 +28,8 @@ extension ProviderRegistry {
     ) async throws(ConfigurationError) -> [ResolvedProvider] {
         var resolved: [ResolvedProvider] = []
         var issues: [ConfigurationIssue] = []
-        let publicURL = configuration.server?.publicURL
-        let pathPrefix = configuration.server?.pathPrefix ?? ServerSettings.defaultPathPrefix
+        let publicURL = configuration.publicURL
+        let pathPrefix = configuration.pathPrefix
         for settings in configuration.providers {
             var registry = self
             if let plugin = plugin(forType: settings.type) {

@@ -18,8 +18,8 @@ extension ProviderRegistry {
     ) throws(ConfigurationError) -> [ResolvedProvider] {
         var resolved: [ResolvedProvider] = []
         var issues: [ConfigurationIssue] = []
-        let publicURL = configuration.server?.publicURL
-        let pathPrefix = configuration.server?.pathPrefix ?? ServerSettings.defaultPathPrefix
+        let publicURL = configuration.publicURL
+        let pathPrefix = configuration.pathPrefix
         for settings in configuration.providers {
             let (provider, found) = resolution(
                 of: settings, publicURL: publicURL, pathPrefix: pathPrefix, credentials: credentials)
@@ -37,7 +37,7 @@ extension ProviderRegistry {
     ///
     /// - Throws: ``ConfigurationError`` listing every issue found.
     public func resolve(
-        _ settings: ProviderSettings, publicURL: String?, pathPrefix: String = ServerSettings.defaultPathPrefix,
+        _ settings: ProviderSettings, publicURL: String?, pathPrefix: String = Configuration.defaultPathPrefix,
         credentials: CredentialRequirement = .values
     ) throws(ConfigurationError) -> ResolvedProvider {
         let (provider, issues) = resolution(
@@ -47,7 +47,7 @@ extension ProviderRegistry {
     }
 
     func resolution(
-        of settings: ProviderSettings, publicURL: String?, pathPrefix: String = ServerSettings.defaultPathPrefix,
+        of settings: ProviderSettings, publicURL: String?, pathPrefix: String = Configuration.defaultPathPrefix,
         credentials: CredentialRequirement = .values
     ) -> (ResolvedProvider?, [ConfigurationIssue]) {
         let name = settings.name

@@ -191,7 +191,7 @@ public struct SandboxDeployment: Sendable {
         let keyID = demo.keyID
         let endpoints = sandbox.endpoints(for: kind)
         // An empty revocation URL means "none": the plugin default (the real provider's) must not be used.
-        let overrides = EndpointOverrides(
+        let overrides = ProviderEndpoints(
             authorization: endpoints.authorization, token: endpoints.token, userinfo: endpoints.userinfo,
             jwks: endpoints.jwks, revocation: endpoints.revocation ?? "")
         var pointed = ProviderSettings(

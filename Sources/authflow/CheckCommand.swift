@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowPostgres
 import AuthFlowProviders
 import AuthFlowRedis

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowMatrix
 import AuthFlowProviders
 import Testing

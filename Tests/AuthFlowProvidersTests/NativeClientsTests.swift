@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowProviders
 import Foundation
 import Testing

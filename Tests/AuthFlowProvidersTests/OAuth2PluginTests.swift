@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowJOSE
 import AuthFlowProviders
 import Foundation

@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowCurl
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders

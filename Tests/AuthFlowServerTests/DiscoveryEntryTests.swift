@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowOIDC
 import AuthFlowProviders
@@ -45,7 +46,7 @@ struct DiscoveryEntryTests {
         }
     }
 
-    static func configuration(endpoints: EndpointOverrides = EndpointOverrides()) -> Configuration {
+    static func configuration(endpoints: ProviderEndpoints = ProviderEndpoints()) -> Configuration {
         let location = SourceLocation(fileName: "providers.yaml", line: 7, column: 3, sourceLine: "  corp:")
         let issuerAt = SourceLocation(fileName: "providers.yaml", line: 9, column: 13, sourceLine: "")
         return Configuration(

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
@@ -53,7 +54,7 @@ struct ProviderTLSFaultTests {
     {
         let old = provider.endpoints
         func moved(_ url: String?) -> String? { url.map { base + $0.dropFirst(sandbox.count) } }
-        let endpoints = EndpointOverrides(
+        let endpoints = ProviderEndpoints(
             authorization: old.authorization, token: endpoint == .token ? moved(old.token) : old.token,
             userinfo: old.userinfo, jwks: endpoint == .jwks ? moved(old.jwks) : old.jwks, revocation: old.revocation)
         return ProviderSettings(

@@ -1,3 +1,4 @@
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowSandbox
 import AuthFlowTestSupport

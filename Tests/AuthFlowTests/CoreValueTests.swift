@@ -45,9 +45,9 @@ struct CoreValueTests {
     }
 
     @Test func endpointOverridesAreEmptyOnlyWithoutAnyEndpoint() {
-        #expect(EndpointOverrides().isEmpty)
-        #expect(!EndpointOverrides(token: "https://id.example/token").isEmpty)
-        #expect(!EndpointOverrides(revocation: "").isEmpty)
+        #expect(ProviderEndpoints().isEmpty)
+        #expect(!ProviderEndpoints(token: "https://id.example/token").isEmpty)
+        #expect(!ProviderEndpoints(revocation: "").isEmpty)
     }
 
     @Test func configurationErrorsAreEqualAndHashAlikeByTheirIssues() {

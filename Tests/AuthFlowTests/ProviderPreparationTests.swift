@@ -40,12 +40,15 @@ import Testing
     }
 
     static func configuration(_ issuers: [String: String]) throws -> Configuration {
-        var yaml =
-            "server:\n  public_url: https://app.example\n  secret: 0123456789abcdef0123456789abcdef\nproviders:\n"
+        // The core reads `providers:` alone; the public URL `server.public_url` would give is set directly.
+        var yaml = "providers:\n"
         for (name, issuer) in issuers.sorted(by: { $0.key < $1.key }) {
             yaml += "  \(name):\n    type: corp\n    client_id: a\n    client_secret: b\n    issuer: \(issuer)\n"
         }
-        return try ConfigurationLoader(environment: [:]).load(yaml: yaml, fileName: "test.yaml")
+        var configuration = try ConfigurationLoader(sections: [], environment: [:]).load(
+            yaml: yaml, fileName: "test.yaml")
+        configuration.publicURL = "https://app.example"
+        return configuration
     }
 
     @Test func eachProviderResolvesWithThePluginItsPreparationReturned() async throws {

@@ -34,7 +34,7 @@ private struct StrictPlugin: ProviderPlugin {
 
     func settings(
         type: String = "strict", capabilities: [String: Bool] = [:], clientID: String? = "id",
-        clientSecret: String? = "secret", teamID: String? = "TEAM", endpoints: EndpointOverrides = EndpointOverrides()
+        clientSecret: String? = "secret", teamID: String? = "TEAM", endpoints: ProviderEndpoints = ProviderEndpoints()
     ) -> ProviderSettings {
         var capabilityLocations: [String: AuthFlow.SourceLocation] = [:]
         for (index, key) in capabilities.keys.sorted().enumerated() {
@@ -149,7 +149,7 @@ private struct StrictPlugin: ProviderPlugin {
         }
         let oidc = ProviderSettings(
             name: "bare", type: "bare", clientID: "c", clientSecret: Secret("s"), capabilities: ["oidc": true],
-            endpoints: EndpointOverrides(authorization: "https://b.test/a", token: "https://b.test/t"),
+            endpoints: ProviderEndpoints(authorization: "https://b.test/a", token: "https://b.test/t"),
             location: Self.at(1, 1, "bare:"))
         do {
             _ = try registry.resolve(oidc, publicURL: "https://app.test")
@@ -198,7 +198,7 @@ private struct StrictPlugin: ProviderPlugin {
         let overridden = try ProviderRegistry([TestPlugin(clientSecretKey: TestProviders.clientSecretKey)]).resolve(
             ProviderSettings(
                 name: "test", type: "test", clientID: "c", clientSecret: Secret("s"),
-                capabilities: ["oidc": true], endpoints: EndpointOverrides(token: "http://127.0.0.1:9/token"),
+                capabilities: ["oidc": true], endpoints: ProviderEndpoints(token: "http://127.0.0.1:9/token"),
                 location: Self.at(1, 1, "test:")),
             publicURL: "https://app.test")
         #expect(overridden.endpoints.token == "http://127.0.0.1:9/token")

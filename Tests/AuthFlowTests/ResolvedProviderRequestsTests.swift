@@ -68,7 +68,7 @@ import Testing
         let resolved = try ProviderRegistry([TestPlugin(clientSecretKey: TestProviders.clientSecretKey)]).resolve(
             ProviderSettings(
                 name: "t", type: "test", clientID: "c", clientSecret: Secret("s"),
-                endpoints: EndpointOverrides(revocation: ""),
+                endpoints: ProviderEndpoints(revocation: ""),
                 location: SourceLocation(fileName: "f", line: 1, column: 1, sourceLine: nil)),
             publicURL: "https://app.test")
         #expect(try provider.revocationRequest(token: "t", tokenTypeHint: nil, now: now) != nil)

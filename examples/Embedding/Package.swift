@@ -8,10 +8,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "AuthFlow", path: "../..")],
     targets: [
-        // What the three executables share: reading providers.yaml, waiting for Ctrl-C.
+        // What the three executables share: reading providers.yaml (its whole schema, composed in
+        // AuthFlowDeployment), waiting for Ctrl-C.
         .target(
             name: "EmbeddingSupport",
-            dependencies: [.product(name: "AuthFlow", package: "AuthFlow")]),
+            dependencies: [
+                .product(name: "AuthFlow", package: "AuthFlow"),
+                .product(name: "AuthFlowDeployment", package: "AuthFlow"),
+            ]),
         // (1) An app with its own routes that mounts SignInServer under /auth/.
         .executableTarget(
             name: "EmbeddedApp",

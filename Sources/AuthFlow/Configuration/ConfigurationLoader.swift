@@ -3,6 +3,11 @@ internal import Foundation
 
 /// Reads `providers.yaml`: parses it, interpolates `${VAR}` and `*_file` keys, checks every key, and
 /// reports all problems at once.
+///
+/// The core reads `providers:`; every other top-level section is read by the ``ConfigurationSection`` its
+/// owning module supplies, all in one run, so every problem of every section is reported together. The
+/// standard sections (`server:`, `store:`, `sandbox:`) come with `import AuthFlowDeployment`, whose
+/// `ConfigurationLoader(environment:)` reads them all.
 public struct ConfigurationLoader: Sendable {
     /// How strict credentials are.
     public enum Mode: Sendable, Hashable {
@@ -18,22 +23,27 @@ public struct ConfigurationLoader: Sendable {
     /// The largest configuration, secret or key file read, in bytes (1 MiB).
     public static let maxFileBytes = 1 << 20
 
+    /// The top-level sections read besides `providers:`, in reading order; any other top-level key is
+    /// reported as unknown.
+    public let sections: [ConfigurationSection]
     /// The variables `${VAR}` reads.
     public let environment: [String: String]
     /// The strictness.
     public let mode: Mode
     let readFile: @Sendable (String) throws -> String
 
-    /// Creates a loader.
+    /// Creates a loader of `providers:` and `sections`.
     /// - Parameters:
+    ///   - sections: the other top-level sections to read (`[]` reads `providers:` alone).
     ///   - environment: what `${VAR}` reads (pass `ProcessInfo.processInfo.environment` in production).
     ///   - mode: ``Mode/normal`` or ``Mode/sandbox``.
     ///   - readFile: reads the configuration and `*_file` keys; it may throw anything (the error is
     ///     summarised, never printed with the file's contents).
     public init(
-        environment: [String: String], mode: Mode = .normal,
+        sections: [ConfigurationSection], environment: [String: String], mode: Mode = .normal,
         readFile: @escaping @Sendable (String) throws -> String = ConfigurationLoader.readFileFromDisk
     ) {
+        self.sections = sections
         self.environment = environment
         self.mode = mode
         self.readFile = readFile
@@ -63,7 +73,8 @@ public struct ConfigurationLoader: Sendable {
     public func load(yaml: String, fileName: String) throws(ConfigurationError) -> Configuration {
         var reader = ConfigurationReader(
             fileName: fileName, source: YAMLSourceText(yaml), loader: self,
-            baseDirectory: Self.directory(of: fileName))
+            baseDirectory: Self.directory(of: fileName),
+            credentialKeys: sections.reduce(ConfigurationReader.credentialKeys) { $0.union($1.credentialKeys) })
         let root: YAMLNode
         do {
             root = try YAMLParser.parse(yaml, fileName: fileName)
@@ -72,7 +83,7 @@ public struct ConfigurationLoader: Sendable {
             reader.report(code, error.mark == nil ? "\(fileName): \(error.message)" : error.message, at: error.mark)
             throw ConfigurationError(issues: reader.issues)
         }
-        let configuration = reader.readConfiguration(root)
+        let configuration = reader.readConfiguration(root, sections: sections)
         guard reader.issues.isEmpty, let configuration else {
             throw ConfigurationError(issues: reader.issues, readable: configuration)
         }

@@ -208,19 +208,19 @@ extension ConfigurationReader {
     }
 
     private mutating func readEndpoints(_ section: Fields, keyLocations: inout [String: SourceLocation])
-        -> EndpointOverrides
+        -> ProviderEndpoints
     {
         guard let pair = section["endpoints"],
             let endpoints = fields(
                 pair.value, owner: pair.key.mark, path: section.path("endpoints"), known: Self.endpointKeys)
-        else { return EndpointOverrides() }
+        else { return ProviderEndpoints() }
         for (key, _) in endpoints.pairs where Self.endpointKeys.contains(key.value) {
             keyLocations["endpoints.\(key.value)"] = location(key.mark)
         }
         func read(_ key: String) -> String? {
             url(endpoints.value(key), path: endpoints.path(key))
         }
-        return EndpointOverrides(
+        return ProviderEndpoints(
             authorization: read("authorization"), token: read("token"), userinfo: read("userinfo"),
             jwks: read("jwks"), revocation: read("revocation"), endSession: read("end_session"))
     }

@@ -1,71 +1,76 @@
-internal import AuthFlowYAML
+package import AuthFlowYAML
 internal import Foundation
 
 /// Walks the YAML tree of a configuration, collecting every issue instead of stopping at the first.
 ///
 /// The value helpers return `nil` both for "absent" and for "invalid (already reported)"; callers that
-/// need a value check presence first.
-struct ConfigurationReader {
+/// need a value check presence first. Package-wide, so each section's owning module reads its section with
+/// the same helpers and messages.
+package struct ConfigurationReader {
     /// A mapping whose unknown keys have been reported.
-    struct Fields {
-        let pairs: [(key: YAMLScalar, value: YAMLNode)]
+    package struct Fields {
+        package let pairs: [(key: YAMLScalar, value: YAMLNode)]
         /// Where to report a missing key: the key that owns this mapping, or the mapping itself.
-        let owner: YAMLMark
-        let path: String
+        package let owner: YAMLMark
+        package let path: String
 
-        subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? {
+        package subscript(key: String) -> (key: YAMLScalar, value: YAMLNode)? {
             pairs.first { $0.key.value == key }
         }
 
         /// The value of `key` unless it is absent or `null`.
-        func value(_ key: String) -> YAMLNode? {
+        package func value(_ key: String) -> YAMLNode? {
             guard let pair = self[key] else { return nil }
             if case .scalar(let scalar) = pair.value, scalar.isNull { return nil }
             return pair.value
         }
 
-        func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        package func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
     }
 
-    /// Keys whose values are credentials: their source lines are redacted and, in sandbox mode, an
-    /// unset variable or missing file leaves them `nil`.
+    /// Keys of `providers:` whose values are credentials: their source lines are redacted and, in sandbox mode,
+    /// an unset variable or missing file leaves them `nil`. Each ``ConfigurationSection`` adds its own.
     static let credentialKeys: Set<String> = [
-        "secret", "client_secret", "client_secret_file", "private_key_file",
-        "team_id", "key_id", "postgres_url", "redis_url",
+        "client_secret", "client_secret_file", "private_key_file", "team_id", "key_id",
     ]
 
-    let fileName: String
+    /// The configuration file's name, as issues show it.
+    package let fileName: String
     let source: YAMLSourceText
     let loader: ConfigurationLoader
     let baseDirectory: String?
-    private(set) var issues: [ConfigurationIssue] = []
+    package private(set) var issues: [ConfigurationIssue] = []
     /// The files secrets were read from.
-    var secretFiles: [SecretFile] = []
+    package var secretFiles: [SecretFile] = []
     /// Redacted source lines, each computed once and shared by every location on that line.
     private let lines: RedactedLines
 
-    init(fileName: String, source: YAMLSourceText, loader: ConfigurationLoader, baseDirectory: String?) {
+    init(
+        fileName: String, source: YAMLSourceText, loader: ConfigurationLoader, baseDirectory: String?,
+        credentialKeys: Set<String> = ConfigurationReader.credentialKeys
+    ) {
         self.fileName = fileName
         self.source = source
         self.loader = loader
         self.baseDirectory = baseDirectory
-        lines = RedactedLines(source: source)
+        lines = RedactedLines(source: source, credentialKeys: credentialKeys)
     }
 
-    var isSandbox: Bool { loader.mode == .sandbox }
+    /// Whether credentials may be absent (``ConfigurationLoader/Mode/sandbox``).
+    package var isSandbox: Bool { loader.mode == .sandbox }
 
     // MARK: Issues and locations
 
-    func location(_ mark: YAMLMark) -> SourceLocation {
+    package func location(_ mark: YAMLMark) -> SourceLocation {
         SourceLocation(fileName: fileName, line: mark.line, column: mark.column, sourceLine: lines.line(mark.line))
     }
 
     /// Keeps the credential at `mark` (a list item) out of every source line shown from now on.
-    func redactCredential(at mark: YAMLMark) {
+    package func redactCredential(at mark: YAMLMark) {
         lines.redact(line: mark.line, from: mark.column)
     }
 
-    mutating func report(_ code: ConfigurationIssue.Code, _ message: String, at mark: YAMLMark?) {
+    package mutating func report(_ code: ConfigurationIssue.Code, _ message: String, at mark: YAMLMark?) {
         issues.append(ConfigurationIssue(code: code, message: message, location: mark.map(location)))
     }
 
@@ -75,7 +80,7 @@ struct ConfigurationReader {
     /// names a secret, password, private or API key; this holds in flow mappings too. A value that is
     /// only a variable reference (`${GOOGLE_CLIENT_SECRET}`, quoted or not) is shown: it names where the
     /// secret comes from, not the secret. `${VAR:-default}` is redacted, since its default may be one.
-    static func redacted(_ line: String) -> String {
+    static func redacted(_ line: String, credentialKeys: Set<String> = ConfigurationReader.credentialKeys) -> String {
         let scalars = Array(line.unicodeScalars)
         var index = 0
         while index < scalars.count {
@@ -88,7 +93,9 @@ struct ConfigurationReader {
             guard index < scalars.count, scalars[index] == ":" else { continue }
             let key = String(String.UnicodeScalarView(scalars[start..<index])).lowercased()
             let rest = scalars[(index + 1)...]
-            if isCredentialLike(key), !rest.allSatisfy({ $0 == " " || $0 == "\t" }), !isOnlyAReference(rest) {
+            if isCredentialLike(key, credentialKeys: credentialKeys), !rest.allSatisfy({ $0 == " " || $0 == "\t" }),
+                !isOnlyAReference(rest)
+            {
                 return String(String.UnicodeScalarView(scalars[...index])) + " <redacted>"
             }
             index += 1
@@ -118,7 +125,7 @@ struct ConfigurationReader {
             || scalar == "-"
     }
 
-    private static func isCredentialLike(_ key: String) -> Bool {
+    private static func isCredentialLike(_ key: String, credentialKeys: Set<String>) -> Bool {
         if ["secret", "password", "passwd", "private", "credential", "api_key", "apikey"].contains(where: {
             key.contains($0)
         }) {
@@ -133,7 +140,7 @@ struct ConfigurationReader {
     // MARK: Structure
 
     /// The mapping in `node` with its keys checked against `known`; `null` reads as an empty mapping.
-    mutating func fields(_ node: YAMLNode, owner: YAMLMark, path: String, known: [String]) -> Fields? {
+    package mutating func fields(_ node: YAMLNode, owner: YAMLMark, path: String, known: [String]) -> Fields? {
         let pairs: [(key: YAMLScalar, value: YAMLNode)]
         switch node {
         case .mapping(let mappingPairs, _):
@@ -156,7 +163,7 @@ struct ConfigurationReader {
         return Fields(pairs: pairs, owner: owner, path: path)
     }
 
-    mutating func reportMissing(_ key: String, in fields: Fields) {
+    package mutating func reportMissing(_ key: String, in fields: Fields) {
         let place = fields.path.isEmpty ? "" : " in \(fields.path)"
         report(.missingKey, "missing required key \(YAMLError.quote(key))\(place)", at: fields.owner)
     }
@@ -164,13 +171,13 @@ struct ConfigurationReader {
     // MARK: Scalars
 
     /// A scalar's text after `${VAR}` expansion.
-    struct Text {
-        let value: String
-        let scalar: YAMLScalar
-        let fromEnvironment: Bool
+    package struct Text {
+        package let value: String
+        package let scalar: YAMLScalar
+        package let fromEnvironment: Bool
 
         /// How a message quotes the value: never a value that came from the environment.
-        var shown: String {
+        package var shown: String {
             fromEnvironment
                 ? "\(YAMLError.quote(scalar.value)) (as set in the environment)"
                 : YAMLNode.scalar(scalar).foundDescription
@@ -179,7 +186,7 @@ struct ConfigurationReader {
 
     /// The expanded text of the scalar `node` at `path`; `nil` when absent, not a scalar, or unresolved
     /// (reported, except for credentials in sandbox mode).
-    mutating func text(_ node: YAMLNode?, path: String, credential: Bool = false, expected: String = "a string")
+    package mutating func text(_ node: YAMLNode?, path: String, credential: Bool = false, expected: String = "a string")
         -> Text?
     {
         guard let node else { return nil }
@@ -204,7 +211,7 @@ struct ConfigurationReader {
     }
 
     /// A non-empty string.
-    mutating func string(_ node: YAMLNode?, path: String, credential: Bool = false) -> String? {
+    package mutating func string(_ node: YAMLNode?, path: String, credential: Bool = false) -> String? {
         guard let text = text(node, path: path, credential: credential) else { return nil }
         guard !text.value.isEmpty else {
             let origin = text.fromEnvironment || text.scalar.value.contains("${") ? " (after ${…} expansion)" : ""
@@ -217,7 +224,7 @@ struct ConfigurationReader {
     }
 
     /// `true` or `false`: a plain YAML boolean, or exactly `true`/`false` from `${VAR}`.
-    mutating func bool(_ node: YAMLNode?, path: String) -> Bool? {
+    package mutating func bool(_ node: YAMLNode?, path: String) -> Bool? {
         guard let node else { return nil }
         if case .scalar(let scalar) = node, let value = scalar.boolValue { return value }
         guard let text = text(node, path: path, expected: "a boolean") else { return nil }
@@ -236,7 +243,7 @@ struct ConfigurationReader {
     }
 
     /// A sequence of non-empty strings; `null` reads as absent.
-    mutating func stringList(_ node: YAMLNode?, path: String) -> [String]? {
+    package mutating func stringList(_ node: YAMLNode?, path: String) -> [String]? {
         guard let node else { return nil }
         guard case .sequence(let items, _) = node else {
             report(
@@ -251,14 +258,16 @@ struct ConfigurationReader {
     }
 
     /// An `https://` URL (or `http://` on a loopback host) without credentials or fragment.
-    mutating func url(_ node: YAMLNode?, path: String, allowsQuery: Bool = true) -> String? {
+    package mutating func url(_ node: YAMLNode?, path: String, allowsQuery: Bool = true) -> String? {
         guard let text = text(node, path: path, expected: "a URL") else { return nil }
         guard checkURL(text, path: path, allowsQuery: allowsQuery) != nil else { return nil }
         return text.value
     }
 
     @discardableResult
-    mutating func checkURL(_ text: Text, path: String, allowsQuery: Bool = true) -> ConfigurationSyntax.URLParts? {
+    package mutating func checkURL(_ text: Text, path: String, allowsQuery: Bool = true) -> ConfigurationSyntax
+        .URLParts?
+    {
         guard let parts = ConfigurationSyntax.url(text.value), parts.scheme == "https" || parts.scheme == "http" else {
             report(
                 .invalidValue, "expected an absolute https:// URL for \(path), found \(text.shown)",
@@ -286,7 +295,8 @@ struct ConfigurationReader {
 
     /// Reads the file named by the scalar `node` (a `*_file` key); `nil` when absent or unreadable
     /// (reported, except in sandbox mode, where every `*_file` key is a credential).
-    mutating func fileContents(_ node: YAMLNode?, path: String) -> (text: String, mark: YAMLMark, file: String)? {
+    package mutating func fileContents(_ node: YAMLNode?, path: String) -> (text: String, mark: YAMLMark, file: String)?
+    {
         guard let name = string(node, path: path, credential: true), let node else { return nil }
         let resolved = name.hasPrefix("/") || baseDirectory == nil ? name : "\(baseDirectory ?? "")/\(name)"
         do {
@@ -308,10 +318,12 @@ struct ConfigurationReader {
 /// redacted once, and its text is shared by all of their locations).
 final class RedactedLines {
     private let source: YAMLSourceText
+    private let credentialKeys: Set<String>
     private var cache: [Int: String] = [:]
 
-    init(source: YAMLSourceText) {
+    init(source: YAMLSourceText, credentialKeys: Set<String>) {
         self.source = source
+        self.credentialKeys = credentialKeys
     }
 
     /// Redacts line `number` from `column` (1-based, in characters) on: a credential written as a list item,
@@ -319,7 +331,7 @@ final class RedactedLines {
     func redact(line number: Int, from column: Int) {
         guard let line = source.line(number) else { return }
         // A line a key already redacts (a flow list after `previous_secrets:`) stays redacted from that key on.
-        let byKey = ConfigurationReader.redacted(line)
+        let byKey = ConfigurationReader.redacted(line, credentialKeys: credentialKeys)
         guard byKey == line else {
             cache[number] = byKey
             return
@@ -333,7 +345,7 @@ final class RedactedLines {
     func line(_ number: Int) -> String? {
         if let cached = cache[number] { return cached }
         guard let line = source.line(number) else { return nil }
-        let redacted = ConfigurationReader.redacted(line)
+        let redacted = ConfigurationReader.redacted(line, credentialKeys: credentialKeys)
         cache[number] = redacted
         return redacted
     }

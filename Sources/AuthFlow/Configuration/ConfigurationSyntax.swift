@@ -1,9 +1,9 @@
 internal import Foundation
 
 /// The small value syntaxes of `providers.yaml`: durations, URLs, provider names.
-enum ConfigurationSyntax {
+package enum ConfigurationSyntax {
     /// Seconds of `8h`, `30m`, `90s`, `2d`, or combinations in descending order (`1h30m`); `nil` otherwise.
-    static func duration(_ text: String) -> Int? {
+    package static func duration(_ text: String) -> Int? {
         let units: [(Unicode.Scalar, Int)] = [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)]
         var total = 0
         var number = 0
@@ -29,18 +29,18 @@ enum ConfigurationSyntax {
     }
 
     /// A URL split into what the checks need.
-    struct URLParts {
-        var scheme: String
-        var host: String
-        var hasUserInfo: Bool
-        var path: String
-        var hasQuery: Bool
-        var hasFragment: Bool
-        var isLoopback: Bool { LoopbackHost.contains(host) }
+    package struct URLParts {
+        package var scheme: String
+        package var host: String
+        package var hasUserInfo: Bool
+        package var path: String
+        package var hasQuery: Bool
+        package var hasFragment: Bool
+        package var isLoopback: Bool { LoopbackHost.contains(host) }
     }
 
     /// Splits `scheme://[userinfo@]host[:port][/path][?query][#fragment]`; `nil` when it is not of that form.
-    static func url(_ text: String) -> URLParts? {
+    package static func url(_ text: String) -> URLParts? {
         guard let separator = text.range(of: "://") else { return nil }
         let scheme = text[..<separator.lowerBound]
         guard !scheme.isEmpty,

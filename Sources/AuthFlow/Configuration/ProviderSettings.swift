@@ -35,7 +35,7 @@ public struct ProviderSettings: Sendable, Hashable {
     /// `issuer`: the expected `iss` of id_tokens (and the discovery base for `type: oidc`).
     public let issuer: String?
     /// `endpoints`: overrides of the plugin's default URLs.
-    public let endpoints: EndpointOverrides
+    public let endpoints: ProviderEndpoints
     /// `authorization_params`: extra parameters of the authorization request, e.g. Google's
     /// `access_type: offline` for a refresh token. Never one AuthFlow sets itself
     /// (`state`, `nonce`, `scope`, `code_challenge`, …); the loader refuses those.
@@ -62,7 +62,7 @@ public struct ProviderSettings: Sendable, Hashable {
         name: String, type: String, clientID: String? = nil, clientSecret: Secret? = nil, audiences: [String] = [],
         teamID: String? = nil, keyID: String? = nil, privateKey: Secret? = nil, scopes: [String]? = nil,
         capabilities: [String: Bool] = [:], redirectURI: String? = nil, issuer: String? = nil,
-        endpoints: EndpointOverrides = EndpointOverrides(), authorizationParameters: [String: String] = [:],
+        endpoints: ProviderEndpoints = ProviderEndpoints(), authorizationParameters: [String: String] = [:],
         location: SourceLocation,
         typeLocation: SourceLocation? = nil, capabilityLocations: [String: SourceLocation] = [:],
         keyLocations: [String: SourceLocation] = [:], nativeClients: [String] = [],
@@ -95,7 +95,7 @@ public struct ProviderSettings: Sendable, Hashable {
 
     /// ``redirectURI`` when set, otherwise `{publicURL}{pathPrefix}/{name}/callback` (a trailing `/` of
     /// `publicURL` is dropped; `pathPrefix` is `server.path_prefix`, `/auth` by default).
-    public func redirectURI(publicURL: String, pathPrefix: String = ServerSettings.defaultPathPrefix) -> String {
+    public func redirectURI(publicURL: String, pathPrefix: String = Configuration.defaultPathPrefix) -> String {
         if let redirectURI { return redirectURI }
         var base = Substring(publicURL)
         while base.hasSuffix("/") { base = base.dropLast() }

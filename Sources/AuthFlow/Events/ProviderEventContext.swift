@@ -26,7 +26,7 @@ public struct ProviderEventContext: Sendable {
     /// Creates a context (the server does this per event).
     public init(
         provider: ResolvedProvider, keySets: ProviderKeySets, accounts: any AccountStore, clock: any WallClock,
-        leeway: Double, publicURL: String, pathPrefix: String = ServerSettings.defaultPathPrefix
+        leeway: Double, publicURL: String, pathPrefix: String = Configuration.defaultPathPrefix
     ) {
         self.pathPrefix = pathPrefix
         self.provider = provider

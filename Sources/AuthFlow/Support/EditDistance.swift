@@ -1,7 +1,7 @@
 /// Suggests the nearest known word for a typo (Levenshtein distance on Unicode scalars).
-enum EditDistance {
+package enum EditDistance {
     /// The candidate closest to `word`, if it is within a third of the word's length (at least 2 edits).
-    static func nearest(to word: String, in candidates: [String]) -> String? {
+    package static func nearest(to word: String, in candidates: [String]) -> String? {
         let limit = max(2, word.unicodeScalars.count / 3)
         var best: (String, Int)?
         for candidate in candidates {

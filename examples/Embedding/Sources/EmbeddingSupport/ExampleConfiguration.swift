@@ -1,4 +1,5 @@
 public import AuthFlow
+import AuthFlowDeployment
 import Foundation
 
 /// How the examples find their `providers.yaml`: the first command-line argument, else `providers.yaml` in the

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 /// `server.previous_secrets`: the secrets `server.secret` replaced, read like it and never shown.

@@ -1,3 +1,5 @@
+public import AuthFlow
+
 /// The `sandbox:` section, used by `authflow serve --sandbox` and `authflow demo`.
 public struct SandboxSettings: Sendable, Hashable {
     /// Where the sandbox identity provider listens; default `127.0.0.1:0` (any free port).

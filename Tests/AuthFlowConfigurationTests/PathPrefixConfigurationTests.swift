@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 /// `server.path_prefix`: where the sign-in routes live, and the default `redirect_uri` with them.

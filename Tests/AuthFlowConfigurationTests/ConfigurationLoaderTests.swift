@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 @Suite struct ConfigurationLoaderTests {
@@ -67,7 +68,7 @@ import Testing
         #expect(sso.capabilityLocations["pkce"]?.column == 7)
         #expect(sso.issuer == "https://sso.example.com")
         #expect(
-            sso.endpoints == EndpointOverrides(token: "http://127.0.0.1:9000/token", jwks: "http://[::1]:9000/jwks"))
+            sso.endpoints == ProviderEndpoints(token: "http://127.0.0.1:9000/token", jwks: "http://[::1]:9000/jwks"))
         #expect(sso.redirectURI == "https://app.example.com/auth/work-sso/callback")
         #expect(
             sso.location

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 /// `server.session_idle_timeout`: off by default, a duration shorter than `session_ttl` otherwise.

@@ -1,3 +1,4 @@
+import AuthFlowDeployment
 import Testing
 
 @testable import AuthFlow

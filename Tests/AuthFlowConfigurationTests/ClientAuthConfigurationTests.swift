@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 /// `client_auth` and `claims` in providers.yaml, with positions.

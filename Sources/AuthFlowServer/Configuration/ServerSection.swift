@@ -1,7 +1,41 @@
+public import AuthFlow
 internal import AuthFlowYAML
 
+extension ConfigurationSection {
+    /// `server:`, read into ``ServerSettings``; its `public_url` and `path_prefix` give every provider's default
+    /// redirect URI, and the provider names it lists are checked against `providers:`.
+    public static let server = ConfigurationSection(
+        key: "server", credentialKeys: ["secret"],
+        read: { reader, node, owner in reader.readServer(node, owner: owner).map { ConfigurationSectionValue($0) } },
+        check: { reader, node, providers in
+            reader.checkEmailLinkProviders(node, providers: providers)
+            reader.checkAccessProviders(node, providers: providers)
+        },
+        callbackBase: { value in
+            (value.value.base as? ServerSettings).map { ($0.publicURL, $0.pathPrefix) }
+        })
+}
+
+extension Configuration {
+    /// `server:`, when present (needed by `authflow serve`). Setting it also sets `Configuration.publicURL`
+    /// and `Configuration.pathPrefix`, which the providers' default redirect URIs follow.
+    public var server: ServerSettings? {
+        get { section(ConfigurationSection.server.key, as: ServerSettings.self) }
+        set {
+            setSection(ConfigurationSection.server.key, newValue)
+            publicURL = newValue?.publicURL
+            pathPrefix = newValue?.pathPrefix ?? Configuration.defaultPathPrefix
+        }
+    }
+
+    /// Creates a configuration of `providers` served as `server` says.
+    public init(server: ServerSettings?, providers: [ProviderSettings]) {
+        self.init(providers: providers)
+        self.server = server
+    }
+}
+
 extension ConfigurationReader {
-    static let rootKeys = ["server", "sandbox", "store", "providers"]
     static let serverKeys = [
         "listen", "public_url", "secret", "previous_secrets", "allowed_return_to", "session_ttl", "native_session_ttl",
         "session_idle_timeout", "signup",
@@ -9,44 +43,6 @@ extension ConfigurationReader {
         "metrics_listen", "log_format", "path_prefix", "access",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
     ]
-
-    /// The whole configuration, or `nil` when something could not be read (the issues say what).
-    mutating func readConfiguration(_ root: YAMLNode) -> Configuration? {
-        let start = YAMLMark(line: 1, column: 1)
-        guard let top = fields(root, owner: root.mark, path: "", known: Self.rootKeys) else { return nil }
-        var server: ServerSettings?
-        if let pair = top["server"] {
-            server = readServer(pair.value, owner: pair.key.mark)
-        }
-        var sandbox: SandboxSettings?
-        if let pair = top["sandbox"],
-            let section = fields(
-                pair.value, owner: pair.key.mark, path: "sandbox", known: ["listen", "microsoft_tenants"])
-        {
-            let listen = listenAddress(section.value("listen"), path: "sandbox.listen")
-            sandbox = SandboxSettings(
-                listen: listen ?? ListenAddress(host: "127.0.0.1", port: 0),
-                microsoftTenants: microsoftTenants(section.value("microsoft_tenants")))
-        }
-        var store = StoreSettings()
-        if let pair = top["store"] {
-            store = readStore(pair.value, owner: pair.key.mark) ?? store
-        }
-        var providers: [ProviderSettings] = []
-        if let pair = top["providers"] {
-            providers = readProviders(
-                pair.value, owner: pair.key.mark, callbackBase: server.map { $0.publicURL + $0.pathPrefix })
-        } else {
-            report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
-        }
-        if let pair = top["server"] {
-            checkEmailLinkProviders(pair.value, providers: top["providers"]?.value)
-            checkAccessProviders(pair.value, providers: top["providers"]?.value)
-        }
-        var configuration = Configuration(server: server, sandbox: sandbox, store: store, providers: providers)
-        configuration.secretFiles = secretFiles
-        return configuration
-    }
 
     mutating func readServer(_ node: YAMLNode, owner: YAMLMark) -> ServerSettings? {
         guard let section = fields(node, owner: owner, path: "server", known: Self.serverKeys) else { return nil }
@@ -210,58 +206,6 @@ extension ConfigurationReader {
     }
 
     /// `sandbox.microsoft_tenants`: distinct tenant GUIDs (lowercased), not the personal-accounts tenant, which the
-    /// Microsoft emulator always knows.
-    mutating func microsoftTenants(_ node: YAMLNode?) -> [String] {
-        let path = "sandbox.microsoft_tenants"
-        let personalAccounts = "9188040d-6c67-4c5b-b112-36a304b66dad"
-        var tenants: [String] = []
-        for item in listItems(node, path: path) {
-            let id = item.value.lowercased()
-            let groups = id.split(separator: "-", omittingEmptySubsequences: false)
-            guard groups.map(\.count) == [8, 4, 4, 4, 12], groups.allSatisfy({ $0.allSatisfy(\.isHexDigit) }) else {
-                report(
-                    .invalidValue,
-                    "expected a tenant GUID (8-4-4-4-12 hexadecimal digits) in \(path), found \(item.shown)",
-                    at: item.scalar.mark)
-                continue
-            }
-            guard id != personalAccounts else {
-                report(
-                    .invalidValue,
-                    "\(path) lists the personal-accounts tenant \(personalAccounts), which is always known",
-                    at: item.scalar.mark)
-                continue
-            }
-            guard !tenants.contains(id) else {
-                report(.invalidValue, "\(path) lists \(item.shown) twice", at: item.scalar.mark)
-                continue
-            }
-            tenants.append(id)
-        }
-        return tenants
-    }
-
-    /// The non-empty scalar items of the list `node` at `path`; a non-list or an empty item is reported.
-    private mutating func listItems(_ node: YAMLNode?, path: String) -> [Text] {
-        guard let node, !node.isNullScalar else { return [] }
-        guard case .sequence(let items, _) = node else {
-            report(
-                .wrongType, "expected a list for \(path) (e.g. [a, b]), found \(node.foundDescription)", at: node.mark)
-            return []
-        }
-        var texts: [Text] = []
-        for item in items {
-            guard let text = text(item, path: path) else { continue }
-            if text.value.isEmpty {
-                report(
-                    .invalidValue, "expected a non-empty string in \(path), found an empty one", at: text.scalar.mark)
-            } else {
-                texts.append(text)
-            }
-        }
-        return texts
-    }
-
     /// `server.path_prefix`, or the default when it is absent or refused (the issue says why).
     private mutating func pathPrefix(_ node: YAMLNode?) -> String {
         guard let text = text(node, path: "server.path_prefix", expected: "a path like /auth") else {
@@ -342,108 +286,5 @@ extension ConfigurationReader {
             parts.path.isEmpty || parts.path == "/"
         else { return false }
         return parts.scheme == "https" || (parts.scheme == "http" && parts.isLoopback)
-    }
-
-    mutating func listenAddress(_ node: YAMLNode?, path: String) -> ListenAddress? {
-        guard let text = text(node, path: path, expected: "host:port") else { return nil }
-        guard let address = ListenAddress(parsing: text.value) else {
-            report(
-                .invalidValue, "expected host:port for \(path) (e.g. 127.0.0.1:8080), found \(text.shown)",
-                at: text.scalar.mark)
-            return nil
-        }
-        return address
-    }
-
-    mutating func readStore(_ node: YAMLNode, owner: YAMLMark) -> StoreSettings? {
-        let known = ["kind", "path", "postgres_url", "redis_url", "redis_prefix", "operation_timeout"]
-        guard let section = fields(node, owner: owner, path: "store", known: known) else { return nil }
-        var kind = StoreKind.sqlite
-        var kindMark: YAMLMark?
-        if let text = text(section.value("kind"), path: "store.kind") {
-            kindMark = text.scalar.mark
-            switch text.value {
-            case "memory": kind = .memory
-            case "sqlite": kind = .sqlite
-            case "postgres", "postgresql": kind = .postgres
-            case "redis":
-                report(
-                    .invalidValue,
-                    "expected memory, sqlite or postgres for store.kind, found \"redis\" (Redis holds sessions next "
-                        + "to a database, it is not a store kind)",
-                    at: text.scalar.mark)
-            default:
-                report(
-                    .invalidValue, "expected memory, sqlite or postgres for store.kind, found \(text.shown)",
-                    at: text.scalar.mark)
-            }
-        }
-        let redisURL = string(section.value("redis_url"), path: "store.redis_url", credential: true)
-        if let redisURL, let node = section.value("redis_url") {
-            let lowered = redisURL.lowercased()
-            if !(lowered.hasPrefix("redis://") || lowered.hasPrefix("unix://")) {
-                report(
-                    .invalidValue,
-                    "expected a redis:// or unix:// URL for store.redis_url, found " + Self.describeScheme(redisURL),
-                    at: node.mark)
-            }
-        }
-        let redisPrefix = string(section.value("redis_prefix"), path: "store.redis_prefix") ?? "authflow:"
-        let path = string(section.value("path"), path: "store.path") ?? "authflow.sqlite"
-        let postgresURL = string(section.value("postgres_url"), path: "store.postgres_url", credential: true)
-        if let postgresURL, let node = section.value("postgres_url"), !Self.isPostgresURL(postgresURL) {
-            report(
-                .invalidValue,
-                "expected a postgresql:// or postgres:// URL or a key=value conninfo for store.postgres_url, found "
-                    + Self.describeScheme(postgresURL),
-                at: node.mark)
-        }
-        if kind == .postgres, section.value("postgres_url") == nil {
-            report(
-                .missingKey,
-                "missing required key \"postgres_url\" in store (store.kind postgres needs a libpq URL, usually "
-                    + "${DATABASE_URL})",
-                at: kindMark ?? section.owner)
-        }
-        var operationTimeout = StoreSettings.defaultOperationTimeout
-        if let text = text(section.value("operation_timeout"), path: "store.operation_timeout", expected: "a duration")
-        {
-            if let seconds = ConfigurationSyntax.duration(text.value), (1...300).contains(seconds) {
-                operationTimeout = Double(seconds)
-            } else {
-                report(
-                    .invalidDuration,
-                    "expected a duration like 5s or 1m (1s to 5m) for store.operation_timeout, found \(text.shown)",
-                    at: text.scalar.mark)
-            }
-        }
-        return StoreSettings(
-            kind: kind, path: path, postgresURL: postgresURL, redisURL: redisURL, redisPrefix: redisPrefix,
-            operationTimeout: operationTimeout)
-    }
-
-    /// Whether `text` is a libpq URL or a `key=value` conninfo.
-    static func isPostgresURL(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") { return true }
-        return !text.contains("://") && text.contains("=")
-    }
-
-    /// What a refused URL looks like without echoing it (it may carry a password): its scheme, or its shape.
-    static func describeScheme(_ text: String) -> String {
-        guard text.contains("://") else { return "a value that is neither a URL nor a conninfo" }
-        let scheme = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
-            return "a URL with no valid scheme"
-        }
-        return "a URL with scheme \(YAMLError.quote(String(scheme)))"
-    }
-}
-
-extension YAMLNode {
-    /// Whether this is a `null` scalar (a key written with no value).
-    fileprivate var isNullScalar: Bool {
-        if case .scalar(let scalar) = self { return scalar.isNull }
-        return false
     }
 }

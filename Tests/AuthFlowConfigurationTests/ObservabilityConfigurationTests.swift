@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 /// `server.metrics_listen` and `server.log_format`.

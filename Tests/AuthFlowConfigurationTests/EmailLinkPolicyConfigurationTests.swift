@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 @Suite("server.link_by_verified_email: a boolean or a list of configured provider names")

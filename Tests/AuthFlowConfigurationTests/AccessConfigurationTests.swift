@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Testing
 
 /// `server.access`: who may pass `/auth/check`, and the strict email parsing its rules compare with.

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 @Suite struct RootProvidersFileTests {
     static let path = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("providers.yaml").path
+        .appendingPathComponent("providers.yaml").path
 
     static let secretValues = [
         "AUTHFLOW_SECRET": "authflow-secret-value-0123456789abcdef",

@@ -1,3 +1,4 @@
+public import AuthFlow
 public import AuthFlowHTTP
 
 /// The `server:` section, used by `authflow serve`.
@@ -45,7 +46,7 @@ public struct ServerSettings: Sendable, Hashable {
     public let sessionIdleTimeout: Double?
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
-    public static let defaultPathPrefix = "/auth"
+    public static let defaultPathPrefix = Configuration.defaultPathPrefix
 
     /// Whether `prefix` can be a `server.path_prefix`: `/` followed by one or more segments of letters,
     /// digits, `-`, `_`, `.` and `~`, none of them `.` or `..`, and no trailing `/` (`/auth`, `/login`,

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDeployment
 import Foundation
 import Testing
 
