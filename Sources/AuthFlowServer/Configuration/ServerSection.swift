@@ -50,65 +50,16 @@ extension ConfigurationReader {
             listenAddress(section.value("listen"), path: "server.listen")
             ?? ListenAddress(host: "127.0.0.1", port: 8080)
 
-        var publicURL: String?
-        if section.value("public_url") == nil {
-            reportMissing("public_url", in: section)
-        } else if let text = text(section.value("public_url"), path: "server.public_url", expected: "a URL"),
-            let parts = checkURL(text, path: "server.public_url", allowsQuery: false)
-        {
-            _ = parts
-            var base = Substring(text.value)
-            while base.hasSuffix("/") { base = base.dropLast() }
-            publicURL = String(base)
-        }
-
+        let publicURL = serverPublicURL(section)
         let secret = serverSecret(section)
         let previousSecrets = previousServerSecrets(section.value("previous_secrets"))
-
-        var allowedReturnTo = ["/"]
-        if let node = section.value("allowed_return_to"), case .sequence(let items, _) = node {
-            allowedReturnTo = []
-            for item in items {
-                guard let text = text(item, path: "server.allowed_return_to") else { continue }
-                if isPathPrefix(text.value) || isOrigin(text.value) {
-                    allowedReturnTo.append(text.value)
-                } else {
-                    report(
-                        .invalidValue,
-                        "expected a path prefix starting with \"/\" or an origin like https://app.example.com in "
-                            + "server.allowed_return_to, found \(text.shown)", at: text.scalar.mark)
-                }
-            }
-        } else if let node = section.value("allowed_return_to") {
-            report(
-                .wrongType, "expected a list for server.allowed_return_to (e.g. [/]), found \(node.foundDescription)",
-                at: node.mark)
-        }
-
-        var sessionTTL: Double = 8 * 3600
-        if let text = text(section.value("session_ttl"), path: "server.session_ttl", expected: "a duration") {
-            if let seconds = ConfigurationSyntax.duration(text.value), seconds > 0, seconds <= 400 * 86_400 {
-                sessionTTL = Double(seconds)
-            } else {
-                report(
-                    .invalidDuration,
-                    "expected a duration like 8h, 30m, 90s or 1h30m (at most 400d) for server.session_ttl, "
-                        + "found \(text.shown)", at: text.scalar.mark)
-            }
-        }
-        var nativeSessionTTL: Double = 30 * 86_400
-        if let text = text(
-            section.value("native_session_ttl"), path: "server.native_session_ttl", expected: "a duration")
-        {
-            if let seconds = ConfigurationSyntax.duration(text.value), seconds > 0, seconds <= 400 * 86_400 {
-                nativeSessionTTL = Double(seconds)
-            } else {
-                report(
-                    .invalidDuration,
-                    "expected a duration like 30d, 8h or 90m (at most 400d) for server.native_session_ttl, "
-                        + "found \(text.shown)", at: text.scalar.mark)
-            }
-        }
+        let allowedReturnTo = allowedReturnTo(section.value("allowed_return_to"))
+        let sessionTTL = serverDuration(
+            section.value("session_ttl"), path: "server.session_ttl", examples: "8h, 30m, 90s or 1h30m",
+            default: 8 * 3600)
+        let nativeSessionTTL = serverDuration(
+            section.value("native_session_ttl"), path: "server.native_session_ttl", examples: "30d, 8h or 90m",
+            default: 30 * 86_400)
         let idleTimeout = sessionIdleTimeout(section.value("session_idle_timeout"), sessionTTL: sessionTTL)
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
         let link = emailLinkPolicy(section.value("link_by_verified_email"))
@@ -128,6 +79,59 @@ extension ConfigurationReader {
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
             logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access,
             previousSecrets: previousSecrets, sessionIdleTimeout: idleTimeout)
+    }
+
+    /// `server.public_url` (required): a URL without a query, kept without trailing slashes.
+    private mutating func serverPublicURL(_ section: Fields) -> String? {
+        guard section.value("public_url") != nil else {
+            reportMissing("public_url", in: section)
+            return nil
+        }
+        guard let text = text(section.value("public_url"), path: "server.public_url", expected: "a URL"),
+            checkURL(text, path: "server.public_url", allowsQuery: false) != nil
+        else { return nil }
+        var base = Substring(text.value)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        return String(base)
+    }
+
+    /// `server.allowed_return_to`: path prefixes and origins (`[/]` when absent).
+    private mutating func allowedReturnTo(_ node: YAMLNode?) -> [String] {
+        guard let node else { return ["/"] }
+        guard case .sequence(let items, _) = node else {
+            report(
+                .wrongType, "expected a list for server.allowed_return_to (e.g. [/]), found \(node.foundDescription)",
+                at: node.mark)
+            return ["/"]
+        }
+        var allowed: [String] = []
+        for item in items {
+            guard let text = text(item, path: "server.allowed_return_to") else { continue }
+            if isPathPrefix(text.value) || isOrigin(text.value) {
+                allowed.append(text.value)
+            } else {
+                report(
+                    .invalidValue,
+                    "expected a path prefix starting with \"/\" or an origin like https://app.example.com in "
+                        + "server.allowed_return_to, found \(text.shown)", at: text.scalar.mark)
+            }
+        }
+        return allowed
+    }
+
+    /// A session lifetime at `path`: a duration of at most 400 days, `defaultSeconds` when absent or invalid.
+    private mutating func serverDuration(
+        _ node: YAMLNode?, path: String, examples: String, default defaultSeconds: Double
+    ) -> Double {
+        guard let text = text(node, path: path, expected: "a duration") else { return defaultSeconds }
+        if let seconds = ConfigurationSyntax.duration(text.value), seconds > 0, seconds <= 400 * 86_400 {
+            return Double(seconds)
+        }
+        report(
+            .invalidDuration,
+            "expected a duration like \(examples) (at most 400d) for \(path), found \(text.shown)",
+            at: text.scalar.mark)
+        return defaultSeconds
     }
 
     /// `server.session_idle_timeout`: a duration shorter than `session_ttl`, or `off` (the default, as when
