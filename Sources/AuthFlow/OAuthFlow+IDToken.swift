@@ -30,12 +30,7 @@ extension OAuthFlow {
                 now: now, roundTrip: true)
         case .failure(let error):
             traceKeys(verification, now: now)
-            return fail(
-                .idTokenVerification,
-                SignInError(
-                    .idTokenInvalid, "the id_token failed verification: \(error.message)", joseCode: error.code,
-                    claim: error.claim),
-                now: now)
+            return idTokenRefused(error, now: now)
         case .success(let claims):
             traceKeys(verification, now: now)
             verified = claims
@@ -48,12 +43,7 @@ extension OAuthFlow {
             }
             claims = verified
         } catch {
-            return fail(
-                .idTokenVerification,
-                SignInError(
-                    .idTokenInvalid, "the id_token failed verification: \(error.message)", joseCode: error.code,
-                    claim: error.claim),
-                now: now)
+            return idTokenRefused(error, now: now)
         }
         // OpenID Connect Core §2: `sub` is required. Refused here, before any userinfo call can use the token.
         guard let subject = claims.subject, !subject.isEmpty else {
@@ -104,5 +94,15 @@ extension OAuthFlow {
             SignInResult(
                 provider: provider.name, identity: identity, tokens: tokens, returnTo: exchange.record.returnTo,
                 intent: exchange.record.intent, unverifiedProfile: exchange.profile, trace: trace))
+    }
+
+    /// Fails the flow at `id_token_verification` with `id_token_invalid`, carrying the JOSE code and claim.
+    private mutating func idTokenRefused(_ error: JOSEError, now: Date) -> IdentityAction {
+        fail(
+            .idTokenVerification,
+            SignInError(
+                .idTokenInvalid, "the id_token failed verification: \(error.message)", joseCode: error.code,
+                claim: error.claim),
+            now: now)
     }
 }

@@ -77,19 +77,10 @@ public struct CookiePolicy: Sendable, Hashable {
         flowCookieNaming.clearedCookie(name: name)
     }
 
-    /// `name=value; Path=/; Max-Age=…; HttpOnly; SameSite=Lax`, then `; Secure` when cookies are secure, written
-    /// into one string of the right size (a flow cookie's value is a few hundred bytes).
+    /// `name=value; Path=/; Max-Age=…; HttpOnly; SameSite=Lax`, then `; Secure` when cookies are secure: the
+    /// session cookie carries the flow cookies' attributes, so both are written by the kit's one writer.
     private func attributes(name: String, value: String, maxAge: Int) -> String {
-        let age = String(maxAge)
-        var text = ""
-        text.reserveCapacity(name.utf8.count + value.utf8.count + age.utf8.count + 56)
-        text += name
-        text += "="
-        text += value
-        text += "; Path=/; Max-Age="
-        text += age
-        text += secure ? "; HttpOnly; SameSite=Lax; Secure" : "; HttpOnly; SameSite=Lax"
-        return text
+        flowCookieNaming.setCookie(name: name, value: value, maxAge: maxAge)
     }
 
     static func host(ofOrigin origin: String) -> Substring {

@@ -65,9 +65,9 @@ struct ConnectionLimitTests {
     }
 
     @Test func closesConnectionsBeyondTheCapOfOneClientAddressAtOnce() async throws {
-        // A request deadline far beyond any stall of this test's task in a busy parallel run: a held connection
-        // closed by its deadline would let the fifth in.
-        let (server, port) = try Self.server(.init(requestTimeout: 600, maxConnectionsPerClient: 4))
+        // A request deadline and an idle timeout far beyond any stall of this test's task in a busy parallel run:
+        // a held connection closed by either would let the fifth in.
+        let (server, port) = try Self.server(.init(requestTimeout: 600, idleTimeout: 600, maxConnectionsPerClient: 4))
         defer { Task { await server.stop() } }
         let held = (0..<4).compactMap { _ in RawClient(from: "127.0.0.2", port: port) }
         #expect(held.count == 4)
