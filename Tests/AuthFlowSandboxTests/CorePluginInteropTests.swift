@@ -21,8 +21,11 @@ struct CorePluginInteropTests {
             "authflow-sandbox-interop-\(UUID().uuidString)"
         ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The sandbox's clock stands still: X's codes live 30 s, and a parallel test run on a busy machine can
+        // stall a task between the authorization and the code's redemption for longer than that.
         let sandbox = SandboxIdentityProvider(
-            configuration: SandboxConfiguration(signingKeys: try SandboxHarness.sharedKeys.get()))
+            configuration: SandboxConfiguration(
+                clock: ManualClock(Date()), signingKeys: try SandboxHarness.sharedKeys.get()))
         try sandbox.start()
         defer { Task { [sandbox] in await sandbox.stop() } }
         let clients = try sandbox.registerDemoClients(credentialsDirectory: directory)
