@@ -5,7 +5,7 @@
 # build. Raises the open-file limit for the servers and the client. Prints a table, then one JSON object on
 # the last line.
 #
-# usage: Benchmarks/memory.sh [--connections N] [--sessions N] [--workers N]
+# usage: Benchmarks/memory.sh [--connections N] [--sessions N] [--peer-sessions N] [--workers N]
 source "$(dirname "$0")/lib.sh"
 ensure_bench_tools
 ensure_apt_packages apache2 libapache2-mod-auth-openidc

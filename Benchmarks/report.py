@@ -258,8 +258,12 @@ def memory_section(memory: dict | None) -> list[str]:
     lines = ["## Memory (`Benchmarks/memory.sh`)", ""]
     if not memory:
         return lines + ["Not measured yet: run `Benchmarks/memory.sh` on a quiet machine.", ""]
+    peer = memory.get("peer_sessions", memory["sessions"])
+    peer_note = "" if peer == memory["sessions"] else (
+        f"; {peer:,} for mod_auth_openidc, whose shm cache finds an entry by scanning its slots, so its sign-ins "
+        "slow down as sessions grow (`--peer-sessions`)")
     lines += [f"Resident set (MB) at rest, with {memory['sessions']:,} live sessions (AuthFlow's memory store; "
-              "mod_auth_openidc's shm cache, sized for them), then with those sessions and "
+              f"mod_auth_openidc's shm cache, sized for them{peer_note}), then with those sessions and "
               f"{memory['connections']:,} idle keep-alive connections. Apache's parent and child are summed; PSS "
               "counts the pages they share once.", "",
               "| server | at rest | with sessions | bytes per session | PSS with sessions | with sessions and idle "
