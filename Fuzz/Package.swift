@@ -28,7 +28,7 @@ let package = Package(
         harness("FuzzJWT", ["AuthFlowJOSE"]),
         harness("FuzzJSON", ["AuthFlowJOSE"]),
         harness("FuzzJWKS", ["AuthFlowJOSE"]),
-        harness("FuzzConfiguration", ["AuthFlow", "AuthFlowProviders"]),
+        harness("FuzzConfiguration", ["AuthFlow", "AuthFlowProviders", "AuthFlowDeployment"]),
         harness("FuzzCallback", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE"]),
         harness("FuzzCookie", ["AuthFlowHTTP", "AuthFlowServer"]),
         harness("FuzzAppleUser", ["AuthFlow", "AuthFlowProviders"]),

@@ -29,10 +29,8 @@ let providers: [(ResolvedProvider, OAuthFlow.AuthorizationRedirect)] = {
         do {
             let provider = try ProviderRegistry.standard.resolve(settings, publicURL: "https://app.example")
             var starter = OAuthFlow(provider: provider)
-            guard
-                case .redirect(let redirect) = starter.start(
-                    returnTo: "/", intent: .login, browserBinding: binding, secrets: secrets, now: now)
-            else { fatalError("the fuzz flow does not start") }
+            let redirect = try starter.start(
+                returnTo: "/", intent: .login, browserBinding: binding, secrets: secrets, now: now)
             return (provider, redirect)
         } catch {
             fatalError("the fuzz provider does not resolve: \(error)")

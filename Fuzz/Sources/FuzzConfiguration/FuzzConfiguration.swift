@@ -1,10 +1,11 @@
 import AuthFlow
+import AuthFlowDeployment
 import AuthFlowProviders
 import Foundation
 import FuzzSupport
 
-/// `providers.yaml` loading and resolution against the built-in plugins: any text yields a configuration or
-/// positioned issues, never a crash. Files named by `*_file` keys come from a tiny in-memory file system;
+/// `providers.yaml` loading (every section, as `authflow serve` composes them) and resolution against the
+/// built-in plugins: any text yields a configuration or positioned issues, never a crash. Files named by `*_file` keys come from a tiny in-memory file system;
 /// `${VAR}` reads a fixed environment.
 let loader = ConfigurationLoader(environment: ["AUTHFLOW_SECRET": String(repeating: "s", count: 40), "EMPTY": ""]) {
     path in
