@@ -17,7 +17,6 @@ struct AccountRoutes: ServerRoute {
     func disconnect(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
         -> HTTPServerResponse
     {
-        try checkOrigin(request)
         _ = try provider(name)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let session = try await requireSession(request)
@@ -60,7 +59,6 @@ struct AccountRoutes: ServerRoute {
     /// `POST /auth/account/delete`: deletes the signed-in user as ``SignInServer/deleteUser(_:)`` does; 204 (or 302 to a
     /// valid `return_to`).
     func deleteAccount(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        try checkOrigin(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let session = try await requireSession(request)
         _ = try await deleteUser(session.record.userID)

@@ -17,7 +17,6 @@ struct LogoutRoutes: ServerRoute {
     ///
     /// With `Authorization: Bearer` it ends that bearer session (of its own kind only) and sets no cookie.
     func logout(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        try checkOrigin(request)
         let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
         let atProvider = try Self.flagParameter(request, "provider_logout")
         let everywhere = try Self.flagParameter(request, "everywhere")

@@ -55,6 +55,9 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let storeUnavailable = Code(rawValue: "store_unavailable")
         /// 405: the path exists, but not for this method.
         public static let methodNotAllowed = Code(rawValue: "method_not_allowed")
+        /// 415: the route reads another body type (JSON routes take `application/json` only; form routes a form
+        /// or no body).
+        public static let unsupportedMediaType = Code(rawValue: "unsupported_media_type")
     }
 
     /// The stable code.

@@ -47,13 +47,6 @@ extension ServerRoute {
         guard context.providers.index(forKey: name) != nil else { throw SignInServer.unknownProvider }
     }
 
-    /// The same-origin check of state-changing routes, for cookie requests only: a request carrying a bearer
-    /// token sends no ambient credential (a cross-site page cannot set `Authorization` without a preflight).
-    func checkOrigin(_ request: HTTPServerRequest) throws(ServerError) {
-        guard SessionService.bearerToken(request) == nil else { return }
-        try context.originCheck.check(request)
-    }
-
     /// Runs a store operation, mapping `identity_already_linked` to `account_exists` (403) and every other
     /// store failure to `store_unavailable` (503).
     func storing<T: Sendable>(

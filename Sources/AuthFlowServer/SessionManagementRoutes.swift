@@ -33,7 +33,6 @@ struct SessionManagementRoutes: ServerRoute {
     /// - Throws: ``ServerError`` `not_signed_in` (401), `invalid_request` (400) for another body,
     ///   `session_not_found` (404) for an id that names no live session of this user (another user's too).
     func revokeSession(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        try checkOrigin(request)
         let wanted = try Self.revokedSessionID(request)
         let session = try await requireSession(request)
         let target = try await sessions.revoke(publicID: wanted, of: session.record.userID)

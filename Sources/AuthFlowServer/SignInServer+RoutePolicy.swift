@@ -18,42 +18,40 @@ extension SignInServer {
         let segments = routePrefix.routed(Self.segments(of: path))
         let method = method == "HEAD" ? "GET" : method
         guard method != "GET" else { return Self.noBody }
-        let count = segments.count
-        guard count >= 2, segments[0] == "auth" else { return Self.unrouted }
-        if count == 2, segments[1] == "logout" { return Self.form }
-        if count == 3, segments[1] == "account", segments[2] == "delete" { return Self.form }
-        if count == 3, segments[1] == "sessions", segments[2] == "revoke" { return Self.form }
-        if count == 3, segments[1] == "session", segments[2] == "refresh" { return Self.form }
-        if count == 4, segments[2] == "native", segments[3] == "nonce" { return Self.form }
-        guard count >= 3 else { return Self.unrouted }
-        let name = segments[1]
-        switch count == 3 ? segments[2] : "" {
-        case "disconnect":
-            return Self.form
-        case "callback":
+        guard let route = RouteTable.match(segments) else { return Self.unrouted }
+        if route == .providerEvent { return eventPolicy(method: method, segments: segments) }
+        guard RouteTable.rule(for: route).methods.contains(method) else { return Self.unrouted }
+        switch route {
+        case .callback:
             return HTTPRoutePolicy(maxBodyBytes: FormPostBounce.maximumBytes, startsOnPollingThread: false)
-        case "native":
+        case .native:
             return HTTPRoutePolicy(maxBodyBytes: NativeRoutes.maximumNativeBodyBytes, startsOnPollingThread: false)
-        case "login", "register", "link":
-            return Self.unrouted
-        default:
-            guard let provider = providers[name] else { return Self.unrouted }
-            let rest = Array(segments.dropFirst(2))
-            for endpoint in provider.plugin.eventEndpoints(for: provider) where endpoint.method == method {
-                guard endpoint.match(rest) != nil else { continue }
-                let limit = min(endpoint.maximumBodyBytes, options.maximumNotificationBytes)
-                var policy = HTTPRoutePolicy(maxBodyBytes: limit, startsOnPollingThread: false)
-                // The endpoint's own code, as the plugin documents it, for a body over its limit.
-                let refusal = ServerError(
-                    .init(rawValue: endpoint.errorCode), "expected a body of at most \(limit) bytes, found more",
-                    status: 400)
-                var response = ResponseFactory.error(refusal, accept: nil)
-                ResponseFactory.secure(&response)
-                policy.tooLargeResponse = response
-                return policy
-            }
+        case .logout, .accountDelete, .sessionsRevoke, .sessionRefresh, .nativeNonce, .disconnect:
+            return Self.form
+        case .health, .session, .check, .sessions, .loggedOut, .login, .register, .link, .providerEvent:
             return Self.unrouted
         }
+    }
+
+    /// The policy of a provider event endpoint: the limit it declares (capped by
+    /// ``Options/maximumNotificationBytes``), answered with the endpoint's own error code when a body is over it.
+    private func eventPolicy(method: String, segments: [String]) -> HTTPRoutePolicy {
+        guard let provider = providers[segments[1]] else { return Self.unrouted }
+        let rest = Array(segments.dropFirst(2))
+        for endpoint in provider.plugin.eventEndpoints(for: provider) where endpoint.method == method {
+            guard endpoint.match(rest) != nil else { continue }
+            let limit = min(endpoint.maximumBodyBytes, options.maximumNotificationBytes)
+            var policy = HTTPRoutePolicy(maxBodyBytes: limit, startsOnPollingThread: false)
+            // The endpoint's own code, as the plugin documents it, for a body over its limit.
+            let refusal = ServerError(
+                .init(rawValue: endpoint.errorCode), "expected a body of at most \(limit) bytes, found more",
+                status: 400)
+            var response = ResponseFactory.error(refusal, accept: nil)
+            ResponseFactory.secure(&response)
+            policy.tooLargeResponse = response
+            return policy
+        }
+        return Self.unrouted
     }
 
     /// The largest body any route of this server accepts: `HTTPServer.Configuration.maxBodyBytes` for it.

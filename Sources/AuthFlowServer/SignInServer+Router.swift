@@ -1,123 +1,110 @@
 import AuthFlow
 import AuthFlowHTTP
 
-/// The router: each route of DESIGN §3 to its handler (``SessionRoutes``, ``LogoutRoutes``,
-/// ``SessionManagementRoutes``, ``NativeRoutes``, ``AccountRoutes``, ``ProviderEventRoutes``, ``HealthRoute``,
-/// ``LoginRoutes``, ``CallbackRoutes``), all over the one ``ServerContext``. A route that may change
-/// sessions runs inside ``SessionService/changing(_:)``. Matched on the segment count and strings: array
-/// patterns would build an array per case tried.
+/// The router: a path to its ``RouteName`` (``RouteTable/match(_:)``), the route's ``RouteRule`` enforced
+/// (``admit(_:route:method:)``: method, cross-site defence, body type), then its handler (``SessionRoutes``,
+/// ``LogoutRoutes``, ``SessionManagementRoutes``, ``NativeRoutes``, ``AccountRoutes``, ``ProviderEventRoutes``,
+/// ``HealthRoute``, ``LoginRoutes``, ``CallbackRoutes``), all over the one ``ServerContext``. A route that may
+/// change sessions runs inside ``SessionService/changing(_:)``.
 extension SignInServer {
     func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError) -> HTTPServerResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
-        let count = segments.count
-        let first = count > 0 ? segments[0] : ""
-        if count == 1, first == "healthz" {
-            try Self.only(method, "GET", found: request.method)
-            return await HealthRoute(context: context).health()
-        }
-        if count >= 2, first == "auth" {
-            if let response = try await serverRoute(request, segments: segments, method: method) { return response }
-            // The server's own routes come first: a provider's routes never shadow them.
-            if count >= 3, let response = try await providerRoute(request, segments: segments, method: method) {
-                return response
-            }
-        }
-        throw ServerError(.notFound, "expected a sign-in server route, found none at this path", status: 404)
-    }
-
-    /// The routes under `{prefix}/` that name no provider; `nil` for any other path.
-    private func serverRoute(_ request: HTTPServerRequest, segments: [String], method: String)
-        async throws(ServerError) -> HTTPServerResponse?
-    {
-        let sessions = context.sessions
-        switch (segments.count, segments[1], segments.count == 3 ? segments[2] : "") {
-        case (2, "session", _):
-            try Self.only(method, "GET", found: request.method)
-            return try await SessionRoutes(context: context).sessionInfo(request)
-        case (2, "check", _):
-            try Self.only(method, "GET", found: request.method)
-            return try await SessionRoutes(context: context).check(request)
-        case (2, "logout", _):
-            try Self.only(method, "POST", found: request.method)
-            return try await sessions.changing { () async throws(ServerError) in
-                try await LogoutRoutes(context: context).logout(request)
-            }
-        case (2, "logged-out", _):
-            try Self.only(method, "GET", found: request.method)
-            return try LogoutRoutes(context: context).loggedOut(request)
-        case (2, "sessions", _):
-            try Self.only(method, "GET", found: request.method)
-            return try await SessionManagementRoutes(context: context).listSessions(request)
-        case (3, "session", "refresh"):
-            try Self.only(method, "POST", found: request.method)
-            return try await sessions.changing { () async throws(ServerError) in
-                try await NativeRoutes(context: context).refresh(request)
-            }
-        case (3, "sessions", "revoke"):
-            try Self.only(method, "POST", found: request.method)
-            return try await sessions.changing { () async throws(ServerError) in
-                try await SessionManagementRoutes(context: context).revokeSession(request)
-            }
-        case (3, "account", "delete"):
-            try Self.only(method, "POST", found: request.method)
-            return try await sessions.changing { () async throws(ServerError) in
-                try await AccountRoutes(context: context).deleteAccount(request)
-            }
-        default:
-            return nil
-        }
-    }
-
-    /// The routes under `{prefix}/{provider}/`; `nil` when none matches (a plugin's event endpoint included).
-    private func providerRoute(_ request: HTTPServerRequest, segments: [String], method: String)
-        async throws(ServerError) -> HTTPServerResponse?
-    {
-        let sessions = context.sessions
-        let name = segments[1]
-        let count = segments.count
-        switch count == 3 ? segments[2] : "" {
-        case "login", "register", "link":
-            try Self.only(method, "GET", found: request.method)
+        guard let route = RouteTable.match(segments) else { throw Self.noRoute }
+        if route == .providerEvent { return try await providerEvent(request, segments: segments, method: method) }
+        try admit(request, route: route, method: method)
+        switch route {
+        case .health: return await HealthRoute(context: context).health()
+        case .session: return try await SessionRoutes(context: context).sessionInfo(request)
+        case .check: return try await SessionRoutes(context: context).check(request)
+        case .sessions: return try await SessionManagementRoutes(context: context).listSessions(request)
+        case .loggedOut: return try LogoutRoutes(context: context).loggedOut(request)
+        case .login, .register, .link:
             let intent = SignInIntent(rawValue: segments[2]) ?? .login
-            return try await LoginRoutes(context: context).beginSignIn(request, provider: name, intent: intent)
-        case "callback":
-            try Self.only(method, "GET", or: "POST", found: request.method)
-            return try await sessions.changing { () async throws(ServerError) in
-                try await CallbackRoutes(context: context).callback(request, provider: name)
-            }
-        case "disconnect":
-            try Self.only(method, "POST", found: request.method)
-            return try await sessions.changing { () async throws(ServerError) in
-                try await AccountRoutes(context: context).disconnect(request, provider: name)
-            }
-        case "native":
-            try Self.only(method, "POST", found: request.method)
-            return try await sessions.changing { () async throws(ServerError) in
-                try await NativeRoutes(context: context).nativeSignIn(request, provider: name)
-            }
-        case "" where count == 4 && segments[2] == "native" && segments[3] == "nonce":
-            try Self.only(method, "POST", found: request.method)
-            return try await NativeRoutes(context: context).nonce(request, provider: name)
-        default:
-            let events = ProviderEventRoutes(context: context)
-            guard
-                let (provider, endpoint, parameters) = try events.eventEndpoint(
-                    provider: name, segments: Array(segments.dropFirst(2)), method: method)
-            else { return nil }
-            return try await sessions.changing { () async throws(ServerError) in
-                try await events.providerEvent(request, provider: provider, endpoint: endpoint, parameters: parameters)
+            return try await LoginRoutes(context: context).beginSignIn(request, provider: segments[1], intent: intent)
+        case .nativeNonce: return try await NativeRoutes(context: context).nonce(request, provider: segments[1])
+        case .providerEvent: throw Self.noRoute
+        case .logout, .sessionRefresh, .sessionsRevoke, .accountDelete, .callback, .disconnect, .native:
+            return try await context.sessions.changing { () async throws(ServerError) in
+                try await changingRoute(route, request, segments: segments)
             }
         }
     }
 
-    /// Refuses a `method` (HEAD already read as GET) other than `allowed` or `other`: 405 `method_not_allowed`.
-    /// One or two methods, not a variadic list: no array is built for the check on every request.
-    private static func only(_ method: String, _ allowed: String, or other: String? = nil, found: String)
-        throws(ServerError)
+    /// The routes that may change sessions, run inside ``SessionService/changing(_:)``.
+    private func changingRoute(_ route: RouteName, _ request: HTTPServerRequest, segments: [String])
+        async throws(ServerError) -> HTTPServerResponse
     {
-        guard method == allowed || (other != nil && method == other) else {
-            let expected = other.map { "\(allowed) or \($0)" } ?? allowed
-            throw ServerError(.methodNotAllowed, "expected \(expected), found \(found.prefix(16))", status: 405)
+        let provider = segments.count >= 3 ? segments[1] : ""
+        switch route {
+        case .logout: return try await LogoutRoutes(context: context).logout(request)
+        case .sessionRefresh: return try await NativeRoutes(context: context).refresh(request)
+        case .sessionsRevoke: return try await SessionManagementRoutes(context: context).revokeSession(request)
+        case .accountDelete: return try await AccountRoutes(context: context).deleteAccount(request)
+        case .callback: return try await CallbackRoutes(context: context).callback(request, provider: provider)
+        case .disconnect: return try await AccountRoutes(context: context).disconnect(request, provider: provider)
+        case .native: return try await NativeRoutes(context: context).nativeSignIn(request, provider: provider)
+        default: throw Self.noRoute
         }
     }
+
+    /// A provider plugin's event endpoint at `segments`; 404 when the provider declares none there.
+    private func providerEvent(_ request: HTTPServerRequest, segments: [String], method: String)
+        async throws(ServerError) -> HTTPServerResponse
+    {
+        let events = ProviderEventRoutes(context: context)
+        guard
+            let (provider, endpoint, parameters) = try events.eventEndpoint(
+                provider: segments[1], segments: Array(segments.dropFirst(2)), method: method)
+        else { throw Self.noRoute }
+        return try await context.sessions.changing { () async throws(ServerError) in
+            try await events.providerEvent(request, provider: provider, endpoint: endpoint, parameters: parameters)
+        }
+    }
+
+    /// Enforces the table's rule of `route` before its handler runs: the method (405), the cross-site defence
+    /// (403 `cross_origin_request` for a request without a bearer token from another origin; 401
+    /// `not_bearer_session` for a bearer-only route without one), then the body's media type (415
+    /// `unsupported_media_type`).
+    func admit(_ request: HTTPServerRequest, route: RouteName, method: String) throws(ServerError) {
+        let rule = RouteTable.rule(for: route)
+        guard rule.methods.contains(method) else {
+            throw ServerError(
+                .methodNotAllowed,
+                "expected \(rule.methods.joined(separator: " or ")), found \(request.method.prefix(16))",
+                status: 405)
+        }
+        let bearer = SessionService.bearerToken(request) != nil
+        switch rule.crossSite {
+        case .sameOrigin where !bearer:
+            try context.originCheck.check(request)
+        case .bearerOnly where !bearer:
+            throw ServerError(
+                .notBearerSession, "expected an Authorization bearer session token, found none", status: 401)
+        default:
+            break
+        }
+        switch rule.body {
+        case .json:
+            guard let type = request.mediaType, type == "application/json" || type.hasSuffix("+json") else {
+                throw Self.unsupportedMediaType(expected: "application/json", found: request.mediaType)
+            }
+        case .form where !request.body.isEmpty:
+            guard request.mediaType == "application/x-www-form-urlencoded" else {
+                throw Self.unsupportedMediaType(
+                    expected: "application/x-www-form-urlencoded or no body", found: request.mediaType)
+            }
+        default:
+            break
+        }
+    }
+
+    static func unsupportedMediaType(expected: String, found: String?) -> ServerError {
+        ServerError(
+            .unsupportedMediaType,
+            "expected a body of type \(expected), found " + (found.map { String($0.prefix(64)) } ?? "no content type"),
+            status: 415)
+    }
+
+    static let noRoute = ServerError(
+        .notFound, "expected a sign-in server route, found none at this path", status: 404)
 }

@@ -207,8 +207,9 @@ struct SessionManagementTests {
             #expect(errorCode(crossSite) == "cross_origin_request")
             let form = try await alice.post(
                 app.routesURL + "/sessions/revoke", form: [("id", id)], from: app.appURL)
-            #expect(form.status == 400)
-            #expect(errorCode(form) == "invalid_request")
+            // A JSON route reads application/json only (the route table): a form is 415.
+            #expect(form.status == 415)
+            #expect(errorCode(form) == "unsupported_media_type")
             for body in ["[]", "{}", "{\"id\": 1}", "{\"id\": \"\"}", "not json"] {
                 let refused = try await alice.post(
                     app.routesURL + "/sessions/revoke", rawBody: Array(body.utf8), from: app.appURL,
