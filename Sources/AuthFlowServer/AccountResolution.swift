@@ -5,19 +5,26 @@ extension ServerRoute {
     /// Finds, creates or links the user of a completed sign-in with `AccountResolver` under `AccountRules`,
     /// updates the stored profile with the verified values and stores the sign-in's `tokens`,
     /// in the same transaction as the account write (one commit per sign-in where the store supports it). A
-    /// `link` links to the user of the request's session.
+    /// `link` links to the user of the request's session, presented as `cookieAuthority` says for a cookie (a
+    /// web link's flow cookie, or a native link's same-origin check) or by a bearer token.
     ///
     /// - Throws: ``ServerError``: the refusal's code and status, or `store_unavailable` (503).
     func resolveAccount(
-        for result: SignInResult, request: HTTPServerRequest, pendingName: String?, tokens: StoredTokens
+        for result: SignInResult, request: HTTPServerRequest, pendingName: String?, tokens: StoredTokens,
+        cookieAuthority: LinkAuthority = .flowBoundCookie
     ) async throws(ServerError) -> LinkedIdentity {
-        let signedInUser = result.intent == .link ? try await currentSession(request)?.record.userID : nil
+        var signedInUser: UserID?
+        var authority = cookieAuthority
+        if result.intent == .link, let session = try await currentSession(request) {
+            signedInUser = session.record.userID
+            if session.record.kind == .bearer { authority = .bearer }
+        }
         let resolver = AccountResolver(accounts: stores.accounts, rules: accountRules, random: random)
         let outcome: AccountResolver.Outcome
         do throws(AccountResolutionError) {
             outcome = try await resolver.resolve(
-                result, signedInUser: signedInUser, name: pendingName ?? result.unverifiedProfile?.displayName,
-                tokens: tokens)
+                result, signedInUser: signedInUser, linkAuthority: authority,
+                name: pendingName ?? result.unverifiedProfile?.displayName, tokens: tokens)
         } catch {
             switch error {
             case .refused(let refusal):

@@ -38,7 +38,9 @@ extension NativeRoutes {
         let identity: LinkedIdentity
         do throws(ServerError) {
             identity = try await resolveAccount(
-                for: result, request: request, pendingName: firstLoginName?.displayName, tokens: tokens)
+                for: result, request: request, pendingName: firstLoginName?.displayName, tokens: tokens,
+                // The router let a cookie through here only from the server's own origin (`RouteTable`).
+                cookieAuthority: .sameOriginCookie)
         } catch {
             logger.log(
                 .warning, "native sign-in refused",

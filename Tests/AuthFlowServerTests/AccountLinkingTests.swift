@@ -44,16 +44,17 @@ struct AccountLinkingTests {
 
     @Test func onlyListedProvidersLinkByEmail() async throws {
         var settings = TestDeployment.Settings()
-        settings.linkByVerifiedEmail = .providers(["google"])
+        settings.linkByVerifiedEmail = .providers(["google", "apple"])
         try await TestDeployment.with(settings) { app in
             let apple = TestBrowser()
             try await app.signIn(apple, provider: "apple", as: People.alice)  // verified alice@example.com
             let appleUser = try #require(try await app.session(apple).json?["user_id"]?.stringValue)
-            // Google is listed: its verified address links to Apple's user.
+            // Both listed: Google's verified address links to Apple's user.
             let google = TestBrowser()
             try await app.signIn(google, provider: "google", as: People.alice)
             #expect(try await app.session(google).json?["user_id"]?.stringValue == appleUser)
         }
+        settings.linkByVerifiedEmail = .providers(["google"])
         try await TestDeployment.with(settings) { app in
             let google = TestBrowser()
             try await app.signIn(google, provider: "google", as: People.alice)
@@ -62,6 +63,27 @@ struct AccountLinkingTests {
             let apple = TestBrowser()
             try await app.signIn(apple, provider: "apple", as: People.alice)
             #expect(try await app.session(apple).json?["user_id"]?.stringValue != googleUser)
+        }
+    }
+
+    /// With a list, both sides of a link come from listed providers: a user made through an unlisted provider
+    /// (which an attacker can sign up through, claiming the victim's address) never receives the sign-in of a
+    /// listed one.
+    @Test func aUserMadeThroughAnUnlistedProviderIsNoLinkTarget() async throws {
+        var settings = TestDeployment.Settings()
+        settings.linkByVerifiedEmail = .providers(["google"])
+        try await TestDeployment.with(settings) { app in
+            let attacker = TestBrowser()
+            try await app.signIn(attacker, provider: "apple", as: People.alice)  // claims alice@example.com
+            let attackerUser = try #require(try await app.session(attacker).json?["user_id"]?.stringValue)
+            let victim = TestBrowser()
+            try await app.signIn(victim, provider: "google", as: People.alice)
+            let victimUser = try #require(try await app.session(victim).json?["user_id"]?.stringValue)
+            #expect(victimUser != attackerUser)
+            // The attacker's session still sees only the attacker's own user.
+            #expect(try await app.session(attacker).json?["provider"]?.stringValue == "apple")
+            let google = try await app.stores.accounts.identity(IdentityKey(provider: "google", subject: "alice-1"))
+            #expect(google?.userID.rawValue == victimUser)
         }
     }
 

@@ -18,6 +18,9 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
         public static let identityDisabled = Code(rawValue: "identity_disabled")
         /// A `link` sign-in completed without a signed-in user to link to.
         public static let notSignedIn = Code(rawValue: "not_signed_in")
+        /// A `link` whose signed-in user was established by a credential that cannot authorise it (a session
+        /// cookie that nothing else shows to be the user's own request).
+        public static let linkNotAuthorised = Code(rawValue: "link_not_authorised")
     }
 
     /// The stable code.
@@ -60,5 +63,14 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
     public static func notSignedIn(provider: String?) -> AccountRefusal {
         AccountRefusal(
             .notSignedIn, "expected a signed-in session to link to, found none", statusHint: 401, provider: provider)
+    }
+
+    /// `link_not_authorised` (403): the session that a link would join was presented by a credential that
+    /// cannot authorise a link (``LinkAuthority/ambientCookie``).
+    public static func linkNotAuthorised(provider: String?) -> AccountRefusal {
+        AccountRefusal(
+            .linkNotAuthorised,
+            "expected a link authorised by a bearer token, the sign-in's flow cookie or a same-origin request, "
+                + "found a session cookie alone", statusHint: 403, provider: provider)
     }
 }

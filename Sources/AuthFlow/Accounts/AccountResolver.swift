@@ -34,18 +34,21 @@ public struct AccountResolver: Sendable {
     /// - Parameters:
     ///   - result: the completed sign-in.
     ///   - signedInUser: the user signed in where the sign-in began; a `link` needs one.
+    ///   - linkAuthority: what presented `signedInUser` (a web link's flow cookie by default).
     ///   - name: the display name to store (e.g. Apple's first-login name), or `nil` for the identity's own.
     ///   - tokens: the tokens to store for the identity.
     /// - Throws: ``AccountResolutionError``; a store's `identity_already_linked` is refused as `account_exists`.
     public func resolve(
-        _ result: SignInResult, signedInUser: UserID?, name: String?, tokens: StoredTokens
+        _ result: SignInResult, signedInUser: UserID?, linkAuthority: LinkAuthority = .flowBoundCookie,
+        name: String?, tokens: StoredTokens
     ) async throws(AccountResolutionError) -> Outcome {
         let verified = result.identity
         let key = IdentityKey(provider: result.provider, subject: verified.subject)
         let name = name ?? verified.name
         var situation = AccountSituation(
             intent: result.intent, provider: result.provider, storedIdentity: nil,
-            signedInUser: signedInUser, email: verified.email, emailLinkable: verified.emailLinkable)
+            signedInUser: signedInUser, linkAuthority: linkAuthority, email: verified.email,
+            emailLinkable: verified.emailLinkable)
         // At most two decisions: the second only after a create lost its race.
         while true {
             let accounts = accounts

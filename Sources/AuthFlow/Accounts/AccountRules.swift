@@ -3,12 +3,14 @@
 ///
 /// - `login`: an existing identity signs in (refused when disabled); a new one links to the single user
 ///   holding exactly the same verified email through an identity whose provider vouches for it, when
-///   ``linkByVerifiedEmail`` allows the signing-in provider and its plugin vouches for the address; else a
-///   user is created unless ``signup`` is off (`signup_disabled`).
+///   ``linkByVerifiedEmail`` allows the signing-in provider **and** the provider of that stored identity, and
+///   both plugins vouch for the address (no private relay address on either side); else a user is created
+///   unless ``signup`` is off (`signup_disabled`).
 /// - `register`: refuses an identity that already has a user (`account_exists`); else creates a user unless
 ///   ``signup`` is off.
-/// - `link`: attaches the identity to the signed-in user (`not_signed_in` without one, `account_exists` when
-///   another user has it); an identity already the signed-in user's signs in.
+/// - `link`: attaches the identity to the signed-in user (`not_signed_in` without one, `link_not_authorised`
+///   when a session cookie alone presented it (``LinkAuthority``), `account_exists` when another user has it);
+///   an identity already the signed-in user's signs in.
 ///
 /// A `create` that lost a race to another sign-in of the same identity is decided again with
 /// ``AccountSituation/lostCreateRace``: the winner's user signs in, or `account_exists` when it cannot be read.
@@ -58,6 +60,9 @@ public struct AccountRules: Sendable, Hashable {
             return signup ? .create : .refuse(.signupDisabled)
         case .link:
             guard let user = situation.signedInUser else { return .refuse(.notSignedIn(provider: situation.provider)) }
+            guard situation.linkAuthority.authorisesLink else {
+                return .refuse(.linkNotAuthorised(provider: situation.provider))
+            }
             if let stored = situation.storedIdentity {
                 guard stored.userID == user else { return .refuse(.accountExists(provider: situation.provider)) }
                 return stored.isDisabled ? .refuse(.identityDisabled) : .update
@@ -67,11 +72,13 @@ public struct AccountRules: Sendable, Hashable {
     }
 
     /// Whether `user` holds exactly `email` through an enabled identity whose verified address may be linked
-    /// to: the same trust as the linking side (no private relay address, a vouching provider).
+    /// to: the same trust as the linking side (no private relay address, a vouching provider, and a provider
+    /// ``linkByVerifiedEmail`` allows: with a list, both sides of a link come from listed providers).
     func holds(_ user: UserAccount, _ email: String) -> Bool {
         user.identities.contains { identity in
             identity.emailVerified && !identity.isDisabled && !identity.isPrivateEmail
                 && vouchingProviders.contains(identity.provider)
+                && linkByVerifiedEmail.allows(provider: identity.provider)
                 && identity.email.map { EmailLinkPolicy.matches($0, email) } ?? false
         }
     }

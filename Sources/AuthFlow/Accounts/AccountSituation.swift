@@ -10,6 +10,8 @@ public struct AccountSituation: Sendable, Hashable {
     public var storedIdentity: LinkedIdentity?
     /// The user signed in in this browser or app; only a `link` reads it.
     public var signedInUser: UserID?
+    /// What established ``signedInUser``; only a `link` reads it.
+    public var linkAuthority: LinkAuthority
     /// The sign-in's email, if any.
     public var email: String?
     /// Whether the provider's plugin vouches for ``email`` as linkable (``VerifiedIdentity/emailLinkable``):
@@ -25,13 +27,14 @@ public struct AccountSituation: Sendable, Hashable {
     /// Creates a situation.
     public init(
         intent: SignInIntent, provider: String, storedIdentity: LinkedIdentity?, signedInUser: UserID? = nil,
-        email: String? = nil, emailLinkable: Bool = false, usersWithEmail: [UserAccount] = [],
-        lostCreateRace: Bool = false
+        linkAuthority: LinkAuthority = .flowBoundCookie, email: String? = nil, emailLinkable: Bool = false,
+        usersWithEmail: [UserAccount] = [], lostCreateRace: Bool = false
     ) {
         self.intent = intent
         self.provider = provider
         self.storedIdentity = storedIdentity
         self.signedInUser = signedInUser
+        self.linkAuthority = linkAuthority
         self.email = email
         self.emailLinkable = emailLinkable
         self.usersWithEmail = usersWithEmail
