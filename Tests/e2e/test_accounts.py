@@ -3,9 +3,13 @@ sandbox sees, and the refusal of cross-origin POSTs to the state-changing endpoi
 
 from __future__ import annotations
 
+import hashlib
+import json
+import secrets
+
 import pytest
 
-from authflow_harness import Identity, expect_error, expect_redirect
+from authflow_harness import HTTP_TIMEOUT, PROVIDER_BLOCKS, Identity, direct, expect_error, expect_redirect
 
 
 def check_revocation_shape(entry: dict) -> None:
@@ -176,3 +180,61 @@ def test_cross_origin_post_is_refused(app, path, variant):
     assert after.status_code == 200 and after.json()["user_id"] == session["user_id"]
     assert app.browser().signed_in("google", google)["user_id"] == session["user_id"]
     assert app.new_revocations(before) == []
+
+
+APPLE_WITH_NATIVE_APP = PROVIDER_BLOCKS["apple"] + "    native_clients: [com.example.ios]\n"
+
+
+def native_link_body(server, subject: str) -> str:
+    """A native `link` body for Apple carrying a fresh sandbox token of `subject`, as JSON text."""
+    issued = direct.post(server.app_url + "/auth/apple/native/nonce", timeout=HTTP_TIMEOUT)
+    assert issued.status_code == 200, issued.text
+    nonce = issued.json()["nonce"]
+    minted = direct.post(server.sandbox_url + "/_sandbox/apple/native", json={
+        "identity": {"subject": subject, "email": f"{subject}@example.net"},
+        "audience": "com.example.ios", "nonce": hashlib.sha256(nonce.encode()).hexdigest()}, timeout=HTTP_TIMEOUT)
+    assert minted.status_code == 200, minted.text
+    return json.dumps({"id_token": minted.json()["id_token"], "nonce": nonce, "intent": "link"})
+
+
+@pytest.mark.parametrize("content_type,origin,site,expected", [
+    ("text/plain", "http://evil.example", "cross-site", (403, "cross_origin_request")),
+    ("application/x-www-form-urlencoded", "http://evil.example", "cross-site", (403, "cross_origin_request")),
+    ("text/plain", "SIBLING", "same-site", (403, "cross_origin_request")),
+    ("application/json", "SIBLING", "same-site", (403, "cross_origin_request")),
+    ("text/plain", None, None, (415, "unsupported_media_type")),
+])
+def test_another_site_cannot_link_an_attackers_native_identity(servers, content_type, origin, site, expected):
+    """The review's High finding, against the built binary: a page on another site (or a sibling subdomain) makes
+    the victim's signed-in browser post the attacker's own Apple native token with `intent: link`."""
+    server = servers.launch(providers=("google",), extra_providers=APPLE_WITH_NATIVE_APP, store_kind="memory")
+    victim = server.browser("victim")
+    session = victim.signed_in("google", Identity.fresh("google"))
+    attacker = f"attacker-{secrets.token_hex(4)}"
+    body = native_link_body(server, attacker)
+    port = server.app_url.rsplit(":", 1)[1]
+    headers = {"Content-Type": content_type, "Origin": None, "Sec-Fetch-Site": site, "Sec-Fetch-Mode": None}
+    if origin is not None:
+        headers["Origin"] = f"http://www.localhost:{port}" if origin == "SIBLING" else origin
+    # The cookie is sent as a browser sends a SameSite=Lax cookie within the site (or as an old browser would).
+    response = victim.request("POST", server.app_url + "/auth/apple/native", initiator=None, data=body,
+                              headers=headers)
+    expect_error(response, expected[1], (expected[0],), context=f"{content_type} from {origin}")
+    # The attacker's identity joined nothing: its own native sign-in makes a user of its own.
+    signed_in = direct.post(server.app_url + "/auth/apple/native", data=native_link_body(server, attacker)
+                            .replace('"intent": "link"', '"intent": "login"'),
+                            headers={"Content-Type": "application/json"}, timeout=HTTP_TIMEOUT)
+    assert signed_in.status_code == 200, signed_in.text
+    assert signed_in.json()["user_id"] != session["user_id"]
+
+
+def test_the_users_own_page_links_a_native_identity(servers):
+    server = servers.launch(providers=("google",), extra_providers=APPLE_WITH_NATIVE_APP, store_kind="memory")
+    user = server.browser("user")
+    session = user.signed_in("google", Identity.fresh("google"))
+    subject = f"own-{secrets.token_hex(4)}"
+    response = user.request("POST", server.app_url + "/auth/apple/native", initiator=server.app_url,
+                            navigation=False, data=native_link_body(server, subject),
+                            headers={"Content-Type": "application/json"})
+    assert response.status_code == 200, response.text
+    assert response.json()["user_id"] == session["user_id"]
