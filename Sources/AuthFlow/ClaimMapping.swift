@@ -83,9 +83,12 @@ public struct ClaimMapping: Sendable, Hashable {
     {
         let reading = Reading(object: object, provider: provider, source: source)
         let subjectText = try reading.subject(at: subject ?? Path("sub")!)
-        let emailText =
-            try email.map { path throws(SignInError) in try reading.string(at: path) }
-            ?? object["email"]?.stringValue
+        let emailText: String?
+        if let email {
+            emailText = try reading.string(at: email)
+        } else {
+            emailText = object["email"]?.stringValue
+        }
         let verified: Bool
         switch emailVerified {
         case .always(let flag)?: verified = flag

@@ -89,6 +89,14 @@ import Testing
         #expect(identity.emailLinkable == expected, "email from \(email), flag from \(flag)")
     }
 
+    @Test func aMappedEmailThatIsMissingIsAbsentNeverTheTopLevelOne() throws {
+        let identity = try ClaimMapping(email: .init("data.email")).identity(
+            from: ["sub": "s-1", "email": "top@example.com", "email_verified": true], provider: "corp",
+            source: .userinfo)
+        #expect(identity.email == nil)
+        #expect(!identity.emailVerified && !identity.emailLinkable)
+    }
+
     @Test func aMappedEmailMayNameTheTopLevelFlagAsItsVerification() throws {
         let mapping = ClaimMapping(email: .init("data.email"), emailVerified: .claim(.init("email_verified")!))
         let identity = try mapping.identity(
