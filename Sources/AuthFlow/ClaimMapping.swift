@@ -5,9 +5,10 @@ public import AuthFlowJOSE
 /// Each member is a claim name or a dotted path into nested objects (`data.id`); `email_verified` may also be
 /// the literal `true` or `false` for a provider whose emails are verified (or never) by policy. A member left
 /// out keeps its standard claim: `sub`, `email`, `email_verified` (`true` or `"true"`), `name` (else
-/// `given_name` and `family_name`) and `groups` (read only when it is an array of strings). A mapped path that
-/// is missing or holds the wrong type refuses the sign-in with `claim_mapping_failed` naming the path; a
-/// numeric subject is taken as its decimal string.
+/// `given_name` and `family_name`) and `groups` (read only when it is an array of strings); but a mapped
+/// `email` is verified only through a mapped `email_verified` (a path or a literal), never the standard claim.
+/// A mapped path that is missing or holds the wrong type refuses the sign-in with `claim_mapping_failed` naming
+/// the path; a numeric subject is taken as its decimal string.
 public struct ClaimMapping: Sendable, Hashable {
     /// A claim name or a dotted path of object members.
     public struct Path: Sendable, Hashable, CustomStringConvertible {
@@ -47,7 +48,8 @@ public struct ClaimMapping: Sendable, Hashable {
     public var subject: Path?
     /// `claims.email`; `nil` reads `email`.
     public var email: Path?
-    /// `claims.email_verified`; `nil` reads `email_verified`.
+    /// `claims.email_verified`; `nil` reads `email_verified` when ``email`` is `nil`, and leaves a mapped email
+    /// unverified.
     public var emailVerified: Verification?
     /// `claims.name`; `nil` reads `name`, else `given_name` and `family_name`.
     public var name: Path?
@@ -71,79 +73,92 @@ public struct ClaimMapping: Sendable, Hashable {
 
     /// Maps `object` (verified id_token claims or a userinfo body) to an identity of `provider`.
     ///
+    /// A mapped ``email`` is verified only through a mapped ``emailVerified`` (a path or a literal): the
+    /// top-level `email_verified` speaks of the top-level `email`, not of an address found elsewhere.
+    ///
     /// - Throws: ``SignInError`` with `claim_mapping_failed` (``SignInError/claim`` the path) when a mapped
     ///   path is missing or holds the wrong type, or when the subject is missing or empty.
     public func identity(from object: [String: JSONValue], provider: String, source: IdentitySource)
         throws(SignInError) -> VerifiedIdentity
     {
-        let origin = source == .idToken ? "the id_token claims" : "the userinfo response"
-        func failure(_ path: String, _ expected: String, found: JSONValue?) -> SignInError {
-            SignInError(
-                .claimMappingFailed, "expected \(expected) at '\(path)' in \(origin), found \(Self.describe(found))",
-                provider: provider, claim: path)
-        }
-        let subjectPath = subject ?? Path("sub")!
-        let subjectValue = subjectPath.value(in: object)
-        let subjectText: String
-        switch subjectValue {
-        case .string(let text)? where !text.isEmpty: subjectText = text
-        case .integer(let number)?: subjectText = String(number)
-        default: throw failure(subjectPath.description, "a non-empty string or an integer", found: subjectValue)
-        }
-
-        var emailText: String?
+        let reading = Reading(object: object, provider: provider, source: source)
+        let subjectText = try reading.subject(at: subject ?? Path("sub")!)
+        let emailText: String?
         if let email {
-            let value = email.value(in: object)
-            guard value == nil || value?.stringValue != nil else {
-                throw failure(email.description, "a string", found: value)
-            }
-            emailText = value?.stringValue
+            emailText = try reading.string(at: email)
         } else {
             emailText = object["email"]?.stringValue
         }
-
         let verified: Bool
         switch emailVerified {
         case .always(let flag)?: verified = flag
-        case .claim(let path)?:
-            let value = path.value(in: object)
-            if value == nil {
-                verified = false
-            } else if let flag = IdentityClaims.flag(value) {
-                verified = flag
-            } else {
-                throw failure(path.description, "true or false", found: value)
-            }
-        case nil: verified = IdentityClaims.flag(object["email_verified"]) ?? false
+        case .claim(let path)?: verified = try reading.flag(at: path)
+        // Only the standard `email` is vouched for by the standard `email_verified`.
+        case nil: verified = email == nil ? IdentityClaims.flag(object["email_verified"]) ?? false : false
         }
-
-        var nameText: String?
+        let nameText: String?
         if let name {
-            let value = name.value(in: object)
-            guard value == nil || value?.stringValue != nil else {
-                throw failure(name.description, "a string", found: value)
-            }
-            nameText = value?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            nameText = try reading.string(at: name).flatMap { $0.isEmpty ? nil : $0 }
         } else {
             nameText = IdentityClaims.displayName(object)
         }
-
         var groupList: [String] = []
         if let groups {
-            let value = groups.value(in: object)
-            if let value {
-                guard let strings = Self.strings(value) else {
-                    throw failure(groups.description, "an array of strings", found: value)
-                }
-                groupList = strings
-            }
+            groupList = try reading.strings(at: groups)
         } else if let value = object["groups"], let strings = Self.strings(value) {
             groupList = strings
         }
-
         return VerifiedIdentity(
             provider: provider, subject: subjectText, email: emailText, emailVerified: verified, name: nameText,
             source: source, rawClaims: object, groups: groupList)
+    }
+
+    /// Reads mapped paths of one object, refusing a value of the wrong type with an error naming the path.
+    struct Reading {
+        let object: [String: JSONValue]
+        let provider: String
+        let source: IdentitySource
+
+        func failure(_ path: Path, _ expected: String, found: JSONValue?) -> SignInError {
+            let origin = source == .idToken ? "the id_token claims" : "the userinfo response"
+            return SignInError(
+                .claimMappingFailed,
+                "expected \(expected) at '\(path)' in \(origin), found \(ClaimMapping.describe(found))",
+                provider: provider, claim: path.description)
+        }
+
+        /// A non-empty string, or an integer as its decimal string.
+        func subject(at path: Path) throws(SignInError) -> String {
+            let value = path.value(in: object)
+            switch value {
+            case .string(let text)? where !text.isEmpty: return text
+            case .integer(let number)?: return String(number)
+            default: throw failure(path, "a non-empty string or an integer", found: value)
+            }
+        }
+
+        /// A string, or `nil` when the path is missing.
+        func string(at path: Path) throws(SignInError) -> String? {
+            let value = path.value(in: object)
+            guard value == nil || value?.stringValue != nil else { throw failure(path, "a string", found: value) }
+            return value?.stringValue
+        }
+
+        /// `true`/`false` (or their strings); `false` when the path is missing.
+        func flag(at path: Path) throws(SignInError) -> Bool {
+            guard let value = path.value(in: object) else { return false }
+            guard let flag = IdentityClaims.flag(value) else { throw failure(path, "true or false", found: value) }
+            return flag
+        }
+
+        /// An array of strings; empty when the path is missing.
+        func strings(at path: Path) throws(SignInError) -> [String] {
+            guard let value = path.value(in: object) else { return [] }
+            guard let strings = ClaimMapping.strings(value) else {
+                throw failure(path, "an array of strings", found: value)
+            }
+            return strings
+        }
     }
 
     static func strings(_ value: JSONValue) -> [String]? {

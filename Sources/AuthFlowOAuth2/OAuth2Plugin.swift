@@ -6,7 +6,8 @@ public import AuthFlowJOSE
 /// `endpoints.authorization`, `endpoints.token` and `endpoints.userinfo` are required (`endpoints.revocation`
 /// optional), and so is `claims.subject`: the identity is read from the userinfo JSON through `claims:`
 /// (`ClaimMapping`; a dotted path such as `data.id`, a numeric id taken as its decimal string). There is
-/// no id_token, so `email_verified` is false unless `claims.email_verified` names a claim or states a policy.
+/// no id_token, and a mapped `claims.email` is verified only when `claims.email_verified` names a claim or states
+/// a policy (the top-level `email_verified` vouches for the top-level `email` only).
 /// PKCE is optional and on by default (RFC 6749 §3.1 has servers ignore parameters they do not know); the
 /// client authenticates with `client_secret_basic` (the method RFC 6749 §2.3.1 requires servers to support)
 /// unless `client_auth` picks `client_secret_post` or `private_key_jwt`.

@@ -26,7 +26,8 @@ struct SessionRoutes: ServerRoute {
     }
 
     /// `GET /auth/check` for nginx `auth_request`: 202 with the identity headers (``checkResponse(_:)``), 401
-    /// without a session, 403 `forbidden` for a signed-in user that `server.access` or the query refuses.
+    /// without a session, 403 `forbidden` for a signed-in user that `server.access` or the query refuses, 500
+    /// `internal_error` for a stored user id or provider name that no header can carry whole.
     ///
     /// The query narrows `server.access`, never widens it: `email_domain`, `provider`, `group` (each repeated or a
     /// comma list, any of them matching) apply together with the configured rules.
@@ -37,7 +38,7 @@ struct SessionRoutes: ServerRoute {
             throw ServerError(
                 .forbidden, "this account may not use this location: it does not match its access rules", status: 403)
         }
-        return checkResponse(session)
+        return try checkResponse(session)
     }
 
     /// Whether `session` satisfies `server.access` and, when given, the rules of the request's query.

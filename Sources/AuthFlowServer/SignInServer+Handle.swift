@@ -89,12 +89,14 @@ extension SignInServer {
             // A query, or a user the access rules refuse, is answered by `handle` (its 400 or 403); a session
             // idle too long, or whose last use is due to be written, too.
             request.query.isEmpty, sessions.idleState(session.record, now: started) == .fresh,
-            routes.allowsAccess(session, narrowing: nil)
+            routes.allowsAccess(session, narrowing: nil),
+            // A user id or provider no header can carry whole is refused by `handle`, with its error.
+            let answer = try? routes.checkResponse(session)
         else { return nil }
         let segments = Self.checkSegments
         let scope = requestContext(request, segments: segments)
         return RequestContext.$current.withValue(scope) {
-            var response = routes.checkResponse(session)
+            var response = answer
             complete(&response, of: request, segments: segments, context: scope, failure: nil, started: started)
             return response
         }

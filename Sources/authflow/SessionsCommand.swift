@@ -59,7 +59,9 @@ struct SessionsCommand: Command {
             } catch {
                 throw AdminStores.Failure(description: "store: \(error)")
             }
-            CommandIO.out("ended \(ended == 1 ? "1 session" : "\(ended) sessions") of user \(account.id.rawValue)")
+            CommandIO.out(
+                "ended \(ended == 1 ? "1 session" : "\(ended) sessions") of user \(TerminalText.escaped(account.id.rawValue))"
+            )
             return .success
         } catch {
             return error.report("sessions revoke")

@@ -138,7 +138,7 @@ struct TokenCommand: Command {
             let verifier = JWTVerifier(
                 allowedAlgorithms: (try? algorithms()) ?? JWSAlgorithm.asymmetric, checks: checks)
             let claims = try verifier.verify(compact, keys: keys, now: Date())
-            CommandIO.out(JSONValue.object(claims.json).serialized())
+            CommandIO.out(TerminalText.json(.object(claims.json)))
             return .success
         } catch {
             CommandIO.err("authflow: token invalid: \(error)")

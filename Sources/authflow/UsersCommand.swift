@@ -24,7 +24,8 @@ struct UsersCommand: Command {
           USER            a user id, or PROVIDER:SUBJECT for the user that identity is linked to
 
         Exit codes: 0 done, 1 no such user or the configuration or store refused (reason on stderr),
-        2 usage error. Tokens are never printed.
+        2 usage error. Tokens are never printed; a control, line separator or bidirectional control
+        character in a stored value is printed escaped, \\u{1B} in text and \\u001b in JSON.
         """
 
     enum Verb: String, Sendable {
@@ -84,7 +85,7 @@ struct UsersCommand: Command {
             case .list: return try await list(admin)
             case .show:
                 let account = try await admin.user(user ?? "")
-                CommandIO.out(AdminStores.json(account).serialized())
+                CommandIO.out(TerminalText.json(AdminStores.json(account)))
                 return .success
             case .delete: return try await delete(admin)
             }
@@ -116,17 +117,17 @@ struct UsersCommand: Command {
             cursor = last.id
         }
         if json {
-            CommandIO.out(JSONValue.object(["users": .array(accounts.map(AdminStores.json))]).serialized())
+            CommandIO.out(TerminalText.json(.object(["users": .array(accounts.map(AdminStores.json))])))
         }
         return .success
     }
 
-    /// `ID  CREATED  PROVIDER:SUBJECT[ (disabled)], ...`.
+    /// `ID  CREATED  PROVIDER:SUBJECT[ (disabled)], ...`, the stored values escaped (``TerminalText/escaped(_:)``).
     static func line(_ account: UserAccount) -> String {
         let identities = account.identities.map { identity in
-            identity.key.description + (identity.isDisabled ? " (disabled)" : "")
+            TerminalText.escaped(identity.key.description) + (identity.isDisabled ? " (disabled)" : "")
         }
-        return "\(account.id.rawValue)  \(AdminStores.timestamp(account.createdAt))  "
+        return "\(TerminalText.escaped(account.id.rawValue))  \(AdminStores.timestamp(account.createdAt))  "
             + identities.joined(separator: ", ")
     }
 
@@ -155,7 +156,7 @@ struct UsersCommand: Command {
         }
         let identities = deletion.identities.count == 1 ? "1 identity" : "\(deletion.identities.count) identities"
         let sessions = deletion.endedSessions == 1 ? "1 session" : "\(deletion.endedSessions) sessions"
-        CommandIO.out("deleted user \(account.id.rawValue): \(identities), \(sessions) ended")
+        CommandIO.out("deleted user \(TerminalText.escaped(account.id.rawValue)): \(identities), \(sessions) ended")
         return .success
     }
 }

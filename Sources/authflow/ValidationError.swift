@@ -18,6 +18,6 @@ struct ValidationError: Error, Sendable, CustomStringConvertible {
 
     var description: String { "\(location): expected \(expected), found \(found)" }
 
-    /// `'text'`, for quoting what the user typed.
-    static func quoted(_ text: String) -> String { "'\(text)'" }
+    /// `'text'`, for quoting what the user typed or a store holds, escaped (``TerminalText/escaped(_:)``).
+    static func quoted(_ text: String) -> String { "'\(TerminalText.escaped(text))'" }
 }

@@ -1,4 +1,6 @@
+import AuthFlow
 import AuthFlowCurl
+import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowTestSupport
@@ -223,5 +225,85 @@ struct AdminCommandTests {
         let show = try await CLIRunner.authflowOffPool(["users", "show", "nobody", "--config", config])
         #expect(show.status == 1)
         #expect(show.stderr == "authflow users show: user_not_found: expected a user with id 'nobody', found none\n")
+    }
+
+    /// A stored user whose id, subject, email and name carry terminal escapes, line breaks, BEL, C1 controls, a
+    /// line separator and a bidirectional override, as a provider (or a shared database) could have stored them.
+    static let forged = (
+        id: "u-1\u{9B}", subject: "evil\u{1B}[2J\r\nu-2  2020-01-01T00:00:00Z  x:admin\u{07}\u{202E}\\",
+        email: "e\u{2028}ve@example.com", name: "Eve\u{1B}]0;pwned\u{07}\u{85}"
+    )
+
+    /// Whether `text` holds a character a terminal could act on: C0 but the final newline, DEL, C1, U+2028,
+    /// U+2029 or a bidirectional control.
+    static func reachesTheTerminalRaw(_ text: String) -> Bool {
+        text.dropLast().unicodeScalars.contains { scalar in
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+                return true
+            default: return false
+            }
+        }
+    }
+
+    @Test func storedValuesWithControlCharactersArePrintedEscaped() async throws {
+        let scratch = try ScratchDirectory()
+        let config = try scratch.write(
+            "providers.yaml",
+            """
+            server:
+              public_url: http://localhost:8080
+              secret: 0123456789abcdef0123456789abcdef
+            store:
+              kind: sqlite
+              path: \(scratch.path)/authflow.sqlite
+            providers:
+              x:
+                type: x
+                client_id: abc
+                client_secret: xyz
+
+            """)
+        let configuration = try ConfigurationLoader(environment: [:]).load(path: config)
+        let options = try SignInServer.Options(configuration: configuration)
+        let stores = try SignInServer.Stores.open(
+            configuration.store, secret: options.secret, clock: SystemClock(), random: SystemRandom())
+        let forged = Self.forged
+        _ = try await stores.accounts.createUser(
+            UserID(rawValue: forged.id), identity: IdentityKey(provider: "x", subject: forged.subject),
+            profile: IdentityProfile(email: forged.email, emailVerified: true, name: forged.name))
+
+        let text = try await CLIRunner.authflowOffPool(["users", "list", "--config", config])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(!Self.reachesTheTerminalRaw(text.stdout))
+        #expect(text.stdout.utf8.filter { $0 == UInt8(ascii: "\n") }.count == 1, "one user, one line")
+        #expect(text.stdout.hasPrefix("u-1\\u{9B}  "))
+        #expect(
+            text.stdout.hasSuffix(
+                "x:evil\\u{1B}[2J\\u{0D}\\u{0A}u-2  2020-01-01T00:00:00Z  x:admin\\u{07}\\u{202E}\\\\\n"))
+
+        // JSON output: every such character \u-escaped, and the values read back exactly.
+        for arguments in [["users", "list", "--json"], ["users", "show", "x:" + forged.subject]] {
+            let json = try await CLIRunner.authflowOffPool(arguments + ["--config", config])
+            #expect(json.status == 0, "\(arguments): \(json.stderr)")
+            #expect(!Self.reachesTheTerminalRaw(json.stdout), "\(arguments)")
+            let parsed = try JSONValue.parse(Array(json.stdout.utf8))
+            let user = try #require(parsed["users"]?.arrayValue?.first ?? parsed)
+            #expect(user["id"]?.stringValue == forged.id)
+            let identity = try #require(user["identities"]?.arrayValue?.first)
+            #expect(identity["subject"]?.stringValue == forged.subject)
+            #expect(identity["email"]?.stringValue == forged.email)
+            #expect(identity["name"]?.stringValue == forged.name)
+        }
+
+        let revoked = try await CLIRunner.authflowOffPool([
+            "sessions", "revoke", "--user", forged.id, "--config", config,
+        ])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        #expect(revoked.stdout == "ended 0 sessions of user u-1\\u{9B}\n")
+        let unknown = try await CLIRunner.authflowOffPool(["users", "show", "nobody\u{1B}[31m", "--config", config])
+        #expect(unknown.status == 1)
+        #expect(!Self.reachesTheTerminalRaw(unknown.stderr))
+        #expect(unknown.stderr.contains("'nobody\\u{1B}[31m'"))
     }
 }

@@ -37,6 +37,17 @@ struct TokenCommandTests {
         #expect(claims["iss"]?.stringValue == Self.issuer)
     }
 
+    @Test func claimsWithControlCharactersArePrintedEscapedAndReadBack() throws {
+        let directory = try ScratchDirectory()
+        let name = "Eve\u{1B}[2J\u{9B}31m\u{2028}\u{202E}\u{7F}"
+        let result = try CLIRunner.authflow([
+            "token", "verify", "--jwks", try Self.jwksFile(directory), try Self.token(["name": .string(name)]),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""name":"Eve\u001b[2J\u009b31m\u2028\u202e\u007f""#))
+        #expect(try JSONValue.parse(Array(result.stdout.utf8))["name"]?.stringValue == name)
+    }
+
     @Test func readsTheTokenFromStandardInput() throws {
         let directory = try ScratchDirectory()
         let result = try CLIRunner.authflow(

@@ -180,10 +180,20 @@ struct AccessRuleTests {
         }
     }
 
-    @Test func headerValueRemovesControlCharactersAndCutsAtACharacter() {
-        #expect(SignInServer.headerValue("a\r\nb\tc\u{7F}d\u{85}e") == "abcde")
-        #expect(SignInServer.headerValue("\r\n") == nil)
-        let cut = SignInServer.headerValue(String(repeating: "é", count: 200))
+    @Test func aCleanedHeaderValueLosesControlCharactersAndIsCutAtACharacter() {
+        let cleaned = SignInServer.identityHeaderValue(
+            "a\r\nb\tc\u{7F}d\u{85}e\u{2028}f\u{202E}g", .cleaned)
+        #expect(cleaned == "abcdefg")
+        #expect(SignInServer.identityHeaderValue("\r\n", .cleaned) == nil)
+        let cut = SignInServer.identityHeaderValue(String(repeating: "é", count: 200), .cleaned)
         #expect(cut == String(repeating: "é", count: 128))
+    }
+
+    @Test func aWholeHeaderValueIsTheValueItselfOrNothing() {
+        #expect(SignInServer.identityHeaderValue("eve@example.com", .whole) == "eve@example.com")
+        for altered in ["eve\u{85}@example.com", " eve@example.com", "eve@example.com ", "", "e\u{2029}"] {
+            #expect(SignInServer.identityHeaderValue(altered, .whole) == nil)
+        }
+        #expect(SignInServer.identityHeaderValue(String(repeating: "a", count: 257), .whole) == nil)
     }
 }

@@ -89,4 +89,29 @@ import Testing
         }
         #expect(try await store.identity(Self.key)?.userID == alice)
     }
+
+    @Test func aSubjectThatCannotKeyAnIdentityIsRefusedBeforeAnyStoreIsRead() async throws {
+        let store = ObservedAccountStore(InMemoryAccountStore(clock: Self.clock))
+        let resolver = AccountResolver(accounts: store, rules: AccountRules(signup: true))
+        for (subject, found) in [
+            ("", "an empty one"), (String(repeating: "s", count: 256), "one of 256 bytes"),
+            ("g-1\u{1B}[2J", "one with such a character"), ("g-1\u{2028}", "one with such a character"),
+        ] {
+            let refusal = AccountRefusal.invalidSubject(provider: "google", found: found)
+            #expect(AccountRules.subjectRefusal(IdentityKey(provider: "google", subject: subject)) == refusal)
+            await #expect(throws: AccountResolutionError.refused(refusal)) {
+                try await resolver.resolve(
+                    Self.result(subject: subject), signedInUser: nil, name: nil, tokens: Self.tokens)
+            }
+        }
+        #expect(store.count("identity") == 0)
+        #expect(store.count("createUser") == 0)
+        let refusal = try #require(AccountRules.subjectRefusal(IdentityKey(provider: "google", subject: "g\u{7}")))
+        #expect(refusal.statusHint == 403)
+        #expect(
+            refusal.message
+                == "expected a provider subject of 1 to 255 bytes without control, line separator or bidirectional "
+                + "control characters, found one with such a character")
+        #expect(AccountRules.subjectRefusal(IdentityKey(provider: "google", subject: "g-1")) == nil)
+    }
 }

@@ -37,6 +37,74 @@ import Testing
         #expect(always.emailVerified)
     }
 
+    /// Where the email is read from.
+    enum EmailSource: String, CaseIterable, Sendable {
+        case standardClaim, mappedPath
+    }
+
+    /// Where `email_verified` is read from.
+    enum FlagSource: String, CaseIterable, Sendable {
+        /// No `claims.email_verified`; the body has a top-level `email_verified: true`.
+        case topLevel
+        /// `claims.email_verified: data.verified`, which holds `true`.
+        case mappedPath
+        /// `claims.email_verified: true`, the operator's literal.
+        case literal
+        /// No `claims.email_verified` and no flag anywhere.
+        case absent
+    }
+
+    /// Whether the email ends up verified, for each email source and flag source.
+    static func expectedVerified(_ email: EmailSource, _ flag: FlagSource) -> Bool {
+        switch (email, flag) {
+        case (_, .absent): false
+        // The top-level flag speaks of the top-level email only, never of an address mapped from elsewhere.
+        case (.mappedPath, .topLevel): false
+        case (.standardClaim, .topLevel), (_, .mappedPath), (_, .literal): true
+        }
+    }
+
+    @Test(arguments: EmailSource.allCases, FlagSource.allCases)
+    func aMappedEmailIsVerifiedOnlyThroughAMappedFlagOrALiteral(email: EmailSource, flag: FlagSource) throws {
+        var data: [String: JSONValue] = ["email": "victim@example.com"]
+        var object: [String: JSONValue] = ["sub": "s-1", "email": "own@example.com"]
+        var mapping = ClaimMapping()
+        if email == .mappedPath {
+            mapping.email = .init("data.email")
+            object["email"] = nil
+        }
+        switch flag {
+        case .topLevel: object["email_verified"] = true
+        case .mappedPath:
+            data["verified"] = true
+            mapping.emailVerified = .claim(.init("data.verified")!)
+        case .literal: mapping.emailVerified = .always(true)
+        case .absent: break
+        }
+        object["data"] = .object(data)
+        let identity = try mapping.identity(from: object, provider: "corp", source: .userinfo)
+        let expected = Self.expectedVerified(email, flag)
+        #expect(identity.email == (email == .mappedPath ? "victim@example.com" : "own@example.com"))
+        #expect(identity.emailVerified == expected, "email from \(email), flag from \(flag)")
+        #expect(identity.emailLinkable == expected, "email from \(email), flag from \(flag)")
+    }
+
+    @Test func aMappedEmailThatIsMissingIsAbsentNeverTheTopLevelOne() throws {
+        let identity = try ClaimMapping(email: .init("data.email")).identity(
+            from: ["sub": "s-1", "email": "top@example.com", "email_verified": true], provider: "corp",
+            source: .userinfo)
+        #expect(identity.email == nil)
+        #expect(!identity.emailVerified && !identity.emailLinkable)
+    }
+
+    @Test func aMappedEmailMayNameTheTopLevelFlagAsItsVerification() throws {
+        let mapping = ClaimMapping(email: .init("data.email"), emailVerified: .claim(.init("email_verified")!))
+        let identity = try mapping.identity(
+            from: ["sub": "s-1", "data": ["email": "a@example.com"], "email_verified": true], provider: "corp",
+            source: .userinfo)
+        #expect(identity.emailVerified)
+    }
+
     @Test func theStandardMappingReadsAGroupsArrayOfStringsOnly() throws {
         let standard = try ClaimMapping.standard.identity(
             from: ["sub": "s", "groups": ["a", "b"], "given_name": "Ada", "family_name": "L"], provider: "p",

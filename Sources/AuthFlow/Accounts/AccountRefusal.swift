@@ -21,6 +21,8 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
         /// A `link` whose signed-in user was established by a credential that cannot authorise it (a session
         /// cookie that nothing else shows to be the user's own request).
         public static let linkNotAuthorised = Code(rawValue: "link_not_authorised")
+        /// The provider's subject cannot key an identity: empty, too long, or holding a control character.
+        public static let invalidSubject = Code(rawValue: "invalid_subject")
     }
 
     /// The stable code.
@@ -58,6 +60,16 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
     /// `identity_disabled` (403): the identity is disabled.
     public static let identityDisabled = AccountRefusal(
         .identityDisabled, "expected an identity that may sign in, found one that is disabled", statusHint: 403)
+
+    /// `invalid_subject` (403): the subject `provider` vouched for is not one an identity may be keyed by;
+    /// `found` says how (never the subject itself).
+    public static func invalidSubject(provider: String?, found: String) -> AccountRefusal {
+        AccountRefusal(
+            .invalidSubject,
+            "expected a provider subject of 1 to \(AccountRules.maximumSubjectBytes) bytes without control, line "
+                + "separator or bidirectional control characters, found \(found)",
+            statusHint: 403, provider: provider)
+    }
 
     /// `not_signed_in` (401): a link completed without a signed-in user.
     public static func notSignedIn(provider: String?) -> AccountRefusal {

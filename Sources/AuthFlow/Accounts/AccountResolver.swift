@@ -37,13 +37,17 @@ public struct AccountResolver: Sendable {
     ///   - linkAuthority: what presented `signedInUser` (a web link's flow cookie by default).
     ///   - name: the display name to store (e.g. Apple's first-login name), or `nil` for the identity's own.
     ///   - tokens: the tokens to store for the identity.
-    /// - Throws: ``AccountResolutionError``; a store's `identity_already_linked` is refused as `account_exists`.
+    /// - Throws: ``AccountResolutionError``: `invalid_subject` before any store is read for a subject that
+    ///   ``AccountRules/subjectRefusal(_:)`` refuses; a store's `identity_already_linked` is refused as
+    ///   `account_exists`.
     public func resolve(
         _ result: SignInResult, signedInUser: UserID?, linkAuthority: LinkAuthority = .flowBoundCookie,
         name: String?, tokens: StoredTokens
     ) async throws(AccountResolutionError) -> Outcome {
         let verified = result.identity
         let key = IdentityKey(provider: result.provider, subject: verified.subject)
+        // Every sign-in, web or native, is resolved here: the one place a provider's subject becomes a key.
+        if let refusal = AccountRules.subjectRefusal(key) { throw .refused(refusal) }
         let name = name ?? verified.name
         var situation = AccountSituation(
             intent: result.intent, provider: result.provider, storedIdentity: nil,

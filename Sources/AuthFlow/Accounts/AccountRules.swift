@@ -30,6 +30,29 @@ public struct AccountRules: Sendable, Hashable {
         self.vouchingProviders = vouchingProviders
     }
 
+    /// The longest subject an identity may be keyed by, in UTF-8 bytes: OpenID Connect Core §2 caps `sub` at 255
+    /// ASCII characters.
+    public static let maximumSubjectBytes = 255
+
+    /// `invalid_subject` when the subject of `identity` is empty, longer than ``maximumSubjectBytes`` or holds a
+    /// control character (C0, DEL, C1), a line or paragraph separator or a bidirectional control: it would be
+    /// stored as a key that admin tools print, logs and events name, so it is refused before anything is
+    /// stored. `nil` when it may key an identity.
+    public static func subjectRefusal(_ identity: IdentityKey) -> AccountRefusal? {
+        let subject = identity.subject
+        let found: String
+        if subject.isEmpty {
+            found = "an empty one"
+        } else if subject.utf8.count > maximumSubjectBytes {
+            found = "one of \(subject.utf8.count) bytes"
+        } else if ControlCharacters.appear(in: subject) {
+            found = "one with such a character"
+        } else {
+            return nil
+        }
+        return .invalidSubject(provider: identity.provider, found: found)
+    }
+
     /// The email whose holders the decision needs (``AccountSituation/usersWithEmail``), or `nil` when it
     /// needs none: a login of a new identity whose linkable email the policy lets link.
     public func emailToMatch(_ situation: AccountSituation) -> String? {
