@@ -32,6 +32,9 @@ python3 scripts/check-function-length.py --limit 60 Sources/AuthFlowServer
 # The layers of docs/architecture.md on the target graph: the core, plugins and stores reach no C HTTP library.
 step "module layers"
 bash scripts/check-layers.sh
+# Comments and docs cite docs/ and public sources, never notes kept outside the repository (the script names them).
+step "outside references"
+bash scripts/check-references.sh
 
 step "swift build"
 swift build

@@ -7,9 +7,9 @@ import Foundation
 /// nonce this server issued, and exchanges Apple's authorization code. No HTTP server here: the sign-in
 /// server maps the outcome to a bearer session.
 ///
-/// Order: the request's nonce is opened (sealed by this server, for this provider, unexpired); the token is
-/// verified as DESIGN §2 orders it with the native audiences (the plugin's ``NativeAudience``); `iat` must
-/// not precede the nonce; the token's `nonce` must be the issued nonce or its SHA-256 in lowercase hex; the
+/// Order: the request's nonce is opened (sealed by this server, for this provider, unexpired); the token is verified in
+/// the id_token verification order (docs/architecture.md) with the native audiences (the plugin's ``NativeAudience``);
+/// `iat` must not precede the nonce; the token's `nonce` must be the issued nonce or its SHA-256 in lowercase hex; the
 /// nonce is then spent in the spent-state set (once, on any instance); only then is a code exchanged.
 public struct NativeSignIn: Sendable {
     /// What the app sends.
@@ -107,7 +107,8 @@ public struct NativeSignIn: Sendable {
         let now = clock.now()
         let issued = try nonces.open(request.nonce, provider: name, now: now)
 
-        // DESIGN §2 through the shared JWKS cache, with the native audiences.
+        // The id_token verification order (docs/architecture.md) through the shared JWKS cache, with the native
+        // audiences.
         let clients = Set(provider.nativeClients)
         let audiences: Set<String> =
             switch native.nativeAudience {

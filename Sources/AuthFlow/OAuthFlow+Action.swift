@@ -68,8 +68,8 @@ extension OAuthFlow {
     public struct IDTokenVerification: Sendable {
         /// The id_token from the token response.
         public let idToken: String
-        /// The checks of DESIGN §2 for this flow: the plugin's algorithms, issuers, audiences, leeway and,
-        /// when the provider echoes it, the nonce.
+        /// The checks of the id_token verification order (docs/architecture.md) for this flow: the plugin's
+        /// algorithms, issuers, audiences, leeway and, when the provider echoes it, the nonce.
         public let verifier: JWTVerifier
     }
 }

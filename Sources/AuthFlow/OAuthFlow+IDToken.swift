@@ -5,11 +5,11 @@ extension OAuthFlow {
     /// The id_token went through the provider's key-set cache (``ProviderKeySets/verification(of:provider:with:)``
     /// with ``IDTokenVerification/verifier``): checks what the cache does not, then asks for userinfo or completes.
     ///
-    /// Verification follows DESIGN §2 through AuthFlowJOSE: size cap, strict base64url, header, key by
-    /// `kid` with the algorithm from the key and the plugin's allow-list (never `none` or HMAC), signature
-    /// over the raw bytes, then `iss` (the plugin's accepted issuers), `aud` (client_id plus `audiences:`,
-    /// `azp` when present or several), `exp`/`nbf`/`iat` with the leeway, and the nonce. On an unknown `kid`
-    /// the cache (not the flow) refetches once, rate-limited. Then the flow checks a nonce the provider sent
+    /// Verification follows the id_token verification order of docs/architecture.md through AuthFlowJOSE: size cap,
+    /// strict base64url, header, key by `kid` with the algorithm from the key and the plugin's allow-list (never `none`
+    /// or HMAC), signature over the raw bytes, then `iss` (the plugin's accepted issuers), `aud` (client_id plus
+    /// `audiences:`, `azp` when present or several), `exp`/`nbf`/`iat` with the leeway, and the nonce. On an unknown
+    /// `kid` the cache (not the flow) refetches once, rate-limited. Then the flow checks a nonce the provider sent
     /// without promising it, and a non-empty `sub`.
     ///
     /// - Parameters:

@@ -4,13 +4,13 @@ public import Foundation
 
 /// Sign in with Apple: OpenID Connect with an ES256 client-secret JWT and a form-posted callback.
 ///
-/// Facts (PROVIDERS.md §1): issuer `https://appleid.apple.com`; RS256 id_tokens from `/auth/keys`;
-/// `client_secret_post` only, the secret being a JWT signed with the team's `.p8` key (minted fresh for
-/// each request); `response_mode=form_post` is mandatory when the `name` or `email` scope is requested;
-/// PKCE is undocumented; no userinfo endpoint. AuthFlow always sends a nonce, so the id_token must carry it
-/// whatever its `nonce_supported` says; `email_verified` and `is_private_email` arrive as `true` or
-/// `"true"`. The first-login `user` form field is unsigned: its name is handed out as an
-/// `UnverifiedProfile`, its email is ignored; an unreadable one refuses the sign-in.
+/// Facts (docs/providers.md, "Apple"; Apple's documentation): issuer `https://appleid.apple.com`; RS256 id_tokens from
+/// `/auth/keys`; `client_secret_post` only, the secret being a JWT signed with the team's `.p8` key (minted fresh for
+/// each request); `response_mode=form_post` is mandatory when the `name` or `email` scope is requested; PKCE is
+/// undocumented; no userinfo endpoint. AuthFlow always sends a nonce, so the id_token must carry it whatever its
+/// `nonce_supported` says; `email_verified` and `is_private_email` arrive as `true` or `"true"`. The first-login `user`
+/// form field is unsigned: its name is handed out as an `UnverifiedProfile`, its email is ignored; an unreadable one
+/// refuses the sign-in.
 public struct ApplePlugin: ProviderPlugin {
     /// Apple's id_token issuer.
     public static let issuer = "https://appleid.apple.com"
@@ -124,7 +124,7 @@ public struct ApplePlugin: ProviderPlugin {
     /// The relay domain of Apple's "Hide My Email" addresses.
     public static let privateRelayDomain = "@privaterelay.appleid.com"
 
-    /// A verified email that is not a private relay address (PROVIDERS-ADDENDUM.md §0: a relay address is an
+    /// A verified email that is not a private relay address (docs/providers.md, "Apple": a relay address is an
     /// alias made for this app alone, and it also arrives without `is_private_email`).
     public var emailLinkability: EmailLinkability {
         .whenVerified(by: "email_verified, and not a private relay address")

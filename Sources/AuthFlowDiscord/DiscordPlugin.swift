@@ -3,7 +3,7 @@ public import AuthFlowJOSE
 
 /// Discord: OAuth 2.0 with PKCE and the `/users/@me` profile.
 ///
-/// Facts (PROVIDERS-ADDENDUM.md §4.2, Discord's API documentation): authorization
+/// Facts (docs/providers.md, "GitLab, LinkedIn, Slack, Discord"; Discord's API documentation): authorization
 /// `https://discord.com/oauth2/authorize`, token `https://discord.com/api/oauth2/token` (HTTP Basic or the
 /// secret in the body), revocation `https://discord.com/api/oauth2/token/revoke` (revoking one token revokes the
 /// whole authorization); PKCE with S256; OpenID Connect is documented only for the Social SDK, so the

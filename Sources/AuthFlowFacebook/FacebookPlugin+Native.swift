@@ -6,7 +6,7 @@ extension FacebookPlugin: NativeSignInProviding {
     public var nativeAudience: NativeAudience { .nativeClient }
 
     /// Limited Login: issuer `https://www.facebook.com`, keys at `limited.facebook.com` (the `www` JWKS has
-    /// served stale keys; PROVIDERS-ADDENDUM §1.4).
+    /// served stale keys; docs/providers.md, "Facebook").
     public var nativeTokenSource: (issuer: String, jwks: String)? {
         ("https://www.facebook.com", "https://limited.facebook.com/.well-known/oauth/openid/jwks/")
     }

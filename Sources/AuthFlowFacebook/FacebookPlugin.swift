@@ -4,10 +4,10 @@ public import AuthFlowJOSE
 
 /// Facebook Login: plain OAuth 2.0 with a GET token endpoint and the Graph `/me` profile.
 ///
-/// Facts (PROVIDERS.md §3): the code exchange is a GET with `client_id`, `redirect_uri`, `client_secret`
-/// and `code` in the query (`client_secret_get`); the profile is `GET /me?fields=id,name,email` with the
-/// access token and `appsecret_proof` = hex(HMAC-SHA256(key: app secret, message: access token)); PKCE
-/// (S256) is accepted and on by default. Facebook does not say an email is verified, so
+/// Facts (docs/providers.md, "Facebook"; Meta's documentation): the code exchange is a GET with `client_id`,
+/// `redirect_uri`, `client_secret` and `code` in the query (`client_secret_get`); the profile is
+/// `GET /me?fields=id,name,email` with the access token and `appsecret_proof` = hex(HMAC-SHA256(key: app secret,
+/// message: access token)); PKCE (S256) is accepted and on by default. Facebook does not say an email is verified, so
 /// `VerifiedIdentity.emailVerified` is `false` for Facebook.
 public struct FacebookPlugin: ProviderPlugin {
     /// The Graph API version in the default endpoints.
@@ -24,7 +24,7 @@ public struct FacebookPlugin: ProviderPlugin {
     /// `"Facebook"`.
     public var displayName: String { "Facebook" }
 
-    /// Never: the Graph API states no verification of `email` (PROVIDERS.md §3).
+    /// Never: the Graph API states no verification of `email` (docs/providers.md, "Facebook").
     public var emailLinkability: EmailLinkability {
         .never(reason: "Facebook's Graph API states no verification of the email")
     }
@@ -60,7 +60,7 @@ public struct FacebookPlugin: ProviderPlugin {
     public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
 
     /// `grant_type=fb_exchange_token&fb_exchange_token=…`: Facebook issues no refresh tokens; a short-lived
-    /// user token (hours) is traded at the token endpoint for one of about 60 days (PROVIDERS.md §3).
+    /// user token (hours) is traded at the token endpoint for one of about 60 days (docs/providers.md, "Facebook").
     public func longLivedTokenParameters(accessToken: String) -> [(String, String)]? {
         [("grant_type", "fb_exchange_token"), ("fb_exchange_token", accessToken)]
     }

@@ -4,7 +4,7 @@ public import AuthFlowJOSE
 
 /// GitHub (OAuth apps and GitHub Apps acting for a user): OAuth 2.0 with PKCE, `/user` and `/user/emails`.
 ///
-/// Facts (PROVIDERS-ADDENDUM.md §3, GitHub's documentation): authorization
+/// Facts (docs/providers.md, "GitHub"; GitHub's documentation): authorization
 /// `https://github.com/login/oauth/authorize`, token `https://github.com/login/oauth/access_token` with the
 /// secret in the body; the token answer is form-encoded unless the request sends `Accept: application/json`
 /// (every AuthFlow token request does), and errors come with HTTP 200 and an `error` member (refused like any

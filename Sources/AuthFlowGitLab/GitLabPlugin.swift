@@ -3,11 +3,11 @@ public import AuthFlowJOSE
 
 /// GitLab (gitlab.com or a self-managed instance at `base_url`): OpenID Connect, PKCE on by default.
 ///
-/// Facts (PROVIDERS-ADDENDUM.md §4.1, GitLab's discovery document and OpenID Connect provider docs): the
-/// issuer is the instance URL (`https://gitlab.com`); endpoints `/oauth/authorize`, `/oauth/token`,
-/// `/oauth/userinfo`, `/oauth/revoke` and keys at `/oauth/discovery/keys` (RS256); `client_secret_basic` and
-/// `client_secret_post`; PKCE `plain` and `S256`; the id_token carries `sub` (the user id), `email`,
-/// `email_verified` (a boolean) and `groups_direct`; refresh tokens rotate.
+/// Facts (docs/providers.md, "GitLab, LinkedIn, Slack, Discord"; GitLab's discovery document and OpenID
+/// Connect provider docs): the issuer is the instance URL (`https://gitlab.com`); endpoints `/oauth/authorize`,
+/// `/oauth/token`, `/oauth/userinfo`, `/oauth/revoke` and keys at `/oauth/discovery/keys` (RS256);
+/// `client_secret_basic` and `client_secret_post`; PKCE `plain` and `S256`; the id_token carries `sub` (the user
+/// id), `email`, `email_verified` (a boolean) and `groups_direct`; refresh tokens rotate.
 public struct GitLabPlugin: ProviderPlugin, ProviderOptionsReading {
     /// gitlab.com.
     public static let defaultBaseURL = "https://gitlab.com"

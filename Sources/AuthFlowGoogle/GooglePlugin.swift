@@ -3,10 +3,10 @@ public import AuthFlowJOSE
 
 /// Google: OpenID Connect by default (id_token verified locally, no userinfo call), PKCE by default.
 ///
-/// Facts (PROVIDERS.md §2): issuer `https://accounts.google.com`, but tokens may carry the scheme-less
-/// `accounts.google.com`, so both are accepted (for Google only); RS256 keys from the v3 certs JWKS;
-/// `client_secret_post`. With `oidc: false` the identity comes from the userinfo endpoint called with the
-/// access token as a Bearer token: a plain OAuth 2.0 integration, by toggling one switch.
+/// Facts (docs/providers.md, "Google"; Google's documentation): issuer `https://accounts.google.com`, but tokens may
+/// carry the scheme-less `accounts.google.com`, so both are accepted (for Google only); RS256 keys from the v3 certs
+/// JWKS; `client_secret_post`. With `oidc: false` the identity comes from the userinfo endpoint called with the access
+/// token as a Bearer token: a plain OAuth 2.0 integration, by toggling one switch.
 public struct GooglePlugin: ProviderPlugin, ClientAuthenticationChoosing {
     /// Google's issuer as discovery states it.
     public static let issuer = "https://accounts.google.com"
@@ -50,7 +50,7 @@ public struct GooglePlugin: ProviderPlugin, ClientAuthenticationChoosing {
     /// `email` and `profile` (`openid` is added with oidc).
     public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["email", "profile"] }
 
-    /// `access_type=offline` (PROVIDERS.md §2.3): without it Google issues no refresh token.
+    /// `access_type=offline` (docs/providers.md, "Google"): without it Google issues no refresh token.
     public var refreshTokenRequest: RefreshTokenRequest {
         .authorizationParameter(name: "access_type", value: "offline")
     }

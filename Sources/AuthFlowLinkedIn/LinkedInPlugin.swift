@@ -2,13 +2,14 @@ public import AuthFlow
 
 /// LinkedIn ("Sign In with LinkedIn using OpenID Connect"): OpenID Connect without PKCE or an echoed nonce.
 ///
-/// Facts (PROVIDERS-ADDENDUM.md §4.3, LinkedIn's documentation and library reports): issuer
-/// `https://www.linkedin.com/oauth`; authorization `https://www.linkedin.com/oauth/v2/authorization`, token
-/// `https://www.linkedin.com/oauth/v2/accessToken` with `client_secret_post`, userinfo
-/// `https://api.linkedin.com/v2/userinfo`, keys `https://www.linkedin.com/oauth/openid/jwks`; RS256; `sub` is
-/// pairwise. PKCE is for native apps by arrangement only: a web app sending `code_verifier` is refused
-/// `invalid_client`. The id_token carries no `nonce` (the state and the browser binding protect the callback).
-/// `email_verified` arrives as the string `"true"`. Refresh tokens go to selected partners only.
+/// Facts (docs/providers.md, "GitLab, LinkedIn, Slack, Discord"; LinkedIn's documentation and developer
+/// reports): issuer `https://www.linkedin.com/oauth`; authorization
+/// `https://www.linkedin.com/oauth/v2/authorization`, token `https://www.linkedin.com/oauth/v2/accessToken` with
+/// `client_secret_post`, userinfo `https://api.linkedin.com/v2/userinfo`, keys
+/// `https://www.linkedin.com/oauth/openid/jwks`; RS256; `sub` is pairwise. PKCE is for native apps by arrangement
+/// only: a web app sending `code_verifier` is refused `invalid_client`. The id_token carries no `nonce` (the
+/// state and the browser binding protect the callback). `email_verified` arrives as the string `"true"`. Refresh
+/// tokens go to selected partners only.
 public struct LinkedInPlugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}

@@ -1,9 +1,9 @@
 import AuthFlow
 
 extension CapabilityMatrix {
-    /// The JSON contract (DESIGN.md §3) with a few added keys: `source` (when known), `display_name`,
-    /// `reason` for unsupported capabilities, `advisory_details` (code, severity, capability, finding, change), and
-    /// `native` (`support`: `supported` or `unsupported`, `enabled`, `clients`: the `native_clients`), and
+    /// The JSON contract (docs/configuration.md, "The capability matrix as JSON"), including `source` (when known),
+    /// `display_name`, `reason` for unsupported capabilities, `advisory_details` (code, severity, capability, finding,
+    /// change), and `native` (`support`: `supported` or `unsupported`, `enabled`, `clients`: the `native_clients`), and
     /// `provider_logout` (`support`: `supported` when the provider has an end-session endpoint, else `unsupported`:
     /// logout is local only).
     func renderJSON() -> String {

@@ -4,7 +4,7 @@ public enum MatrixFormat: String, Sendable, Hashable, CaseIterable {
     case text
     /// A Markdown table to paste into documentation, advisories as a list.
     case markdown
-    /// The JSON contract of DESIGN.md §3 (`{"providers": [...]}`), pretty-printed with a stable key order.
+    /// The JSON contract (`{"providers": [...]}`, docs/configuration.md), pretty-printed with a stable key order.
     case json
     /// A standalone HTML page (inline CSS, no scripts, no external resources).
     case html

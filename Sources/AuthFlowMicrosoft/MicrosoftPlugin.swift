@@ -3,23 +3,23 @@ public import AuthFlowJOSE
 
 /// Microsoft Entra ID (the Microsoft identity platform, v2.0 endpoints): OpenID Connect with a tenant.
 ///
-/// Facts (PROVIDERS-ADDENDUM.md §2, from Microsoft's own documentation):
+/// Facts (docs/providers.md, "Microsoft"; Microsoft's documentation):
 /// - `tenant` decides who signs in: `common` (work/school and personal accounts), `organizations`
 ///   (work/school), `consumers` (personal; tenant id `9188040d-6c67-4c5b-b112-36a304b66dad`) or one tenant's
 ///   id. Every endpoint carries it: `{base}/{tenant}/oauth2/v2.0/authorize`, `…/token`, and the keys at
-///   `{base}/{tenant}/discovery/v2.0/keys` (§2.1); `base_url` defaults to `https://login.microsoftonline.com`.
+///   `{base}/{tenant}/discovery/v2.0/keys`; `base_url` defaults to `https://login.microsoftonline.com`.
 /// - The issuer of `common` and `organizations` is the template `{base}/{tenantid}/v2.0`: `iss` must equal it
-///   with `{tenantid}` filled with the token's own `tid`, a GUID (§2.2); a token whose `iss` names another
+///   with `{tenantid}` filled with the token's own `tid`, a GUID; a token whose `iss` names another
 ///   tenant than its `tid` is refused. Then the tenant must be in `allowed_tenants` (required for those two
 ///   tenants unless `allow_any_tenant: true`).
 /// - `sub` is pairwise per application; `oid` is the user's id within a tenant, so the subject is
-///   `{tid}:{oid}` (§2.3: multi-tenant apps "should index on … `tid` + `oid`").
-/// - `email` is mutable and not verified (§2.3, the nOAuth account takeover): it is verified, and linkable,
+///   `{tid}:{oid}` (Microsoft: multi-tenant apps "should index on … `tid` + `oid`").
+/// - `email` is mutable and not verified (the nOAuth account takeover): it is verified, and linkable,
 ///   only when Microsoft says so with the optional claim `xms_edov` (`true`, `"1"` or `"true"`) or lists it
 ///   in `verified_primary_email`.
 /// - `groups` (object ids) and `roles` (app roles) become `VerifiedIdentity.groups`; past 200 groups
-///   Microsoft sends none (`_claim_names.groups`, §2.4), and only the roles remain.
-/// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it (§2.5);
+///   Microsoft sends none (`_claim_names.groups`), and only the roles remain.
+/// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it;
 ///   a refresh token needs the `offline_access` scope.
 public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderAdvising {
     /// Microsoft's sign-in host.

@@ -7,7 +7,7 @@ import Synchronization
 /// `/login/oauth/access_token`, the REST API's `/user` and `/user/emails`, and
 /// `DELETE /applications/{client_id}/grant` and `…/token`.
 ///
-/// Facts (PROVIDERS-ADDENDUM §3): a form-encoded token answer unless `Accept: application/json`, errors with
+/// Facts (docs/providers.md, "GitHub"): a form-encoded token answer unless `Accept: application/json`, errors with
 /// HTTP 200, comma-separated scopes, the client secret in the body, PKCE `S256` only and optional, the RFC 9207
 /// `iss` on the callback, a numeric user `id`, a public `email` that is often `null`, `/user/emails` with
 /// `primary` and `verified`, a required `User-Agent`, GitHub App user tokens (8 hours, rotating refresh

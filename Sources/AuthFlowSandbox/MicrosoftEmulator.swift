@@ -8,7 +8,7 @@ import Synchronization
 /// `v2.0/.well-known/openid-configuration`, `oauth2/v2.0/authorize`, `oauth2/v2.0/token`,
 /// `oauth2/v2.0/logout`, `discovery/v2.0/keys`, plus `/microsoft/oidc/userinfo`.
 ///
-/// Facts (PROVIDERS-ADDENDUM §2): tenant issuers `…/{tid}/v2.0`, the `{tenantid}` template for the
+/// Facts (docs/providers.md, "Microsoft"): tenant issuers `…/{tid}/v2.0`, the `{tenantid}` template for the
 /// multi-tenant authorities, `tid`/`oid` claims, email never vouched for unless `xms_edov`, JWKS keys without
 /// `alg` but with a per-key `issuer`, PKCE `plain` and `S256` (not advertised), 10-minute codes, client
 /// authentication by secret (Basic or body) or `private_key_jwt`, and RP-initiated logout.

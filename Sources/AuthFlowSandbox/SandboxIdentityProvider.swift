@@ -9,8 +9,8 @@ import Synchronization
 /// `/facebook`, `/x`, `/microsoft`, `/github`).
 ///
 /// Register the app's clients, ``start()`` the listener, and point the app at
-/// ``endpoints(for:)``. Each emulator refuses what the real provider refuses (facts in the project's
-/// PROVIDERS.md): Apple's form_post rule for the `name`/`email` scopes and its ES256 client-secret JWT,
+/// ``endpoints(for:)``. Each emulator refuses what the real provider refuses (facts and their sources in
+/// docs/providers.md): Apple's form_post rule for the `name`/`email` scopes and its ES256 client-secret JWT,
 /// Google's PKCE and Bearer-only userinfo, Facebook's GET-only token endpoint and `appsecret_proof`,
 /// X's mandatory PKCE, Basic client authentication and rotating refresh tokens, Microsoft's tenants, tenant
 /// issuers, client authentication methods (secret or `private_key_jwt`) and RP-initiated logout, GitHub's

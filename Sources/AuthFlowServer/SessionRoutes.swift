@@ -5,7 +5,7 @@ import AuthFlowHTTP
 struct SessionRoutes: ServerRoute {
     let context: ServerContext
 
-    /// `GET /auth/session`: the signed-in identity with exactly the DESIGN §3 keys, or 401.
+    /// `GET /auth/session`: the signed-in identity with exactly the keys of docs/server.md ("Routes"), or 401.
     func sessionInfo(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let session = try await requireSession(request, cached: true)
         return ResponseFactory.json(Self.sessionJSON(session))

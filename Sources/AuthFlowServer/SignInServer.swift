@@ -15,7 +15,7 @@ import Foundation
 /// _ = try http.start()
 /// ```
 ///
-/// Routes (DESIGN §3): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
+/// Routes (docs/server.md, "Routes"): `GET /auth/{provider}/login|register|link`, `GET|POST /auth/{provider}/callback`,
 /// `GET /auth/session`, `GET /auth/check`, `POST /auth/logout`, `GET /auth/sessions`,
 /// `POST /auth/sessions/revoke`, `POST /auth/{provider}/disconnect`,
 /// `POST /auth/account/delete`, `GET /healthz`, native-app sign-in (`POST /auth/{provider}/native/nonce`,

@@ -3,13 +3,13 @@ public import AuthFlowJOSE
 
 /// Slack ("Sign in with Slack"): OpenID Connect, a user keyed by workspace.
 ///
-/// Facts (PROVIDERS-ADDENDUM.md §4.4, Slack's discovery document and method references): issuer
-/// `https://slack.com`; authorization `https://slack.com/openid/connect/authorize` (not `/oauth/v2/authorize`),
-/// token `https://slack.com/api/openid.connect.token`, userinfo `https://slack.com/api/openid.connect.userInfo`,
-/// keys `https://slack.com/openid/connect/keys` (RS256); `client_secret_post` and `client_secret_basic`;
-/// discovery lists no PKCE (its 2026 support is documented for app installs, not verified for this flow).
-/// A Slack identity is a user in a workspace: the subject is `{team_id}:{sub}` from the claim
-/// `https://slack.com/team_id`; `email_verified` is a boolean.
+/// Facts (docs/providers.md, "GitLab, LinkedIn, Slack, Discord"; Slack's discovery document and method references):
+/// issuer `https://slack.com`; authorization `https://slack.com/openid/connect/authorize` (not `/oauth/v2/authorize`),
+/// token `https://slack.com/api/openid.connect.token`, userinfo `https://slack.com/api/openid.connect.userInfo`, keys
+/// `https://slack.com/openid/connect/keys` (RS256); `client_secret_post` and `client_secret_basic`; discovery lists no
+/// PKCE (its 2026 support is documented for app installs, not verified for this flow). A Slack identity is a user in a
+/// workspace: the subject is `{team_id}:{sub}` from the claim `https://slack.com/team_id`; `email_verified` is a
+/// boolean.
 public struct SlackPlugin: ProviderPlugin {
     /// The claim naming the user's workspace.
     public static let teamClaim = "https://slack.com/team_id"

@@ -3,11 +3,10 @@ public import AuthFlowJOSE
 
 /// X (Twitter) OAuth 2.0: required PKCE, HTTP Basic client authentication, `/2/users/me` profile.
 ///
-/// Facts (PROVIDERS.md §4): no OpenID Connect (no id_token, discovery or JWKS); authorization at
-/// `https://x.com/i/oauth2/authorize`, token at `https://api.x.com/2/oauth2/token` with
-/// `Authorization: Basic` for confidential clients; the identity is the stable numeric `data.id` of
-/// `GET /2/users/me`, which needs both `tweet.read` and `users.read`. `data.confirmed_email` (scope
-/// `users.email`) is a confirmed address.
+/// Facts (docs/providers.md, "X"; X's documentation): no OpenID Connect (no id_token, discovery or JWKS); authorization
+/// at `https://x.com/i/oauth2/authorize`, token at `https://api.x.com/2/oauth2/token` with `Authorization: Basic` for
+/// confidential clients; the identity is the stable numeric `data.id` of `GET /2/users/me`, which needs both
+/// `tweet.read` and `users.read`. `data.confirmed_email` (scope `users.email`) is a confirmed address.
 public struct XPlugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}
@@ -18,7 +17,7 @@ public struct XPlugin: ProviderPlugin {
     /// `"X"`.
     public var displayName: String { "X" }
 
-    /// When `confirmed_email` is present (PROVIDERS-ADDENDUM.md §5.6: X confirmed it).
+    /// When `confirmed_email` is present (X confirmed it; docs/providers.md, "X").
     public var emailLinkability: EmailLinkability { .whenVerified(by: "confirmed_email") }
 
     /// pkce required; oidc, jwt_client_auth and form_post unsupported.
@@ -45,7 +44,7 @@ public struct XPlugin: ProviderPlugin {
     /// `users.read` and `tweet.read` (both needed by `/2/users/me`).
     public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["users.read", "tweet.read"] }
 
-    /// The `offline.access` scope (PROVIDERS.md §4).
+    /// The `offline.access` scope (docs/providers.md, "X").
     public var refreshTokenRequest: RefreshTokenRequest { .scope("offline.access") }
 
     /// HTTP Basic.

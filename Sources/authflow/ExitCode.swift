@@ -1,4 +1,5 @@
-/// The exit statuses the `authflow` contract promises (DESIGN.md §3, docs/): every command ends with one of these.
+/// The exit statuses the `authflow` contract promises (docs/configuration.md, "Exit codes"): every command ends
+/// with one of these.
 enum ExitCode: Int32, Sendable {
     /// Done: the command did what was asked (and printed its result on standard output).
     case success = 0

@@ -3,7 +3,8 @@ import Testing
 
 @testable import AuthFlowJOSE
 
-/// The JOSE-level cases of the OpenID Connect RP conformance tests (see OIDC-RP-TESTS.md).
+/// The JOSE-level cases of the OpenID Connect RP conformance tests (docs/testing.md, "OpenID Connect relying-party
+/// conformance cases").
 @Suite("OIDC RP conformance (JOSE)")
 struct OIDCRelyingPartyTests {
     let verifier = JWTVerifier(

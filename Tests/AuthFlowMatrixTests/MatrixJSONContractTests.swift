@@ -4,7 +4,7 @@ import AuthFlowMatrix
 import Foundation
 import Testing
 
-/// The JSON contract (DESIGN.md §3) for the plain and hardened example configurations, read from the library
+/// The JSON contract (docs/configuration.md) for the plain and hardened example configurations, read from the library
 /// (`AuthFlowCLITests` checks that `authflow matrix --format json` prints exactly what the library renders).
 @Suite struct MatrixJSONContractTests {
     /// The provider object named `name` in a matrix document.

@@ -46,7 +46,7 @@ STARTUP_TIMEOUT = 60
 #: Seconds a server may take to stop after SIGTERM before it is killed.
 STOP_TIMEOUT = 15
 
-#: The keys `/auth/session` answers with (DESIGN.md §3), no more, no fewer.
+#: The keys `/auth/session` answers with (docs/server.md, "Routes"), no more, no fewer.
 SESSION_KEYS = {"user_id", "provider", "subject", "email", "email_verified", "name", "expires_at"}
 
 PROVIDERS = ("apple", "google", "facebook", "x")

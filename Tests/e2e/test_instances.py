@@ -8,7 +8,7 @@ The browser talks to the public URL; a transport adapter sends each request to t
 chooses (as nginx would pick an upstream), with the public `Host`. So cookies, `Origin` and the redirect
 URI are the public ones, and a test can start a sign-in on A and deliver its callback to B.
 
-Waits for something that happens on another instance (the 1 s session cache of DESIGN §3 / docs) or when a
+Waits for something that happens on another instance (the 1 s session cache of docs/server.md) or when a
 store comes back poll with a bounded deadline; no test asserts how long anything took.
 """
 

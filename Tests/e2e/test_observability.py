@@ -15,8 +15,8 @@ import authflow_harness as harness
 from authflow_harness import Callback, Identity, direct, expect_error, notify
 
 
-#: How each provider of the harness configuration gets its identity (DESIGN §2: id_token providers verify it
-#: against the JWKS; the others call userinfo).
+#: How each provider of the harness configuration gets its identity (id_token providers verify it against the
+#: JWKS, docs/architecture.md; the others call userinfo).
 IDENTITY_ENDPOINT = {"apple": "jwks", "google": "jwks", "facebook": "userinfo", "x": "userinfo"}
 
 

@@ -13,8 +13,8 @@ import authflow_harness as harness
 from authflow_harness import Callback, Identity, PROVIDERS, SESSION_KEYS, expect_error, expect_redirect
 
 #: What `/auth/session` shows per provider for a typed identity: Facebook never vouches for an email
-#: and X only with the users.email scope (not configured), so their email stays null (DESIGN §3:
-#: `email` only from verified sources).
+#: and X only with the users.email scope (not configured), so their email stays null (docs/server.md,
+#: `GET /auth/session`: `email` only when the provider verified it).
 VERIFIED_EMAIL = {"apple": True, "google": True, "facebook": False, "x": False}
 
 
