@@ -160,7 +160,7 @@ public struct SandboxDeployment: Sendable {
             rateLimits: existing.map(\.rateLimits) ?? RateLimitSettings(), metricsListen: existing?.metricsListen,
             logFormat: existing?.logFormat ?? .text, nativeSessionTTL: existing?.nativeSessionTTL ?? 30 * 86_400,
             pathPrefix: pathPrefix, access: existing?.access ?? AccessRules(),
-            sessionIdleTimeout: existing?.sessionIdleTimeout)
+            sessionIdleTimeout: existing?.sessionIdleTimeout, nativeSessionMaxAge: existing?.nativeSessionMaxAge)
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)

@@ -2,8 +2,9 @@ import AuthFlow
 import Foundation
 
 /// The stored form of a `SessionRecord`: each field as `<byte count>:<bytes>`, so any text round-trips; the
-/// provider session id as `+<sid>`, or `-` when there is none; a bearer session adds the field `bearer` (a
-/// record of seven fields, as written before session kinds, is a cookie session). A session with groups, an
+/// provider session id as `+<sid>`, or `-` when there is none; a record of another kind than a cookie session adds
+/// the kind's raw value (`bearer`, `rotated`; a record of seven fields, as written before session kinds, is a
+/// cookie session). A session with groups, an
 /// agent summary or a last use after its creation has eleven fields: the kind always, then the groups (their
 /// JSON array, empty for none), the last use time and the agent (`+<agent>`, or `-`). Records of seven or
 /// eight fields stay readable, and are what a session without these is still written as.

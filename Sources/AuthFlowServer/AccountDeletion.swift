@@ -51,7 +51,7 @@ extension AccountRoutes {
             if await !revoke(stored, provider: identity.provider) { unrevoked.append(identity.provider) }
         }
         let ended = try await storing("end the user's sessions", store: "sessions") { () async throws(StoreError) in
-            try await sessions.deleteSessions(userID: user)
+            try await sessions.endSessions(of: user)
         }
         let removed = try await storing("delete the user") { () async throws(StoreError) in
             try await accounts.deleteUser(user)

@@ -28,9 +28,11 @@ struct NativeRoutes: ServerRoute {
             .object(["nonce": .string(issued.nonce), "expires_at": .string(Self.timestamp(issued.expiresAt))]))
     }
 
-    /// `POST /auth/session/refresh`: with a bearer session, a new token for the same sign-in, for another
-    /// `native_session_ttl`; the old token ends first, so of two refreshes with one token only one succeeds.
-    /// 401 `not_bearer_session` with a cookie or no session.
+    /// `POST /auth/session/refresh`: with a bearer session, a new token of the same refresh chain, for another
+    /// `native_session_ttl` but never past `native_session_max_age` from the sign-in; the old token ends first, so
+    /// of two refreshes with one token only one succeeds, and presented again it ends the chain
+    /// (``SessionService/refresh(_:)``). 401 `not_bearer_session` with a cookie or no session, `session_expired` at
+    /// the chain's end.
     func refresh(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         guard case .bearer = try sessions.credential(request) else {
             throw ServerError(

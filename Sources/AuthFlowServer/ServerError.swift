@@ -49,6 +49,9 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let ambiguousCredentials = Code(rawValue: "ambiguous_credentials")
         /// The route needs a bearer session (`POST /auth/session/refresh`) and the request has none.
         public static let notBearerSession = Code(rawValue: "not_bearer_session")
+        /// `POST /auth/session/refresh` with a bearer session whose refresh chain reached
+        /// `server.native_session_max_age`: the app signs in again.
+        public static let sessionExpired = Code(rawValue: "session_expired")
         /// `POST /auth/sessions/revoke` names no live session of the signed-in user.
         public static let sessionNotFound = Code(rawValue: "session_not_found")
         /// A store did not answer; the request changed nothing it could not finish.

@@ -4,18 +4,23 @@ import Foundation
 
 extension SessionService {
     /// Stores a new session of `kind` for `identity` under a fresh random id (32 bytes, base64url: no
-    /// fixation): `session_ttl` for a cookie, `native_session_ttl` for a bearer session. `providerSessionID` is
-    /// the id_token's `sid`, kept for back-channel logout. Returns the id and the record.
+    /// fixation): `session_ttl` for a cookie; for a bearer session `native_session_ttl`, cut at the end of its
+    /// refresh chain (``bearerExpiry(now:chainStart:)``), which begins at `chainStart` (a refresh passes its
+    /// chain's; a sign-in begins one now). A bearer session's `createdAt` is its chain's start. `providerSessionID`
+    /// is the id_token's `sid`, kept for back-channel logout. Returns the id and the record.
     func issue(
         for identity: LinkedIdentity, kind: SessionKind, providerSessionID: String?, groups: [String] = [],
-        agent: String? = nil
+        agent: String? = nil, chainStart: Date? = nil
     ) async throws(ServerError) -> (id: String, record: SessionRecord) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
-        let ttl = kind == .bearer ? options.nativeSessionTTL : options.sessionTTL
+        let createdAt = kind == .bearer ? chainStart ?? now : now
+        let expiresAt =
+            kind == .bearer
+            ? bearerExpiry(now: now, chainStart: createdAt) : now.addingTimeInterval(options.sessionTTL)
         let record = SessionRecord(
-            userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: now,
-            expiresAt: now.addingTimeInterval(ttl), providerSessionID: providerSessionID, kind: kind, groups: groups,
+            userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: createdAt,
+            expiresAt: expiresAt, providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: now,
             agent: agent)
         do throws(StoreError) {
             try await sessions.createSession(id: id, record: record)
@@ -34,35 +39,51 @@ extension SessionService {
         return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
     }
 
-    /// Replaces the bearer session `current` with a new one for the same sign-in (another `native_session_ttl`).
-    /// The old token ends first, so of two refreshes with one token only one succeeds.
+    /// Replaces the bearer session `current` with a new one of the same refresh chain: it keeps the chain's start
+    /// (`createdAt`), its groups and provider session, and ends at the earlier of `native_session_ttl` from now and
+    /// the chain's end (`native_session_max_age` from the sign-in). The old token ends first, so of two refreshes
+    /// with one token only one succeeds, and leaves a marker until the chain's end: presented again, it ends the
+    /// chain (``endChainIfReused(_:)``).
     ///
-    /// - Throws: ``ServerError`` `not_signed_in` (401) when the old session ended meanwhile.
+    /// - Throws: ``ServerError`` `session_expired` (401) at or past the chain's end, `not_signed_in` (401) when the
+    ///   old session ended meanwhile or its chain was ended for a reuse while this refresh ran.
     func refresh(_ current: CurrentSession) async throws(ServerError) -> (id: String, record: SessionRecord) {
         noteChanged(session: current.id)
-        let ended: Bool
-        do throws(StoreError) {
-            ended = try await sessions.deleteSession(id: current.id)
-        } catch {
-            throw ServerError(error, while: "end the old session", store: "sessions")
+        let now = clock.now()
+        let start = current.record.createdAt
+        guard now < chainEnd(from: start) else {
+            throw ServerError(
+                .sessionExpired,
+                "expected a bearer session signed in less than server.native_session_max_age "
+                    + "(\(Int(options.nativeSessionMaxAge))s) ago, found one signed in "
+                    + "\(Int(now.timeIntervalSince(start)))s ago; sign in again", status: 401)
         }
-        guard ended else {
-            throw ServerError(.notSignedIn, "expected a signed-in session, found one that just ended", status: 401)
-        }
-        return try await issue(
+        try await rotate(current, now: now)
+        let issued = try await issue(
             for: current.identity, kind: .bearer, providerSessionID: current.record.providerSessionID,
-            groups: current.record.groups, agent: current.record.agent)
+            groups: current.record.groups, agent: current.record.agent, chainStart: start)
+        try await checkChainLives(current.record, issued: issued.id)
+        return issued
     }
 
     /// Ends the session `credential` opens (only one of the credential's kind: a bearer token sent as a cookie
     /// ends nothing), or with `everywhere` every session of its user when it is still live. Returns the ended
-    /// session's record, `nil` when there was none.
+    /// session's record, `nil` when there was none. A bearer token that a refresh already replaced ends its
+    /// refresh chain (``endChainIfReused(_:)``).
     func end(_ credential: SessionCredential, everywhere: Bool) async throws(ServerError) -> SessionRecord? {
         noteChanged(session: credential.id)
+        let stored: SessionRecord?
         do throws(StoreError) {
-            guard let record = try await sessions.session(id: credential.id), record.kind == credential.kind else {
-                return nil
-            }
+            stored = try await sessions.session(id: credential.id)
+        } catch {
+            throw ServerError(error, while: "end the session", store: "sessions")
+        }
+        guard let record = stored else {
+            if credential.kind == .bearer { try await endChainIfReused(credential.id) }
+            return nil
+        }
+        guard record.kind == credential.kind else { return nil }
+        do throws(StoreError) {
             if everywhere, idleState(record, now: clock.now()) != .idle {
                 try await endEverySession(of: record.userID)
             } else if try await sessions.deleteSession(id: credential.id) {
@@ -74,18 +95,21 @@ extension SessionService {
         }
     }
 
-    /// Ends every session of `user` (all its browsers and apps).
+    /// Ends every session of `user` (all its browsers and apps), and the markers of its refresh chains.
     func endEverySession(of user: UserID) async throws(StoreError) {
         noteChanged(user: user)
-        let ended = try await sessions.deleteSessions(userID: user)
+        let ended = try await sessions.endSessions(of: user)
         logger.log(.info, "signed out everywhere", metadata: ["sessions": String(ended)])
     }
 
-    /// The live sessions of `user` (past neither their lifetime nor the idle timeout).
+    /// The live sessions of `user` (past neither their lifetime nor the idle timeout; never a refresh chain's
+    /// ``SessionKind/rotated`` record).
     func live(of user: UserID) async throws(ServerError) -> [StoredSession] {
         let now = clock.now()
         do throws(StoreError) {
-            return try await sessions.sessions(userID: user).filter { idleState($0.record, now: now) != .idle }
+            return try await sessions.sessions(userID: user).filter {
+                $0.record.kind.isSession && idleState($0.record, now: now) != .idle
+            }
         } catch {
             throw ServerError(error, while: "list the sessions", store: "sessions")
         }

@@ -33,7 +33,8 @@ final class SessionService: Sendable {
     }
 
     /// The session of `request`, or `nil` when it has no cookie or bearer token, the session is unknown, expired
-    /// or of the other kind, or its identity was removed, moved to another user or disabled since.
+    /// or of the other kind, or its identity was removed, moved to another user or disabled since. A bearer token
+    /// that a refresh already replaced ends its whole refresh chain (``endChainIfReused(_:)``) and opens nothing.
     ///
     /// - Parameter cached: whether a session found valid a moment ago (``SessionCache``) may answer; only
     ///   for the read-only routes.
@@ -56,7 +57,10 @@ final class SessionService: Sendable {
             session = try await read(id: id)
         }
         // A token opens only its own kind of session: a bearer token is no cookie, and the reverse.
-        guard let session, session.record.kind == credential.kind else { return nil }
+        guard let session, session.record.kind == credential.kind else {
+            if session == nil, credential.kind == .bearer { try await endChainIfReused(id) }
+            return nil
+        }
         return session
     }
 
@@ -70,13 +74,14 @@ final class SessionService: Sendable {
         return session
     }
 
-    /// The session `id` as both stores hold it now (of either kind), or `nil` when it is unknown, expired, idle,
-    /// or its identity was removed, moved to another user or disabled since. A use due to be written is written.
+    /// The session `id` as both stores hold it now (of either kind), or `nil` when it is unknown, expired, idle, no
+    /// session (a ``SessionKind/rotated`` record), or its identity was removed, moved to another user or disabled
+    /// since. A use due to be written is written.
     ///
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails.
     func read(id: String) async throws(ServerError) -> CurrentSession? {
         do throws(StoreError) {
-            guard var record = try await sessions.session(id: id) else { return nil }
+            guard var record = try await sessions.session(id: id), record.kind.isSession else { return nil }
             let now = clock.now()
             switch idleState(record, now: now) {
             case .fresh:

@@ -41,6 +41,10 @@ extension SignInServer {
         /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
         /// 30 days.
         public var nativeSessionTTL: Double = 30 * 86_400
+        /// How long, in seconds, a bearer refresh chain lasts from its sign-in (`server.native_session_max_age`):
+        /// each refresh's session ends at the earlier of ``nativeSessionTTL`` from the refresh and this from the
+        /// sign-in, and a refresh at or past it is refused; default 90 days.
+        public var nativeSessionMaxAge: Double = ServerSettings.defaultNativeSessionMaxAge
         /// The IPv6 prefix length that makes one client for the rate limits (`server.limits.ipv6_prefix`, 64 by
         /// default): one client usually holds a whole /64, which would otherwise be 2^64 buckets.
         public var ipv6ClientPrefix: Int = 64
@@ -109,6 +113,7 @@ extension SignInServer {
                 sessionTTL: server.sessionTTL, signup: server.signup, linkByVerifiedEmail: server.linkByVerifiedEmail,
                 rateLimits: server.rateLimits)
             self.nativeSessionTTL = server.nativeSessionTTL
+            self.nativeSessionMaxAge = server.nativeSessionMaxAge
             self.ipv6ClientPrefix = server.limits.ipv6Prefix
             self.pathPrefix = server.pathPrefix
             self.access = server.access

@@ -55,7 +55,7 @@ struct SessionsCommand: Command {
             let account = try await admin.user(user)
             let ended: Int
             do throws(StoreError) {
-                ended = try await admin.stores.sessions.deleteSessions(userID: account.id)
+                ended = try await admin.stores.sessions.endSessions(of: account.id)
             } catch {
                 throw AdminStores.Failure(description: "store: \(error)")
             }

@@ -46,6 +46,37 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.availableForSessions)
+    func keepsARotatedRecordOfARefreshChainAndEndsItWithTheUsersSessions(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        // A chain's start to the microsecond: the server matches a chain's records by it.
+        let start = StoreHarness.start + 0.123_456
+        let bearer = SessionRecord(
+            userID: .alice, provider: "apple", subject: "alice-1", createdAt: start, expiresAt: start + 3600,
+            providerSessionID: "sid-1", kind: .bearer, lastUsedAt: start + 60)
+        let rotated = SessionRecord(
+            userID: .alice, provider: "apple", subject: "alice-1", createdAt: start, expiresAt: start + 7200,
+            providerSessionID: "sid-1", kind: .rotated, lastUsedAt: start + 60)
+        try await stores.sessions.createSession(id: "bearer-2", record: bearer)
+        try await stores.sessions.createSession(id: "rotated:bearer-1", record: rotated)
+        #expect(try await stores.sessions.session(id: "rotated:bearer-1") == rotated)
+        #expect(try await stores.sessions.session(id: "bearer-2")?.createdAt == start)
+        let listed = try await stores.sessions.sessions(userID: .alice)
+        #expect(Set(listed.map(\.record)) == [bearer, rotated])
+        // The rotated record lives to its own expiry, past the session's.
+        stores.clock.advance(by: 3601)
+        #expect(try await stores.sessions.session(id: "bearer-2") == nil)
+        #expect(try await stores.sessions.session(id: "rotated:bearer-1")?.kind == .rotated)
+        let next = SessionRecord(
+            userID: .alice, provider: "apple", subject: "alice-1", createdAt: start, expiresAt: start + 7000,
+            kind: .bearer, lastUsedAt: start + 3600)
+        try await stores.sessions.createSession(id: "bearer-3", record: next)
+        // Ending every session of the user ends the rotated record too, and counts only the session.
+        #expect(try await stores.sessions.endSessions(of: .alice) == 1)
+        #expect(try await stores.sessions.sessions(userID: .alice) == [])
+        #expect(try await stores.sessions.session(id: "rotated:bearer-1") == nil)
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
     func refusesADuplicateSessionID(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         try await stores.sessions.createSession(id: "cookie-1", record: Self.record())

@@ -304,17 +304,74 @@ struct NativeSignInTests {
             #expect(new != old)
             #expect(refreshed["user_id"] == first["user_id"])
             #expect(refreshed["expires_at"] != first["expires_at"])
-            #expect(try await app.getWithBearer("/auth/session", old).status == 401)
             #expect(try await app.getWithBearer("/auth/session", new).status == 200)
-            // The old one refreshes nothing; a cookie session cannot refresh either.
-            let again = try await app.postJSON(
-                app.appURL + "/auth/session/refresh", nil, headers: [("Authorization", "Bearer \(old)")])
-            #expect(again.status == 401)
+            // A cookie session cannot refresh.
             let browser = TestBrowser()
             try await app.signIn(browser, provider: "google", as: People.bob)
             let cookie = try await browser.post(app.appURL + "/auth/session/refresh", from: app.appURL)
             #expect(cookie.status == 401)
             #expect(errorCode(cookie) == "not_bearer_session")
+        }
+    }
+
+    @Test func aRefreshChainEndsNinetyDaysAfterItsSignInByDefault() async throws {
+        try await TestDeployment.with(NativeApp.settings) { app in
+            var token = try #require(try await app.nativeSignIn("google", as: People.alice)["session_token"])
+            for _ in 0..<3 {
+                app.clock.advance(by: 29 * 86_400)
+                let refreshed = try await app.postJSON(
+                    app.appURL + "/auth/session/refresh", nil, headers: [("Authorization", "Bearer \(token)")])
+                #expect(refreshed.status == 200, "\(refreshed.response.text)")
+                token = try #require(refreshed["session_token"])
+            }
+            // 87 days after the sign-in, the last refresh lives 3 days, not 30; then the app signs in again.
+            app.clock.advance(by: 3 * 86_400)
+            #expect(try await app.getWithBearer("/auth/session", token).status == 401)
+            let late = try await app.postJSON(
+                app.appURL + "/auth/session/refresh", nil, headers: [("Authorization", "Bearer \(token)")])
+            #expect(late.status == 401)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aRotatedTokenPresentedAgainEndsTheNewestTokenToo(onSQLite: Bool) async throws {
+        let file = TemporarySQLiteFile("refresh-chains")
+        defer { file.remove() }
+        var settings = NativeApp.settings
+        if onSQLite { settings.stores = { clock in try file.stores(clock: clock) } }
+        // The newest token's check is cached for the whole test: the reuse must reach it there too.
+        settings.sessionCacheLifetime = 600
+        try await TestDeployment.with(settings) { app in
+            for presentation in ["/auth/session", "/auth/session/refresh", "/auth/logout"] {
+                let old = try #require(try await app.nativeSignIn("google", as: People.alice)["session_token"])
+                let refreshed = try await app.postJSON(
+                    app.appURL + "/auth/session/refresh", nil, headers: [("Authorization", "Bearer \(old)")])
+                let new = try #require(refreshed["session_token"])
+                #expect(try await app.getWithBearer("/auth/check", new).status == 202, "\(presentation)")
+                let replay =
+                    presentation == "/auth/session"
+                    ? try await app.getWithBearer(presentation, old)
+                    : try await app.postJSON(
+                        app.appURL + presentation, nil, headers: [("Authorization", "Bearer \(old)")])
+                #expect(replay.status == (presentation == "/auth/logout" ? 204 : 401), "\(presentation)")
+                #expect(try await app.getWithBearer("/auth/check", new).status == 401, "\(presentation)")
+                #expect(try await app.getWithBearer("/auth/session", new).status == 401, "\(presentation)")
+            }
+        }
+    }
+
+    @Test func aRefreshedChainListsOnlyItsNewestSession() async throws {
+        try await TestDeployment.with(NativeApp.settings) { app in
+            let old = try #require(try await app.nativeSignIn("google", as: People.alice)["session_token"])
+            let refreshed = try await app.postJSON(
+                app.appURL + "/auth/session/refresh", nil, headers: [("Authorization", "Bearer \(old)")])
+            let new = try #require(refreshed["session_token"])
+            let listed = try await app.getWithBearer("/auth/sessions", new)
+            #expect(listed.status == 200)
+            let items = try #require(try JSONValue.parse(listed.response.body)["sessions"]?.arrayValue)
+            #expect(items.count == 1)
+            #expect(items.first?["kind"]?.stringValue == "bearer")
+            #expect(items.first?["current"]?.boolValue == true)
         }
     }
 

@@ -210,8 +210,9 @@ def test_sign_in_started_on_a_completes_on_b(deployment, provider):
     assert on_a.json()["user_id"] == on_b.json()["user_id"]
 
 
-def test_native_nonce_issued_by_a_is_accepted_once_by_either_instance(deployment):
-    nonce_answer = harness.direct.post(deployment.a.listen_url + "/auth/google/native/nonce",
+def native_google_body(deployment, instance: harness.ServerProcess) -> dict:
+    """The body of a native Google sign-in of a fresh identity, with a nonce `instance` issued."""
+    nonce_answer = harness.direct.post(instance.listen_url + "/auth/google/native/nonce",
                                        timeout=harness.HTTP_TIMEOUT)
     assert nonce_answer.status_code == 200, status_of(nonce_answer)
     nonce = nonce_answer.json()["nonce"]
@@ -224,7 +225,11 @@ def test_native_nonce_issued_by_a_is_accepted_once_by_either_instance(deployment
               "nonce": hashed},
         timeout=harness.HTTP_TIMEOUT)
     assert token.status_code == 200, status_of(token)
-    body = {"id_token": token.json()["id_token"], "nonce": nonce}
+    return {"id_token": token.json()["id_token"], "nonce": nonce}
+
+
+def test_native_nonce_issued_by_a_is_accepted_once_by_either_instance(deployment):
+    body = native_google_body(deployment, deployment.a)
 
     signed_in = harness.direct.post(deployment.b.listen_url + "/auth/google/native", json=body,
                                     timeout=harness.HTTP_TIMEOUT)
@@ -249,6 +254,35 @@ def test_native_nonce_issued_by_a_is_accepted_once_by_either_instance(deployment
              lambda: harness.direct.get(deployment.b.listen_url + "/auth/session", headers=bearer,
                                         timeout=harness.HTTP_TIMEOUT).status_code == 401,
              PROPAGATION_DEADLINE)
+
+
+def test_a_bearer_refreshed_on_a_and_presented_again_on_b_ends_its_chain_on_both(deployment):
+    signed_in = harness.direct.post(deployment.a.listen_url + "/auth/google/native",
+                                    json=native_google_body(deployment, deployment.a), timeout=harness.HTTP_TIMEOUT)
+    assert signed_in.status_code == 200, status_of(signed_in)
+    first = signed_in.json()["session_token"]
+    refreshed = harness.direct.post(deployment.a.listen_url + "/auth/session/refresh",
+                                    headers={"Authorization": "Bearer " + first}, timeout=harness.HTTP_TIMEOUT)
+    assert refreshed.status_code == 200, status_of(refreshed)
+    newest = refreshed.json()["session_token"]
+
+    def session_status(instance: harness.ServerProcess, token: str) -> int:
+        return harness.direct.get(instance.listen_url + "/auth/session", headers={"Authorization": "Bearer " + token},
+                                  timeout=harness.HTTP_TIMEOUT).status_code
+
+    assert [session_status(instance, newest) for instance in (deployment.a, deployment.b)] == [200, 200]
+    # The replaced token, presented again on B (someone else may hold it), ends the newest token on both.
+    replay = harness.direct.get(deployment.b.listen_url + "/auth/session",
+                                headers={"Authorization": "Bearer " + first}, timeout=harness.HTTP_TIMEOUT)
+    expect_error(replay, "not_signed_in", statuses=(401,), context="a rotated bearer presented again on B")
+    assert session_status(deployment.b, newest) == 401
+    wait_for("A refusing the newest token of the ended chain", lambda: session_status(deployment.a, newest) == 401,
+             PROPAGATION_DEADLINE)
+    logged = deployment.b.stderr_path.read_text(errors="replace")
+    assert "bearer refresh token reused; chain ended" in logged, deployment.b.diagnostics()
+    for instance in (deployment.a, deployment.b):
+        text = instance.stderr_path.read_text(errors="replace")
+        assert first not in text and newest not in text, f"{instance.label} logged a bearer token"
 
 
 def test_session_made_on_a_is_valid_on_b_and_logout_on_b_ends_it_on_a(deployment):

@@ -59,3 +59,13 @@ public protocol SessionStore: Sendable {
     /// Checks that the store answers (for `GET /healthz`).
     func checkHealth() async throws(StoreError)
 }
+
+extension SessionStore {
+    /// Deletes every record of `user` (its sessions and the ``SessionKind/rotated`` records of its bearer refresh
+    /// chains) and returns how many live sessions ended, as ``sessions(userID:)`` listed them just before.
+    package func endSessions(of user: UserID) async throws(StoreError) -> Int {
+        let live = try await sessions(userID: user).filter(\.record.kind.isSession).count
+        try await deleteSessions(userID: user)
+        return live
+    }
+}

@@ -38,7 +38,7 @@ extension Configuration {
 extension ConfigurationReader {
     static let serverKeys = [
         "listen", "public_url", "secret", "previous_secrets", "allowed_return_to", "session_ttl", "native_session_ttl",
-        "session_idle_timeout", "signup",
+        "native_session_max_age", "session_idle_timeout", "signup",
         "link_by_verified_email",
         "metrics_listen", "log_format", "path_prefix", "access",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
@@ -60,6 +60,8 @@ extension ConfigurationReader {
         let nativeSessionTTL = serverDuration(
             section.value("native_session_ttl"), path: "server.native_session_ttl", examples: "30d, 8h or 90m",
             default: 30 * 86_400)
+        let nativeMaxAge = nativeSessionMaxAge(
+            section.value("native_session_max_age"), nativeSessionTTL: nativeSessionTTL)
         let idleTimeout = sessionIdleTimeout(section.value("session_idle_timeout"), sessionTTL: sessionTTL)
         let signup = bool(section.value("signup"), path: "server.signup") ?? true
         let link = emailLinkPolicy(section.value("link_by_verified_email"))
@@ -78,7 +80,7 @@ extension ConfigurationReader {
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
             logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access,
-            previousSecrets: previousSecrets, sessionIdleTimeout: idleTimeout)
+            previousSecrets: previousSecrets, sessionIdleTimeout: idleTimeout, nativeSessionMaxAge: nativeMaxAge)
     }
 
     /// `server.public_url` (required): a URL without a query, kept without trailing slashes.
@@ -132,6 +134,28 @@ extension ConfigurationReader {
             "expected a duration like \(examples) (at most 400d) for \(path), found \(text.shown)",
             at: text.scalar.mark)
         return defaultSeconds
+    }
+
+    /// `server.native_session_max_age`: a duration of at most 400 days, not shorter than `native_session_ttl` (a
+    /// refresh chain outlives its first session); `nil` when absent or refused, for the default.
+    private mutating func nativeSessionMaxAge(_ node: YAMLNode?, nativeSessionTTL: Double) -> Double? {
+        guard let node else { return nil }
+        let path = "server.native_session_max_age"
+        guard let text = text(node, path: path, expected: "a duration") else { return nil }
+        guard let seconds = ConfigurationSyntax.duration(text.value), seconds > 0, seconds <= 400 * 86_400 else {
+            report(
+                .invalidDuration, "expected a duration like 90d or 30d (at most 400d) for \(path), found \(text.shown)",
+                at: text.scalar.mark)
+            return nil
+        }
+        guard Double(seconds) >= nativeSessionTTL else {
+            report(
+                .invalidValue,
+                "expected \(path) at least server.native_session_ttl (\(Int(nativeSessionTTL))s), found \(text.shown) "
+                    + "(\(seconds)s): a bearer refresh chain lasts at least its first session", at: text.scalar.mark)
+            return nil
+        }
+        return Double(seconds)
     }
 
     /// `server.session_idle_timeout`: a duration shorter than `session_ttl`, or `off` (the default, as when

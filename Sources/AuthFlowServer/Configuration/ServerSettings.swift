@@ -36,6 +36,10 @@ public struct ServerSettings: Sendable, Hashable {
     /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
     /// 30 days.
     public let nativeSessionTTL: Double
+    /// How long, in seconds, a bearer refresh chain lasts from its sign-in (`server.native_session_max_age`): no
+    /// refresh extends a session past it. Never shorter than ``nativeSessionTTL``; default
+    /// ``defaultNativeSessionMaxAge`` (or ``nativeSessionTTL`` when that is longer).
+    public let nativeSessionMaxAge: Double
     /// The path every sign-in route lives under (`server.path_prefix`); default ``defaultPathPrefix``.
     /// The default `redirect_uri` follows it: `{public_url}{path_prefix}/{name}/callback`.
     public let pathPrefix: String
@@ -47,6 +51,9 @@ public struct ServerSettings: Sendable, Hashable {
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
     public static let defaultPathPrefix = Configuration.defaultPathPrefix
+
+    /// 90 days: how long a bearer refresh chain lasts unless `server.native_session_max_age` says otherwise.
+    public static let defaultNativeSessionMaxAge: Double = 90 * 86_400
 
     /// Whether `prefix` can be a `server.path_prefix`: `/` followed by one or more segments of letters,
     /// digits, `-`, `_`, `.` and `~`, none of them `.` or `..`, and no trailing `/` (`/auth`, `/login`,
@@ -71,8 +78,9 @@ public struct ServerSettings: Sendable, Hashable {
         trustedProxies: [IPNetwork] = [], rateLimits: RateLimitSettings? = RateLimitSettings(),
         metricsListen: ListenAddress? = nil, logFormat: LogFormat = .text, nativeSessionTTL: Double = 30 * 86_400,
         pathPrefix: String = ServerSettings.defaultPathPrefix, access: AccessRules = AccessRules(),
-        previousSecrets: [Secret] = [], sessionIdleTimeout: Double? = nil
+        previousSecrets: [Secret] = [], sessionIdleTimeout: Double? = nil, nativeSessionMaxAge: Double? = nil
     ) {
+        self.nativeSessionMaxAge = nativeSessionMaxAge ?? max(Self.defaultNativeSessionMaxAge, nativeSessionTTL)
         self.previousSecrets = previousSecrets
         self.access = access
         self.sessionIdleTimeout = sessionIdleTimeout

@@ -39,6 +39,8 @@ final class TestDeployment: Sendable {
         var nativeClients: [String: [String]] = [:]
         /// `server.native_session_ttl` in seconds.
         var nativeSessionTTL: Double = 30 * 86_400
+        /// `server.native_session_max_age` in seconds (the default when `nil`).
+        var nativeSessionMaxAge: Double? = nil
         /// `server.rate_limits` (`nil`: off).
         var rateLimits: RateLimitSettings? = RateLimitSettings()
         var signup = true
@@ -127,7 +129,8 @@ final class TestDeployment: Sendable {
                 sessionTTL: settings.sessionTTL, signup: settings.signup,
                 linkByVerifiedEmail: settings.linkByVerifiedEmail, rateLimits: settings.rateLimits,
                 nativeSessionTTL: settings.nativeSessionTTL, pathPrefix: settings.pathPrefix,
-                access: settings.access, sessionIdleTimeout: settings.sessionIdleTimeout),
+                access: settings.access, sessionIdleTimeout: settings.sessionIdleTimeout,
+                nativeSessionMaxAge: settings.nativeSessionMaxAge),
             store: StoreSettings(kind: .memory), providers: providers)
         let deployment = try SandboxDeployment.attach(loaded, to: sandbox)
         var configuration = deployment.configuration

@@ -53,7 +53,8 @@ public struct SQLSessionStore: Sendable {
     static func record(_ row: any StoreRow, operation: String) throws(StoreError) -> SessionRecord {
         guard let kind = SessionKind(rawValue: try row.text(7)) else {
             throw StoreError(
-                .corruptData, "expected a session kind (cookie or bearer), found another value", operation: operation)
+                .corruptData, "expected a session kind (cookie, bearer or rotated), found another value",
+                operation: operation)
         }
         return SessionRecord(
             userID: UserID(rawValue: try row.text(1)), provider: try row.text(2), subject: try row.text(3),
