@@ -44,7 +44,7 @@ extension SignInServer {
             }
         case (2, "logged-out", _):
             try Self.only(method, "GET", found: request.method)
-            return try LogoutRoutes(context: context).loggedOut(request)
+            return try await LogoutRoutes(context: context).loggedOut(request)
         case (2, "sessions", _):
             try Self.only(method, "GET", found: request.method)
             return try await SessionManagementRoutes(context: context).listSessions(request)
