@@ -60,11 +60,14 @@ struct LogoutRoutes: ServerRoute {
     }
 
     /// `GET /auth/logged-out?state=…`: where the provider sends the browser after a provider logout; 303 to the
-    /// `return_to` the logout carried (checked again against `server.allowed_return_to`), `/` without one.
+    /// `return_to` the logout carried (checked again against `server.allowed_return_to`), `/` without one. Each
+    /// state is accepted once, on any instance sharing the flow store.
     ///
     /// Refused (400, an HTML page for a browser): no or several `state` (`invalid_logout_state`), a state not
-    /// sealed here (`invalid_logout_state`), older than 10 minutes (`logout_state_expired`).
-    func loggedOut(_ request: HTTPServerRequest) throws(ServerError) -> HTTPServerResponse {
+    /// sealed here (`invalid_logout_state`), older than 10 minutes (`logout_state_expired`), already used
+    /// (`logout_state_used`); 503 `store_unavailable` when the flow store does not answer (nothing is spent, the
+    /// browser may come back with the same state).
+    func loggedOut(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let states = request.query.filter { $0.0 == "state" }.map(\.1)
         guard let providerLogout, states.count == 1 else {
             throw ServerError(
@@ -74,8 +77,33 @@ struct LogoutRoutes: ServerRoute {
         }
         let opened = try providerLogout.open(states[0], now: clock.now())
         let returnTo = try returnToPolicy.validate(opened.returnTo) ?? "/"
+        try await spend(opened)
         var response = HTTPServerResponse.redirect(to: returnTo, status: 303)
         response.headers["Cache-Control"] = "no-store"
         return response
+    }
+
+    /// Spends the opened logout state in the flow store, which every instance shares.
+    ///
+    /// - Throws: ``ServerError`` `logout_state_used` (400) when it was spent already, `store_unavailable` (503,
+    ///   store `flows`) when the flow store fails.
+    private func spend(_ opened: ProviderLogout.Opened) async throws(ServerError) {
+        let firstUse: Bool
+        do throws(FlowStoreError) {
+            firstUse = try await stores.flows.markSpent(state: opened.spentKey, until: opened.expiresAt)
+        } catch {
+            var failure = ServerError(
+                .storeUnavailable,
+                "expected the flow store to record the logout state as used, found \(error.code.rawValue)",
+                status: 503)
+            failure.store = "flows"
+            throw failure
+        }
+        guard firstUse else {
+            throw ServerError(
+                .logoutStateUsed,
+                "expected a logout state not used before, found one that already brought a browser back (each is "
+                    + "accepted once)", status: 400)
+        }
     }
 }

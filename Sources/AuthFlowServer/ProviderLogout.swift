@@ -11,7 +11,8 @@ import Foundation
 ///   to the session it was issued with (the digest of the session id is the associated data), sent only to
 ///   `{path_prefix}/logout`; a value over ``maximumHintCookieLength`` is not set (the logout then goes
 ///   without `id_token_hint`, with `client_id`).
-/// - the **state** carries the provider, the validated `return_to` and an expiry of ``stateLifetime``.
+/// - the **state** carries the provider, the validated `return_to` and an expiry of ``stateLifetime``; it is
+///   accepted once, spent in the flow store (``FlowStore/markSpent(state:until:)``) shared by the instances.
 struct ProviderLogout: Sendable {
     /// The HKDF info label of the key.
     static let label = "authflow provider logout v1"
@@ -60,16 +61,23 @@ struct ProviderLogout: Sendable {
         return Base64URL.encode(sealed)
     }
 
-    /// What a `state` says: the provider and the `return_to`.
+    /// What a `state` says: the provider and the `return_to`, with what spending it needs.
     struct Opened: Sendable, Equatable {
         let provider: String
         let returnTo: String
+        /// When the state stops opening: how long the flow store must remember it spent.
+        let expiresAt: Date
+        /// What the flow store spends (``FlowStore/markSpent(state:until:)``, which keeps only its digest): the
+        /// sealed bytes in their one canonical encoding, under a prefix of their own, so that neither another
+        /// spelling of one state nor a sign-in state can stand for it.
+        let spentKey: String
     }
 
     /// Opens `state` at `now`.
     ///
     /// - Throws: ``ServerError`` `invalid_logout_state` (400) for a value not sealed here (altered, forged, from
-    ///   a secret since dropped), `logout_state_expired` (400) for one older than ``stateLifetime``.
+    ///   a secret since dropped), `logout_state_expired` (400) for one older than ``stateLifetime``. Opening spends
+    ///   nothing: the route spends ``Opened/spentKey``.
     func open(_ state: String, now: Date) throws(ServerError) -> Opened {
         let invalid = ServerError(
             .invalidLogoutState,
@@ -87,7 +95,10 @@ struct ProviderLogout: Sendable {
                 "expected the provider to send the browser back within \(Int(Self.stateLifetime)) s of the logout, "
                     + "found a state that expired", status: 400)
         }
-        return Opened(provider: String(head[1]), returnTo: String(text[text.index(after: newline)...]))
+        return Opened(
+            provider: String(head[1]), returnTo: String(text[text.index(after: newline)...]),
+            expiresAt: Date(timeIntervalSince1970: Double(expires)),
+            spentKey: "logout-state " + Base64URL.encode(sealed))
     }
 
     /// The URL of `provider`'s end-session endpoint with the logout's parameters (RP-Initiated Logout §2):
@@ -120,4 +131,7 @@ extension ServerError.Code {
     public static let invalidLogoutState = ServerError.Code(rawValue: "invalid_logout_state")
     /// `GET /auth/logged-out` got a `state` older than 10 minutes.
     public static let logoutStateExpired = ServerError.Code(rawValue: "logout_state_expired")
+    /// `GET /auth/logged-out` got a `state` that already brought a browser back (on any instance sharing the flow
+    /// store): each state is accepted once.
+    public static let logoutStateUsed = ServerError.Code(rawValue: "logout_state_used")
 }

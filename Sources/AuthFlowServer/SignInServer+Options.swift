@@ -6,10 +6,12 @@ extension SignInServer {
     public struct Options: Sendable {
         /// The URL browsers reach the server at, e.g. `https://app.example.com` (no trailing slash).
         public var publicURL: String
-        /// Keys the flow-cookie MAC (and, in the SQLite store, token encryption); at least 32 bytes.
+        /// Keys everything the server seals or MACs (flow cookies, native nonces, provider logout states and hint
+        /// cookies, the session ids `GET /auth/sessions` lists) and, in the SQL stores, token encryption; at least
+        /// 32 bytes.
         public var secret: Secret
-        /// Secrets `secret` replaced (`server.previous_secrets`), newest first: flow cookies, native nonces and
-        /// stored tokens sealed under them still open; everything new is sealed under `secret`.
+        /// Secrets `secret` replaced (`server.previous_secrets`), newest first: what was sealed under them still
+        /// opens (not the listed session ids, which change with `secret`); everything new is sealed under `secret`.
         public var previousSecrets: [Secret] = []
         /// Path prefixes and absolute origins `return_to` may point at.
         public var allowedReturnTo: [String]

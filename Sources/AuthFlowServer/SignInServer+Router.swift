@@ -17,7 +17,7 @@ extension SignInServer {
         case .session: return try await SessionRoutes(context: context).sessionInfo(request)
         case .check: return try await SessionRoutes(context: context).check(request)
         case .sessions: return try await SessionManagementRoutes(context: context).listSessions(request)
-        case .loggedOut: return try LogoutRoutes(context: context).loggedOut(request)
+        case .loggedOut: return try await LogoutRoutes(context: context).loggedOut(request)
         case .login, .register, .link:
             let intent = SignInIntent(rawValue: segments[2]) ?? .login
             return try await LoginRoutes(context: context).beginSignIn(request, provider: segments[1], intent: intent)

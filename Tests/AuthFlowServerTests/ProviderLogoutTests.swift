@@ -110,6 +110,78 @@ struct ProviderLogoutTests {
         }
     }
 
+    /// Signs in at the provider of `app`, logs out there with `returnTo`, and returns the logout's `state`.
+    func providerLogoutState(_ app: TestDeployment, returnTo: String) async throws -> String {
+        let answer = try await logout(
+            app, try await signedIn(app), [("provider_logout", "1"), ("return_to", returnTo)])
+        #expect(answer.status == 303)
+        let location = try #require(answer.location)
+        return try #require(try parameters(location)["state"])
+    }
+
+    @Test func rejectsAReplayedLogoutState() async throws {
+        try await TestDeployment.with(Self.settings()) { app in
+            let state = try await providerLogoutState(app, returnTo: "/after")
+            let browser = TestBrowser()
+            let back = try await browser.get(app.routesURL + "/logged-out?state=" + state)
+            #expect(back.status == 303)
+            #expect(back.location == "/after")
+            // The same state again, from this browser or another: refused, no redirect.
+            for replaying in [browser, TestBrowser()] {
+                let replay = try await replaying.get(app.routesURL + "/logged-out?state=" + state)
+                #expect(replay.status == 400)
+                #expect(errorCode(replay) == "logout_state_used")
+                #expect(replay.location == nil)
+            }
+        }
+    }
+
+    @Test func aLogoutStateUsedOnOneInstanceIsRefusedByAnotherSharingTheFlowStore() async throws {
+        let flows = InMemoryFlowStore(clock: SystemClock())
+        var settings = Self.settings()
+        settings.stores = { clock in
+            var stores = SignInServer.Stores.memory(clock: clock)
+            stores.flows = flows
+            return stores
+        }
+        try await TestDeployment.with(settings) { first in
+            try await TestDeployment.with(settings) { second in
+                let state = try await providerLogoutState(first, returnTo: "/after")
+                let back = try await TestBrowser().get(second.routesURL + "/logged-out?state=" + state)
+                #expect(back.status == 303)
+                #expect(back.location == "/after")
+                for instance in [first, second] {
+                    let replay = try await TestBrowser().get(instance.routesURL + "/logged-out?state=" + state)
+                    #expect(replay.status == 400)
+                    #expect(errorCode(replay) == "logout_state_used")
+                }
+            }
+        }
+    }
+
+    @Test func aFlowStoreThatDoesNotAnswerGivesA503AndSpendsNothing() async throws {
+        let flows = SwitchableFlowStore()
+        var settings = Self.settings()
+        settings.stores = { clock in
+            var stores = SignInServer.Stores.memory(clock: clock)
+            stores.flows = flows
+            return stores
+        }
+        try await TestDeployment.with(settings) { app in
+            let state = try await providerLogoutState(app, returnTo: "/after")
+            flows.isDown = true
+            let refused = try await TestBrowser().get(app.routesURL + "/logged-out?state=" + state)
+            #expect(refused.status == 503)
+            #expect(errorCode(refused) == "store_unavailable")
+            #expect(refused.location == nil)
+            // Nothing was spent: once the store answers, the same state brings the browser back.
+            flows.isDown = false
+            let back = try await TestBrowser().get(app.routesURL + "/logged-out?state=" + state)
+            #expect(back.status == 303)
+            #expect(back.location == "/after")
+        }
+    }
+
     @Test func withoutAnEndSessionEndpointTheLogoutIsLocalOnly() async throws {
         try await TestDeployment.with(Self.settings(endSession: nil)) { app in
             let browser = try await signedIn(app)
@@ -281,8 +353,10 @@ struct MicrosoftProviderLogoutTests {
             let home = try await browser.get(back)
             #expect(home.status == 303)
             #expect(home.location == "/after")
-            // A replayed state (it is not single-use) only leads to the same allowed return_to.
-            #expect(try await browser.get(back).location == "/after")
+            // The state is single-use: a replay is refused.
+            let replay = try await browser.get(back)
+            #expect(replay.status == 400)
+            #expect(errorCode(replay) == "logout_state_used")
         }
     }
 }
