@@ -323,12 +323,12 @@ def check(fresh, baseline):
     return added, removed
 
 
-def report(title, changes):
+def report(title, sign, changes):
     print(title)
     for module, lines in changes.items():
         print("  %s/%s.txt (%d):" % (API_DIR, module, len(lines)))
         for line in lines:
-            print("    " + line)
+            print("    %s %s" % (sign, line))
 
 
 def main():
@@ -366,9 +366,9 @@ def main():
     added, removed = check(fresh, read_listing(API_DIR))
     old, new = doc_with_counts(fresh)
     if added:
-        report("api.sh: public API added without updating the baseline:", added)
+        report("api.sh: public API added without updating the baseline:", "+", added)
     if removed:
-        report("api.sh: public API removed or changed without updating the baseline:", removed)
+        report("api.sh: public API removed or changed without updating the baseline:", "-", removed)
     if old != new:
         print("api.sh: the counts in %s (between %s and %s) are not those of the listing" % (DOC, BEGIN, END))
     if added or removed or old != new:
