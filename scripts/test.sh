@@ -38,6 +38,10 @@ bash scripts/check-references.sh
 
 step "swift build"
 swift build
+# The public API, listed from the symbol graphs of that build, against the baseline in api/: a public
+# declaration added, removed or changed without `bash scripts/api.sh --write` fails here (docs/public-api.md).
+step "public API"
+bash scripts/api.sh --check
 step "swift test"
 swift test
 
