@@ -3,12 +3,13 @@ import AuthFlowHTTP
 
 extension SessionRoutes {
     /// The answer of `GET /auth/check` for a signed-in `session` (before the headers every response gets):
-    /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only), `X-Auth-Name` and
-    /// `X-Auth-Groups` (``ServerRoute/groupsHeader(_:)``), each without control characters and bounded.
+    /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only), `X-Auth-Name`,
+    /// `X-Auth-Groups` and `X-Auth-Roles` (both ``ServerRoute/groupsHeader(_:)``), each without control characters
+    /// and bounded.
     func checkResponse(_ session: CurrentSession) -> HTTPServerResponse {
         var response = HTTPServerResponse.empty(status: 202)
         // Room for these fields and the ones every response gets (``SignInServer/respond(to:route:with:)``).
-        response.headers.reserveCapacity(10)
+        response.headers.reserveCapacity(11)
         response.headers["X-Auth-User"] = session.record.userID.rawValue
         // An email is sent whole or not at all: a shortened or cleaned one would name someone else.
         if session.identity.emailVerified, let email = session.identity.email, !Self.hasControlCharacter(email),
@@ -24,6 +25,9 @@ extension SessionRoutes {
         }
         if let groups = Self.groupsHeader(session.record.groups) {
             response.headers["X-Auth-Groups"] = groups
+        }
+        if let roles = Self.groupsHeader(session.record.roles) {
+            response.headers["X-Auth-Roles"] = roles
         }
         response.headers["Cache-Control"] = "no-store"
         return response

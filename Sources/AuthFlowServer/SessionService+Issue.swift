@@ -8,7 +8,7 @@ extension SessionService {
     /// the id_token's `sid`, kept for back-channel logout. Returns the id and the record.
     func issue(
         for identity: LinkedIdentity, kind: SessionKind, providerSessionID: String?, groups: [String] = [],
-        agent: String? = nil
+        roles: [String] = [], tenant: String? = nil, agent: String? = nil
     ) async throws(ServerError) -> (id: String, record: SessionRecord) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
@@ -16,7 +16,7 @@ extension SessionService {
         let record = SessionRecord(
             userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: now,
             expiresAt: now.addingTimeInterval(ttl), providerSessionID: providerSessionID, kind: kind, groups: groups,
-            agent: agent)
+            agent: agent, roles: roles, tenant: tenant)
         do throws(StoreError) {
             try await sessions.createSession(id: id, record: record)
         } catch {
@@ -27,10 +27,12 @@ extension SessionService {
 
     /// Starts a new cookie session for `identity` and returns its id and its `Set-Cookie` value.
     func issueCookieSession(
-        for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], agent: String? = nil
+        for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], roles: [String] = [],
+        tenant: String? = nil, agent: String? = nil
     ) async throws(ServerError) -> (id: String, cookie: String) {
         let (id, _) = try await issue(
-            for: identity, kind: .cookie, providerSessionID: providerSessionID, groups: groups, agent: agent)
+            for: identity, kind: .cookie, providerSessionID: providerSessionID, groups: groups, roles: roles,
+            tenant: tenant, agent: agent)
         return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
     }
 
@@ -51,7 +53,8 @@ extension SessionService {
         }
         return try await issue(
             for: current.identity, kind: .bearer, providerSessionID: current.record.providerSessionID,
-            groups: current.record.groups, agent: current.record.agent)
+            groups: current.record.groups, roles: current.record.roles, tenant: current.record.tenant,
+            agent: current.record.agent)
     }
 
     /// Ends the session `credential` opens (only one of the credential's kind: a bearer token sent as a cookie
