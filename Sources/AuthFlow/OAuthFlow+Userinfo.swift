@@ -78,7 +78,7 @@ extension OAuthFlow {
         return complete(exchange, tokens, identity, now: now)
     }
 
-    /// The id_token identity with the userinfo's email (and its flags), name and groups filling gaps.
+    /// The id_token identity with the userinfo's email (and its flags), name, groups, roles and tenant filling gaps.
     static func merge(primary: VerifiedIdentity, secondary: VerifiedIdentity) -> VerifiedIdentity {
         let useSecondaryEmail = primary.email == nil && secondary.email != nil
         return VerifiedIdentity(
@@ -88,6 +88,7 @@ extension OAuthFlow {
             name: primary.name ?? secondary.name, source: .idToken,
             rawClaims: secondary.rawClaims.merging(primary.rawClaims) { _, token in token },
             groups: primary.groups.isEmpty ? secondary.groups : primary.groups,
+            roles: primary.roles.isEmpty ? secondary.roles : primary.roles, tenant: primary.tenant ?? secondary.tenant,
             isPrivateRelayEmail: useSecondaryEmail ? secondary.isPrivateRelayEmail : primary.isPrivateRelayEmail,
             emailLinkable: useSecondaryEmail ? secondary.emailLinkable : primary.emailLinkable)
     }

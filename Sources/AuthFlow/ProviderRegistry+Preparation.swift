@@ -7,7 +7,8 @@ extension ProviderRegistry {
     ///
     /// Each provider resolves against the plugin its own preparation returned, so several providers of one
     /// type with different settings coexist. Providers are prepared in file order with one shared
-    /// ``ProviderPreparation``. All problems are collected before throwing.
+    /// ``ProviderPreparation``. All problems are collected before throwing, with what the other sections name of
+    /// the resolved providers (`ProviderDependentSettings`).
     ///
     /// `credentials` as for ``resolve(_:credentials:)``.
     ///
@@ -48,6 +49,7 @@ extension ProviderRegistry {
                 issues += error.issues
             }
         }
+        issues += configuration.providerDependentIssues(resolved: resolved)
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return resolved
     }

@@ -6,7 +6,9 @@ extension ProviderRegistry {
     /// All problems are collected before throwing: unknown `type:` (with the nearest known type),
     /// unknown capability names, capabilities the provider cannot do (quoting the plugin's reason),
     /// required capabilities switched off, missing required keys, missing endpoints or redirect URI, and
-    /// the plugin's own checks. Each issue carries the source position the configuration kept.
+    /// the plugin's own checks, then what the other sections name of the resolved providers
+    /// (`ProviderDependentSettings`: an access rule's tenant). Each issue carries the source position the
+    /// configuration kept.
     ///
     /// `credentials` decides whether a required credential needs a value (``CredentialRequirement/values``, the
     /// default: what a sign-in needs) or only its key (``CredentialRequirement/keys``: for reports such as
@@ -26,6 +28,7 @@ extension ProviderRegistry {
             issues += found
             if let provider { resolved.append(provider) }
         }
+        issues += configuration.providerDependentIssues(resolved: resolved)
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return resolved
     }

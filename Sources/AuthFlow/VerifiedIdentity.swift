@@ -20,9 +20,15 @@ public struct VerifiedIdentity: Sendable, Hashable {
     public let source: IdentitySource
     /// Every claim or userinfo member, for application-specific needs.
     public let rawClaims: [String: JSONValue]
-    /// The groups (or roles) the provider placed the user in, as its plugin or the `claims.groups`
-    /// mapping reads them; empty when the provider states none.
+    /// The groups the provider placed the user in, as its plugin or the `claims.groups` mapping reads them;
+    /// empty when the provider states none.
     public let groups: [String]
+    /// The roles the provider granted the user in this application (Microsoft's app `roles`), kept apart from
+    /// ``groups`` so that a role never satisfies a group rule; empty when the plugin states none.
+    public let roles: [String]
+    /// The tenant (directory) that issued the identity, for plugins whose provider has tenants (Microsoft's
+    /// `tid`); `nil` otherwise. Access rules written `PROVIDER/TENANT:NAME` compare it.
+    public let tenant: String?
     /// Whether the email is a relay address the provider made for this application (Apple's
     /// `is_private_email`), which forwards to the user's real mailbox.
     public let isPrivateRelayEmail: Bool
@@ -36,8 +42,8 @@ public struct VerifiedIdentity: Sendable, Hashable {
     /// `emailLinkable` defaults to `emailVerified` and is never true when `emailVerified` is false.
     public init(
         provider: String, subject: String, email: String?, emailVerified: Bool, name: String?,
-        source: IdentitySource, rawClaims: [String: JSONValue], groups: [String] = [],
-        isPrivateRelayEmail: Bool = false, emailLinkable: Bool? = nil
+        source: IdentitySource, rawClaims: [String: JSONValue], groups: [String] = [], roles: [String] = [],
+        tenant: String? = nil, isPrivateRelayEmail: Bool = false, emailLinkable: Bool? = nil
     ) {
         self.provider = provider
         self.subject = subject
@@ -47,6 +53,8 @@ public struct VerifiedIdentity: Sendable, Hashable {
         self.source = source
         self.rawClaims = rawClaims
         self.groups = groups
+        self.roles = roles
+        self.tenant = tenant
         self.isPrivateRelayEmail = isPrivateRelayEmail
         self.emailLinkable = emailVerified && email != nil && (emailLinkable ?? true)
     }

@@ -37,8 +37,9 @@ extension DemoSite {
     /// `GET /matrix`: the capability matrix of the configured providers (HTML).
     func matrixPage() -> HTTPServerResponse {
         let resolved = server.providerNames.compactMap { server.providers[$0] }
-        let page = CapabilityMatrix(providers: resolved, storesTokens: true, options: server.options.flow).render(
-            format: .html)
+        let page = CapabilityMatrix(
+            providers: resolved, storesTokens: true, options: server.options.flow, access: server.options.access
+        ).render(format: .html)
         return Self.html(page)
     }
 

@@ -151,7 +151,7 @@ public struct SandboxDeployment: Sendable {
         let kept = keepingSecret ? existing?.secret : nil
         let generated = kept == nil
         let secret = kept ?? Secret(Hex.encode(random.bytes(32)))
-        let server = ServerSettings(
+        var server = ServerSettings(
             listen: existing?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080), publicURL: publicURL,
             secret: secret, allowedReturnTo: existing?.allowedReturnTo ?? ["/"],
             sessionTTL: existing?.sessionTTL ?? 8 * 3600, signup: existing?.signup ?? true,
@@ -161,6 +161,7 @@ public struct SandboxDeployment: Sendable {
             logFormat: existing?.logFormat ?? .text, nativeSessionTTL: existing?.nativeSessionTTL ?? 30 * 86_400,
             pathPrefix: pathPrefix, access: existing?.access ?? AccessRules(),
             sessionIdleTimeout: existing?.sessionIdleTimeout, nativeSessionMaxAge: existing?.nativeSessionMaxAge)
+        server.tenantRuleSites = existing?.tenantRuleSites ?? []
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)

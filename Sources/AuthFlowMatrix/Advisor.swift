@@ -19,15 +19,19 @@ struct Advisor {
         if let advisory = clientAuthentication() { found.append(advisory) }
         if let advisory = clientSecretLifetime() { found.append(advisory) }
         for advice in (provider.plugin as? any ProviderAdvising)?.advice(for: provider) ?? [] {
-            let change: [Advisory.Fragment] =
-                advice.key.map { [.text("set "), .yaml($0), .text(" " + advice.change)] } ?? [.text(advice.change)]
-            found.append(
-                Advisory(
-                    provider: provider.name, code: Advisory.Code(rawValue: advice.code),
-                    severity: advice.hardening ? .hardening : .note, finding: advice.finding, change: change))
+            found.append(Self.advisory(advice, provider: provider.name))
         }
         if let advisory = refreshToken() { found.append(advisory) }
         return found
+    }
+
+    /// `advice` as an advisory of the provider named `provider`: its key, when it has one, to set as YAML.
+    static func advisory(_ advice: ProviderAdvice, provider: String) -> Advisory {
+        let change: [Advisory.Fragment] =
+            advice.key.map { [.text("set "), .yaml($0), .text(" " + advice.change)] } ?? [.text(advice.change)]
+        return Advisory(
+            provider: provider, code: Advisory.Code(rawValue: advice.code),
+            severity: advice.hardening ? .hardening : .note, finding: advice.finding, change: change)
     }
 
     /// An optional capability that is off, with what switching it on brings.

@@ -25,11 +25,16 @@ public struct CapabilityMatrix: Sendable, Hashable {
     ///   - storesTokens: whether the deployment keeps provider tokens (`authflow serve` does); enables the
     ///     refresh-token advisory.
     ///   - options: the `OAuthFlow.Options` the flow runs with (the client-secret JWT lifetime is reported).
+    ///   - access: the server's access rules (`server.access`): an unqualified group or role rule among several
+    ///     providers is advised on every row (``AccessRules/unqualifiedRuleAdvice(configured:)``).
     public init(
         providers: [ResolvedProvider], source: String? = nil, storesTokens: Bool = true,
-        options: OAuthFlow.Options = .init()
+        options: OAuthFlow.Options = .init(), access: AccessRules = AccessRules()
     ) {
-        rows = providers.map { MatrixRow(provider: $0, storesTokens: storesTokens, options: options) }
+        let accessAdvice = access.unqualifiedRuleAdvice(configured: providers.map(\.name))
+        rows = providers.map {
+            MatrixRow(provider: $0, storesTokens: storesTokens, options: options, accessAdvice: accessAdvice)
+        }
         self.source = source
     }
 

@@ -39,7 +39,12 @@ public struct MatrixRow: Sendable, Hashable {
     ///   - storesTokens: whether the deployment keeps provider tokens (`authflow serve` stores them in the account
     ///     store); enables the refresh-token advisory.
     ///   - options: the options `OAuthFlow` runs with (the client-secret JWT lifetime is reported).
-    public init(provider: ResolvedProvider, storesTokens: Bool = true, options: OAuthFlow.Options = .init()) {
+    ///   - accessAdvice: advice about the deployment's access rules that concerns this provider too, listed after
+    ///     the provider's own.
+    public init(
+        provider: ResolvedProvider, storesTokens: Bool = true, options: OAuthFlow.Options = .init(),
+        accessAdvice: [ProviderAdvice] = []
+    ) {
         name = provider.name
         type = provider.type
         displayName = provider.plugin.displayName
@@ -54,7 +59,9 @@ public struct MatrixRow: Sendable, Hashable {
                 support: provider.capabilitySupport[capability] ?? .unsupported(reason: "not declared by the plugin"),
                 enabled: provider.isEnabled(capability))
         }
-        advisories = Advisor(provider: provider, storesTokens: storesTokens, options: options).advisories()
+        advisories =
+            Advisor(provider: provider, storesTokens: storesTokens, options: options).advisories()
+            + accessAdvice.map { Advisor.advisory($0, provider: provider.name) }
         nativeSupported = provider.plugin is any NativeSignInProviding
         nativeClients = provider.nativeClients
         providerLogout = provider.endpoints.endSession.map { !$0.isEmpty } ?? false

@@ -17,11 +17,12 @@ public import AuthFlowJOSE
 /// - `email` is mutable and not verified (the nOAuth account takeover): it is verified, and linkable,
 ///   only when Microsoft says so with the optional claim `xms_edov` (`true`, `"1"` or `"true"`) or lists it
 ///   in `verified_primary_email`.
-/// - `groups` (object ids) and `roles` (app roles) become `VerifiedIdentity.groups`; past 200 groups
-///   Microsoft sends none (`_claim_names.groups`), and only the roles remain.
+/// - `groups` (object ids) become `VerifiedIdentity.groups` and `roles` (app roles) `VerifiedIdentity.roles`,
+///   never mixed; past 200 groups Microsoft sends none (`_claim_names.groups`). The `tid` is the
+///   identity's `tenant`, which access rules written `PROVIDER/TENANT:NAME` compare.
 /// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it;
 ///   a refresh token needs the `offline_access` scope.
-public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderAdvising {
+public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderAdvising, TenantStating {
     /// Microsoft's sign-in host.
     public static let defaultBaseURL = "https://login.microsoftonline.com"
     /// The tenant id of personal Microsoft accounts.
@@ -227,8 +228,15 @@ public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderA
         return VerifiedIdentity(
             provider: provider.name, subject: "\(tenantID):\(oid)", email: email, emailVerified: verified,
             name: IdentityClaims.displayName(raw), source: .idToken, rawClaims: raw,
-            groups: Self.strings(raw["groups"]) + Self.strings(raw["roles"]), emailLinkable: verified)
+            groups: Self.strings(raw["groups"]), roles: Self.strings(raw["roles"]), tenant: tenantID,
+            emailLinkable: verified)
     }
+
+    /// `a tenant id (a GUID, the id_token's tid)`: what an access rule's tenant is compared with.
+    public var tenantForm: String { "a tenant id (a GUID, as in the id_token's tid)" }
+
+    /// Whether `text` is a GUID, the only form of `tid` (a domain name such as `contoso.onmicrosoft.com` never is).
+    public func isTenant(_ text: String) -> Bool { IssuerTemplate.isGUID(text) }
 
     /// Whether Microsoft states `email` is verified: `xms_edov` true (a boolean, `"1"` or `"true"`), or the
     /// address listed in `verified_primary_email`.

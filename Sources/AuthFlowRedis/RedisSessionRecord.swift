@@ -4,10 +4,10 @@ import Foundation
 /// The stored form of a `SessionRecord`: each field as `<byte count>:<bytes>`, so any text round-trips; the
 /// provider session id as `+<sid>`, or `-` when there is none; a record of another kind than a cookie session adds
 /// the kind's raw value (`bearer`, `rotated`; a record of seven fields, as written before session kinds, is a
-/// cookie session). A session with groups, an
-/// agent summary or a last use after its creation has eleven fields: the kind always, then the groups (their
-/// JSON array, empty for none), the last use time and the agent (`+<agent>`, or `-`). Records of seven or
-/// eight fields stay readable, and are what a session without these is still written as.
+/// cookie session). A session with groups, roles, a tenant, an agent summary or a last use after its creation has
+/// eleven fields: the kind always, then the groups (their JSON array, or with roles or a tenant the object of
+/// `SessionRecord.encodeMemberships`; empty for none), the last use time and the agent (`+<agent>`, or `-`).
+/// Records of seven or eight fields stay readable, and are what a session without these is still written as.
 enum RedisSessionRecord {
     static func encode(_ record: SessionRecord) -> [UInt8] {
         var fields = [
@@ -15,11 +15,14 @@ enum RedisSessionRecord {
             record.userID.rawValue, record.provider, record.subject,
             record.providerSessionID.map { "+" + $0 } ?? "-",
         ]
-        let extended = !record.groups.isEmpty || record.agent != nil || record.lastUsedAt != record.createdAt
+        let extended =
+            !record.groups.isEmpty || !record.roles.isEmpty || record.tenant != nil || record.agent != nil
+            || record.lastUsedAt != record.createdAt
         if extended || record.kind != .cookie { fields.append(record.kind.rawValue) }
         if extended {
             fields += [
-                SessionRecord.encodeGroups(record.groups) ?? "", String(record.lastUsedAt.timeIntervalSince1970),
+                SessionRecord.encodeMemberships(groups: record.groups, roles: record.roles, tenant: record.tenant)
+                    ?? "", String(record.lastUsedAt.timeIntervalSince1970),
                 record.agent.map { "+" + $0 } ?? "-",
             ]
         }
@@ -45,11 +48,11 @@ enum RedisSessionRecord {
             let created = Double(fields[1]), let expires = Double(fields[2]),
             let kind = fields.count >= 8 ? SessionKind(rawValue: fields[7]) : .cookie
         else { throw corrupt(operation) }
-        var groups: [String] = []
+        var memberships: (groups: [String], roles: [String], tenant: String?) = ([], [], nil)
         var lastUsed: Date?
         var agent: String?
         if fields.count == 11 {
-            groups = try SessionRecord.decodeGroups(fields[8].isEmpty ? nil : fields[8], operation: operation)
+            memberships = try SessionRecord.decodeMemberships(fields[8].isEmpty ? nil : fields[8], operation: operation)
             guard let used = Double(fields[9]) else { throw corrupt(operation) }
             lastUsed = Date(timeIntervalSince1970: used)
             agent = fields[10].hasPrefix("+") ? String(fields[10].dropFirst()) : nil
@@ -58,7 +61,8 @@ enum RedisSessionRecord {
             userID: UserID(rawValue: fields[3]), provider: fields[4], subject: fields[5],
             createdAt: Date(timeIntervalSince1970: created), expiresAt: Date(timeIntervalSince1970: expires),
             providerSessionID: fields[6].hasPrefix("+") ? String(fields[6].dropFirst()) : nil, kind: kind,
-            groups: groups, lastUsedAt: lastUsed, agent: agent)
+            groups: memberships.groups, lastUsedAt: lastUsed, agent: agent, roles: memberships.roles,
+            tenant: memberships.tenant)
     }
 
     private static func corrupt(_ operation: String) -> StoreError {

@@ -82,7 +82,8 @@ extension CallbackRoutes {
         let session = try await createSession(
             for: identity, providerSessionID: providerSessionID,
             groups: sessionGroups(result.identity, provider: name),
-            agent: UserAgentSummary.summary(request.headers["User-Agent"]))
+            roles: sessionRoles(result.identity, provider: name),
+            tenant: sessionTenant(result.identity), agent: UserAgentSummary.summary(request.headers["User-Agent"]))
         if options.keepsTraces {
             traces.rememberSession(digest: Self.digest(session.id), trace: flow.startTrace + result.trace)
         }

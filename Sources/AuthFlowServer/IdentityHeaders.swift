@@ -3,8 +3,8 @@ import AuthFlowHTTP
 
 extension SessionRoutes {
     /// The answer of `GET /auth/check` for a signed-in `session` (before the headers every response gets):
-    /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only), `X-Auth-Name` and
-    /// `X-Auth-Groups` (``ServerRoute/groupsHeader(_:)``), each as ``ServerRoute/identityHeaderValue(_:_:limit:)``
+    /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only), `X-Auth-Name`,
+    /// `X-Auth-Groups` and `X-Auth-Roles` (both ``ServerRoute/groupsHeader(_:)``), each as ``ServerRoute/identityHeaderValue(_:_:limit:)``
     /// allows. The cached path (``SignInServer/handleAtOnce(_:)``) and the uncached one (``check(_:)``) both
     /// answer with it.
     ///
@@ -16,7 +16,7 @@ extension SessionRoutes {
         else { throw Self.unsendableIdentity }
         var response = HTTPServerResponse.empty(status: 202)
         // Room for these fields and the ones every response gets (``SignInServer/respond(to:route:with:)``).
-        response.headers.reserveCapacity(10)
+        response.headers.reserveCapacity(11)
         response.headers["X-Auth-User"] = user
         if session.identity.emailVerified, let email = session.identity.email,
             let value = Self.identityHeaderValue(email, .whole)
@@ -29,6 +29,9 @@ extension SessionRoutes {
         }
         if let groups = Self.groupsHeader(session.record.groups) {
             response.headers["X-Auth-Groups"] = groups
+        }
+        if let roles = Self.groupsHeader(session.record.roles) {
+            response.headers["X-Auth-Roles"] = roles
         }
         response.headers["Cache-Control"] = "no-store"
         return response

@@ -54,6 +54,7 @@ extension NativeRoutes {
         let session = try await sessions.issue(
             for: identity, kind: .bearer, providerSessionID: providerSessionID,
             groups: sessionGroups(result.identity, provider: result.provider),
+            roles: sessionRoles(result.identity, provider: result.provider), tenant: sessionTenant(result.identity),
             agent: UserAgentSummary.summary(request.headers["User-Agent"]))
         logger.log(
             .info, "signed in",

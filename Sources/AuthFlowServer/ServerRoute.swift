@@ -82,11 +82,13 @@ extension ServerRoute {
     func noteChanged(identity: IdentityKey) { sessions.noteChanged(identity: identity) }
 
     /// Starts a new cookie session for `identity` and returns its id and cookie
-    /// (``SessionService/issueCookieSession(for:providerSessionID:groups:agent:)``).
+    /// (``SessionService/issueCookieSession(for:providerSessionID:groups:roles:tenant:agent:)``).
     func createSession(
-        for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], agent: String? = nil
+        for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], roles: [String] = [],
+        tenant: String? = nil, agent: String? = nil
     ) async throws(ServerError) -> (id: String, cookie: String) {
         try await sessions.issueCookieSession(
-            for: identity, providerSessionID: providerSessionID, groups: groups, agent: agent)
+            for: identity, providerSessionID: providerSessionID, groups: groups, roles: roles, tenant: tenant,
+            agent: agent)
     }
 }

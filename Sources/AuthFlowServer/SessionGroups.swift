@@ -9,11 +9,28 @@ extension ServerRoute {
         if groups.isEmpty, let items = identity.rawClaims["groups"]?.arrayValue {
             groups = items.compactMap(\.stringValue)
         }
-        guard !groups.isEmpty else { return [] }
-        let bounded = SessionRecord.boundedGroups(groups)
+        return bounded(groups, kind: "groups", provider: provider)
+    }
+
+    /// The roles a sign-in's session keeps: the identity's (its plugin's), never a claim read by name, bounded as
+    /// groups are.
+    func sessionRoles(_ identity: VerifiedIdentity, provider: String) -> [String] {
+        bounded(identity.roles, kind: "roles", provider: provider)
+    }
+
+    /// The tenant a sign-in's session keeps: the identity's, when it is 1 to ``SessionRecord/maximumGroupBytes``
+    /// bytes; `nil` otherwise (a tenant rule then matches nothing).
+    func sessionTenant(_ identity: VerifiedIdentity) -> String? {
+        identity.tenant.flatMap { $0.isEmpty || $0.utf8.count > SessionRecord.maximumGroupBytes ? nil : $0 }
+    }
+
+    /// `names` within ``SessionRecord/boundedGroups(_:)``, logging how many of the `kind` were left out.
+    private func bounded(_ names: [String], kind: String, provider: String) -> [String] {
+        guard !names.isEmpty else { return [] }
+        let bounded = SessionRecord.boundedGroups(names)
         if bounded.dropped > 0 {
             logger.log(
-                .warning, "groups left out of the session",
+                .warning, "\(kind) left out of the session",
                 metadata: [
                     "provider": provider, "count": String(bounded.dropped), "kept": String(bounded.groups.count),
                 ])

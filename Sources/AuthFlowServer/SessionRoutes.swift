@@ -29,8 +29,9 @@ struct SessionRoutes: ServerRoute {
     /// without a session, 403 `forbidden` for a signed-in user that `server.access` or the query refuses, 500
     /// `internal_error` for a stored user id or provider name that no header can carry whole.
     ///
-    /// The query narrows `server.access`, never widens it: `email_domain`, `provider`, `group` (each repeated or a
-    /// comma list, any of them matching) apply together with the configured rules.
+    /// The query narrows `server.access`, never widens it: `email_domain`, `provider`, `group`, `role` (each
+    /// repeated or a comma list, any of them matching; `group` and `role` written as the configured rules are)
+    /// apply together with the configured rules.
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let session = try await requireSession(request, cached: true)
         let narrowing = try Self.accessQuery(request)
@@ -44,16 +45,23 @@ struct SessionRoutes: ServerRoute {
     /// Whether `session` satisfies `server.access` and, when given, the rules of the request's query.
     func allowsAccess(_ session: CurrentSession, narrowing: AccessRules?) -> Bool {
         let email = session.identity.emailVerified ? session.identity.email : nil
-        let provider = session.identity.provider
-        let groups = session.record.groups
-        guard options.access.allows(provider: provider, verifiedEmail: email, groups: groups) else { return false }
-        return narrowing?.allows(provider: provider, verifiedEmail: email, groups: groups) ?? true
+        let record = session.record
+        for rules in [options.access, narrowing] {
+            guard let rules else { continue }
+            guard
+                rules.allows(
+                    provider: record.provider, tenant: record.tenant, verifiedEmail: email, groups: record.groups,
+                    roles: record.roles)
+            else { return false }
+        }
+        return true
     }
 
-    /// The rules `/auth/check?email_domain=…&provider=…&group=…` asks for; `nil` without a query.
+    /// The rules `/auth/check?email_domain=…&provider=…&group=…&role=…` asks for; `nil` without a query.
     ///
     /// - Throws: ``ServerError`` `invalid_request` (400) for another parameter (a rule this server does not know
-    ///   must not pass silently), an empty value, or a domain that is not an ASCII host name.
+    ///   must not pass silently), an empty value, a domain that is not an ASCII host name, or a group or role rule
+    ///   that does not parse (``MembershipRule/init(parsing:)``).
     static func accessQuery(_ request: HTTPServerRequest) throws(ServerError) -> AccessRules? {
         guard !request.query.isEmpty else { return nil }
         var rules = AccessRules()
@@ -79,12 +87,18 @@ struct SessionRoutes: ServerRoute {
                 }
             case "provider":
                 rules.providers += items
-            case "group":
-                rules.groups += items
+            case "group", "role":
+                for item in items where MembershipRule(parsing: item) == nil {
+                    throw ServerError(
+                        .invalidRequest,
+                        "expected NAME, PROVIDER:NAME, PROVIDER/TENANT:NAME or *:NAME for \(name), found "
+                            + JSONValue.string(String(item.prefix(64))).serialized(), status: 400)
+                }
+                if name == "group" { rules.groups += items } else { rules.roles += items }
             default:
                 throw ServerError(
                     .invalidRequest,
-                    "expected email_domain, provider or group in the query of /auth/check, found "
+                    "expected email_domain, provider, group or role in the query of /auth/check, found "
                         + JSONValue.string(String(name.prefix(32))).serialized(), status: 400)
             }
         }

@@ -10,7 +10,7 @@ extension SessionService {
     /// is the id_token's `sid`, kept for back-channel logout. Returns the id and the record.
     func issue(
         for identity: LinkedIdentity, kind: SessionKind, providerSessionID: String?, groups: [String] = [],
-        agent: String? = nil, chainStart: Date? = nil
+        roles: [String] = [], tenant: String? = nil, agent: String? = nil, chainStart: Date? = nil
     ) async throws(ServerError) -> (id: String, record: SessionRecord) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
@@ -21,7 +21,7 @@ extension SessionService {
         let record = SessionRecord(
             userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: createdAt,
             expiresAt: expiresAt, providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: now,
-            agent: agent)
+            agent: agent, roles: roles, tenant: tenant)
         do throws(StoreError) {
             try await sessions.createSession(id: id, record: record)
         } catch {
@@ -32,10 +32,12 @@ extension SessionService {
 
     /// Starts a new cookie session for `identity` and returns its id and its `Set-Cookie` value.
     func issueCookieSession(
-        for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], agent: String? = nil
+        for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], roles: [String] = [],
+        tenant: String? = nil, agent: String? = nil
     ) async throws(ServerError) -> (id: String, cookie: String) {
         let (id, _) = try await issue(
-            for: identity, kind: .cookie, providerSessionID: providerSessionID, groups: groups, agent: agent)
+            for: identity, kind: .cookie, providerSessionID: providerSessionID, groups: groups, roles: roles,
+            tenant: tenant, agent: agent)
         return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
     }
 
@@ -61,7 +63,8 @@ extension SessionService {
         try await rotate(current, now: now)
         let issued = try await issue(
             for: current.identity, kind: .bearer, providerSessionID: current.record.providerSessionID,
-            groups: current.record.groups, agent: current.record.agent, chainStart: start)
+            groups: current.record.groups, roles: current.record.roles, tenant: current.record.tenant,
+            agent: current.record.agent, chainStart: start)
         try await checkChainLives(current.record, issued: issued.id)
         return issued
     }

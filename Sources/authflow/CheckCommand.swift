@@ -22,7 +22,8 @@ struct CheckCommand: Command {
         Loads the file (reading ${VAR} from the environment and *_file keys from disk), resolves every
         provider against the built-in plugins, and prints each problem with its file, line and column
         on stderr (exit 1), or a one-line summary on stdout (exit 0), followed by any note a provider's
-        plugin gives (e.g. PKCE forced on an issuer that does not advertise it).
+        plugin gives (e.g. PKCE forced on an issuer that does not advertise it) and any note on
+        server.access (a group or role rule that names no provider while several are configured).
         """
 
     var path: String
@@ -53,6 +54,11 @@ struct CheckCommand: Command {
                     let change = advice.key.map { "set \($0) \(advice.change)" } ?? advice.change
                     CommandIO.out("note: \(provider.name): \(advice.finding); \(change)")
                 }
+            }
+            // A group or role rule that trusts its name from every configured provider.
+            let access = configuration.server?.access ?? AccessRules()
+            for advice in access.unqualifiedRuleAdvice(configured: providers.map(\.name)) {
+                CommandIO.out("note: \(advice.finding); " + (advice.key.map { "set \($0) " } ?? "") + advice.change)
             }
             return connect ? Self.checkConnection(configuration.store) : .success
         } catch {

@@ -62,7 +62,8 @@ struct MatrixCommand: Command {
             let configuration = try loader.load(path: path)
             let providers = try await ConfigurationResolution.resolve(configuration, credentials: .keys)
             let matrix = CapabilityMatrix(
-                providers: providers, source: path, storesTokens: configuration.server != nil)
+                providers: providers, source: path, storesTokens: configuration.server != nil,
+                access: configuration.server?.access ?? AccessRules())
             FileHandle.standardOutput.write(Data(matrix.render(format: (try? format()) ?? .text).utf8))
             return .success
         } catch {

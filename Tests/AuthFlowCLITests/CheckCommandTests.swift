@@ -43,6 +43,44 @@ import Testing
         }
     }
 
+    @Test func notesAGroupRuleThatNamesNoProviderWhileSeveralAreConfigured() throws {
+        try Self.withDirectory { directory in
+            let file = directory.appendingPathComponent("providers.yaml")
+            func check(groups: String) throws -> CLIRunner.Output {
+                try """
+                server:
+                  public_url: https://app.example
+                  secret: \(String(repeating: "k", count: 40))
+                  access:
+                    groups: \(groups)
+                providers:
+                  google:
+                    client_id: abc
+                    client_secret: g
+                  x:
+                    client_id: abc
+                    client_secret: xyz
+
+                """.write(to: file, atomically: true, encoding: .utf8)
+                return try Self.check(["--config", file.path])
+            }
+            let unqualified = try check(groups: "[admins, \"google:ops\"]")
+            #expect(unqualified.status == 0)
+            #expect(
+                unqualified.stdout.hasSuffix(
+                    "note: server.access.groups names admins without a provider, so that name from any of the 2 "
+                        + "configured providers passes it; set server.access.groups to PROVIDER:admins (or "
+                        + "PROVIDER/TENANT:admins), naming the provider that should vouch for it\n"))
+            let qualified = try check(groups: "[\"google:admins\"]")
+            #expect(qualified.status == 0)
+            #expect(!qualified.stdout.contains("note:"))
+            let tenant = try check(groups: "[\"x/t:admins\"]")
+            #expect(tenant.status == 1)
+            #expect(
+                tenant.stderr.contains("\(file.path):5:14: expected PROVIDER/TENANT only for a provider with tenants"))
+        }
+    }
+
     @Test func printsEveryIssueAndExitsOne() throws {
         try Self.withDirectory { directory in
             let file = directory.appendingPathComponent("bad.yaml")

@@ -30,6 +30,11 @@ import Testing
         ),
         ("broken YAML", header + "  google: [\n"),
         (
+            "tenant rule for a provider without tenants",
+            "server:\n  public_url: https://app.example\n  secret: ${AUTHFLOW_SECRET}\n  access:\n"
+                + "    groups: [\"google/t:admins\"]\nproviders:\n  google:\n    client_id: a\n    client_secret: s\n"
+        ),
+        (
             "several problems",
             header
                 + "  google:\n    client_id: a\n    client_secret: s\n    capabilities: { oidc: 1, pkc: true }\n  x:\n    client_id: b\n    scopes: users.read\n"

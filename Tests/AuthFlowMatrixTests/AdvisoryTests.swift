@@ -42,6 +42,40 @@ import Testing
         #expect(!listed.advisories.contains { $0.code.rawValue == "any_tenant" })
     }
 
+    @Test func aGroupRuleNamingNoProviderIsAdvisedOnEveryRowWhenSeveralProvidersAreConfigured() throws {
+        let resolved = try MatrixTestSupport.providers(
+            yaml: Self.yaml(
+                """
+                  google:
+                    client_id: a
+                    client_secret: ${S}
+                  x:
+                    client_id: a
+                    client_secret: ${S}
+                """))
+        func advised(_ access: AccessRules, _ providers: [ResolvedProvider] = resolved) -> [String] {
+            CapabilityMatrix(providers: providers, access: access).advisories
+                .filter { $0.code.rawValue == "unqualified_access_rule" }.map(\.text)
+        }
+        #expect(
+            advised(AccessRules(groups: ["admins", "google:ops"], roles: ["*:app:Admin"])) == [
+                "google: server.access.groups names admins without a provider, so that name from any of the 2 "
+                    + "configured providers passes it; set server.access.groups to PROVIDER:admins (or "
+                    + "PROVIDER/TENANT:admins), naming the provider that should vouch for it",
+                "google: server.access.roles names app:Admin without a provider, so that name from any of the 2 "
+                    + "configured providers passes it; set server.access.roles to PROVIDER:app:Admin (or "
+                    + "PROVIDER/TENANT:app:Admin), naming the provider that should vouch for it",
+                "x: server.access.groups names admins without a provider, so that name from any of the 2 "
+                    + "configured providers passes it; set server.access.groups to PROVIDER:admins (or "
+                    + "PROVIDER/TENANT:admins), naming the provider that should vouch for it",
+                "x: server.access.roles names app:Admin without a provider, so that name from any of the 2 "
+                    + "configured providers passes it; set server.access.roles to PROVIDER:app:Admin (or "
+                    + "PROVIDER/TENANT:app:Admin), naming the provider that should vouch for it",
+            ])
+        #expect(advised(AccessRules(groups: ["google:admins"], roles: ["x:Admin"])) == [])
+        #expect(advised(AccessRules(groups: ["admins"]), Array(resolved.prefix(1))) == [])
+    }
+
     @Test func oidcOffSaysWhatToSetAndTheRoundTripSaved() throws {
         let matrix = try Self.matrix(
             """

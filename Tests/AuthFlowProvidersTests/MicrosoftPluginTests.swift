@@ -70,10 +70,19 @@ import Testing
             return
         }
         #expect(result.identity.subject == "\(Self.contoso):00000000-0000-4000-8000-0000000000aa")
-        #expect(result.identity.groups == ["g-1", "g-2", "Admin"])
+        // App roles are roles, never groups: a group rule cannot be met by a role of the same name.
+        #expect(result.identity.groups == ["g-1", "g-2"])
+        #expect(result.identity.roles == ["Admin"])
+        #expect(result.identity.tenant == Self.contoso.lowercased())
         #expect(result.identity.email == "ada@contoso.example")
         #expect(!result.identity.emailVerified)
         #expect(!result.identity.emailLinkable)
+    }
+
+    @Test func statesTenantsAsGUIDsOnly() {
+        let plugin = MicrosoftPlugin()
+        #expect(plugin.isTenant(Self.contoso) && plugin.isTenant(Self.contoso.uppercased()))
+        #expect(!plugin.isTenant("contoso.onmicrosoft.com") && !plugin.isTenant("organizations"))
     }
 
     @Test func refusesATenantNotAllowed() throws {

@@ -42,6 +42,18 @@ import Testing
         #expect(corrupt?.code == .corruptData)
     }
 
+    @Test func roundTripsRolesAndATenantEvenWithoutGroups() throws {
+        let record = SessionRecord(
+            userID: UserID(rawValue: "u-1"), provider: "microsoft", subject: "t:o",
+            createdAt: Date(timeIntervalSince1970: 1), expiresAt: Date(timeIntervalSince1970: 3601),
+            roles: ["Admin"], tenant: "3c9d2e1f-7a6b-4c5d-8e9f-0a1b2c3d4e5f")
+        #expect(try RedisSessionRecord.decode(RedisSessionRecord.encode(record), operation: "test") == record)
+        let tenantOnly = SessionRecord(
+            userID: UserID(rawValue: "u-1"), provider: "microsoft", subject: "t:o",
+            createdAt: Date(timeIntervalSince1970: 1), expiresAt: Date(timeIntervalSince1970: 3601), tenant: "t-1")
+        #expect(try RedisSessionRecord.decode(RedisSessionRecord.encode(tenantOnly), operation: "test") == tenantOnly)
+    }
+
     @Test(arguments: ["9223372036854775807:x", "9223372036854775806:", "99999999999999999999:x", "5:abc", "-1:", "x"])
     func refusesFieldLengthsBeyondTheBytes(_ text: String) {
         let error = #expect(throws: StoreError.self) {

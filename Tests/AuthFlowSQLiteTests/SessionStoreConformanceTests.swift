@@ -197,6 +197,31 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.availableForSessions)
+    func keepsRolesAndTheTenantApartFromGroups(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        let base = Self.record()
+        func with(groups: [String] = [], roles: [String] = [], tenant: String? = nil) -> SessionRecord {
+            SessionRecord(
+                userID: base.userID, provider: base.provider, subject: base.subject, createdAt: base.createdAt,
+                expiresAt: base.expiresAt, groups: groups, roles: roles, tenant: tenant)
+        }
+        let records = [
+            with(groups: ["admins"], roles: ["Admin", "ops:reader"], tenant: "3c9d2e1f-7a6b-4c5d-8e9f-0a1b2c3d4e5f"),
+            with(roles: ["Admin"]), with(tenant: "tenant-1"),
+            // Group names that look like either stored form stay names.
+            with(groups: ["[\"x\"]", "{\"roles\":[\"Admin\"]}"]),
+        ]
+        for (index, record) in records.enumerated() {
+            try await stores.sessions.createSession(id: "s\(index)", record: record)
+            let stored = try #require(try await stores.sessions.session(id: "s\(index)"))
+            #expect(stored == record, "\(index)")
+            #expect(stored.roles == record.roles && stored.tenant == record.tenant, "\(index)")
+        }
+        #expect(try await stores.sessions.session(id: "s3")?.roles == [])
+        #expect(Set(try await stores.sessions.sessions(userID: .alice).map(\.record)) == Set(records))
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
     func touchMovesTheLastUseForwardOnlyAndNeverBringsASessionBack(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let base = Self.record()
@@ -237,18 +262,22 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.availableForSessions)
-    func refusesGroupsAndAgentsOutOfBounds(_ backend: StoreBackend) async throws {
+    func refusesGroupsRolesTenantsAndAgentsOutOfBounds(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let base = Self.record()
-        func with(groups: [String] = [], agent: String? = nil) -> SessionRecord {
+        func with(
+            groups: [String] = [], agent: String? = nil, roles: [String] = [], tenant: String? = nil
+        ) -> SessionRecord {
             SessionRecord(
                 userID: base.userID, provider: base.provider, subject: base.subject, createdAt: base.createdAt,
-                expiresAt: base.expiresAt, groups: groups, agent: agent)
+                expiresAt: base.expiresAt, groups: groups, agent: agent, roles: roles, tenant: tenant)
         }
+        let long = String(repeating: "g", count: SessionRecord.maximumGroupBytes + 1)
         for (index, record) in [
-            with(groups: (0...SessionRecord.maximumGroups).map { "g\($0)" }),
-            with(groups: [String(repeating: "g", count: SessionRecord.maximumGroupBytes + 1)]), with(groups: [""]),
+            with(groups: (0...SessionRecord.maximumGroups).map { "g\($0)" }), with(groups: [long]), with(groups: [""]),
             with(agent: ""), with(agent: String(repeating: "a", count: SessionRecord.maximumAgentBytes + 1)),
+            with(roles: (0...SessionRecord.maximumGroups).map { "r\($0)" }), with(roles: [long]), with(roles: [""]),
+            with(tenant: ""), with(tenant: long),
         ].enumerated() {
             let error = await storeError { () throws(StoreError) in
                 try await stores.sessions.createSession(id: "s\(index)", record: record)

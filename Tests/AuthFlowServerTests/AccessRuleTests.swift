@@ -127,7 +127,8 @@ struct AccessRuleTests {
             try await app.signIn(alice, provider: "google", as: People.alice)
             let url = app.appURL + "/auth/check"
             for query in [
-                "?role=admins", "?group=", "?provider=", "?email_domain=a,,b", "?email_domain=b%C3%BCcher.example",
+                "?roles=admins", "?group=", "?role=", "?provider=", "?email_domain=a,,b",
+                "?email_domain=b%C3%BCcher.example",
             ] {
                 let response = try await alice.get(url + query)
                 #expect(response.status == 400, "\(query)")

@@ -89,4 +89,19 @@ import Testing
         #expect(merged.source == .idToken)
         #expect(merged.rawClaims["picture"] == "x")
     }
+
+    @Test func theIDTokensRolesAndTenantWinAndTheUserinfosFillGaps() {
+        let fromToken = VerifiedIdentity(
+            provider: "p", subject: "s", email: nil, emailVerified: false, name: nil, source: .idToken,
+            rawClaims: [:], roles: ["Admin"], tenant: "t-token")
+        let fromUserinfo = VerifiedIdentity(
+            provider: "p", subject: "s", email: nil, emailVerified: false, name: nil, source: .userinfo,
+            rawClaims: [:], groups: ["g"], roles: ["Reader"], tenant: "t-userinfo")
+        let merged = OAuthFlow.merge(primary: fromToken, secondary: fromUserinfo)
+        #expect(merged.roles == ["Admin"] && merged.tenant == "t-token" && merged.groups == ["g"])
+        let bare = VerifiedIdentity(
+            provider: "p", subject: "s", email: nil, emailVerified: false, name: nil, source: .idToken, rawClaims: [:])
+        let filled = OAuthFlow.merge(primary: bare, secondary: fromUserinfo)
+        #expect(filled.roles == ["Reader"] && filled.tenant == "t-userinfo")
+    }
 }

@@ -8,27 +8,56 @@ public struct AccessRules: Sendable, Hashable {
     public var emails: [String]
     /// Names of the providers the user signed in with.
     public var providers: [String]
-    /// Groups the provider placed the user in at sign-in (compared exactly, case-sensitive): any one of them
-    /// matching is enough.
-    public var groups: [String]
+    /// Group rules as written (``MembershipRule``: `NAME` from any provider, `PROVIDER:NAME`,
+    /// `PROVIDER/TENANT:NAME`, `*:NAME`): any one of them matching a group the provider placed the user in at
+    /// sign-in is enough. A rule that does not parse matches nothing.
+    public var groups: [String] { didSet { groupRules = groups.map { MembershipRule(parsing: $0) } } }
+    /// Role rules, written as ``groups`` and matched against the roles the provider granted (Microsoft's app
+    /// `roles`), never against groups.
+    public var roles: [String] { didSet { roleRules = roles.map { MembershipRule(parsing: $0) } } }
+    /// ``groups`` parsed (`nil` for one that does not parse).
+    public private(set) var groupRules: [MembershipRule?]
+    /// ``roles`` parsed (`nil` for one that does not parse).
+    public private(set) var roleRules: [MembershipRule?]
 
-    /// Creates rules; give domains as ``normalizedDomain(_:)`` returns them.
-    public init(emailDomains: [String] = [], emails: [String] = [], providers: [String] = [], groups: [String] = []) {
+    /// Creates rules; give domains as ``normalizedDomain(_:)`` returns them, groups and roles as written.
+    public init(
+        emailDomains: [String] = [], emails: [String] = [], providers: [String] = [], groups: [String] = [],
+        roles: [String] = []
+    ) {
         self.emailDomains = emailDomains
         self.emails = emails
         self.providers = providers
         self.groups = groups
+        self.roles = roles
+        groupRules = groups.map { MembershipRule(parsing: $0) }
+        roleRules = roles.map { MembershipRule(parsing: $0) }
     }
 
     /// Whether every list is empty (everyone signed in passes).
-    public var isEmpty: Bool { emailDomains.isEmpty && emails.isEmpty && providers.isEmpty && groups.isEmpty }
+    public var isEmpty: Bool {
+        emailDomains.isEmpty && emails.isEmpty && providers.isEmpty && groups.isEmpty && roles.isEmpty
+    }
 
-    /// Whether a user who signed in with `provider`, whose email is `email` (pass `nil` when it is not
-    /// verified: an unverified email matches nothing) and whom the provider placed in `groups`, satisfies the
-    /// rules.
-    public func allows(provider: String, verifiedEmail email: String?, groups: [String] = []) -> Bool {
+    /// Whether a user who signed in with `provider` (in `tenant`, for a provider with tenants), whose email is
+    /// `email` (pass `nil` when it is not verified: an unverified email matches nothing), whom the provider placed
+    /// in `groups` and granted `roles`, satisfies the rules.
+    public func allows(
+        provider: String, tenant: String? = nil, verifiedEmail email: String?, groups: [String] = [],
+        roles: [String] = []
+    ) -> Bool {
         if !providers.isEmpty, !providers.contains(provider) { return false }
-        if !self.groups.isEmpty, !groups.contains(where: self.groups.contains) { return false }
+        // Gated on the written lists, so rules that all fail to parse refuse everyone rather than no one.
+        if !self.groups.isEmpty,
+            !groupRules.contains(where: { $0?.matches(groups, provider: provider, tenant: tenant) == true })
+        {
+            return false
+        }
+        if !self.roles.isEmpty,
+            !roleRules.contains(where: { $0?.matches(roles, provider: provider, tenant: tenant) == true })
+        {
+            return false
+        }
         if emailDomains.isEmpty, emails.isEmpty { return true }
         guard let email, let parsed = Self.parseEmail(email) else { return false }
         if !emailDomains.isEmpty, !emailDomains.contains(parsed.domain) { return false }

@@ -18,9 +18,14 @@ public struct SessionRecord: Sendable, Hashable {
     public let providerSessionID: String?
     /// How the session's token travels; default ``SessionKind/cookie``.
     public let kind: SessionKind
-    /// The groups (or roles) the provider placed the user in at sign-in, at most ``maximumGroups`` of at most
+    /// The groups the provider placed the user in at sign-in, at most ``maximumGroups`` of at most
     /// ``maximumGroupBytes`` bytes each; empty when it named none.
     public let groups: [String]
+    /// The roles the provider granted the user at sign-in (``VerifiedIdentity/roles``), bounded as ``groups``.
+    public let roles: [String]
+    /// The tenant that issued the identity (``VerifiedIdentity/tenant``), at most ``maximumGroupBytes`` bytes;
+    /// `nil` for a provider without tenants.
+    public let tenant: String?
     /// When the session was last used, as the server last wrote it (it writes it at most so often, see
     /// ``SessionStore/touchSession(id:lastUsedAt:)``); the creation time until then.
     public let lastUsedAt: Date
@@ -39,7 +44,7 @@ public struct SessionRecord: Sendable, Hashable {
     public init(
         userID: UserID, provider: String, subject: String, createdAt: Date, expiresAt: Date,
         providerSessionID: String? = nil, kind: SessionKind = .cookie, groups: [String] = [],
-        lastUsedAt: Date? = nil, agent: String? = nil
+        lastUsedAt: Date? = nil, agent: String? = nil, roles: [String] = [], tenant: String? = nil
     ) {
         self.kind = kind
         self.userID = userID
@@ -49,6 +54,8 @@ public struct SessionRecord: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.providerSessionID = providerSessionID
         self.groups = groups
+        self.roles = roles
+        self.tenant = tenant
         self.lastUsedAt = lastUsedAt ?? createdAt
         self.agent = agent
     }
@@ -60,7 +67,8 @@ public struct SessionRecord: Sendable, Hashable {
     public func used(at date: Date) -> SessionRecord {
         SessionRecord(
             userID: userID, provider: provider, subject: subject, createdAt: createdAt, expiresAt: expiresAt,
-            providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: date, agent: agent)
+            providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: date, agent: agent,
+            roles: roles, tenant: tenant)
     }
 
     /// `groups` within the bounds a session keeps: empty names and names over ``maximumGroupBytes`` dropped,
@@ -117,5 +125,45 @@ extension SessionRecord {
             groups.append(group)
         }
         return groups
+    }
+}
+
+extension SessionRecord {
+    /// The stored form of `groups`, `roles` and `tenant` in the one column that held groups alone (no schema
+    /// change): the JSON array of ``encodeGroups(_:)`` when there are neither roles nor a tenant, so such a
+    /// session reads as before; otherwise a JSON object `{"groups": [...], "roles": [...], "tenant": "..."}`.
+    package static func encodeMemberships(groups: [String], roles: [String], tenant: String?) -> String? {
+        guard !roles.isEmpty || tenant != nil else { return encodeGroups(groups) }
+        var object: [String: JSONValue] = ["groups": .array(groups.map(JSONValue.string))]
+        if !roles.isEmpty { object["roles"] = .array(roles.map(JSONValue.string)) }
+        if let tenant { object["tenant"] = .string(tenant) }
+        return JSONValue.object(object).serialized()
+    }
+
+    /// The groups, roles and tenant of their stored form (``encodeMemberships(groups:roles:tenant:)``), the
+    /// array form (groups only) included; `nil` stored means none.
+    ///
+    /// - Throws: `StoreError` `corruptData` when the text is neither a JSON array of strings nor such an object.
+    package static func decodeMemberships(_ text: String?, operation: String) throws(StoreError) -> (
+        groups: [String], roles: [String], tenant: String?
+    ) {
+        guard let text, text.hasPrefix("{") else { return (try decodeGroups(text, operation: operation), [], nil) }
+        let corrupt = StoreError(
+            .corruptData, "expected a JSON object of session groups, roles and tenant, found other text",
+            operation: operation)
+        guard case .object(let object)? = try? JSONValue.parse(Array(text.utf8)) else { throw corrupt }
+        func strings(_ key: String) throws(StoreError) -> [String] {
+            guard let value = object[key] else { return [] }
+            guard let items = value.arrayValue else { throw corrupt }
+            var strings: [String] = []
+            for item in items {
+                guard let string = item.stringValue else { throw corrupt }
+                strings.append(string)
+            }
+            return strings
+        }
+        let tenant = object["tenant"]
+        guard tenant == nil || tenant?.stringValue != nil else { throw corrupt }
+        return (try strings("groups"), try strings("roles"), tenant?.stringValue)
     }
 }

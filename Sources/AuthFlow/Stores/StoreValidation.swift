@@ -144,13 +144,12 @@ public enum StoreValidation {
         try checkDate(record.expiresAt, "expiry", operation: operation)
         if let sid = record.providerSessionID { try checkKey(sid, "provider session id", operation: operation) }
         try checkDate(record.lastUsedAt, "last use time", operation: operation)
-        guard record.groups.count <= SessionRecord.maximumGroups,
-            record.groups.allSatisfy({ !$0.isEmpty && $0.utf8.count <= SessionRecord.maximumGroupBytes })
-        else {
+        try checkNames(record.groups, "groups", operation: operation)
+        try checkNames(record.roles, "roles", operation: operation)
+        if let tenant = record.tenant, tenant.isEmpty || tenant.utf8.count > SessionRecord.maximumGroupBytes {
             throw StoreError(
                 .invalidValue,
-                "expected at most \(SessionRecord.maximumGroups) non-empty groups of at most "
-                    + "\(SessionRecord.maximumGroupBytes) bytes, found \(record.groups.count) groups or a longer one",
+                "expected a tenant of 1 to \(SessionRecord.maximumGroupBytes) bytes, found \(tenant.utf8.count)",
                 operation: operation)
         }
         if let agent = record.agent, agent.isEmpty || agent.utf8.count > SessionRecord.maximumAgentBytes {
@@ -162,6 +161,20 @@ public enum StoreValidation {
         guard record.expiresAt > record.createdAt else {
             throw StoreError(
                 .invalidValue, "expected a session expiry after its creation time, found one at or before it",
+                operation: operation)
+        }
+    }
+
+    /// Checks a session's groups or roles (`kind`): at most ``SessionRecord/maximumGroups`` non-empty names of at
+    /// most ``SessionRecord/maximumGroupBytes`` bytes.
+    static func checkNames(_ names: [String], _ kind: String, operation: String) throws(StoreError) {
+        guard names.count <= SessionRecord.maximumGroups,
+            names.allSatisfy({ !$0.isEmpty && $0.utf8.count <= SessionRecord.maximumGroupBytes })
+        else {
+            throw StoreError(
+                .invalidValue,
+                "expected at most \(SessionRecord.maximumGroups) non-empty \(kind) of at most "
+                    + "\(SessionRecord.maximumGroupBytes) bytes, found \(names.count) \(kind) or a longer one",
                 operation: operation)
         }
     }

@@ -10,6 +10,8 @@ extension ConfigurationSection {
         check: { reader, node, providers in
             reader.checkEmailLinkProviders(node, providers: providers)
             reader.checkAccessProviders(node, providers: providers)
+            reader.checkMembershipRuleProviders(
+                node.mapping?.first(where: { $0.key.value == "access" })?.value, providers: providers)
         },
         callbackBase: { value in
             (value.value.base as? ServerSettings).map { ($0.publicURL, $0.pathPrefix) }
@@ -75,12 +77,14 @@ extension ConfigurationReader {
         let pathPrefix = pathPrefix(section.value("path_prefix"))
         let access = readAccess(section.value("access"), owner: section["access"]?.key.mark ?? section.owner)
         guard let publicURL else { return nil }
-        return ServerSettings(
+        var settings = ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
             sessionTTL: sessionTTL, signup: signup, linkByVerifiedEmail: link, limits: limits,
             trustedProxies: trustedProxies, rateLimits: rateLimits, metricsListen: metricsListen,
-            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access,
+            logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access.rules,
             previousSecrets: previousSecrets, sessionIdleTimeout: idleTimeout, nativeSessionMaxAge: nativeMaxAge)
+        settings.tenantRuleSites = access.tenantRuleSites
+        return settings
     }
 
     /// `server.public_url` (required): a URL without a query, kept without trailing slashes.
@@ -183,13 +187,17 @@ extension ConfigurationReader {
         return Double(seconds)
     }
 
-    /// `server.access`: lists of email domains (ASCII only, lowercased), emails and provider names; empty when
-    /// absent. Provider names are checked against `providers:` by ``checkAccessProviders(_:providers:)``.
-    private mutating func readAccess(_ node: YAMLNode?, owner: YAMLMark) -> AccessRules {
+    /// `server.access`: lists of email domains (ASCII only, lowercased), emails, provider names, and group and role
+    /// rules (``membershipRules(_:key:)``), with where its tenant-qualified rules were written; empty when absent.
+    /// Provider names are checked against `providers:` by ``checkAccessProviders(_:providers:)`` and
+    /// ``checkMembershipRuleProviders(_:providers:)``.
+    private mutating func readAccess(
+        _ node: YAMLNode?, owner: YAMLMark
+    ) -> (rules: AccessRules, tenantRuleSites: [TenantRuleSite]) {
+        let keys = ["email_domains", "emails", "providers", "groups", "roles"]
         guard let node, !node.isNullScalar,
-            let section = fields(
-                node, owner: owner, path: "server.access", known: ["email_domains", "emails", "providers", "groups"])
-        else { return AccessRules() }
+            let section = fields(node, owner: owner, path: "server.access", known: keys)
+        else { return (AccessRules(), []) }
         var rules = AccessRules()
         for item in listItems(section.value("email_domains"), path: "server.access.email_domains") {
             if AccessRules.hasNonASCII(item.value) {
@@ -218,19 +226,11 @@ extension ConfigurationReader {
             }
         }
         rules.providers = listItems(section.value("providers"), path: "server.access.providers").map(\.value)
-        for item in listItems(section.value("groups"), path: "server.access.groups") {
-            if item.value.utf8.count <= SessionRecord.maximumGroupBytes,
-                !item.value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            {
-                rules.groups.append(item.value)
-            } else {
-                report(
-                    .invalidValue,
-                    "expected a group name of at most \(SessionRecord.maximumGroupBytes) bytes without control "
-                        + "characters in server.access.groups, found \(item.shown)", at: item.scalar.mark)
-            }
-        }
-        return rules
+        let groups = membershipRules(section.value("groups"), key: "groups")
+        let roles = membershipRules(section.value("roles"), key: "roles")
+        rules.groups = groups.rules
+        rules.roles = roles.rules
+        return (rules, groups.sites + roles.sites)
     }
 
     /// `sandbox.microsoft_tenants`: distinct tenant GUIDs (lowercased), not the personal-accounts tenant, which the

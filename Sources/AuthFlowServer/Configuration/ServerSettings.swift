@@ -48,6 +48,9 @@ public struct ServerSettings: Sendable, Hashable {
     /// How long, in seconds, a session may go unused before it ends (`server.session_idle_timeout`); `nil`
     /// (the default) when sessions end only at their lifetime. Always shorter than ``sessionTTL``.
     public let sessionIdleTimeout: Double?
+    /// The tenant-qualified access rules (`PROVIDER/TENANT:NAME`) and where each was written, checked against
+    /// the resolved providers' plugins (``TenantStating``) when the configuration resolves.
+    package var tenantRuleSites: [TenantRuleSite] = []
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
     public static let defaultPathPrefix = Configuration.defaultPathPrefix

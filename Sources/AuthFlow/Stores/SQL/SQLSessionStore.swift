@@ -36,7 +36,9 @@ public struct SQLSessionStore: Sendable {
                 .bytes(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
                 .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
                 .optional(record.providerSessionID), .text(record.kind.rawValue),
-                .optional(SessionRecord.encodeGroups(record.groups)), .real(record.lastUsedAt.timeIntervalSince1970),
+                .optional(
+                    SessionRecord.encodeMemberships(groups: record.groups, roles: record.roles, tenant: record.tenant)),
+                .real(record.lastUsedAt.timeIntervalSince1970),
                 .optional(record.agent), operation: operation)
         }
         guard inserted > 0 else {
@@ -56,11 +58,12 @@ public struct SQLSessionStore: Sendable {
                 .corruptData, "expected a session kind (cookie, bearer or rotated), found another value",
                 operation: operation)
         }
+        let memberships = try SessionRecord.decodeMemberships(try row.optionalText(8), operation: operation)
         return SessionRecord(
             userID: UserID(rawValue: try row.text(1)), provider: try row.text(2), subject: try row.text(3),
             createdAt: try row.date(4), expiresAt: try row.date(5), providerSessionID: try row.optionalText(6),
-            kind: kind, groups: try SessionRecord.decodeGroups(try row.optionalText(8), operation: operation),
-            lastUsedAt: try row.optionalDate(9), agent: try row.optionalText(10))
+            kind: kind, groups: memberships.groups, lastUsedAt: try row.optionalDate(9),
+            agent: try row.optionalText(10), roles: memberships.roles, tenant: memberships.tenant)
     }
 
     func session(id: String) async throws(StoreError) -> SessionRecord? {
