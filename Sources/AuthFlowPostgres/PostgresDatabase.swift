@@ -133,12 +133,8 @@ public final class PostgresDatabase: Sendable {
                 .busy, "expected a free PostgreSQL connection within \(operationTimeout) s, found the pool in use",
                 operation: operation)
         }
-        let held = slots.held()
-        defer { held.release() }
-        return try await blockingThreads.storeOperation(operation) {
-            defer { held.release() }
-            return self.run(operation, deadline: deadline, body)
-        }
+        defer { slots.release() }
+        return try await blockingThreads.storeOperation(operation) { self.run(operation, deadline: deadline, body) }
     }
 
     /// Counts an operation under way, or refuses it with `busy` when `maximumPending` are (only the pool's size

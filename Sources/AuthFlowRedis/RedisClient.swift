@@ -92,14 +92,12 @@ public final class RedisClient: Sendable {
             finish(answered: false)
             throw StoreError(.busy, "expected a free Redis connection, found the pool in use", operation: operation)
         }
-        let held = slots.held()
-        defer { held.release() }
+        defer { slots.release() }
         // On a thread that may block (`BlockingThreads.run`): a handler thread runs it right there.
         let outcome: (result: Result<RedisReply, StoreError>, answered: Bool)
         do throws(StoreError) {
             outcome = try await blockingThreads.storeOperation(operation) {
-                defer { held.release() }
-                return .success(self.admitted(arguments, operation: operation))
+                .success(self.admitted(arguments, operation: operation))
             }
         } catch {
             outcome = (.failure(error), false)

@@ -86,25 +86,6 @@ package final class ConnectionSlots: Sendable {
         next.continuation.resume(returning: true)
     }
 
-    /// A slot taken by ``acquire(until:)``, given back once by whichever of its holders lets go first: the
-    /// blocking thread gives it back the moment its I/O ends, so the next waiter does not also wait for the
-    /// finished operation's task to be scheduled again (on a busy machine that wait grows with the load).
-    package final class Held: Sendable {
-        private let slots: ConnectionSlots
-        private let released = Atomic<Bool>(false)
-
-        fileprivate init(_ slots: ConnectionSlots) { self.slots = slots }
-
-        /// Gives the slot back; later calls do nothing.
-        package func release() {
-            guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            slots.release()
-        }
-    }
-
-    /// The slot just taken by a `true` ``acquire(until:)``, to be given back once through ``Held/release()``.
-    package func held() -> Held { Held(self) }
-
     /// Ends the wait of `token` at its deadline, unless it was given a slot already.
     private func expire(_ token: UInt64) {
         let expired = state.withLock { state -> Waiter? in
