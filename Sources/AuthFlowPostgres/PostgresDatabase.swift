@@ -1,4 +1,5 @@
 public import AuthFlow
+import Dispatch
 import Synchronization
 
 /// One PostgreSQL database, shared by ``PostgresAccountStore``, ``PostgresSessionStore``,
@@ -14,11 +15,9 @@ import Synchronization
 /// libpq is driven asynchronously and its socket polled against the deadline, so a server that stops
 /// answering (stopped, or behind a proxy whose backend stalls, where the kernel still accepts connections)
 /// fails the operation at its deadline with a typed `backendFailure` (or `busy`), never a hang. The statement is
-/// then cancelled and its connection dropped. An operation waits for a pooled connection suspended, on no
-/// thread (`ConnectionSlots`), so a stalled database holds only as many threads as the pool has connections,
-/// never the ones other routes need. At most `maximumPending` operations run or wait at once, and once an
-/// operation has missed its deadline, until one succeeds again, no more than the pool's size; more fail at
-/// once with `busy`. The
+/// then cancelled and its connection dropped. At most `maximumPending` operations run or wait at once, and
+/// once an operation has missed its deadline, until one succeeds again, no more than the pool's size; more
+/// fail at once with `busy`, so a stalled database holds only a few of the threads other routes need. The
 /// server's `statement_timeout` and `lock_timeout` are set to the same deadline. A connection found broken
 /// is dropped and the next operation opens a new one, so the store recovers by itself when the server is
 /// back. When a pooled connection fails on its first statement because the server restarted since its last
@@ -45,7 +44,7 @@ public final class PostgresDatabase: Sendable {
     private let maximumPending: Int
     private let size: Int
     private let pool = Mutex(Pool())
-    private let slots: ConnectionSlots
+    private let slots: DispatchSemaphore
     private let cancellation = PostgresCancellation()
     private let blockingThreads: BlockingThreads
 
@@ -74,7 +73,7 @@ public final class PostgresDatabase: Sendable {
         let size = max(1, maximumConnections)
         self.size = size
         self.maximumPending = max(size, maximumPending ?? 64)
-        slots = ConnectionSlots(count: size)
+        slots = DispatchSemaphore(value: size)
         // Migrating may wait for another instance's advisory lock: it gets a longer deadline.
         let connection = try PostgresConnection(
             conninfo: url, timeout: max(30, self.operationTimeout), cancellation: cancellation)
@@ -113,33 +112,19 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
-    /// How many operations wait for a pooled connection now (for tests and diagnostics).
-    var waitingForConnection: Int { slots.waiting }
-
     /// Runs `body` with a borrowed connection on a thread that may block (`BlockingThreads.run`): an HTTP
-    /// handler thread runs it right there, any other thread hands the calling task to one. The wait for a pooled
-    /// connection comes first and holds no thread (``ConnectionSlots``): a stalled server holds as many threads
-    /// as the pool has connections, however many operations wait behind them.
+    /// handler thread runs it right there, any other thread hands the calling task to one.
     @discardableResult
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(operationTimeout * 1000)))
-        try admit(operation)
-        defer { pool.withLock { $0.pending -= 1 } }
-        guard await slots.acquire(until: deadline) else {
-            pool.withLock { $0.stalled = true }
-            throw StoreError(
-                .busy, "expected a free PostgreSQL connection within \(operationTimeout) s, found the pool in use",
-                operation: operation)
-        }
-        defer { slots.release() }
-        return try await blockingThreads.storeOperation(operation) { self.run(operation, deadline: deadline, body) }
+        try await blockingThreads.storeOperation(operation) { self.run(operation, body) }
     }
 
-    /// Counts an operation under way, or refuses it with `busy` when `maximumPending` are (only the pool's size
-    /// once an operation missed its deadline, until one succeeds).
-    private func admit(_ operation: String) throws(StoreError) {
+    private func run<T>(
+        _ operation: String, _ body: (PostgresConnection) throws(StoreError) -> T
+    ) -> Result<T, StoreError> {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(operationTimeout * 1000)))
         let limit = pool.withLock { pool -> Int? in
             let limit = pool.stalled ? size : maximumPending
             guard pool.pending < limit else { return limit }
@@ -147,17 +132,21 @@ public final class PostgresDatabase: Sendable {
             return nil
         }
         if let limit {
-            throw StoreError(
-                .busy,
-                "expected fewer than \(limit) PostgreSQL operations under way, found that many (the server may be "
-                    + "slow or stalled)", operation: operation)
+            return .failure(
+                StoreError(
+                    .busy,
+                    "expected fewer than \(limit) PostgreSQL operations under way, found that many (the server "
+                        + "may be slow or stalled)", operation: operation))
         }
-    }
-
-    /// Runs `body` on a pooled (or new) connection, holding one of the pool's slots.
-    private func run<T>(
-        _ operation: String, deadline: ContinuousClock.Instant, _ body: (PostgresConnection) throws(StoreError) -> T
-    ) -> Result<T, StoreError> {
+        defer { pool.withLock { $0.pending -= 1 } }
+        guard slots.wait(timeout: .now() + .milliseconds(Int(max(0, operationTimeout) * 1000))) == .success else {
+            pool.withLock { $0.stalled = true }
+            return .failure(
+                StoreError(
+                    .busy, "expected a free PostgreSQL connection within \(operationTimeout) s, found the pool in use",
+                    operation: operation))
+        }
+        defer { slots.signal() }
         let pooled = pool.withLock { $0.idle.popLast() }
         var outcome = attempt(pooled, deadline: deadline, operation: operation, body)
         if case .failure = outcome.result, let pooled, !pooled.isOpen, !pooled.timedOut, pooled.statementsRun == 1,

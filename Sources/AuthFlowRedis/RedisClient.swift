@@ -1,5 +1,6 @@
 public import AuthFlow
 import AuthFlowJOSE
+import Dispatch
 import Synchronization
 
 /// A small pool of Redis connections shared by ``RedisSessionStore``, ``RedisFlowStore`` and
@@ -12,8 +13,7 @@ import Synchronization
 /// the command at its timeout), so a dead server gives a typed `backendFailure`, never a hang. The wait for a
 /// pooled connection is bounded by the command timeout, and at most `maximumPending` operations run or wait at
 /// once (once a command or connection has failed, until one succeeds again, no more than the pool's size); more
-/// fail at once with `busy`. The wait for a pooled connection holds no thread (`ConnectionSlots`), so a stalled
-/// Redis holds only as many threads as the pool has connections, never the ones other routes need.
+/// fail at once with `busy`, so a stalled Redis holds only a few of the threads other routes need.
 /// A connection that failed is dropped and the next operation connects again, so the client recovers by
 /// itself when Redis is back.
 public final class RedisClient: Sendable {
@@ -28,7 +28,7 @@ public final class RedisClient: Sendable {
     private let admission = Mutex((pending: 0, failing: false))
     private let maximumPending: Int
     private let size: Int
-    private let slots: ConnectionSlots
+    private let slots: DispatchSemaphore
     private let acquireTimeout: Double
     private let blockingThreads: BlockingThreads
 
@@ -62,7 +62,7 @@ public final class RedisClient: Sendable {
         let size = max(1, maximumConnections)
         self.size = size
         self.maximumPending = max(size, maximumPending ?? 64)
-        slots = ConnectionSlots(count: size)
+        slots = DispatchSemaphore(value: size)
         let connection = try RedisConnection(endpoint, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
         _ = try connection.command([Array("PING".utf8)], operation: "connect")
         idle.withLock { $0.append(connection) }
@@ -75,40 +75,18 @@ public final class RedisClient: Sendable {
         _ = try await command(["PING"].map { Array($0.utf8) }, operation: "checkHealth")
     }
 
-    /// How many operations wait for a pooled connection now (for tests and diagnostics).
-    var waitingForConnection: Int { slots.waiting }
-
     /// `prefix + kind + ":" + hex(digest)`: keys hold only digests.
     func key(_ kind: String, digest: [UInt8]) -> [UInt8] {
         Array((prefix + kind + ":").utf8) + Array(Hex.encode(digest).utf8)
     }
 
-    /// Runs one command on a borrowed connection. The wait for a pooled connection comes first and holds no
-    /// thread (``ConnectionSlots``): a stalled Redis holds as many threads as the pool has connections.
+    /// Runs one command on a borrowed connection.
     func command(_ arguments: [[UInt8]], operation: String) async throws(StoreError) -> RedisReply {
-        try admit(operation)
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(acquireTimeout * 1000)))
-        guard await slots.acquire(until: deadline) else {
-            finish(answered: false)
-            throw StoreError(.busy, "expected a free Redis connection, found the pool in use", operation: operation)
-        }
-        defer { slots.release() }
         // On a thread that may block (`BlockingThreads.run`): a handler thread runs it right there.
-        let outcome: (result: Result<RedisReply, StoreError>, answered: Bool)
-        do throws(StoreError) {
-            outcome = try await blockingThreads.storeOperation(operation) {
-                .success(self.admitted(arguments, operation: operation))
-            }
-        } catch {
-            outcome = (.failure(error), false)
-        }
-        finish(answered: outcome.answered)
-        return try outcome.result.get()
+        try await blockingThreads.storeOperation(operation) { self.run(arguments, operation: operation) }
     }
 
-    /// Counts an operation under way, or refuses it with `busy` when `maximumPending` are (only the pool's size
-    /// once a command or connection has failed, until one succeeds again).
-    private func admit(_ operation: String) throws(StoreError) {
+    private func run(_ arguments: [[UInt8]], operation: String) -> Result<RedisReply, StoreError> {
         let limit = admission.withLock { state -> Int? in
             let limit = state.failing ? size : maximumPending
             guard state.pending < limit else { return limit }
@@ -116,24 +94,30 @@ public final class RedisClient: Sendable {
             return nil
         }
         if let limit {
-            throw StoreError(
-                .busy,
-                "expected fewer than \(limit) Redis operations under way, found that many (the server may be slow or "
-                    + "stalled)", operation: operation)
+            return .failure(
+                StoreError(
+                    .busy,
+                    "expected fewer than \(limit) Redis operations under way, found that many (the server may be "
+                        + "slow or stalled)", operation: operation))
         }
-    }
-
-    /// Ends an operation ``admit(_:)`` counted; whether Redis answered it.
-    private func finish(answered: Bool) {
+        let (result, answered) = admitted(arguments, operation: operation)
         admission.withLock { state in
             state.pending -= 1
             state.failing = !answered
         }
+        return result
     }
 
-    /// The command's result on a pooled (or new) connection, holding one of the pool's slots, and whether Redis
-    /// answered (a Redis error reply counts).
+    /// The command's result, and whether Redis answered (a Redis error reply counts).
     private func admitted(_ arguments: [[UInt8]], operation: String) -> (Result<RedisReply, StoreError>, Bool) {
+        guard slots.wait(timeout: .now() + .milliseconds(Int(acquireTimeout * 1000))) == .success else {
+            return (
+                .failure(
+                    StoreError(.busy, "expected a free Redis connection, found the pool in use", operation: operation)),
+                false
+            )
+        }
+        defer { slots.signal() }
         var pooled = idle.withLock { $0.popLast() }
         for attempt in 0..<2 {
             let connection: RedisConnection
