@@ -35,6 +35,9 @@ bash scripts/check-layers.sh
 # Comments and docs cite docs/ and public sources, never notes kept outside the repository (the script names them).
 step "outside references"
 bash scripts/check-references.sh
+# No Swift test sleeps to wait for something: it waits for the condition (Tests/Support/AuthFlowTestSupport/Waiting.swift).
+step "no test sleeps"
+bash scripts/check-test-sleeps.sh
 
 step "swift build"
 swift build

@@ -79,6 +79,13 @@ public final class HTTPServer: Sendable {
     /// Connections the running server has open (0 when stopped).
     var openConnections: Int { state.withLock { $0.daemon }?.openConnections ?? 0 }
 
+    /// Request body bytes the running server has received, kept or discarded (0 when stopped); for tests.
+    var receivedBodyBytes: Int { state.withLock { $0.daemon }?.receivedBodyBytes ?? 0 }
+
+    /// How many times the running server suspended a connection because its handler waits (0 when stopped):
+    /// a handler resumed after that goes on on a handler thread, never on the polling thread; for tests.
+    var suspendedConnections: Int { state.withLock { $0.daemon }?.suspendedConnections ?? 0 }
+
     /// Whether the server is running.
     public var isRunning: Bool { state.withLock { $0.daemon != nil } }
 

@@ -35,6 +35,10 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     /// Body bytes held for requests not completed yet (what stalled uploads cost).
     private let buffered = Atomic<Int>(0)
+    /// Body bytes received so far, kept or discarded (tests wait for it instead of for time to pass).
+    private let received = Atomic<Int>(0)
+    /// How many times a connection was suspended for a handler that waits (tests wait for it).
+    private let suspensions = Atomic<Int>(0)
     private let shared = Mutex(Shared())
     private let connections: MicroHTTPDConnectionTable
     private let trustedProxies: [IPNetwork]
@@ -98,6 +102,12 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
 
     /// Connections open now.
     var openConnections: Int { connections.openCount }
+
+    /// Body bytes received so far, kept or discarded.
+    var receivedBodyBytes: Int { received.load(ordering: .relaxed) }
+
+    /// How many times a connection was suspended because its handler waits (after it left the polling thread).
+    var suspendedConnections: Int { suspensions.load(ordering: .acquiring) }
 
     // MARK: - Stopping
 
@@ -198,6 +208,7 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         let size = uploadDataSize.pointee
         if size > 0 {
             uploadDataSize.pointee = 0
+            received.add(size, ordering: .relaxed)
             if context.responded || context.bodyTooLarge || context.body.count + size > context.bodyLimit {
                 if !context.bodyTooLarge {
                     buffered.subtract(context.body.count, ordering: .relaxed)
@@ -256,7 +267,10 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
                 complete(context, with: response)
             }
         }
-        guard let response = context.responseOrSuspend() else { return MHD_Result.YES }
+        guard let response = context.responseOrSuspend() else {
+            suspensions.add(1, ordering: .releasing)
+            return MHD_Result.YES
+        }
         context.responded = true
         return queue(response, on: connection)
     }

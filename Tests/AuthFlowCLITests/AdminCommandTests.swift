@@ -134,14 +134,9 @@ struct AdminCommandTests {
         #expect(noSessions.stderr.contains("user_not_found"))
     }
 
-    /// Polls `GET /auth/session` (at most 10 s) until it answers `status`.
+    /// Polls `GET /auth/session` (at most 30 s) until it answers `status`.
     static func sessionStatus(_ browser: SandboxSignIn, app: String, becomes status: Int) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try await browser.get(app + "/auth/session").status == status { return true }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        return false
+        try await eventually(poll: .milliseconds(50)) { try await browser.get(app + "/auth/session").status == status }
     }
 
     /// How many Google revocations the sandbox has seen (`GET /_sandbox/revocations`).

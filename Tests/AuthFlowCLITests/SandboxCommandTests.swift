@@ -18,16 +18,17 @@ final class SandboxProcess: Sendable {
 
     /// Waits (bounded; far, since key generation on a busy machine is slow) until stdout contains `marker`.
     func waitFor(_ marker: String, timeout: Double = 120) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if stdout.contains(marker) { return true }
-            if !child.isRunning {
-                _ = await child.waitForExit(timeout: 5)  // the rest of its output
-                return stdout.contains(marker)
-            }
-            try? await Task.sleep(for: .milliseconds(50))
+        enum Outcome { case shown, ended }
+        let outcome = await Waiting.value(within: .seconds(timeout), poll: .milliseconds(20)) { () -> Outcome? in
+            stdout.contains(marker) ? .shown : child.isRunning ? nil : .ended
         }
-        return false
+        switch outcome {
+        case .shown?: return true
+        case nil: return false
+        case .ended?:
+            _ = await child.waitForExit(timeout: 5)  // the rest of its output
+            return stdout.contains(marker)
+        }
     }
 
     /// Sends SIGTERM (the sandbox stops and removes a credentials directory it created).

@@ -2,7 +2,7 @@ import AuthFlowTestSupport
 import Foundation
 
 /// The built `authflow` binary running as a child process, watched without blocking the cooperative pool
-/// (a monitor thread collects its output; waits poll with `Task.sleep`). Killed and reaped when released.
+/// (a monitor thread collects its output; waits suspend between checks). Killed and reaped when released.
 final class ServeProcess: Sendable {
     private let child: RunningChild
 

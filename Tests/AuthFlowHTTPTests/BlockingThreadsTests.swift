@@ -1,4 +1,5 @@
 import AuthFlowHTTPServer
+import AuthFlowTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -13,13 +14,15 @@ import Testing
     }
 
     @Test func aHandlerMayBlockOnlyOnceItWaitedAndMovedToAHandlerThread() async throws {
-        let server = HTTPServer(configuration: .init()) { _ in
-            // Until it first waits, the handler runs on the polling thread.
-            let before = BlockingThreads.currentThreadMayBlock
-            try? await Task.sleep(for: .milliseconds(1))
-            let after = BlockingThreads.currentThreadMayBlock
-            return .text("before \(before), after \(after)")
-        }
+        let wait = SuspendedConnectionWait()
+        let server = wait.attach(
+            HTTPServer(configuration: .init()) { _ in
+                // Until it first waits, the handler runs on the polling thread.
+                let before = BlockingThreads.currentThreadMayBlock
+                await wait.untilSuspended()
+                let after = BlockingThreads.currentThreadMayBlock
+                return .text("before \(before), after \(after)")
+            })
         let response = try await Self.answer(of: server)
         #expect(response?.hasSuffix("before false, after true") == true)
     }
@@ -81,13 +84,15 @@ import Testing
     @Test func aStoreOperationFromAHandlerThreadRunsRightThereOnTheServersPool() async throws {
         let threads = BlockingThreads(threadCount: 1, name: "store-test")
         defer { threads.shutdown() }
-        let server = HTTPServer(configuration: .init()) { _ in
-            try? await Task.sleep(for: .milliseconds(1))
-            // On one of the server's threads now: the store's own pool is not asked for a thread.
-            let handlerThread = pthread_self()
-            let inside = try? await threads.run { (pthread_self(), HandlerExecutor.current === threads.executor) }
-            return .text("same \(inside?.0 == handlerThread), store's pool \(inside?.1 ?? true)")
-        }
+        let wait = SuspendedConnectionWait()
+        let server = wait.attach(
+            HTTPServer(configuration: .init()) { _ in
+                await wait.untilSuspended()
+                // On one of the server's threads now: the store's own pool is not asked for a thread.
+                let handlerThread = pthread_self()
+                let inside = try? await threads.run { (pthread_self(), HandlerExecutor.current === threads.executor) }
+                return .text("same \(inside?.0 == handlerThread), store's pool \(inside?.1 ?? true)")
+            })
         let response = try await BlockingThreadsTests.answer(of: server)
         #expect(response?.hasSuffix("same true, store's pool false") == true, "\(response ?? "no answer")")
     }
@@ -99,10 +104,7 @@ import Testing
 struct BlockingThreadsShutdownTests {
     /// Waits (bounded) until `threads` has no live thread and returns how many are left.
     static func liveThreadsAfterWaiting(_ threads: BlockingThreads) async throws -> Int {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while threads.liveThreadCount > 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await eventually { threads.liveThreadCount == 0 }
         return threads.liveThreadCount
     }
 
@@ -135,7 +137,7 @@ struct BlockingThreadsShutdownTests {
         _ = try await Self.liveThreadsAfterWaiting(threads)
         // No thread is left, yet a job queued now gets one (which ends again once idle).
         let value = await withTaskExecutorPreference(executor) { () async -> Int in
-            try? await Task.sleep(for: .milliseconds(1))
+            await HandlerWait.onAnotherThread()
             return 7
         }
         #expect(value == 7)
@@ -147,27 +149,23 @@ struct BlockingThreadsShutdownTests {
         let executor = try #require(threads?.executor)
         #expect(executor.liveThreadCount == 2)
         threads = nil
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while executor.liveThreadCount > 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await eventually { executor.liveThreadCount == 0 }
         #expect(executor.hasShutDown)
         #expect(executor.liveThreadCount == 0)
     }
 
     @Test func aServerReleasedEndsTheThreadsItOwns() async throws {
-        var server: HTTPServer? = HTTPServer(configuration: .init()) { _ in
-            try? await Task.sleep(for: .milliseconds(1))
-            return .text("ok")
-        }
+        let wait = SuspendedConnectionWait()
+        var server: HTTPServer? = wait.attach(
+            HTTPServer(configuration: .init()) { _ in
+                await wait.untilSuspended()
+                return .text("ok")
+            })
         let executor = try #require(server?.blockingThreads.executor)
         _ = try await BlockingThreadsTests.answer(of: try #require(server))
         #expect(executor.liveThreadCount > 0)
         server = nil
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while executor.liveThreadCount > 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await eventually { executor.liveThreadCount == 0 }
         #expect(executor.liveThreadCount == 0)
     }
 

@@ -1,4 +1,5 @@
 import AuthFlowHTTP
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -86,11 +87,7 @@ struct ClientAddressTests {
         #expect(held.count == 2)
         for client in held { client.write("GET /who HTTP/1.1\r\nHost: x\r\n") }  // headers never finished
         // Both held connections are counted before the third comes (however busy the machine).
-        let deadline = ContinuousClock.now + .seconds(20)
-        while server.openConnections < 2, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(server.openConnections == 2)
+        try await waitUntil("the two held connections to be counted") { server.openConnections == 2 }
         let third = try #require(RawIPv6Client(port: port))
         third.write("GET /who HTTP/1.0\r\n\r\n")
         let refused = third.readToEnd()
@@ -98,9 +95,7 @@ struct ClientAddressTests {
         #expect(!refused.text.contains("::1"))
         third.close()
         for client in held { client.close() }
-        while server.openConnections > 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil("the held connections to close") { server.openConnections == 0 }
         let response = try await CurlHTTPClient().send(HTTPClientRequest(url: "http://[::1]:\(port)/who"))
         #expect(response.bodyText == "::1")
     }

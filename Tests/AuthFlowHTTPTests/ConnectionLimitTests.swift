@@ -1,7 +1,9 @@
 import AuthFlowHTTP
-import AuthFlowHTTPServer
+import AuthFlowTestSupport
 import Foundation
 import Testing
+
+@testable import AuthFlowHTTPServer
 
 /// A raw TCP client bound to a chosen loopback source address, for tests of per-client limits.
 struct RawClient {
@@ -54,6 +56,21 @@ struct RawClient {
         }
     }
 
+    /// Stands in for a client that trickles its request: one byte, then up to `pace` for the server to close
+    /// the connection (or answer), another byte if it did not, and so on; returns what the server sent once
+    /// it closed, or after `deadline`.
+    func trickle(_ byte: String, pace: Duration, deadline: Duration) -> (text: String, closed: Bool) {
+        let (seconds, attoseconds) = pace.components
+        let milliseconds = Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        let end = ContinuousClock.now.advanced(by: deadline)
+        while ContinuousClock.now < end {
+            write(byte)
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, milliseconds) > 0 { break }
+        }
+        return readToEnd()
+    }
+
     func close() { Glibc.close(fd) }
 }
 
@@ -72,7 +89,8 @@ struct ConnectionLimitTests {
         let held = (0..<4).compactMap { _ in RawClient(from: "127.0.0.2", port: port) }
         #expect(held.count == 4)
         for client in held { client.write("GET /who HTTP/1.1\r\nHost: x\r\n") }  // headers never finished
-        try await Task.sleep(for: .milliseconds(300))
+        // All four are counted before the fifth comes (however busy the machine).
+        try await waitUntil("the four held connections to be counted") { server.openConnections == 4 }
         let fifth = try #require(RawClient(from: "127.0.0.2", port: port))
         fifth.write("GET /who HTTP/1.0\r\n\r\n")
         let refused = fifth.readToEnd()
@@ -92,33 +110,18 @@ struct ConnectionLimitTests {
         defer { Task { await server.stop() } }
         let slow = try #require(RawClient(from: "127.0.0.2", port: port))
         slow.write("GET /who HTTP/1.1\r\n")
-        let closed = Task.detached { slow.readToEnd() }
-        // One header byte every 300 ms keeps the idle timeout from ever firing; the deadline still does.
-        for _ in 0..<40 {
-            slow.write("X")
-            try await Task.sleep(for: .milliseconds(300))
-            if await Self.finished(closed) { break }
+        // A header byte whenever 300 ms pass without the server closing keeps the idle timeout from firing; the
+        // request deadline still does. (However slowly the client trickles, the connection ends closed and
+        // unanswered: by the deadline, or by the idle timeout.)
+        let outcome = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: slow.trickle("X", pace: .milliseconds(300), deadline: .seconds(60)))
+            }
+            .start()
         }
-        let outcome = await closed.value
         #expect(outcome.closed)
         #expect(outcome.text.isEmpty)
         slow.close()
-    }
-
-    static func finished(_ task: Task<(text: String, closed: Bool), Never>) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                _ = await task.value
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(10))
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
     }
 
     @Test func takesTheClientAddressFromForwardedForOnlyFromATrustedProxy() async throws {
@@ -142,7 +145,8 @@ struct ConnectionLimitTests {
         defer { Task { await server.stop() } }
         let held = (0..<5).compactMap { _ in RawClient(from: "127.0.0.2", port: port) }
         for client in held { client.write("GET /who HTTP/1.1\r\nHost: x\r\n") }
-        try await Task.sleep(for: .milliseconds(300))
+        // All five are counted (past the cap of two) before another comes.
+        try await waitUntil("the five held connections to be counted") { server.openConnections == 5 }
         let another = try #require(RawClient(from: "127.0.0.2", port: port))
         another.write("GET /who HTTP/1.0\r\nX-Forwarded-For: 198.51.100.7\r\n\r\n")
         #expect(another.readToEnd().text.hasSuffix("198.51.100.7"))

@@ -1,3 +1,4 @@
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -290,10 +291,12 @@ struct CurlHTTPClientTests {
         try await PeerServer.with { server in
             // From a task (the multi loop) and from a handler thread (the direct path), on one peer.
             for caller in Caller.allCases {
+                let before = try await server.seen("/sleep")
                 let task = Task {
                     try await caller.send(with: client, HTTPClientRequest(url: server.base + "/sleep?seconds=20"))
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                // Cancelled once the transfer is under way: the peer has the request.
+                try await waitUntil("the peer to receive /sleep") { try await server.seen("/sleep") > before }
                 task.cancel()
                 await expectError(.cancelled) { try await task.value }
                 // An already-cancelled task fails at once, too.

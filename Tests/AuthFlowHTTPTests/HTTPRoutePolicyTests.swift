@@ -1,4 +1,5 @@
 import AuthFlowHTTP
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -148,12 +149,10 @@ struct HTTPRoutePolicyTests {
                 client.write(
                     index % 2 == 0 ? "1000\r\n\(chunk)\r\n1000\r\n\(chunk)\r\n" : "200\r\n\(chunk.prefix(512))\r\n")
             }
-            // Wait until the server has read what the clients sent (the within-limit ones are held).
-            let deadline = ContinuousClock.now + .seconds(20)
-            while server.bufferedBodyBytes < 20 * 512, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            try await Task.sleep(for: .milliseconds(200))
+            // Wait until the server has received every body byte the clients sent (kept or discarded).
+            let sent = 20 * 2 * 4096 + 20 * 512
+            try await waitUntil("\(sent) body bytes received") { server.receivedBodyBytes >= sent }
+            #expect(server.receivedBodyBytes == sent)
             #expect(server.bufferedBodyBytes == 20 * 512)
             #expect(calls.value == 0)
         }

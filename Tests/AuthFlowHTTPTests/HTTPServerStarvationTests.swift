@@ -1,5 +1,6 @@
 import AuthFlowHTTP
 import AuthFlowHTTPServer
+import AuthFlowTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -71,11 +72,7 @@ struct HTTPServerStarvationTests {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let response: String? = await withCheckedContinuation { continuation in
             Thread {
-                var polls = 0
-                while blocking.count.withLock({ $0 }) < cores, polls < 600 {
-                    usleep(50_000)
-                    polls += 1
-                }
+                _ = eventuallyBlocking(within: .seconds(30)) { blocking.count.withLock { $0 } >= cores }
                 let response = Self.blockingGet(port: port, path: "/ping")
                 for _ in 0..<width { release.signal() }
                 continuation.resume(returning: response)

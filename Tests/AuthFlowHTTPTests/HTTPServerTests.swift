@@ -45,10 +45,10 @@ struct HTTPServerTests {
                 response.addCookie("session=abc; Path=/; HttpOnly; SameSite=Lax")
                 response.addCookie("flow=; Path=/auth; Max-Age=0")
                 return response
-            case ("GET", "/slow"):
-                let milliseconds = Int(request.queryValue("ms") ?? "1000") ?? 1000
-                try? await Task.sleep(for: .milliseconds(milliseconds))
-                return .text("slow done")
+            case ("GET", "/waits"):
+                // Waits on something outside the handler, as one waiting on a store or a provider does.
+                await HandlerWait.onAnotherThread()
+                return .text("waited")
             case ("GET", "/fast"):
                 return .text("fast")
             case ("GET", "/remote"):
@@ -110,17 +110,18 @@ struct HTTPServerTests {
     @Test func slowHandlerDoesNotBlockOtherRequests() async throws {
         let started = Counter()
         let finished = Counter()
-        let release = Counter()
+        let release = Latch()
+        defer { release.open() }
         let server = Self.slowServer(.init(threads: 1), started: started, finished: finished, release: release)
         let port = try server.start()
         let base = "http://127.0.0.1:\(port)"
-        // The slow handler waits until the test releases it (60 s at most), so the order below does not depend
-        // on how busy the machine is.
-        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=60000")) }
+        // The slow handler waits until the test releases it, so the order below does not depend on how busy the
+        // machine is.
+        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow")) }
         try await Self.wait(for: started, toReach: 1)
         let fast = try await client.send(HTTPClientRequest(url: base + "/fast"))
         let slowFinishedBeforeFast = finished.value
-        release.increment()
+        release.open()
         #expect(fast.bodyText == "fast")
         #expect(slowFinishedBeforeFast == 0, "the fast request waited for the slow handler")
         let slowResponse = try await slow.value
@@ -128,22 +129,16 @@ struct HTTPServerTests {
         await server.stop()
     }
 
-    /// A server whose `/slow` handler counts its starts in `started`, sleeps `ms` (or, given `release`, until
-    /// `release` is incremented, `ms` at most), then counts its ends in `finished`.
+    /// A server whose `/slow` handler counts its starts in `started`, waits until `release` is opened (a
+    /// handler waiting on a slow store or provider), then counts its ends in `finished`.
     static func slowServer(
         _ configuration: HTTPServer.Configuration = .init(), started: Counter, finished: Counter = Counter(),
-        release: Counter? = nil
+        release: Latch
     ) -> HTTPServer {
         HTTPServer(configuration: configuration) { request in
             guard request.path == "/slow" else { return .text("fast") }
             started.increment()
-            let milliseconds = Int(request.queryValue("ms") ?? "0") ?? 0
-            if let release {
-                let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
-                while release.value == 0 && Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-            } else {
-                try? await Task.sleep(for: .milliseconds(milliseconds))
-            }
+            await release.wait()
             finished.increment()
             return .text("slow done")
         }
@@ -152,19 +147,24 @@ struct HTTPServerTests {
     /// Waits (at most 60 s: in the full parallel suite a task may wait long for a cooperative thread) until
     /// `counter` reaches `value`.
     static func wait(for counter: Counter, toReach value: Int) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while counter.value < value && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(counter.value >= value)
+        try await waitUntil("\(value) handler starts", deadline: .seconds(60)) { counter.value >= value }
     }
 
     @Test func gracefulStopLetsInFlightRequestFinish() async throws {
         let started = Counter()
-        let server = Self.slowServer(started: started)
+        let release = Latch()
+        defer { release.open() }
+        // A grace period no busy machine outlasts: the handler finishes as soon as it is released.
+        let server = Self.slowServer(.init(shutdownGracePeriod: 60), started: started, release: release)
         let port = try server.start()
         let base = "http://127.0.0.1:\(port)"
-        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow?ms=600")) }
+        let slow = Task { try await client.send(HTTPClientRequest(url: base + "/slow")) }
         try await Self.wait(for: started, toReach: 1)
-        await server.stop()
+        // The handler is released only once the stop has begun (the server no longer counts as running).
+        let stopping = Task { await server.stop() }
+        try await waitUntil("the stop to begin") { !server.isRunning }
+        release.open()
+        await stopping.value
         let response = try await slow.value
         #expect(response.status == 200)
         #expect(response.bodyText == "slow done")
@@ -182,12 +182,15 @@ struct HTTPServerTests {
 
     @Test func stopAnswers503WhenHandlersOutliveTheGracePeriod() async throws {
         let started = Counter()
-        let server = Self.slowServer(.init(shutdownGracePeriod: 0.2), started: started)
+        let release = Latch()
+        defer { release.open() }
+        let server = Self.slowServer(.init(shutdownGracePeriod: 0.2), started: started, release: release)
         let port = try server.start()
-        let slow = Task { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=10000")) }
+        let slow = Task { try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow")) }
         try await Self.wait(for: started, toReach: 1)
+        // The handler is released only after the stop returned: it outlives any grace period.
         await server.stop()
-        // The 503 is the event: had stop waited for the handler, its 200 would have arrived after 10 s.
+        // The 503 is the event: had stop waited for the handler, it would not have returned.
         let response = try await slow.value
         #expect(response.status == 503)
         #expect(response.bodyText.contains("shutting_down"))
@@ -233,27 +236,18 @@ struct HTTPServerTests {
         }
     }
 
-    /// Starts `server`, retrying a refused bind for up to two seconds (see the test above).
+    /// Starts `server`, retrying a refused bind until the port is free again (see the test above; 30 s at most).
     private func start(_ server: HTTPServer) async throws -> Int {
-        let deadline = Date().addingTimeInterval(2)
-        while true {
+        try await waitFor("the port to be free to bind again") {
             let result = Result { () throws(HTTPServerError) -> Int in try server.start() }
-            if case .failure(let error) = result, error.code == .startFailed, Date() < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-                continue
-            }
+            if case .failure(let error) = result, error.code == .startFailed { return nil }
             return try result.get()
         }
     }
 
-    /// Whether, within two seconds, no process listens on `port` any more.
+    /// Whether, within 30 s, no process listens on `port` any more.
     private func noLongerListening(on port: Int) async -> Bool {
-        let deadline = Date().addingTimeInterval(2)
-        while !LoopbackPort.listeningSocketInodes(on: port).isEmpty {
-            if Date() >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        await eventually { LoopbackPort.listeningSocketInodes(on: port).isEmpty }
     }
 
     @Test func refusesSecondStartAndBusyPortAndBadHost() async throws {
@@ -360,7 +354,8 @@ struct HTTPServerTests {
             let count = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<100 {
                     group.addTask {
-                        try await client.send(HTTPClientRequest(url: base + "/slow?ms=\(index % 5 * 20)")).status
+                        try await client.send(HTTPClientRequest(url: base + (index % 5 == 0 ? "/fast" : "/waits")))
+                            .status
                     }
                 }
                 var ok = 0

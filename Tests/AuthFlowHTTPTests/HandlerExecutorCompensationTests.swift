@@ -1,3 +1,4 @@
+import AuthFlowTestSupport
 import Dispatch
 import Foundation
 import Testing
@@ -45,22 +46,21 @@ import Testing
             Task.detached { try await threads.run { gate.wait() } }
         }
         // Every blocker holds a handler thread: more than the executor had, so some threads were started.
-        let deadline = Date().addingTimeInterval(60)
-        while gate.waitingNow < blockers && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(gate.waitingNow == blockers)
+        #expect(await eventually(within: .seconds(60)) { gate.waitingNow == blockers })
         #expect(executor.liveThreadCount >= blockers)
 
-        // A handler that only waits (a timer here, the network in a server) still runs on a handler thread.
+        // A handler that only waits (on another thread here, the network in a server) still runs on a handler
+        // thread once it is resumed.
         let outcome = Outcome()
         let waiter = Task.detached {
             let onHandlerThread = await withTaskExecutorPreference(executor) { () async -> Bool in
-                try? await Task.sleep(for: .milliseconds(1))
+                await HandlerWait.onAnotherThread()
                 return BlockingThreads.currentThreadMayBlock
             }
             outcome.set(onHandlerThread)
         }
         // Polled, so that a starved waiter fails the test instead of hanging it.
-        while outcome.value == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(within: .seconds(60)) { outcome.value != nil }
         #expect(outcome.value == true, "the waiting handler went on while every other handler thread was blocked")
         #expect(gate.waitingNow == blockers)
         gate.openAll()

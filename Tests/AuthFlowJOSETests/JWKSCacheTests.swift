@@ -1,3 +1,4 @@
+import AuthFlowTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -245,17 +246,36 @@ struct JWKSCacheTests {
 
     @Test func sharesOneFetchBetweenConcurrentCallers() async throws {
         let endpoint = FakeJWKSEndpoint(keys: [TestKeys.ec])
+        // The fetch is held in flight until every caller has started; a caller the cache sees only after it
+        // ended finds the set cached (the manual clock never expires it), so one fetch serves all either way.
+        let release = Latch()
+        defer { release.open() }
+        let started = StartCount()
         let cache = JWKSCache(
             clock: ManualClock(TestKeys.now),
             fetch: {
-                try await Task.sleep(for: .milliseconds(50))
+                await release.wait()
                 return try endpoint.fetch()
             })
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 { group.addTask { _ = try await cache.keySet() } }
+            for _ in 0..<8 {
+                group.addTask {
+                    started.count.withLock { $0 += 1 }
+                    _ = try await cache.keySet()
+                }
+            }
+            try await waitUntil("the fetch in flight and every caller started") {
+                release.waiting == 1 && started.count.withLock { $0 } == 8
+            }
+            release.open()
             try await group.waitForAll()
         }
         #expect(endpoint.calls == 1)
+    }
+
+    /// How many callers have started.
+    final class StartCount: Sendable {
+        let count = Mutex(0)
     }
 
     @Test func parsesCacheControl() {

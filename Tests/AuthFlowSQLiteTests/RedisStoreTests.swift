@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -172,7 +173,8 @@ struct RedisStoreTests {
             userID: .alice, provider: IdentityKey.appleAlice.provider, subject: IdentityKey.appleAlice.subject,
             createdAt: StoreHarness.start, expiresAt: StoreHarness.start + 0.05, providerSessionID: "sid-1")
         for index in 0..<10 { try await store.createSession(id: "expiring-\(index)", record: shortLived) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Redis expires them on its own clock (50 ms): wait until every key they wrote is gone.
+        try await waitUntil("the short-lived sessions to expire in Redis") { try await client.keys().isEmpty }
         for index in 0..<19 {
             try await store.createSession(id: "ended-\(index)", record: Self.record())
             #expect(try await store.deleteSession(id: "ended-\(index)"))

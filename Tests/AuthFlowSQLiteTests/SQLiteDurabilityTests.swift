@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowTestSupport
 import Foundation
 import Testing
 
@@ -29,7 +30,7 @@ struct SQLiteDurabilityTests {
         """
 
     static let writer = """
-        import sys, sqlite3, time
+        import sys, sqlite3
         path, expires = sys.argv[1], float(sys.argv[2])
         db = sqlite3.connect(path, isolation_level=None, timeout=10)
         db.execute("PRAGMA synchronous = FULL")
@@ -41,7 +42,7 @@ struct SQLiteDurabilityTests {
         db.execute("BEGIN IMMEDIATE")
         db.execute(insert, ("uncommitted", "Ghost", expires))
         print("pending")
-        time.sleep(120)
+        sys.stdin.read()  # holds the transaction open until killed (or its stdin closes)
         """
 
     @Test func anotherProcessReadsCommittedDataAndDecryptsTheTokens() async throws {
@@ -72,7 +73,8 @@ struct SQLiteDurabilityTests {
         _ = try SQLiteDatabase(path: path)
 
         let writer = try PythonProcess(
-            script: Self.writer, arguments: [path, "\(StoreHarness.start.timeIntervalSince1970 + 3600)"])
+            script: Self.writer, arguments: [path, "\(StoreHarness.start.timeIntervalSince1970 + 3600)"],
+            stdin: .pipe)
         #expect(try await writer.nextLine() == "committed")
         #expect(try await writer.nextLine() == "pending")
         writer.killHard()

@@ -83,12 +83,7 @@ struct ChildProcessTests {
             newProcessGroup: true)
         #expect(group.timedOut && group.termination == .signaled(SIGKILL))
         let grandchild = try #require(Int32(group.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
-        var polls = 0
-        while !Self.isGoneOrZombie(grandchild), polls < 400 {
-            usleep(25_000)
-            polls += 1
-        }
-        #expect(Self.isGoneOrZombie(grandchild), "the grandchild \(grandchild) still runs")
+        #expect(eventuallyBlocking { Self.isGoneOrZombie(grandchild) }, "the grandchild \(grandchild) still runs")
         // A child that finishes in time is not reported as timed out.
         #expect(try !Self.shell("exit 0", timeout: 30).timedOut)
     }

@@ -39,9 +39,7 @@ struct LoopbackPortTests {
         #expect(LoopbackPort.ownsListeningSocket(on: port))
         close(descriptor)
         #expect(!LoopbackPort.ownsListeningSocket(on: port))
-        // A child spawned by a concurrent test may share the descriptor until its exec: allow a moment.
-        let deadline = Date().addingTimeInterval(2)
-        while LoopbackPort.portsInUse().contains(port) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(!LoopbackPort.portsInUse().contains(port))
+        // A child spawned by a concurrent test may share the descriptor until its exec: wait for it to go.
+        #expect(eventuallyBlocking { !LoopbackPort.portsInUse().contains(port) })
     }
 }

@@ -111,11 +111,7 @@ struct RunningChildTests {
         #expect(getpgid(grandchild) == child.pid)
         #expect(child.signal(SIGKILL))
         #expect(child.waitForExit(timeout: 30) == .signaled(SIGKILL))
-        var gone = false
-        for _ in 0..<500 where !gone {
-            gone = Self.isGone(grandchild)
-            if !gone { usleep(10_000) }
-        }
-        #expect(gone, "the grandchild \(grandchild) survived its group's SIGKILL")
+        #expect(
+            eventuallyBlocking { Self.isGone(grandchild) }, "the grandchild \(grandchild) survived its group's SIGKILL")
     }
 }

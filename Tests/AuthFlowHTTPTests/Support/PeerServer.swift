@@ -1,3 +1,4 @@
+import AuthFlowCurl
 import AuthFlowHTTP
 import Foundation
 import Testing
@@ -30,6 +31,13 @@ struct PeerServer: Sendable {
         }
         await server.stop()
         return result
+    }
+
+    /// How many requests for `path` the peer has received so far (a plain HTTP peer).
+    func seen(_ path: String) async throws -> Int {
+        let response = try await CurlHTTPClient().send(
+            HTTPClientRequest(url: base + "/seen?" + FormURLEncoding.encode([("path", path)])))
+        return try #require(Int(response.bodyText), "the peer's /seen answered \(response.status)")
     }
 
     /// Stops the peer and waits for it on a thread that may block: waiting on one of Swift's few cooperative

@@ -51,17 +51,19 @@ final class PythonPeer: Sendable {
     }
 
     /// Waits (at most `timeout` seconds) for a stdout line `KEY value` and returns the value.
-    func value(for key: String, timeout: Double = 15) async throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    func value(for key: String, timeout: Double = 30) async throws -> String {
+        let value = await Waiting.value(within: .seconds(timeout)) { () -> String?? in
             let text = child.stdoutText
             for line in text.split(separator: "\n") where line.hasPrefix(key + " ") {
                 return String(line.dropFirst(key.count + 1))
             }
-            guard child.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))
+            // A peer that ended reports nothing more: stop waiting.
+            return child.isRunning ? nil : .some(nil)
         }
-        throw PeerError(message: "the Python peer did not report \(key) within \(timeout) s")
+        guard let value = value ?? nil else {
+            throw PeerError(message: "the Python peer did not report \(key) within \(timeout) s")
+        }
+        return value
     }
 
     /// Stops the child process and waits for it (bounded): closes its stdin, then SIGTERM, then SIGKILL.

@@ -20,10 +20,11 @@ final class PythonProcess: Sendable {
 
     private let child: RunningChild
 
-    /// Starts `python -c script arguments…`.
-    init(script: String, arguments: [String]) throws {
+    /// Starts `python -c script arguments…`; with `stdin: .pipe` its standard input stays open (a script that
+    /// reads it waits) until the process is released.
+    init(script: String, arguments: [String], stdin: ChildProcess.Input = .null) throws {
         child = try ChildProcess.start(
-            executable: try Self.python(), arguments: ["-u", "-c", script] + arguments)
+            executable: try Self.python(), arguments: ["-u", "-c", script] + arguments, stdin: stdin)
     }
 
     private static func python() throws -> String {

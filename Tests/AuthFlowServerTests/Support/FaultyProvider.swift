@@ -1,6 +1,7 @@
 import AuthFlowCurl
 import AuthFlowHTTP
 import AuthFlowHTTPServer
+import AuthFlowTestSupport
 import Foundation
 import Synchronization
 
@@ -12,8 +13,8 @@ final class FaultyProvider: Sendable {
     enum Fault: Sendable {
         /// This status, headers and body instead of the sandbox's answer.
         case answer(status: Int, headers: [(String, String)], body: [UInt8])
-        /// No answer until the given number of seconds have passed (longer than the client's timeout).
-        case hang(seconds: Double)
+        /// No answer at all: the request is held until the provider stops (the client's timeout ends it).
+        case hang
     }
 
     private let server: HTTPServer
@@ -21,6 +22,8 @@ final class FaultyProvider: Sendable {
     private let faults = Mutex<[String: Fault]>([:])
     private let counts = Mutex<[String: Int]>([:])
     private let client = CurlHTTPClient()
+    /// Holds hanging requests; opened when the provider stops.
+    private let hangers = Latch()
     /// Where the provider's endpoints are published (`http://127.0.0.1:PORT`).
     let baseURL: String
 
@@ -43,7 +46,11 @@ final class FaultyProvider: Sendable {
     /// How many requests for `path` arrived.
     func requests(_ path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
 
-    func stop() async { await server.stop() }
+    /// Lets hanging requests end (so stopping need not wait out the grace period for them), then stops.
+    func stop() async {
+        hangers.open()
+        await server.stop()
+    }
 
     private func answer(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         counts.withLock { $0[request.path, default: 0] += 1 }
@@ -52,8 +59,8 @@ final class FaultyProvider: Sendable {
             var response = HTTPServerResponse(status: status, body: body)
             for (name, value) in headers { response.headers[name] = value }
             return response
-        case .hang(let seconds)?:
-            try? await Task.sleep(for: .seconds(seconds))
+        case .hang?:
+            await hangers.wait()
             return .empty(status: 504)
         case nil:
             return await forwarded(request)

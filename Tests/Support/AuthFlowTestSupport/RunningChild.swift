@@ -77,16 +77,9 @@ public final class RunningChild: Sendable {
     /// newline is returned as a line).
     /// - Throws: `ChildProcessError` `timed_out` when no line arrives within `timeout` seconds.
     public func readLine(timeout: Double) throws -> String? {
-        let deadline = ChildIO.now() + timeout
-        while true {
-            switch takeLine() {
-            case .line(let line): return line
-            case .end: return nil
-            case nil: break
-            }
-            guard ChildIO.now() < deadline else { throw timedOut("a line of standard output", timeout) }
-            usleep(5_000)
-        }
+        let taken = Waiting.valueBlocking(within: .seconds(timeout), poll: .milliseconds(5)) { takeLine() }
+        guard let taken else { throw timedOut("a line of standard output", timeout) }
+        return taken.line
     }
 
     /// Waits (suspending, never blocking a thread) for the next line of standard output, without its newline.
@@ -95,21 +88,21 @@ public final class RunningChild: Sendable {
     /// - Throws: `ChildProcessError` `timed_out` when no line arrives within `timeout` seconds;
     ///   `CancellationError` when the task is cancelled.
     public func readLine(timeout: Double) async throws -> String? {
-        let deadline = ChildIO.now() + timeout
-        while true {
-            switch takeLine() {
-            case .line(let line): return line
-            case .end: return nil
-            case nil: break
-            }
-            guard ChildIO.now() < deadline else { throw timedOut("a line of standard output", timeout) }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        let taken = await Waiting.value(within: .seconds(timeout)) { takeLine() }
+        try Task.checkCancellation()
+        guard let taken else { throw timedOut("a line of standard output", timeout) }
+        return taken.line
     }
 
     private enum LineResult {
         case line(String)
         case end
+
+        /// The line, nil at the end of the output.
+        var line: String? {
+            guard case .line(let line) = self else { return nil }
+            return line
+        }
     }
 
     /// The next complete line, `.end` once output ended and every line was taken, nil when none is ready yet.
@@ -186,23 +179,13 @@ public final class RunningChild: Sendable {
     /// When it returns a termination, `stdout` and `stderr` hold everything the child wrote (unless a
     /// grandchild kept the pipes open past the timeout).
     public func waitForExit(timeout: Double) -> ChildProcess.Termination? {
-        let deadline = ChildIO.now() + timeout
-        while true {
-            if let ended = endedWithOutput() { return ended }
-            guard ChildIO.now() < deadline else { return reapIfEnded() }
-            usleep(2_000)
-        }
+        Waiting.valueBlocking(within: .seconds(timeout), poll: .milliseconds(2)) { endedWithOutput() } ?? reapIfEnded()
     }
 
     /// Waits (suspending, never blocking a thread) at most `timeout` seconds for the child to end and its
     /// output to be collected; nil if it still runs.
     public func waitForExit(timeout: Double) async -> ChildProcess.Termination? {
-        let deadline = ChildIO.now() + timeout
-        while true {
-            if let ended = endedWithOutput() { return ended }
-            guard ChildIO.now() < deadline else { return reapIfEnded() }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await Waiting.value(within: .seconds(timeout)) { endedWithOutput() } ?? reapIfEnded()
     }
 
     /// Sends SIGTERM, waits at most `grace` seconds, then kills with SIGKILL; returns how the child ended.

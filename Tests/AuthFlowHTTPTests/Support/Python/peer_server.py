@@ -12,6 +12,7 @@ Routes:
   /redirect        302 to /echo
   /basic           decodes "Authorization: Basic" per RFC 6749 2.3.1 into {"user", "password"}
   /status?code=N   an empty response with status N
+  /seen?path=P     how many requests for P have arrived so far (text), so a test waits for one to arrive
 """
 import argparse
 import base64
@@ -25,6 +26,10 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote_plus, urlsplit
+
+
+SEEN = {}
+SEEN_LOCK = threading.Lock()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -53,6 +58,8 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self):
         url = urlsplit(self.path)
         query = dict(parse_qsl(url.query))
+        with SEEN_LOCK:
+            SEEN[url.path] = SEEN.get(url.path, 0) + 1
         body = self._body()
         if url.path == "/echo":
             payload = {
@@ -84,6 +91,10 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(payload).encode(), [("Content-Type", "application/json")])
         elif url.path == "/status":
             self._send(int(query.get("code", "200")))
+        elif url.path == "/seen":
+            with SEEN_LOCK:
+                count = SEEN.get(query.get("path", ""), 0)
+            self._send(200, str(count).encode())
         else:
             self._send(404, b"not found")
 
