@@ -1,8 +1,8 @@
 /// A Sign in with Apple server-to-server notification event, as Apple POSTs it to the app's
 /// notification URL: `{"payload": "<JWS>"}` whose `events` claim is a JSON string holding this one event.
-public struct AppleNotificationEvent: Sendable, Hashable {
+package struct AppleNotificationEvent: Sendable, Hashable {
     /// The event types Apple sends (exact spellings: note `account-delete`).
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         /// The user turned off forwarding to their private relay address.
         case emailDisabled = "email-disabled"
         /// The user turned forwarding back on.
@@ -14,18 +14,18 @@ public struct AppleNotificationEvent: Sendable, Hashable {
     }
 
     /// What happened.
-    public var kind: Kind
+    package var kind: Kind
     /// The user's `sub`.
-    public var subject: String
+    package var subject: String
     /// The client (Services ID / bundle ID) the notification is for; it becomes the JWS `aud`.
-    public var clientID: String
+    package var clientID: String
     /// The relay address concerned (email events).
-    public var email: String?
+    package var email: String?
     /// Whether `email` is a private relay address (email events); sent as the string `"true"`/`"false"`.
-    public var isPrivateEmail: Bool?
+    package var isPrivateEmail: Bool?
 
     /// Creates an event. For the email events, `email` defaults to nothing; pass the relay address.
-    public init(kind: Kind, subject: String, clientID: String, email: String? = nil, isPrivateEmail: Bool? = nil) {
+    package init(kind: Kind, subject: String, clientID: String, email: String? = nil, isPrivateEmail: Bool? = nil) {
         self.kind = kind
         self.subject = subject
         self.clientID = clientID
@@ -35,9 +35,9 @@ public struct AppleNotificationEvent: Sendable, Hashable {
 }
 
 /// The outcome of delivering a notification: the receiver's HTTP status and the notification's `jti`.
-public struct AppleNotificationDelivery: Sendable, Hashable {
+package struct AppleNotificationDelivery: Sendable, Hashable {
     /// The HTTP status the receiving server answered with.
-    public let status: Int
+    package let status: Int
     /// The `jti` of the delivered JWS, to correlate with the receiver's idempotency records.
-    public let jti: String
+    package let jti: String
 }

@@ -267,7 +267,7 @@ struct MicrosoftEmulator: SandboxEmulator {
 extension SandboxIdentityProvider {
     /// The `iss` of id_tokens from one Microsoft tenant: `<base URL>/microsoft/<tenant id>/v2.0` (with an issuer
     /// override for Microsoft, its `{tenantid}` placeholder is replaced).
-    public func microsoftIssuer(tenantID: String) -> String {
+    package func microsoftIssuer(tenantID: String) -> String {
         let template =
             configuration.issuerOverrides[.microsoft] ?? baseURL + SandboxProvider.microsoft.pathPrefix
             + "/{tenantid}/v2.0"
@@ -276,7 +276,7 @@ extension SandboxIdentityProvider {
 
     /// The Microsoft endpoints of one authority: `common`, `organizations`, `consumers` or a tenant GUID. The
     /// issuer is the tenant's own for a GUID, the `{tenantid}` template otherwise.
-    public func microsoftEndpoints(tenant: String) -> SandboxEndpoints {
+    package func microsoftEndpoints(tenant: String) -> SandboxEndpoints {
         let authority = tenant.lowercased()
         let issuer =
             MicrosoftEmulator.multiTenantAuthorities.contains(authority)

@@ -8,38 +8,38 @@ public import AuthFlowJOSE
 public struct SandboxClient: Sendable {
     /// The Apple-specific credentials: the developer team and the public half of the key that signs
     /// the ES256 client-secret JWT.
-    public struct AppleCredentials: Sendable {
+    package struct AppleCredentials: Sendable {
         /// The 10-character Team ID, expected as the client secret's `iss`.
-        public let teamID: String
+        package let teamID: String
         /// The key ID, expected as the client secret's `kid`.
-        public let keyID: String
+        package let keyID: String
         /// The P-256 public key that verifies the client secret (a private key is reduced to its public half).
-        public let publicKey: JWK
+        package let publicKey: JWK
     }
 
     /// Which emulated provider this client is registered with.
-    public let provider: SandboxProvider
+    package let provider: SandboxProvider
     /// The client identifier (Apple: the Services ID or bundle ID; Facebook: the App ID).
-    public let clientID: String
+    package let clientID: String
     /// The static client secret (Google, Facebook, confidential X clients); `nil` for Apple and public X clients.
-    public let clientSecret: String?
+    package let clientSecret: String?
     /// The registered redirect URIs, matched exactly.
-    public let redirectURIs: [String]
+    package let redirectURIs: [String]
     /// Apple only: team, key id and public key for the client-secret JWT.
-    public let apple: AppleCredentials?
+    package let apple: AppleCredentials?
     /// Facebook only: whether Graph calls must carry `appsecret_proof` ("Require App Secret"); on by default.
-    public let requiresAppSecretProof: Bool
+    package let requiresAppSecretProof: Bool
     /// Microsoft only: the one token-endpoint client authentication method this client may use; `nil` allows
     /// every method it has credentials for (a secret: Basic and post; keys: `private_key_jwt`).
-    public let authMethod: AuthMethod?
+    package let authMethod: AuthMethod?
     /// Microsoft only: the public keys (ES256, RS256 or PS256) that verify the client's `private_key_jwt`
     /// assertions.
-    public let assertionKeys: [JWK]
+    package let assertionKeys: [JWK]
     /// Microsoft only: the registered `post_logout_redirect_uri` values, matched exactly.
-    public let postLogoutRedirectURIs: [String]
+    package let postLogoutRedirectURIs: [String]
     /// GitHub only: whether the app issues expiring user tokens (a GitHub App: 8-hour `ghu_` tokens with a
     /// rotating `ghr_` refresh token) rather than an OAuth app's non-expiring `gho_` tokens.
-    public let issuesExpiringTokens: Bool
+    package let issuesExpiringTokens: Bool
 
     /// A token-endpoint client authentication method (OpenID Connect Core §9 names).
     public enum AuthMethod: String, Sendable, Hashable, CaseIterable {
@@ -148,7 +148,7 @@ public struct SandboxClient: Sendable {
 
     /// The post-logout redirect URI registered by default for a redirect URI: `…/{prefix}/{name}/callback` →
     /// `…/{prefix}/logged-out`; otherwise `<scheme>://<authority>/auth/logged-out`.
-    public static func defaultPostLogoutRedirectURI(for redirectURI: String) -> String {
+    package static func defaultPostLogoutRedirectURI(for redirectURI: String) -> String {
         var segments = redirectURI.split(separator: "?", maxSplits: 1)[0].split(
             separator: "/", omittingEmptySubsequences: false)
         // scheme:, "", authority, path segments…

@@ -8,8 +8,8 @@ public struct SandboxConfiguration: Sendable {
     /// The port the listener binds to; `0` picks a free port.
     public var port: Int
     /// The base URL the sandbox advertises (issuers, discovery, form actions). `nil` means
-    /// `http://host:port` of the running listener. Set it to use ``SandboxIdentityProvider/handle(_:)``
-    /// without a listener, or behind a proxy.
+    /// `http://host:port` of the running listener. Set it when the sandbox is reached through a proxy, or
+    /// answers requests without a listener.
     public var publicBaseURL: String?
     /// Per-provider `iss` values to use instead of the sandbox's own (`<base URL>/<provider>`).
     ///

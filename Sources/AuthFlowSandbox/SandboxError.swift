@@ -33,12 +33,12 @@ public struct SandboxError: Error, Sendable, Equatable, CustomStringConvertible 
     /// What was expected and what was found; never contains a secret or token.
     public let message: String
     /// The provider concerned, when there is one.
-    public var provider: SandboxProvider?
+    package var provider: SandboxProvider?
     /// The client id concerned, when there is one.
-    public var clientID: String?
+    package var clientID: String?
 
     /// Creates an error.
-    public init(code: Code, message: String, provider: SandboxProvider? = nil, clientID: String? = nil) {
+    package init(code: Code, message: String, provider: SandboxProvider? = nil, clientID: String? = nil) {
         self.code = code
         self.message = message
         self.provider = provider

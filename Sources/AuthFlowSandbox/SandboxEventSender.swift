@@ -1,19 +1,19 @@
 /// One event the sandbox can send to an app on behalf of a provider, through a loopback admin endpoint
 /// (`POST /_sandbox/…`): what a demo page offers as a button.
-public struct SandboxEventSender: Sendable, Hashable {
+package struct SandboxEventSender: Sendable, Hashable {
     /// A short label, e.g. `"RISC sessions-revoked"`.
-    public let label: String
+    package let label: String
     /// The sandbox admin path to POST to, e.g. `"/_sandbox/google/risc"`.
-    public let path: String
+    package let path: String
     /// The app's receiving path after `/auth/{name}/`, e.g. `"events"`; sent as the `to` field.
-    public let receiver: String
+    package let receiver: String
     /// The form field that names the user (`sub` or `user_id`).
-    public let subjectField: String
+    package let subjectField: String
     /// Further form fields, e.g. `type` and `reason`.
-    public let fields: [String: String]
+    package let fields: [String: String]
 
     /// Creates a sender description.
-    public init(label: String, path: String, receiver: String, subjectField: String, fields: [String: String] = [:]) {
+    package init(label: String, path: String, receiver: String, subjectField: String, fields: [String: String] = [:]) {
         self.label = label
         self.path = path
         self.receiver = receiver
@@ -22,7 +22,7 @@ public struct SandboxEventSender: Sendable, Hashable {
     }
 
     /// The events the sandbox sends for `provider` (none for X, Microsoft and GitHub).
-    public static func all(for provider: SandboxProvider) -> [SandboxEventSender] {
+    package static func all(for provider: SandboxProvider) -> [SandboxEventSender] {
         provider.emulator.events
     }
 }

@@ -1,60 +1,60 @@
 /// A test user the consent page signs in as.
 ///
 /// The `subject` is used verbatim as the provider's `sub` / user id, so a test can predict it.
-public struct SandboxIdentity: Sendable, Hashable {
+package struct SandboxIdentity: Sendable, Hashable {
     /// The stable user identifier the provider reports (`sub`, Graph `id`, X `data.id`).
-    public var subject: String
+    package var subject: String
     /// The user's email address, if the user has one.
-    public var email: String?
+    package var email: String?
     /// Whether the provider vouches for the email address.
-    public var emailVerified: Bool
+    package var emailVerified: Bool
     /// Apple only: whether `email` is a private relay address.
-    public var isPrivateEmail: Bool
+    package var isPrivateEmail: Bool
     /// The given (first) name.
-    public var givenName: String?
+    package var givenName: String?
     /// The family (last) name.
-    public var familyName: String?
+    package var familyName: String?
     /// X and GitHub: the @handle or login (without the @).
-    public var username: String?
+    package var username: String?
     /// Microsoft only: the user's home tenant (directory) GUID, the `tid` of a sign-in through `common`,
     /// `organizations` or `consumers`; `nil` means the first of ``SandboxConfiguration/microsoftTenants``. A
     /// sign-in through a tenant's own authority always gets that tenant's `tid` (a member or a guest there).
-    public var tenantID: String?
+    package var tenantID: String?
     /// Microsoft only: the user's object id in the tenant (`oid`); `nil` derives a stable GUID from the subject.
-    public var objectID: String?
+    package var objectID: String?
     /// Microsoft and Google: the `groups` claim (Microsoft: group object ids; Google: as a Workspace claims
     /// mapping sends them); omitted when empty.
-    public var groups: [String]
+    package var groups: [String]
     /// Microsoft only: the `roles` claim (app roles assigned to the user); omitted when empty.
-    public var roles: [String]
+    package var roles: [String]
     /// Test hook, Microsoft only: the tenant GUID the id_token's `iss` names instead of its `tid`, so a relying
     /// party can prove it refuses a token whose issuer does not match its own tenant (`nil`: they match).
-    public var issuerTenantID: String?
+    package var issuerTenantID: String?
     /// GitHub only: whether `email` is the public profile email that `GET /user` shows (otherwise `email` is
     /// `null` there and only `/user/emails` lists the address).
-    public var emailIsPublic: Bool
+    package var emailIsPublic: Bool
     /// GitHub only: addresses besides `email` (the primary) that `GET /user/emails` lists.
-    public var additionalEmails: [AdditionalEmail]
+    package var additionalEmails: [AdditionalEmail]
     /// Test hook, Microsoft only: the id_token has no `groups` but the overage pointer Entra sends past 200
     /// groups (`_claim_names.groups` naming a `_claim_sources` entry with a Graph endpoint).
-    public var groupsOverage: Bool
+    package var groupsOverage: Bool
 
     /// A further email address of a GitHub user.
-    public struct AdditionalEmail: Sendable, Hashable {
+    package struct AdditionalEmail: Sendable, Hashable {
         /// The address.
-        public var address: String
+        package var address: String
         /// Whether GitHub verified it.
-        public var verified: Bool
+        package var verified: Bool
 
         /// Creates an additional address.
-        public init(address: String, verified: Bool) {
+        package init(address: String, verified: Bool) {
             self.address = address
             self.verified = verified
         }
     }
 
     /// Creates a test identity.
-    public init(
+    package init(
         subject: String, email: String? = nil, givenName: String? = nil, familyName: String? = nil,
         username: String? = nil, emailVerified: Bool = true, isPrivateEmail: Bool = false, tenantID: String? = nil,
         objectID: String? = nil, groups: [String] = [], roles: [String] = [], issuerTenantID: String? = nil,
@@ -78,14 +78,14 @@ public struct SandboxIdentity: Sendable, Hashable {
     }
 
     /// The full display name, given name first; `nil` when neither part is known.
-    public var name: String? {
+    package var name: String? {
         let parts = [givenName, familyName].compactMap { $0 }.filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
     /// The ready-made identities the consent page offers for a provider, with provider-shaped subjects
     /// (Apple `000123.<hex>.0456`, numeric ids elsewhere).
-    public static func presets(for provider: SandboxProvider) -> [SandboxIdentity] {
+    package static func presets(for provider: SandboxProvider) -> [SandboxIdentity] {
         provider.emulator.presets
     }
 }

@@ -1,5 +1,5 @@
 import AuthFlowCurl
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
@@ -15,7 +15,7 @@ extension SandboxIdentityProvider {
     /// `email` and `is_private_email` (a string) for the email events, exactly as Apple sends it.
     /// - Returns: the compact JWS and its `jti`.
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when the Apple signing key is unavailable.
-    public func appleNotificationJWS(for event: AppleNotificationEvent) throws(SandboxError) -> (
+    package func appleNotificationJWS(for event: AppleNotificationEvent) throws(SandboxError) -> (
         jws: String, jti: String
     ) {
         let ring = try keyRing(for: .apple)
@@ -45,7 +45,7 @@ extension SandboxIdentityProvider {
     }
 
     /// The body Apple POSTs: `{"payload": "<JWS>"}`.
-    public func appleNotificationBody(for event: AppleNotificationEvent) throws(SandboxError) -> (
+    package func appleNotificationBody(for event: AppleNotificationEvent) throws(SandboxError) -> (
         body: [UInt8], jti: String
     ) {
         let signed = try appleNotificationJWS(for: event)
@@ -64,7 +64,7 @@ extension SandboxIdentityProvider {
     ///   ``SandboxError/Code-swift.struct/keyFailure`` when signing fails, and
     ///   ``SandboxError/Code-swift.struct/notificationDeliveryFailed`` when the POST fails (any HTTP status
     ///   is a delivery; it is returned).
-    public func sendAppleNotification(
+    package func sendAppleNotification(
         _ event: AppleNotificationEvent, to url: String, using client: (any HTTPClient)? = nil
     ) async throws(SandboxError) -> AppleNotificationDelivery {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),

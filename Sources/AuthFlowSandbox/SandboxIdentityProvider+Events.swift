@@ -8,7 +8,7 @@ import Foundation
 extension SandboxIdentityProvider {
     /// The RISC event type URI of `name` (`sessions-revoked`, `tokens-revoked`, `token-revoked`,
     /// `account-disabled`, `account-enabled`, `account-credential-change-required`, `verification`).
-    public static func riscEventType(_ name: String) -> String? {
+    package static func riscEventType(_ name: String) -> String? {
         switch name {
         case "tokens-revoked", "token-revoked":
             "https://schemas.openid.net/secevent/oauth/event-type/" + name
@@ -40,7 +40,7 @@ extension SandboxIdentityProvider {
     ///
     /// - Throws: ``SandboxError/Code-swift.struct/unknownClient`` when `clientID` is no Facebook client with a
     ///   secret.
-    public func facebookSignedRequest(userID: String, clientID: String) throws(SandboxError) -> String {
+    package func facebookSignedRequest(userID: String, clientID: String) throws(SandboxError) -> String {
         guard let secret = client(.facebook, clientID: clientID)?.clientSecret else {
             throw SandboxError(
                 code: .unknownClient, message: "client_id is not a registered Facebook client with a secret",
@@ -62,7 +62,7 @@ extension SandboxIdentityProvider {
     /// - Returns: the compact JWS and its `jti`.
     /// - Throws: ``SandboxError/Code-swift.struct/invalidRequest`` for an unknown event name,
     ///   ``SandboxError/Code-swift.struct/keyFailure`` when signing fails.
-    public func googleSecurityEventToken(
+    package func googleSecurityEventToken(
         _ name: String, subject: String, clientID: String, reason: String? = nil
     ) throws(SandboxError) -> (jws: String, jti: String) {
         guard let type = Self.riscEventType(name) else {

@@ -1,4 +1,4 @@
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 import Synchronization
@@ -9,7 +9,7 @@ extension SandboxIdentityProvider {
     /// sandbox, usable without starting a listener (set ``SandboxConfiguration/publicBaseURL`` then).
     ///
     /// Unknown paths get 404 and known paths with the wrong method 405, both as JSON.
-    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+    package func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let path = request.path
         if path == "/" || path.isEmpty { return index() }
         if path.hasPrefix("/_sandbox/") { return await handleAdmin(request) }

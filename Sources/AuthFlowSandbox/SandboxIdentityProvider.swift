@@ -20,10 +20,8 @@ import Synchronization
 ///
 /// **Issuers.** Id_tokens carry the sandbox's own issuer, `<base URL>/<provider>` (e.g.
 /// `http://127.0.0.1:49152/google`), never the real provider's, so a sandbox token can never pass for a
-/// real one. Configure the relying party's expected `iss` with ``issuer(for:)`` or set
-/// ``SandboxConfiguration/issuerOverrides``.
-///
-/// Everything is also reachable without a listener through ``handle(_:)`` (request in, response out).
+/// real one. Configure the relying party's expected `iss` with the ``SandboxEndpoints/issuer`` of
+/// ``endpoints(for:)`` or set ``SandboxConfiguration/issuerOverrides``.
 public final class SandboxIdentityProvider: Sendable {
     /// The configuration the sandbox was created with.
     public let configuration: SandboxConfiguration
@@ -68,7 +66,7 @@ public final class SandboxIdentityProvider: Sendable {
     }
 
     /// Removes a client; its codes and tokens stop working.
-    public func unregister(_ provider: SandboxProvider, clientID: String) {
+    package func unregister(_ provider: SandboxProvider, clientID: String) {
         state.withLock { state in
             state.clients[provider]?[clientID] = nil
             for grant in state.grants.values where grant.provider == provider && grant.clientID == clientID {
@@ -78,7 +76,7 @@ public final class SandboxIdentityProvider: Sendable {
     }
 
     /// The registered client with that id, if any.
-    public func client(_ provider: SandboxProvider, clientID: String) -> SandboxClient? {
+    package func client(_ provider: SandboxProvider, clientID: String) -> SandboxClient? {
         state.withLock { $0.client(provider, clientID) }
     }
 
@@ -170,14 +168,14 @@ public final class SandboxIdentityProvider: Sendable {
     /// Microsoft's is the multi-tenant template `<base URL>/microsoft/{tenantid}/v2.0` (see
     /// ``microsoftIssuer(tenantID:)`` for one tenant's); GitHub's is `<base URL>/github/login/oauth`, the RFC 9207
     /// `iss` of its authorization responses (it issues no id_tokens).
-    public func issuer(for provider: SandboxProvider) -> String? {
+    package func issuer(for provider: SandboxProvider) -> String? {
         if let override = configuration.issuerOverrides[provider] { return override }
         return provider.emulator.defaultIssuer(root: baseURL + provider.pathPrefix)
     }
 
     /// The absolute URLs of a provider's endpoints on this sandbox.
     ///
-    /// Microsoft's are those of the `common` authority (``microsoftEndpoints(tenant:)`` gives another tenant's).
+    /// Microsoft's are those of the `common` authority.
     public func endpoints(for provider: SandboxProvider) -> SandboxEndpoints {
         provider.emulator.endpoints(root: baseURL + provider.pathPrefix, issuer: issuer(for: provider))
     }
@@ -192,7 +190,7 @@ public final class SandboxIdentityProvider: Sendable {
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when the provider has no id_tokens (X) or key
     ///   generation fails.
     @discardableResult
-    public func rotateSigningKey(for provider: SandboxProvider, keepPrevious: Bool = true) throws(SandboxError)
+    package func rotateSigningKey(for provider: SandboxProvider, keepPrevious: Bool = true) throws(SandboxError)
         -> String
     {
         let key = try makeSigningKey(for: provider)
@@ -209,7 +207,7 @@ public final class SandboxIdentityProvider: Sendable {
 
     /// The public keys a provider publishes in its JWKS (current first), e.g. to verify its tokens directly.
     /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` for X, or when key generation fails.
-    public func publishedKeys(for provider: SandboxProvider) throws(SandboxError) -> JWKSet {
+    package func publishedKeys(for provider: SandboxProvider) throws(SandboxError) -> JWKSet {
         try keyRing(for: provider).publicKeySet
     }
 
@@ -243,24 +241,24 @@ public final class SandboxIdentityProvider: Sendable {
     // MARK: - Observation (for tests)
 
     /// Every call to a provider's revocation endpoint (and notification-triggered revocation), oldest first.
-    public func revocations(for provider: SandboxProvider) -> [SandboxRevocation] {
+    package func revocations(for provider: SandboxProvider) -> [SandboxRevocation] {
         state.withLock { $0.revocations[provider] ?? [] }
     }
 
     /// How many requests each of a provider's endpoints has received.
-    public func requestCounts(for provider: SandboxProvider) -> SandboxRequestCounts {
+    package func requestCounts(for provider: SandboxProvider) -> SandboxRequestCounts {
         state.withLock { $0.counts[provider] ?? SandboxRequestCounts() }
     }
 
     /// Makes a provider's authorization endpoint approve at once as `identity` (no consent page), or restores
     /// the consent page with `nil`. For headless end-to-end tests; every other check still applies.
-    public func setAutoConsent(_ identity: SandboxIdentity?, for provider: SandboxProvider) {
+    package func setAutoConsent(_ identity: SandboxIdentity?, for provider: SandboxProvider) {
         state.withLock { $0.autoConsent[provider] = identity }
     }
 
     /// Forgets a user's consent to a client and revokes their tokens, as when the user removes the app in their
     /// account settings; Apple then sends the `user` field again on the next sign-in.
-    public func forgetConsent(_ provider: SandboxProvider, clientID: String, subject: String) {
+    package func forgetConsent(_ provider: SandboxProvider, clientID: String, subject: String) {
         state.withLock { $0.withdrawConsent(provider: provider, clientID: clientID, subject: subject) }
     }
 

@@ -25,7 +25,7 @@ public struct SandboxMicrosoftTenant: Sendable, Hashable {
     public static let defaults: [SandboxMicrosoftTenant] = [contoso, fabrikam]
 
     /// Whether `text` is a GUID in the 8-4-4-4-12 hexadecimal form.
-    public static func isGUID(_ text: String) -> Bool {
+    package static func isGUID(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return false }
         return groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }

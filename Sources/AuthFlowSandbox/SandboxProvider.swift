@@ -14,23 +14,23 @@ public enum SandboxProvider: String, Sendable, Hashable, CaseIterable, CustomStr
     case github
 
     /// The path prefix of this provider's endpoints on the sandbox listener, e.g. `/apple`.
-    public var pathPrefix: String { "/" + rawValue }
+    package var pathPrefix: String { "/" + rawValue }
 
     /// A human-readable name for pages and messages.
-    public var displayName: String { emulator.displayName }
+    package var displayName: String { emulator.displayName }
 
     /// The provider's name, as used in its path prefix.
     public var description: String { rawValue }
 
     /// How long an authorization code stays redeemable: 5 minutes, except X's 30 seconds and Microsoft's and
     /// GitHub's 10 minutes.
-    public var authorizationCodeLifetime: Double { emulator.authorizationCodeLifetime }
+    package var authorizationCodeLifetime: Double { emulator.authorizationCodeLifetime }
 
     /// How long an access token is valid, in seconds, following each provider's documented or observed lifetime.
-    public var accessTokenLifetime: Int64 { emulator.accessTokenLifetime }
+    package var accessTokenLifetime: Int64 { emulator.accessTokenLifetime }
 
     /// Whether the provider issues id_tokens (and so publishes a JWKS and has an issuer).
-    public var issuesIDTokens: Bool { emulator.issuesIDTokens }
+    package var issuesIDTokens: Bool { emulator.issuesIDTokens }
 
     /// The emulator that answers this provider's requests.
     var emulator: any SandboxEmulator {
