@@ -26,7 +26,7 @@ public struct CapabilityMatrix: Sendable, Hashable {
     ///     refresh-token advisory.
     ///   - options: the `OAuthFlow.Options` the flow runs with (the client-secret JWT lifetime is reported).
     ///   - access: the server's access rules (`server.access`): an unqualified group or role rule among several
-    ///     providers is advised on every row (``AccessRules/unqualifiedRuleAdvice(configured:)``).
+    ///     providers is advised on every row (`AccessRules.unqualifiedRuleAdvice(configured:)`).
     public init(
         providers: [ResolvedProvider], source: String? = nil, storesTokens: Bool = true,
         options: OAuthFlow.Options = .init(), access: AccessRules = AccessRules()

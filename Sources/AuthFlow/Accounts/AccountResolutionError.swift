@@ -1,4 +1,4 @@
-/// Why ``AccountResolver/resolve(_:signedInUser:name:tokens:)`` did not resolve an account.
+/// Why ``AccountResolver/resolve(_:signedInUser:linkAuthority:name:tokens:)`` did not resolve an account.
 public enum AccountResolutionError: Error, Sendable, Equatable {
     /// The rules refused the sign-in.
     case refused(AccountRefusal)
