@@ -32,13 +32,13 @@ public struct AccountRules: Sendable, Hashable {
 
     /// The longest subject an identity may be keyed by, in UTF-8 bytes: OpenID Connect Core §2 caps `sub` at 255
     /// ASCII characters.
-    public static let maximumSubjectBytes = 255
+    package static let maximumSubjectBytes = 255
 
     /// `invalid_subject` when the subject of `identity` is empty, longer than ``maximumSubjectBytes`` or holds a
     /// control character (C0, DEL, C1), a line or paragraph separator or a bidirectional control: it would be
     /// stored as a key that admin tools print, logs and events name, so it is refused before anything is
     /// stored. `nil` when it may key an identity.
-    public static func subjectRefusal(_ identity: IdentityKey) -> AccountRefusal? {
+    package static func subjectRefusal(_ identity: IdentityKey) -> AccountRefusal? {
         let subject = identity.subject
         let found: String
         if subject.isEmpty {

@@ -4,7 +4,7 @@ extension AccessRules {
     /// name from any of them satisfies a rule perhaps written for one. Every provider can supply groups (its
     /// plugin's, a `claims.groups` mapping's, or an array `groups` claim), so every configured provider counts.
     /// Empty when there is nothing to say.
-    public func unqualifiedRuleAdvice(configured: [String]) -> [ProviderAdvice] {
+    package func unqualifiedRuleAdvice(configured: [String]) -> [ProviderAdvice] {
         guard configured.count > 1 else { return [] }
         var advice: [ProviderAdvice] = []
         for (key, rules) in [("groups", groupRules), ("roles", roleRules)] {

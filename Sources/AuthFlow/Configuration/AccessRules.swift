@@ -16,9 +16,9 @@ public struct AccessRules: Sendable, Hashable {
     /// `roles`), never against groups.
     public var roles: [String] { didSet { roleRules = roles.map { MembershipRule(parsing: $0) } } }
     /// ``groups`` parsed (`nil` for one that does not parse).
-    public private(set) var groupRules: [MembershipRule?]
+    package private(set) var groupRules: [MembershipRule?]
     /// ``roles`` parsed (`nil` for one that does not parse).
-    public private(set) var roleRules: [MembershipRule?]
+    package private(set) var roleRules: [MembershipRule?]
 
     /// Creates rules; give domains as ``normalizedDomain(_:)`` returns them, groups and roles as written.
     public init(

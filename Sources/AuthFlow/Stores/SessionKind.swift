@@ -14,5 +14,5 @@ public enum SessionKind: String, Sendable, Hashable, CaseIterable {
     case rotated
 
     /// Whether a record of this kind is a session a token may open (``cookie`` or ``bearer``).
-    public var isSession: Bool { self != .rotated }
+    package var isSession: Bool { self != .rotated }
 }
