@@ -193,10 +193,9 @@ struct AdminCommandTests {
         #expect(missing.stderr.hasPrefix("authflow sessions revoke: "))
     }
 
-    /// An empty SQLite store: the list is empty, and an unknown user is not found (exit 1).
-    @Test func anEmptyStoreListsNothingAndFindsNoUser() async throws {
-        let scratch = try ScratchDirectory()
-        let config = try scratch.write(
+    /// A configuration of one X provider over a SQLite store in `scratch`; its path.
+    static func sqliteConfiguration(in scratch: ScratchDirectory) throws -> String {
+        try scratch.write(
             "providers.yaml",
             """
             server:
@@ -212,6 +211,12 @@ struct AdminCommandTests {
                 client_secret: xyz
 
             """)
+    }
+
+    /// An empty SQLite store: the list is empty, and an unknown user is not found (exit 1).
+    @Test func anEmptyStoreListsNothingAndFindsNoUser() async throws {
+        let scratch = try ScratchDirectory()
+        let config = try Self.sqliteConfiguration(in: scratch)
         let text = try await CLIRunner.authflowOffPool(["users", "list", "--config", config])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.isEmpty)
@@ -243,22 +248,7 @@ struct AdminCommandTests {
 
     @Test func storedValuesWithControlCharactersArePrintedEscaped() async throws {
         let scratch = try ScratchDirectory()
-        let config = try scratch.write(
-            "providers.yaml",
-            """
-            server:
-              public_url: http://localhost:8080
-              secret: 0123456789abcdef0123456789abcdef
-            store:
-              kind: sqlite
-              path: \(scratch.path)/authflow.sqlite
-            providers:
-              x:
-                type: x
-                client_id: abc
-                client_secret: xyz
-
-            """)
+        let config = try Self.sqliteConfiguration(in: scratch)
         let configuration = try ConfigurationLoader(environment: [:]).load(path: config)
         let options = try SignInServer.Options(configuration: configuration)
         let stores = try SignInServer.Stores.open(

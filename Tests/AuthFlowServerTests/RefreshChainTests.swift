@@ -52,17 +52,6 @@ struct RefreshChainTests {
         try await sessions.refresh(try await sessions.require(bearer(token)))
     }
 
-    func code(_ body: () async throws -> Void) async -> String? {
-        do {
-            try await body()
-            return nil
-        } catch let error as ServerError {
-            return error.code.rawValue
-        } catch {
-            return "\(error)"
-        }
-    }
-
     @Test func eachRefreshEndsAtTheEarlierOfTheSessionLifetimeAndTheChainsEnd() async throws {
         let sessions = service()
         let signIn = clock.now()
@@ -92,7 +81,7 @@ struct RefreshChainTests {
             for: try await identity(), kind: .bearer, providerSessionID: nil)
         let shorter = service(ttl: 86_400, maxAge: 2 * 86_400)
         clock.advance(by: 2 * 86_400)
-        #expect(await code { _ = try await refresh(first.id, with: shorter) } == "session_expired")
+        #expect(await serverErrorCode { _ = try await refresh(first.id, with: shorter) } == "session_expired")
         #expect(try await shorter.current(bearer(first.id)) != nil)
     }
 
@@ -154,7 +143,7 @@ struct RefreshChainTests {
         // While the next refresh stands between storing the old token's marker and its new session, the first
         // token is presented again: its sweep finds no new session to end.
         hooked.afterRotatedRecord { _ = try? await sessions.current(bearer(first.id)) }
-        #expect(await code { _ = try await refresh(second.id, with: sessions) } == "not_signed_in")
+        #expect(await serverErrorCode { _ = try await refresh(second.id, with: sessions) } == "not_signed_in")
         let user = UserID(rawValue: "u1")
         #expect(try await sessions.live(of: user).isEmpty)
     }

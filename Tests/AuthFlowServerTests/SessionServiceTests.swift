@@ -43,17 +43,6 @@ struct SessionServiceTests {
             method: "GET", path: "/auth/session", headers: HTTPHeaders(headers), remoteAddress: "127.0.0.1")
     }
 
-    func code(_ body: () async throws -> Void) async -> String? {
-        do {
-            try await body()
-            return nil
-        } catch let error as ServerError {
-            return error.code.rawValue
-        } catch {
-            return "\(error)"
-        }
-    }
-
     @Test func aCookieOpensOnlyACookieSessionAndABearerOnlyABearerSession() async throws {
         let sessions = service()
         let identity = try await identity()
@@ -65,14 +54,17 @@ struct SessionServiceTests {
         #expect(bearer.record.expiresAt == clock.now().addingTimeInterval(86_400))
         #expect(try await sessions.current(request(bearer: bearer.id))?.record.kind == .bearer)
         #expect(try await sessions.current(request(cookie: bearer.id)) == nil)
-        #expect(await code { _ = try await sessions.require(request()) } == "not_signed_in")
+        #expect(await serverErrorCode { _ = try await sessions.require(request()) } == "not_signed_in")
     }
 
     @Test func bothCredentialsOrATwiceSentCookieAreRefused() async throws {
         let sessions = service()
         #expect(
-            await code { _ = try sessions.credential(request(cookie: "a", bearer: "b")) } == "ambiguous_credentials")
-        #expect(await code { _ = try sessions.credential(request(cookie: "a", cookies: ["b"])) } == "duplicate_cookie")
+            await serverErrorCode { _ = try sessions.credential(request(cookie: "a", bearer: "b")) }
+                == "ambiguous_credentials")
+        #expect(
+            await serverErrorCode { _ = try sessions.credential(request(cookie: "a", cookies: ["b"])) }
+                == "duplicate_cookie")
         #expect(try sessions.credential(request(bearer: "b")) == .bearer("b"))
     }
 
@@ -112,7 +104,7 @@ struct SessionServiceTests {
         #expect(renewed.id != bearer.id)
         #expect(renewed.record.providerSessionID == "sid-1" && renewed.record.groups == ["ops"])
         #expect(try await sessions.current(request(bearer: bearer.id)) == nil)
-        #expect(await code { _ = try await sessions.refresh(current) } == "not_signed_in")
+        #expect(await serverErrorCode { _ = try await sessions.refresh(current) } == "not_signed_in")
     }
 
     @Test func endingEverywhereEndsEverySessionOfTheUserOnly() async throws {
@@ -139,7 +131,9 @@ struct SessionServiceTests {
         let listed = try #require(try await sessions.live(of: alice.userID).first)
         let id = sessions.publicID(digest: listed.digest)
         #expect(!id.contains(session.id) && id != Base64URL.encode(listed.digest))
-        #expect(await code { _ = try await sessions.revoke(publicID: id, of: bob.userID) } == "session_not_found")
+        #expect(
+            await serverErrorCode { _ = try await sessions.revoke(publicID: id, of: bob.userID) } == "session_not_found"
+        )
         #expect(try await sessions.current(request(cookie: session.id)) != nil)
         _ = try await sessions.revoke(publicID: id, of: alice.userID)
         #expect(try await sessions.current(request(cookie: session.id)) == nil)
