@@ -38,7 +38,7 @@ public struct AccountResolver: Sendable {
     ///   - name: the display name to store (e.g. Apple's first-login name), or `nil` for the identity's own.
     ///   - tokens: the tokens to store for the identity.
     /// - Throws: ``AccountResolutionError``: `invalid_subject` before any store is read for a subject that
-    ///   ``AccountRules/subjectRefusal(_:)`` refuses; a store's `identity_already_linked` is refused as
+    ///   `AccountRules.subjectRefusal(_:)` refuses; a store's `identity_already_linked` is refused as
     ///   `account_exists`.
     public func resolve(
         _ result: SignInResult, signedInUser: UserID?, linkAuthority: LinkAuthority = .flowBoundCookie,

@@ -4,7 +4,7 @@
 /// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
 ///
 /// One definition for every seam where a provider's value meets a reader: a subject holding one is refused at
-/// sign-in (``AccountRules/subjectRefusal(_:)``), an identity header never carries one, and `authflow` prints each
+/// sign-in (`AccountRules.subjectRefusal(_:)`), an identity header never carries one, and `authflow` prints each
 /// escaped.
 package enum ControlCharacters {
     /// Whether `scalar` is one of them.
