@@ -12,6 +12,7 @@ let package = Package(
     name: "AuthFlow",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "AuthFlowJSON", targets: ["AuthFlowJSON"]),
         .library(name: "AuthFlowJOSE", targets: ["AuthFlowJOSE"]),
         .library(name: "AuthFlowYAML", targets: ["AuthFlowYAML"]),
         .library(name: "AuthFlowHTTP", targets: ["AuthFlowHTTP"]),
@@ -66,9 +67,10 @@ let package = Package(
 
         // Foundation layer: JOSE (keys, JWS/JWT, clocks, randomness), YAML, the HTTP values and client protocol
         // (no C: what the core and the plugins speak), the HTTP client on libcurl, the HTTP server on libmicrohttpd.
-        .target(name: "AuthFlowJOSE", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "AuthFlowYAML", dependencies: ["CYAML"], swiftSettings: strict),
-        .target(name: "AuthFlowHTTP", swiftSettings: strict),
+        .target(name: "AuthFlowJSON", swiftSettings: strict),
+        .target(name: "AuthFlowJOSE", dependencies: ["AuthFlowJSON", "COpenSSL"], swiftSettings: strict),
+        .target(name: "AuthFlowYAML", dependencies: ["AuthFlowJSON", "CYAML"], swiftSettings: strict),
+        .target(name: "AuthFlowHTTP", dependencies: ["AuthFlowJSON"], swiftSettings: strict),
         .target(name: "AuthFlowCurl", dependencies: ["AuthFlowHTTP", "CCurl"], swiftSettings: strict),
         .target(name: "AuthFlowHTTPServer", dependencies: ["AuthFlowHTTP", "CMicroHTTPD"], swiftSettings: strict),
 
@@ -175,6 +177,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "AuthFlowTestSupportTests", dependencies: ["AuthFlowTestSupport"], swiftSettings: strict),
 
+        .testTarget(name: "AuthFlowJSONTests", dependencies: ["AuthFlowJSON"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE", "AuthFlowTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),

@@ -2,7 +2,7 @@
 # The module layers of docs/architecture.md, checked on the target graph Package.swift declares: the core
 # (`AuthFlow`), every provider plugin and the store backends reach neither libcurl (`CCurl`) nor libmicrohttpd
 # (`CMicroHTTPD`), directly or through another module; the store backends reach no HTTP server; the HTTP values
-# module (`AuthFlowHTTP`) imports no C module. Prints every broken rule with the path that breaks it.
+# module (`AuthFlowHTTP`) imports no C module; `AuthFlowJSON` depends on no other module. Prints every broken rule with the path that breaks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +39,8 @@ rules = [(module, forbidden) for module in ["AuthFlowHTTP", "AuthFlow", "AuthFlo
          for forbidden in ["CCurl", "CMicroHTTPD", "AuthFlowCurl", "AuthFlowHTTPServer"]]
 rules += [(module, forbidden) for module in stores for forbidden in ["AuthFlowServer", "AuthFlowDeployment"]]
 rules += [("AuthFlowHTTP", name) for name in edges if name.startswith("C")]
+# JSON and the error-code shape are the bottom of the graph: AuthFlowJSON depends on nothing.
+rules += [("AuthFlowJSON", name) for name in edges if name != "AuthFlowJSON"]
 
 broken = 0
 for module, forbidden in rules:

@@ -50,7 +50,7 @@ extension FlowRecord {
 
     /// Reads a record written by ``serialized()``.
     ///
-    /// - Throws: ``FlowStoreError/Code-swift.struct/invalidRecord`` when the bytes are not such a record.
+    /// - Throws: `FlowStoreError.Code.invalidRecord` when the bytes are not such a record.
     public init(serialized bytes: some Collection<UInt8>) throws(FlowStoreError) {
         // Indexed in one validating pass and read member by member (`JWTClaims` is any JSON object read so):
         // no dictionary of values is built, since every callback and every start with an earlier flow reads one.

@@ -1,3 +1,5 @@
+public import AuthFlowJSON
+
 /// Creates the positioned ``ConfigurationIssue``s that provider resolution reports.
 public enum ResolutionIssue {
     /// The issue codes resolution uses.
@@ -40,25 +42,27 @@ extension ResolutionIssue.Kind {
 
 /// The codes of ``ResolutionIssue/Kind`` as issue codes, to compare an issue with (`invalid_value` is
 /// ``invalidValue``).
-extension ConfigurationIssue.Code {
+extension ErrorCode where Domain == ConfigurationIssue {
     /// `type:` names no registered plugin.
-    public static let unknownProviderType = ResolutionIssue.Kind.unknownProviderType.code
+    public static var unknownProviderType: Self { ResolutionIssue.Kind.unknownProviderType.code }
     /// `capabilities:` names something that is not a capability.
-    public static let unknownCapability = ResolutionIssue.Kind.unknownCapability.code
+    public static var unknownCapability: Self { ResolutionIssue.Kind.unknownCapability.code }
     /// A capability the provider cannot do was switched on.
-    public static let unsupportedCapability = ResolutionIssue.Kind.unsupportedCapability.code
+    public static var unsupportedCapability: Self { ResolutionIssue.Kind.unsupportedCapability.code }
     /// A capability the provider needs was switched off.
-    public static let requiredCapability = ResolutionIssue.Kind.requiredCapability.code
+    public static var requiredCapability: Self { ResolutionIssue.Kind.requiredCapability.code }
     /// A key the plugin needs is absent.
-    public static let missingRequiredKey = ResolutionIssue.Kind.missingRequiredKey.code
+    public static var missingRequiredKey: Self { ResolutionIssue.Kind.missingRequiredKey.code }
     /// An endpoint the flow needs has neither a default nor an override.
-    public static let missingEndpoint = ResolutionIssue.Kind.missingEndpoint.code
+    public static var missingEndpoint: Self { ResolutionIssue.Kind.missingEndpoint.code }
     /// `oidc` is on but no issuer is known.
-    public static let missingIssuer = ResolutionIssue.Kind.missingIssuer.code
+    public static var missingIssuer: Self { ResolutionIssue.Kind.missingIssuer.code }
     /// Neither `redirect_uri` nor `server.public_url` is set.
-    public static let missingRedirectURI = ResolutionIssue.Kind.missingRedirectURI.code
+    public static var missingRedirectURI: Self { ResolutionIssue.Kind.missingRedirectURI.code }
     /// The provider needs OpenID Connect discovery, which the synchronous resolution cannot do.
-    public static let discoveryRequired = ResolutionIssue.Kind.discoveryRequired.code
+    public static var discoveryRequired: Self { ResolutionIssue.Kind.discoveryRequired.code }
     /// `client_auth` names a method the provider (or its issuer's discovery document) does not allow.
-    public static let unsupportedClientAuthentication = ResolutionIssue.Kind.unsupportedClientAuthentication.code
+    public static var unsupportedClientAuthentication: Self {
+        ResolutionIssue.Kind.unsupportedClientAuthentication.code
+    }
 }

@@ -95,7 +95,7 @@ public final class SignIn: Sendable {
     ///     application can store it before anything else can fail. If it throws, the sign-in fails with
     ///     `unverified_profile_not_stored`.
     /// - Returns: the verified identity, tokens, return path, intent, unverified profile and trace.
-    /// - Throws: ``SignInError`` (see ``SignInError/Code-swift.struct``).
+    /// - Throws: ``SignInError`` (see ``SignInError/Code``).
     public func complete(
         provider name: String, method: CallbackMethod, parameters: CallbackParameters, flowRecord: FlowRecord?,
         onUnverifiedProfile: @Sendable (UnverifiedProfile) async throws -> Void = { _ in }

@@ -1,27 +1,11 @@
+public import AuthFlowJSON
+
 /// Why ``TokenRefresher`` could not hand out an access token.
 ///
 /// Messages never contain a token; ``storeError`` and ``signInError`` carry the underlying failure.
 public struct TokenRefreshError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable error code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The snake_case code.
-        public let rawValue: String
-        /// Wraps a code string.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code string.
-        public var description: String { rawValue }
-
-        /// No tokens are stored for the identity (never signed in with tokens kept, or they were deleted).
-        public static let noTokens = Code(rawValue: "no_tokens")
-        /// The stored access token is unusable and no refresh token is stored to get another.
-        public static let noRefreshToken = Code(rawValue: "no_refresh_token")
-        /// Another caller held the refresh lease for longer than the refresher waits.
-        public static let refreshWaitTimedOut = Code(rawValue: "refresh_wait_timed_out")
-        /// The provider refused or failed the refresh; see ``TokenRefreshError/signInError``.
-        public static let refreshFailed = Code(rawValue: "refresh_failed")
-        /// The account store failed; see ``TokenRefreshError/storeError``.
-        public static let storeFailed = Code(rawValue: "store_failed")
-    }
+    public typealias Code = ErrorCode<TokenRefreshError>
 
     /// The stable code.
     public let code: Code
@@ -48,4 +32,17 @@ public struct TokenRefreshError: Error, Sendable, Equatable, CustomStringConvert
 
     /// `code: message (provider: …)`.
     public var description: String { "\(code.rawValue): \(message) (provider: \(provider))" }
+}
+
+extension ErrorCode where Domain == TokenRefreshError {
+    /// No tokens are stored for the identity (never signed in with tokens kept, or they were deleted).
+    public static var noTokens: Self { Self(rawValue: "no_tokens") }
+    /// The stored access token is unusable and no refresh token is stored to get another.
+    public static var noRefreshToken: Self { Self(rawValue: "no_refresh_token") }
+    /// Another caller held the refresh lease for longer than the refresher waits.
+    public static var refreshWaitTimedOut: Self { Self(rawValue: "refresh_wait_timed_out") }
+    /// The provider refused or failed the refresh; see ``TokenRefreshError/signInError``.
+    public static var refreshFailed: Self { Self(rawValue: "refresh_failed") }
+    /// The account store failed; see ``TokenRefreshError/storeError``.
+    public static var storeFailed: Self { Self(rawValue: "store_failed") }
 }

@@ -1,3 +1,5 @@
+public import AuthFlowJSON
+
 import Foundation
 
 /// A pool of threads that may wait in a blocking call (a lock held by another process, a disk sync, a
@@ -77,17 +79,7 @@ public final class BlockingThreads: Sendable {
 /// Why ``BlockingThreads`` refused work.
 public struct BlockingThreadsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable identifier for the kind of failure.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The code's text, e.g. `shut_down`.
-        public let rawValue: String
-        /// A code with the given text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's text.
-        public var description: String { rawValue }
-
-        /// The pool was shut down (``BlockingThreads/shutdown()``) before the work was asked of it.
-        public static let shutDown = Code(rawValue: "shut_down")
-    }
+    public typealias Code = ErrorCode<BlockingThreadsError>
 
     /// What went wrong.
     public let code: Code
@@ -102,4 +94,9 @@ public struct BlockingThreadsError: Error, Sendable, Equatable, CustomStringConv
 
     /// `code: message`.
     public var description: String { "\(code): \(message)" }
+}
+
+extension ErrorCode where Domain == BlockingThreadsError {
+    /// The pool was shut down (``BlockingThreads/shutdown()``) before the work was asked of it.
+    public static var shutDown: Self { Self(rawValue: "shut_down") }
 }

@@ -1,37 +1,11 @@
+public import AuthFlowJSON
+
 /// Why an `HTTPClient` could not deliver a response. `message` says what was expected and what
 /// happened; `url` is the request URL without its query, fragment or user information, so no
 /// code, token or credential ever appears in the error.
 public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable identifier for the kind of failure.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The code's text, e.g. `timeout`.
-        public let rawValue: String
-        /// A code with the given text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's text.
-        public var description: String { rawValue }
-
-        /// The request did not complete within its timeout (or the connect timeout).
-        public static let timeout = Code(rawValue: "timeout")
-        /// The server could not be reached (refused, unreachable, name not resolved, reset).
-        public static let connectionFailed = Code(rawValue: "connection_failed")
-        /// The response body exceeded the configured maximum (announced or received).
-        public static let responseTooLarge = Code(rawValue: "response_too_large")
-        /// The TLS handshake failed or the server's certificate was not trusted.
-        public static let tlsFailure = Code(rawValue: "tls_failure")
-        /// The URL could not be parsed.
-        public static let invalidURL = Code(rawValue: "invalid_url")
-        /// The URL's scheme is not `http` or `https`.
-        public static let unsupportedScheme = Code(rawValue: "unsupported_scheme")
-        /// The request itself is invalid (bad method, header, or timeout value).
-        public static let invalidRequest = Code(rawValue: "invalid_request")
-        /// The calling task was cancelled before the response arrived.
-        public static let cancelled = Code(rawValue: "cancelled")
-        /// The client was shut down while the request was pending.
-        public static let clientShutDown = Code(rawValue: "client_shut_down")
-        /// Any other transfer failure (malformed response, send or receive error).
-        public static let transferFailed = Code(rawValue: "transfer_failed")
-    }
+    public typealias Code = ErrorCode<HTTPClientError>
 
     /// What went wrong.
     public let code: Code
@@ -76,4 +50,27 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         }
         return nil
     }
+}
+
+extension ErrorCode where Domain == HTTPClientError {
+    /// The request did not complete within its timeout (or the connect timeout).
+    public static var timeout: Self { Self(rawValue: "timeout") }
+    /// The server could not be reached (refused, unreachable, name not resolved, reset).
+    public static var connectionFailed: Self { Self(rawValue: "connection_failed") }
+    /// The response body exceeded the configured maximum (announced or received).
+    public static var responseTooLarge: Self { Self(rawValue: "response_too_large") }
+    /// The TLS handshake failed or the server's certificate was not trusted.
+    public static var tlsFailure: Self { Self(rawValue: "tls_failure") }
+    /// The URL could not be parsed.
+    public static var invalidURL: Self { Self(rawValue: "invalid_url") }
+    /// The URL's scheme is not `http` or `https`.
+    public static var unsupportedScheme: Self { Self(rawValue: "unsupported_scheme") }
+    /// The request itself is invalid (bad method, header, or timeout value).
+    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
+    /// The calling task was cancelled before the response arrived.
+    public static var cancelled: Self { Self(rawValue: "cancelled") }
+    /// The client was shut down while the request was pending.
+    public static var clientShutDown: Self { Self(rawValue: "client_shut_down") }
+    /// Any other transfer failure (malformed response, send or receive error).
+    public static var transferFailed: Self { Self(rawValue: "transfer_failed") }
 }

@@ -141,7 +141,8 @@ public actor JWKSCache {
         let fetch = self.fetch
         let task = Task<JWKSet, any Error> {
             let result = try await fetch()
-            var set = try JWKSet(json: try JSONValue.parse(result.body), publicKeysOnly: true)
+            let json = try JOSEError.parsingJSON { () throws(JSONError) in try JSONValue.parse(result.body) }
+            var set = try JWKSet(json: json, publicKeysOnly: true)
             set.maxAge = result.maxAge
             return set
         }

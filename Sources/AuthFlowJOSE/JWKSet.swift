@@ -43,7 +43,9 @@ public struct JWKSet: Sendable {
     ///   array; `.ambiguousKey` when two usable keys share a `kid`; `.invalidKey` when symmetric
     ///   and asymmetric keys are mixed.
     public init(jsonData: some Collection<UInt8>) throws(JOSEError) {
-        try self.init(json: try JSONValue.parse(jsonData), publicKeysOnly: false)
+        try self.init(
+            json: try JOSEError.parsingJSON { () throws(JSONError) in try JSONValue.parse(jsonData) },
+            publicKeysOnly: false)
     }
 
     /// Parses a JWK Set; with `publicKeysOnly` (remote JWKS), `oct` keys are skipped and private

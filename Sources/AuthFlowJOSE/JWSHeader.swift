@@ -16,7 +16,8 @@ public struct JWSHeader: Sendable {
     /// - Throws: `JOSEError` `.invalidJSON` when it is not a JSON object; `.malformedToken` when
     ///   `alg` is missing or `alg`, `kid`, `typ` are not strings.
     init(bytes: [UInt8]) throws(JOSEError) {
-        guard let members = try JSONObjectIndex.index(bytes) else {
+        guard let members = try JOSEError.parsingJSON({ () throws(JSONError) in try JSONObjectIndex.index(bytes) })
+        else {
             throw JOSEError(.invalidJSON, "expected the JWS header to be a JSON object")
         }
         guard case .string(let algorithm) = members.stringMember("alg") else {

@@ -23,7 +23,9 @@ public struct JWTClaims: Sendable {
     /// claim's value is decoded when it is read.
     /// - Throws: `JOSEError` `.invalidJSON` when it is not JSON or not an object.
     public init(payload: some Collection<UInt8>) throws(JOSEError) {
-        guard let index = try JSONObjectIndex.index(Array(payload)) else {
+        guard
+            let index = try JOSEError.parsingJSON({ () throws(JSONError) in try JSONObjectIndex.index(Array(payload)) })
+        else {
             throw JOSEError(.invalidJSON, "expected the JWT payload to be a JSON object")
         }
         self.storage = .indexed(index)

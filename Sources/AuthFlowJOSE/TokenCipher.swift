@@ -1,3 +1,5 @@
+public import AuthFlowJSON
+
 /// Authenticated encryption for secrets kept at rest (provider access and refresh tokens).
 ///
 /// AES-256-GCM under a key derived from the server secret (`server.secret`) by HKDF-SHA256 with the info
@@ -201,7 +203,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     }
 }
 
-extension JOSEError.Code {
+extension ErrorCode where Domain == JOSEError {
     /// Sealed data is too short or has an unknown format version (``TokenCipher``).
     public static let invalidCiphertext = JOSEError.Code(rawValue: "invalid_ciphertext")
     /// Sealed data does not authenticate: altered, bound to other associated data, or sealed under another

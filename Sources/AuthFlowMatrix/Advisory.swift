@@ -7,26 +7,7 @@ public import AuthFlow
 /// only; set capabilities.oidc: true (one round trip fewer)`).
 public struct Advisory: Sendable, Hashable {
     /// A stable identifier of the rule that produced an advisory.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The snake_case identifier.
-        public let rawValue: String
-
-        /// Wraps an identifier.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// An optional capability that hardens the sign-in is switched off (see ``Advisory/capability``).
-        public static let capabilityOff = Code(rawValue: "capability_off")
-        /// The client sends a static secret where the provider also allows `private_key_jwt`.
-        public static let clientAuthentication = Code(rawValue: "client_authentication")
-        /// The client secret is a signed JWT; its lifetime and what to keep configured.
-        public static let clientSecretLifetime = Code(rawValue: "client_secret_lifetime")
-        /// Tokens are stored but the provider will issue no refresh token: a missing scope (X's
-        /// `offline.access`), or Google without `access_type=offline`.
-        public static let noRefreshToken = Code(rawValue: "no_refresh_token")
-
-        /// The identifier.
-        public var description: String { rawValue }
-    }
+    public typealias Code = ErrorCode<Advisory>
 
     /// Whether following the advice hardens the sign-in or the advisory is a note to keep in mind.
     public enum Severity: String, Sendable, Hashable {
@@ -57,7 +38,7 @@ public struct Advisory: Sendable, Hashable {
     public let code: Code
     /// Hardening advice or a note.
     public let severity: Severity
-    /// The capability concerned, for ``Code/capabilityOff``.
+    /// The capability concerned, for `Code.capabilityOff`.
     public let capability: Capability?
     /// What was found, e.g. `OIDC available but off — identity trusted over TLS only`.
     public let finding: String
@@ -82,4 +63,16 @@ public struct Advisory: Sendable, Hashable {
 
     /// `provider: finding; change`, the form listed under `advisories` in the JSON.
     public var text: String { "\(provider): \(finding); \(changeText)" }
+}
+
+extension ErrorCode where Domain == Advisory {
+    /// An optional capability that hardens the sign-in is switched off (see ``Advisory/capability``).
+    public static var capabilityOff: Self { Self(rawValue: "capability_off") }
+    /// The client sends a static secret where the provider also allows `private_key_jwt`.
+    public static var clientAuthentication: Self { Self(rawValue: "client_authentication") }
+    /// The client secret is a signed JWT; its lifetime and what to keep configured.
+    public static var clientSecretLifetime: Self { Self(rawValue: "client_secret_lifetime") }
+    /// Tokens are stored but the provider will issue no refresh token: a missing scope (X's
+    /// `offline.access`), or Google without `access_type=offline`.
+    public static var noRefreshToken: Self { Self(rawValue: "no_refresh_token") }
 }

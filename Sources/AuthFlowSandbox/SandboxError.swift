@@ -1,32 +1,12 @@
+public import AuthFlowJSON
+
 /// An error from the sandbox's own API (registration, start-up, notifications).
 ///
 /// Requests the emulated providers refuse are not errors of this type: they are answered with the
 /// provider's own error response, as the real provider would.
 public struct SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable code to switch on.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The code's text.
-        public let rawValue: String
-        /// Wraps a code's text.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's text.
-        public var description: String { rawValue }
-
-        /// A client registration is incomplete or inconsistent.
-        public static let invalidClient = Code(rawValue: "invalid_client")
-        /// No client with that id is registered for that provider.
-        public static let unknownClient = Code(rawValue: "unknown_client")
-        /// A request to the sandbox's API was malformed.
-        public static let invalidRequest = Code(rawValue: "invalid_request")
-        /// A signing or client key could not be generated or used.
-        public static let keyFailure = Code(rawValue: "key_failure")
-        /// The listener could not be started.
-        public static let listenerFailed = Code(rawValue: "listener_failed")
-        /// `start()` was called on a sandbox that is already running.
-        public static let alreadyStarted = Code(rawValue: "already_started")
-        /// A server-to-server notification could not be delivered.
-        public static let notificationDeliveryFailed = Code(rawValue: "notification_delivery_failed")
-    }
+    public typealias Code = ErrorCode<SandboxError>
 
     /// What went wrong, as a stable code.
     public let code: Code
@@ -51,4 +31,21 @@ public struct SandboxError: Error, Sendable, Equatable, CustomStringConvertible 
         if let provider { text += " (provider \(provider.rawValue)" + (clientID.map { ", client_id \($0))" } ?? ")") }
         return text
     }
+}
+
+extension ErrorCode where Domain == SandboxError {
+    /// A client registration is incomplete or inconsistent.
+    public static var invalidClient: Self { Self(rawValue: "invalid_client") }
+    /// No client with that id is registered for that provider.
+    public static var unknownClient: Self { Self(rawValue: "unknown_client") }
+    /// A request to the sandbox's API was malformed.
+    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
+    /// A signing or client key could not be generated or used.
+    public static var keyFailure: Self { Self(rawValue: "key_failure") }
+    /// The listener could not be started.
+    public static var listenerFailed: Self { Self(rawValue: "listener_failed") }
+    /// `start()` was called on a sandbox that is already running.
+    public static var alreadyStarted: Self { Self(rawValue: "already_started") }
+    /// A server-to-server notification could not be delivered.
+    public static var notificationDeliveryFailed: Self { Self(rawValue: "notification_delivery_failed") }
 }

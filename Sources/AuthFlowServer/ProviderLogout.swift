@@ -126,7 +126,7 @@ struct ProviderLogout: Sendable {
     }
 }
 
-extension ServerError.Code {
+extension ErrorCode where Domain == ServerError {
     /// `GET /auth/logged-out` got a `state` this server did not seal (or sealed under a dropped secret).
     public static let invalidLogoutState = ServerError.Code(rawValue: "invalid_logout_state")
     /// `GET /auth/logged-out` got a `state` older than 10 minutes.

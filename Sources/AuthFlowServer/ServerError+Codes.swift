@@ -1,4 +1,6 @@
-extension ServerError.Code {
+public import AuthFlowJSON
+
+extension ErrorCode where Domain == ServerError {
     /// 404: no route of the server at this path (or a provider without native sign-in).
     public static let notFound = ServerError.Code(rawValue: "not_found")
     /// 500: the server could not seal what it had to (a provider logout state).

@@ -1,3 +1,5 @@
+public import AuthFlowJSON
+
 /// Why a YAML document could not be parsed, and where.
 ///
 /// Its `description` is what a compiler would print:
@@ -8,35 +10,7 @@
 /// ```
 public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable identifier of the kind of failure, for code that switches on it.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The identifier, e.g. `duplicate_key`.
-        public let rawValue: String
-        /// Wraps an identifier.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The identifier.
-        public var description: String { rawValue }
-
-        /// The text is not well-formed YAML (libyaml's scanner or parser refused it).
-        public static let syntax = Code(rawValue: "syntax")
-        /// A mapping has the same key twice.
-        public static let duplicateKey = Code(rawValue: "duplicate_key")
-        /// The document is larger than ``YAMLLimits/maxDocumentBytes``.
-        public static let documentTooLarge = Code(rawValue: "document_too_large")
-        /// The tree, aliases expanded, would exceed ``YAMLLimits/maxNodes``.
-        public static let tooManyNodes = Code(rawValue: "too_many_nodes")
-        /// Nesting, aliases expanded, would exceed ``YAMLLimits/maxDepth``.
-        public static let tooDeep = Code(rawValue: "too_deep")
-        /// The stream holds more than one document.
-        public static let multipleDocuments = Code(rawValue: "multiple_documents")
-        /// An alias names an anchor that was not defined before it.
-        public static let unknownAnchor = Code(rawValue: "unknown_anchor")
-        /// A tag outside the YAML 1.2 core schema.
-        public static let unsupportedTag = Code(rawValue: "unsupported_tag")
-        /// A mapping key that is a sequence or a mapping.
-        public static let complexKey = Code(rawValue: "complex_key")
-        /// A value is not acceptable (e.g. a number out of range).
-        public static let invalidValue = Code(rawValue: "invalid_value")
-    }
+    public typealias Code = ErrorCode<YAMLError>
 
     /// The kind of failure.
     public let code: Code
@@ -132,4 +106,27 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         return out + "\""
     }
+}
+
+extension ErrorCode where Domain == YAMLError {
+    /// The text is not well-formed YAML (libyaml's scanner or parser refused it).
+    public static var syntax: Self { Self(rawValue: "syntax") }
+    /// A mapping has the same key twice.
+    public static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
+    /// The document is larger than ``YAMLLimits/maxDocumentBytes``.
+    public static var documentTooLarge: Self { Self(rawValue: "document_too_large") }
+    /// The tree, aliases expanded, would exceed ``YAMLLimits/maxNodes``.
+    public static var tooManyNodes: Self { Self(rawValue: "too_many_nodes") }
+    /// Nesting, aliases expanded, would exceed ``YAMLLimits/maxDepth``.
+    public static var tooDeep: Self { Self(rawValue: "too_deep") }
+    /// The stream holds more than one document.
+    public static var multipleDocuments: Self { Self(rawValue: "multiple_documents") }
+    /// An alias names an anchor that was not defined before it.
+    public static var unknownAnchor: Self { Self(rawValue: "unknown_anchor") }
+    /// A tag outside the YAML 1.2 core schema.
+    public static var unsupportedTag: Self { Self(rawValue: "unsupported_tag") }
+    /// A mapping key that is a sequence or a mapping.
+    public static var complexKey: Self { Self(rawValue: "complex_key") }
+    /// A value is not acceptable (e.g. a number out of range).
+    public static var invalidValue: Self { Self(rawValue: "invalid_value") }
 }

@@ -148,7 +148,7 @@ struct TokenCommand: Command {
 
     /// A JWK Set document, or a single JWK.
     static func loadKeys(_ bytes: [UInt8]) throws(JOSEError) -> JWKSet {
-        let json = try JSONValue.parse(bytes)
+        let json = try JOSEError.parsingJSON { () throws(JSONError) in try JSONValue.parse(bytes) }
         if json["keys"] != nil { return try JWKSet(jsonData: bytes) }
         return JWKSet(keys: [try JWK(json: json)])
     }

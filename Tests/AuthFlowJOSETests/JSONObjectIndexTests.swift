@@ -6,16 +6,16 @@ import Testing
 @Suite("JSON object index (headers and claims read member by member)")
 struct JSONObjectIndexTests {
     /// What the dictionary-building parser makes of `text`: the object, or the error message.
-    func fullParse(_ text: String) -> Result<[String: JSONValue]?, JOSEError> {
-        do throws(JOSEError) {
+    func fullParse(_ text: String) -> Result<[String: JSONValue]?, JSONError> {
+        do throws(JSONError) {
             return .success(try JSONValue.parse(Array(text.utf8)).objectValue)
         } catch {
             return .failure(error)
         }
     }
 
-    func indexed(_ text: String) -> Result<[String: JSONValue]?, JOSEError> {
-        do throws(JOSEError) {
+    func indexed(_ text: String) -> Result<[String: JSONValue]?, JSONError> {
+        do throws(JSONError) {
             return .success(try JSONObjectIndex.index(Array(text.utf8))?.dictionary())
         } catch {
             return .failure(error)
@@ -84,8 +84,8 @@ struct JSONObjectIndexTests {
 
     @Test func invalidUTF8InAValueIsRefusedAsByTheFullParser() {
         let bytes: [UInt8] = Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
-        let full = joseError { () throws(JOSEError) in _ = try JSONValue.parse(bytes) }
-        let index = joseError { () throws(JOSEError) in _ = try JSONObjectIndex.index(bytes) }
+        let full = Result { () throws(JSONError) in _ = try JSONValue.parse(bytes) }.error
+        let index = Result { () throws(JSONError) in _ = try JSONObjectIndex.index(bytes) }.error
         #expect(full?.code == .invalidJSON)
         #expect(index?.message == full?.message)
     }
@@ -179,5 +179,13 @@ struct JSONObjectIndexTests {
         #expect(json["address"] == ["country": "FR"])
         #expect(claims["tags"] == ["a"])
         #expect(claims.issuer == TestKeys.issuer)
+    }
+}
+
+extension Result {
+    /// The failure, or nil for a success.
+    fileprivate var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -25,7 +25,7 @@ struct FixedKeyServer: HTTPClient {
 }
 
 let server: SignInServer = {
-    let clock = ManualClock(FixedKeys.now)
+    let clock = FixedClock(FixedKeys.now)
     let issuer = FixedKeys.issuer
     let document: JSONValue = .object([
         "issuer": .string(issuer), "authorization_endpoint": .string(issuer + "/authorize"),

@@ -26,7 +26,7 @@ let webClient = "fuzz-client.apps.googleusercontent.com"
 let nativeClient = "fuzz-ios.apps.googleusercontent.com"
 
 let server: SignInServer = {
-    let clock = ManualClock(FixedKeys.now)
+    let clock = FixedClock(FixedKeys.now)
     let settings = ProviderSettings(
         name: "google", type: "google", clientID: webClient, clientSecret: Secret("fuzz-google-secret"),
         location: SourceLocation(fileName: "fuzz.yaml", line: 1, column: 1, sourceLine: nil),

@@ -21,7 +21,7 @@ struct FixedKeyServer: HTTPClient {
 }
 
 let server: SignInServer = {
-    let clock = ManualClock(FixedKeys.now)
+    let clock = FixedClock(FixedKeys.now)
     let settings = ProviderSettings(
         name: "apple", type: "apple", clientID: "com.example.web", teamID: "ABCDE12345", keyID: "KEY1234567",
         privateKey: Secret(FixedKeys.ecPEM),

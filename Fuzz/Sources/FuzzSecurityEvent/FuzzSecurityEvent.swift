@@ -20,7 +20,7 @@ struct FixedKeyServer: HTTPClient {
 }
 
 let server: SignInServer = {
-    let clock = ManualClock(FixedKeys.now)
+    let clock = FixedClock(FixedKeys.now)
     let settings = ProviderSettings(
         name: "google", type: "google", clientID: "fuzz-client.apps.googleusercontent.com",
         clientSecret: Secret("fuzz-google-secret"),

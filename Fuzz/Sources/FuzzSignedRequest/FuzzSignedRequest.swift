@@ -20,7 +20,7 @@ struct NoNetwork: HTTPClient {
 }
 
 let server: SignInServer = {
-    let clock = ManualClock(FixedKeys.now)
+    let clock = FixedClock(FixedKeys.now)
     let settings = ProviderSettings(
         name: "facebook", type: "facebook", clientID: "1234567890", clientSecret: Secret(appSecret),
         location: SourceLocation(fileName: "fuzz.yaml", line: 1, column: 1, sourceLine: nil))

@@ -1,29 +1,10 @@
+public import AuthFlowJSON
+
 /// Why account resolution refused a completed sign-in (``AccountDecision/refuse(_:)``): a stable code, a
 /// message saying what was expected and what was found, and the HTTP status a server answers with.
 public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The snake_case code.
-        public let rawValue: String
-        /// Wraps a code string.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code string.
-        public var description: String { rawValue }
-
-        /// The identity already has a user (for `register`, or another user's for `link`).
-        public static let accountExists = Code(rawValue: "account_exists")
-        /// A new identity would need a new user and sign-up is off.
-        public static let signupDisabled = Code(rawValue: "signup_disabled")
-        /// The identity has been disabled and may not sign in.
-        public static let identityDisabled = Code(rawValue: "identity_disabled")
-        /// A `link` sign-in completed without a signed-in user to link to.
-        public static let notSignedIn = Code(rawValue: "not_signed_in")
-        /// A `link` whose signed-in user was established by a credential that cannot authorise it (a session
-        /// cookie that nothing else shows to be the user's own request).
-        public static let linkNotAuthorised = Code(rawValue: "link_not_authorised")
-        /// The provider's subject cannot key an identity: empty, too long, or holding a control character.
-        public static let invalidSubject = Code(rawValue: "invalid_subject")
-    }
+    public typealias Code = ErrorCode<AccountRefusal>
 
     /// The stable code.
     public let code: Code
@@ -85,4 +66,20 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
             "expected a link authorised by a bearer token, the sign-in's flow cookie or a same-origin request, "
                 + "found a session cookie alone", statusHint: 403, provider: provider)
     }
+}
+
+extension ErrorCode where Domain == AccountRefusal {
+    /// The identity already has a user (for `register`, or another user's for `link`).
+    public static var accountExists: Self { Self(rawValue: "account_exists") }
+    /// A new identity would need a new user and sign-up is off.
+    public static var signupDisabled: Self { Self(rawValue: "signup_disabled") }
+    /// The identity has been disabled and may not sign in.
+    public static var identityDisabled: Self { Self(rawValue: "identity_disabled") }
+    /// A `link` sign-in completed without a signed-in user to link to.
+    public static var notSignedIn: Self { Self(rawValue: "not_signed_in") }
+    /// A `link` whose signed-in user was established by a credential that cannot authorise it (a session
+    /// cookie that nothing else shows to be the user's own request).
+    public static var linkNotAuthorised: Self { Self(rawValue: "link_not_authorised") }
+    /// The provider's subject cannot key an identity: empty, too long, or holding a control character.
+    public static var invalidSubject: Self { Self(rawValue: "invalid_subject") }
 }

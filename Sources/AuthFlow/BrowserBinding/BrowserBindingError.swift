@@ -1,21 +1,9 @@
+public import AuthFlowJSON
+
 /// Why the browser-binding kit (``FlowCookies``, ``FormPostBounce``) refused a request or could not answer.
 public struct BrowserBindingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable error code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The snake_case code.
-        public let rawValue: String
-        /// Wraps a code string.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code string.
-        public var description: String { rawValue }
-
-        /// The request carries two flow cookies for one sign-in.
-        public static let duplicateCookie = Code(rawValue: "duplicate_cookie")
-        /// The flow record could not be sealed into its cookie.
-        public static let flowCookieUnavailable = Code(rawValue: "flow_cookie_unavailable")
-        /// A callback is larger than the bounce page re-POSTs, or its body is not a form.
-        public static let invalidRequest = Code(rawValue: "invalid_request")
-    }
+    public typealias Code = ErrorCode<BrowserBindingError>
 
     /// The stable code.
     public let code: Code
@@ -33,4 +21,13 @@ public struct BrowserBindingError: Error, Sendable, Equatable, CustomStringConve
 
     /// `code: message`, safe to log.
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension ErrorCode where Domain == BrowserBindingError {
+    /// The request carries two flow cookies for one sign-in.
+    public static var duplicateCookie: Self { Self(rawValue: "duplicate_cookie") }
+    /// The flow record could not be sealed into its cookie.
+    public static var flowCookieUnavailable: Self { Self(rawValue: "flow_cookie_unavailable") }
+    /// A callback is larger than the bounce page re-POSTs, or its body is not a form.
+    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
 }

@@ -1,3 +1,5 @@
+public import AuthFlowJSON
+
 internal import AuthFlowYAML
 
 /// One problem found in a configuration: what is wrong and where.
@@ -6,43 +8,7 @@ internal import AuthFlowYAML
 /// Messages never contain a secret, a file's contents or a value read from the environment.
 public struct ConfigurationIssue: Sendable, Hashable, CustomStringConvertible {
     /// A stable identifier of the kind of problem. Other modules may add their own with `init(rawValue:)`.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The identifier, e.g. `unknown_key`.
-        public let rawValue: String
-        /// Wraps an identifier.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The identifier.
-        public var description: String { rawValue }
-
-        /// The file is not valid YAML, or is refused by the YAML limits (size, aliases, documents).
-        public static let invalidYAML = Code(rawValue: "invalid_yaml")
-        /// A mapping has the same key twice.
-        public static let duplicateKey = Code(rawValue: "duplicate_key")
-        /// A key the schema does not know (the message suggests the nearest known one).
-        public static let unknownKey = Code(rawValue: "unknown_key")
-        /// A required key is absent.
-        public static let missingKey = Code(rawValue: "missing_key")
-        /// A value has the wrong type (a list where a string belongs, `maybe` for a boolean…).
-        public static let wrongType = Code(rawValue: "wrong_type")
-        /// A value of the right type that is not acceptable.
-        public static let invalidValue = Code(rawValue: "invalid_value")
-        /// `${VAR}` names an environment variable that is not set, or is malformed.
-        public static let undefinedVariable = Code(rawValue: "undefined_variable")
-        /// A `*_file` key names a file that cannot be read, or holds the wrong kind of content.
-        public static let unreadableFile = Code(rawValue: "unreadable_file")
-        /// A URL that must be `https://` is not (only loopback hosts may use `http://`).
-        public static let insecureURL = Code(rawValue: "insecure_url")
-        /// `server.secret` is shorter than 32 bytes.
-        public static let weakSecret = Code(rawValue: "weak_secret")
-        /// A duration is not written like `8h`, `30m`, `90s` or `1h30m`.
-        public static let invalidDuration = Code(rawValue: "invalid_duration")
-        /// A feature that is planned but not available yet (e.g. `store.kind: redis`).
-        public static let notAvailable = Code(rawValue: "not_available")
-        /// Two keys that exclude each other are both set.
-        public static let conflictingKeys = Code(rawValue: "conflicting_keys")
-        /// A provider name that is not URL-path safe.
-        public static let invalidProviderName = Code(rawValue: "invalid_provider_name")
-    }
+    public typealias Code = ErrorCode<ConfigurationIssue>
 
     /// The kind of problem.
     public let code: Code
@@ -66,4 +32,35 @@ public struct ConfigurationIssue: Sendable, Hashable, CustomStringConvertible {
             message: message, fileName: location.fileName,
             mark: YAMLMark(line: location.line, column: location.column), sourceLine: location.sourceLine)
     }
+}
+
+extension ErrorCode where Domain == ConfigurationIssue {
+    /// The file is not valid YAML, or is refused by the YAML limits (size, aliases, documents).
+    public static var invalidYAML: Self { Self(rawValue: "invalid_yaml") }
+    /// A mapping has the same key twice.
+    public static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
+    /// A key the schema does not know (the message suggests the nearest known one).
+    public static var unknownKey: Self { Self(rawValue: "unknown_key") }
+    /// A required key is absent.
+    public static var missingKey: Self { Self(rawValue: "missing_key") }
+    /// A value has the wrong type (a list where a string belongs, `maybe` for a boolean…).
+    public static var wrongType: Self { Self(rawValue: "wrong_type") }
+    /// A value of the right type that is not acceptable.
+    public static var invalidValue: Self { Self(rawValue: "invalid_value") }
+    /// `${VAR}` names an environment variable that is not set, or is malformed.
+    public static var undefinedVariable: Self { Self(rawValue: "undefined_variable") }
+    /// A `*_file` key names a file that cannot be read, or holds the wrong kind of content.
+    public static var unreadableFile: Self { Self(rawValue: "unreadable_file") }
+    /// A URL that must be `https://` is not (only loopback hosts may use `http://`).
+    public static var insecureURL: Self { Self(rawValue: "insecure_url") }
+    /// `server.secret` is shorter than 32 bytes.
+    public static var weakSecret: Self { Self(rawValue: "weak_secret") }
+    /// A duration is not written like `8h`, `30m`, `90s` or `1h30m`.
+    public static var invalidDuration: Self { Self(rawValue: "invalid_duration") }
+    /// A feature that is planned but not available yet (e.g. `store.kind: redis`).
+    public static var notAvailable: Self { Self(rawValue: "not_available") }
+    /// Two keys that exclude each other are both set.
+    public static var conflictingKeys: Self { Self(rawValue: "conflicting_keys") }
+    /// A provider name that is not URL-path safe.
+    public static var invalidProviderName: Self { Self(rawValue: "invalid_provider_name") }
 }

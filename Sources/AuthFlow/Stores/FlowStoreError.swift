@@ -1,19 +1,9 @@
+public import AuthFlowJSON
+
 /// Why a ``FlowStore`` operation failed.
 public struct FlowStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable error code.
-    public struct Code: RawRepresentable, Hashable, Sendable {
-        /// The snake_case code.
-        public let rawValue: String
-        /// Wraps a code string.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The store holds as many live spent states as it may; callbacks are refused until some expire.
-        public static let capacityExceeded = Code(rawValue: "capacity_exceeded")
-        /// Bytes are not a flow record (``FlowRecord/init(serialized:)``).
-        public static let invalidRecord = Code(rawValue: "invalid_record")
-        /// The backend failed (connection, I/O).
-        public static let backendFailure = Code(rawValue: "backend_failure")
-    }
+    public typealias Code = ErrorCode<FlowStoreError>
 
     /// The stable code.
     public let code: Code
@@ -28,4 +18,13 @@ public struct FlowStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// `code: message`.
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension ErrorCode where Domain == FlowStoreError {
+    /// The store holds as many live spent states as it may; callbacks are refused until some expire.
+    public static var capacityExceeded: Self { Self(rawValue: "capacity_exceeded") }
+    /// Bytes are not a flow record (``FlowRecord/init(serialized:)``).
+    public static var invalidRecord: Self { Self(rawValue: "invalid_record") }
+    /// The backend failed (connection, I/O).
+    public static var backendFailure: Self { Self(rawValue: "backend_failure") }
 }

@@ -1,23 +1,9 @@
+public import AuthFlowJSON
+
 /// Why a metric could not be registered or observed.
 public struct MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable snake_case error code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The snake_case code.
-        public let rawValue: String
-        /// Wraps a code string.
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code string.
-        public var description: String { rawValue }
-
-        /// A metric or label name is not `[a-zA-Z_:][a-zA-Z0-9_:]*` (labels: no `:`, no `__` prefix).
-        public static let invalidName = Code(rawValue: "invalid_name")
-        /// A metric of that name is already registered.
-        public static let duplicateName = Code(rawValue: "duplicate_name")
-        /// A series was given a different number of label values than the family has label names.
-        public static let labelCountMismatch = Code(rawValue: "label_count_mismatch")
-        /// Histogram bounds are empty, not finite, or not strictly ascending.
-        public static let invalidBuckets = Code(rawValue: "invalid_buckets")
-    }
+    public typealias Code = ErrorCode<MetricsError>
 
     /// The stable code.
     public let code: Code
@@ -32,4 +18,15 @@ public struct MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `code: message`.
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension ErrorCode where Domain == MetricsError {
+    /// A metric or label name is not `[a-zA-Z_:][a-zA-Z0-9_:]*` (labels: no `:`, no `__` prefix).
+    public static var invalidName: Self { Self(rawValue: "invalid_name") }
+    /// A metric of that name is already registered.
+    public static var duplicateName: Self { Self(rawValue: "duplicate_name") }
+    /// A series was given a different number of label values than the family has label names.
+    public static var labelCountMismatch: Self { Self(rawValue: "label_count_mismatch") }
+    /// Histogram bounds are empty, not finite, or not strictly ascending.
+    public static var invalidBuckets: Self { Self(rawValue: "invalid_buckets") }
 }

@@ -2,26 +2,26 @@
 /// so a reader that needs a few members (a JWS header, the claims a verifier checks) decodes only
 /// those. Building the index validates the whole document exactly as ``JSONValue/parse(_:)``
 /// does (same refusals, same messages and byte offsets) but allocates no value it does not need.
-struct JSONObjectIndex: Sendable {
+package struct JSONObjectIndex: Sendable {
     /// A member: where its name and value lie in `bytes`. Plain data (no reference inside), so
     /// members are copied and freed without reference counting and sixteen fit a small allocation.
-    struct Member: Sendable {
+    package struct Member: Sendable {
         /// The name's bytes between the quotes, when they are the name itself (no escapes).
-        let nameStart: Int
-        let nameEnd: Int
+        package let nameStart: Int
+        package let nameEnd: Int
         /// Where the decoded name is in `decodedNames` when the written one has escapes or
         /// non-ASCII bytes; -1 otherwise.
-        let decodedName: Int
+        package let decodedName: Int
         /// A digest of the decoded name's bytes, compared before the bytes themselves.
-        let fingerprint: UInt64
-        let start: Int
-        let end: Int
+        package let fingerprint: UInt64
+        package let start: Int
+        package let end: Int
         /// What the validating scan learned about the value, so readers of plain values need not look again.
-        let kind: ValueKind
+        package let kind: ValueKind
     }
 
     /// The shape of a member's value as far as the fast readers care.
-    enum ValueKind: Sendable {
+    package enum ValueKind: Sendable {
         /// A string of printable ASCII without escapes: its bytes between the quotes are its UTF-8.
         case plainString
         /// An integer of at most 18 digits, without fraction or exponent (always fits in `Int64`).
@@ -32,18 +32,18 @@ struct JSONObjectIndex: Sendable {
 
     /// Above this many members duplicate names are found with a set of decoded names (as the
     /// dictionary-building parser does) rather than by comparing fingerprints pairwise.
-    static let linearScanLimit = 32
+    package static let linearScanLimit = 32
 
-    let bytes: [UInt8]
-    let members: [Member]
+    package let bytes: [UInt8]
+    package let members: [Member]
     /// The decoded names of the members whose written names are not their bytes (usually none).
-    let decodedNames: [String]
+    package let decodedNames: [String]
 
     /// Indexes `bytes`; `nil` when the document is valid JSON but not an object.
-    /// - Throws: `JOSEError` `.invalidJSON` as ``JSONValue/parse(_:)``.
-    static func index(_ bytes: [UInt8]) throws(JOSEError) -> JSONObjectIndex? {
+    /// - Throws: `JSONError` as ``JSONValue/parse(_:)``.
+    package static func index(_ bytes: [UInt8]) throws(JSONError) -> JSONObjectIndex? {
         let indexed = try bytes.withUnsafeBufferPointer {
-            buffer throws(JOSEError) -> (members: [Member], decodedNames: [String])? in
+            buffer throws(JSONError) -> (members: [Member], decodedNames: [String])? in
             var parser = JSONParser(buffer)
             parser.skipWhitespace()
             guard parser.index < buffer.count, buffer[parser.index] == UInt8(ascii: "{") else {
@@ -63,22 +63,22 @@ struct JSONObjectIndex: Sendable {
     }
 
     /// FNV-1a over `bytes`: cheap, and only ever confirmed by comparing the bytes.
-    static func fingerprint(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    package static func fingerprint(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
     }
 
     /// Whether the object has a member `name`.
-    func contains(_ name: String) -> Bool { position(of: name) != nil }
+    package func contains(_ name: String) -> Bool { position(of: name) != nil }
 
     /// Names looked for together, with their fingerprints computed once.
-    struct NameList: Sendable {
+    package struct NameList: Sendable {
         let names: [[UInt8]]
         let fingerprints: [UInt64]
 
         /// At most 64 names.
-        init(_ names: [String]) {
+        package init(_ names: [String]) {
             precondition(names.count <= 64, "a NameList holds at most 64 names")
             self.names = names.map { Array($0.utf8) }
             self.fingerprints = self.names.map { name in name.withUnsafeBufferPointer { fingerprint($0) } }
@@ -87,7 +87,7 @@ struct JSONObjectIndex: Sendable {
 
     /// Which names of `list` the object has, in one pass over its members: bit `i` is set when
     /// it has a member named `list.names[i]` (the same answer as ``contains(_:)`` for each).
-    func presence(of list: NameList) -> UInt64 {
+    package func presence(of list: NameList) -> UInt64 {
         var found: UInt64 = 0
         bytes.withUnsafeBufferPointer { buffer in
             for member in members {
@@ -103,13 +103,13 @@ struct JSONObjectIndex: Sendable {
     }
 
     /// The value of member `name`, decoded now.
-    func value(_ name: String) -> JSONValue? {
+    package func value(_ name: String) -> JSONValue? {
         guard let index = position(of: name) else { return nil }
         return decode(members[index])
     }
 
     /// A member read as a string.
-    enum StringMember {
+    package enum StringMember {
         /// No member has the name.
         case absent
         /// The member is this string.
@@ -120,7 +120,7 @@ struct JSONObjectIndex: Sendable {
 
     /// Member `name` as a string; a plain string (see ``ValueKind``) is built from its bytes
     /// without running the parser again.
-    func stringMember(_ name: String) -> StringMember {
+    package func stringMember(_ name: String) -> StringMember {
         guard let index = position(of: name) else { return .absent }
         let member = members[index]
         if member.kind == .plainString {
@@ -137,7 +137,7 @@ struct JSONObjectIndex: Sendable {
 
     /// Calls `body` with the bytes of member `name`'s value when it is a string written without
     /// escapes or non-ASCII bytes, so those bytes are the string's UTF-8; `nil` otherwise.
-    func withPlainString<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+    package func withPlainString<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
         guard let index = position(of: name) else { return nil }
         let member = members[index]
         // The scan that built the index already found no escape, control or non-ASCII byte in it.
@@ -150,7 +150,7 @@ struct JSONObjectIndex: Sendable {
     /// The value of member `name` when it is an integer of at most 18 digits written without
     /// fraction or exponent (what ``value(_:)`` would give as `.integer`), read without decoding a
     /// `JSONValue`; `nil` in every other case.
-    func plainInteger(_ name: String) -> Int64? {
+    package func plainInteger(_ name: String) -> Int64? {
         guard let index = position(of: name) else { return nil }
         let member = members[index]
         guard member.kind == .plainInteger else { return nil }
@@ -166,7 +166,7 @@ struct JSONObjectIndex: Sendable {
     }
 
     /// Every member as a dictionary.
-    func dictionary() -> [String: JSONValue] {
+    package func dictionary() -> [String: JSONValue] {
         var result = [String: JSONValue](minimumCapacity: members.count)
         for member in members {
             if let value = decode(member) { result[name(of: member)] = value }
@@ -175,18 +175,21 @@ struct JSONObjectIndex: Sendable {
     }
 
     /// The member's name as a string.
-    func name(of member: Member) -> String {
+    package func name(of member: Member) -> String {
         bytes.withUnsafeBufferPointer { Self.name(of: member, in: $0, decodedNames: decodedNames) }
     }
 
     /// The name of a member of the object in `buffer`.
-    static func name(of member: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String]) -> String {
+    package static func name(of member: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String]) -> String
+    {
         if member.decodedName >= 0 { return decodedNames[member.decodedName] }
         return String(decoding: UnsafeBufferPointer(rebasing: buffer[member.nameStart..<member.nameEnd]), as: UTF8.self)
     }
 
     /// Whether two members of the object in `buffer` have the same decoded name.
-    static func sameName(_ a: Member, _ b: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String])
+    package static func sameName(
+        _ a: Member, _ b: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String]
+    )
         -> Bool
     {
         guard a.fingerprint == b.fingerprint else { return false }
@@ -213,7 +216,7 @@ struct JSONObjectIndex: Sendable {
     }
 
     /// Whether `member`'s decoded name is exactly `query`.
-    static func name(
+    package static func name(
         of member: Member, in buffer: UnsafeBufferPointer<UInt8>, decodedNames: [String],
         equals query: UnsafeBufferPointer<UInt8>
     ) -> Bool {
@@ -225,7 +228,7 @@ struct JSONObjectIndex: Sendable {
     }
 
     /// Whether `a` and `b` hold the same bytes (not constant-time: for names and public values).
-    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard a.count > 0, let leftBase = a.baseAddress, let rightBase = b.baseAddress else { return true }
         let left = UnsafeRawPointer(leftBase)
@@ -244,7 +247,7 @@ struct JSONObjectIndex: Sendable {
     }
 
     /// Whether every byte of `bytes` is below 0x80 (eight at a time).
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
         var index = 0

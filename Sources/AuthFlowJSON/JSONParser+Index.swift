@@ -2,7 +2,7 @@ extension JSONParser {
     /// Parses the object at `index` like ``parseObject()`` but records each member's value range
     /// instead of decoding it; names written with escapes or non-ASCII bytes are decoded into
     /// `decodedNames`.
-    mutating func indexObject() throws(JOSEError) -> (members: [JSONObjectIndex.Member], decodedNames: [String]) {
+    mutating func indexObject() throws(JSONError) -> (members: [JSONObjectIndex.Member], decodedNames: [String]) {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -65,7 +65,7 @@ extension JSONParser {
     /// Validates one value as ``parseValue()`` would and moves past it. Plain strings and numbers
     /// are only scanned; anything else is parsed and dropped, so the refusals are the same.
     /// - Returns: whether the value was a plain string or integer (what the scan found), else `.other`.
-    mutating func skipValue() throws(JOSEError) -> JSONObjectIndex.ValueKind {
+    mutating func skipValue() throws(JSONError) -> JSONObjectIndex.ValueKind {
         guard index < bytes.count else { throw failure("expected a JSON value, found the end of the data") }
         switch bytes[index] {
         case UInt8(ascii: "\""):

@@ -17,18 +17,18 @@ public enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 
     /// Parses strict RFC 8259 JSON (one value, optional surrounding whitespace).
-    /// - Throws: `JOSEError` `.invalidJSON` with the byte offset of the problem; duplicate object
+    /// - Throws: `JSONError` with the byte offset of the problem; duplicate object
     ///   member names, invalid UTF-8, nesting deeper than 64 and trailing data are refused.
-    public static func parse(_ bytes: some Collection<UInt8>) throws(JOSEError) -> JSONValue {
+    public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
         if let result = bytes.withContiguousStorageIfAvailable({ buffer in
-            Result { () throws(JOSEError) in try parse(buffer: buffer) }
+            Result { () throws(JSONError) in try parse(buffer: buffer) }
         }) {
             return try result.get()
         }
-        return try Array(bytes).withUnsafeBufferPointer { buffer throws(JOSEError) in try parse(buffer: buffer) }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(JSONError) in try parse(buffer: buffer) }
     }
 
-    static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JOSEError) -> JSONValue {
+    package static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONValue {
         var parser = JSONParser(buffer)
         return try parser.parseDocument()
     }

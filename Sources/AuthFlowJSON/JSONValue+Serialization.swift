@@ -1,5 +1,5 @@
 extension JSONValue {
-    static let hexDigits = Hex.lowercaseDigits
+    package static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends the compact serialization (the bytes of ``serializedBytes()``) to `output`, for callers that
     /// write several values into one buffer.
@@ -29,7 +29,7 @@ extension JSONValue {
     }
 
     /// Writes the compact serialization.
-    func write(to output: inout ByteWriter) {
+    package func write(to output: inout ByteWriter) {
         switch self {
         case .null:
             output.append("null")
@@ -65,7 +65,7 @@ extension JSONValue {
     /// Writes an object with its members in ``sortedMembers(_:)`` order, straight from the
     /// dictionary: the sort moves (name prefix, dictionary index) pairs in temporary storage, so no
     /// name or value is copied, retained or collected into an array.
-    static func write(object members: [String: JSONValue], to output: inout ByteWriter) {
+    package static func write(object members: [String: JSONValue], to output: inout ByteWriter) {
         typealias Entry = (prefix: UInt64, index: Dictionary<String, JSONValue>.Index)
         let count = members.count
         output.append(UInt8(ascii: "{"))
@@ -105,7 +105,7 @@ extension JSONValue {
     }
 
     /// Writes an object whose members (with distinct names) are already in ``sortedMembers(_:)`` order.
-    static func write(sortedMembers members: [(UInt64, String, JSONValue)], to output: inout ByteWriter) {
+    package static func write(sortedMembers members: [(UInt64, String, JSONValue)], to output: inout ByteWriter) {
         output.append(UInt8(ascii: "{"))
         var first = true
         for (_, name, value) in members {
@@ -121,7 +121,7 @@ extension JSONValue {
     /// The members in UTF-8 byte order of their names. Each name's first eight bytes, read as one
     /// big-endian number, order two names as their bytes do whenever those numbers differ; only
     /// names that agree in their first eight bytes are compared in full.
-    static func sortedMembers(_ members: [String: JSONValue]) -> [(UInt64, String, JSONValue)] {
+    package static func sortedMembers(_ members: [String: JSONValue]) -> [(UInt64, String, JSONValue)] {
         var entries: [(UInt64, String, JSONValue)] = []
         entries.reserveCapacity(members.count)
         for (name, value) in members { entries.append((sortPrefix(name), name, value)) }
@@ -130,12 +130,12 @@ extension JSONValue {
     }
 
     /// Sorts members built with ``sortPrefix(_:)`` into UTF-8 byte order of their names.
-    static func sortMembers(_ entries: inout [(UInt64, String, JSONValue)]) {
+    package static func sortMembers(_ entries: inout [(UInt64, String, JSONValue)]) {
         entries.sort { a, b in a.0 != b.0 ? a.0 < b.0 : precedes(a.1, b.1) }
     }
 
     /// The first eight UTF-8 bytes of `name` as a big-endian number, zero-filled when shorter.
-    static func sortPrefix(_ name: String) -> UInt64 {
+    package static func sortPrefix(_ name: String) -> UInt64 {
         var name = name
         return name.withUTF8 { bytes in
             var prefix: UInt64 = 0
@@ -145,12 +145,12 @@ extension JSONValue {
     }
 
     /// Writes the decimal digits of `value`, without building a string.
-    static func write(integer value: Int64, to output: inout ByteWriter) {
+    package static func write(integer value: Int64, to output: inout ByteWriter) {
         output.advance(by: write(integer: value, into: output.reserve(20)))
     }
 
     /// Writes the decimal digits of `value` (at most 20 bytes) to `out`; returns how many.
-    static func write(integer value: Int64, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func write(integer value: Int64, into out: UnsafeMutablePointer<UInt8>) -> Int {
         var written = 0
         if value < 0 {
             out[0] = UInt8(ascii: "-")
@@ -173,7 +173,7 @@ extension JSONValue {
     }
 
     /// Member order: UTF-8 byte order (fast path for the usual ASCII names).
-    static func precedes(_ a: String, _ b: String) -> Bool {
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         if let result = a.utf8.withContiguousStorageIfAvailable({ x in
             b.utf8.withContiguousStorageIfAvailable { y -> Bool in
                 for index in 0..<min(x.count, y.count) where x[index] != y[index] { return x[index] < y[index] }
@@ -187,11 +187,11 @@ extension JSONValue {
 
     /// Whether any byte of `word` is `"`, `\\` or below 0x20 (SWAR test; bytes of 0x80 and above
     /// are UTF-8 and need no escape).
-    @inline(__always) static func needsEscape(_ word: UInt64) -> Bool { escapeMask(word) != 0 }
+    @inline(__always) package static func needsEscape(_ word: UInt64) -> Bool { escapeMask(word) != 0 }
 
     /// The high bit of each byte of `word` that is `"`, `\\` or below 0x20. A borrow can also mark
     /// a byte above a marked one, never below: the lowest mark is always exact.
-    @inline(__always) static func escapeMask(_ word: UInt64) -> UInt64 {
+    @inline(__always) package static func escapeMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -203,7 +203,7 @@ extension JSONValue {
     }
 
     /// Whether `bytes` need no escape in a JSON string (checked 8 bytes at a time).
-    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         if let base = bytes.baseAddress {
             let raw = UnsafeRawPointer(base)
@@ -220,7 +220,7 @@ extension JSONValue {
         return true
     }
 
-    static func write(string: String, to output: inout ByteWriter) {
+    package static func write(string: String, to output: inout ByteWriter) {
         var string = string
         output.append(UInt8(ascii: "\""))
         // Fast path: nothing to escape (checked 8 bytes at a time), copy the bytes at once.

@@ -8,7 +8,7 @@ struct JSONParser {
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    mutating func parseDocument() throws(JOSEError) -> JSONValue {
+    mutating func parseDocument() throws(JSONError) -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
@@ -16,8 +16,8 @@ struct JSONParser {
         return value
     }
 
-    func failure(_ message: String) -> JOSEError {
-        JOSEError(.invalidJSON, "\(message) at byte \(index)")
+    func failure(_ message: String) -> JSONError {
+        JSONError(.invalidJSON, "\(message) at byte \(index)")
     }
 
     mutating func skipWhitespace() {
@@ -31,7 +31,7 @@ struct JSONParser {
 
     /// After an object member: moves past the `,` before the next member (`false`) or the `}` that closes the
     /// object (`true`).
-    mutating func endOfMember() throws(JOSEError) -> Bool {
+    mutating func endOfMember() throws(JSONError) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw failure("expected ',' or '}', found the end of the data") }
         if bytes[index] == UInt8(ascii: ",") {
@@ -43,7 +43,7 @@ struct JSONParser {
         return true
     }
 
-    mutating func parseValue() throws(JOSEError) -> JSONValue {
+    mutating func parseValue() throws(JSONError) -> JSONValue {
         guard index < bytes.count else { throw failure("expected a JSON value, found the end of the data") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -63,7 +63,7 @@ struct JSONParser {
         }
     }
 
-    mutating func expectLiteral(_ literal: StaticString) throws(JOSEError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - index >= count else { throw failure("expected '\(literal)'") }
         let start = literal.utf8Start
@@ -73,14 +73,14 @@ struct JSONParser {
         index += count
     }
 
-    mutating func enter() throws(JOSEError) {
+    mutating func enter() throws(JSONError) {
         depth += 1
         if depth > Self.maximumDepth {
             throw failure("expected at most \(Self.maximumDepth) levels of nesting, found more")
         }
     }
 
-    mutating func parseObject() throws(JOSEError) -> JSONValue {
+    mutating func parseObject() throws(JSONError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -112,7 +112,7 @@ struct JSONParser {
         return .object(members)
     }
 
-    mutating func parseArray() throws(JOSEError) -> JSONValue {
+    mutating func parseArray() throws(JSONError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -137,7 +137,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseString() throws(JOSEError) -> String {
+    mutating func parseString() throws(JSONError) -> String {
         index += 1
         let start = index
         var ascii = true
@@ -167,51 +167,24 @@ struct JSONParser {
             index += 1
         }
         guard index < bytes.count else { throw failure("expected a closing '\"', found the end of the data") }
-        // Slow path: escapes present.
+        return try parseEscapedString(from: start)
+    }
+
+    /// The rest of a string that has an escape at `index`; `start` is where its text began.
+    mutating func parseEscapedString(from start: Int) throws(JSONError) -> String {
         var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
+            case UInt8(ascii: "\\"):
+                index += 1
+                try appendEscape(to: &buffer)
             case UInt8(ascii: "\""):
                 index += 1
                 guard let string = String(validating: buffer, as: UTF8.self) else {
                     throw failure("expected UTF-8 text in a string, found invalid UTF-8")
                 }
                 return string
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { throw failure("expected an escape, found the end of the data") }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
-                case UInt8(ascii: "/"): buffer.append(UInt8(ascii: "/"))
-                case UInt8(ascii: "b"): buffer.append(0x08)
-                case UInt8(ascii: "f"): buffer.append(0x0C)
-                case UInt8(ascii: "n"): buffer.append(0x0A)
-                case UInt8(ascii: "r"): buffer.append(0x0D)
-                case UInt8(ascii: "t"): buffer.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try parseHex4()
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
-                            bytes[index + 1] == UInt8(ascii: "u")
-                        else { throw failure("expected a low surrogate after a high surrogate") }
-                        index += 2
-                        let low = try parseHex4()
-                        guard (0xDC00..<0xE000).contains(low) else {
-                            throw failure("expected a low surrogate after a high surrogate")
-                        }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00..<0xE000).contains(scalar) {
-                        throw failure("expected a high surrogate before a low surrogate")
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw failure("expected a Unicode scalar") }
-                    buffer.append(contentsOf: UTF8.encode(unicode)!)
-                default:
-                    throw failure("expected a valid escape sequence")
-                }
             default:
                 if byte < 0x20 { throw failure("expected control characters to be escaped in a string") }
                 buffer.append(byte)
@@ -221,7 +194,46 @@ struct JSONParser {
         throw failure("expected a closing '\"', found the end of the data")
     }
 
-    mutating func parseHex4() throws(JOSEError) -> UInt32 {
+    /// Decodes the escape after a backslash (at `index`) into `buffer`.
+    mutating func appendEscape(to buffer: inout [UInt8]) throws(JSONError) {
+        guard index < bytes.count else { throw failure("expected an escape, found the end of the data") }
+        let escape = bytes[index]
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
+        case UInt8(ascii: "/"): buffer.append(UInt8(ascii: "/"))
+        case UInt8(ascii: "b"): buffer.append(0x08)
+        case UInt8(ascii: "f"): buffer.append(0x0C)
+        case UInt8(ascii: "n"): buffer.append(0x0A)
+        case UInt8(ascii: "r"): buffer.append(0x0D)
+        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "u"): buffer.append(contentsOf: UTF8.encode(try parseUnicodeEscape())!)
+        default: throw failure("expected a valid escape sequence")
+        }
+    }
+
+    /// The scalar of a `\u` escape whose four digits start at `index`, joining a surrogate pair.
+    mutating func parseUnicodeEscape() throws(JSONError) -> Unicode.Scalar {
+        var scalar = try parseHex4()
+        if (0xD800..<0xDC00).contains(scalar) {
+            guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                bytes[index + 1] == UInt8(ascii: "u")
+            else { throw failure("expected a low surrogate after a high surrogate") }
+            index += 2
+            let low = try parseHex4()
+            guard (0xDC00..<0xE000).contains(low) else {
+                throw failure("expected a low surrogate after a high surrogate")
+            }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00..<0xE000).contains(scalar) {
+            throw failure("expected a high surrogate before a low surrogate")
+        }
+        guard let unicode = Unicode.Scalar(scalar) else { throw failure("expected a Unicode scalar") }
+        return unicode
+    }
+
+    mutating func parseHex4() throws(JSONError) -> UInt32 {
         guard bytes.count - index >= 4 else { throw failure("expected four hex digits") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -239,7 +251,7 @@ struct JSONParser {
         return value
     }
 
-    mutating func parseNumber() throws(JOSEError) -> JSONValue {
+    mutating func parseNumber() throws(JSONError) -> JSONValue {
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {
