@@ -47,6 +47,9 @@ def functions(path):
     for number, raw in enumerate(lines, 1):
         code, in_block = strip(raw, in_block)
         if DECL.match(code):
+            # A declaration whose body never opened before the next one at its depth had no body
+            # (a protocol requirement): it is not a function to measure.
+            open_functions = [f for f in open_functions if f[3] or f[2] != depth]
             open_functions.append((number, raw.strip()[:80], depth, False))
         for char in code:
             if char == "{":
@@ -56,6 +59,7 @@ def functions(path):
                         open_functions[index] = (start, name, at, True)
             elif char == "}":
                 depth -= 1
+                open_functions = [f for f in open_functions if f[3] or f[2] <= depth]
                 while open_functions and open_functions[-1][3] and depth == open_functions[-1][2]:
                     start, name, _, _ = open_functions.pop()
                     yield start, number - start + 1, name

@@ -128,41 +128,55 @@ final class CurlTransfer: @unchecked Sendable {
     private func configure(
         _ request: HTTPClientRequest, configuration: CurlHTTPClient.Configuration, timeout: Double
     ) throws(HTTPClientError) {
-        var ok = true
-        func long(_ option: CURLoption, _ value: Int) {
-            ok = ok && af_curl_easy_setopt_long(easy, option, value) == CURLE_OK
+        let ok =
+            setConnectionOptions(request, configuration: configuration, timeout: timeout)
+            && setMethodAndBody(request) && setHeaders(request) && setCallbacks()
+        guard ok else {
+            throw HTTPClientError(
+                code: .invalidRequest, message: "libcurl refused an option of this request", url: redactedURL)
         }
-        func string(_ option: CURLoption, _ value: String) {
-            ok = ok && af_curl_easy_setopt_string(easy, option, value) == CURLE_OK
-        }
-        string(CURLOPT_URL, request.url)
-        string(CURLOPT_PROTOCOLS_STR, "http,https")
-        string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        long(CURLOPT_FOLLOWLOCATION, 0)
-        long(CURLOPT_NOSIGNAL, 1)
-        long(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
-        long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(configuration.connectTimeout, timeout)))
-        long(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
-        long(CURLOPT_SSL_VERIFYPEER, 1)
-        long(CURLOPT_SSL_VERIFYHOST, 2)
-        if let caBundlePath = configuration.caBundlePath { string(CURLOPT_CAINFO, caBundlePath) }
+    }
+
+    private func setLong(_ option: CURLoption, _ value: Int) -> Bool {
+        af_curl_easy_setopt_long(easy, option, value) == CURLE_OK
+    }
+
+    private func setString(_ option: CURLoption, _ value: String) -> Bool {
+        af_curl_easy_setopt_string(easy, option, value) == CURLE_OK
+    }
+
+    /// The URL, protocols, timeouts, TLS checks, proxy and size cap; false when libcurl refuses one.
+    private func setConnectionOptions(
+        _ request: HTTPClientRequest, configuration: CurlHTTPClient.Configuration, timeout: Double
+    ) -> Bool {
+        var ok =
+            setString(CURLOPT_URL, request.url) && setString(CURLOPT_PROTOCOLS_STR, "http,https")
+            && setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https") && setLong(CURLOPT_FOLLOWLOCATION, 0)
+            && setLong(CURLOPT_NOSIGNAL, 1) && setLong(CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+            && setLong(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(configuration.connectTimeout, timeout)))
+            && setLong(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)) && setLong(CURLOPT_SSL_VERIFYPEER, 1)
+            && setLong(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caBundlePath = configuration.caBundlePath { ok = ok && setString(CURLOPT_CAINFO, caBundlePath) }
         if let proxy = configuration.proxy {
-            string(CURLOPT_PROXY, proxy)
+            ok = ok && setString(CURLOPT_PROXY, proxy)
         } else {
-            string(CURLOPT_PROXY, "")
-            string(CURLOPT_NOPROXY, "*")
+            ok = ok && setString(CURLOPT_PROXY, "") && setString(CURLOPT_NOPROXY, "*")
         }
         ok = ok && af_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)) == CURLE_OK
-        if !request.headers.contains("User-Agent") { string(CURLOPT_USERAGENT, configuration.userAgent) }
+        if !request.headers.contains("User-Agent") { ok = ok && setString(CURLOPT_USERAGENT, configuration.userAgent) }
+        return ok
+    }
 
+    /// The method, and the body when there is one; false when libcurl refuses either.
+    private func setMethodAndBody(_ request: HTTPClientRequest) -> Bool {
         let method = request.method
         switch (method, request.body) {
         case ("GET", nil):
-            long(CURLOPT_HTTPGET, 1)
+            return setLong(CURLOPT_HTTPGET, 1)
         case ("HEAD", nil):
-            long(CURLOPT_NOBODY, 1)
+            return setLong(CURLOPT_NOBODY, 1)
         case (_, let body?):
-            ok = ok && af_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) == CURLE_OK
+            var ok = af_curl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) == CURLE_OK
             // COPYPOSTFIELDS copies `POSTFIELDSIZE` bytes, so binary bodies are safe; an empty
             // body still needs a valid pointer.
             let bytes = body.isEmpty ? [0] : body
@@ -174,11 +188,16 @@ final class CurlTransfer: @unchecked Sendable {
                         easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
                         == CURLE_OK
                 }
-            if method != "POST" { string(CURLOPT_CUSTOMREQUEST, method) }
+            if method != "POST" { ok = ok && setString(CURLOPT_CUSTOMREQUEST, method) }
+            return ok
         default:
-            string(CURLOPT_CUSTOMREQUEST, method)
+            return setString(CURLOPT_CUSTOMREQUEST, method)
         }
+    }
 
+    /// The request's headers, and no `Expect: 100-continue` round trip for large bodies.
+    private func setHeaders(_ request: HTTPClientRequest) -> Bool {
+        var ok = true
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for (name, value) in request.headers {
             // "Name;" sends a header with an empty value; "Name:" would remove it.
@@ -189,21 +208,19 @@ final class CurlTransfer: @unchecked Sendable {
             }
             list = extended
         }
-        // No `Expect: 100-continue` round trip for large bodies.
         if let extended = curl_slist_append(list, "Expect:") { list = extended } else { ok = false }
         headerList = list
-        ok = ok && af_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list) == CURLE_OK
+        return ok && af_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list) == CURLE_OK
+    }
 
+    /// This transfer as libcurl's private pointer, and the body and header callbacks that write into it.
+    private func setCallbacks() -> Bool {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        ok = ok && af_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me) == CURLE_OK
-        ok = ok && af_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me) == CURLE_OK
-        ok = ok && af_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me) == CURLE_OK
-        ok = ok && af_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody) == CURLE_OK
-        ok = ok && af_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader) == CURLE_OK
-        guard ok else {
-            throw HTTPClientError(
-                code: .invalidRequest, message: "libcurl refused an option of this request", url: redactedURL)
-        }
+        return af_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me) == CURLE_OK
+            && af_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me) == CURLE_OK
+            && af_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me) == CURLE_OK
+            && af_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody) == CURLE_OK
+            && af_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader) == CURLE_OK
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {

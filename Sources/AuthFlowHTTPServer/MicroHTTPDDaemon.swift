@@ -183,47 +183,13 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
         uploadDataSize: UnsafeMutablePointer<Int>, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let stored = requestContext.pointee else {
-            let context = MicroHTTPDRequestContext(
-                connection: connection, method: method, rawURL: url, trustedProxies: trustedProxies)
-            requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-            inFlight.add(1, ordering: .acquiringAndReleasing)
-            // The route's limit is known before any of the body arrives: a larger announced body is refused
-            // unread, and a chunked one is not kept past it.
-            if let policy = routePolicy?(method, url) {
-                context.bodyLimit = min(maxBodyBytes, max(0, policy.maxBodyBytes))
-                context.startsOnPollingThread = policy.startsOnPollingThread
-                context.tooLargeResponse = policy.tooLargeResponse
-            } else {
-                context.bodyLimit = maxBodyBytes
-            }
-            if let length = context.headers["Content-Length"], let announced = Int(length),
-                announced > context.bodyLimit
-            {
-                context.responded = true
-                return queue(context.tooLargeResponse ?? Self.tooLarge(context.bodyLimit), on: connection)
-            }
-            return MHD_Result.YES
+            return begin(connection: connection, url: url, method: method, requestContext: requestContext)
         }
         let context = Unmanaged<MicroHTTPDRequestContext>.fromOpaque(stored).takeUnretainedValue()
         let size = uploadDataSize.pointee
         if size > 0 {
             uploadDataSize.pointee = 0
-            received.add(size, ordering: .relaxed)
-            if context.responded || context.bodyTooLarge || context.body.count + size > context.bodyLimit {
-                if !context.bodyTooLarge {
-                    buffered.subtract(context.body.count, ordering: .relaxed)
-                    context.body = []
-                }
-                context.bodyTooLarge = true
-                context.discardedBytes += size
-                // Stop reading a client that keeps streaming far beyond the limit.
-                return context.discardedBytes > 4 * max(context.bodyLimit, 16 * 1024) ? MHD_Result.NO : MHD_Result.YES
-            }
-            if let uploadData {
-                context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
-                buffered.add(size, ordering: .relaxed)
-            }
-            return MHD_Result.YES
+            return receive(size, bytes: uploadData, into: context)
         }
         if context.responded { return MHD_Result.YES }
         if let response = context.takeResponse() {
@@ -235,6 +201,60 @@ final class MicroHTTPDDaemon: @unchecked Sendable {
             return queue(context.tooLargeResponse ?? Self.tooLarge(context.bodyLimit), on: connection)
         }
         guard !context.handlerStarted else { return MHD_Result.YES }
+        return dispatch(context, on: connection)
+    }
+
+    /// The first call for a request (headers read): its context, its route's body limit, and a refusal of a
+    /// body announced larger than that limit.
+    private func begin(
+        connection: OpaquePointer, url: String, method: String,
+        requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        let context = MicroHTTPDRequestContext(
+            connection: connection, method: method, rawURL: url, trustedProxies: trustedProxies)
+        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        inFlight.add(1, ordering: .acquiringAndReleasing)
+        // The route's limit is known before any of the body arrives: a larger announced body is refused
+        // unread, and a chunked one is not kept past it.
+        if let policy = routePolicy?(method, url) {
+            context.bodyLimit = min(maxBodyBytes, max(0, policy.maxBodyBytes))
+            context.startsOnPollingThread = policy.startsOnPollingThread
+            context.tooLargeResponse = policy.tooLargeResponse
+        } else {
+            context.bodyLimit = maxBodyBytes
+        }
+        if let length = context.headers["Content-Length"], let announced = Int(length), announced > context.bodyLimit {
+            context.responded = true
+            return queue(context.tooLargeResponse ?? Self.tooLarge(context.bodyLimit), on: connection)
+        }
+        return MHD_Result.YES
+    }
+
+    /// A piece of the body: kept while within the limit, counted and dropped past it (and the connection
+    /// closed when the client keeps streaming far beyond it).
+    private func receive(_ size: Int, bytes uploadData: UnsafePointer<CChar>?, into context: MicroHTTPDRequestContext)
+        -> MHD_Result
+    {
+        received.add(size, ordering: .relaxed)
+        if context.responded || context.bodyTooLarge || context.body.count + size > context.bodyLimit {
+            if !context.bodyTooLarge {
+                buffered.subtract(context.body.count, ordering: .relaxed)
+                context.body = []
+            }
+            context.bodyTooLarge = true
+            context.discardedBytes += size
+            return context.discardedBytes > 4 * max(context.bodyLimit, 16 * 1024) ? MHD_Result.NO : MHD_Result.YES
+        }
+        if let uploadData {
+            context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
+            buffered.add(size, ordering: .relaxed)
+        }
+        return MHD_Result.YES
+    }
+
+    /// The whole request has arrived: answered at once by the immediate handler, or handed to a task (the
+    /// connection suspended until it answers).
+    private func dispatch(_ context: MicroHTTPDRequestContext, on connection: OpaquePointer) -> MHD_Result {
         context.handlerStarted = true
         if let entry = Self.entry(of: connection) { connections.requestReceived(entry) }
         let request = context.request()

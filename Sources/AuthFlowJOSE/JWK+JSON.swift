@@ -6,16 +6,31 @@ extension JWK {
     ///   `.unsupportedAlgorithm` for an `alg` that is not a JWS algorithm AuthFlow implements;
     ///   `.invalidBase64URL` for a member that is not strict base64url.
     public init(json: JSONValue) throws(JOSEError) {
-        guard let members = json.objectValue else {
+        guard let object = json.objectValue else {
             throw JOSEError(.invalidKey, "expected a JWK to be a JSON object")
         }
-        let keyID = try Self.optionalString(members, "kid", keyID: nil)
-        guard let keyType = try Self.optionalString(members, "kty", keyID: keyID) else {
+        let keyID = try Self.optionalString(object, "kid", keyID: nil)
+        guard let keyType = try Self.optionalString(object, "kty", keyID: keyID) else {
             throw JOSEError(.invalidKey, "expected a 'kty' member, found none", keyID: keyID)
         }
-        let use = try Self.optionalString(members, "use", keyID: keyID)
-        var keyOperations: [String]? = nil
-        if let operations = members["key_ops"] {
+        let members = Members(object: object, keyID: keyID, keyType: keyType)
+        // Read in this order, so a key with several faults is refused for the same one as always.
+        let use = try Self.optionalString(object, "use", keyID: keyID)
+        let keyOperations = try members.keyOperations()
+        let algorithm = try members.algorithm()
+        try self.init(
+            material: try members.material(), keyID: keyID, algorithm: algorithm, use: use,
+            keyOperations: keyOperations)
+    }
+
+    /// The members of a JWK object being read, with the key id and type every refusal names.
+    private struct Members {
+        let object: [String: JSONValue]
+        let keyID: String?
+        let keyType: String
+
+        func keyOperations() throws(JOSEError) -> [String]? {
+            guard let operations = object["key_ops"] else { return nil }
             guard let array = operations.arrayValue else {
                 throw JOSEError(.invalidKey, "expected 'key_ops' to be an array of strings", keyID: keyID)
             }
@@ -26,21 +41,22 @@ extension JWK {
                 }
                 list.append(name)
             }
-            keyOperations = list
+            return list
         }
-        var algorithm: JWSAlgorithm? = nil
-        if let name = try Self.optionalString(members, "alg", keyID: keyID) {
+
+        func algorithm() throws(JOSEError) -> JWSAlgorithm? {
+            guard let name = try JWK.optionalString(object, "alg", keyID: keyID) else { return nil }
             guard let known = JWSAlgorithm(rawValue: name) else {
                 throw JOSEError(
                     .unsupportedAlgorithm,
-                    "expected a JWS algorithm AuthFlow implements in 'alg', found '\(Self.sanitized(name))'",
+                    "expected a JWS algorithm AuthFlow implements in 'alg', found '\(JWK.sanitized(name))'",
                     keyID: keyID)
             }
-            algorithm = known
+            return known
         }
 
         func bytes(_ name: String) throws(JOSEError) -> [UInt8] {
-            guard let text = try Self.optionalString(members, name, keyID: keyID) else {
+            guard let text = try JWK.optionalString(object, name, keyID: keyID) else {
                 throw JOSEError(.invalidKey, "expected a '\(name)' member for kty \(keyType), found none", keyID: keyID)
             }
             do {
@@ -50,60 +66,61 @@ extension JWK {
                     .invalidKey, "expected '\(name)' to be strict base64url: \(error.message)", keyID: keyID)
             }
         }
+
         func optionalBytes(_ name: String) throws(JOSEError) -> [UInt8]? {
-            members[name] == nil ? nil : try bytes(name)
+            object[name] == nil ? nil : try bytes(name)
         }
 
-        let material: KeyMaterial
-        switch keyType {
-        case "RSA":
-            let n = try bytes("n")
-            let e = try bytes("e")
-            var privateParts: [[UInt8]]? = nil
-            if members["d"] != nil {
-                var parts = [try bytes("d")]
-                for name in ["p", "q", "dp", "dq", "qi"] {
-                    guard members[name] != nil else {
-                        throw JOSEError(
-                            .invalidKey,
-                            "expected the RSA private key to carry p, q, dp, dq and qi, found no '\(name)'",
-                            keyID: keyID)
-                    }
-                    parts.append(try bytes(name))
+        func material() throws(JOSEError) -> KeyMaterial {
+            switch keyType {
+            case "RSA":
+                return .rsa(n: try bytes("n"), e: try bytes("e"), privateParts: try rsaPrivateParts())
+            case "EC":
+                guard let curveName = try JWK.optionalString(object, "crv", keyID: keyID) else {
+                    throw JOSEError(.invalidKey, "expected a 'crv' member for kty EC, found none", keyID: keyID)
                 }
-                privateParts = parts
-            }
-            material = .rsa(n: n, e: e, privateParts: privateParts)
-        case "EC":
-            guard let curveName = try Self.optionalString(members, "crv", keyID: keyID) else {
-                throw JOSEError(.invalidKey, "expected a 'crv' member for kty EC, found none", keyID: keyID)
-            }
-            guard let curve = ECCurve(rawValue: curveName) else {
+                guard let curve = ECCurve(rawValue: curveName) else {
+                    throw JOSEError(
+                        .invalidKey, "expected crv P-256, P-384 or P-521, found '\(JWK.sanitized(curveName))'",
+                        keyID: keyID)
+                }
+                return .ec(curve: curve, x: try bytes("x"), y: try bytes("y"), d: try optionalBytes("d"))
+            case "OKP":
+                let curveName = try JWK.optionalString(object, "crv", keyID: keyID) ?? ""
+                guard curveName == "Ed25519" else {
+                    throw JOSEError(
+                        .invalidKey, "expected crv Ed25519 for kty OKP, found '\(JWK.sanitized(curveName))'",
+                        keyID: keyID)
+                }
+                return .ed25519(x: try bytes("x"), d: try optionalBytes("d"))
+            case "oct":
+                return .oct(k: try bytes("k"))
+            default:
                 throw JOSEError(
-                    .invalidKey, "expected crv P-256, P-384 or P-521, found '\(Self.sanitized(curveName))'",
-                    keyID: keyID)
+                    .invalidKey, "expected kty RSA, EC, OKP or oct, found '\(JWK.sanitized(keyType))'", keyID: keyID)
             }
-            material = .ec(curve: curve, x: try bytes("x"), y: try bytes("y"), d: try optionalBytes("d"))
-        case "OKP":
-            let curveName = try Self.optionalString(members, "crv", keyID: keyID) ?? ""
-            guard curveName == "Ed25519" else {
-                throw JOSEError(
-                    .invalidKey, "expected crv Ed25519 for kty OKP, found '\(Self.sanitized(curveName))'", keyID: keyID)
-            }
-            material = .ed25519(x: try bytes("x"), d: try optionalBytes("d"))
-        case "oct":
-            material = .oct(k: try bytes("k"))
-        default:
-            throw JOSEError(
-                .invalidKey, "expected kty RSA, EC, OKP or oct, found '\(Self.sanitized(keyType))'", keyID: keyID)
         }
-        try self.init(material: material, keyID: keyID, algorithm: algorithm, use: use, keyOperations: keyOperations)
+
+        /// d, p, q, dp, dq and qi of an RSA private key (all or none), or nil for a public key.
+        func rsaPrivateParts() throws(JOSEError) -> [[UInt8]]? {
+            guard object["d"] != nil else { return nil }
+            var parts = [try bytes("d")]
+            for name in ["p", "q", "dp", "dq", "qi"] {
+                guard object[name] != nil else {
+                    throw JOSEError(
+                        .invalidKey, "expected the RSA private key to carry p, q, dp, dq and qi, found no '\(name)'",
+                        keyID: keyID)
+                }
+                parts.append(try bytes(name))
+            }
+            return parts
+        }
     }
 
     /// Parses JWK JSON bytes and validates the key, as ``init(json:)``.
     /// - Throws: `JOSEError` `.invalidJSON` for bad JSON, else as ``init(json:)``.
     public init(jsonData: some Collection<UInt8>) throws(JOSEError) {
-        try self.init(json: try JSONValue.parse(jsonData))
+        try self.init(json: try JOSEError.parsingJSON { () throws(JSONError) in try JSONValue.parse(jsonData) })
     }
 
     /// The public JWK as JSON (`kty`, `kid`, `alg`, `use`, `key_ops` and the public members).

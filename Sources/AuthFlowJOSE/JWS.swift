@@ -56,20 +56,30 @@ public enum JWS {
         try key.material.check(algorithm: algorithm, keyID: key.keyID)
 
         var header = ByteWriter(capacity: 128)
-        if extraHeader.isEmpty {
-            // `alg`, `kid`, `typ` are already in byte order: written as the sorted list below would be.
-            header.append("{\"alg\":")
-            JSONValue.write(string: algorithm.rawValue, to: &header)
-            if let headerKeyID {
-                header.append(",\"kid\":")
-                JSONValue.write(string: headerKeyID, to: &header)
-            }
-            if let defaultType {
-                header.append(",\"typ\":")
-                JSONValue.write(string: defaultType, to: &header)
-            }
-            header.append(UInt8(ascii: "}"))
-        } else {
+        writeHeader(
+            to: &header, algorithm: algorithm, headerKeyID: headerKeyID, extraHeader: extraHeader,
+            defaultType: defaultType)
+
+        // Room for the largest signature (RSA 4096) so the buffer never grows.
+        var output = ByteWriter(
+            capacity: Base64URL.encodedLength(header.count) + Base64URL.encodedLength(payload.count) + 2 + 700)
+        header.withBytes { Base64URL.append($0, to: &output) }
+        output.append(UInt8(ascii: "."))
+        Base64URL.append(payload, to: &output)
+        let signature = try output.withBytes { input throws(JOSEError) in
+            try key.signature(over: input, algorithm: algorithm)
+        }
+        output.append(UInt8(ascii: "."))
+        signature.withUnsafeBufferPointer { Base64URL.append($0, to: &output) }
+        return output.string
+    }
+
+    /// Writes the protected header: `alg`, `kid` and `typ`, with `extraHeader`'s members when there are any.
+    static func writeHeader(
+        to header: inout ByteWriter, algorithm: JWSAlgorithm, headerKeyID: String?, extraHeader: [String: JSONValue],
+        defaultType: String?
+    ) {
+        guard extraHeader.isEmpty else {
             // The header object is written from a list: `extraHeader` without `alg` and `kid`, then
             // those two (and the default `typ`), sorted as any object is, so no dictionary is rebuilt.
             var members: [(UInt64, String, JSONValue)] = []
@@ -84,19 +94,19 @@ public enum JWS {
             if let headerKeyID { members.append((JSONValue.sortPrefix("kid"), "kid", .string(headerKeyID))) }
             JSONValue.sortMembers(&members)
             JSONValue.write(sortedMembers: members, to: &header)
+            return
         }
-
-        // Room for the largest signature (RSA 4096) so the buffer never grows.
-        var output = ByteWriter(
-            capacity: Base64URL.encodedLength(header.count) + Base64URL.encodedLength(payload.count) + 2 + 700)
-        header.withBytes { Base64URL.append($0, to: &output) }
-        output.append(UInt8(ascii: "."))
-        Base64URL.append(payload, to: &output)
-        let signature = try output.withBytes { input throws(JOSEError) in
-            try key.signature(over: input, algorithm: algorithm)
+        // `alg`, `kid`, `typ` are already in byte order: written as the sorted list above would be.
+        header.append("{\"alg\":")
+        JSONValue.write(string: algorithm.rawValue, to: &header)
+        if let headerKeyID {
+            header.append(",\"kid\":")
+            JSONValue.write(string: headerKeyID, to: &header)
         }
-        output.append(UInt8(ascii: "."))
-        signature.withUnsafeBufferPointer { Base64URL.append($0, to: &output) }
-        return output.string
+        if let defaultType {
+            header.append(",\"typ\":")
+            JSONValue.write(string: defaultType, to: &header)
+        }
+        header.append(UInt8(ascii: "}"))
     }
 }

@@ -79,28 +79,7 @@ enum KeyMaterial: Hashable, Sendable {
             }
             return key
         case .ec(let curve, let x, let y, let d):
-            let size = curve.coordinateLength
-            guard x.count == size, y.count == size else {
-                throw JOSEError(
-                    .invalidKey,
-                    "expected \(size)-byte x and y for \(curve.rawValue), found \(x.count) and \(y.count) bytes",
-                    keyID: keyID)
-            }
-            if let d, d.count != size {
-                throw JOSEError(
-                    .invalidKey, "expected a \(size)-byte d for \(curve.rawValue), found \(d.count) bytes", keyID: keyID
-                )
-            }
-            guard let key = PKey.ec(curve: curve, x: x, y: y, d: d), key.publicCheck() else {
-                throw JOSEError(
-                    .invalidKey, "expected a point on \(curve.rawValue), found one that is not on the curve",
-                    keyID: keyID)
-            }
-            if d != nil, !key.pairwiseCheck() {
-                throw JOSEError(
-                    .invalidKey, "expected d to match the public point, found an inconsistent key", keyID: keyID)
-            }
-            return key
+            return try Self.makeECKey(curve: curve, x: x, y: y, d: d, keyID: keyID)
         case .ed25519(let x, let d):
             guard x.count == 32 else {
                 throw JOSEError(.invalidKey, "expected a 32-byte Ed25519 x, found \(x.count) bytes", keyID: keyID)
@@ -126,6 +105,34 @@ enum KeyMaterial: Hashable, Sendable {
             }
             return nil
         }
+    }
+
+    /// Checks an EC key's sizes, that its point is on the curve and that `d` matches it, and loads it.
+    static func makeECKey(curve: ECCurve, x: [UInt8], y: [UInt8], d: [UInt8]?, keyID: String?) throws(JOSEError)
+        -> PKey
+    {
+        let size = curve.coordinateLength
+        guard x.count == size, y.count == size else {
+            throw JOSEError(
+                .invalidKey,
+                "expected \(size)-byte x and y for \(curve.rawValue), found \(x.count) and \(y.count) bytes",
+                keyID: keyID)
+        }
+        if let d, d.count != size {
+            throw JOSEError(
+                .invalidKey, "expected a \(size)-byte d for \(curve.rawValue), found \(d.count) bytes", keyID: keyID
+            )
+        }
+        guard let key = PKey.ec(curve: curve, x: x, y: y, d: d), key.publicCheck() else {
+            throw JOSEError(
+                .invalidKey, "expected a point on \(curve.rawValue), found one that is not on the curve",
+                keyID: keyID)
+        }
+        if d != nil, !key.pairwiseCheck() {
+            throw JOSEError(
+                .invalidKey, "expected d to match the public point, found an inconsistent key", keyID: keyID)
+        }
+        return key
     }
 
     static func stripLeadingZeros(_ bytes: [UInt8]) -> ArraySlice<UInt8> {

@@ -78,6 +78,20 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         revocationEndpoint = try reader.endpoint("revocation_endpoint", allowsQuery: false, required: false)
         endSessionEndpoint = try reader.endpoint("end_session_endpoint", allowsQuery: true, required: false)
 
+        try Self.checkResponseTypes(reader)
+        idTokenAlgorithms = try Self.idTokenAlgorithms(reader)
+        let authMethods = try Self.tokenEndpointAuthMethods(reader)
+        advertisesTokenEndpointAuthMethods = authMethods != nil
+        tokenEndpointAuthMethods = authMethods ?? ["client_secret_basic"]
+        codeChallengeMethods = try reader.strings("code_challenge_methods_supported") ?? []
+        responseModes = try reader.strings("response_modes_supported") ?? ["query", "fragment"]
+        scopes = try reader.strings("scopes_supported")
+        issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
+        backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
+    }
+
+    /// Refuses a document whose `response_types_supported` lacks `code`.
+    private static func checkResponseTypes(_ reader: Reader) throws(OIDCDiscoveryError) {
         guard let responseTypes = try reader.strings("response_types_supported") else {
             throw reader.missing("response_types_supported")
         }
@@ -85,40 +99,41 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
             throw OIDCDiscoveryError(
                 .unsupportedMetadata,
                 "expected response_types_supported to offer 'code' (the authorization-code flow), found "
-                    + Self.list(responseTypes),
-                issuer: expectedIssuer, field: "response_types_supported")
+                    + list(responseTypes),
+                issuer: reader.issuer, field: "response_types_supported")
         }
+    }
 
+    /// The advertised id_token algorithms AuthFlow accepts; refused when there are none.
+    private static func idTokenAlgorithms(_ reader: Reader) throws(OIDCDiscoveryError) -> Set<JWSAlgorithm> {
         guard let advertised = try reader.strings("id_token_signing_alg_values_supported") else {
             throw reader.missing("id_token_signing_alg_values_supported")
         }
         let algorithms = Set(advertised.compactMap(JWSAlgorithm.init(rawValue:)))
-            .intersection(Self.supportedIDTokenAlgorithms)
+            .intersection(supportedIDTokenAlgorithms)
         guard !algorithms.isEmpty else {
             throw OIDCDiscoveryError(
                 .unsupportedMetadata,
                 "expected id_token_signing_alg_values_supported to offer an asymmetric algorithm (RS256, PS256, "
-                    + "ES256, EdDSA…; none and HMAC are never accepted), found " + Self.list(advertised),
-                issuer: expectedIssuer, field: "id_token_signing_alg_values_supported")
+                    + "ES256, EdDSA…; none and HMAC are never accepted), found " + list(advertised),
+                issuer: reader.issuer, field: "id_token_signing_alg_values_supported")
         }
-        idTokenAlgorithms = algorithms
+        return algorithms
+    }
 
-        let authMethods = try reader.strings("token_endpoint_auth_methods_supported")
-        advertisesTokenEndpointAuthMethods = authMethods != nil
-        let methods = authMethods ?? ["client_secret_basic"]
-        tokenEndpointAuthMethods = methods
+    /// The advertised token endpoint authentication methods (nil when not advertised); refused when
+    /// none is one AuthFlow can use.
+    private static func tokenEndpointAuthMethods(_ reader: Reader) throws(OIDCDiscoveryError) -> [String]? {
+        let advertised = try reader.strings("token_endpoint_auth_methods_supported")
+        let methods = advertised ?? ["client_secret_basic"]
         guard ClientAuthentication.configurable.contains(where: { methods.contains($0.rawValue) }) else {
             throw OIDCDiscoveryError(
                 .unsupportedMetadata,
                 "expected token_endpoint_auth_methods_supported to offer client_secret_basic, client_secret_post or "
-                    + "private_key_jwt, found " + Self.list(methods),
-                issuer: expectedIssuer, field: "token_endpoint_auth_methods_supported")
+                    + "private_key_jwt, found " + list(methods),
+                issuer: reader.issuer, field: "token_endpoint_auth_methods_supported")
         }
-        codeChallengeMethods = try reader.strings("code_challenge_methods_supported") ?? []
-        responseModes = try reader.strings("response_modes_supported") ?? ["query", "fragment"]
-        scopes = try reader.strings("scopes_supported")
-        issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
-        backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
+        return advertised
     }
 
     /// Whether the issuer advertises PKCE with `S256`.
