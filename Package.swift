@@ -14,7 +14,6 @@ let package = Package(
     products: [
         .library(name: "AuthFlowJSON", targets: ["AuthFlowJSON"]),
         .library(name: "AuthFlowJOSE", targets: ["AuthFlowJOSE"]),
-        .library(name: "AuthFlowYAML", targets: ["AuthFlowYAML"]),
         .library(name: "AuthFlowHTTP", targets: ["AuthFlowHTTP"]),
         .library(name: "AuthFlowCurl", targets: ["AuthFlowCurl"]),
         .library(name: "AuthFlowHTTPServer", targets: ["AuthFlowHTTPServer"]),

@@ -1,5 +1,5 @@
 /// Which address a request comes from when reverse proxies may stand in between.
-public enum ForwardedClient {
+package enum ForwardedClient {
     /// The client address of a request from `peer` carrying `forwardedFor` (every `X-Forwarded-For` header
     /// value, in order).
     ///
@@ -9,7 +9,7 @@ public enum ForwardedClient {
     ///
     /// The address returned is canonical (``IPNetwork/canonical(_:)``), so that `2001:DB8::1` and
     /// `2001:0db8::1` are one client.
-    public static func address(peer: String, forwardedFor: [String], trusted: [IPNetwork]) -> String {
+    package static func address(peer: String, forwardedFor: [String], trusted: [IPNetwork]) -> String {
         let peer = IPNetwork.canonical(peer) ?? peer
         guard !trusted.isEmpty, isTrusted(peer, trusted) else { return peer }
         var candidate = peer
@@ -23,7 +23,7 @@ public enum ForwardedClient {
     }
 
     /// Whether `address` lies in one of `trusted`.
-    public static func isTrusted(_ address: String, _ trusted: [IPNetwork]) -> Bool {
+    package static func isTrusted(_ address: String, _ trusted: [IPNetwork]) -> Bool {
         trusted.contains { $0.contains(address) }
     }
 }

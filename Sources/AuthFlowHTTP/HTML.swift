@@ -19,7 +19,7 @@ public enum HTML {
     }
 
     /// A complete UTF-8 page: `title` (escaped here), an inline style sheet and `body` (inserted as given).
-    public static func page(title: String, style: String, body: String) -> String {
+    package static func page(title: String, style: String, body: String) -> String {
         """
         <!doctype html>
         <html lang="en">
@@ -39,7 +39,7 @@ public enum HTML {
 
     /// The Content-Security-Policy of pages without scripts: inline styles, forms to the same origin, no
     /// external resources and no framing.
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'self'; base-uri 'none'; "
         + "frame-ancestors 'none'"
 }

@@ -1,16 +1,16 @@
 /// The protected header of a compact JWS, as parsed (before any key is trusted).
-public struct JWSHeader: Sendable {
+package struct JWSHeader: Sendable {
     /// The `alg` member, verbatim.
-    public let algorithm: String
+    package let algorithm: String
     /// The `kid` member.
-    public let keyID: String?
+    package let keyID: String?
     /// The `typ` member.
-    public let type: String?
+    package let type: String?
     /// The parsed header, decoded member by member on use.
     let members: JSONObjectIndex
 
     /// Every member. The dictionary is built on each use: read it once.
-    public var json: [String: JSONValue] { members.dictionary() }
+    package var json: [String: JSONValue] { members.dictionary() }
 
     /// Reads a decoded header.
     /// - Throws: `JOSEError` `.invalidJSON` when it is not a JSON object; `.malformedToken` when

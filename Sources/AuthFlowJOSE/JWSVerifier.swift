@@ -1,21 +1,21 @@
 /// Verifies compact JWS in a fixed order: size cap → split → strict base64url → header checks →
 /// key chosen from the set (the algorithm must be allowed by the caller *and* fit the key) →
 /// signature over the raw bytes. The header's `alg` never picks the key type on its own.
-public struct JWSVerifier: Sendable {
+package struct JWSVerifier: Sendable {
     /// Header members that embed or point to a key; a token never supplies its own key.
     static let keyHeaders = ["jwk", "jku", "x5u", "x5c"]
     /// `crit` then ``keyHeaders``, looked for in one pass over the header.
     static let refusedHeaders = JSONObjectIndex.NameList(["crit"] + keyHeaders)
 
     /// The algorithms the caller accepts.
-    public let allowedAlgorithms: Set<JWSAlgorithm>
+    package let allowedAlgorithms: Set<JWSAlgorithm>
     /// The size cap, in bytes of the compact serialization.
-    public let maxTokenBytes: Int
+    package let maxTokenBytes: Int
     /// `allowedAlgorithms` as a bit set of ordinals, so the check does not hash.
     let allowedOrdinals: UInt32
 
     /// Creates a verifier for the given algorithms and size cap.
-    public init(allowedAlgorithms: Set<JWSAlgorithm>, maxTokenBytes: Int = 16 * 1024) {
+    package init(allowedAlgorithms: Set<JWSAlgorithm>, maxTokenBytes: Int = 16 * 1024) {
         self.allowedAlgorithms = allowedAlgorithms
         self.allowedOrdinals = allowedAlgorithms.reduce(0) { $0 | 1 << UInt32($1.ordinal) }
         self.maxTokenBytes = maxTokenBytes
@@ -27,7 +27,7 @@ public struct JWSVerifier: Sendable {
     ///   `.invalidJSON`, `.unsignedTokenNotAllowed`, `.unsupportedCriticalHeader`,
     ///   `.embeddedKeyRefused`, `.unsupportedAlgorithm`, `.algorithmNotAllowed`, `.keyNotFound`,
     ///   `.ambiguousKey`, `.keyMismatch`, `.weakKey`, `.invalidKey`, `.invalidSignature`.
-    public func verify(_ compact: String, keys: JWKSet) throws(JOSEError) -> (
+    package func verify(_ compact: String, keys: JWKSet) throws(JOSEError) -> (
         header: JWSHeader, payload: [UInt8], key: JWK
     ) {
         try Self.withBytes(compact) { bytes throws(JOSEError) in try verify(bytes: bytes, keys: keys) }
@@ -74,7 +74,7 @@ public struct JWSVerifier: Sendable {
 
     /// Reads the header of a compact JWS without verifying anything (to look at `kid`).
     /// - Throws: `JOSEError` `.malformedToken`, `.invalidBase64URL`, `.invalidJSON`.
-    public static func header(of compact: String) throws(JOSEError) -> JWSHeader {
+    package static func header(of compact: String) throws(JOSEError) -> JWSHeader {
         try withBytes(compact) { bytes throws(JOSEError) in try decodeHeader(try split(bytes).header) }
     }
 

@@ -1,10 +1,10 @@
 public import Foundation
 
-/// Verifies a JWT: the ``JWSVerifier`` steps, then the payload is decoded and the
+/// Verifies a JWT: the signature steps (size cap, strict base64url, header, key, signature), then the payload is decoded and the
 /// ``ClaimChecks`` run. Nothing from the payload is read before the signature has verified.
 public struct JWTVerifier: Sendable {
     /// The signature layer.
-    public let jws: JWSVerifier
+    package let jws: JWSVerifier
     /// The claim checks.
     public let checks: ClaimChecks
 
@@ -15,7 +15,7 @@ public struct JWTVerifier: Sendable {
     }
 
     /// Verifies `token` against `keys` at time `now` and returns its claims.
-    /// - Throws: `JOSEError` from ``JWSVerifier/verify(_:keys:)``, `.invalidJSON` for a payload
+    /// - Throws: `JOSEError` from the signature steps, `.invalidJSON` for a payload
     ///   that is not a JSON object, and the claim errors of ``ClaimChecks/validate(_:now:)``.
     public func verify(_ token: String, keys: JWKSet, now: Date) throws(JOSEError) -> JWTClaims {
         let (header, payload, _) = try jws.verify(token, keys: keys)

@@ -1,4 +1,4 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 /// Why a YAML document could not be parsed, and where.
 ///
@@ -8,23 +8,23 @@ public import AuthFlowJSON
 ///   signup: maybe
 ///           ^
 /// ```
-public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable identifier of the kind of failure, for code that switches on it.
-    public typealias Code = ErrorCode<YAMLError>
+    package typealias Code = ErrorCode<YAMLError>
 
     /// The kind of failure.
-    public let code: Code
+    package let code: Code
     /// What was expected and what was found.
-    public let message: String
+    package let message: String
     /// The name of the source the document came from, as given to the parser.
-    public let fileName: String
+    package let fileName: String
     /// Where the problem is, when known.
-    public let mark: YAMLMark?
+    package let mark: YAMLMark?
     /// The source line at ``mark``, when known.
-    public let sourceLine: String?
+    package let sourceLine: String?
 
     /// Creates an error.
-    public init(code: Code, message: String, fileName: String, mark: YAMLMark?, sourceLine: String?) {
+    package init(code: Code, message: String, fileName: String, mark: YAMLMark?, sourceLine: String?) {
         self.code = code
         self.message = message
         self.fileName = fileName
@@ -40,13 +40,13 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `file:line:column: message`, then the source line and a caret under the column.
-    public var description: String {
+    package var description: String {
         Self.render(message: message, fileName: fileName, mark: mark, sourceLine: sourceLine)
     }
 
     /// Renders any diagnostic the way ``YAMLError`` prints: `file:line:column: message`, then (when
     /// `sourceLine` is given) the line and a caret under `mark.column`; `file: message` without a mark.
-    public static func render(message: String, fileName: String, mark: YAMLMark?, sourceLine: String?) -> String {
+    package static func render(message: String, fileName: String, mark: YAMLMark?, sourceLine: String?) -> String {
         guard let mark else { return "\(fileName): \(message)" }
         var text = "\(fileName):\(mark.line):\(mark.column): \(message)"
         guard var sourceLine else { return text }
@@ -77,11 +77,11 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Source lines longer than this many characters are shown as a window around the column.
-    public static let maxShownLineLength = 160
+    package static let maxShownLineLength = 160
 
     /// `text` in double quotes, with quotes, backslashes and control characters escaped and long text
     /// shortened, for quoting found values in messages.
-    public static func quote(_ text: String, limit: Int = 60) -> String {
+    package static func quote(_ text: String, limit: Int = 60) -> String {
         var out = "\""
         var count = 0
         for scalar in text.unicodeScalars {
@@ -110,23 +110,23 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension ErrorCode where Domain == YAMLError {
     /// The text is not well-formed YAML (libyaml's scanner or parser refused it).
-    public static var syntax: Self { Self(rawValue: "syntax") }
+    package static var syntax: Self { Self(rawValue: "syntax") }
     /// A mapping has the same key twice.
-    public static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
+    package static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
     /// The document is larger than ``YAMLLimits/maxDocumentBytes``.
-    public static var documentTooLarge: Self { Self(rawValue: "document_too_large") }
+    package static var documentTooLarge: Self { Self(rawValue: "document_too_large") }
     /// The tree, aliases expanded, would exceed ``YAMLLimits/maxNodes``.
-    public static var tooManyNodes: Self { Self(rawValue: "too_many_nodes") }
+    package static var tooManyNodes: Self { Self(rawValue: "too_many_nodes") }
     /// Nesting, aliases expanded, would exceed ``YAMLLimits/maxDepth``.
-    public static var tooDeep: Self { Self(rawValue: "too_deep") }
+    package static var tooDeep: Self { Self(rawValue: "too_deep") }
     /// The stream holds more than one document.
-    public static var multipleDocuments: Self { Self(rawValue: "multiple_documents") }
+    package static var multipleDocuments: Self { Self(rawValue: "multiple_documents") }
     /// An alias names an anchor that was not defined before it.
-    public static var unknownAnchor: Self { Self(rawValue: "unknown_anchor") }
+    package static var unknownAnchor: Self { Self(rawValue: "unknown_anchor") }
     /// A tag outside the YAML 1.2 core schema.
-    public static var unsupportedTag: Self { Self(rawValue: "unsupported_tag") }
+    package static var unsupportedTag: Self { Self(rawValue: "unsupported_tag") }
     /// A mapping key that is a sequence or a mapping.
-    public static var complexKey: Self { Self(rawValue: "complex_key") }
+    package static var complexKey: Self { Self(rawValue: "complex_key") }
     /// A value is not acceptable (e.g. a number out of range).
-    public static var invalidValue: Self { Self(rawValue: "invalid_value") }
+    package static var invalidValue: Self { Self(rawValue: "invalid_value") }
 }

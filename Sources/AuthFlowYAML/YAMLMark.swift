@@ -1,18 +1,18 @@
 /// A position in a YAML source text.
 ///
 /// Lines and columns are 1-based; columns count characters (Unicode scalars), not bytes.
-public struct YAMLMark: Sendable, Hashable, CustomStringConvertible {
+package struct YAMLMark: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line number.
-    public let line: Int
+    package let line: Int
     /// The 1-based column number, in characters.
-    public let column: Int
+    package let column: Int
 
     /// Creates a mark at `line` and `column` (both 1-based).
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
     /// `line:column`.
-    public var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 }

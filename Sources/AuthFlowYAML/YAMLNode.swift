@@ -2,7 +2,7 @@
 ///
 /// Aliases are expanded when the document is parsed (within ``YAMLLimits``), so the tree holds only
 /// scalars, sequences and mappings. Mapping keys are scalars, unique, and kept in source order.
-public indirect enum YAMLNode: Sendable {
+package indirect enum YAMLNode: Sendable {
     /// A scalar.
     case scalar(YAMLScalar)
     /// A sequence and where it starts.
@@ -13,7 +13,7 @@ public indirect enum YAMLNode: Sendable {
 
 extension YAMLNode {
     /// Where the node starts.
-    public var mark: YAMLMark {
+    package var mark: YAMLMark {
         switch self {
         case .scalar(let scalar): scalar.mark
         case .sequence(_, let mark): mark
@@ -22,31 +22,31 @@ extension YAMLNode {
     }
 
     /// The scalar, when the node is one.
-    public var scalar: YAMLScalar? {
+    package var scalar: YAMLScalar? {
         if case .scalar(let scalar) = self { return scalar }
         return nil
     }
 
     /// The items, when the node is a sequence.
-    public var sequence: [YAMLNode]? {
+    package var sequence: [YAMLNode]? {
         if case .sequence(let items, _) = self { return items }
         return nil
     }
 
     /// The pairs, when the node is a mapping.
-    public var mapping: [(key: YAMLScalar, value: YAMLNode)]? {
+    package var mapping: [(key: YAMLScalar, value: YAMLNode)]? {
         if case .mapping(let pairs, _) = self { return pairs }
         return nil
     }
 
     /// The value of the first pair whose key is `key`, when the node is a mapping.
-    public subscript(key: String) -> YAMLNode? {
+    package subscript(key: String) -> YAMLNode? {
         mapping?.first(where: { $0.key.value == key })?.value
     }
 
     /// How an error message names what was found: `null`, `"text"`, `the string "true"`, `a sequence`,
     /// `a mapping`.
-    public var foundDescription: String {
+    package var foundDescription: String {
         switch self {
         case .sequence: return "a sequence"
         case .mapping: return "a mapping"

@@ -1,16 +1,18 @@
-/// Parses one YAML document into a ``YAMLNode`` tree with positions.
+/// Parses one YAML document into a ``YAMLNode`` tree with positions: the entry point of this module, the strict
+/// YAML reader `providers.yaml` is read with (package-only: the core's `ConfigurationLoader` walks the tree by
+/// hand, so each problem gets its own message at its own line and column).
 ///
 /// Built on libyaml's event API. Beyond well-formedness it refuses what a configuration file should
 /// never contain: duplicate keys, more than one document, tags outside the YAML 1.2 core schema,
 /// non-scalar keys, and documents whose size, node count (aliases expanded) or depth exceed ``YAMLLimits``.
-public enum YAMLParser {
+package enum YAMLParser {
     /// Parses `text`, naming it `fileName` in errors.
     ///
     /// An empty stream (or one holding only comments) parses as a `null` scalar at 1:1.
     /// - Throws: ``YAMLError`` with the position of the problem: `syntax`, `duplicateKey`,
     ///   `documentTooLarge`, `tooManyNodes`, `tooDeep`, `multipleDocuments`, `unknownAnchor`,
     ///   `unsupportedTag` or `complexKey`.
-    public static func parse(_ text: String, fileName: String, limits: YAMLLimits = .init()) throws(YAMLError)
+    package static func parse(_ text: String, fileName: String, limits: YAMLLimits = .init()) throws(YAMLError)
         -> YAMLNode
     {
         let source = YAMLSourceText(text)

@@ -1,13 +1,13 @@
 /// A source text that can hand out single lines for diagnostics.
 ///
 /// Line starts are indexed once, so fetching a line costs only that line, however many are fetched.
-public struct YAMLSourceText: Sendable {
+package struct YAMLSourceText: Sendable {
     /// The whole text.
-    public let text: String
+    package let text: String
     private let lineStarts: [String.Index]
 
     /// Wraps `text`, indexing where its lines start.
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
         var starts = [text.utf8.startIndex]
         var index = text.utf8.startIndex
@@ -20,7 +20,7 @@ public struct YAMLSourceText: Sendable {
     }
 
     /// The 1-based line `number` without its line break, or `nil` when the text has no such line.
-    public func line(_ number: Int) -> String? {
+    package func line(_ number: Int) -> String? {
         guard number >= 1, number <= lineStarts.count else { return nil }
         let start = lineStarts[number - 1]
         var end = number < lineStarts.count ? text.utf8.index(before: lineStarts[number]) : text.utf8.endIndex
