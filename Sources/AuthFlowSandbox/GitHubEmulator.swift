@@ -184,10 +184,45 @@ extension SandboxIdentityProvider {
     /// `error`, `error_description`, `error_uri`.
     func handleGitHubToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.github, \.token) }
-        let wantsJSON = request.headers["Accept"]?.lowercased().contains("application/json") == true
+        let reply = GitHubTokenReply(
+            json: request.headers["Accept"]?.lowercased().contains("application/json") == true)
+        let form: Parameters
+        switch Self.gitHubTokenForm(request) {
+        case .failure(let problem): return reply.refuse("invalid_request", problem.text)
+        case .success(let parsed): form = parsed
+        }
+        if request.headers["Authorization"] != nil {
+            return reply.refuse(
+                "incorrect_client_credentials",
+                "send client_id and client_secret in the body; this endpoint takes no Authorization header")
+        }
+        guard let clientID = form["client_id"], let client = state.withLock({ $0.client(.github, clientID) }),
+            let expected = client.clientSecret, let secret = form["client_secret"], constantTimeEquals(secret, expected)
+        else {
+            return reply.refuse(
+                "incorrect_client_credentials", "The client_id and/or client_secret passed are incorrect.")
+        }
+        switch form["grant_type"] {
+        case nil, "authorization_code"?:
+            return redeemGitHubCode(form, client: client, reply: reply)
+        case "refresh_token"?:
+            return refreshGitHubGrant(form, client: client, reply: reply)
+        case let other?:
+            return reply.refuse(
+                "unsupported_grant_type",
+                "grant_type must be authorization_code or refresh_token, found '\(clip(other))'")
+        }
+    }
+
+    /// How GitHub's token endpoint answers: form-encoded unless the request accepts `application/json`, refusals
+    /// with HTTP 200 as `error`, `error_description`, `error_uri`, never cached.
+    struct GitHubTokenReply {
+        /// Whether the request accepts `application/json`.
+        let json: Bool
+
         func answer(_ fields: [(String, JSONValue)]) -> HTTPServerResponse {
             var response: HTTPServerResponse
-            if wantsJSON {
+            if json {
                 response = HTTPServerResponse.json(
                     JSONValue.object(Dictionary(fields, uniquingKeysWith: { $1 })).serialized())
             } else {
@@ -201,6 +236,7 @@ extension SandboxIdentityProvider {
             response.headers["Cache-Control"] = "no-store"
             return response
         }
+
         func refuse(_ error: String, _ description: String) -> HTTPServerResponse {
             answer([
                 ("error", .string(error)), ("error_description", .string(description)),
@@ -212,67 +248,64 @@ extension SandboxIdentityProvider {
                 ),
             ])
         }
+    }
+
+    /// The token request's parameters, from a form or a JSON object body.
+    static func gitHubTokenForm(_ request: HTTPServerRequest) -> Result<Parameters, GitHubRefusal> {
         let form: Parameters
         if request.mediaType == "application/json" {
             guard let body = try? request.jsonBody(), let object = (try? JSONValue.parse(body))?.objectValue else {
-                return refuse("invalid_request", "the JSON body is not an object")
+                return .failure(GitHubRefusal(text: "the JSON body is not an object"))
             }
             form = Parameters(object.compactMap { name, value in value.stringValue.map { (name, $0) } })
         } else if let parsed = Parameters.form(of: request) {
             form = parsed
         } else {
-            return refuse("invalid_request", "expected client_id, client_secret and code in a form or JSON body")
+            return .failure(
+                GitHubRefusal(text: "expected client_id, client_secret and code in a form or JSON body"))
         }
-        if let problem = form.shapeProblem { return refuse("invalid_request", problem) }
-        if request.headers["Authorization"] != nil {
-            return refuse(
-                "incorrect_client_credentials",
-                "send client_id and client_secret in the body; this endpoint takes no Authorization header")
+        if let problem = form.shapeProblem { return .failure(GitHubRefusal(text: problem)) }
+        return .success(form)
+    }
+
+    /// The authorization-code grant: a single-use code bound to its redirect URI (optional) and PKCE.
+    func redeemGitHubCode(_ form: Parameters, client: SandboxClient, reply: GitHubTokenReply) -> HTTPServerResponse {
+        guard let code = form["code"] else {
+            return reply.refuse("bad_verification_code", "The code passed is incorrect or expired.")
         }
-        guard let clientID = form["client_id"], let client = state.withLock({ $0.client(.github, clientID) }),
-            let expected = client.clientSecret, let secret = form["client_secret"], constantTimeEquals(secret, expected)
-        else {
-            return refuse("incorrect_client_credentials", "The client_id and/or client_secret passed are incorrect.")
+        let now = self.now
+        let redeemed = state.withLock {
+            $0.redeemCode(
+                code, provider: .github, clientID: client.clientID, redirectURI: form["redirect_uri"],
+                verifier: form["code_verifier"], policy: .init(redirectURIOptional: true), now: now)
         }
-        switch form["grant_type"] {
-        case nil, "authorization_code"?:
-            guard let code = form["code"] else {
-                return refuse("bad_verification_code", "The code passed is incorrect or expired.")
+        switch redeemed {
+        case .failure(let failure):
+            if failure.description.hasPrefix("redirect_uri") {
+                return reply.refuse(
+                    "redirect_uri_mismatch", "The redirect_uri MUST match the registered callback URL.")
             }
-            let now = self.now
-            let redeemed = state.withLock {
-                $0.redeemCode(
-                    code, provider: .github, clientID: client.clientID, redirectURI: form["redirect_uri"],
-                    verifier: form["code_verifier"], policy: .init(redirectURIOptional: true), now: now)
-            }
-            switch redeemed {
-            case .failure(let failure):
-                if failure.description.hasPrefix("redirect_uri") {
-                    return refuse("redirect_uri_mismatch", "The redirect_uri MUST match the registered callback URL.")
-                }
-                return refuse(
-                    "bad_verification_code", "The code passed is incorrect or expired: \(failure.description)")
-            case .success(let record):
-                let tokens = issueGitHubTokens(client: client, code: code, record: record)
-                return answer(gitHubTokenFields(client: client, scopes: record.request.scopes, tokens: tokens))
-            }
-        case "refresh_token"?:
-            state.withLock { $0.count(.github, \.refreshGrants) }
-            guard client.issuesExpiringTokens else {
-                return refuse("unsupported_grant_type", "this OAuth app's tokens do not expire and have no refresh")
-            }
-            guard let refreshToken = form["refresh_token"] else {
-                return refuse("bad_refresh_token", "The refresh token passed is incorrect or expired.")
-            }
-            switch rotateGitHubRefreshToken(refreshToken, client: client) {
-            case .failure(let problem): return refuse("bad_refresh_token", problem.text)
-            case .success(let rotated):
-                return answer(gitHubTokenFields(client: client, scopes: rotated.grant.scopes, tokens: rotated.tokens))
-            }
-        case let other?:
-            return refuse(
-                "unsupported_grant_type",
-                "grant_type must be authorization_code or refresh_token, found '\(clip(other))'")
+            return reply.refuse(
+                "bad_verification_code", "The code passed is incorrect or expired: \(failure.description)")
+        case .success(let record):
+            let tokens = issueGitHubTokens(client: client, code: code, record: record)
+            return reply.answer(gitHubTokenFields(client: client, scopes: record.request.scopes, tokens: tokens))
+        }
+    }
+
+    /// The refresh-token grant (GitHub Apps' expiring tokens only): the refresh token rotates.
+    func refreshGitHubGrant(_ form: Parameters, client: SandboxClient, reply: GitHubTokenReply) -> HTTPServerResponse {
+        state.withLock { $0.count(.github, \.refreshGrants) }
+        guard client.issuesExpiringTokens else {
+            return reply.refuse("unsupported_grant_type", "this OAuth app's tokens do not expire and have no refresh")
+        }
+        guard let refreshToken = form["refresh_token"] else {
+            return reply.refuse("bad_refresh_token", "The refresh token passed is incorrect or expired.")
+        }
+        switch rotateGitHubRefreshToken(refreshToken, client: client) {
+        case .failure(let problem): return reply.refuse("bad_refresh_token", problem.text)
+        case .success(let rotated):
+            return reply.answer(gitHubTokenFields(client: client, scopes: rotated.grant.scopes, tokens: rotated.tokens))
         }
     }
 

@@ -568,53 +568,68 @@ extension SandboxIdentityProvider {
                     "AADSTS7000218: this client is registered for \(allowed.rawValue) client authentication, found "
                         + method.rawValue))
         }
+        if let failure = checkMicrosoftCredential(
+            method, client: client, secret: basic?.clientSecret ?? form["client_secret"], form: form,
+            audience: audience)
+        {
+            return .failure(failure)
+        }
+        return .success(client)
+    }
+
+    /// Checks `client`'s credential for `method`: the secret, the assertion (RFC 7523, single-use `jti`), or that a
+    /// client without credentials sent none; `nil` when it holds.
+    func checkMicrosoftCredential(
+        _ method: SandboxClient.AuthMethod, client: SandboxClient, secret: String?, form: Parameters, audience: String
+    ) -> OAuthFailure? {
         switch method {
         case .clientSecretBasic, .clientSecretPost:
             guard let expected = client.clientSecret else {
-                return .failure(.invalidClient("AADSTS7000215: no client secret is registered for this client"))
+                return .invalidClient("AADSTS7000215: no client secret is registered for this client")
             }
-            guard let secret = basic?.clientSecret ?? form["client_secret"],
-                constantTimeEquals(secret, expected)
-            else {
-                return .failure(.invalidClient("AADSTS7000215: Invalid client secret provided."))
+            guard let secret, constantTimeEquals(secret, expected) else {
+                return .invalidClient("AADSTS7000215: Invalid client secret provided.")
             }
+            return nil
         case .privateKeyJWT:
-            guard form["client_assertion_type"] == ClientAssertionValidator.assertionType else {
-                return .failure(
-                    .invalidClient(
-                        "AADSTS50027: client_assertion_type must be '\(ClientAssertionValidator.assertionType)', found "
-                            + (form["client_assertion_type"].map { "'\(clip($0))'" } ?? "none")))
-            }
-            guard let assertion = form["client_assertion"] else {
-                return .failure(.invalidClient("AADSTS50027: missing client_assertion"))
-            }
-            guard !client.assertionKeys.isEmpty else {
-                return .failure(.invalidClient("AADSTS700027: no key is registered for this client's assertions"))
-            }
-            let validator = ClientAssertionValidator(
-                clientID: client.clientID, keys: client.assertionKeys, audience: audience)
-            let now = self.now
-            switch validator.check(assertion, now: now) {
-            case .failure(let failure): return .failure(failure)
-            case .success(let checked):
-                let fresh = state.withLock {
-                    $0.spendAssertion(
-                        clientID: client.clientID, jti: checked.jti, expiresAt: checked.expiresAt, now: now)
-                }
-                guard fresh else {
-                    return .failure(
-                        .invalidClient("AADSTS700024: the client assertion's jti was already used (a replay)"))
-                }
-            }
+            return checkMicrosoftAssertion(form, client: client, audience: audience)
         case .none:
             guard client.clientSecret == nil, client.assertionKeys.isEmpty else {
-                return .failure(
-                    .invalidClient(
-                        "AADSTS7000218: The request body must contain the following parameter: 'client_assertion' "
-                            + "or 'client_secret'."))
+                return .invalidClient(
+                    "AADSTS7000218: The request body must contain the following parameter: 'client_assertion' "
+                        + "or 'client_secret'.")
             }
+            return nil
         }
-        return .success(client)
+    }
+
+    /// `private_key_jwt`: the assertion type, a registered key, the assertion's checks and a `jti` not seen before.
+    func checkMicrosoftAssertion(_ form: Parameters, client: SandboxClient, audience: String) -> OAuthFailure? {
+        guard form["client_assertion_type"] == ClientAssertionValidator.assertionType else {
+            return .invalidClient(
+                "AADSTS50027: client_assertion_type must be '\(ClientAssertionValidator.assertionType)', found "
+                    + (form["client_assertion_type"].map { "'\(clip($0))'" } ?? "none"))
+        }
+        guard let assertion = form["client_assertion"] else {
+            return .invalidClient("AADSTS50027: missing client_assertion")
+        }
+        guard !client.assertionKeys.isEmpty else {
+            return .invalidClient("AADSTS700027: no key is registered for this client's assertions")
+        }
+        let validator = ClientAssertionValidator(
+            clientID: client.clientID, keys: client.assertionKeys, audience: audience)
+        let now = self.now
+        switch validator.check(assertion, now: now) {
+        case .failure(let failure): return failure
+        case .success(let checked):
+            let fresh = state.withLock {
+                $0.spendAssertion(clientID: client.clientID, jti: checked.jti, expiresAt: checked.expiresAt, now: now)
+            }
+            guard fresh else {
+                return .invalidClient("AADSTS700024: the client assertion's jti was already used (a replay)")
+            }
+            return nil
+        }
     }
 
     /// Entra's error body: `error`, `error_description`, `error_codes` (the AADSTS number), `timestamp`,
@@ -692,46 +707,17 @@ extension SandboxIdentityProvider {
         var subject: String?
         var tenant: String?
         if let hint = parameters["id_token_hint"] {
-            let claims: JWTClaims
-            do {
-                let ring = try keyRing(for: .microsoft)
-                let verified = try JWSVerifier(allowedAlgorithms: [.rs256]).verify(hint, keys: ring.publicKeySet)
-                claims = try JWTClaims(payload: verified.payload)
-            } catch {
-                return refuse("id_token_hint was not issued by this provider: its signature does not verify")
+            switch microsoftLogoutHint(hint, authority: authority, clientID: clientID) {
+            case .failure(let refusal): return refuse(refusal.description)
+            case .success(let claims):
+                clientID = claims.audience.first
+                subject = claims.subject
+                tenant = claims.string("tid")
             }
-            guard let tid = claims.string("tid"), isKnownMicrosoftTenant(tid),
-                claims.issuer == microsoftIssuer(tenantID: tid)
-            else {
-                return refuse("id_token_hint was not issued by this provider: its iss does not name its own tenant")
-            }
-            if !MicrosoftEmulator.multiTenantAuthorities.contains(authority), tid != authority {
-                return refuse("id_token_hint was issued by tenant '\(tid)', not by this authority '\(authority)'")
-            }
-            guard claims.audience.count == 1, let audience = claims.audience.first else {
-                return refuse("id_token_hint must have exactly one aud")
-            }
-            if let clientID, clientID != audience {
-                return refuse("client_id '\(clip(clientID))' does not match the id_token_hint's aud")
-            }
-            clientID = audience
-            subject = claims.subject
-            tenant = tid
         }
         let postLogout = parameters["post_logout_redirect_uri"]
-        if let postLogout {
-            guard let clientID else {
-                return refuse("post_logout_redirect_uri needs an id_token_hint or a client_id naming the client")
-            }
-            guard let client = state.withLock({ $0.client(.microsoft, clientID) }) else {
-                return refuse("client_id '\(clip(clientID))' is not registered with this provider")
-            }
-            guard client.postLogoutRedirectURIs.contains(postLogout) else {
-                return refuse(
-                    "post_logout_redirect_uri '\(clip(postLogout, limit: 200))' is not registered for this client")
-            }
-        } else if let clientID, state.withLock({ $0.client(.microsoft, clientID) }) == nil {
-            return refuse("client_id '\(clip(clientID))' is not registered with this provider")
+        if let refusal = checkMicrosoftLogoutClient(clientID, postLogout: postLogout) {
+            return refuse(refusal)
         }
         let logout = SandboxLogout(
             clientID: clientID, subject: subject, tenantID: tenant, postLogoutRedirectURI: postLogout,
@@ -751,5 +737,57 @@ extension SandboxIdentityProvider {
         response.headers["Cache-Control"] = "no-store"
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
+    }
+
+    /// The claims of a logout's `id_token_hint`: signed by this emulator (an expired one is accepted), issued by its
+    /// own known tenant for this authority, with one `aud` that a sent `client_id` matches.
+    func microsoftLogoutHint(_ hint: String, authority: String, clientID: String?)
+        -> Result<JWTClaims, AuthorizationRefusal>
+    {
+        func refuse(_ description: String) -> Result<JWTClaims, AuthorizationRefusal> {
+            .failure(AuthorizationRefusal("invalid_request", description))
+        }
+        let claims: JWTClaims
+        do {
+            let ring = try keyRing(for: .microsoft)
+            let verified = try JWSVerifier(allowedAlgorithms: [.rs256]).verify(hint, keys: ring.publicKeySet)
+            claims = try JWTClaims(payload: verified.payload)
+        } catch {
+            return refuse("id_token_hint was not issued by this provider: its signature does not verify")
+        }
+        guard let tid = claims.string("tid"), isKnownMicrosoftTenant(tid),
+            claims.issuer == microsoftIssuer(tenantID: tid)
+        else {
+            return refuse("id_token_hint was not issued by this provider: its iss does not name its own tenant")
+        }
+        if !MicrosoftEmulator.multiTenantAuthorities.contains(authority), tid != authority {
+            return refuse("id_token_hint was issued by tenant '\(tid)', not by this authority '\(authority)'")
+        }
+        guard claims.audience.count == 1, let audience = claims.audience.first else {
+            return refuse("id_token_hint must have exactly one aud")
+        }
+        if let clientID, clientID != audience {
+            return refuse("client_id '\(clip(clientID))' does not match the id_token_hint's aud")
+        }
+        return .success(claims)
+    }
+
+    /// Why a logout's client or `post_logout_redirect_uri` is refused: the URI needs a registered client and must
+    /// be registered for it exactly; a named client must be registered. `nil` when both hold.
+    func checkMicrosoftLogoutClient(_ clientID: String?, postLogout: String?) -> String? {
+        if let postLogout {
+            guard let clientID else {
+                return "post_logout_redirect_uri needs an id_token_hint or a client_id naming the client"
+            }
+            guard let client = state.withLock({ $0.client(.microsoft, clientID) }) else {
+                return "client_id '\(clip(clientID))' is not registered with this provider"
+            }
+            guard client.postLogoutRedirectURIs.contains(postLogout) else {
+                return "post_logout_redirect_uri '\(clip(postLogout, limit: 200))' is not registered for this client"
+            }
+        } else if let clientID, state.withLock({ $0.client(.microsoft, clientID) }) == nil {
+            return "client_id '\(clip(clientID))' is not registered with this provider"
+        }
+        return nil
     }
 }

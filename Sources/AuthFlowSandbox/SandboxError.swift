@@ -4,34 +4,34 @@
 /// provider's own error response, as the real provider would.
 public struct SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable code to switch on.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's text.
-        public let rawValue: String
+        package let rawValue: String
         /// Wraps a code's text.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        package init(rawValue: String) { self.rawValue = rawValue }
         /// The code's text.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// A client registration is incomplete or inconsistent.
-        public static let invalidClient = Code(rawValue: "invalid_client")
+        package static let invalidClient = Code(rawValue: "invalid_client")
         /// No client with that id is registered for that provider.
-        public static let unknownClient = Code(rawValue: "unknown_client")
+        package static let unknownClient = Code(rawValue: "unknown_client")
         /// A request to the sandbox's API was malformed.
-        public static let invalidRequest = Code(rawValue: "invalid_request")
+        package static let invalidRequest = Code(rawValue: "invalid_request")
         /// A signing or client key could not be generated or used.
-        public static let keyFailure = Code(rawValue: "key_failure")
+        package static let keyFailure = Code(rawValue: "key_failure")
         /// The listener could not be started.
-        public static let listenerFailed = Code(rawValue: "listener_failed")
+        package static let listenerFailed = Code(rawValue: "listener_failed")
         /// `start()` was called on a sandbox that is already running.
-        public static let alreadyStarted = Code(rawValue: "already_started")
+        package static let alreadyStarted = Code(rawValue: "already_started")
         /// A server-to-server notification could not be delivered.
-        public static let notificationDeliveryFailed = Code(rawValue: "notification_delivery_failed")
+        package static let notificationDeliveryFailed = Code(rawValue: "notification_delivery_failed")
     }
 
     /// What went wrong, as a stable code.
-    public let code: Code
+    package let code: Code
     /// What was expected and what was found; never contains a secret or token.
-    public let message: String
+    package let message: String
     /// The provider concerned, when there is one.
     package var provider: SandboxProvider?
     /// The client id concerned, when there is one.

@@ -24,7 +24,7 @@ import Synchronization
 /// ``endpoints(for:)`` or set ``SandboxConfiguration/issuerOverrides``.
 public final class SandboxIdentityProvider: Sendable {
     /// The configuration the sandbox was created with.
-    public let configuration: SandboxConfiguration
+    package let configuration: SandboxConfiguration
     let state: Mutex<SandboxState>
 
     /// Creates a sandbox; nothing listens until ``start()``. Signing keys are generated when first needed.

@@ -1,4 +1,3 @@
-public import AuthFlowHTTP
 public import AuthFlowSandbox
 public import AuthFlowServer
 
