@@ -19,16 +19,18 @@ struct GitHubEmulator: SandboxEmulator {
     static let expiringTokenLifetime: Int64 = 28_800
     static let refreshTokenLifetime: Int64 = 15_811_200
 
-    var provider: SandboxProvider { .github }
-    var displayName: String { "GitHub" }
-    var authorizationCodeLifetime: Double { 600 }
-    var accessTokenLifetime: Int64 { Self.oauthAppTokenLifetime }
-    var issuesIDTokens: Bool { false }
-    var codePrefix: String { "" }
-    var accessTokenPrefix: String { "gho_" }
-    var refreshTokenPrefix: String { "ghr_" }
+    static let profile = SandboxEmulatorProfile(
+        provider: .github, displayName: "GitHub", authorizationCodeLifetime: 600,
+        accessTokenLifetime: oauthAppTokenLifetime, issuesIDTokens: false, codePrefix: "", accessTokenPrefix: "gho_",
+        refreshTokenPrefix: "ghr_",
+        paths: .init(
+            authorization: "/login/oauth/authorize", token: "/login/oauth/access_token", userinfo: "/user",
+            revocation: "/applications/{client_id}/grant"),
+        // `<root>/login/oauth`, the `iss` of GitHub's authorization responses (RFC 9207).
+        issuerPath: "/login/oauth", sendsResponseIssuer: true, presets: presets, consentFieldsHTML: consentFieldsHTML)
+    var profile: SandboxEmulatorProfile { Self.profile }
 
-    var presets: [SandboxIdentity] {
+    static var presets: [SandboxIdentity] {
         [
             SandboxIdentity(
                 subject: "583231", email: "alice@example.com", givenName: "Alice", familyName: "Example",
@@ -71,16 +73,6 @@ struct GitHubEmulator: SandboxEmulator {
             + ["    scopes: [read:user, user:email]"]
     }
 
-    /// `<root>/login/oauth`, the `iss` of GitHub's authorization responses (RFC 9207).
-    func defaultIssuer(root: String) -> String? { root + "/login/oauth" }
-
-    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
-        SandboxEndpoints(
-            provider: .github, issuer: issuer, authorization: root + "/login/oauth/authorize",
-            token: root + "/login/oauth/access_token", userinfo: root + "/user", jwks: nil,
-            revocation: root + "/applications/{client_id}/grant", discovery: nil)
-    }
-
     func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
         -> SandboxClient
     {
@@ -111,7 +103,7 @@ struct GitHubEmulator: SandboxEmulator {
         return nil
     }
 
-    var consentFieldsHTML: String {
+    static var consentFieldsHTML: String {
         """
         <label>Login <input type="text" name="username" maxlength="39" autocomplete="off"></label>
         <label><input type="checkbox" name="public_email" value="true"> email is public on the profile</label>
@@ -119,7 +111,6 @@ struct GitHubEmulator: SandboxEmulator {
         """
     }
 
-    func authorizationResponseIssuer(sandbox: SandboxIdentityProvider) -> String? { sandbox.issuer(for: .github) }
 }
 
 extension SandboxIdentityProvider {

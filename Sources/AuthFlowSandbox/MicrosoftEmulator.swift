@@ -15,15 +15,19 @@ import Synchronization
 struct MicrosoftEmulator: SandboxEmulator {
     static let multiTenantAuthorities: Set<String> = ["common", "organizations", "consumers"]
 
-    var provider: SandboxProvider { .microsoft }
-    var displayName: String { "Microsoft" }
-    var authorizationCodeLifetime: Double { 600 }
-    var accessTokenLifetime: Int64 { 3599 }
-    var codePrefix: String { "0.AX" }
-    var accessTokenPrefix: String { "EwB" }
-    var refreshTokenPrefix: String { "0.AR" }
+    static let profile = SandboxEmulatorProfile(
+        provider: .microsoft, displayName: "Microsoft", authorizationCodeLifetime: 600, accessTokenLifetime: 3599,
+        codePrefix: "0.AX", accessTokenPrefix: "EwB", refreshTokenPrefix: "0.AR",
+        // The `common` authority's.
+        paths: .init(
+            authorization: "/common/oauth2/v2.0/authorize", token: "/common/oauth2/v2.0/token",
+            userinfo: "/oidc/userinfo", jwks: "/common/discovery/v2.0/keys",
+            discovery: "/common/v2.0/.well-known/openid-configuration", endSession: "/common/oauth2/v2.0/logout"),
+        // The multi-tenant issuer template: `<root>/{tenantid}/v2.0`.
+        issuerPath: "/{tenantid}/v2.0", keyIDStyle: .entra, presets: presets, consentFieldsHTML: consentFieldsHTML)
+    var profile: SandboxEmulatorProfile { Self.profile }
 
-    var presets: [SandboxIdentity] {
+    static var presets: [SandboxIdentity] {
         [
             SandboxIdentity(
                 subject: "AAAAAAAAAAAAAAAAAAAAAGx1Y2lhLWNvbnRvc28tc3Vi", email: "alice@contoso.example",
@@ -113,13 +117,6 @@ struct MicrosoftEmulator: SandboxEmulator {
         ]
     }
 
-    /// The multi-tenant issuer template: `<root>/{tenantid}/v2.0`.
-    func defaultIssuer(root: String) -> String? { root + "/{tenantid}/v2.0" }
-
-    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
-        Self.endpoints(root: root, authority: "common", issuer: issuer)
-    }
-
     static func endpoints(root: String, authority: String, issuer: String?) -> SandboxEndpoints {
         let base = root + "/" + authority
         return SandboxEndpoints(
@@ -128,9 +125,6 @@ struct MicrosoftEmulator: SandboxEmulator {
             jwks: base + "/discovery/v2.0/keys", revocation: nil,
             discovery: base + "/v2.0/.well-known/openid-configuration", endSession: base + "/oauth2/v2.0/logout")
     }
-
-    /// Entra key ids: 27 base64url characters.
-    func makeKeyID(random: any SecureRandom) -> String { Base64URL.encode(random.bytes(20)) }
 
     func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
         -> SandboxClient
@@ -251,7 +245,7 @@ struct MicrosoftEmulator: SandboxEmulator {
         return nil
     }
 
-    var consentFieldsHTML: String {
+    static var consentFieldsHTML: String {
         """
         <label>Tenant id <input type="text" name="tenant_id" maxlength="36" autocomplete="off"></label>
         <label>Object id (oid) <input type="text" name="object_id" maxlength="36" autocomplete="off"></label>

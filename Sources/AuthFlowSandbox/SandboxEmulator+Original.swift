@@ -3,14 +3,18 @@ import AuthFlowJOSE
 
 /// The Apple emulator's routes and facts; the handlers are in `SandboxIdentityProvider+Apple.swift`.
 struct AppleEmulator: SandboxEmulator {
-    var provider: SandboxProvider { .apple }
-    var displayName: String { "Apple" }
-    var accessTokenLifetime: Int64 { 3600 }
-    var codePrefix: String { "c" }
-    var accessTokenPrefix: String { "a." }
-    var refreshTokenPrefix: String { "r." }
+    static let profile = SandboxEmulatorProfile(
+        provider: .apple, displayName: "Apple", accessTokenLifetime: 3600, codePrefix: "c", accessTokenPrefix: "a.",
+        refreshTokenPrefix: "r.",
+        paths: .init(
+            authorization: "/auth/authorize", token: "/auth/token", jwks: "/auth/keys", revocation: "/auth/revoke",
+            discovery: "/.well-known/openid-configuration"),
+        keyIDStyle: .apple, presets: presets,
+        // About 10 minutes.
+        idTokenLifetime: 600, nativeScopes: ["openid", "name", "email"], events: events)
+    var profile: SandboxEmulatorProfile { Self.profile }
 
-    var presets: [SandboxIdentity] {
+    static var presets: [SandboxIdentity] {
         [
             SandboxIdentity(
                 subject: "001234.8f14e45fceea167a5a36dedd4bea2543.1021", email: "alice@example.com",
@@ -21,10 +25,6 @@ struct AppleEmulator: SandboxEmulator {
                 givenName: "Bob", familyName: "Relay", isPrivateEmail: true),
         ]
     }
-
-    /// About 10 minutes.
-    var idTokenLifetime: Int64 { 600 }
-    var nativeScopes: [String] { ["openid", "name", "email"] }
 
     /// `email_verified` and `is_private_email` as the strings `"true"`/`"false"` (as Apple sends them),
     /// `nonce_supported` as a JSON boolean, `auth_time`.
@@ -43,7 +43,7 @@ struct AppleEmulator: SandboxEmulator {
         return claims
     }
 
-    var events: [SandboxEventSender] {
+    static var events: [SandboxEventSender] {
         ["consent-revoked", "account-delete", "email-disabled", "email-enabled"].map { type in
             SandboxEventSender(
                 label: "Apple \(type)", path: "/_sandbox/apple/notify", receiver: "notifications",
@@ -84,18 +84,6 @@ struct AppleEmulator: SandboxEmulator {
         }
     }
 
-    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
-        SandboxEndpoints(
-            provider: .apple, issuer: issuer, authorization: root + "/auth/authorize", token: root + "/auth/token",
-            userinfo: nil, jwks: root + "/auth/keys", revocation: root + "/auth/revoke",
-            discovery: root + "/.well-known/openid-configuration")
-    }
-
-    /// Apple's key ids are 10 characters of `[A-Z0-9]`.
-    func makeKeyID(random: any SecureRandom) -> String {
-        randomString(length: 10, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8), random: random)
-    }
-
     func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
         -> SandboxClient
     {
@@ -122,14 +110,17 @@ struct AppleEmulator: SandboxEmulator {
 
 /// The Google emulator's routes and facts; the handlers are in `SandboxIdentityProvider+Google.swift`.
 struct GoogleEmulator: SandboxEmulator {
-    var provider: SandboxProvider { .google }
-    var displayName: String { "Google" }
-    var accessTokenLifetime: Int64 { 3599 }
-    var codePrefix: String { "4/0" }
-    var accessTokenPrefix: String { "ya29.sandbox." }
-    var refreshTokenPrefix: String { "1//sandbox" }
+    static let profile = SandboxEmulatorProfile(
+        provider: .google, displayName: "Google", accessTokenLifetime: 3599, codePrefix: "4/0",
+        accessTokenPrefix: "ya29.sandbox.", refreshTokenPrefix: "1//sandbox",
+        paths: .init(
+            authorization: "/o/oauth2/v2/auth", token: "/token", userinfo: "/v1/userinfo", jwks: "/oauth2/v3/certs",
+            revocation: "/revoke", discovery: "/.well-known/openid-configuration"),
+        presets: presets, idTokenHeader: ["typ": .string("JWT")], nativeScopes: ["openid", "email", "profile"],
+        events: events)
+    var profile: SandboxEmulatorProfile { Self.profile }
 
-    var presets: [SandboxIdentity] {
+    static var presets: [SandboxIdentity] {
         [
             SandboxIdentity(
                 subject: "109876543210123456789", email: "alice@example.com", givenName: "Alice",
@@ -140,9 +131,6 @@ struct GoogleEmulator: SandboxEmulator {
                 emailVerified: false),
         ]
     }
-
-    var idTokenHeader: [String: JSONValue] { ["typ": .string("JWT")] }
-    var nativeScopes: [String] { ["openid", "email", "profile"] }
 
     /// `azp`, JSON-boolean `email_verified` with `email`, the name claims with `profile`, and `groups` when the
     /// identity has some.
@@ -165,7 +153,7 @@ struct GoogleEmulator: SandboxEmulator {
         return claims
     }
 
-    var events: [SandboxEventSender] {
+    static var events: [SandboxEventSender] {
         [
             ("sessions-revoked", nil), ("tokens-revoked", nil), ("account-disabled", "hijacking"),
             ("account-enabled", nil),
@@ -201,13 +189,6 @@ struct GoogleEmulator: SandboxEmulator {
         }
     }
 
-    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
-        SandboxEndpoints(
-            provider: .google, issuer: issuer, authorization: root + "/o/oauth2/v2/auth", token: root + "/token",
-            userinfo: root + "/v1/userinfo", jwks: root + "/oauth2/v3/certs", revocation: root + "/revoke",
-            discovery: root + "/.well-known/openid-configuration")
-    }
-
     func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
         -> SandboxClient
     {
@@ -220,21 +201,27 @@ struct GoogleEmulator: SandboxEmulator {
 
 /// The Facebook emulator's routes and facts; the handlers are in `SandboxIdentityProvider+Facebook.swift`.
 struct FacebookEmulator: SandboxEmulator {
-    var provider: SandboxProvider { .facebook }
-    var displayName: String { "Facebook" }
-    var accessTokenLifetime: Int64 { 5_183_976 }
-    var codePrefix: String { "AQ" }
-    var accessTokenPrefix: String { "EAAsandbox" }
+    static let profile = SandboxEmulatorProfile(
+        provider: .facebook, displayName: "Facebook", accessTokenLifetime: 5_183_976, codePrefix: "AQ",
+        accessTokenPrefix: "EAAsandbox",
+        paths: .init(
+            authorization: "/v19.0/dialog/oauth", token: "/v19.0/oauth/access_token", userinfo: "/me",
+            jwks: "/.well-known/oauth/openid/jwks/", discovery: "/.well-known/openid-configuration"),
+        // Facebook's cancellation adds its `error_code`, `error_reason` and a fixed description.
+        cancellationFields: [
+            ("error", "access_denied"), ("error_code", "200"), ("error_description", "Permissions error"),
+            ("error_reason", "user_denied"),
+        ],
+        presets: presets, nativeScopes: ["openid", "email", "public_profile"], events: events)
+    var profile: SandboxEmulatorProfile { Self.profile }
 
-    var presets: [SandboxIdentity] {
+    static var presets: [SandboxIdentity] {
         [
             SandboxIdentity(
                 subject: "10158234567890123", email: "alice@example.com", givenName: "Alice", familyName: "Example"),
             SandboxIdentity(subject: "10158234567890124", email: nil, givenName: "Bob", familyName: "Noemail"),
         ]
     }
-
-    var nativeScopes: [String] { ["openid", "email", "public_profile"] }
 
     /// The OIDC code flow's and Limited Login's token: `jti`, the name claims, `email` with `email`.
     func idTokenClaims(
@@ -250,7 +237,7 @@ struct FacebookEmulator: SandboxEmulator {
         return claims
     }
 
-    var events: [SandboxEventSender] {
+    static var events: [SandboxEventSender] {
         [
             SandboxEventSender(
                 label: "Facebook data deletion", path: "/_sandbox/facebook/data-deletion",
@@ -310,14 +297,6 @@ struct FacebookEmulator: SandboxEmulator {
         }
     }
 
-    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
-        SandboxEndpoints(
-            provider: .facebook, issuer: issuer, authorization: root + "/v19.0/dialog/oauth",
-            token: root + "/v19.0/oauth/access_token", userinfo: root + "/me",
-            jwks: root + "/.well-known/oauth/openid/jwks/", revocation: nil,
-            discovery: root + "/.well-known/openid-configuration")
-    }
-
     func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
         -> SandboxClient
     {
@@ -327,26 +306,20 @@ struct FacebookEmulator: SandboxEmulator {
         return client
     }
 
-    /// Facebook's cancellation adds its `error_code`, `error_reason` and a fixed description.
-    func cancellationFields(_ authorization: AuthorizationRequest) -> [(String, String)] {
-        [
-            ("error", "access_denied"), ("error_code", "200"), ("error_description", "Permissions error"),
-            ("error_reason", "user_denied"),
-        ]
-    }
 }
 
 /// The X emulator's routes and facts; the handlers are in `SandboxIdentityProvider+X.swift`.
 struct XEmulator: SandboxEmulator {
-    var provider: SandboxProvider { .x }
-    var displayName: String { "X" }
-    var authorizationCodeLifetime: Double { 30 }
-    var accessTokenLifetime: Int64 { 7200 }
-    var issuesIDTokens: Bool { false }
-    var codePrefix: String { "" }
-    var accessTokenPrefix: String { "" }
+    static let profile = SandboxEmulatorProfile(
+        provider: .x, displayName: "X", authorizationCodeLifetime: 30, accessTokenLifetime: 7200,
+        issuesIDTokens: false, codePrefix: "", accessTokenPrefix: "",
+        paths: .init(
+            authorization: "/i/oauth2/authorize", token: "/2/oauth2/token", userinfo: "/2/users/me",
+            revocation: "/2/oauth2/revoke"),
+        issuerPath: nil, presets: presets, consentFieldsHTML: consentFieldsHTML)
+    var profile: SandboxEmulatorProfile { Self.profile }
 
-    var presets: [SandboxIdentity] {
+    static var presets: [SandboxIdentity] {
         [
             SandboxIdentity(
                 subject: "1234567890123456789", email: "alice@example.com", givenName: "Alice",
@@ -375,12 +348,6 @@ struct XEmulator: SandboxEmulator {
         }
     }
 
-    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
-        SandboxEndpoints(
-            provider: .x, issuer: nil, authorization: root + "/i/oauth2/authorize", token: root + "/2/oauth2/token",
-            userinfo: root + "/2/users/me", jwks: nil, revocation: root + "/2/oauth2/revoke", discovery: nil)
-    }
-
     /// X: `@username` on the consent form, else one derived from the subject.
     func readConsentFields(_ form: Parameters, into identity: inout SandboxIdentity, sandbox: SandboxIdentityProvider)
         -> AuthorizationRefusal?
@@ -399,7 +366,7 @@ struct XEmulator: SandboxEmulator {
         return nil
     }
 
-    var consentFieldsHTML: String {
+    static var consentFieldsHTML: String {
         "<label>Username <input type=\"text\" name=\"username\" maxlength=\"64\" autocomplete=\"off\"></label>\n"
     }
 }
