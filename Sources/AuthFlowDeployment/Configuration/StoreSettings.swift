@@ -3,7 +3,7 @@ public struct StoreSettings: Sendable, Hashable, CustomStringConvertible {
     /// The backend; default ``StoreKind/sqlite``.
     package let kind: StoreKind
     /// The SQLite file (relative paths are relative to the working directory); default `authflow.sqlite`.
-    package let path: String
+    public let path: String
     /// `store.postgres_url`: a libpq URL (`postgresql://…`) or `key=value` conninfo; required when ``kind`` is
     /// ``StoreKind/postgres``. It may hold a password, so it is never printed (see ``description``).
     package let postgresURL: String?
