@@ -28,7 +28,7 @@ public struct SandboxConfiguration: Sendable {
     /// generated 2048-bit key when first needed. Tests pass keys here to avoid generating them repeatedly.
     package var signingKeys: [SandboxProvider: JWK]
     /// The Microsoft emulator's tenants (besides personal accounts, which are always known); Contoso and
-    /// Fabrikam by default (``SandboxMicrosoftTenant/defaults``).
+    /// Fabrikam by default (`SandboxMicrosoftTenant.defaults`).
     package var microsoftTenants: [SandboxMicrosoftTenant]
     /// How many consent tickets, authorization codes and spent client assertions (each kind counted apart)
     /// the sandbox remembers at once; past it, new ones are refused with 503 `temporarily_unavailable`, so

@@ -29,8 +29,8 @@ extension SandboxIdentityProvider {
     ///   - inFragment: which providers the `providers.yaml` fragment lists (all by default); a caller leaves out
     ///     those its provider registry has no plugin for, since a `type:` it does not know is an error there.
     /// - Returns: the registered clients, in ``SandboxProvider`` order.
-    /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when a key cannot be generated or written, or
-    ///   ``SandboxError/Code-swift.struct/invalidClient`` for unusable redirect URIs.
+    /// - Throws: `SandboxError.Code.keyFailure` when a key cannot be generated or written, or
+    ///   `SandboxError.Code.invalidClient` for unusable redirect URIs.
     @discardableResult
     package func registerDemoClients(
         redirectURIs: (SandboxProvider) -> [String] = { [SandboxIdentityProvider.defaultDemoRedirectURI(for: $0)] },
@@ -75,8 +75,8 @@ extension SandboxIdentityProvider {
     /// Registers one client of `provider` with freshly generated credentials (a random secret; for Apple a
     /// P-256 client-secret key under ``demoTeamID``) and returns them; nothing is written to disk.
     ///
-    /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when a key cannot be generated, or
-    ///   ``SandboxError/Code-swift.struct/invalidClient`` for unusable redirect URIs.
+    /// - Throws: `SandboxError.Code.keyFailure` when a key cannot be generated, or
+    ///   `SandboxError.Code.invalidClient` for unusable redirect URIs.
     package func registerDemoClient(_ provider: SandboxProvider, clientID: String, redirectURIs: [String])
         throws(SandboxError) -> SandboxDemoClient
     {

@@ -38,7 +38,7 @@ extension SandboxIdentityProvider {
     /// Facebook's `signed_request` for `userID`: `base64url(HMAC-SHA256(app secret, payload)) "."
     /// base64url(payload)` with payload `{"algorithm": "HMAC-SHA256", "issued_at", "user_id"}`.
     ///
-    /// - Throws: ``SandboxError/Code-swift.struct/unknownClient`` when `clientID` is no Facebook client with a
+    /// - Throws: `SandboxError.Code.unknownClient` when `clientID` is no Facebook client with a
     ///   secret.
     package func facebookSignedRequest(userID: String, clientID: String) throws(SandboxError) -> String {
         guard let secret = client(.facebook, clientID: clientID)?.clientSecret else {
@@ -60,8 +60,8 @@ extension SandboxIdentityProvider {
     /// `events` `{<type URI>: {"subject": {"subject_type": "iss-sub", "iss", "sub"}, "reason"?}}`.
     ///
     /// - Returns: the compact JWS and its `jti`.
-    /// - Throws: ``SandboxError/Code-swift.struct/invalidRequest`` for an unknown event name,
-    ///   ``SandboxError/Code-swift.struct/keyFailure`` when signing fails.
+    /// - Throws: `SandboxError.Code.invalidRequest` for an unknown event name,
+    ///   `SandboxError.Code.keyFailure` when signing fails.
     package func googleSecurityEventToken(
         _ name: String, subject: String, clientID: String, reason: String? = nil
     ) throws(SandboxError) -> (jws: String, jti: String) {

@@ -21,7 +21,7 @@ import Synchronization
 /// **Issuers.** Id_tokens carry the sandbox's own issuer, `<base URL>/<provider>` (e.g.
 /// `http://127.0.0.1:49152/google`), never the real provider's, so a sandbox token can never pass for a
 /// real one. Configure the relying party's expected `iss` with the ``SandboxEndpoints/issuer`` of
-/// ``endpoints(for:)`` or set ``SandboxConfiguration/issuerOverrides``.
+/// ``endpoints(for:)`` or set `SandboxConfiguration.issuerOverrides`.
 public final class SandboxIdentityProvider: Sendable {
     /// The configuration the sandbox was created with.
     package let configuration: SandboxConfiguration
@@ -42,7 +42,7 @@ public final class SandboxIdentityProvider: Sendable {
 
     /// Registers (or replaces) a client with one of the emulated providers.
     ///
-    /// - Throws: ``SandboxError/Code-swift.struct/invalidClient`` when the client id is empty, no redirect
+    /// - Throws: `SandboxError.Code.invalidClient` when the client id is empty, no redirect
     ///   URI is given, a redirect URI is not an absolute http(s) URL without a fragment, a Google or Facebook
     ///   client has no secret, or an Apple client's key is not a P-256 key.
     public func register(_ client: SandboxClient) throws(SandboxError) {
@@ -85,7 +85,7 @@ public final class SandboxIdentityProvider: Sendable {
     /// Register its public half with ``SandboxClient/apple(clientID:teamID:keyID:publicKey:redirectURIs:)`` and
     /// sign client secrets with the private half (AuthFlowJOSE's `AppleClientSecret.make`, or write it as a
     /// `.p8` with `pkcs8PEM()`).
-    /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when key generation fails.
+    /// - Throws: `SandboxError.Code.keyFailure` when key generation fails.
     public func generateAppleClientKey(keyID: String? = nil) throws(SandboxError) -> JWK {
         let kid = keyID ?? AppleEmulator().makeKeyID(random: configuration.random)
         do {
@@ -97,11 +97,11 @@ public final class SandboxIdentityProvider: Sendable {
 
     // MARK: - Listener
 
-    /// Starts the HTTP listener on ``SandboxConfiguration/host`` and ``SandboxConfiguration/port``.
+    /// Starts the HTTP listener on `SandboxConfiguration.host` and `SandboxConfiguration.port`.
     ///
     /// - Returns: the base URL the sandbox advertises (e.g. `http://127.0.0.1:49152`).
-    /// - Throws: ``SandboxError/Code-swift.struct/alreadyStarted`` when running, or
-    ///   ``SandboxError/Code-swift.struct/listenerFailed`` when the address cannot be bound.
+    /// - Throws: `SandboxError.Code.alreadyStarted` when running, or
+    ///   `SandboxError.Code.listenerFailed` when the address cannot be bound.
     @discardableResult
     public func start() throws(SandboxError) -> String {
         let claimed = state.withLock { state -> Bool in
@@ -153,7 +153,7 @@ public final class SandboxIdentityProvider: Sendable {
         await server?.stop()
     }
 
-    /// The base URL the sandbox advertises: ``SandboxConfiguration/publicBaseURL`` if set, else the running
+    /// The base URL the sandbox advertises: `SandboxConfiguration.publicBaseURL` if set, else the running
     /// listener's `http://host:port`, else `http://host:port` from the configuration.
     public var baseURL: String {
         if let url = configuration.publicBaseURL { return Self.trimmingTrailingSlash(url) }
@@ -187,7 +187,7 @@ public final class SandboxIdentityProvider: Sendable {
     ///   - keepPrevious: keep publishing the old key in the JWKS (a graceful rotation, the default),
     ///     or drop it at once (tokens signed with it then fail to verify).
     /// - Returns: the new key id.
-    /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when the provider has no id_tokens (X) or key
+    /// - Throws: `SandboxError.Code.keyFailure` when the provider has no id_tokens (X) or key
     ///   generation fails.
     @discardableResult
     package func rotateSigningKey(for provider: SandboxProvider, keepPrevious: Bool = true) throws(SandboxError)
@@ -206,7 +206,7 @@ public final class SandboxIdentityProvider: Sendable {
     }
 
     /// The public keys a provider publishes in its JWKS (current first), e.g. to verify its tokens directly.
-    /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` for X, or when key generation fails.
+    /// - Throws: `SandboxError.Code.keyFailure` for X, or when key generation fails.
     package func publishedKeys(for provider: SandboxProvider) throws(SandboxError) -> JWKSet {
         try keyRing(for: provider).publicKeySet
     }

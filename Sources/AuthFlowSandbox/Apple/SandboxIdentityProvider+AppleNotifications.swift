@@ -14,7 +14,7 @@ extension SandboxIdentityProvider {
     /// `events` is a JSON *string* holding one object `{type, sub, event_time (epoch milliseconds)}`, plus
     /// `email` and `is_private_email` (a string) for the email events, exactly as Apple sends it.
     /// - Returns: the compact JWS and its `jti`.
-    /// - Throws: ``SandboxError/Code-swift.struct/keyFailure`` when the Apple signing key is unavailable.
+    /// - Throws: `SandboxError.Code.keyFailure` when the Apple signing key is unavailable.
     package func appleNotificationJWS(for event: AppleNotificationEvent) throws(SandboxError) -> (
         jws: String, jti: String
     ) {
@@ -60,9 +60,9 @@ extension SandboxIdentityProvider {
     ///   - url: the app's notification endpoint (absolute http or https).
     ///   - client: the HTTP client to deliver with; defaults to the configured
     ///     ``SandboxConfiguration/notificationClient`` or a `CurlHTTPClient`.
-    /// - Throws: ``SandboxError/Code-swift.struct/invalidRequest`` when `url` is not http(s),
-    ///   ``SandboxError/Code-swift.struct/keyFailure`` when signing fails, and
-    ///   ``SandboxError/Code-swift.struct/notificationDeliveryFailed`` when the POST fails (any HTTP status
+    /// - Throws: `SandboxError.Code.invalidRequest` when `url` is not http(s),
+    ///   `SandboxError.Code.keyFailure` when signing fails, and
+    ///   `SandboxError.Code.notificationDeliveryFailed` when the POST fails (any HTTP status
     ///   is a delivery; it is returned).
     package func sendAppleNotification(
         _ event: AppleNotificationEvent, to url: String, using client: (any HTTPClient)? = nil

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// The Microsoft Entra ID (identity platform v2.0) emulator, under `/microsoft/{tenant}/…` where `{tenant}` is
-/// `common`, `organizations`, `consumers` or a tenant GUID of ``SandboxConfiguration/microsoftTenants``:
+/// `common`, `organizations`, `consumers` or a tenant GUID of `SandboxConfiguration.microsoftTenants`:
 /// `v2.0/.well-known/openid-configuration`, `oauth2/v2.0/authorize`, `oauth2/v2.0/token`,
 /// `oauth2/v2.0/logout`, `discovery/v2.0/keys`, plus `/microsoft/oidc/userinfo`.
 ///
