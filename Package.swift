@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "AuthFlowMatrix", targets: ["AuthFlowMatrix"]),
         .library(name: "AuthFlowServer", targets: ["AuthFlowServer"]),
         .library(name: "AuthFlowDeployment", targets: ["AuthFlowDeployment"]),
+        .library(name: "AuthFlowDemo", targets: ["AuthFlowDemo"]),
         .executable(name: "authflow", targets: ["authflow"]),
         .plugin(name: "CapabilityMatrix", targets: ["CapabilityMatrix"]),
     ],
@@ -141,14 +142,22 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Assembly of what `authflow serve` runs: stores by `store.kind`, provider resolution with discovery,
-        // sandbox mode and its demo pages. Re-exports AuthFlowServer, AuthFlowProviders and the store backends.
+        // Assembly of what `authflow serve` runs: stores by `store.kind`, provider resolution with discovery.
+        // Re-exports AuthFlowServer, AuthFlowProviders and the store backends. Links no sandbox, matrix or demo.
         .target(
             name: "AuthFlowDeployment",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowYAML", "AuthFlowCurl", "AuthFlowHTTPServer",
-                "AuthFlowServer", "AuthFlowProviders", "AuthFlowSandbox", "AuthFlowSQLite", "AuthFlowPostgres",
-                "AuthFlowRedis", "AuthFlowMatrix",
+                "AuthFlowServer", "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis",
+            ],
+            swiftSettings: strict),
+        // Sandbox mode (`serve --sandbox`, `demo`: the sandbox in-process, the configuration pointed at it, a
+        // throwaway store) and the demo pages. What a production app does not link.
+        .target(
+            name: "AuthFlowDemo",
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowServer", "AuthFlowDeployment",
+                "AuthFlowSandbox", "AuthFlowMatrix",
             ],
             swiftSettings: strict),
 
@@ -158,7 +167,7 @@ let package = Package(
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowProviders",
                 "AuthFlowOIDC", "AuthFlowSandbox", "AuthFlowMatrix", "AuthFlowServer", "AuthFlowDeployment",
-                "AuthFlowPostgres", "AuthFlowRedis",
+                "AuthFlowDemo", "AuthFlowPostgres", "AuthFlowRedis",
             ],
             swiftSettings: strict),
         .plugin(
@@ -250,10 +259,17 @@ let package = Package(
             name: "AuthFlowServerTests",
             dependencies: [
                 "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
-                "AuthFlowHTTPServer", "AuthFlowSandbox",
+                "AuthFlowHTTPServer", "AuthFlowSandbox", "AuthFlowDemo",
                 "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport",
             ],
             exclude: ["Support/Python"], swiftSettings: strict),
+        // Sandbox mode for an embedding app and the demo pages.
+        .testTarget(
+            name: "AuthFlowDemoTests",
+            dependencies: [
+                "AuthFlowDemo", "AuthFlowDeployment", "AuthFlowServer", "AuthFlow", "AuthFlowHTTP", "AuthFlowProviders",
+            ],
+            swiftSettings: strict),
         // Every test of the `authflow` tool: each command run as a process, as users and scripts run it.
         .testTarget(
             name: "AuthFlowCLITests",

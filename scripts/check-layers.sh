@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The module layers of docs/architecture.md, checked on the target graph Package.swift declares: the core
 # (`AuthFlow`), every provider plugin and the store backends reach neither libcurl (`CCurl`) nor libmicrohttpd
-# (`CMicroHTTPD`), directly or through another module; the store backends reach no HTTP server; the HTTP values
-# module (`AuthFlowHTTP`) imports no C module; `AuthFlowJSON` depends on no other module. Prints every broken rule with the path that breaks it.
+# (`CMicroHTTPD`), directly or through another module; the store backends reach no HTTP server; the server and
+# `AuthFlowDeployment` reach neither the sandbox, the matrix nor the demo (`AuthFlowDemo`); the HTTP values
+# module (`AuthFlowHTTP`) imports no C module; `AuthFlowJSON` depends on no other module. Prints every broken
+# rule with the path that breaks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +40,9 @@ stores = ["AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
 rules = [(module, forbidden) for module in ["AuthFlowHTTP", "AuthFlow", "AuthFlowMatrix"] + plugins + stores
          for forbidden in ["CCurl", "CMicroHTTPD", "AuthFlowCurl", "AuthFlowHTTPServer"]]
 rules += [(module, forbidden) for module in stores for forbidden in ["AuthFlowServer", "AuthFlowDeployment"]]
+# What a production app links (the server and the deployment) reaches no sandbox, matrix or demo.
+rules += [(module, forbidden) for module in ["AuthFlowServer", "AuthFlowDeployment"]
+          for forbidden in ["AuthFlowSandbox", "AuthFlowMatrix", "AuthFlowDemo"]]
 rules += [("AuthFlowHTTP", name) for name in edges if name.startswith("C")]
 # JSON and the error-code shape are the bottom of the graph: AuthFlowJSON depends on nothing.
 rules += [("AuthFlowJSON", name) for name in edges if name != "AuthFlowJSON"]

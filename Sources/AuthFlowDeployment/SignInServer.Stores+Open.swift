@@ -1,5 +1,3 @@
-public import AuthFlow
-public import AuthFlowJOSE
 import AuthFlowPostgres
 import AuthFlowRedis
 import AuthFlowSQLite

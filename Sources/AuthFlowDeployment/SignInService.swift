@@ -1,13 +1,9 @@
 public import AuthFlow
-public import AuthFlowHTTP
-public import AuthFlowJOSE
-public import AuthFlowSandbox
 public import AuthFlowServer
 import Foundation
 
-/// A running `authflow serve`: the sign-in server on its HTTP listener, its stores, and in sandbox mode the
-/// in-process sandbox identity provider and the demo pages (``DemoSite``). What the CLI starts and stops;
-/// usable in tests the same way.
+/// A running `authflow serve`: the sign-in server on its HTTP listener and its stores. What the CLI starts and
+/// stops; usable in tests the same way. (Sandbox mode, `serve --sandbox`, is the `AuthFlowDemo` module's.)
 public final class SignInService: Sendable {
     /// The request handler.
     public let server: SignInServer
@@ -15,34 +11,60 @@ public final class SignInService: Sendable {
     public let listenURL: String
     /// `server.public_url`.
     public let publicURL: String
-    /// The sandbox, in sandbox mode.
-    public let sandbox: SandboxIdentityProvider?
     /// The metrics listener's URL, `http://HOST:PORT` (serving `GET /metrics`), when `server.metrics_listen` is
     /// set.
     public let metricsURL: String?
-    /// The SQLite file created for this run only (sandbox mode with a SQLite store), removed by ``stop()``.
-    public var temporaryDatabase: String? { throwaway?.path }
+    /// What a run mode started besides the server (sandbox mode: the sandbox and its throwaway database).
+    package let mode: Mode
 
     private let http: HTTPServer
     private let metricsHTTP: HTTPServer?
-    private let throwaway: ThrowawayDatabase?
     /// The threads the listeners' handlers and the stores' blocking operations share; shut down by ``stop()``.
     private let blockingThreads: BlockingThreads
 
+    /// How a run differs from `authflow serve`'s: the stores it opens, whether the server keeps traces, the
+    /// handler in front of the server, what it started and how to stop that. `AuthFlowDemo`'s sandbox mode is one.
+    package struct Mode: Sendable {
+        /// The stores to open instead of `store:`.
+        package var storeSettings: StoreSettings?
+        /// Whether the server keeps each sign-in's trace (for the demo page).
+        package var keepsTraces: Bool
+        /// The handler the listener runs, given the server.
+        package var handler: @Sendable (SignInServer) -> HTTPHandler
+        /// What the mode started (read back by the mode's module).
+        package var started: (any Sendable)?
+        /// Stops what the mode started; run by ``SignInService/stop()`` and when the start fails.
+        package var stop: @Sendable () async -> Void
+
+        /// `authflow serve`: the configured stores, no traces, the server's own handler.
+        package static let normal = Mode(
+            storeSettings: nil, keepsTraces: false, handler: { $0.handle }, started: nil, stop: {})
+
+        package init(
+            storeSettings: StoreSettings?, keepsTraces: Bool,
+            handler: @escaping @Sendable (SignInServer) -> HTTPHandler,
+            started: (any Sendable)?, stop: @escaping @Sendable () async -> Void
+        ) {
+            self.storeSettings = storeSettings
+            self.keepsTraces = keepsTraces
+            self.handler = handler
+            self.started = started
+            self.stop = stop
+        }
+    }
+
     private init(
-        server: SignInServer, http: HTTPServer, metricsHTTP: HTTPServer?, listenURL: String, metricsURL: String?,
-        publicURL: String, sandbox: SandboxIdentityProvider?, throwaway: ThrowawayDatabase?,
-        blockingThreads: BlockingThreads
+        server: SignInServer, http: HTTPServer, metrics: (listener: HTTPServer, url: String)?, listenURL: String,
+        publicURL: String, mode: Mode, blockingThreads: BlockingThreads
     ) {
         self.server = server
         self.http = http
         self.blockingThreads = blockingThreads
-        self.metricsHTTP = metricsHTTP
-        self.metricsURL = metricsURL
+        self.metricsHTTP = metrics?.listener
+        self.metricsURL = metrics?.url
         self.listenURL = listenURL
         self.publicURL = publicURL
-        self.sandbox = sandbox
-        self.throwaway = throwaway
+        self.mode = mode
     }
 
     /// Starts the service.
@@ -50,105 +72,102 @@ public final class SignInService: Sendable {
     /// With `server.metrics_listen`, Prometheus `GET /metrics` is served on a listener of its own (never on the
     /// public one), and requests, sign-ins and provider calls are counted.
     ///
-    /// In sandbox mode the sandbox starts first (see ``SandboxDeployment``) and the run is throwaway whatever
-    /// the configuration says, so sandbox identities never reach a real store and no sandbox session is
-    /// valid after a restart: `server.secret` is generated, and the store is in memory (`store.kind: memory`)
-    /// or a fresh SQLite file (mode 0600, in a new 0700 temporary directory) removed by ``stop()``. A
-    /// configured `store.postgres_url` or `store.redis_url` is never opened (see
-    /// ``SandboxDeployment/ignoredSettings(of:)`` for what to tell the operator).
-    ///
     /// - Throws: `ConfigurationError` for configuration problems, `StoreError` when the store
-    ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start (the metrics
+    ///   cannot be opened, `HTTPServerError` when a listener cannot start (the metrics
     ///   listener included). Everything started is stopped again before throwing.
     public static func start(
-        configuration loaded: Configuration, sandboxMode: Bool, registry: ProviderRegistry,
-        httpClient: any HTTPClient = CurlHTTPClient(), clock: any WallClock = SystemClock(),
-        random: any SecureRandom = SystemRandom(), logger: any ServerLogger = SilentLogger()
+        configuration: Configuration, registry: ProviderRegistry, httpClient: any HTTPClient = CurlHTTPClient(),
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
+        logger: any ServerLogger = SilentLogger()
     ) async throws -> SignInService {
-        var configuration = loaded
-        var sandbox: SandboxIdentityProvider?
-        var throwaway: ThrowawayDatabase?
-        var storeSettings = configuration.store
-        var metricsHTTP: HTTPServer?
+        try await start(
+            configuration: configuration, mode: .normal, registry: registry, httpClient: httpClient, clock: clock,
+            random: random, logger: logger)
+    }
+
+    /// Starts the service in `mode`; `mode.stop` runs when the start fails.
+    package static func start(
+        configuration: Configuration, mode: Mode, registry: ProviderRegistry, httpClient: any HTTPClient,
+        clock: any WallClock, random: any SecureRandom, logger: any ServerLogger
+    ) async throws -> SignInService {
         // One pool for the listeners and the stores: a handler's store operation runs right on its thread.
         let blockingThreads = BlockingThreads(name: "authflow-http-handler")
+        var metrics: (listener: HTTPServer, url: String)?
         do {
-            if sandboxMode {
-                let deployment = try await SandboxDeployment.start(
-                    configuration: configuration, clock: clock, random: random)
-                sandbox = deployment.sandbox
-                configuration = deployment.configuration
-                // Fresh settings, never the configured ones: no PostgreSQL, no Redis, whatever `store:` names.
-                if storeSettings.kind == .memory {
-                    storeSettings = StoreSettings(kind: .memory)
-                } else {
-                    let database = try ThrowawayDatabase.create()
-                    throwaway = database
-                    storeSettings = StoreSettings(kind: .sqlite, path: database.path)
-                }
-            }
             let options = try SignInServer.Options(configuration: configuration)
             let stores = try SignInServer.Stores.open(
-                storeSettings, secret: options.secret, previousSecrets: options.previousSecrets, clock: clock,
-                random: random, blockingThreads: blockingThreads)
+                mode.storeSettings ?? configuration.store, secret: options.secret,
+                previousSecrets: options.previousSecrets, clock: clock, random: random,
+                blockingThreads: blockingThreads)
             // Plugins prepare first (`type: oidc` fetches its issuer's discovery document).
             let providers = try await registry.resolve(configuration, httpClient: httpClient)
             var serverOptions = options
-            serverOptions.keepsTraces = sandboxMode
+            serverOptions.keepsTraces = mode.keepsTraces
             let metricsListen = configuration.server?.metricsListen
-            let metrics = try metricsListen.map { _ throws(MetricsError) in
+            let serverMetrics = try metricsListen.map { _ throws(MetricsError) in
                 try ServerMetrics(providers: providers.map(\.name))
             }
             let server = SignInServer(
                 options: serverOptions, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
-                random: random, logger: logger, metrics: metrics)
-            var metricsURL: String?
+                random: random, logger: logger, metrics: serverMetrics)
             if let metricsListen {
-                let listener = HTTPServer(
-                    configuration: HTTPServer.Configuration(host: metricsListen.host, port: metricsListen.port),
-                    blockingThreads: blockingThreads
-                ) { server.metricsResponse($0) }
-                let port = try listener.start()
-                metricsHTTP = listener
-                metricsURL = "http://\(ListenAddress(host: metricsListen.host, port: port))"
+                metrics = try startMetrics(server, on: metricsListen, blockingThreads: blockingThreads)
             }
-            let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
-            let limits = configuration.server?.limits ?? ConnectionLimits()
-            let httpConfiguration = HTTPServer.Configuration(
-                host: listen.host, port: listen.port, maxBodyBytes: server.largestRouteBody,
-                requestTimeout: limits.requestTimeout,
-                idleTimeout: limits.idleTimeout, maxConnections: limits.maxConnections,
-                maxConnectionsPerClient: limits.maxConnectionsPerClient,
-                trustedProxies: configuration.server?.trustedProxies ?? [], ipv6ClientPrefix: limits.ipv6Prefix)
-            let handler: HTTPHandler =
-                sandboxMode ? DemoSite(server: server, sandbox: sandbox).handle : server.handle
-            // The demo site passes `/auth/check` on to the server, so both answer it at once from the session cache.
-            // Each route's body limit is known from its method and path, before the body is read.
-            let http = HTTPServer(
-                configuration: httpConfiguration, immediate: server.handleAtOnce, routePolicy: server.routePolicy,
-                blockingThreads: blockingThreads, handler: handler)
-            let port = try http.start()
-            let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
+            let (http, listenURL) = try startListener(
+                server, configuration: configuration, handler: mode.handler(server), blockingThreads: blockingThreads)
             return SignInService(
-                server: server, http: http, metricsHTTP: metricsHTTP, listenURL: "http://\(host):\(port)",
-                metricsURL: metricsURL, publicURL: options.publicURL, sandbox: sandbox, throwaway: throwaway,
-                blockingThreads: blockingThreads)
+                server: server, http: http, metrics: metrics, listenURL: listenURL, publicURL: options.publicURL,
+                mode: mode, blockingThreads: blockingThreads)
         } catch {
-            await metricsHTTP?.stop()
+            await metrics?.listener.stop()
             blockingThreads.shutdown()
-            await sandbox?.stop()
-            throwaway?.remove()
+            await mode.stop()
             throw error
         }
     }
 
-    /// Stops the listeners gracefully (in-flight requests finish), shuts their threads down and removes a
-    /// temporary database.
+    /// Starts the metrics listener (`GET /metrics`) on `listen`.
+    private static func startMetrics(
+        _ server: SignInServer, on listen: ListenAddress, blockingThreads: BlockingThreads
+    ) throws -> (listener: HTTPServer, url: String) {
+        let listener = HTTPServer(
+            configuration: HTTPServer.Configuration(host: listen.host, port: listen.port),
+            blockingThreads: blockingThreads
+        ) { server.metricsResponse($0) }
+        let port = try listener.start()
+        return (listener, "http://\(ListenAddress(host: listen.host, port: port))")
+    }
+
+    /// Starts the public listener on `server.listen` with the connection limits, running `handler`.
+    private static func startListener(
+        _ server: SignInServer, configuration: Configuration, handler: @escaping HTTPHandler,
+        blockingThreads: BlockingThreads
+    ) throws -> (HTTPServer, String) {
+        let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
+        let limits = configuration.server?.limits ?? ConnectionLimits()
+        let httpConfiguration = HTTPServer.Configuration(
+            host: listen.host, port: listen.port, maxBodyBytes: server.largestRouteBody,
+            requestTimeout: limits.requestTimeout,
+            idleTimeout: limits.idleTimeout, maxConnections: limits.maxConnections,
+            maxConnectionsPerClient: limits.maxConnectionsPerClient,
+            trustedProxies: configuration.server?.trustedProxies ?? [], ipv6ClientPrefix: limits.ipv6Prefix)
+        // A handler in front of the server (the demo site) passes `/auth/check` on to it, so both answer it at
+        // once from the session cache. Each route's body limit is known from its method and path, before the body
+        // is read.
+        let http = HTTPServer(
+            configuration: httpConfiguration, immediate: server.handleAtOnce, routePolicy: server.routePolicy,
+            blockingThreads: blockingThreads, handler: handler)
+        let port = try http.start()
+        let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
+        return (http, "http://\(host):\(port)")
+    }
+
+    /// Stops the listeners gracefully (in-flight requests finish), shuts their threads down and stops what the
+    /// run mode started (in sandbox mode: the sandbox, and the temporary database is removed).
     public func stop() async {
         await http.stop()
         await metricsHTTP?.stop()
         blockingThreads.shutdown()
-        await sandbox?.stop()
-        throwaway?.remove()
+        await mode.stop()
     }
 }

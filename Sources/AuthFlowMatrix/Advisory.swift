@@ -1,4 +1,4 @@
-public import AuthFlow
+package import AuthFlow
 
 /// One piece of hardening advice for a provider, worked out from its resolved configuration.
 ///
@@ -7,10 +7,10 @@ public import AuthFlow
 /// only; set capabilities.oidc: true (one round trip fewer)`).
 public struct Advisory: Sendable, Hashable {
     /// A stable identifier of the rule that produced an advisory.
-    public typealias Code = ErrorCode<Advisory>
+    package typealias Code = ErrorCode<Advisory>
 
     /// Whether following the advice hardens the sign-in or the advisory is a note to keep in mind.
-    public enum Severity: String, Sendable, Hashable {
+    package enum Severity: String, Sendable, Hashable {
         /// A change in `providers.yaml` makes the sign-in stronger.
         case hardening
         /// Information about how the provider is used, with what to keep configured.
@@ -18,14 +18,14 @@ public struct Advisory: Sendable, Hashable {
     }
 
     /// A run of text in ``Advisory/change``; YAML to write is marked so renderers can set it as code.
-    public enum Fragment: Sendable, Hashable {
+    package enum Fragment: Sendable, Hashable {
         /// Prose.
         case text(String)
         /// A YAML key, value or `key: value` to write in `providers.yaml`.
         case yaml(String)
 
         /// The fragment's characters.
-        public var string: String {
+        package var string: String {
             switch self {
             case .text(let text), .yaml(let text): text
             }
@@ -35,18 +35,18 @@ public struct Advisory: Sendable, Hashable {
     /// The provider's name in configuration.
     public let provider: String
     /// Which rule found it.
-    public let code: Code
+    package let code: Code
     /// Hardening advice or a note.
-    public let severity: Severity
+    package let severity: Severity
     /// The capability concerned, for `Code.capabilityOff`.
-    public let capability: Capability?
+    package let capability: Capability?
     /// What was found, e.g. `OIDC available but off — identity trusted over TLS only`.
-    public let finding: String
+    package let finding: String
     /// What to change in `providers.yaml`, e.g. `set capabilities.oidc: true (one round trip fewer)`.
-    public let change: [Fragment]
+    package let change: [Fragment]
 
     /// Creates an advisory.
-    public init(
+    package init(
         provider: String, code: Code, severity: Severity, capability: Capability? = nil, finding: String,
         change: [Fragment]
     ) {
@@ -59,7 +59,7 @@ public struct Advisory: Sendable, Hashable {
     }
 
     /// ``change`` as plain text.
-    public var changeText: String { change.map(\.string).joined() }
+    package var changeText: String { change.map(\.string).joined() }
 
     /// `provider: finding; change`, the form listed under `advisories` in the JSON.
     public var text: String { "\(provider): \(finding); \(changeText)" }
@@ -67,12 +67,12 @@ public struct Advisory: Sendable, Hashable {
 
 extension ErrorCode where Domain == Advisory {
     /// An optional capability that hardens the sign-in is switched off (see ``Advisory/capability``).
-    public static var capabilityOff: Self { Self(rawValue: "capability_off") }
+    package static var capabilityOff: Self { Self(rawValue: "capability_off") }
     /// The client sends a static secret where the provider also allows `private_key_jwt`.
-    public static var clientAuthentication: Self { Self(rawValue: "client_authentication") }
+    package static var clientAuthentication: Self { Self(rawValue: "client_authentication") }
     /// The client secret is a signed JWT; its lifetime and what to keep configured.
-    public static var clientSecretLifetime: Self { Self(rawValue: "client_secret_lifetime") }
+    package static var clientSecretLifetime: Self { Self(rawValue: "client_secret_lifetime") }
     /// Tokens are stored but the provider will issue no refresh token: a missing scope (X's
     /// `offline.access`), or Google without `access_type=offline`.
-    public static var noRefreshToken: Self { Self(rawValue: "no_refresh_token") }
+    package static var noRefreshToken: Self { Self(rawValue: "no_refresh_token") }
 }

@@ -15,7 +15,7 @@ public struct CapabilityMatrix: Sendable, Hashable {
     /// One row per provider, in configuration order.
     public let rows: [MatrixRow]
     /// Where the configuration came from (e.g. `providers.yaml`), shown by the text, Markdown and HTML renderings.
-    public let source: String?
+    package let source: String?
 
     /// Builds the matrix of `providers`.
     ///

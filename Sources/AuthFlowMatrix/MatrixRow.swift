@@ -1,36 +1,36 @@
-public import AuthFlow
+package import AuthFlow
 
 /// One provider's row of the capability matrix, computed from the `ResolvedProvider` that `OAuthFlow` runs with.
 public struct MatrixRow: Sendable, Hashable {
     /// The provider's name in configuration (`providers.<name>`).
     public let name: String
     /// The plugin type (`type:`).
-    public let type: String
+    package let type: String
     /// The plugin's human-readable name, e.g. `Google`.
-    public let displayName: String
+    package let displayName: String
     /// OAuth 2.0 or OpenID Connect.
-    public let signInProtocol: SignInProtocol
+    package let signInProtocol: SignInProtocol
     /// Where the identity comes from: a locally verified id_token or the userinfo endpoint.
-    public let identitySource: IdentitySource
+    package let identitySource: IdentitySource
     /// How the client authenticates at the token endpoint.
-    public let clientAuthentication: ClientAuthentication
+    package let clientAuthentication: ClientAuthentication
     /// How the provider returns to the callback: GET query or POST form_post.
-    public let callbackMethod: CallbackMethod
+    package let callbackMethod: CallbackMethod
     /// Provider calls per sign-in with the JWKS cached.
-    public let roundTrips: Int
+    package let roundTrips: Int
     /// Every capability, in declaration order (pkce, oidc, jwt_client_auth, form_post).
-    public let capabilities: [CapabilityState]
+    package let capabilities: [CapabilityState]
     /// Hardening advice and notes for this provider.
     public let advisories: [Advisory]
     /// Whether the provider's plugin accepts ID tokens from native apps (`POST /auth/{name}/native`).
-    public let nativeSupported: Bool
+    package let nativeSupported: Bool
     /// The configured `native_clients`; native sign-in is on when this is not empty.
-    public let nativeClients: [String]
+    package let nativeClients: [String]
     /// Whether the provider has an end-session endpoint (OpenID Connect RP-Initiated Logout): `POST /auth/logout`
     /// with `provider_logout=1` then logs out at the provider too; otherwise the logout is local only.
-    public let providerLogout: Bool
+    package let providerLogout: Bool
     /// When the plugin vouches for an email as linkable by `link_by_verified_email`.
-    public let emailLinkability: EmailLinkability
+    package let emailLinkability: EmailLinkability
 
     /// Computes the row of `provider`.
     ///
@@ -41,7 +41,7 @@ public struct MatrixRow: Sendable, Hashable {
     ///   - options: the options `OAuthFlow` runs with (the client-secret JWT lifetime is reported).
     ///   - accessAdvice: advice about the deployment's access rules that concerns this provider too, listed after
     ///     the provider's own.
-    public init(
+    package init(
         provider: ResolvedProvider, storesTokens: Bool = true, options: OAuthFlow.Options = .init(),
         accessAdvice: [ProviderAdvice] = []
     ) {
@@ -76,7 +76,7 @@ public struct MatrixRow: Sendable, Hashable {
     }
 
     /// The state of `capability`.
-    public func state(of capability: Capability) -> CapabilityState {
+    package func state(of capability: Capability) -> CapabilityState {
         capabilities.first { $0.capability == capability }
             ?? CapabilityState(capability: capability, support: .unsupported(reason: "not declared"), enabled: false)
     }

@@ -42,7 +42,7 @@ public struct SandboxClient: Sendable {
     package let issuesExpiringTokens: Bool
 
     /// A token-endpoint client authentication method (OpenID Connect Core §9 names).
-    public enum AuthMethod: String, Sendable, Hashable, CaseIterable {
+    package enum AuthMethod: String, Sendable, Hashable, CaseIterable {
         /// `client_id` and `client_secret` in an HTTP Basic header.
         case clientSecretBasic = "client_secret_basic"
         /// `client_id` and `client_secret` in the form body.
@@ -112,6 +112,16 @@ public struct SandboxClient: Sendable {
         SandboxClient(provider: .x, clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs)
     }
 
+    /// A Microsoft Entra app registration that accepts every client authentication it has credentials for: the
+    /// secret (`client_secret_basic` or `client_secret_post`), or none when `clientSecret` is `nil`. After sign-out
+    /// the logout endpoint may send the user back to each redirect URI's sibling `logged-out` URL one level above
+    /// the provider segment (`https://app/auth/ms/callback` → `https://app/auth/logged-out`).
+    public static func microsoft(clientID: String, clientSecret: String?, redirectURIs: [String]) -> SandboxClient {
+        microsoft(
+            clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs, authMethod: nil,
+            assertionKeys: [], postLogoutRedirectURIs: nil)
+    }
+
     /// A Microsoft Entra app registration.
     ///
     /// - Parameters:
@@ -126,7 +136,7 @@ public struct SandboxClient: Sendable {
     ///     redirect URI, its sibling `logged-out` URL one level above the provider segment
     ///     (`https://app/auth/ms/callback` → `https://app/auth/logged-out`, AuthFlow's own route), or
     ///     `<origin>/auth/logged-out` when the redirect URI does not end in `/callback`.
-    public static func microsoft(
+    package static func microsoft(
         clientID: String, clientSecret: String?, redirectURIs: [String], authMethod: AuthMethod? = nil,
         assertionKeys: [JWK] = [], postLogoutRedirectURIs: [String]? = nil
     ) -> SandboxClient {

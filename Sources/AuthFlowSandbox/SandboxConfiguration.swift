@@ -1,47 +1,53 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
+package import AuthFlowHTTP
+package import AuthFlowJOSE
 
 /// How a ``SandboxIdentityProvider`` listens, names itself, and gets its time and randomness.
 public struct SandboxConfiguration: Sendable {
     /// The address the listener binds to; loopback by default.
-    public var host: String
+    package var host: String
     /// The port the listener binds to; `0` picks a free port.
-    public var port: Int
+    package var port: Int
     /// The base URL the sandbox advertises (issuers, discovery, form actions). `nil` means
     /// `http://host:port` of the running listener. Set it when the sandbox is reached through a proxy, or
     /// answers requests without a listener.
-    public var publicBaseURL: String?
+    package var publicBaseURL: String?
     /// Per-provider `iss` values to use instead of the sandbox's own (`<base URL>/<provider>`).
     ///
     /// The real providers' issuers (`https://appleid.apple.com`, `https://accounts.google.com`) are never
     /// used by default: a token from the sandbox must not be mistaken for a real provider's.
-    public var issuerOverrides: [SandboxProvider: String]
+    package var issuerOverrides: [SandboxProvider: String]
     /// The clock for code, token and consent-ticket lifetimes and for JWT timestamps.
-    public var clock: any WallClock
+    package var clock: any WallClock
     /// The randomness for codes, tokens, tickets and ids.
-    public var random: any SecureRandom
+    package var random: any SecureRandom
     /// The HTTP client that delivers Apple server-to-server notifications; `nil` uses a `CurlHTTPClient`.
-    public var notificationClient: (any HTTPClient)?
+    package var notificationClient: (any HTTPClient)?
     /// Whether the loopback-only admin endpoints under `/_sandbox/` are served.
-    public var enableAdminEndpoints: Bool
+    package var enableAdminEndpoints: Bool
     /// Ready-made RSA signing keys per provider (private, with a `kid`); providers without one get a freshly
     /// generated 2048-bit key when first needed. Tests pass keys here to avoid generating them repeatedly.
-    public var signingKeys: [SandboxProvider: JWK]
+    package var signingKeys: [SandboxProvider: JWK]
     /// The Microsoft emulator's tenants (besides personal accounts, which are always known); Contoso and
-    /// Fabrikam by default (``SandboxMicrosoftTenant/defaults``).
-    public var microsoftTenants: [SandboxMicrosoftTenant]
+    /// Fabrikam by default (`SandboxMicrosoftTenant.defaults`).
+    package var microsoftTenants: [SandboxMicrosoftTenant]
     /// How many consent tickets, authorization codes and spent client assertions (each kind counted apart)
     /// the sandbox remembers at once; past it, new ones are refused with 503 `temporarily_unavailable`, so
     /// memory stays bounded whatever a client sends. A redeemed code is remembered for an hour after it
     /// expires, to recognise a replay. 10,000 by default (``defaultMaximumPendingEntries``); values below 1
     /// count as 1. Raise it only for load tests that sign in more often than that.
-    public var maximumPendingEntries: Int
+    package var maximumPendingEntries: Int
 
     /// The default of ``maximumPendingEntries``.
-    public static let defaultMaximumPendingEntries = 10_000
+    package static let defaultMaximumPendingEntries = 10_000
+
+    /// Creates a configuration of a sandbox that listens on `host` and `port` (`127.0.0.1` and any free port by
+    /// default), with the system clock and randomness.
+    public init(host: String = "127.0.0.1", port: Int = 0) {
+        self.init(host: host, port: port, publicBaseURL: nil)
+    }
 
     /// Creates a configuration; every parameter has a working default.
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 0, publicBaseURL: String? = nil,
         issuerOverrides: [SandboxProvider: String] = [:], clock: any WallClock = SystemClock(),
         random: any SecureRandom = SystemRandom(), notificationClient: (any HTTPClient)? = nil,

@@ -1,7 +1,7 @@
 /// The absolute URLs of one emulated provider, to configure a relying party with.
 public struct SandboxEndpoints: Sendable, Hashable {
     /// Which provider these endpoints belong to.
-    public let provider: SandboxProvider
+    package let provider: SandboxProvider
     /// The `iss` of the provider's id_tokens (the sandbox's own unless overridden); `nil` for X (no id_tokens).
     public let issuer: String?
     /// Where the browser is sent to sign in.
@@ -15,12 +15,12 @@ public struct SandboxEndpoints: Sendable, Hashable {
     public let jwks: String?
     /// The token revocation endpoint; `nil` for Facebook and Microsoft. GitHub's is the grant deletion URL with a
     /// literal `{client_id}` placeholder (`DELETE …/applications/{client_id}/grant`, HTTP Basic).
-    public let revocation: String?
+    package let revocation: String?
     /// The OpenID Connect discovery document; `nil` for X.
-    public let discovery: String?
+    package let discovery: String?
 
     /// The OpenID Connect RP-initiated logout endpoint (`end_session_endpoint`); `nil` when the provider has none.
-    public let endSession: String?
+    package let endSession: String?
 
     init(
         provider: SandboxProvider, issuer: String?, authorization: String, token: String, userinfo: String?,

@@ -6,12 +6,12 @@ public import AuthFlowJSON
 /// provider's own error response, as the real provider would.
 public struct SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable code to switch on.
-    public typealias Code = ErrorCode<SandboxError>
+    package typealias Code = ErrorCode<SandboxError>
 
     /// What went wrong, as a stable code.
-    public let code: Code
+    package let code: Code
     /// What was expected and what was found; never contains a secret or token.
-    public let message: String
+    package let message: String
     /// The provider concerned, when there is one.
     package var provider: SandboxProvider?
     /// The client id concerned, when there is one.
@@ -35,17 +35,17 @@ public struct SandboxError: Error, Sendable, Equatable, CustomStringConvertible 
 
 extension ErrorCode where Domain == SandboxError {
     /// A client registration is incomplete or inconsistent.
-    public static var invalidClient: Self { Self(rawValue: "invalid_client") }
+    package static var invalidClient: Self { Self(rawValue: "invalid_client") }
     /// No client with that id is registered for that provider.
-    public static var unknownClient: Self { Self(rawValue: "unknown_client") }
+    package static var unknownClient: Self { Self(rawValue: "unknown_client") }
     /// A request to the sandbox's API was malformed.
-    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
+    package static var invalidRequest: Self { Self(rawValue: "invalid_request") }
     /// A signing or client key could not be generated or used.
-    public static var keyFailure: Self { Self(rawValue: "key_failure") }
+    package static var keyFailure: Self { Self(rawValue: "key_failure") }
     /// The listener could not be started.
-    public static var listenerFailed: Self { Self(rawValue: "listener_failed") }
+    package static var listenerFailed: Self { Self(rawValue: "listener_failed") }
     /// `start()` was called on a sandbox that is already running.
-    public static var alreadyStarted: Self { Self(rawValue: "already_started") }
+    package static var alreadyStarted: Self { Self(rawValue: "already_started") }
     /// A server-to-server notification could not be delivered.
-    public static var notificationDeliveryFailed: Self { Self(rawValue: "notification_delivery_failed") }
+    package static var notificationDeliveryFailed: Self { Self(rawValue: "notification_delivery_failed") }
 }

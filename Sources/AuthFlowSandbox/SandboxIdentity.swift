@@ -17,7 +17,7 @@ package struct SandboxIdentity: Sendable, Hashable {
     /// X and GitHub: the @handle or login (without the @).
     package var username: String?
     /// Microsoft only: the user's home tenant (directory) GUID, the `tid` of a sign-in through `common`,
-    /// `organizations` or `consumers`; `nil` means the first of ``SandboxConfiguration/microsoftTenants``. A
+    /// `organizations` or `consumers`; `nil` means the first of `SandboxConfiguration.microsoftTenants`. A
     /// sign-in through a tenant's own authority always gets that tenant's `tid` (a member or a guest there).
     package var tenantID: String?
     /// Microsoft only: the user's object id in the tenant (`oid`); `nil` derives a stable GUID from the subject.

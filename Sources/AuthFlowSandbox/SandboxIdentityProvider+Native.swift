@@ -28,22 +28,9 @@ extension SandboxIdentityProvider {
             return refuse("audience (the token's aud) is required")
         }
         let identity: SandboxIdentity
-        if let preset = body["preset"]?.int64Value {
-            let presets = SandboxIdentity.presets(for: provider)
-            guard preset >= 0, Int(preset) < presets.count else {
-                return refuse("preset must be 0..<\(presets.count)")
-            }
-            identity = presets[Int(preset)]
-        } else if let object = body["identity"]?.objectValue, let subject = object["subject"]?.stringValue,
-            !subject.isEmpty
-        {
-            identity = SandboxIdentity(
-                subject: subject, email: object["email"]?.stringValue, givenName: object["given_name"]?.stringValue,
-                familyName: object["family_name"]?.stringValue,
-                emailVerified: object["email_verified"]?.boolValue ?? true,
-                isPrivateEmail: object["is_private_email"]?.boolValue ?? false)
-        } else {
-            return refuse("identity {\"subject\", ...} or preset is required")
+        switch Self.nativeIdentity(body, provider: provider) {
+        case .failure(let refusal): return refuse(refusal.description)
+        case .success(let value): identity = value
         }
         let nonce = body["nonce"]?.stringValue
         let authorizedParty = body["authorized_party"]?.stringValue
@@ -76,5 +63,31 @@ extension SandboxIdentityProvider {
             answer["code"] = .string(code)
         }
         return tokenResponse(answer)
+    }
+
+    /// The identity of a native token request: `preset` (an index into the provider's presets) or `identity`
+    /// (`subject` required).
+    static func nativeIdentity(_ body: [String: JSONValue], provider: SandboxProvider)
+        -> Result<SandboxIdentity, AuthorizationRefusal>
+    {
+        if let preset = body["preset"]?.int64Value {
+            let presets = SandboxIdentity.presets(for: provider)
+            guard preset >= 0, Int(preset) < presets.count else {
+                return .failure(AuthorizationRefusal("invalid_request", "preset must be 0..<\(presets.count)"))
+            }
+            return .success(presets[Int(preset)])
+        }
+        guard let object = body["identity"]?.objectValue, let subject = object["subject"]?.stringValue,
+            !subject.isEmpty
+        else {
+            return .failure(
+                AuthorizationRefusal("invalid_request", "identity {\"subject\", ...} or preset is required"))
+        }
+        return .success(
+            SandboxIdentity(
+                subject: subject, email: object["email"]?.stringValue, givenName: object["given_name"]?.stringValue,
+                familyName: object["family_name"]?.stringValue,
+                emailVerified: object["email_verified"]?.boolValue ?? true,
+                isPrivateEmail: object["is_private_email"]?.boolValue ?? false))
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// Dispatch of one request to the emulator that owns its path.
 extension SandboxIdentityProvider {
     /// Answers one HTTP request exactly as the listener would: the pure request → response core of the
-    /// sandbox, usable without starting a listener (set ``SandboxConfiguration/publicBaseURL`` then).
+    /// sandbox, usable without starting a listener (set `SandboxConfiguration.publicBaseURL` then).
     ///
     /// Unknown paths get 404 and known paths with the wrong method 405, both as JSON.
     package func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {

@@ -21,10 +21,10 @@ import Synchronization
 /// **Issuers.** Id_tokens carry the sandbox's own issuer, `<base URL>/<provider>` (e.g.
 /// `http://127.0.0.1:49152/google`), never the real provider's, so a sandbox token can never pass for a
 /// real one. Configure the relying party's expected `iss` with the ``SandboxEndpoints/issuer`` of
-/// ``endpoints(for:)`` or set ``SandboxConfiguration/issuerOverrides``.
+/// ``endpoints(for:)`` or set `SandboxConfiguration.issuerOverrides`.
 public final class SandboxIdentityProvider: Sendable {
     /// The configuration the sandbox was created with.
-    public let configuration: SandboxConfiguration
+    package let configuration: SandboxConfiguration
     let state: Mutex<SandboxState>
 
     /// Creates a sandbox; nothing listens until ``start()``. Signing keys are generated when first needed.
@@ -97,7 +97,7 @@ public final class SandboxIdentityProvider: Sendable {
 
     // MARK: - Listener
 
-    /// Starts the HTTP listener on ``SandboxConfiguration/host`` and ``SandboxConfiguration/port``.
+    /// Starts the HTTP listener on `SandboxConfiguration.host` and `SandboxConfiguration.port`.
     ///
     /// - Returns: the base URL the sandbox advertises (e.g. `http://127.0.0.1:49152`).
     /// - Throws: `SandboxError.Code.alreadyStarted` when running, or
@@ -153,7 +153,7 @@ public final class SandboxIdentityProvider: Sendable {
         await server?.stop()
     }
 
-    /// The base URL the sandbox advertises: ``SandboxConfiguration/publicBaseURL`` if set, else the running
+    /// The base URL the sandbox advertises: `SandboxConfiguration.publicBaseURL` if set, else the running
     /// listener's `http://host:port`, else `http://host:port` from the configuration.
     public var baseURL: String {
         if let url = configuration.publicBaseURL { return Self.trimmingTrailingSlash(url) }

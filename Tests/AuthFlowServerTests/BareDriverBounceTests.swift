@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowCurl
+import AuthFlowDemo
 import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE

@@ -5,7 +5,7 @@ import AuthFlowTestSupport
 import Foundation
 import Testing
 
-@testable import AuthFlowDeployment
+@testable import AuthFlowDemo
 
 /// Sandbox mode (`serve --sandbox`, `demo`) is throwaway whatever the configuration says: it can never mint a
 /// session that a normal run of the same configuration accepts, and it listens on loopback only.

@@ -1,16 +1,16 @@
-public import AuthFlow
+package import AuthFlow
 internal import AuthFlowYAML
 
 extension ConfigurationSection {
     /// `sandbox:`, read into ``SandboxSettings`` (the sandbox identity provider of `serve --sandbox` and `demo`).
-    public static let sandbox = ConfigurationSection(
+    package static let sandbox = ConfigurationSection(
         key: "sandbox",
         read: { reader, node, owner in reader.readSandbox(node, owner: owner).map { ConfigurationSectionValue($0) } })
 }
 
 extension Configuration {
     /// `sandbox:`, when present.
-    public var sandbox: SandboxSettings? {
+    package var sandbox: SandboxSettings? {
         get { section(ConfigurationSection.sandbox.key, as: SandboxSettings.self) }
         set { setSection(ConfigurationSection.sandbox.key, newValue) }
     }

@@ -24,7 +24,7 @@ extension ConfigurationLoader {
 
 extension Configuration {
     /// Creates a configuration of every standard section.
-    public init(
+    package init(
         server: ServerSettings? = nil, sandbox: SandboxSettings? = nil, store: StoreSettings = StoreSettings(),
         providers: [ProviderSettings]
     ) {

@@ -1,5 +1,5 @@
 /// Which backend keeps flows, accounts and sessions.
-public enum StoreKind: String, Sendable, Hashable, CaseIterable {
+package enum StoreKind: String, Sendable, Hashable, CaseIterable {
     /// In process memory: for tests and demos; lost on restart and not shared between instances.
     case memory
     /// A SQLite file (the default).

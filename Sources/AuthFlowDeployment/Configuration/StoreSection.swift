@@ -4,7 +4,7 @@ internal import AuthFlowYAML
 extension ConfigurationSection {
     /// `store:`, read into ``StoreSettings`` (where flows, accounts and sessions are kept: the backend, its
     /// file or URLs, and its timeout).
-    public static let store = ConfigurationSection(
+    package static let store = ConfigurationSection(
         key: "store", credentialKeys: ["postgres_url", "redis_url"],
         read: { reader, node, owner in reader.readStore(node, owner: owner).map { ConfigurationSectionValue($0) } })
 }
@@ -22,26 +22,7 @@ extension ConfigurationReader {
     mutating func readStore(_ node: YAMLNode, owner: YAMLMark) -> StoreSettings? {
         let known = ["kind", "path", "postgres_url", "redis_url", "redis_prefix", "operation_timeout"]
         guard let section = fields(node, owner: owner, path: "store", known: known) else { return nil }
-        var kind = StoreKind.sqlite
-        var kindMark: YAMLMark?
-        if let text = text(section.value("kind"), path: "store.kind") {
-            kindMark = text.scalar.mark
-            switch text.value {
-            case "memory": kind = .memory
-            case "sqlite": kind = .sqlite
-            case "postgres", "postgresql": kind = .postgres
-            case "redis":
-                report(
-                    .invalidValue,
-                    "expected memory, sqlite or postgres for store.kind, found \"redis\" (Redis holds sessions next "
-                        + "to a database, it is not a store kind)",
-                    at: text.scalar.mark)
-            default:
-                report(
-                    .invalidValue, "expected memory, sqlite or postgres for store.kind, found \(text.shown)",
-                    at: text.scalar.mark)
-            }
-        }
+        let (kind, kindMark) = readStoreKind(section.value("kind"))
         let redisURL = string(section.value("redis_url"), path: "store.redis_url", credential: true)
         if let redisURL, let node = section.value("redis_url") {
             let lowered = redisURL.lowercased()
@@ -69,9 +50,41 @@ extension ConfigurationReader {
                     + "${DATABASE_URL})",
                 at: kindMark ?? section.owner)
         }
+        let operationTimeout = readOperationTimeout(section.value("operation_timeout"))
+        return StoreSettings(
+            kind: kind, path: path, postgresURL: postgresURL, redisURL: redisURL, redisPrefix: redisPrefix,
+            operationTimeout: operationTimeout)
+    }
+
+    /// `store.kind` (`sqlite` when absent) and where it was written.
+    mutating func readStoreKind(_ node: YAMLNode?) -> (StoreKind, YAMLMark?) {
+        var kind = StoreKind.sqlite
+        var kindMark: YAMLMark?
+        if let text = text(node, path: "store.kind") {
+            kindMark = text.scalar.mark
+            switch text.value {
+            case "memory": kind = .memory
+            case "sqlite": kind = .sqlite
+            case "postgres", "postgresql": kind = .postgres
+            case "redis":
+                report(
+                    .invalidValue,
+                    "expected memory, sqlite or postgres for store.kind, found \"redis\" (Redis holds sessions next "
+                        + "to a database, it is not a store kind)",
+                    at: text.scalar.mark)
+            default:
+                report(
+                    .invalidValue, "expected memory, sqlite or postgres for store.kind, found \(text.shown)",
+                    at: text.scalar.mark)
+            }
+        }
+        return (kind, kindMark)
+    }
+
+    /// `store.operation_timeout`, 1 s to 5 min (`StoreSettings.defaultOperationTimeout` when absent or invalid).
+    mutating func readOperationTimeout(_ node: YAMLNode?) -> Double {
         var operationTimeout = StoreSettings.defaultOperationTimeout
-        if let text = text(section.value("operation_timeout"), path: "store.operation_timeout", expected: "a duration")
-        {
+        if let text = text(node, path: "store.operation_timeout", expected: "a duration") {
             if let seconds = ConfigurationSyntax.duration(text.value), (1...300).contains(seconds) {
                 operationTimeout = Double(seconds)
             } else {
@@ -81,9 +94,7 @@ extension ConfigurationReader {
                     at: text.scalar.mark)
             }
         }
-        return StoreSettings(
-            kind: kind, path: path, postgresURL: postgresURL, redisURL: redisURL, redisPrefix: redisPrefix,
-            operationTimeout: operationTimeout)
+        return operationTimeout
     }
 
     /// Whether `text` is a libpq URL or a `key=value` conninfo.

@@ -1,26 +1,26 @@
 /// The `store:` section.
 public struct StoreSettings: Sendable, Hashable, CustomStringConvertible {
     /// The backend; default ``StoreKind/sqlite``.
-    public let kind: StoreKind
+    package let kind: StoreKind
     /// The SQLite file (relative paths are relative to the working directory); default `authflow.sqlite`.
     public let path: String
     /// `store.postgres_url`: a libpq URL (`postgresql://…`) or `key=value` conninfo; required when ``kind`` is
     /// ``StoreKind/postgres``. It may hold a password, so it is never printed (see ``description``).
-    public let postgresURL: String?
+    package let postgresURL: String?
     /// `store.redis_url` (`redis://…` or `unix://…`): when set, sessions and rate-limit counters live in
     /// Redis. It may hold a password, so it is never printed.
-    public let redisURL: String?
+    package let redisURL: String?
     /// `store.redis_prefix`: the prefix of every Redis key; default `authflow:`.
-    public let redisPrefix: String
+    package let redisPrefix: String
     /// `store.operation_timeout`: seconds a PostgreSQL or Redis operation may take (waiting for a connection,
     /// connecting, its statements or commands) before it fails and the route answers 503; default 5.
-    public let operationTimeout: Double
+    package let operationTimeout: Double
 
     /// The default of ``operationTimeout``.
-    public static let defaultOperationTimeout = 5.0
+    package static let defaultOperationTimeout = 5.0
 
     /// Creates store settings.
-    public init(
+    package init(
         kind: StoreKind = .sqlite, path: String = "authflow.sqlite", postgresURL: String? = nil,
         redisURL: String? = nil, redisPrefix: String = "authflow:",
         operationTimeout: Double = StoreSettings.defaultOperationTimeout

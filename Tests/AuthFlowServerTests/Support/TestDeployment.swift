@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowDemo
 import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE

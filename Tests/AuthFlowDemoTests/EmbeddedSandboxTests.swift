@@ -1,11 +1,11 @@
 import AuthFlow
+import AuthFlowDemo
 import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowProviders
+import AuthFlowServer
 import Foundation
 import Testing
-
-@testable import AuthFlowServer
 
 /// Sandbox mode for an app that embeds the server: one call loads the file in sandbox mode and starts the
 /// sandbox; the server created from its configuration signs in against it.

@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowDeployment
 public import AuthFlowSandbox
 import AuthFlowServer
 import Foundation

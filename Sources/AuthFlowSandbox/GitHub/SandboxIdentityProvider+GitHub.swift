@@ -3,125 +3,6 @@ import AuthFlowJOSE
 import Foundation
 import Synchronization
 
-/// The GitHub emulator (OAuth 2.0 only, no OpenID Connect), under `/github`: `/login/oauth/authorize`,
-/// `/login/oauth/access_token`, the REST API's `/user` and `/user/emails`, and
-/// `DELETE /applications/{client_id}/grant` and `…/token`.
-///
-/// Facts (docs/providers.md, "GitHub"): a form-encoded token answer unless `Accept: application/json`, errors with
-/// HTTP 200, comma-separated scopes, the client secret in the body, PKCE `S256` only and optional, the RFC 9207
-/// `iss` on the callback, a numeric user `id`, a public `email` that is often `null`, `/user/emails` with
-/// `primary` and `verified`, a required `User-Agent`, GitHub App user tokens (8 hours, rotating refresh
-/// tokens), and grant revocation with HTTP Basic.
-struct GitHubEmulator: SandboxEmulator {
-    /// An OAuth app token does not expire; the sandbox gives it ten years.
-    static let oauthAppTokenLifetime: Int64 = 10 * 365 * 86_400
-    /// GitHub App user tokens: 8 hours; their refresh tokens about 6 months.
-    static let expiringTokenLifetime: Int64 = 28_800
-    static let refreshTokenLifetime: Int64 = 15_811_200
-
-    var provider: SandboxProvider { .github }
-    var displayName: String { "GitHub" }
-    var authorizationCodeLifetime: Double { 600 }
-    var accessTokenLifetime: Int64 { Self.oauthAppTokenLifetime }
-    var issuesIDTokens: Bool { false }
-    var codePrefix: String { "" }
-    var accessTokenPrefix: String { "gho_" }
-    var refreshTokenPrefix: String { "ghr_" }
-
-    var presets: [SandboxIdentity] {
-        [
-            SandboxIdentity(
-                subject: "583231", email: "alice@example.com", givenName: "Alice", familyName: "Example",
-                username: "alice-example", emailIsPublic: true),
-            SandboxIdentity(
-                subject: "9919", email: "bob@users.example", givenName: "Bob", familyName: "Private",
-                username: "bob-private", emailVerified: false,
-                additionalEmails: [SandboxIdentity.AdditionalEmail(address: "bob@work.example", verified: true)]),
-        ]
-    }
-
-    func route(_ request: HTTPServerRequest, path: String, sandbox: SandboxIdentityProvider) -> HTTPServerResponse {
-        switch path {
-        case "/login/oauth/authorize":
-            return sandbox.only("GET", request) {
-                sandbox.handleAuthorize(request, provider: .github, validate: sandbox.validateGitHubAuthorization)
-            }
-        case "/consent": return sandbox.only("POST", request) { sandbox.handleConsent(request, provider: .github) }
-        case "/login/oauth/access_token":
-            return sandbox.only("POST", request) { sandbox.handleGitHubToken(request) }
-        case "/user": return sandbox.only("GET", request) { sandbox.handleGitHubUser(request) }
-        case "/user/emails": return sandbox.only("GET", request) { sandbox.handleGitHubEmails(request) }
-        default:
-            let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-            // "", "applications", client_id, "grant" | "token"
-            if segments.count == 4, segments[1] == "applications", !segments[2].isEmpty,
-                segments[3] == "grant" || segments[3] == "token"
-            {
-                return sandbox.only("DELETE", request) {
-                    sandbox.handleGitHubRevocation(
-                        request, clientID: String(segments[2]), wholeGrant: segments[3] == "grant")
-                }
-            }
-            return SandboxIdentityProvider.notFound()
-        }
-    }
-
-    func demoYAMLLines(_ client: SandboxDemoClient, sandbox: SandboxIdentityProvider) -> [String] {
-        (client.credentialFile.map { ["    client_secret_file: \"\($0)\""] } ?? [])
-            + ["    scopes: [read:user, user:email]"]
-    }
-
-    /// `<root>/login/oauth`, the `iss` of GitHub's authorization responses (RFC 9207).
-    func defaultIssuer(root: String) -> String? { root + "/login/oauth" }
-
-    func endpoints(root: String, issuer: String?) -> SandboxEndpoints {
-        SandboxEndpoints(
-            provider: .github, issuer: issuer, authorization: root + "/login/oauth/authorize",
-            token: root + "/login/oauth/access_token", userinfo: root + "/user", jwks: nil,
-            revocation: root + "/applications/{client_id}/grant", discovery: nil)
-    }
-
-    func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
-        -> SandboxClient
-    {
-        guard let secret = client.clientSecret, !secret.isEmpty else {
-            throw refuse("expected a client secret for GitHub (it has no public clients), found none")
-        }
-        return client
-    }
-
-    /// GitHub's user ids are numbers: a typed subject must be one. `username` is the login.
-    func readConsentFields(_ form: Parameters, into identity: inout SandboxIdentity, sandbox: SandboxIdentityProvider)
-        -> AuthorizationRefusal?
-    {
-        guard let id = Int64(identity.subject), id > 0 else {
-            return AuthorizationRefusal(
-                "invalid_request", "a GitHub user id is a positive number, found '\(clip(identity.subject))'")
-        }
-        if let login = form["username"] {
-            let allowed = login.utf8.allSatisfy { PKCEChallenge.isBase64URLByte($0) && $0 != UInt8(ascii: "_") }
-            guard allowed, login.utf8.count <= 39, !login.hasPrefix("-") else {
-                return AuthorizationRefusal("invalid_request", "the login must be at most 39 of [A-Za-z0-9-]")
-            }
-            identity.username = login
-        } else {
-            identity.username = "user-\(id)"
-        }
-        identity.emailIsPublic = form["public_email"] == "true"
-        return nil
-    }
-
-    var consentFieldsHTML: String {
-        """
-        <label>Login <input type="text" name="username" maxlength="39" autocomplete="off"></label>
-        <label><input type="checkbox" name="public_email" value="true"> email is public on the profile</label>
-
-        """
-    }
-
-    func authorizationResponseIssuer(sandbox: SandboxIdentityProvider) -> String? { sandbox.issuer(for: .github) }
-}
-
 extension SandboxIdentityProvider {
     // MARK: - Authorization
 
@@ -184,10 +65,45 @@ extension SandboxIdentityProvider {
     /// `error`, `error_description`, `error_uri`.
     func handleGitHubToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.github, \.token) }
-        let wantsJSON = request.headers["Accept"]?.lowercased().contains("application/json") == true
+        let reply = GitHubTokenReply(
+            json: request.headers["Accept"]?.lowercased().contains("application/json") == true)
+        let form: Parameters
+        switch Self.gitHubTokenForm(request) {
+        case .failure(let problem): return reply.refuse("invalid_request", problem.text)
+        case .success(let parsed): form = parsed
+        }
+        if request.headers["Authorization"] != nil {
+            return reply.refuse(
+                "incorrect_client_credentials",
+                "send client_id and client_secret in the body; this endpoint takes no Authorization header")
+        }
+        guard let clientID = form["client_id"], let client = state.withLock({ $0.client(.github, clientID) }),
+            let expected = client.clientSecret, let secret = form["client_secret"], constantTimeEquals(secret, expected)
+        else {
+            return reply.refuse(
+                "incorrect_client_credentials", "The client_id and/or client_secret passed are incorrect.")
+        }
+        switch form["grant_type"] {
+        case nil, "authorization_code"?:
+            return redeemGitHubCode(form, client: client, reply: reply)
+        case "refresh_token"?:
+            return refreshGitHubGrant(form, client: client, reply: reply)
+        case let other?:
+            return reply.refuse(
+                "unsupported_grant_type",
+                "grant_type must be authorization_code or refresh_token, found '\(clip(other))'")
+        }
+    }
+
+    /// How GitHub's token endpoint answers: form-encoded unless the request accepts `application/json`, refusals
+    /// with HTTP 200 as `error`, `error_description`, `error_uri`, never cached.
+    struct GitHubTokenReply {
+        /// Whether the request accepts `application/json`.
+        let json: Bool
+
         func answer(_ fields: [(String, JSONValue)]) -> HTTPServerResponse {
             var response: HTTPServerResponse
-            if wantsJSON {
+            if json {
                 response = HTTPServerResponse.json(
                     JSONValue.object(Dictionary(fields, uniquingKeysWith: { $1 })).serialized())
             } else {
@@ -201,6 +117,7 @@ extension SandboxIdentityProvider {
             response.headers["Cache-Control"] = "no-store"
             return response
         }
+
         func refuse(_ error: String, _ description: String) -> HTTPServerResponse {
             answer([
                 ("error", .string(error)), ("error_description", .string(description)),
@@ -212,67 +129,64 @@ extension SandboxIdentityProvider {
                 ),
             ])
         }
+    }
+
+    /// The token request's parameters, from a form or a JSON object body.
+    static func gitHubTokenForm(_ request: HTTPServerRequest) -> Result<Parameters, GitHubRefusal> {
         let form: Parameters
         if request.mediaType == "application/json" {
             guard let body = try? request.jsonBody(), let object = (try? JSONValue.parse(body))?.objectValue else {
-                return refuse("invalid_request", "the JSON body is not an object")
+                return .failure(GitHubRefusal(text: "the JSON body is not an object"))
             }
             form = Parameters(object.compactMap { name, value in value.stringValue.map { (name, $0) } })
         } else if let parsed = Parameters.form(of: request) {
             form = parsed
         } else {
-            return refuse("invalid_request", "expected client_id, client_secret and code in a form or JSON body")
+            return .failure(
+                GitHubRefusal(text: "expected client_id, client_secret and code in a form or JSON body"))
         }
-        if let problem = form.shapeProblem { return refuse("invalid_request", problem) }
-        if request.headers["Authorization"] != nil {
-            return refuse(
-                "incorrect_client_credentials",
-                "send client_id and client_secret in the body; this endpoint takes no Authorization header")
+        if let problem = form.shapeProblem { return .failure(GitHubRefusal(text: problem)) }
+        return .success(form)
+    }
+
+    /// The authorization-code grant: a single-use code bound to its redirect URI (optional) and PKCE.
+    func redeemGitHubCode(_ form: Parameters, client: SandboxClient, reply: GitHubTokenReply) -> HTTPServerResponse {
+        guard let code = form["code"] else {
+            return reply.refuse("bad_verification_code", "The code passed is incorrect or expired.")
         }
-        guard let clientID = form["client_id"], let client = state.withLock({ $0.client(.github, clientID) }),
-            let expected = client.clientSecret, let secret = form["client_secret"], constantTimeEquals(secret, expected)
-        else {
-            return refuse("incorrect_client_credentials", "The client_id and/or client_secret passed are incorrect.")
+        let now = self.now
+        let redeemed = state.withLock {
+            $0.redeemCode(
+                code, provider: .github, clientID: client.clientID, redirectURI: form["redirect_uri"],
+                verifier: form["code_verifier"], policy: .init(redirectURIOptional: true), now: now)
         }
-        switch form["grant_type"] {
-        case nil, "authorization_code"?:
-            guard let code = form["code"] else {
-                return refuse("bad_verification_code", "The code passed is incorrect or expired.")
+        switch redeemed {
+        case .failure(let failure):
+            if failure.description.hasPrefix("redirect_uri") {
+                return reply.refuse(
+                    "redirect_uri_mismatch", "The redirect_uri MUST match the registered callback URL.")
             }
-            let now = self.now
-            let redeemed = state.withLock {
-                $0.redeemCode(
-                    code, provider: .github, clientID: client.clientID, redirectURI: form["redirect_uri"],
-                    verifier: form["code_verifier"], policy: .init(redirectURIOptional: true), now: now)
-            }
-            switch redeemed {
-            case .failure(let failure):
-                if failure.description.hasPrefix("redirect_uri") {
-                    return refuse("redirect_uri_mismatch", "The redirect_uri MUST match the registered callback URL.")
-                }
-                return refuse(
-                    "bad_verification_code", "The code passed is incorrect or expired: \(failure.description)")
-            case .success(let record):
-                let tokens = issueGitHubTokens(client: client, code: code, record: record)
-                return answer(gitHubTokenFields(client: client, scopes: record.request.scopes, tokens: tokens))
-            }
-        case "refresh_token"?:
-            state.withLock { $0.count(.github, \.refreshGrants) }
-            guard client.issuesExpiringTokens else {
-                return refuse("unsupported_grant_type", "this OAuth app's tokens do not expire and have no refresh")
-            }
-            guard let refreshToken = form["refresh_token"] else {
-                return refuse("bad_refresh_token", "The refresh token passed is incorrect or expired.")
-            }
-            switch rotateGitHubRefreshToken(refreshToken, client: client) {
-            case .failure(let problem): return refuse("bad_refresh_token", problem.text)
-            case .success(let rotated):
-                return answer(gitHubTokenFields(client: client, scopes: rotated.grant.scopes, tokens: rotated.tokens))
-            }
-        case let other?:
-            return refuse(
-                "unsupported_grant_type",
-                "grant_type must be authorization_code or refresh_token, found '\(clip(other))'")
+            return reply.refuse(
+                "bad_verification_code", "The code passed is incorrect or expired: \(failure.description)")
+        case .success(let record):
+            let tokens = issueGitHubTokens(client: client, code: code, record: record)
+            return reply.answer(gitHubTokenFields(client: client, scopes: record.request.scopes, tokens: tokens))
+        }
+    }
+
+    /// The refresh-token grant (GitHub Apps' expiring tokens only): the refresh token rotates.
+    func refreshGitHubGrant(_ form: Parameters, client: SandboxClient, reply: GitHubTokenReply) -> HTTPServerResponse {
+        state.withLock { $0.count(.github, \.refreshGrants) }
+        guard client.issuesExpiringTokens else {
+            return reply.refuse("unsupported_grant_type", "this OAuth app's tokens do not expire and have no refresh")
+        }
+        guard let refreshToken = form["refresh_token"] else {
+            return reply.refuse("bad_refresh_token", "The refresh token passed is incorrect or expired.")
+        }
+        switch rotateGitHubRefreshToken(refreshToken, client: client) {
+        case .failure(let problem): return reply.refuse("bad_refresh_token", problem.text)
+        case .success(let rotated):
+            return reply.answer(gitHubTokenFields(client: client, scopes: rotated.grant.scopes, tokens: rotated.tokens))
         }
     }
 

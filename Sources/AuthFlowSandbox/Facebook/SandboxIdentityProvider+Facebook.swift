@@ -66,70 +66,80 @@ extension SandboxIdentityProvider {
         }
         switch query["grant_type"] {
         case nil, "authorization_code"?:
-            guard let redirectURI = query["redirect_uri"] else {
-                return OAuthFailure.invalidRequest("Missing redirect_uri parameter.").graphResponse()
-            }
-            guard let code = query["code"] else {
-                return OAuthFailure.invalidRequest("Missing code parameter.").graphResponse()
-            }
-            let now = self.now
-            let redeemed = state.withLock {
-                $0.redeemCode(
-                    code, provider: .facebook, clientID: clientID, redirectURI: redirectURI,
-                    verifier: query["code_verifier"], policy: .init(), now: now)
-            }
-            let record: CodeRecord
-            switch redeemed {
-            case .failure(let failure): return failure.graphResponse()
-            case .success(let value): record = value
-            }
-            let tokens = issueTokens(code: code, record: record, withRefresh: false)
-            var body: [String: JSONValue] = [
-                "access_token": .string(tokens.accessToken), "token_type": .string("bearer"),
-                "expires_in": .integer(SandboxProvider.facebook.accessTokenLifetime),
-            ]
-            if record.request.hasScope("openid") {
-                do {
-                    body["id_token"] = .string(
-                        try signIDToken(
-                            provider: .facebook, clientID: clientID, identity: record.identity,
-                            scopes: record.request.scopes, nonce: record.request.nonce, authTime: record.authTime,
-                            accessToken: nil))
-                } catch {
-                    return OAuthFailure("server_error", error.message, status: 500).graphResponse()
-                }
-            }
-            return tokenResponse(body)
+            return redeemFacebookCode(query, clientID: clientID)
         case "fb_exchange_token"?:
-            guard let shortLived = query["fb_exchange_token"] else {
-                return OAuthFailure.invalidRequest("Missing fb_exchange_token parameter.").graphResponse()
-            }
-            let now = self.now
-            let grant: GrantRecord
-            switch state.withLock({ $0.liveGrant(accessToken: shortLived, provider: .facebook, now: now) }) {
-            case .failure(let problem):
-                return OAuthFailure(
-                    "invalid_token", "Error validating access token: \(problem.description)", graphCode: 190
-                )
-                .graphResponse()
-            case .success(let value): grant = value
-            }
-            guard grant.clientID == clientID else {
-                return OAuthFailure(
-                    "invalid_token", "Error validating access token: issued to another app", graphCode: 190
-                )
-                .graphResponse()
-            }
-            let accessToken = randomToken(prefix: Self.accessTokenPrefix(.facebook))
-            let expiresAt = now.addingTimeInterval(Double(Self.facebookLongLivedLifetime))
-            state.withLock { $0.accessTokens[accessToken] = AccessTokenRecord(grantID: grant.id, expiresAt: expiresAt) }
-            return tokenResponse([
-                "access_token": .string(accessToken), "token_type": .string("bearer"),
-                "expires_in": .integer(Self.facebookLongLivedLifetime),
-            ])
+            return exchangeFacebookToken(query, clientID: clientID)
         case let other?:
             return OAuthFailure.unsupportedGrantType(other).graphResponse()
         }
+    }
+
+    /// The code exchange: `redirect_uri` and `code` required; an id_token with the `openid` scope.
+    func redeemFacebookCode(_ query: Parameters, clientID: String) -> HTTPServerResponse {
+        guard let redirectURI = query["redirect_uri"] else {
+            return OAuthFailure.invalidRequest("Missing redirect_uri parameter.").graphResponse()
+        }
+        guard let code = query["code"] else {
+            return OAuthFailure.invalidRequest("Missing code parameter.").graphResponse()
+        }
+        let now = self.now
+        let redeemed = state.withLock {
+            $0.redeemCode(
+                code, provider: .facebook, clientID: clientID, redirectURI: redirectURI,
+                verifier: query["code_verifier"], policy: .init(), now: now)
+        }
+        let record: CodeRecord
+        switch redeemed {
+        case .failure(let failure): return failure.graphResponse()
+        case .success(let value): record = value
+        }
+        let tokens = issueTokens(code: code, record: record, withRefresh: false)
+        var body: [String: JSONValue] = [
+            "access_token": .string(tokens.accessToken), "token_type": .string("bearer"),
+            "expires_in": .integer(SandboxProvider.facebook.accessTokenLifetime),
+        ]
+        if record.request.hasScope("openid") {
+            do {
+                body["id_token"] = .string(
+                    try signIDToken(
+                        provider: .facebook, clientID: clientID, identity: record.identity,
+                        scopes: record.request.scopes, nonce: record.request.nonce, authTime: record.authTime,
+                        accessToken: nil))
+            } catch {
+                return OAuthFailure("server_error", error.message, status: 500).graphResponse()
+            }
+        }
+        return tokenResponse(body)
+    }
+
+    /// The `fb_exchange_token` exchange: a live short-lived token of this app for a long-lived one.
+    func exchangeFacebookToken(_ query: Parameters, clientID: String) -> HTTPServerResponse {
+        guard let shortLived = query["fb_exchange_token"] else {
+            return OAuthFailure.invalidRequest("Missing fb_exchange_token parameter.").graphResponse()
+        }
+        let now = self.now
+        let grant: GrantRecord
+        switch state.withLock({ $0.liveGrant(accessToken: shortLived, provider: .facebook, now: now) }) {
+        case .failure(let problem):
+            return OAuthFailure(
+                "invalid_token", "Error validating access token: \(problem.description)", graphCode: 190
+            )
+            .graphResponse()
+        case .success(let value): grant = value
+        }
+        guard grant.clientID == clientID else {
+            return OAuthFailure(
+                "invalid_token", "Error validating access token: issued to another app", graphCode: 190
+            )
+            .graphResponse()
+        }
+        let accessToken = randomToken(prefix: Self.accessTokenPrefix(.facebook))
+        let expiresAt = now.addingTimeInterval(Double(Self.facebookLongLivedLifetime))
+        state.withLock { $0.accessTokens[accessToken] = AccessTokenRecord(grantID: grant.id, expiresAt: expiresAt) }
+        return tokenResponse([
+            "access_token": .string(accessToken), "token_type": .string("bearer"),
+            "expires_in": .integer(Self.facebookLongLivedLifetime),
+        ])
     }
 
     /// `GET /facebook/me?fields=…`: only the requested fields (`id,name` by default), `email` only with the
@@ -186,6 +196,11 @@ extension SandboxIdentityProvider {
                 ).graphResponse()
             }
         }
+        return tokenResponse(Self.facebookUser(fields: fields, grant: grant))
+    }
+
+    /// The requested `fields` of the grant's identity (`email` only with the `email` permission), always with `id`.
+    static func facebookUser(fields: [String], grant: GrantRecord) -> [String: JSONValue] {
         let identity = grant.identity
         var body: [String: JSONValue] = [:]
         for field in fields {
@@ -201,7 +216,7 @@ extension SandboxIdentityProvider {
         }
         // Graph always answers with the node id.
         body["id"] = .string(identity.subject)
-        return tokenResponse(body)
+        return body
     }
 
     /// `GET /facebook/.well-known/openid-configuration` for the OIDC code flow with PKCE.
