@@ -121,11 +121,16 @@ let package = Package(
             dependencies: ["AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer"],
             swiftSettings: strict),
 
-        // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols.
+        // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols. The SQL account and session
+        // stores are written once (AuthFlowSQL, package access only); SQLite and PostgreSQL supply a connection
+        // and a dialect.
+        .target(name: "AuthFlowSQL", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(
-            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "CSQLite"],
+            swiftSettings: strict),
         .target(
-            name: "AuthFlowPostgres", dependencies: ["AuthFlow", "AuthFlowJOSE", "CPostgres"], swiftSettings: strict),
+            name: "AuthFlowPostgres", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "CPostgres"],
+            swiftSettings: strict),
         .target(name: "AuthFlowRedis", dependencies: ["AuthFlow", "AuthFlowJOSE", "CHiredis"], swiftSettings: strict),
         // The capability matrix report (`authflow matrix`, the demo's /matrix page).
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
@@ -181,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "AuthFlowSQLiteTests",
             dependencies: [
-                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE",
+                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE",
                 "AuthFlowTestSupport",
             ],
             swiftSettings: strict),

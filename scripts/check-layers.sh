@@ -2,7 +2,8 @@
 # The module layers of docs/architecture.md, checked on the target graph Package.swift declares: the core
 # (`AuthFlow`), every provider plugin and the store backends reach neither libcurl (`CCurl`) nor libmicrohttpd
 # (`CMicroHTTPD`), directly or through another module; the store backends reach no HTTP server; the HTTP values
-# module (`AuthFlowHTTP`) imports no C module. Prints every broken rule with the path that breaks it.
+# module (`AuthFlowHTTP`) imports no C module; the shared SQL stores (`AuthFlowSQL`) reach no database driver,
+# and the core does not reach them. Prints every broken rule with the path that breaks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,11 +35,13 @@ def path_to(start, goal):
 plugins = ["AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC", "AuthFlowOAuth2",
            "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
            "AuthFlowProviders"]
-stores = ["AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
+stores = ["AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
 rules = [(module, forbidden) for module in ["AuthFlowHTTP", "AuthFlow", "AuthFlowMatrix"] + plugins + stores
          for forbidden in ["CCurl", "CMicroHTTPD", "AuthFlowCurl", "AuthFlowHTTPServer"]]
 rules += [(module, forbidden) for module in stores for forbidden in ["AuthFlowServer", "AuthFlowDeployment"]]
 rules += [("AuthFlowHTTP", name) for name in edges if name.startswith("C")]
+rules += [("AuthFlowSQL", name) for name in ["CSQLite", "CPostgres", "CHiredis"]]
+rules += [("AuthFlow", "AuthFlowSQL")]
 
 broken = 0
 for module, forbidden in rules:

@@ -2,7 +2,7 @@ public import AuthFlow
 import Foundation
 import Synchronization
 
-/// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
+/// One SQLite database file, shared by the stores of ``SQLiteStores``.
 ///
 /// Each instance owns one connection. Operations run one at a time behind a mutex, always on a thread that may
 /// block (`BlockingThreads.run`: the calling thread when it is an HTTP handler thread, otherwise its own pool's),

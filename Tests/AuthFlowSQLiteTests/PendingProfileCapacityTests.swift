@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowSQL
 import Foundation
 import Testing
 

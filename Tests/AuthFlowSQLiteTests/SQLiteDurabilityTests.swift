@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowSQL
 import AuthFlowTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import AuthFlow
 import AuthFlowJOSE
 import AuthFlowRedis
+import AuthFlowSQL
 import AuthFlowSQLite
 import Foundation
 import Testing
