@@ -183,11 +183,37 @@ let package = Package(
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE", "AuthFlowTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        // The stores' shared harness: every backend's stores on fresh databases, for the store test targets.
+        .target(
+            name: "AuthFlowStoreTestSupport",
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis",
+            ],
+            path: "Tests/Support/AuthFlowStoreTestSupport", swiftSettings: strict),
+        // The store conformance suites: the SQL stores (on SQLite and PostgreSQL) beside the in-memory and Redis
+        // stores, one suite per protocol.
+        .testTarget(
+            name: "AuthFlowSQLTests",
+            dependencies: [
+                "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE",
+                "AuthFlowStoreTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowSQLiteTests",
             dependencies: [
-                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE",
+                "AuthFlowSQLite", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport",
                 "AuthFlowTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowPostgresTests",
+            dependencies: ["AuthFlowPostgres", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowRedisTests",
+            dependencies: [
+                "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
