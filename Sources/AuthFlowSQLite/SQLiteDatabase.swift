@@ -18,7 +18,7 @@ import Synchronization
 ///   (what `FULL` does at each commit), because two writes are exceptions (`performUnsynced`: they
 ///   reach the disk with the next sync, which covers the whole log): a new session
 ///   (`withUnsyncedWriteTransaction`), whose loss signs its browser out and brings nothing back, and a spent
-///   state (``SQLiteFlowStore``), which the same sign-in's account write syncs moments later. Switching
+///   state (`SQLiteStores.flows`), which the same sign-in's account write syncs moments later. Switching
 ///   `PRAGMA synchronous` per operation instead would expire every statement the connection keeps, and SQLite
 ///   would compile each again after every switch; a second connection for the exceptions would make each
 ///   connection drop its page cache whenever the other wrote.

@@ -120,7 +120,8 @@ package enum StoreValidation {
     /// Checks a pending profile: key and provider, name lengths, and an expiry after `now`.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    package static func checkPendingProfile(_ profile: PendingProfile, now: Date, operation: String) throws(StoreError) {
+    package static func checkPendingProfile(_ profile: PendingProfile, now: Date, operation: String) throws(StoreError)
+    {
         try checkKey(profile.key, "pending profile key", operation: operation)
         try checkKey(profile.provider, "provider", operation: operation)
         try checkField(profile.firstName, "first name", operation: operation)
