@@ -123,11 +123,16 @@ let package = Package(
             dependencies: ["AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer"],
             swiftSettings: strict),
 
-        // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols.
+        // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols. The SQL account and session
+        // stores are written once (AuthFlowSQL, package access only); SQLite and PostgreSQL supply a connection
+        // and a dialect.
+        .target(name: "AuthFlowSQL", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(
-            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "CSQLite"], swiftSettings: strict),
+            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "CSQLite"],
+            swiftSettings: strict),
         .target(
-            name: "AuthFlowPostgres", dependencies: ["AuthFlow", "AuthFlowJOSE", "CPostgres"], swiftSettings: strict),
+            name: "AuthFlowPostgres", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "CPostgres"],
+            swiftSettings: strict),
         .target(name: "AuthFlowRedis", dependencies: ["AuthFlow", "AuthFlowJOSE", "CHiredis"], swiftSettings: strict),
         // The capability matrix report (`authflow matrix`, the demo's /matrix page).
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
@@ -189,11 +194,37 @@ let package = Package(
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE", "AuthFlowTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
+        // The stores' shared harness: every backend's stores on fresh databases, for the store test targets.
+        .target(
+            name: "AuthFlowStoreTestSupport",
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis",
+            ],
+            path: "Tests/Support/AuthFlowStoreTestSupport", swiftSettings: strict),
+        // The store conformance suites: the SQL stores (on SQLite and PostgreSQL) beside the in-memory and Redis
+        // stores, one suite per protocol.
+        .testTarget(
+            name: "AuthFlowSQLTests",
+            dependencies: [
+                "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE",
+                "AuthFlowStoreTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowSQLiteTests",
             dependencies: [
-                "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE",
+                "AuthFlowSQLite", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport",
                 "AuthFlowTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowPostgresTests",
+            dependencies: ["AuthFlowPostgres", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowRedisTests",
+            dependencies: [
+                "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

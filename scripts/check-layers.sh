@@ -3,8 +3,9 @@
 # (`AuthFlow`), every provider plugin and the store backends reach neither libcurl (`CCurl`) nor libmicrohttpd
 # (`CMicroHTTPD`), directly or through another module; the store backends reach no HTTP server; the server and
 # `AuthFlowDeployment` reach neither the sandbox, the matrix nor the demo (`AuthFlowDemo`); the HTTP values
-# module (`AuthFlowHTTP`) imports no C module; `AuthFlowJSON` depends on no other module. Prints every broken
-# rule with the path that breaks it.
+# module (`AuthFlowHTTP`) imports no C module; `AuthFlowJSON` depends on no other module; the shared SQL stores
+# (`AuthFlowSQL`) reach no database driver, and the core does not reach them. Prints every broken rule with the
+# path that breaks it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,7 +37,7 @@ def path_to(start, goal):
 plugins = ["AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC", "AuthFlowOAuth2",
            "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
            "AuthFlowProviders"]
-stores = ["AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
+stores = ["AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
 rules = [(module, forbidden) for module in ["AuthFlowHTTP", "AuthFlow", "AuthFlowMatrix"] + plugins + stores
          for forbidden in ["CCurl", "CMicroHTTPD", "AuthFlowCurl", "AuthFlowHTTPServer"]]
 rules += [(module, forbidden) for module in stores for forbidden in ["AuthFlowServer", "AuthFlowDeployment"]]
@@ -46,6 +47,8 @@ rules += [(module, forbidden) for module in ["AuthFlowServer", "AuthFlowDeployme
 rules += [("AuthFlowHTTP", name) for name in edges if name.startswith("C")]
 # JSON and the error-code shape are the bottom of the graph: AuthFlowJSON depends on nothing.
 rules += [("AuthFlowJSON", name) for name in edges if name != "AuthFlowJSON"]
+rules += [("AuthFlowSQL", name) for name in ["CSQLite", "CPostgres", "CHiredis"]]
+rules += [("AuthFlow", "AuthFlowSQL")]
 
 broken = 0
 for module, forbidden in rules:

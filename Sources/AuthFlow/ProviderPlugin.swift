@@ -154,7 +154,7 @@ public protocol ProviderPlugin: Sendable {
 
     /// Whether the provider sends its ``UnverifiedProfile`` only once (Apple's first-login name), so an
     /// application keeps it across a failed attempt until the sign-in completes. Only such providers make the
-    /// server park, carry and take pending profiles (``AccountStore/putPendingProfile(_:)``); `false` by
+    /// server park, carry and take pending profiles (``ProviderEventStore/putPendingProfile(_:)``); `false` by
     /// default.
     var keepsUnverifiedProfile: Bool { get }
 

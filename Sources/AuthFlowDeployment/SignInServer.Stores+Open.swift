@@ -27,9 +27,10 @@ extension SignInServer.Stores {
                 endpoint: try RedisEndpoint(url: url), prefix: settings.redisPrefix,
                 connectTimeout: settings.operationTimeout, commandTimeout: settings.operationTimeout,
                 blockingThreads: blockingThreads)
-            stores.sessions = RedisSessionStore(client: client, clock: clock)
-            stores.flows = RedisFlowStore(client: client, clock: clock)
-            stores.rateLimits = RedisRateLimitStore(client: client, clock: clock)
+            let redis = RedisStores(client: client, clock: clock)
+            stores.sessions = redis.sessions
+            stores.flows = redis.flows
+            stores.rateLimits = redis.rateLimits
         }
         return stores
     }
@@ -44,10 +45,9 @@ extension SignInServer.Stores {
         case .sqlite:
             let database = try SQLiteDatabase(path: settings.path, blockingThreads: blockingThreads)
             let cipher = try keyring.cipher(random: random)
+            let sqlite = SQLiteStores(database: database, cipher: cipher, clock: clock)
             return SignInServer.Stores(
-                flows: SQLiteFlowStore(database: database, clock: clock),
-                accounts: SQLiteAccountStore(database: database, cipher: cipher, clock: clock),
-                sessions: SQLiteSessionStore(database: database, clock: clock),
+                flows: sqlite.flows, accounts: sqlite.accounts, sessions: sqlite.sessions,
                 rateLimits: InMemoryRateLimitStore(clock: clock))
         case .postgres:
             guard let url = settings.postgresURL else {
@@ -56,11 +56,10 @@ extension SignInServer.Stores {
             let database = try PostgresDatabase(
                 url: url, operationTimeout: settings.operationTimeout, blockingThreads: blockingThreads)
             let cipher = try keyring.cipher(random: random)
+            let postgres = PostgresStores(database: database, cipher: cipher, clock: clock)
             return SignInServer.Stores(
-                flows: PostgresFlowStore(database: database, clock: clock),
-                accounts: PostgresAccountStore(database: database, cipher: cipher, clock: clock),
-                sessions: PostgresSessionStore(database: database, clock: clock),
-                rateLimits: PostgresRateLimitStore(database: database, clock: clock))
+                flows: postgres.flows, accounts: postgres.accounts, sessions: postgres.sessions,
+                rateLimits: postgres.rateLimits)
         }
     }
 }

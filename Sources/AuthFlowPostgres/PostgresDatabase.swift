@@ -2,8 +2,8 @@ public import AuthFlow
 import Dispatch
 import Synchronization
 
-/// One PostgreSQL database, shared by ``PostgresAccountStore``, ``PostgresSessionStore``,
-/// ``PostgresFlowStore`` and ``PostgresRateLimitStore``, and by every server instance pointed at it.
+/// One PostgreSQL database, shared by the stores of ``PostgresStores`` and by every server instance pointed at
+/// it.
 ///
 /// A small pool of libpq connections: an operation borrows one connection for its whole run (a connection is
 /// used by one thread at a time) on a thread that may block (`BlockingThreads.run`: an HTTP handler thread),

@@ -1,6 +1,6 @@
-public import AuthFlow
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlow
+package import AuthFlowJOSE
+package import Foundation
 
 /// A `FlowStore` (the set of spent sign-in states) in a ``PostgresDatabase``, shared by every server instance
 /// using the database, so a state spent on one instance is spent for all.
@@ -8,11 +8,11 @@ public import Foundation
 /// `markSpent(state:until:)` is one `INSERT … ON CONFLICT` of the state's digest (never the state), so of
 /// concurrent callers with one state, from any instance, exactly one spends it. Expiry follows the injected
 /// clock.
-public struct PostgresFlowStore: FlowStore, StoreBackendNaming {
+package struct PostgresFlowStore: FlowStore, StoreBackendNaming {
     /// `"postgres"`.
-    public var backendName: String { "postgres" }
+    package var backendName: String { "postgres" }
     /// The database the store reads and writes.
-    public let database: PostgresDatabase
+    package let database: PostgresDatabase
     let clock: any WallClock
 
     /// Creates a store over `database`.
@@ -20,7 +20,7 @@ public struct PostgresFlowStore: FlowStore, StoreBackendNaming {
     /// - Parameters:
     ///   - database: an open database (shareable with the other PostgreSQL stores).
     ///   - clock: the time source for expiry.
-    public init(database: PostgresDatabase, clock: any WallClock) {
+    package init(database: PostgresDatabase, clock: any WallClock) {
         self.database = database
         self.clock = clock
     }
@@ -31,7 +31,7 @@ public struct PostgresFlowStore: FlowStore, StoreBackendNaming {
     /// entries are purged in the same transaction).
     ///
     /// - Throws: `FlowStoreError` `backend_failure` (also for an `until` not in the future).
-    public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
+    package func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         let now = clock.now().timeIntervalSince1970
         let expiry = until.timeIntervalSince1970
         guard expiry.isFinite, expiry > now else {
@@ -61,7 +61,7 @@ public struct PostgresFlowStore: FlowStore, StoreBackendNaming {
     /// Checks that the server answers and holds the schema.
     ///
     /// - Throws: `FlowStoreError` `backendFailure`.
-    public func checkHealth() async throws(FlowStoreError) {
+    package func checkHealth() async throws(FlowStoreError) {
         do {
             try await database.checkHealth()
         } catch {

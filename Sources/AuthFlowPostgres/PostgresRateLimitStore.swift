@@ -1,5 +1,5 @@
-public import AuthFlow
-public import AuthFlowJOSE
+package import AuthFlow
+package import AuthFlowJOSE
 import Foundation
 
 /// A `RateLimitStore` in a ``PostgresDatabase``: token buckets shared by every instance using the database.
@@ -10,9 +10,9 @@ import Foundation
 /// the row and never take the same token twice. A bucket that would be full again is indistinguishable from
 /// a missing one, so rows past their `full_at` time are purged opportunistically. Time follows the injected
 /// clock.
-public struct PostgresRateLimitStore: RateLimitStore {
+package struct PostgresRateLimitStore: RateLimitStore {
     /// The database the store reads and writes.
-    public let database: PostgresDatabase
+    package let database: PostgresDatabase
     let clock: any WallClock
 
     /// Creates a store over `database`.
@@ -20,7 +20,7 @@ public struct PostgresRateLimitStore: RateLimitStore {
     /// - Parameters:
     ///   - database: an open database (shareable with the other PostgreSQL stores).
     ///   - clock: the time source for refills.
-    public init(database: PostgresDatabase, clock: any WallClock) {
+    package init(database: PostgresDatabase, clock: any WallClock) {
         self.database = database
         self.clock = clock
     }
@@ -29,7 +29,7 @@ public struct PostgresRateLimitStore: RateLimitStore {
     ///
     /// - Throws: `StoreError` `invalidValue` for an empty key or a capacity or refill rate that is not a
     ///   positive finite number, `backendFailure`, `busy`.
-    public func consume(key: String, capacity: Double, refillPerSecond: Double) async throws(StoreError)
+    package func consume(key: String, capacity: Double, refillPerSecond: Double) async throws(StoreError)
         -> RateLimitDecision
     {
         let operation = "consume"

@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowSQL
 
 /// A value bound to a statement parameter, sent in PostgreSQL's text format.
 ///

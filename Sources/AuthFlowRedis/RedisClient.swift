@@ -3,8 +3,7 @@ import AuthFlowJOSE
 import Dispatch
 import Synchronization
 
-/// A small pool of Redis connections shared by ``RedisSessionStore``, ``RedisFlowStore`` and
-/// ``RedisRateLimitStore``, with every key under one prefix.
+/// A small pool of Redis connections shared by the stores of ``RedisStores``, with every key under one prefix.
 ///
 /// An operation borrows one connection for its run on a thread that may block (`BlockingThreads.run`: an HTTP
 /// handler thread; a connection is used by one thread at a time; blocking I/O never runs on Swift's

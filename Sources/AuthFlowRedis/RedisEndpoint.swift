@@ -5,7 +5,7 @@ import Foundation
 /// `redis://[[user]:password@]host[:port][/db]` or `unix:///path/to/socket[?db=N&password=P&user=U]`.
 public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// A TCP host and port, or a unix socket path.
-    public enum Address: Sendable, Hashable {
+    package enum Address: Sendable, Hashable {
         /// A host name or address and a port.
         case tcp(host: String, port: Int)
         /// A unix-domain socket.
@@ -13,13 +13,13 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Where the server listens.
-    public let address: Address
+    package let address: Address
     /// The ACL user, when one is given (Redis 6+); `nil` authenticates as `default`.
-    public let user: String?
+    package let user: String?
     /// The password, when one is given.
-    public let password: String?
+    package let password: String?
     /// The logical database (`SELECT`).
-    public let database: Int
+    package let database: Int
 
     /// Parses a `redis://` or `unix://` URL.
     ///

@@ -1,6 +1,6 @@
-public import AuthFlow
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlow
+package import AuthFlowJOSE
+package import Foundation
 
 /// A `FlowStore` (the set of spent sign-in states) in Redis, shared by every instance using the same server
 /// and prefix, so a state spent on one instance is spent for all.
@@ -9,11 +9,11 @@ public import Foundation
 /// it is absent, so of concurrent callers with one state, from any instance, exactly one spends it, and the
 /// key expires with the flow, `FlowStoreKey.clockSkewMargin` later. The key holds the state's digest, never
 /// the state.
-public struct RedisFlowStore: FlowStore, StoreBackendNaming {
+package struct RedisFlowStore: FlowStore, StoreBackendNaming {
     /// `"redis"`.
-    public var backendName: String { "redis" }
+    package var backendName: String { "redis" }
     /// The client the store uses.
-    public let client: RedisClient
+    package let client: RedisClient
     let clock: any WallClock
 
     /// Creates a store.
@@ -21,7 +21,7 @@ public struct RedisFlowStore: FlowStore, StoreBackendNaming {
     /// - Parameters:
     ///   - client: the Redis connection pool (shareable with the other Redis stores).
     ///   - clock: the time source the expiry is computed from.
-    public init(client: RedisClient, clock: any WallClock) {
+    package init(client: RedisClient, clock: any WallClock) {
         self.client = client
         self.clock = clock
     }
@@ -30,7 +30,7 @@ public struct RedisFlowStore: FlowStore, StoreBackendNaming {
     ///
     /// - Throws: `FlowStoreError` `backend_failure` (Redis unreachable or answering an error, or an `until` not
     ///   in the future).
-    public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
+    package func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         let lifetime = until.timeIntervalSince(clock.now())
         guard lifetime.isFinite, lifetime > 0 else {
             throw FlowStoreError(
@@ -60,7 +60,7 @@ public struct RedisFlowStore: FlowStore, StoreBackendNaming {
     /// Checks that Redis answers.
     ///
     /// - Throws: `FlowStoreError` `backend_failure`.
-    public func checkHealth() async throws(FlowStoreError) {
+    package func checkHealth() async throws(FlowStoreError) {
         do {
             try await client.checkHealth()
         } catch {

@@ -1,5 +1,5 @@
-public import AuthFlow
-public import AuthFlowJOSE
+package import AuthFlow
+package import AuthFlowJOSE
 import Foundation
 
 /// A `RateLimitStore` in Redis: token buckets shared by every instance using the same server and prefix.
@@ -7,9 +7,9 @@ import Foundation
 /// A bucket is a hash at `<prefix>rate:<digest of key>` (the key itself, e.g. a client address, is never
 /// written); one Lua script refills it for the time since its last update and takes a token, atomically. The
 /// hash expires once the bucket would be full again. Time follows the injected clock.
-public struct RedisRateLimitStore: RateLimitStore {
+package struct RedisRateLimitStore: RateLimitStore {
     /// The client the store uses.
-    public let client: RedisClient
+    package let client: RedisClient
     let clock: any WallClock
 
     /// Creates a store.
@@ -17,7 +17,7 @@ public struct RedisRateLimitStore: RateLimitStore {
     /// - Parameters:
     ///   - client: the Redis connection pool (shareable with the other Redis stores).
     ///   - clock: the time source for refills.
-    public init(client: RedisClient, clock: any WallClock) {
+    package init(client: RedisClient, clock: any WallClock) {
         self.client = client
         self.clock = clock
     }
@@ -48,7 +48,7 @@ public struct RedisRateLimitStore: RateLimitStore {
     ///
     /// - Throws: `StoreError` `invalidValue` for an empty key or a capacity or refill rate that is not a
     ///   positive finite number, `backendFailure`.
-    public func consume(key: String, capacity: Double, refillPerSecond: Double) async throws(StoreError)
+    package func consume(key: String, capacity: Double, refillPerSecond: Double) async throws(StoreError)
         -> RateLimitDecision
     {
         let operation = "consume"

@@ -1,6 +1,6 @@
-public import AuthFlow
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlow
+package import AuthFlowJOSE
+package import Foundation
 
 /// A `SessionStore` in Redis, shared by every instance using the same server and prefix.
 ///
@@ -11,11 +11,11 @@ public import Foundation
 /// atomic. The index sets hold only live sessions: creating a session first drops the members of its sets
 /// whose session key has expired or was deleted, and deleting a session removes it from its sets, so a user
 /// who signs in again and again does not grow them. Lookups check expiry against the injected clock too.
-public struct RedisSessionStore: SessionStore, StoreBackendNaming {
+package struct RedisSessionStore: SessionStore, StoreBackendNaming {
     /// `"redis"`.
-    public var backendName: String { "redis" }
+    package var backendName: String { "redis" }
     /// The client the store uses.
-    public let client: RedisClient
+    package let client: RedisClient
     let clock: any WallClock
 
     /// Creates a store.
@@ -23,7 +23,7 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     /// - Parameters:
     ///   - client: the Redis connection pool (shareable with the other Redis stores).
     ///   - clock: the time source for expiry.
-    public init(client: RedisClient, clock: any WallClock) {
+    package init(client: RedisClient, clock: any WallClock) {
         self.client = client
         self.clock = clock
     }
@@ -57,7 +57,7 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     /// Stores a session under the digest of `id`.
     ///
     /// - Throws: `StoreError` `duplicateSession`, `invalidValue`.
-    public func createSession(id: String, record: SessionRecord) async throws(StoreError) {
+    package func createSession(id: String, record: SessionRecord) async throws(StoreError) {
         let operation = "createSession"
         try StoreValidation.checkSession(id: id, record, operation: operation)
         let lifetime = record.expiresAt.timeIntervalSince(clock.now())
@@ -79,7 +79,7 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     /// The live session under `id`, or `nil`.
     ///
     /// - Throws: `StoreError`.
-    public func session(id: String) async throws(StoreError) -> SessionRecord? {
+    package func session(id: String) async throws(StoreError) -> SessionRecord? {
         let operation = "session"
         try StoreValidation.checkKey(id, "session id", operation: operation)
         let reply = try await client.command([Array("GET".utf8), sessionKey(id)], operation: operation)
@@ -88,21 +88,11 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
         return record.expiresAt > clock.now() ? record : nil
     }
 
-    /// Deletes the session under `id`, and removes it from the user's, identity's and provider session's sets.
-    ///
-    /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSession(id: String) async throws(StoreError) -> Bool {
-        let operation = "deleteSession"
-        try StoreValidation.checkKey(id, "session id", operation: operation)
-        return try await delete(key: sessionKey(id), operation: operation)
-    }
-
     /// Deletes the session whose id has the SHA-256 `digest`, and removes it from its sets.
     ///
     /// - Throws: `StoreError` `invalidValue` for a digest that is not 32 bytes.
     @discardableResult
-    public func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
+    package func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
         let operation = "deleteSession(digest:)"
         try StoreValidation.checkDigest(digest, operation: operation)
         return try await delete(key: client.key("session", digest: digest), operation: operation)
@@ -111,7 +101,7 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     /// The user's live sessions, oldest first: the members of the user's set, read in one `MGET`.
     ///
     /// - Throws: `StoreError`.
-    public func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
+    package func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
         let operation = "sessions(userID:)"
         let members =
             try await client.command([Array("SMEMBERS".utf8), userKey(userID)], operation: operation).array ?? []
@@ -138,7 +128,7 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     /// back only while its key exists (`SET … XX KEEPTTL`), so a session deleted meanwhile is not brought back.
     ///
     /// - Throws: `StoreError` `invalidValue`.
-    public func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
+    package func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
         let operation = "touchSession"
         try StoreValidation.checkKey(id, "session id", operation: operation)
         try StoreValidation.checkDate(lastUsedAt, "last use time", operation: operation)
@@ -194,15 +184,14 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     ///
     /// - Throws: `StoreError`.
     @discardableResult
-    public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
+    package func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
         try await deleteAll(userKey(userID), operation: "deleteSessions(userID:)")
     }
 
     /// Deletes every session signed in with the identity.
     ///
     /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
+    private func deleteSessions(signedInWith identity: IdentityKey) async throws(StoreError) -> Int {
         try await deleteAll(identityKey(identity), operation: "deleteSessions(identity:)")
     }
 
@@ -211,7 +200,8 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     ///
     /// - Throws: `StoreError` `invalidValue` for an empty provider or provider session id.
     @discardableResult
-    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+    package func deleteSessions(identity: IdentityKey, providerSessionID: String?) async throws(StoreError) -> Int {
+        guard let providerSessionID else { return try await deleteSessions(signedInWith: identity) }
         let operation = "deleteSessions(identity:providerSessionID:)"
         try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
         try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
@@ -223,7 +213,7 @@ public struct RedisSessionStore: SessionStore, StoreBackendNaming {
     /// Checks that Redis answers.
     ///
     /// - Throws: `StoreError`.
-    public func checkHealth() async throws(StoreError) {
+    package func checkHealth() async throws(StoreError) {
         try await client.checkHealth()
     }
 

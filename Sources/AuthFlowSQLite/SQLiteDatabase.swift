@@ -2,7 +2,7 @@ public import AuthFlow
 import Foundation
 import Synchronization
 
-/// One SQLite database file, shared by ``SQLiteAccountStore``, ``SQLiteSessionStore`` and ``SQLiteFlowStore``.
+/// One SQLite database file, shared by the stores of ``SQLiteStores``.
 ///
 /// Each instance owns one connection. Operations run one at a time behind a mutex, always on a thread that may
 /// block (`BlockingThreads.run`: the calling thread when it is an HTTP handler thread, otherwise its own pool's),
@@ -18,7 +18,7 @@ import Synchronization
 ///   (what `FULL` does at each commit), because two writes are exceptions (`performUnsynced`: they
 ///   reach the disk with the next sync, which covers the whole log): a new session
 ///   (`withUnsyncedWriteTransaction`), whose loss signs its browser out and brings nothing back, and a spent
-///   state (``SQLiteFlowStore``), which the same sign-in's account write syncs moments later. Switching
+///   state (`SQLiteStores.flows`), which the same sign-in's account write syncs moments later. Switching
 ///   `PRAGMA synchronous` per operation instead would expire every statement the connection keeps, and SQLite
 ///   would compile each again after every switch; a second connection for the exceptions would make each
 ///   connection drop its page cache whenever the other wrote.

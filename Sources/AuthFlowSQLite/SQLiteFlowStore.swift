@@ -1,6 +1,6 @@
-public import AuthFlow
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlow
+package import AuthFlowJOSE
+package import Foundation
 
 /// A `FlowStore` (the set of spent sign-in states) in a ``SQLiteDatabase`` file, shared by every server
 /// instance using the file.
@@ -17,11 +17,11 @@ public import Foundation
 /// between can lose it, and only for a sign-in that did not finish: its callback could then be presented once
 /// more, which still needs the same browser's flow cookie and an authorization code the provider has not
 /// redeemed.
-public struct SQLiteFlowStore: FlowStore, StoreBackendNaming {
+package struct SQLiteFlowStore: FlowStore, StoreBackendNaming {
     /// `"sqlite"`.
-    public var backendName: String { "sqlite" }
+    package var backendName: String { "sqlite" }
     /// The database the store reads and writes.
-    public let database: SQLiteDatabase
+    package let database: SQLiteDatabase
     let clock: any WallClock
 
     /// Creates a store over `database`.
@@ -29,7 +29,7 @@ public struct SQLiteFlowStore: FlowStore, StoreBackendNaming {
     /// - Parameters:
     ///   - database: an open database (shareable with the other SQLite stores).
     ///   - clock: the time source for expiry.
-    public init(database: SQLiteDatabase, clock: any WallClock) {
+    package init(database: SQLiteDatabase, clock: any WallClock) {
         self.database = database
         self.clock = clock
     }
@@ -38,7 +38,7 @@ public struct SQLiteFlowStore: FlowStore, StoreBackendNaming {
     ///
     /// - Returns: `true` on first use, `false` when the state was already spent (and has not expired).
     /// - Throws: `FlowStoreError` `backend_failure`.
-    public func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
+    package func markSpent(state: String, until: Date) async throws(FlowStoreError) -> Bool {
         let now = clock.now().timeIntervalSince1970
         let parameters: [SQLiteValue] = [
             .text(FlowStoreKey.digest(of: state)), .real(FlowStoreKey.retention(until: until).timeIntervalSince1970),
@@ -65,7 +65,7 @@ public struct SQLiteFlowStore: FlowStore, StoreBackendNaming {
     /// Reads from the database.
     ///
     /// - Throws: `FlowStoreError` `backend_failure` when the database does not answer.
-    public func checkHealth() async throws(FlowStoreError) {
+    package func checkHealth() async throws(FlowStoreError) {
         do {
             _ = try await database.perform("check health") { connection throws(StoreError) in
                 try connection.query("SELECT count(*) FROM spent_states", operation: "check health").first?.integer(0)

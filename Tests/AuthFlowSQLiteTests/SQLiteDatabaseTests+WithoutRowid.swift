@@ -1,5 +1,7 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowSQL
+import AuthFlowStoreTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,7 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowSQL
+import AuthFlowStoreTestSupport
 import Foundation
 import Testing
 
@@ -143,7 +145,7 @@ import Testing
                 """
                 INSERT INTO sessions (id_digest, user_id, provider, subject, created_at, expires_at)
                 VALUES (?, 'user-1', 'google', 'alice-1', 0, 1e12)
-                """, [.blob(SQLSessionStore.digest("old-cookie"))], operation: "test")
+                """, [.blob(SQLiteSessionStore.digest("old-cookie"))], operation: "test")
         }
         let database = try SQLiteDatabase(path: path)
         #expect(try await database.schemaVersion() == SQLiteDatabase.currentSchemaVersion)

@@ -1,5 +1,7 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowSQL
+import AuthFlowStoreTestSupport
 import AuthFlowTestSupport
 import Foundation
 import Testing

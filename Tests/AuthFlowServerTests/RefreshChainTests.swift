@@ -182,7 +182,6 @@ final class HookedSessionStore: SessionStore {
         }
     }
     func session(id: String) async throws(StoreError) -> SessionRecord? { try await base.session(id: id) }
-    func deleteSession(id: String) async throws(StoreError) -> Bool { try await base.deleteSession(id: id) }
     func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] { await base.sessions(userID: userID) }
     func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
         try await base.touchSession(id: id, lastUsedAt: lastUsedAt)
@@ -191,10 +190,7 @@ final class HookedSessionStore: SessionStore {
         try await base.deleteSession(digest: digest)
     }
     func deleteSessions(userID: UserID) async throws(StoreError) -> Int { await base.deleteSessions(userID: userID) }
-    func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
-        await base.deleteSessions(identity: identity)
-    }
-    func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+    func deleteSessions(identity: IdentityKey, providerSessionID: String?) async throws(StoreError) -> Int {
         try await base.deleteSessions(identity: identity, providerSessionID: providerSessionID)
     }
     func checkHealth() async throws(StoreError) { await base.checkHealth() }

@@ -1,4 +1,4 @@
-/// One change applied by ``AccountStore/applyNotification(id:changes:)``, e.g. from an Apple
+/// One change applied by ``ProviderEventStore/applyNotification(id:changes:)``, e.g. from an Apple
 /// server-to-server event.
 ///
 /// Every case names an identity that must exist; a change on an unknown identity fails with

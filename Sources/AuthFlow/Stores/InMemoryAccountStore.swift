@@ -68,7 +68,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Creates the user with its first identity.
-    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) throws(StoreError)
+    private func insertUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) throws(StoreError)
         -> UserAccount
     {
         let operation = "createUser"
@@ -90,8 +90,8 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Links the identity to an existing user.
-    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID) throws(StoreError)
-        -> LinkedIdentity
+    private func insertIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID)
+        throws(StoreError) -> LinkedIdentity
     {
         let operation = "linkIdentity"
         try StoreValidation.checkIdentity(identity, operation: operation)
@@ -114,36 +114,41 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
 
     /// Creates the user with its first identity and stores its tokens, at once: tokens are checked first,
     /// so nothing is stored when they are refused.
-    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens)
+    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens?)
         throws(StoreError) -> UserAccount
     {
-        try StoreValidation.checkTokens(tokens, operation: "createUser")
-        let account = try createUser(id, identity: identity, profile: profile)
-        try saveTokens(tokens, for: identity)
+        if let tokens { try StoreValidation.checkTokens(tokens, operation: "createUser") }
+        let account = try insertUser(id, identity: identity, profile: profile)
+        if let tokens { try saveTokens(tokens, for: identity) }
         return account
     }
 
     /// Links the identity to an existing user and stores its tokens, at once.
-    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens)
+    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens?)
         throws(StoreError) -> LinkedIdentity
     {
-        try StoreValidation.checkTokens(tokens, operation: "linkIdentity")
-        let linked = try linkIdentity(identity, profile: profile, to: user)
-        try saveTokens(tokens, for: identity)
+        if let tokens { try StoreValidation.checkTokens(tokens, operation: "linkIdentity") }
+        let linked = try insertIdentity(identity, profile: profile, to: user)
+        if let tokens { try saveTokens(tokens, for: identity) }
         return linked
     }
 
-    /// Updates the identity's profile fields and stores its tokens, at once.
+    /// Updates the identity's profile fields and disabled flag and stores its tokens, at once; `nil` keeps a
+    /// stored value.
     public func updateIdentityProfile(
-        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens
+        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens?
     ) throws(StoreError) -> LinkedIdentity {
-        try StoreValidation.checkTokens(tokens, operation: "updateIdentityProfile")
-        let updated = try updateIdentityProfile(update, for: identity)
-        try saveTokens(tokens, for: identity)
+        let operation = "updateIdentityProfile"
+        if let tokens { try StoreValidation.checkTokens(tokens, operation: operation) }
+        try StoreValidation.checkIdentity(identity, operation: operation)
+        try StoreValidation.checkUpdate(update, operation: operation)
+        guard let stored = state.identities[identity] else { throw Self.identityNotFound(operation) }
+        let updated = stored.applying(update, at: clock.now())
+        state.identities[identity] = updated
+        if let tokens { try saveTokens(tokens, for: identity) }
         return updated
     }
 
-    /// Removes every identity of `provider` from the user, refusing to remove the last one.
     public func unlinkProvider(_ provider: String, from user: UserID) throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"
         try StoreValidation.checkKey(provider, "provider", operation: operation)
@@ -244,29 +249,6 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     public func releaseTokenRefresh(for identity: IdentityKey, holder: String) throws(StoreError) {
         try StoreValidation.checkLease(identity, holder: holder, operation: "releaseTokenRefresh")
         if state.leases[identity]?.holder == holder { state.leases[identity] = nil }
-    }
-
-    /// Disables or enables sign-in with the identity.
-    public func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) throws(StoreError) -> LinkedIdentity {
-        let operation = "setIdentityDisabled"
-        try StoreValidation.checkIdentity(identity, operation: operation)
-        guard let stored = state.identities[identity] else { throw Self.identityNotFound(operation) }
-        let updated = stored.settingDisabled(disabled, at: clock.now())
-        state.identities[identity] = updated
-        return updated
-    }
-
-    /// Updates the identity's profile fields; `nil` keeps a stored value.
-    public func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) throws(StoreError)
-        -> LinkedIdentity
-    {
-        let operation = "updateIdentityProfile"
-        try StoreValidation.checkIdentity(identity, operation: operation)
-        try StoreValidation.checkUpdate(update, operation: operation)
-        guard let stored = state.identities[identity] else { throw Self.identityNotFound(operation) }
-        let updated = stored.applying(update, at: clock.now())
-        state.identities[identity] = updated
-        return updated
     }
 
     /// Parks a pending profile until it is taken or expires.

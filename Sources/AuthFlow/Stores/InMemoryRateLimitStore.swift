@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 import Foundation
 import Synchronization
 
@@ -7,7 +7,7 @@ import Synchronization
 /// A bucket that has refilled completely holds no information, so it is dropped; when the table is full
 /// anyway, full buckets are purged first, and if none is, the least recently touched half goes. A dropped
 /// bucket starts full again, which errs on the side of letting requests through, never of refusing them.
-public final class InMemoryRateLimitStore: RateLimitStore {
+package final class InMemoryRateLimitStore: RateLimitStore {
     private struct Bucket {
         var tokens: Double
         var updatedAt: Date
@@ -22,19 +22,19 @@ public final class InMemoryRateLimitStore: RateLimitStore {
     /// - Parameters:
     ///   - clock: the time source for refills.
     ///   - maximumKeys: the most buckets kept at once (at least 1).
-    public init(clock: any WallClock, maximumKeys: Int = 100_000) {
+    package init(clock: any WallClock, maximumKeys: Int = 100_000) {
         self.clock = clock
         self.maximumKeys = max(1, maximumKeys)
     }
 
     /// How many buckets are held.
-    public var count: Int { buckets.withLock { $0.count } }
+    package var count: Int { buckets.withLock { $0.count } }
 
     /// Takes one token from bucket `key` when one is available.
     ///
     /// - Throws: ``StoreError`` `invalid_value` when `capacity` is not at least 1 or `refillPerSecond` is not
     ///   positive and finite.
-    public func consume(key: String, capacity: Double, refillPerSecond: Double) throws(StoreError)
+    package func consume(key: String, capacity: Double, refillPerSecond: Double) throws(StoreError)
         -> RateLimitDecision
     {
         guard capacity.isFinite, capacity >= 1, refillPerSecond.isFinite, refillPerSecond > 0 else {

@@ -1,13 +1,13 @@
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowJOSE
+package import Foundation
 
 /// A ``SessionStore`` in process memory, for tests and single-instance trials.
 ///
 /// Sessions are keyed by the SHA-256 digest of their id, like the persistent stores. Expiry follows the
 /// injected clock; expired sessions are purged as new ones arrive.
-public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
+package actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     /// `"memory"`.
-    public nonisolated var backendName: String { "memory" }
+    package nonisolated var backendName: String { "memory" }
     private let clock: any WallClock
     private var sessions: [[UInt8]: SessionRecord] = [:]
     private var createsSincePurge = 0
@@ -15,12 +15,12 @@ public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     /// Creates an empty store.
     ///
     /// - Parameter clock: the time source for expiry.
-    public init(clock: any WallClock) {
+    package init(clock: any WallClock) {
         self.clock = clock
     }
 
     /// Stores a session under the digest of `id`.
-    public func createSession(id: String, record: SessionRecord) throws(StoreError) {
+    package func createSession(id: String, record: SessionRecord) throws(StoreError) {
         let operation = "createSession"
         try StoreValidation.checkSession(id: id, record, operation: operation)
         createsSincePurge += 1
@@ -38,20 +38,14 @@ public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     }
 
     /// The live session under `id`, or `nil`.
-    public func session(id: String) throws(StoreError) -> SessionRecord? {
+    package func session(id: String) throws(StoreError) -> SessionRecord? {
         try StoreValidation.checkKey(id, "session id", operation: "session")
         guard let record = sessions[Digest.sha256(Array(id.utf8))], record.expiresAt > clock.now() else { return nil }
         return record
     }
 
-    /// Deletes the session under `id`.
-    public func deleteSession(id: String) throws(StoreError) -> Bool {
-        try StoreValidation.checkKey(id, "session id", operation: "deleteSession")
-        return sessions.removeValue(forKey: Digest.sha256(Array(id.utf8))) != nil
-    }
-
     /// The user's live sessions, oldest first.
-    public func sessions(userID: UserID) -> [StoredSession] {
+    package func sessions(userID: UserID) -> [StoredSession] {
         let now = clock.now()
         return sessions.filter { $0.value.userID == userID && $0.value.expiresAt > now }
             .map { StoredSession(digest: $0.key, record: $0.value) }
@@ -62,7 +56,7 @@ public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     }
 
     /// Sets the session's last use time when it is later than the stored one.
-    public func touchSession(id: String, lastUsedAt: Date) throws(StoreError) {
+    package func touchSession(id: String, lastUsedAt: Date) throws(StoreError) {
         let operation = "touchSession"
         try StoreValidation.checkKey(id, "session id", operation: operation)
         try StoreValidation.checkDate(lastUsedAt, "last use time", operation: operation)
@@ -74,24 +68,25 @@ public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     }
 
     /// Deletes the session whose id has the SHA-256 `digest`.
-    public func deleteSession(digest: [UInt8]) throws(StoreError) -> Bool {
+    package func deleteSession(digest: [UInt8]) throws(StoreError) -> Bool {
         try StoreValidation.checkDigest(digest, operation: "deleteSession(digest:)")
         return sessions.removeValue(forKey: digest) != nil
     }
 
     /// Deletes every session of the user.
-    public func deleteSessions(userID: UserID) -> Int {
+    package func deleteSessions(userID: UserID) -> Int {
         removeAll { $0.userID == userID }
     }
 
     /// Deletes every session signed in with the identity.
-    public func deleteSessions(identity: IdentityKey) -> Int {
+    private func deleteSessions(signedInWith identity: IdentityKey) -> Int {
         removeAll { $0.provider == identity.provider && $0.subject == identity.subject }
     }
 
     /// Deletes every session that began with the provider session `providerSessionID` (any subject of the
     /// provider when `identity.subject` is empty).
-    public func deleteSessions(identity: IdentityKey, providerSessionID: String) throws(StoreError) -> Int {
+    package func deleteSessions(identity: IdentityKey, providerSessionID: String?) throws(StoreError) -> Int {
+        guard let providerSessionID else { return try deleteSessions(signedInWith: identity) }
         let operation = "deleteSessions(identity:providerSessionID:)"
         try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
         try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
@@ -102,7 +97,7 @@ public actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     }
 
     /// Always succeeds: memory answers.
-    public func checkHealth() {}
+    package func checkHealth() {}
 
     private func removeAll(where matches: (SessionRecord) -> Bool) -> Int {
         let before = sessions.count

@@ -25,7 +25,8 @@ extension LinkedIdentity {
             userID: userID, provider: provider, subject: subject, email: newEmail, emailVerified: newVerified,
             isPrivateEmail: update.isPrivateEmail ?? isPrivateEmail,
             emailDisabled: update.emailDisabled ?? emailDisabled,
-            name: update.name ?? name, isDisabled: isDisabled, createdAt: createdAt, updatedAt: updatedAt)
+            name: update.name ?? name, isDisabled: update.disabled ?? isDisabled, createdAt: createdAt,
+            updatedAt: updatedAt)
         return updated == self ? self : updated.touched(at: now)
     }
 

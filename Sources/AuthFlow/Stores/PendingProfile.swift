@@ -3,8 +3,8 @@ public import Foundation
 /// Apple's first-login name, parked before the token exchange so it survives any later failure.
 ///
 /// Apple sends the `user` field (unsigned) only on the user's first authorization. The server writes it
-/// with ``AccountStore/putPendingProfile(_:)`` keyed by the flow's `state` before anything else can fail,
-/// and takes it with ``AccountStore/takePendingProfile(key:)`` once the id_token is verified. It is display
+/// with ``ProviderEventStore/putPendingProfile(_:)`` keyed by the flow's `state` before anything else can fail,
+/// and takes it with ``ProviderEventStore/takePendingProfile(key:)`` once the id_token is verified. It is display
 /// data only, never used to identify or link a user; it carries no email address.
 public struct PendingProfile: Sendable, Hashable {
     /// The lookup key, normally the flow's `state`.

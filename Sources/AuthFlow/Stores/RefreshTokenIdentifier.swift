@@ -3,7 +3,7 @@ import Foundation
 
 /// How a provider names one refresh token without sending it (Google RISC `token-revoked`: the subject's
 /// `token_identifier_alg` and `token`), to find the identity it is stored for
-/// (``AccountStore/identity(provider:refreshToken:)``).
+/// (``TokenStore/identity(provider:refreshToken:)``).
 public enum RefreshTokenIdentifier: Sendable, Hashable {
     /// `prefix`: the token's first ``prefixLength`` characters.
     case prefix(String)

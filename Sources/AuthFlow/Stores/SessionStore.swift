@@ -1,3 +1,4 @@
+import AuthFlowJOSE
 public import Foundation
 
 /// Server-side sessions of `authflow serve`, keyed by the session cookie's random id.
@@ -20,10 +21,6 @@ public protocol SessionStore: Sendable {
     /// The live session stored under `id`, or `nil` when unknown, deleted or expired.
     func session(id: String) async throws(StoreError) -> SessionRecord?
 
-    /// Deletes the session; `true` when one was stored (expired or not).
-    @discardableResult
-    func deleteSession(id: String) async throws(StoreError) -> Bool
-
     /// The user's live sessions (unexpired), oldest first.
     func sessions(userID: UserID) async throws(StoreError) -> [StoredSession]
 
@@ -44,23 +41,36 @@ public protocol SessionStore: Sendable {
     @discardableResult
     func deleteSessions(userID: UserID) async throws(StoreError) -> Int
 
-    /// Deletes every session signed in with the identity (unlink, Apple `consent-revoked`); returns how many.
-    @discardableResult
-    func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int
-
-    /// Deletes every session that began with the provider session `providerSessionID` (the id_token's `sid`)
-    /// of the identity; an `identity` with an empty subject matches every subject of its provider (an OpenID
-    /// Connect logout token may carry `sid` without `sub`). Returns how many.
+    /// Deletes sessions of the identity and returns how many: with a `nil` `providerSessionID`, every session
+    /// signed in with it (unlink, Apple `consent-revoked`); else every session that began with the provider
+    /// session `providerSessionID` (the id_token's `sid`), where an `identity` with an empty subject matches every
+    /// subject of its provider (an OpenID Connect logout token may carry `sid` without `sub`).
     ///
-    /// - Throws: `invalidValue` for an empty provider or provider session id.
+    /// - Throws: `invalidValue` for an empty provider or provider session id (when one is given).
     @discardableResult
-    func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int
+    func deleteSessions(identity: IdentityKey, providerSessionID: String?) async throws(StoreError) -> Int
 
     /// Checks that the store answers (for `GET /healthz`).
     func checkHealth() async throws(StoreError)
 }
 
 extension SessionStore {
+    /// Deletes the session stored under `id` (as ``deleteSession(digest:)`` with its SHA-256 digest); `true` when
+    /// one was stored (expired or not).
+    ///
+    /// - Throws: `StoreError` `invalidValue` for an empty id.
+    @discardableResult
+    package func deleteSession(id: String) async throws(StoreError) -> Bool {
+        try StoreValidation.checkKey(id, "session id", operation: "deleteSession")
+        return try await deleteSession(digest: Digest.sha256(Array(id.utf8)))
+    }
+
+    /// Deletes every session signed in with the identity (unlink, Apple `consent-revoked`); returns how many.
+    @discardableResult
+    package func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
+        try await deleteSessions(identity: identity, providerSessionID: nil)
+    }
+
     /// Deletes every record of `user` (its sessions and the ``SessionKind/rotated`` records of its bearer refresh
     /// chains) and returns how many live sessions ended, as ``sessions(userID:)`` listed them just before.
     package func endSessions(of user: UserID) async throws(StoreError) -> Int {

@@ -30,7 +30,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `leaseLost` for `operation`.
-    static func leaseLost(_ operation: String) -> StoreError {
+    package static func leaseLost(_ operation: String) -> StoreError {
         StoreError(
             .leaseLost, "expected to hold the identity's refresh lease, found another holder or none",
             operation: operation)

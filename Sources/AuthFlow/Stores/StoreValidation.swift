@@ -1,21 +1,21 @@
-public import Foundation
+package import Foundation
 
 /// Argument checks and normalizations every store implementation applies the same way, so a value the
 /// in-memory store refuses is refused by SQLite (and later Redis or PostgreSQL) too.
 ///
 /// Every check throws ``StoreError`` `invalidValue` naming the argument, never echoing its value.
-public enum StoreValidation {
+package enum StoreValidation {
     /// The longest key accepted (provider, subject, user id, session id, state, notification id), in UTF-8 bytes.
-    public static let maximumKeyBytes = 1024
+    package static let maximumKeyBytes = 1024
     /// The longest profile field accepted (email, name, scope), in UTF-8 bytes.
-    public static let maximumFieldBytes = 4096
+    package static let maximumFieldBytes = 4096
     /// The longest token accepted, in UTF-8 bytes.
-    public static let maximumTokenBytes = 64 * 1024
+    package static let maximumTokenBytes = 64 * 1024
 
     /// Checks a key: not empty and at most ``maximumKeyBytes``.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkKey(_ value: String, _ name: String, operation: String) throws(StoreError) {
+    package static func checkKey(_ value: String, _ name: String, operation: String) throws(StoreError) {
         let count = value.utf8.count
         guard count > 0 else {
             throw StoreError(.invalidValue, "expected a non-empty \(name), found an empty one", operation: operation)
@@ -30,7 +30,7 @@ public enum StoreValidation {
     /// Checks a page size: at least 1.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkLimit(_ limit: Int, operation: String) throws(StoreError) {
+    package static func checkLimit(_ limit: Int, operation: String) throws(StoreError) {
         guard limit >= 1 else {
             throw StoreError(.invalidValue, "expected a limit of at least 1, found \(limit)", operation: operation)
         }
@@ -39,7 +39,7 @@ public enum StoreValidation {
     /// Checks an identity key's provider and subject.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkIdentity(_ key: IdentityKey, operation: String) throws(StoreError) {
+    package static func checkIdentity(_ key: IdentityKey, operation: String) throws(StoreError) {
         try checkKey(key.provider, "provider", operation: operation)
         try checkKey(key.subject, "subject", operation: operation)
     }
@@ -47,7 +47,7 @@ public enum StoreValidation {
     /// Checks an optional field's length against `limit` bytes.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkField(
+    package static func checkField(
         _ value: String?, _ name: String, limit: Int = maximumFieldBytes, operation: String
     ) throws(StoreError) {
         guard let count = value?.utf8.count, count > limit else { return }
@@ -58,7 +58,7 @@ public enum StoreValidation {
     /// Checks that a provider name is not empty and within the field limit.
     ///
     /// - Throws: `invalidValue`.
-    public static func checkProvider(_ provider: String, operation: String) throws(StoreError) {
+    package static func checkProvider(_ provider: String, operation: String) throws(StoreError) {
         guard !provider.isEmpty else {
             throw StoreError(.invalidValue, "expected a provider name, found an empty one", operation: operation)
         }
@@ -68,7 +68,7 @@ public enum StoreValidation {
     /// Checks that a date is a finite point in time.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkDate(_ date: Date, _ name: String, operation: String) throws(StoreError) {
+    package static func checkDate(_ date: Date, _ name: String, operation: String) throws(StoreError) {
         guard date.timeIntervalSince1970.isFinite else {
             throw StoreError(
                 .invalidValue, "expected a finite \(name), found \(date.timeIntervalSince1970)", operation: operation)
@@ -78,7 +78,7 @@ public enum StoreValidation {
     /// Checks a new identity's profile fields.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkProfile(_ profile: IdentityProfile, operation: String) throws(StoreError) {
+    package static func checkProfile(_ profile: IdentityProfile, operation: String) throws(StoreError) {
         try checkField(profile.email, "email", operation: operation)
         try checkField(profile.name, "name", operation: operation)
     }
@@ -86,7 +86,7 @@ public enum StoreValidation {
     /// Checks a profile update's fields.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkUpdate(_ update: IdentityProfileUpdate, operation: String) throws(StoreError) {
+    package static func checkUpdate(_ update: IdentityProfileUpdate, operation: String) throws(StoreError) {
         try checkField(update.email, "email", operation: operation)
         try checkField(update.name, "name", operation: operation)
     }
@@ -94,7 +94,7 @@ public enum StoreValidation {
     /// Checks tokens to be stored.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkTokens(_ tokens: StoredTokens, operation: String) throws(StoreError) {
+    package static func checkTokens(_ tokens: StoredTokens, operation: String) throws(StoreError) {
         try checkField(tokens.accessToken, "access token", limit: maximumTokenBytes, operation: operation)
         try checkField(tokens.refreshToken, "refresh token", limit: maximumTokenBytes, operation: operation)
         try checkField(tokens.scope, "scope", operation: operation)
@@ -105,7 +105,7 @@ public enum StoreValidation {
     /// Checks a refresh lease's identity, holder id and duration (positive and finite seconds).
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkLease(
+    package static func checkLease(
         _ identity: IdentityKey, holder: String, duration: Double = 1, operation: String
     ) throws(StoreError) {
         try checkIdentity(identity, operation: operation)
@@ -120,7 +120,8 @@ public enum StoreValidation {
     /// Checks a pending profile: key and provider, name lengths, and an expiry after `now`.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkPendingProfile(_ profile: PendingProfile, now: Date, operation: String) throws(StoreError) {
+    package static func checkPendingProfile(_ profile: PendingProfile, now: Date, operation: String) throws(StoreError)
+    {
         try checkKey(profile.key, "pending profile key", operation: operation)
         try checkKey(profile.provider, "provider", operation: operation)
         try checkField(profile.firstName, "first name", operation: operation)
@@ -135,7 +136,7 @@ public enum StoreValidation {
     /// Checks a session record: user id, provider, subject, and an expiry after its creation.
     ///
     /// - Throws: ``StoreError`` `invalidValue`.
-    public static func checkSession(id: String, _ record: SessionRecord, operation: String) throws(StoreError) {
+    package static func checkSession(id: String, _ record: SessionRecord, operation: String) throws(StoreError) {
         try checkKey(id, "session id", operation: operation)
         try checkKey(record.userID.rawValue, "user id", operation: operation)
         try checkKey(record.provider, "provider", operation: operation)
@@ -180,7 +181,7 @@ public enum StoreValidation {
     }
 
     /// Checks a session digest (SHA-256, 32 bytes).
-    public static func checkDigest(_ digest: [UInt8], operation: String) throws(StoreError) {
+    package static func checkDigest(_ digest: [UInt8], operation: String) throws(StoreError) {
         guard digest.count == 32 else {
             throw StoreError(
                 .invalidValue, "expected a 32-byte session digest, found \(digest.count) bytes", operation: operation)
@@ -188,5 +189,5 @@ public enum StoreValidation {
     }
 
     /// The form in which emails are compared: lowercased.
-    public static func normalizedEmail(_ email: String) -> String { email.lowercased() }
+    package static func normalizedEmail(_ email: String) -> String { email.lowercased() }
 }

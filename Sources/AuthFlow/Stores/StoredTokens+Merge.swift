@@ -1,5 +1,5 @@
 extension StoredTokens {
-    /// These tokens saved over `stored` (what ``AccountStore/saveTokens(_:for:)`` keeps): access token, expiry
+    /// These tokens saved over `stored` (what ``TokenStore/saveTokens(_:for:)`` keeps): access token, expiry
     /// and scope are replaced; a `nil` refresh token keeps the stored one, with the client it was issued to.
     public func replacing(_ stored: StoredTokens?) -> StoredTokens {
         StoredTokens(

@@ -1,5 +1,5 @@
 extension UserAccount {
-    /// The identities ``AccountStore/unlinkProvider(_:from:)`` removes: every identity of `provider`, as long
+    /// The identities ``IdentityStore/unlinkProvider(_:from:)`` removes: every identity of `provider`, as long
     /// as one of another provider is left to sign in with.
     ///
     /// - Throws: ``StoreError`` `identityNotFound` when the user has no identity of `provider`, `lastIdentity`

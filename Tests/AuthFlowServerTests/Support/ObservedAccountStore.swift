@@ -37,16 +37,6 @@ final class ObservedAccountStore: AccountStore {
     func users(after cursor: UserID?, limit: Int) async throws(StoreError) -> [UserAccount] {
         try await inner.users(after: cursor, limit: limit)
     }
-    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) async throws(StoreError)
-        -> UserAccount
-    {
-        try await inner.createUser(id, identity: identity, profile: profile)
-    }
-    func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID) async throws(StoreError)
-        -> LinkedIdentity
-    {
-        try await inner.linkIdentity(identity, profile: profile, to: user)
-    }
     func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
         try await inner.unlinkProvider(provider, from: user)
     }
@@ -81,30 +71,20 @@ final class ObservedAccountStore: AccountStore {
     func releaseTokenRefresh(for identity: IdentityKey, holder: String) async throws(StoreError) {
         try await inner.releaseTokenRefresh(for: identity, holder: holder)
     }
-    func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) async throws(StoreError)
-        -> LinkedIdentity
-    {
-        try await inner.setIdentityDisabled(disabled, for: identity)
-    }
-    func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey) async throws(StoreError)
-        -> LinkedIdentity
-    {
-        try await inner.updateIdentityProfile(update, for: identity)
-    }
-    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens)
+    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens?)
         async throws(StoreError) -> UserAccount
     {
         note("createUser")
         await beforeCreate(identity)
         return try await inner.createUser(id, identity: identity, profile: profile, tokens: tokens)
     }
-    func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens)
+    func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens?)
         async throws(StoreError) -> LinkedIdentity
     {
         note("linkIdentity")
         return try await inner.linkIdentity(identity, profile: profile, to: user, tokens: tokens)
     }
-    func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens)
+    func updateIdentityProfile(_ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens?)
         async throws(StoreError) -> LinkedIdentity
     {
         note("updateIdentityProfile")

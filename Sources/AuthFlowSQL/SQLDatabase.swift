@@ -1,3 +1,5 @@
+package import AuthFlow
+
 /// One connection of a SQL backend, lent to one operation.
 ///
 /// Statements are written once for every backend: parameters are `$1`, `$2`, … numbered in the order they
@@ -28,7 +30,13 @@ extension SQLConnection {
 
 /// A SQL database the shared store layer runs on (SQLite, PostgreSQL): it lends connections and runs
 /// transactions; the account and session logic above it is written once.
-package protocol SQLBackend: Sendable {
+package protocol SQLDatabase: Sendable {
+    /// The database's name in `GET /healthz` (`sqlite`, `postgres`).
+    var backendName: String { get }
+
+    /// The most live pending profiles an account store keeps at once unless told otherwise; `nil` for no bound.
+    var defaultPendingCapacity: Int? { get }
+
     /// Whether `SELECT … FOR UPDATE` / `FOR SHARE` lock rows (PostgreSQL, where instances write at once);
     /// SQLite takes the database's write lock at `BEGIN IMMEDIATE` instead.
     var locksRows: Bool { get }
@@ -53,7 +61,7 @@ package protocol SQLBackend: Sendable {
     ) async throws(StoreError) -> T
 }
 
-extension SQLBackend {
+extension SQLDatabase {
     /// A synced write transaction, for backends that do not relax durability.
     package func withUnsyncedWriteTransaction<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (any SQLConnection) throws(StoreError) -> T

@@ -1,4 +1,5 @@
-import AuthFlowJOSE
+package import AuthFlow
+package import AuthFlowJOSE
 import Foundation
 
 /// How the SQL stores keep provider tokens at rest: access and refresh tokens are sealed separately with a

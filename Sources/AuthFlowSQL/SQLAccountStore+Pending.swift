@@ -1,15 +1,16 @@
+package import AuthFlow
 import Foundation
 
 /// Apple's pending first-login names and applied notification ids.
 extension SQLAccountStore {
     /// Parks a pending profile in one transaction (purge expired records, check the capacity when bounded,
     /// insert); an expired record with the same key is replaced.
-    func putPendingProfile(_ profile: PendingProfile) async throws(StoreError) {
+    package func putPendingProfile(_ profile: PendingProfile) async throws(StoreError) {
         let operation = "putPendingProfile"
         let capacity = pendingCapacity
         let now = clock.now().timeIntervalSince1970
         try StoreValidation.checkPendingProfile(profile, now: Date(timeIntervalSince1970: now), operation: operation)
-        let inserted = try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        let inserted = try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             try connection.run("DELETE FROM pending_profiles WHERE expires_at <= $1", .real(now), operation: operation)
             if let capacity {
                 let live =
@@ -37,11 +38,11 @@ extension SQLAccountStore {
 
     /// Removes and returns the live pending profile under `key` in one statement
     /// (`DELETE … WHERE key = $1 AND expires_at > $2 RETURNING …`).
-    func takePendingProfile(key: String) async throws(StoreError) -> PendingProfile? {
+    package func takePendingProfile(key: String) async throws(StoreError) -> PendingProfile? {
         let operation = "takePendingProfile"
         try StoreValidation.checkKey(key, "pending profile key", operation: operation)
         let now = clock.now().timeIntervalSince1970
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             let rows = try connection.query(
                 """
                 DELETE FROM pending_profiles WHERE key = $1 AND expires_at > $2
@@ -57,7 +58,7 @@ extension SQLAccountStore {
 
     /// Records `id` and applies every change in one transaction; `false` (nothing changed) when `id` was
     /// applied before, by this instance or another (the primary key on the id decides).
-    func applyNotification(id: String, changes: [AccountChange]) async throws(StoreError) -> Bool {
+    package func applyNotification(id: String, changes: [AccountChange]) async throws(StoreError) -> Bool {
         let operation = "applyNotification"
         try StoreValidation.checkKey(id, "notification id", operation: operation)
         for change in changes {
@@ -67,8 +68,8 @@ extension SQLAccountStore {
             }
         }
         let now = clock.now()
-        let forUpdate = backend.forUpdate
-        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        let forUpdate = database.forUpdate
+        return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             let recorded = try connection.run(
                 "INSERT INTO applied_notifications (id, applied_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
                 .text(id), .real(now.timeIntervalSince1970), operation: operation)
@@ -101,10 +102,10 @@ extension SQLAccountStore {
         }
     }
 
-    func isNotificationApplied(id: String) async throws(StoreError) -> Bool {
+    package func isNotificationApplied(id: String) async throws(StoreError) -> Bool {
         let operation = "isNotificationApplied"
         try StoreValidation.checkKey(id, "notification id", operation: operation)
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             !(try connection.query("SELECT 1 FROM applied_notifications WHERE id = $1", .text(id), operation: operation)
                 .isEmpty)
         }

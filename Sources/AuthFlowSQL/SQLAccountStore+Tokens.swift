@@ -1,15 +1,16 @@
+package import AuthFlow
 import Foundation
 
 /// Provider tokens, sealed at rest (``TokenSealing``), and the single-flight refresh lease kept on the same
 /// row (`refresh_lease_holder`, `refresh_lease_until`).
 extension SQLAccountStore {
-    func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) async throws(StoreError) {
+    package func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) async throws(StoreError) {
         let operation = "saveTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
         guard let sealed = try sealedTokens(tokens, for: identity, operation: operation) else { return }
         let now = clock.now()
-        let lockIdentity = "SELECT 1 FROM identities WHERE provider = $1 AND subject = $2" + backend.forShare
-        try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        let lockIdentity = "SELECT 1 FROM identities WHERE provider = $1 AND subject = $2" + database.forShare
+        try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             // The identity stays until the tokens are in (a concurrent unlink waits, then removes both).
             guard
                 !(try connection.query(
@@ -60,19 +61,19 @@ extension SQLAccountStore {
             operation: operation)
     }
 
-    func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
+    package func tokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
         let operation = "tokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
         let sealing = sealing
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             try Self.storedTokens(identity, sealing: sealing, in: connection, operation: operation)
         }
     }
 
-    func tokens(ofUser user: UserID) async throws(StoreError) -> [IdentityKey: StoredTokens] {
+    package func tokens(ofUser user: UserID) async throws(StoreError) -> [IdentityKey: StoredTokens] {
         let operation = "tokens(ofUser:)"
         let sealing = sealing
-        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+        return try await database.withTransaction(operation, writes: false) { connection throws(StoreError) in
             guard
                 !(try connection.query("SELECT 1 FROM users WHERE id = $1", .text(user.rawValue), operation: operation)
                     .isEmpty)
@@ -93,11 +94,11 @@ extension SQLAccountStore {
         }
     }
 
-    func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
+    package func deleteTokens(for identity: IdentityKey) async throws(StoreError) -> StoredTokens? {
         let operation = "deleteTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
         let sealing = sealing
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             try Self.removeTokens(identity, sealing: sealing, in: connection, operation: operation)
         }
     }
@@ -106,7 +107,7 @@ extension SQLAccountStore {
     /// for a prefix: its keyed digest, so the prefix is never stored); digests are compared by the database's
     /// index, no token is decrypted. Rows saved before the index existed are found after their next save or
     /// refresh that carries a refresh token.
-    func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) async throws(StoreError)
+    package func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) async throws(StoreError)
         -> IdentityKey?
     {
         let operation = "identity(provider:refreshToken:)"
@@ -121,7 +122,7 @@ extension SQLAccountStore {
             (column, values) = ("refresh_token_prefix_digest", sealing.prefixDigests(prefix).map { .bytes($0) })
         }
         for value in values {
-            let found = try await backend.withConnection(operation) { connection throws(StoreError) in
+            let found = try await database.withConnection(operation) { connection throws(StoreError) in
                 try connection.query(
                     "SELECT provider, subject FROM identity_tokens WHERE provider = $1 AND \(column) = $2 LIMIT 2",
                     .text(provider), value, operation: operation
@@ -135,14 +136,15 @@ extension SQLAccountStore {
     /// Takes the lease with one conditional `UPDATE … WHERE refresh_lease_until IS NULL OR refresh_lease_until
     /// <= now … RETURNING`: PostgreSQL's row lock queues concurrent callers and the first one's write makes the
     /// condition false for the others; SQLite's write lock does the same.
-    func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double) async throws(StoreError)
+    package func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double)
+        async throws(StoreError)
         -> RefreshLease?
     {
         let operation = "beginTokenRefresh"
         try StoreValidation.checkLease(identity, holder: holder, duration: leaseDuration, operation: operation)
         let now = clock.now().timeIntervalSince1970
         let sealing = sealing
-        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             let taken = try connection.query(
                 """
                 UPDATE identity_tokens SET refresh_lease_holder = $1, refresh_lease_until = $2
@@ -159,7 +161,7 @@ extension SQLAccountStore {
 
     /// Writes the refreshed tokens and ends `holder`'s lease in one `UPDATE` conditioned on the holder; when it
     /// changes no row, tells a lost lease from deleted tokens.
-    func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
+    package func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
         async throws(StoreError)
     {
         let operation = "completeTokenRefresh"
@@ -167,7 +169,7 @@ extension SQLAccountStore {
         try StoreValidation.checkTokens(tokens, operation: operation)
         let sealed = try sealing.columns(tokens, for: identity, operation: operation)
         let now = clock.now().timeIntervalSince1970
-        let outcome = try await backend.withTransaction(operation, writes: true) {
+        let outcome = try await database.withTransaction(operation, writes: true) {
             connection throws(StoreError) -> Int in
             let changed = try connection.run(
                 """
@@ -192,10 +194,10 @@ extension SQLAccountStore {
         guard outcome > 0 else { throw StoreError.leaseLost(operation) }
     }
 
-    func releaseTokenRefresh(for identity: IdentityKey, holder: String) async throws(StoreError) {
+    package func releaseTokenRefresh(for identity: IdentityKey, holder: String) async throws(StoreError) {
         let operation = "releaseTokenRefresh"
         try StoreValidation.checkLease(identity, holder: holder, operation: operation)
-        _ = try await backend.withConnection(operation) { connection throws(StoreError) in
+        _ = try await database.withConnection(operation) { connection throws(StoreError) in
             try connection.run(
                 """
                 UPDATE identity_tokens SET refresh_lease_holder = NULL, refresh_lease_until = NULL

@@ -1,13 +1,16 @@
+package import AuthFlow
 import Foundation
 
 /// Reading and writing identity rows inside a running operation.
 extension SQLAccountStore {
-    static let identityColumns = """
+    static var identityColumns: String {
+        """
         user_id, provider, subject, email, email_verified, is_private_email, email_disabled, name, disabled, \
         created_at, updated_at
         """
+    }
 
-    /// The identity's row, locked with `lock` (`backend.forUpdate`) when given.
+    /// The identity's row, locked with `lock` (`database.forUpdate`) when given.
     static func identity(
         _ key: IdentityKey, lock: String = "", in connection: any SQLConnection, operation: String
     ) throws(StoreError) -> LinkedIdentity? {

@@ -1,8 +1,11 @@
 package import AuthFlow
+package import AuthFlowSQL
 
-/// The database under the shared SQL store layer: a pooled connection per operation; concurrent instances
+/// The database under the shared SQL stores (AuthFlowSQL): a pooled connection per operation; concurrent instances
 /// are kept apart by row locks (`FOR UPDATE`, `FOR SHARE`) and unique constraints.
-extension PostgresDatabase: SQLBackend {
+extension PostgresDatabase: SQLDatabase {
+    package var backendName: String { "postgres" }
+    package var defaultPendingCapacity: Int? { nil }
     package var locksRows: Bool { true }
 
     package func withConnection<T: Sendable>(

@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowStoreTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import AuthFlow
 import AuthFlowJOSE
 import AuthFlowRedis
+import AuthFlowStoreTestSupport
 import Foundation
 import Testing
 

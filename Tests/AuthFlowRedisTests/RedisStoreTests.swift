@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowJOSE
+import AuthFlowStoreTestSupport
 import AuthFlowTestSupport
 import Foundation
 import Testing

@@ -1,8 +1,9 @@
-import AuthFlowJOSE
+package import AuthFlow
+package import AuthFlowJOSE
 import Foundation
 
-/// The one implementation of ``AccountStore`` over SQL, shared by the SQLite and PostgreSQL stores: each
-/// backend contributes only its connections and transactions (``SQLBackedAccountStore``).
+/// The one implementation of `AccountStore` over SQL, shared by the SQLite and PostgreSQL stores: each
+/// database contributes only its connections, transactions and dialect (``SQLDatabase``).
 ///
 /// Each operation is one statement or one transaction. Unique constraints decide races between instances:
 /// users and identities are inserted with `ON CONFLICT DO NOTHING`, so of two callers completing the first
@@ -10,41 +11,45 @@ import Foundation
 /// Read-then-write operations lock the rows they read where the backend locks rows, and run under the
 /// database's write lock where it does not. Provider tokens are sealed with `TokenSealing`. Timestamps
 /// and expiry follow the injected clock.
-public struct SQLAccountStore: Sendable {
-    let backend: any SQLBackend
+package struct SQLAccountStore<Database: SQLDatabase>: AccountStore, StoreBackendNaming {
+    package let database: Database
     let sealing: TokenSealing
     let clock: any WallClock
     /// The most live pending profiles kept at once; `nil` for no bound.
     let pendingCapacity: Int?
 
-    /// Creates the store over `backend`, sealing tokens with `cipher`.
-    package init(backend: any SQLBackend, cipher: TokenCipher, clock: any WallClock, pendingCapacity: Int?) {
-        self.backend = backend
+    /// The database's name in `GET /healthz` (`sqlite`, `postgres`).
+    package var backendName: String { database.backendName }
+
+    /// Creates the store over `database`, sealing tokens with `cipher`; `pendingCapacity` bounds the live
+    /// pending profiles kept at once (`nil`: the database's default).
+    package init(database: Database, cipher: TokenCipher, clock: any WallClock, pendingCapacity: Int? = nil) {
+        self.database = database
         self.sealing = TokenSealing(cipher: cipher)
         self.clock = clock
-        self.pendingCapacity = pendingCapacity.map { max(1, $0) }
+        self.pendingCapacity = (pendingCapacity ?? database.defaultPendingCapacity).map { max(1, $0) }
     }
 
-    func identity(_ key: IdentityKey) async throws(StoreError) -> LinkedIdentity? {
+    package func identity(_ key: IdentityKey) async throws(StoreError) -> LinkedIdentity? {
         let operation = "identity"
         try StoreValidation.checkIdentity(key, operation: operation)
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             try Self.identity(key, in: connection, operation: operation)
         }
     }
 
-    func user(_ id: UserID) async throws(StoreError) -> UserAccount? {
+    package func user(_ id: UserID) async throws(StoreError) -> UserAccount? {
         let operation = "user"
-        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+        return try await database.withTransaction(operation, writes: false) { connection throws(StoreError) in
             try Self.account(id, in: connection, operation: operation)
         }
     }
 
-    func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount] {
+    package func users(withVerifiedEmail email: String) async throws(StoreError) -> [UserAccount] {
         let operation = "users(withVerifiedEmail:)"
         try StoreValidation.checkField(email, "email", operation: operation)
         let normalized = StoreValidation.normalizedEmail(email)
-        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+        return try await database.withTransaction(operation, writes: false) { connection throws(StoreError) in
             let rows = try connection.query(
                 """
                 SELECT id FROM users WHERE id IN (
@@ -61,10 +66,10 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
-    func users(after cursor: UserID?, limit: Int) async throws(StoreError) -> [UserAccount] {
+    package func users(after cursor: UserID?, limit: Int) async throws(StoreError) -> [UserAccount] {
         let operation = "users(after:limit:)"
         try StoreValidation.checkLimit(limit, operation: operation)
-        return try await backend.withTransaction(operation, writes: false) { connection throws(StoreError) in
+        return try await database.withTransaction(operation, writes: false) { connection throws(StoreError) in
             let rows: [any StoreRow]
             if let cursor {
                 rows = try connection.query(
@@ -83,7 +88,7 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
-    func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens? = nil)
+    package func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens?)
         async throws(StoreError) -> UserAccount
     {
         let operation = "createUser"
@@ -92,7 +97,7 @@ public struct SQLAccountStore: Sendable {
         try StoreValidation.checkProfile(profile, operation: operation)
         let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
-        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             let created = try connection.run(
                 "INSERT INTO users (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
                 .text(id.rawValue), .real(now.timeIntervalSince1970), operation: operation)
@@ -110,16 +115,16 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
-    func linkIdentity(
-        _ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens? = nil
+    package func linkIdentity(
+        _ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens?
     ) async throws(StoreError) -> LinkedIdentity {
         let operation = "linkIdentity"
         try StoreValidation.checkIdentity(identity, operation: operation)
         try StoreValidation.checkProfile(profile, operation: operation)
         let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
-        let lockUser = "SELECT 1 FROM users WHERE id = $1" + backend.forShare
-        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        let lockUser = "SELECT 1 FROM users WHERE id = $1" + database.forShare
+        return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             // Locks the user against a concurrent deleteUser until the identity is in.
             let users = try connection.query(lockUser, .text(user.rawValue), operation: operation)
             let linked = LinkedIdentity(user: user, key: identity, profile: profile, at: now)
@@ -141,11 +146,11 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
-    func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
+    package func unlinkProvider(_ provider: String, from user: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"
         try StoreValidation.checkKey(provider, "provider", operation: operation)
-        let (sealing, lockUser) = (sealing, "SELECT 1 FROM users WHERE id = $1" + backend.forUpdate)
-        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        let (sealing, lockUser) = (sealing, "SELECT 1 FROM users WHERE id = $1" + database.forUpdate)
+        return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             guard !(try connection.query(lockUser, .text(user.rawValue), operation: operation).isEmpty),
                 let account = try Self.account(user, in: connection, operation: operation)
             else { throw Self.userNotFound(operation) }
@@ -162,10 +167,10 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
-    func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
+    package func deleteUser(_ id: UserID) async throws(StoreError) -> [RemovedIdentity] {
         let operation = "deleteUser"
-        let (sealing, lockUser) = (sealing, "SELECT 1 FROM users WHERE id = $1" + backend.forUpdate)
-        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        let (sealing, lockUser) = (sealing, "SELECT 1 FROM users WHERE id = $1" + database.forUpdate)
+        return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             guard !(try connection.query(lockUser, .text(id.rawValue), operation: operation).isEmpty),
                 let account = try Self.account(id, in: connection, operation: operation)
             else { throw Self.userNotFound(operation) }
@@ -180,15 +185,8 @@ public struct SQLAccountStore: Sendable {
         }
     }
 
-    func setIdentityDisabled(_ disabled: Bool, for identity: IdentityKey) async throws(StoreError) -> LinkedIdentity {
-        let operation = "setIdentityDisabled"
-        try StoreValidation.checkIdentity(identity, operation: operation)
-        let now = clock.now()
-        return try await modifyIdentity(identity, operation: operation) { $0.settingDisabled(disabled, at: now) }
-    }
-
-    func updateIdentityProfile(
-        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens? = nil
+    package func updateIdentityProfile(
+        _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens?
     ) async throws(StoreError) -> LinkedIdentity {
         let operation = "updateIdentityProfile"
         try StoreValidation.checkIdentity(identity, operation: operation)
@@ -199,8 +197,8 @@ public struct SQLAccountStore: Sendable {
     }
 
     /// Reads the users table, so a database that answers but lost the schema is noticed.
-    func checkHealth() async throws(StoreError) {
-        _ = try await backend.withConnection("checkHealth") { connection throws(StoreError) in
+    package func checkHealth() async throws(StoreError) {
+        _ = try await database.withConnection("checkHealth") { connection throws(StoreError) in
             try connection.query("SELECT id FROM users LIMIT 1", [], operation: "checkHealth").count
         }
     }
@@ -210,9 +208,9 @@ public struct SQLAccountStore: Sendable {
         _ identity: IdentityKey, operation: String, tokens: TokenSealing.Columns? = nil,
         _ change: @escaping @Sendable (LinkedIdentity) -> LinkedIdentity
     ) async throws(StoreError) -> LinkedIdentity {
-        let forUpdate = backend.forUpdate
+        let forUpdate = database.forUpdate
         let now = clock.now()
-        return try await backend.withTransaction(operation, writes: true) { connection throws(StoreError) in
+        return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             guard let stored = try Self.identity(identity, lock: forUpdate, in: connection, operation: operation)
             else { throw Self.identityNotFound(operation) }
             let updated = change(stored)

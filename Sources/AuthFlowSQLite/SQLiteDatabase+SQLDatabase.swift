@@ -1,8 +1,11 @@
 package import AuthFlow
+package import AuthFlowSQL
 
-/// The database under the shared SQL store layer: one serial connection; transactions that write begin with
+/// The database under the shared SQL stores (AuthFlowSQL): one serial connection; transactions that write begin with
 /// `BEGIN IMMEDIATE` (the database's write lock), so SQLite needs no row locks.
-extension SQLiteDatabase: SQLBackend {
+extension SQLiteDatabase: SQLDatabase {
+    package var backendName: String { "sqlite" }
+    package var defaultPendingCapacity: Int? { 100_000 }
     package var locksRows: Bool { false }
 
     package func withConnection<T: Sendable>(

@@ -1,30 +1,34 @@
-import AuthFlowJOSE
-public import Foundation
+package import AuthFlow
+package import AuthFlowJOSE
+package import Foundation
 
-/// The one implementation of ``SessionStore`` over SQL, shared by the SQLite and PostgreSQL stores
-/// (``SQLBackedSessionStore``).
+/// The one implementation of `SessionStore` over SQL, shared by the SQLite and PostgreSQL stores, which
+/// contribute only a ``SQLDatabase``.
 ///
 /// Sessions are keyed by the SHA-256 digest of their id; the id itself is never written. Each operation is
 /// one statement (creation also purges expired sessions in the same transaction). Expiry follows the
 /// injected clock.
-public struct SQLSessionStore: Sendable {
-    let backend: any SQLBackend
+package struct SQLSessionStore<Database: SQLDatabase>: SessionStore, StoreBackendNaming {
+    package let database: Database
     let clock: any WallClock
 
-    /// Creates the store over `backend`.
-    package init(backend: any SQLBackend, clock: any WallClock) {
-        self.backend = backend
+    /// The database's name in `GET /healthz` (`sqlite`, `postgres`).
+    package var backendName: String { database.backendName }
+
+    /// Creates the store over `database`.
+    package init(database: Database, clock: any WallClock) {
+        self.database = database
         self.clock = clock
     }
 
     /// The digest a session is stored under.
     package static func digest(_ id: String) -> [UInt8] { Digest.sha256(Array(id.utf8)) }
 
-    func createSession(id: String, record: SessionRecord) async throws(StoreError) {
+    package func createSession(id: String, record: SessionRecord) async throws(StoreError) {
         let operation = "createSession"
         try StoreValidation.checkSession(id: id, record, operation: operation)
         let now = clock.now().timeIntervalSince1970
-        let inserted = try await backend.withUnsyncedWriteTransaction(operation) { connection throws(StoreError) in
+        let inserted = try await database.withUnsyncedWriteTransaction(operation) { connection throws(StoreError) in
             try connection.run("DELETE FROM sessions WHERE expires_at <= $1", .real(now), operation: operation)
             return try connection.run(
                 """
@@ -48,8 +52,9 @@ public struct SQLSessionStore: Sendable {
     }
 
     /// The columns ``record(_:operation:)`` reads, after the id digest.
-    static let recordColumns =
+    static var recordColumns: String {
         "user_id, provider, subject, created_at, expires_at, provider_session_id, kind, group_names, last_used_at, agent"
+    }
 
     /// The record of a row selecting `id_digest, ` + ``recordColumns``.
     static func record(_ row: any StoreRow, operation: String) throws(StoreError) -> SessionRecord {
@@ -66,11 +71,11 @@ public struct SQLSessionStore: Sendable {
             agent: try row.optionalText(10), roles: memberships.roles, tenant: memberships.tenant)
     }
 
-    func session(id: String) async throws(StoreError) -> SessionRecord? {
+    package func session(id: String) async throws(StoreError) -> SessionRecord? {
         let operation = "session"
         try StoreValidation.checkKey(id, "session id", operation: operation)
         let now = clock.now().timeIntervalSince1970
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             let rows = try connection.query(
                 "SELECT id_digest, \(Self.recordColumns) FROM sessions WHERE id_digest = $1 AND expires_at > $2",
                 .bytes(Self.digest(id)), .real(now), operation: operation)
@@ -78,10 +83,10 @@ public struct SQLSessionStore: Sendable {
         }
     }
 
-    func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
+    package func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
         let operation = "sessions(userID:)"
         let now = clock.now().timeIntervalSince1970
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             let rows = try connection.query(
                 """
                 SELECT id_digest, \(Self.recordColumns) FROM sessions WHERE user_id = $1 AND expires_at > $2
@@ -98,13 +103,13 @@ public struct SQLSessionStore: Sendable {
         }
     }
 
-    func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
+    package func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
         let operation = "touchSession"
         try StoreValidation.checkKey(id, "session id", operation: operation)
         try StoreValidation.checkDate(lastUsedAt, "last use time", operation: operation)
         let used = lastUsedAt.timeIntervalSince1970
         let now = clock.now().timeIntervalSince1970
-        _ = try await backend.withConnection(operation) { connection throws(StoreError) in
+        _ = try await database.withConnection(operation) { connection throws(StoreError) in
             try connection.run(
                 """
                 UPDATE sessions SET last_used_at = $1
@@ -113,130 +118,45 @@ public struct SQLSessionStore: Sendable {
         }
     }
 
-    func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
+    package func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
         let operation = "deleteSession(digest:)"
         try StoreValidation.checkDigest(digest, operation: operation)
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             try connection.run("DELETE FROM sessions WHERE id_digest = $1", .bytes(digest), operation: operation) > 0
         }
     }
 
-    func deleteSession(id: String) async throws(StoreError) -> Bool {
-        let operation = "deleteSession"
-        try StoreValidation.checkKey(id, "session id", operation: operation)
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
-            try connection.run(
-                "DELETE FROM sessions WHERE id_digest = $1", .bytes(Self.digest(id)), operation: operation)
-                > 0
-        }
-    }
-
-    func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
+    package func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
         let operation = "deleteSessions(userID:)"
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             try connection.run("DELETE FROM sessions WHERE user_id = $1", .text(userID.rawValue), operation: operation)
         }
     }
 
-    func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
+    private func deleteSessions(signedInWith identity: IdentityKey) async throws(StoreError) -> Int {
         let operation = "deleteSessions(identity:)"
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             try connection.run(
                 "DELETE FROM sessions WHERE provider = $1 AND subject = $2", .text(identity.provider),
                 .text(identity.subject), operation: operation)
         }
     }
 
-    func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
+    package func deleteSessions(identity: IdentityKey, providerSessionID: String?) async throws(StoreError) -> Int {
+        guard let providerSessionID else { return try await deleteSessions(signedInWith: identity) }
         let operation = "deleteSessions(identity:providerSessionID:)"
         try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
         try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
-        return try await backend.withConnection(operation) { connection throws(StoreError) in
+        return try await database.withConnection(operation) { connection throws(StoreError) in
             try connection.run(
                 "DELETE FROM sessions WHERE provider = $1 AND provider_session_id = $2 AND ($3 = '' OR subject = $3)",
                 .text(identity.provider), .text(providerSessionID), .text(identity.subject), operation: operation)
         }
     }
-}
-
-/// A ``SessionStore`` whose every operation is the shared SQL layer's (``SQLSessionStore``); the SQLite and
-/// PostgreSQL session stores conform and only say which database to run on.
-public protocol SQLBackedSessionStore: SessionStore {
-    /// The shared SQL layer the store runs on.
-    var sql: SQLSessionStore { get }
-}
-
-extension SQLBackedSessionStore {
-    /// Stores a session under the digest of `id`.
-    ///
-    /// - Throws: `StoreError` `duplicateSession`, `invalidValue`.
-    public func createSession(id: String, record: SessionRecord) async throws(StoreError) {
-        try await sql.createSession(id: id, record: record)
-    }
-
-    /// The live session under `id`, or `nil`.
-    ///
-    /// - Throws: `StoreError`.
-    public func session(id: String) async throws(StoreError) -> SessionRecord? { try await sql.session(id: id) }
-
-    /// Deletes the session under `id`.
-    ///
-    /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSession(id: String) async throws(StoreError) -> Bool { try await sql.deleteSession(id: id) }
-
-    /// The user's live sessions, oldest first.
-    ///
-    /// - Throws: `StoreError`.
-    public func sessions(userID: UserID) async throws(StoreError) -> [StoredSession] {
-        try await sql.sessions(userID: userID)
-    }
-
-    /// Sets the session's last use time when it is later than the stored one.
-    ///
-    /// - Throws: `StoreError` `invalidValue`.
-    public func touchSession(id: String, lastUsedAt: Date) async throws(StoreError) {
-        try await sql.touchSession(id: id, lastUsedAt: lastUsedAt)
-    }
-
-    /// Deletes the session whose id has the SHA-256 `digest`.
-    ///
-    /// - Throws: `StoreError` `invalidValue` for a digest that is not 32 bytes.
-    @discardableResult
-    public func deleteSession(digest: [UInt8]) async throws(StoreError) -> Bool {
-        try await sql.deleteSession(digest: digest)
-    }
-
-    /// Deletes every session of the user.
-    ///
-    /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSessions(userID: UserID) async throws(StoreError) -> Int {
-        try await sql.deleteSessions(userID: userID)
-    }
-
-    /// Deletes every session signed in with the identity.
-    ///
-    /// - Throws: `StoreError`.
-    @discardableResult
-    public func deleteSessions(identity: IdentityKey) async throws(StoreError) -> Int {
-        try await sql.deleteSessions(identity: identity)
-    }
-
-    /// Deletes every session that began with the provider session `providerSessionID` of the identity (any
-    /// subject of the provider when `identity.subject` is empty).
-    ///
-    /// - Throws: `StoreError` `invalidValue` for an empty provider or provider session id.
-    @discardableResult
-    public func deleteSessions(identity: IdentityKey, providerSessionID: String) async throws(StoreError) -> Int {
-        try await sql.deleteSessions(identity: identity, providerSessionID: providerSessionID)
-    }
 
     /// Checks that the database answers and that the sessions table is there.
-    ///
-    /// - Throws: `StoreError`.
-    public func checkHealth() async throws(StoreError) {
-        _ = try await sql.backend.withConnection("checkHealth") { connection throws(StoreError) in
+    package func checkHealth() async throws(StoreError) {
+        _ = try await database.withConnection("checkHealth") { connection throws(StoreError) in
             try connection.query("SELECT id_digest FROM sessions LIMIT 1", [], operation: "checkHealth").count
         }
     }
