@@ -50,11 +50,10 @@ public struct NativeSignIn: Sendable {
 
     let providers: [String: ResolvedProvider]
     let keySets: ProviderKeySets
-    let httpClient: any HTTPClient
+    let transport: ProviderTransport
     let flowStore: any FlowStore
     let clock: any WallClock
     let options: OAuthFlow.Options
-    let observer: any ProviderObserver
     /// Seals and opens the nonces.
     public let nonces: NativeNonceSeal
 
@@ -68,12 +67,11 @@ public struct NativeSignIn: Sendable {
         for provider in providers { byName[provider.name] = provider }
         self.providers = byName
         self.keySets = keySets
-        self.httpClient = httpClient
+        self.transport = ProviderTransport(httpClient: httpClient, clock: clock, observer: observer)
         self.flowStore = flowStore
         self.nonces = nonces
         self.clock = clock
         self.options = options
-        self.observer = observer
     }
 
     /// The longest ID token, code or `user` text read (bytes).
@@ -90,108 +88,28 @@ public struct NativeSignIn: Sendable {
         guard let provider = providers[name], provider.acceptsNativeSignIn,
             let native = provider.plugin as? any NativeSignInProviding
         else { throw SignIn.unknownProvider(name) }
-        func refuse(_ code: SignInError.Code, _ message: String, jose: JOSEError.Code? = nil, claim: String? = nil)
-            -> SignInError
-        {
-            SignInError(code, message, provider: name, joseCode: jose, claim: claim)
-        }
-        for (field, value) in [("id_token", request.idToken), ("code", request.code), ("user", request.user)] {
-            if let value, value.utf8.count > Self.maximumFieldBytes {
-                throw refuse(
-                    .invalidRequest, "expected \(field) of at most \(Self.maximumFieldBytes) bytes, found more")
-            }
-        }
-        if request.code != nil, !native.exchangesNativeAuthorizationCode {
-            throw refuse(.invalidRequest, "expected no code: provider '\(name)' exchanges no native authorization code")
-        }
-        let now = clock.now()
-        let issued = try nonces.open(request.nonce, provider: name, now: now)
-
-        // The id_token verification order (docs/architecture.md) through the shared JWKS cache, with the native
-        // audiences.
-        let clients = Set(provider.nativeClients)
-        let audiences: Set<String> =
-            switch native.nativeAudience {
-            case .nativeClient: clients
-            case .serverClientPresentedByNativeClient: clients.union([provider.clientID])
-            }
-        let claims: JWTClaims
-        do throws(JOSEError) {
-            claims = try await keySets.verify(
-                request.idToken, provider: name,
-                with: provider.jwtVerifier(leeway: options.leeway, audiences: audiences))
-        } catch {
-            if error.code == .jwksUnavailable {
-                throw refuse(.jwksUnavailable, "expected the provider's JWKS, found: \(error.message)")
-            }
-            throw refuse(
-                .idTokenInvalid, "the id_token failed verification: \(error.message)", jose: error.code,
-                claim: error.claim)
-        }
-        let tokenClient: String
-        switch native.nativeAudience {
-        case .nativeClient:
-            guard let client = claims.audience.first(where: clients.contains) else {
-                throw refuse(
-                    .idTokenInvalid, "expected 'aud' to name one of native_clients, found another value",
-                    jose: .audienceMismatch, claim: "aud")
-            }
-            tokenClient = client
-        case .serverClientPresentedByNativeClient:
-            guard claims.audience.contains(provider.clientID) else {
-                throw refuse(
-                    .idTokenInvalid, "expected 'aud' to be the server's client_id, found another value",
-                    jose: .audienceMismatch, claim: "aud")
-            }
-            guard let presenter = claims.authorizedParty, clients.contains(presenter) else {
-                throw refuse(
-                    .idTokenInvalid,
-                    "expected 'azp' to name one of native_clients, found "
-                        + (claims.authorizedParty == nil ? "none" : "another value"),
-                    jose: .authorizedPartyMismatch, claim: "azp")
-            }
-            tokenClient = presenter
-        }
-        guard let subject = claims.subject, !subject.isEmpty else {
-            throw refuse(
-                .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none", jose: .missingClaim,
-                claim: "sub")
-        }
-        // A token minted for this nonce cannot predate it (Apple's tokens may live 24 h: this bounds them).
-        if let issuedAt = claims.issuedAt, Double(issuedAt) + options.leeway < issued.issuedAt.timeIntervalSince1970 {
-            throw refuse(
-                .idTokenInvalid, "expected 'iat' at or after the nonce was issued, found an earlier time",
-                jose: .invalidClaim, claim: "iat")
-        }
-        guard let tokenNonce = claims.nonce, !tokenNonce.isEmpty else {
-            throw refuse(.nonceMismatch, "expected a 'nonce' claim in the id_token, found none", claim: "nonce")
-        }
-        let hashed = Hex.encode(Digest.sha256(Array(request.nonce.utf8)))
-        // Both compared in full, in constant time.
-        let plainMatches = ConstantTime.equals(tokenNonce, request.nonce)
-        let hashedMatches = ConstantTime.equals(tokenNonce, hashed)
-        guard plainMatches || hashedMatches else {
-            throw refuse(
-                .nonceMismatch,
-                "expected the id_token's 'nonce' to be the issued nonce or its SHA-256 in lowercase hex, found "
-                    + "another value", claim: "nonce")
-        }
+        try Self.checkSizes(request, native: native, provider: name)
+        let issued = try nonces.open(request.nonce, provider: name, now: clock.now())
+        let (claims, tokenClient) = try await verifiedClaims(request.idToken, provider: provider, native: native)
+        let subject = try IDTokenRefusals.subject(of: claims, provider: name)
+        try Self.checkNonce(claims, request: request, issuedAt: issued.issuedAt, leeway: options.leeway, provider: name)
         let identity = try provider.plugin.identity(fromIDToken: claims, provider: provider)
         let profile = try request.user.flatMap { user throws(SignInError) in
             try provider.plugin.unverifiedProfile(from: CallbackParameters([("user", user)]), provider: provider)
         }
-
         // Spent once, on any instance sharing the set; before the code exchange, so a replay exchanges nothing.
         let spent: Bool
         do throws(FlowStoreError) {
             spent = try await flowStore.markSpent(state: "native-nonce " + request.nonce, until: issued.expiresAt)
         } catch {
-            throw refuse(.flowStoreUnavailable, "expected the flow store to answer, found \(error.code.rawValue)")
+            throw SignInError(
+                .flowStoreUnavailable, "expected the flow store to answer, found \(error.code.rawValue)", provider: name
+            )
         }
         guard spent else {
-            throw refuse(.nonceReused, "expected a nonce not used before, found one a sign-in already spent")
+            throw SignInError(
+                .nonceReused, "expected a nonce not used before, found one a sign-in already spent", provider: name)
         }
-
         var exchanged: TokenSet?
         if let code = request.code {
             exchanged = try await exchange(
@@ -206,6 +124,101 @@ public struct NativeSignIn: Sendable {
             result: result, exchangedTokens: exchanged, tokenClientID: exchanged == nil ? nil : tokenClient)
     }
 
+    /// Refuses an oversized field, and a code for a provider that exchanges none.
+    private static func checkSizes(_ request: Request, native: any NativeSignInProviding, provider name: String)
+        throws(SignInError)
+    {
+        for (field, value) in [("id_token", request.idToken), ("code", request.code), ("user", request.user)] {
+            if let value, value.utf8.count > maximumFieldBytes {
+                throw SignInError(
+                    .invalidRequest, "expected \(field) of at most \(maximumFieldBytes) bytes, found more",
+                    provider: name)
+            }
+        }
+        if request.code != nil, !native.exchangesNativeAuthorizationCode {
+            throw SignInError(
+                .invalidRequest, "expected no code: provider '\(name)' exchanges no native authorization code",
+                provider: name)
+        }
+    }
+
+    /// The id_token verification order (docs/architecture.md) through the shared JWKS cache, with the native
+    /// audiences; returns the claims and the native client the token names.
+    private func verifiedClaims(_ idToken: String, provider: ResolvedProvider, native: any NativeSignInProviding)
+        async throws(SignInError) -> (JWTClaims, String)
+    {
+        let clients = Set(provider.nativeClients)
+        let audiences: Set<String> =
+            switch native.nativeAudience {
+            case .nativeClient: clients
+            case .serverClientPresentedByNativeClient: clients.union([provider.clientID])
+            }
+        let claims: JWTClaims
+        do throws(JOSEError) {
+            claims = try await keySets.verify(
+                idToken, provider: provider.name,
+                with: provider.jwtVerifier(leeway: options.leeway, audiences: audiences))
+        } catch {
+            throw IDTokenRefusals.refusal(error, provider: provider.name)
+        }
+        return (claims, try Self.tokenClient(of: claims, audience: native.nativeAudience, provider: provider))
+    }
+
+    /// The native client `claims` were issued to (`aud`) or presented by (`azp`).
+    private static func tokenClient(of claims: JWTClaims, audience: NativeAudience, provider: ResolvedProvider)
+        throws(SignInError) -> String
+    {
+        let clients = Set(provider.nativeClients)
+        func refuse(_ message: String, _ jose: JOSEError.Code, _ claim: String) -> SignInError {
+            SignInError(.idTokenInvalid, message, provider: provider.name, joseCode: jose, claim: claim)
+        }
+        switch audience {
+        case .nativeClient:
+            guard let client = claims.audience.first(where: clients.contains) else {
+                throw refuse(
+                    "expected 'aud' to name one of native_clients, found another value", .audienceMismatch, "aud")
+            }
+            return client
+        case .serverClientPresentedByNativeClient:
+            guard claims.audience.contains(provider.clientID) else {
+                throw refuse(
+                    "expected 'aud' to be the server's client_id, found another value", .audienceMismatch, "aud")
+            }
+            guard let presenter = claims.authorizedParty, clients.contains(presenter) else {
+                throw refuse(
+                    "expected 'azp' to name one of native_clients, found "
+                        + (claims.authorizedParty == nil ? "none" : "another value"),
+                    .authorizedPartyMismatch, "azp")
+            }
+            return presenter
+        }
+    }
+
+    /// `iat` not before the nonce was issued (Apple's tokens may live 24 h: this bounds them), and the token's
+    /// `nonce` the issued nonce or its SHA-256 in lowercase hex, both compared in full, in constant time.
+    private static func checkNonce(
+        _ claims: JWTClaims, request: Request, issuedAt: Date, leeway: Double, provider name: String
+    ) throws(SignInError) {
+        if let iat = claims.issuedAt, Double(iat) + leeway < issuedAt.timeIntervalSince1970 {
+            throw SignInError(
+                .idTokenInvalid, "expected 'iat' at or after the nonce was issued, found an earlier time",
+                provider: name, joseCode: .invalidClaim, claim: "iat")
+        }
+        guard let tokenNonce = claims.nonce, !tokenNonce.isEmpty else {
+            throw SignInError(
+                .nonceMismatch, "expected a 'nonce' claim in the id_token, found none", provider: name, claim: "nonce")
+        }
+        let hashed = Hex.encode(Digest.sha256(Array(request.nonce.utf8)))
+        let plainMatches = ConstantTime.equals(tokenNonce, request.nonce)
+        let hashedMatches = ConstantTime.equals(tokenNonce, hashed)
+        guard plainMatches || hashedMatches else {
+            throw SignInError(
+                .nonceMismatch,
+                "expected the id_token's 'nonce' to be the issued nonce or its SHA-256 in lowercase hex, found "
+                    + "another value", provider: name, claim: "nonce")
+        }
+    }
+
     /// Exchanges a native app's authorization code as `provider` (acting as the app's client: `client_id` and
     /// the client secret's `sub` are its bundle id), without `redirect_uri`; a returned id_token must verify
     /// and name `subject`.
@@ -217,19 +230,7 @@ public struct NativeSignIn: Sendable {
         let request = try provider.authenticatedRequest(
             url: url, fields: [("grant_type", "authorization_code"), ("code", code)], now: clock.now(),
             clientSecretLifetime: options.clientSecretLifetime)
-        let started = clock.now()
-        let response: HTTPClientResponse
-        do {
-            response = try await httpClient.send(request)
-        } catch {
-            observer.providerRequestFinished(
-                provider: name, endpoint: .token, status: nil, seconds: clock.now().timeIntervalSince(started))
-            var failure = SignIn.unreachable(error, endpoint: "token")
-            failure.provider = name
-            throw failure
-        }
-        observer.providerRequestFinished(
-            provider: name, endpoint: .token, status: response.status, seconds: clock.now().timeIntervalSince(started))
+        let response = try await transport.send(request, endpoint: .token, provider: name)
         let tokens: TokenSet
         do throws(SignInError) {
             tokens = try TokenResponse.tokens(from: response, expected: "a token response", requireIDToken: false)
@@ -245,16 +246,10 @@ public struct NativeSignIn: Sendable {
                     idToken, provider: name,
                     with: provider.jwtVerifier(leeway: options.leeway, audiences: [provider.clientID]))
             } catch {
-                throw SignInError(
-                    .idTokenInvalid, "the code exchange's id_token failed verification: \(error.message)",
-                    provider: name, joseCode: error.code, claim: error.claim)
+                throw IDTokenRefusals.refusal(error, token: "the code exchange's id_token", provider: name)
             }
-            guard claims.subject == subject else {
-                throw SignInError(
-                    .idTokenInvalid,
-                    "expected the code exchange's id_token to name the signed-in subject, found another",
-                    provider: name, joseCode: .invalidClaim, claim: "sub")
-            }
+            try IDTokenRefusals.requireSubject(
+                claims, equals: subject, token: "the code exchange's id_token", provider: name)
         }
         return TokenSet(
             accessToken: tokens.accessToken, tokenType: tokens.tokenType, refreshToken: tokens.refreshToken,

@@ -98,24 +98,10 @@ extension OAuthFlow {
                 now: now, checks: checks)
         }
         checks.append("state_unused")
-        // RFC 9207: an authorization server that names itself in the response must be the one this flow
-        // went to; checked before anything else of the response (an error response too) is believed.
-        // A provider that promises `iss` (its discovery document advertises it) must send it.
-        let issuers = callback.parameters.count("iss")
-        if !provider.acceptedIssuers.isEmpty, issuers > 0 || provider.plugin.sendsIssuerInAuthorizationResponse {
-            guard issuers == 1, let issuer = callback.parameters.value("iss"), provider.acceptedIssuers.contains(issuer)
-            else {
-                let expected = provider.issuer.map { "'\($0)'" } ?? "this provider's issuer"
-                let found = issuers == 0 ? "none" : issuers > 1 ? "\(issuers) iss parameters" : "another issuer"
-                return fail(
-                    .callback,
-                    SignInError(
-                        .issuerMismatch,
-                        "expected the authorization response from \(expected) (iss parameter, RFC 9207), found \(found)",
-                        provider: provider.name),
-                    now: now, checks: checks)
-            }
-            checks.append("iss_parameter")
+        do throws(SignInError) {
+            if try checkIssuerParameter(callback.parameters) { checks.append("iss_parameter") }
+        } catch {
+            return fail(.callback, error, now: now, checks: checks)
         }
         if callback.parameters.count("error") > 0 {
             let code = ProviderErrorCode.sanitize(callback.parameters.value("error"))
@@ -157,6 +143,27 @@ extension OAuthFlow {
         appendTrace(.callback, now: now, checks: checks, roundTrip: false, outcome: .succeeded)
         state = .exchangingCode(Exchange(record: record, profile: profile))
         return .exchangeCode(TokenExchange(request: request, unverifiedProfile: profile))
+    }
+
+    /// RFC 9207: an authorization server that names itself in the response must be the one this flow went to;
+    /// checked before anything else of the response (an error response too) is believed. A provider that
+    /// promises `iss` (its discovery document advertises it) must send it.
+    ///
+    /// - Returns: whether the parameter was checked.
+    /// - Throws: ``SignInError`` with `issuer_mismatch`.
+    private func checkIssuerParameter(_ parameters: CallbackParameters) throws(SignInError) -> Bool {
+        let issuers = parameters.count("iss")
+        guard !provider.acceptedIssuers.isEmpty, issuers > 0 || provider.plugin.sendsIssuerInAuthorizationResponse
+        else { return false }
+        guard issuers == 1, let issuer = parameters.value("iss"), provider.acceptedIssuers.contains(issuer) else {
+            let expected = provider.issuer.map { "'\($0)'" } ?? "this provider's issuer"
+            let found = issuers == 0 ? "none" : issuers > 1 ? "\(issuers) iss parameters" : "another issuer"
+            throw SignInError(
+                .issuerMismatch,
+                "expected the authorization response from \(expected) (iss parameter, RFC 9207), found \(found)",
+                provider: provider.name)
+        }
+        return true
     }
 
     /// A request the driver performed could not be made (the spent-state set or the application's profile

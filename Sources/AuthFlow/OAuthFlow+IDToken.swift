@@ -23,11 +23,7 @@ extension OAuthFlow {
         let verified: JWTClaims
         switch verification.result {
         case .failure(let error) where error.code == .jwksUnavailable || verification.keySource == nil:
-            return fail(
-                .jwks,
-                SignInError(
-                    .jwksUnavailable, "expected the provider's JWKS, found: \(error.message)", joseCode: error.code),
-                now: now, roundTrip: true)
+            return fail(.jwks, IDTokenRefusals.jwksUnavailable(error), now: now, roundTrip: true)
         case .failure(let error):
             traceKeys(verification, now: now)
             return idTokenRefused(error, now: now)
@@ -46,13 +42,10 @@ extension OAuthFlow {
             return idTokenRefused(error, now: now)
         }
         // OpenID Connect Core §2: `sub` is required. Refused here, before any userinfo call can use the token.
-        guard let subject = claims.subject, !subject.isEmpty else {
-            return fail(
-                .idTokenVerification,
-                SignInError(
-                    .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
-                    joseCode: .missingClaim, claim: "sub"),
-                now: now)
+        do throws(SignInError) {
+            _ = try IDTokenRefusals.subject(of: claims)
+        } catch {
+            return fail(.idTokenVerification, error, now: now)
         }
         var passed = ["signature", "iss", "aud"]
         if claims.audience.count > 1 || claims.authorizedParty != nil { passed.append("azp") }
@@ -98,11 +91,6 @@ extension OAuthFlow {
 
     /// Fails the flow at `id_token_verification` with `id_token_invalid`, carrying the JOSE code and claim.
     private mutating func idTokenRefused(_ error: JOSEError, now: Date) -> IdentityAction {
-        fail(
-            .idTokenVerification,
-            SignInError(
-                .idTokenInvalid, "the id_token failed verification: \(error.message)", joseCode: error.code,
-                claim: error.claim),
-            now: now)
+        fail(.idTokenVerification, IDTokenRefusals.refusal(error), now: now)
     }
 }

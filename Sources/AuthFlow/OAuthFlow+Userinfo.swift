@@ -43,39 +43,46 @@ extension OAuthFlow {
                 exchange, tokens, idTokenClaims: idTokenClaims, pending: pending, received: received)
             return .fetchUserinfo(next)
         }
-        var identity: VerifiedIdentity
+        let identity: VerifiedIdentity
+        var checks = ["status", "subject"]
+        do throws(SignInError) {
+            identity = try userinfoIdentity(
+                received, idTokenClaims: idTokenClaims, status: response.status, checks: &checks)
+        } catch {
+            return fail(.userinfo, error, now: now, checks: checks, roundTrip: true, detail: detail)
+        }
+        appendTrace(.userinfo, now: now, checks: checks, roundTrip: true, outcome: .succeeded, detail: detail)
+        return complete(exchange, tokens, identity, now: now)
+    }
+
+    /// The identity of the profile responses, merged under the id_token's when one was verified (its `sub` must
+    /// be the userinfo subject). A mapping failure carries the last response's `status` and clears `checks`.
+    private func userinfoIdentity(
+        _ received: [JSONValue], idTokenClaims: JWTClaims?, status: Int, checks: inout [String]
+    ) throws(SignInError) -> VerifiedIdentity {
+        let identity: VerifiedIdentity
         do throws(SignInError) {
             identity = try provider.plugin.identity(fromUserinfoResponses: received, provider: provider)
         } catch {
+            checks = []
             var error = error
             if error.code != .userinfoError {
                 error = SignInError(
                     error.code == .idTokenInvalid ? .userinfoError : error.code, error.message,
                     provider: error.provider, claim: error.claim)
             }
-            error.upstreamStatus = response.status
-            return fail(.userinfo, error, now: now, roundTrip: true, detail: detail)
+            error.upstreamStatus = status
+            throw error
         }
-        var checks = ["status", "subject"]
-        if let idTokenClaims {
-            guard idTokenClaims.subject == identity.subject else {
-                return fail(
-                    .userinfo,
-                    SignInError(
-                        .userinfoSubjectMismatch,
-                        "expected the userinfo subject to equal the id_token's sub, found a different subject"),
-                    now: now, checks: checks, roundTrip: true, detail: detail)
-            }
-            checks.append("subject_matches_id_token")
-            do throws(SignInError) {
-                let fromToken = try provider.plugin.identity(fromIDToken: idTokenClaims, provider: provider)
-                identity = Self.merge(primary: fromToken, secondary: identity)
-            } catch {
-                return fail(.userinfo, error, now: now, checks: checks, roundTrip: true, detail: detail)
-            }
+        guard let idTokenClaims else { return identity }
+        guard idTokenClaims.subject == identity.subject else {
+            throw SignInError(
+                .userinfoSubjectMismatch,
+                "expected the userinfo subject to equal the id_token's sub, found a different subject")
         }
-        appendTrace(.userinfo, now: now, checks: checks, roundTrip: true, outcome: .succeeded, detail: detail)
-        return complete(exchange, tokens, identity, now: now)
+        checks.append("subject_matches_id_token")
+        let fromToken = try provider.plugin.identity(fromIDToken: idTokenClaims, provider: provider)
+        return Self.merge(primary: fromToken, secondary: identity)
     }
 
     /// The id_token identity with the userinfo's email (and its flags), name, groups, roles and tenant filling gaps.

@@ -114,44 +114,7 @@ public struct OAuthFlow: Sendable {
         }
         let oidc = provider.isEnabled(.oidc)
         let pkce = provider.isEnabled(.pkce)
-        let formPost = provider.isEnabled(.formPost)
-
-        // Room for every parameter set here plus a few extras, so appending never regrows the array.
-        var parameters: [(String, String)] = []
-        parameters.reserveCapacity(12)
-        parameters.append(("response_type", "code"))
-        parameters.append(("client_id", provider.clientID))
-        parameters.append(("redirect_uri", provider.redirectURI))
-        parameters.append(("scope", provider.scopes.joined(separator: " ")))
-        parameters.append(("state", secrets.state))
-        var checks = ["state"]
-        if oidc {
-            parameters.append(("nonce", secrets.nonce))
-            checks.append("nonce")
-        }
-        if pkce {
-            parameters.append(("code_challenge", PKCE.challenge(for: secrets.pkceVerifier)))
-            parameters.append(("code_challenge_method", "S256"))
-            checks.append("pkce_s256")
-        }
-        if formPost {
-            parameters.append(("response_mode", "form_post"))
-            checks.append("form_post")
-        }
-        // The plugin's extras, then `authorization_params` from the configuration (which wins over the
-        // plugin on the same name); neither may replace a parameter set above (searched in place: a handful of
-        // names, not worth hashing into a set on every start).
-        let taken = parameters.count
-        let configured = provider.settings.authorizationParameters
-        for extra in provider.plugin.authorizationParameters(for: provider)
-        where !parameters[..<taken].contains(where: { $0.0 == extra.0 }) && configured[extra.0] == nil {
-            parameters.append(extra)
-        }
-        if !configured.isEmpty {
-            for name in configured.keys.sorted() where !parameters[..<taken].contains(where: { $0.0 == name }) {
-                parameters.append((name, configured[name] ?? ""))
-            }
-        }
+        let (parameters, checks) = authorizationParameters(secrets)
         guard let endpoint = provider.endpoints.authorization else {
             throw failure(
                 .authorizationRedirect,
@@ -167,6 +130,46 @@ public struct OAuthFlow: Sendable {
         state = .redirected
         return AuthorizationRedirect(
             url: QueryString.appending(parameters, to: endpoint), record: record, ttl: options.flowTTL)
+    }
+
+    /// The authorization request's parameters and the checks they set up: `response_type`, `client_id`,
+    /// `redirect_uri`, `scope`, `state`, then `nonce` (oidc), the PKCE challenge (pkce) and `response_mode`
+    /// (form_post), then the plugin's extras and `authorization_params` from the configuration (which wins over
+    /// the plugin on the same name); neither may replace a parameter set before them.
+    private func authorizationParameters(_ secrets: FlowSecrets) -> ([(String, String)], [String]) {
+        // Room for every parameter set here plus a few extras, so appending never regrows the array.
+        var parameters: [(String, String)] = []
+        parameters.reserveCapacity(12)
+        parameters.append(("response_type", "code"))
+        parameters.append(("client_id", provider.clientID))
+        parameters.append(("redirect_uri", provider.redirectURI))
+        parameters.append(("scope", provider.scopes.joined(separator: " ")))
+        parameters.append(("state", secrets.state))
+        var checks = ["state"]
+        if provider.isEnabled(.oidc) {
+            parameters.append(("nonce", secrets.nonce))
+            checks.append("nonce")
+        }
+        if provider.isEnabled(.pkce) {
+            parameters.append(("code_challenge", PKCE.challenge(for: secrets.pkceVerifier)))
+            parameters.append(("code_challenge_method", "S256"))
+            checks.append("pkce_s256")
+        }
+        if provider.isEnabled(.formPost) {
+            parameters.append(("response_mode", "form_post"))
+            checks.append("form_post")
+        }
+        // Searched in place: a handful of names, not worth hashing into a set on every start.
+        let taken = parameters.count
+        let configured = provider.settings.authorizationParameters
+        for extra in provider.plugin.authorizationParameters(for: provider)
+        where !parameters[..<taken].contains(where: { $0.0 == extra.0 }) && configured[extra.0] == nil {
+            parameters.append(extra)
+        }
+        for name in configured.keys.sorted() where !parameters[..<taken].contains(where: { $0.0 == name }) {
+            parameters.append((name, configured[name] ?? ""))
+        }
+        return (parameters, checks)
     }
 
     /// Base64url SHA-256 of the browser-binding value, as stored in ``FlowRecord/browserBindingDigest``.

@@ -131,8 +131,7 @@ public protocol ProviderPlugin: Sendable {
         -> VerifiedIdentity
 
     /// The request that revokes `token`, for a provider whose revocation is not RFC 7009 (GitHub deletes the
-    /// grant); `nil`, the default, sends ``ResolvedProvider/revocationRequest(token:tokenTypeHint:now:clientSecretLifetime:random:)``'s
-    /// RFC 7009 form.
+    /// grant); `nil`, the default, sends the RFC 7009 form.
     func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest?
 
     /// Maps a userinfo JSON body to an identity.

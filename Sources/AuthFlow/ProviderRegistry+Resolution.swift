@@ -53,26 +53,64 @@ extension ProviderRegistry {
         of settings: ProviderSettings, publicURL: String?, pathPrefix: String = Configuration.defaultPathPrefix,
         credentials: CredentialRequirement = .values
     ) -> (ResolvedProvider?, [ConfigurationIssue]) {
-        let name = settings.name
-        guard let registered = plugin(forType: settings.type) else {
-            var message = "unknown provider type '\(settings.type)' for provider '\(name)'"
-            if let suggestion = EditDistance.nearest(to: settings.type, in: types) {
-                message += "; did you mean '\(suggestion)'?"
-            }
-            message += " (known types: \(types.joined(separator: ", ")))"
-            return (
-                nil, [ResolutionIssue.make(.unknownProviderType, message, settings.typeLocation ?? settings.location)]
-            )
-        }
+        guard let registered = plugin(forType: settings.type) else { return (nil, [unknownTypeIssue(settings)]) }
         // A plugin that reads provider options (a tenant, a base URL) resolves as configured with them.
         let plugin = (registered as? any ProviderOptionsReading)?.configured(with: settings.options) ?? registered
-        let subject = "provider '\(name)' (type \(plugin.type))"
+        let subject = "provider '\(settings.name)' (type \(plugin.type))"
         if plugin.requiresPreparation(for: settings) {
             return (nil, [Self.discoveryRequired(subject, settings)])
         }
         var issues: [ConfigurationIssue] = []
+        let (support, enabled) = Self.capabilities(of: settings, plugin: plugin, subject: subject, issues: &issues)
+        let clientAuthentication = Self.clientAuthentication(
+            of: settings, plugin: plugin, capabilities: enabled, subject: subject, issues: &issues)
+        Self.checkRequiredKeys(
+            settings, plugin: plugin, capabilities: enabled, clientAuthentication: clientAuthentication,
+            credentials: credentials, subject: subject, issues: &issues)
+        let (endpoints, issuer) = Self.endpointsAndIssuer(
+            of: settings, plugin: plugin, capabilities: enabled, subject: subject, issues: &issues)
+        let redirectURI =
+            settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0, pathPrefix: pathPrefix) }
+        if redirectURI == nil {
+            issues.append(
+                ResolutionIssue.make(
+                    .missingRedirectURI, "\(subject) has no redirect URI; set redirect_uri or server.public_url",
+                    settings.location))
+        }
+        Self.checkPluginKeys(
+            settings, plugin: plugin, endpoints: endpoints, issuer: issuer, subject: subject, issues: &issues)
+        issues += plugin.validate(settings, capabilities: enabled)
 
-        // Capabilities: configured switches against the plugin's support.
+        guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }
+
+        var scopes = settings.scopes ?? plugin.defaultScopes(capabilities: enabled)
+        if enabled.contains(.oidc), !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        var audiences = [clientID]
+        for audience in settings.audiences where !audiences.contains(audience) { audiences.append(audience) }
+        let accepted: Set<String> = issuer.map { plugin.acceptedIssuers(for: $0).union([$0]) } ?? []
+
+        let provider = ResolvedProvider(
+            name: settings.name, plugin: plugin, settings: settings, capabilitySupport: support, capabilities: enabled,
+            clientID: clientID, audiences: audiences, endpoints: endpoints, scopes: scopes, issuer: issuer,
+            acceptedIssuers: accepted, redirectURI: redirectURI,
+            clientAuthentication: clientAuthentication)
+        return (provider, [])
+    }
+
+    /// The issue of a `type:` no plugin answers to, with the nearest known type.
+    private func unknownTypeIssue(_ settings: ProviderSettings) -> ConfigurationIssue {
+        var message = "unknown provider type '\(settings.type)' for provider '\(settings.name)'"
+        if let suggestion = EditDistance.nearest(to: settings.type, in: types) {
+            message += "; did you mean '\(suggestion)'?"
+        }
+        message += " (known types: \(types.joined(separator: ", ")))"
+        return ResolutionIssue.make(.unknownProviderType, message, settings.typeLocation ?? settings.location)
+    }
+
+    /// Capabilities: the configured switches against the plugin's support, and unknown capability names.
+    private static func capabilities(
+        of settings: ProviderSettings, plugin: any ProviderPlugin, subject: String, issues: inout [ConfigurationIssue]
+    ) -> ([Capability: CapabilitySupport], Set<Capability>) {
         var support: [Capability: CapabilitySupport] = [:]
         var enabled: Set<Capability> = []
         for capability in Capability.allCases {
@@ -99,7 +137,7 @@ extension ProviderRegistry {
         }
         let known = Capability.allCases.map(\.rawValue)
         for key in settings.capabilities.keys.sorted() where Capability(rawValue: key) == nil {
-            var message = "unknown capability '\(key)' for provider '\(name)'"
+            var message = "unknown capability '\(key)' for provider '\(settings.name)'"
             if let suggestion = EditDistance.nearest(to: key, in: known) {
                 message += "; did you mean '\(suggestion)'?"
             }
@@ -108,13 +146,17 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     .unknownCapability, message, settings.capabilityLocations[key] ?? settings.location))
         }
+        return (support, enabled)
+    }
 
-        let clientAuthentication = Self.clientAuthentication(
-            of: settings, plugin: plugin, capabilities: enabled, subject: subject, issues: &issues)
-
-        // Required keys (a private_key_jwt client signs with private_key_file instead of sending a secret).
+    /// Required keys (a private_key_jwt client signs with private_key_file instead of sending a secret).
+    private static func checkRequiredKeys(
+        _ settings: ProviderSettings, plugin: any ProviderPlugin, capabilities: Set<Capability>,
+        clientAuthentication: ClientAuthentication, credentials: CredentialRequirement, subject: String,
+        issues: inout [ConfigurationIssue]
+    ) {
         var required: [ProviderSettingKey] = [.clientID]
-        var pluginRequired = plugin.requiredSettings(capabilities: enabled)
+        var pluginRequired = plugin.requiredSettings(capabilities: capabilities)
         if clientAuthentication == .privateKeyJWT {
             pluginRequired = pluginRequired.filter { $0 != .clientSecret } + [.privateKey]
         }
@@ -125,8 +167,13 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     .missingRequiredKey, "\(subject) requires '\(key)'\(alternative)", settings.location))
         }
+    }
 
-        // Endpoints, issuer and redirect URI.
+    /// The endpoints (defaults overridden by `endpoints:`) and the issuer, each one the flow needs present.
+    private static func endpointsAndIssuer(
+        of settings: ProviderSettings, plugin: any ProviderPlugin, capabilities enabled: Set<Capability>,
+        subject: String, issues: inout [ConfigurationIssue]
+    ) -> (ProviderEndpoints, String?) {
         var endpoints = plugin.defaultEndpoints.overridden(by: settings.endpoints)
         let callsUserinfo = !enabled.contains(.oidc) || plugin.fetchesUserinfoWithIDToken
         var needed: [(String, String?)] = [("authorization", endpoints.authorization), ("token", endpoints.token)]
@@ -148,15 +195,14 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     .missingIssuer, "\(subject) has oidc enabled but no issuer; set issuer", settings.location))
         }
-        let redirectURI =
-            settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0, pathPrefix: pathPrefix) }
-        if redirectURI == nil {
-            issues.append(
-                ResolutionIssue.make(
-                    .missingRedirectURI, "\(subject) has no redirect URI; set redirect_uri or server.public_url",
-                    settings.location))
-        }
+        return (endpoints, issuer)
+    }
 
+    /// Keys only some plugins take: `native_clients`, `claims`, and the provider options.
+    private static func checkPluginKeys(
+        _ settings: ProviderSettings, plugin: any ProviderPlugin, endpoints: ProviderEndpoints, issuer: String?,
+        subject: String, issues: inout [ConfigurationIssue]
+    ) {
         if !settings.nativeClients.isEmpty {
             if !(plugin is any NativeSignInProviding) {
                 issues.append(
@@ -187,22 +233,6 @@ extension ProviderRegistry {
                     .invalidValue, "\(subject) does not take '\(key)' (a key of other provider types)",
                     settings.location(of: key)))
         }
-        issues += plugin.validate(settings, capabilities: enabled)
-
-        guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }
-
-        var scopes = settings.scopes ?? plugin.defaultScopes(capabilities: enabled)
-        if enabled.contains(.oidc), !scopes.contains("openid") { scopes.insert("openid", at: 0) }
-        var audiences = [clientID]
-        for audience in settings.audiences where !audiences.contains(audience) { audiences.append(audience) }
-        let accepted: Set<String> = issuer.map { plugin.acceptedIssuers(for: $0).union([$0]) } ?? []
-
-        let provider = ResolvedProvider(
-            name: name, plugin: plugin, settings: settings, capabilitySupport: support, capabilities: enabled,
-            clientID: clientID, audiences: audiences, endpoints: endpoints, scopes: scopes, issuer: issuer,
-            acceptedIssuers: accepted, redirectURI: redirectURI,
-            clientAuthentication: clientAuthentication)
-        return (provider, [])
     }
 
     /// The method in effect: `client_auth` when the plugin allows it (a ``ClientAuthenticationChoosing``

@@ -14,7 +14,7 @@ extension ResolvedProvider {
     ///   - random: the source of a `private_key_jwt` assertion's `jti`.
     /// - Throws: ``SignInError`` with `refresh_unsupported` for a GET token endpoint (Facebook issues no
     ///   refresh tokens), `client_authentication_failed` when the secret JWT cannot be minted.
-    public func refreshRequest(
+    package func refreshRequest(
         refreshToken: String, scopes: [String]? = nil, now: Date, clientSecretLifetime: Int64 = 300,
         random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest {
@@ -36,7 +36,7 @@ extension ResolvedProvider {
     /// client authenticated as at the code exchange; `nil` when the plugin declares no such exchange.
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when a secret JWT cannot be minted.
-    public func longLivedTokenRequest(accessToken: String, now: Date, clientSecretLifetime: Int64 = 300)
+    package func longLivedTokenRequest(accessToken: String, now: Date, clientSecretLifetime: Int64 = 300)
         throws(SignInError) -> HTTPClientRequest?
     {
         guard let fields = plugin.longLivedTokenParameters(accessToken: accessToken), let url = endpoints.token else {

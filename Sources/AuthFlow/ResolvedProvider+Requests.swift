@@ -14,7 +14,7 @@ extension ResolvedProvider {
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
     ///   cannot be minted.
-    public func tokenRequest(
+    package func tokenRequest(
         code: String, pkceVerifier: String?, now: Date, clientSecretLifetime: Int64 = 300,
         random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest {
@@ -33,7 +33,7 @@ extension ResolvedProvider {
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
     ///   cannot be minted.
-    public func revocationRequest(
+    package func revocationRequest(
         token: String, tokenTypeHint: String?, now: Date, clientSecretLifetime: Int64 = 300,
         random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest? {

@@ -37,12 +37,12 @@ public struct ResolvedProvider: Sendable {
     public var nativeClients: [String] { settings.nativeClients }
 
     /// Whether `POST /auth/{name}/native` is on: `native_clients` is set and the plugin supports it.
-    public var acceptsNativeSignIn: Bool { !nativeClients.isEmpty && plugin is any NativeSignInProviding }
+    package var acceptsNativeSignIn: Bool { !nativeClients.isEmpty && plugin is any NativeSignInProviding }
 
     /// This provider acting as the client `clientID` (a native app's bundle id for Apple's code exchange and
     /// the revocation of what it returned): the same settings, with `clientID` as `client_id` and as the
     /// `sub` of a minted client secret, and first among the accepted audiences.
-    public func actingAs(client clientID: String) -> ResolvedProvider {
+    package func actingAs(client clientID: String) -> ResolvedProvider {
         ResolvedProvider(
             name: name, plugin: plugin, settings: settings, capabilitySupport: capabilitySupport,
             capabilities: capabilities, clientID: clientID,
@@ -58,22 +58,22 @@ public struct ResolvedProvider: Sendable {
     public func isEnabled(_ capability: Capability) -> Bool { capabilities.contains(capability) }
 
     /// OpenID Connect when `oidc` is on, plain OAuth 2.0 otherwise.
-    public var signInProtocol: SignInProtocol { isEnabled(.oidc) ? .oidc : .oauth2 }
+    package var signInProtocol: SignInProtocol { isEnabled(.oidc) ? .oidc : .oauth2 }
 
     /// Where the identity comes from: the id_token with `oidc`, the userinfo endpoint otherwise.
-    public var identitySource: IdentitySource { isEnabled(.oidc) ? .idToken : .userinfo }
+    package var identitySource: IdentitySource { isEnabled(.oidc) ? .idToken : .userinfo }
 
     /// Whether a sign-in calls the userinfo endpoint.
-    public var callsUserinfo: Bool { !isEnabled(.oidc) || plugin.fetchesUserinfoWithIDToken }
+    package var callsUserinfo: Bool { !isEnabled(.oidc) || plugin.fetchesUserinfoWithIDToken }
 
     /// POST with `form_post`, GET otherwise.
     public var callbackMethod: CallbackMethod { isEnabled(.formPost) ? .post : .get }
 
     /// Provider calls per sign-in with the JWKS cached: the token exchange, plus userinfo when called.
-    public var roundTrips: Int { 1 + (callsUserinfo ? 1 : 0) }
+    package var roundTrips: Int { 1 + (callsUserinfo ? 1 : 0) }
 
     /// The id_token algorithms accepted: the plugin's allow-list without HMAC.
-    public var idTokenAlgorithms: Set<JWSAlgorithm> { plugin.idTokenAlgorithms.subtracting([.hs256]) }
+    package var idTokenAlgorithms: Set<JWSAlgorithm> { plugin.idTokenAlgorithms.subtracting([.hs256]) }
 
     init(
         name: String, plugin: any ProviderPlugin, settings: ProviderSettings,

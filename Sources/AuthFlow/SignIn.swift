@@ -23,12 +23,11 @@ public final class SignIn: Sendable {
     /// The flow tunables.
     public let options: OAuthFlow.Options
 
-    private let httpClient: any HTTPClient
+    private let transport: ProviderTransport
     private let flowStore: any FlowStore
     private let clock: any WallClock
     private let random: any SecureRandom
     private let keyCaches: ProviderKeySets
-    private let observer: any ProviderObserver
 
     /// Creates a driver; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
     ///
@@ -41,12 +40,11 @@ public final class SignIn: Sendable {
         options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
         observer: any ProviderObserver = NoProviderObserver()
     ) {
-        self.observer = observer
+        self.transport = ProviderTransport(httpClient: httpClient, clock: clock, observer: observer)
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }
         self.providers = byName
         self.options = options
-        self.httpClient = httpClient
         self.flowStore = flowStore
         self.clock = clock
         self.random = random
@@ -158,24 +156,11 @@ public final class SignIn: Sendable {
     private func send(
         _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, flow: inout OAuthFlow
     ) async throws(SignInError) -> HTTPClientResponse {
-        let started = clock.now()
-        do {
-            let response = try await httpClient.send(request)
-            observer.providerRequestFinished(
-                provider: provider, endpoint: endpoint, status: response.status,
-                seconds: clock.now().timeIntervalSince(started))
-            return response
+        do throws(SignInError) {
+            return try await transport.send(request, endpoint: endpoint, provider: provider)
         } catch {
-            let now = clock.now()
-            observer.providerRequestFinished(
-                provider: provider, endpoint: endpoint, status: nil, seconds: now.timeIntervalSince(started))
-            throw flow.requestFailed(Self.unreachable(error, endpoint: endpoint.rawValue), now: now)
+            throw flow.requestFailed(error, now: clock.now())
         }
-    }
-
-    static func unreachable(_ error: any Error, endpoint: String) -> SignInError {
-        let reason = (error as? HTTPClientError).map { "\($0.code)" } ?? "a transport failure"
-        return SignInError(.providerUnreachable, "expected a response from the \(endpoint) endpoint, found \(reason)")
     }
 
     static func unknownProvider(_ name: String) -> SignInError {

@@ -21,11 +21,9 @@ public final class TokenOperations: Sendable {
     /// The tunables (leeway for refreshed id_tokens, client-secret lifetime).
     public let options: OAuthFlow.Options
 
-    private let httpClient: any HTTPClient
+    private let transport: ProviderTransport
     private let clock: any WallClock
     private let keyCaches: ProviderKeySets
-    private let observer: any ProviderObserver
-    private let requestTimeout: Double?
 
     /// Creates the operations; one JWKS cache per OpenID Connect provider, fetched through `httpClient`,
     /// unless `keySets` (shared with ``SignIn``) is given.
@@ -48,11 +46,10 @@ public final class TokenOperations: Sendable {
         for provider in providers { byName[provider.name] = provider }
         self.providers = byName
         self.options = options
-        self.httpClient = httpClient
+        self.transport = ProviderTransport(
+            httpClient: httpClient, clock: clock, observer: observer, requestTimeout: requestTimeout)
         self.clock = clock
         self.keyCaches = keySets ?? ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock)
-        self.observer = observer
-        self.requestTimeout = requestTimeout
     }
 
     /// Redeems a refresh token (RFC 6749 §6).
@@ -183,22 +180,7 @@ public final class TokenOperations: Sendable {
     private func send(_ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String)
         async throws(SignInError) -> HTTPClientResponse
     {
-        var request = request
-        if let requestTimeout { request.timeout = requestTimeout }
-        let started = clock.now()
-        do {
-            let response = try await httpClient.send(request)
-            observer.providerRequestFinished(
-                provider: provider, endpoint: endpoint, status: response.status,
-                seconds: clock.now().timeIntervalSince(started))
-            return response
-        } catch {
-            observer.providerRequestFinished(
-                provider: provider, endpoint: endpoint, status: nil, seconds: clock.now().timeIntervalSince(started))
-            var failure = SignIn.unreachable(error, endpoint: endpoint.rawValue)
-            failure.provider = provider
-            throw failure
-        }
+        try await transport.send(request, endpoint: endpoint, provider: provider)
     }
 
     private func verify(_ idToken: String, provider: ResolvedProvider, subject: String?) async throws(SignInError)
@@ -209,16 +191,11 @@ public final class TokenOperations: Sendable {
             claims = try await keyCaches.verify(
                 idToken, provider: provider.name, with: provider.jwtVerifier(leeway: options.leeway))
         } catch {
-            let code: SignInError.Code = error.code == .jwksUnavailable ? .jwksUnavailable : .idTokenInvalid
-            throw SignInError(
-                code, "the refreshed id_token failed verification: \(error.message)", provider: provider.name,
-                joseCode: error.code, claim: error.claim)
+            throw IDTokenRefusals.refusal(error, token: "the refreshed id_token", provider: provider.name)
         }
-        if let subject, claims.subject != subject {
-            throw SignInError(
-                .idTokenInvalid,
-                "expected the refreshed id_token's sub to equal the signed-in subject, found a different subject",
-                provider: provider.name, claim: "sub")
+        if let subject {
+            try IDTokenRefusals.requireSubject(
+                claims, equals: subject, token: "the refreshed id_token", provider: provider.name)
         }
         return claims
     }

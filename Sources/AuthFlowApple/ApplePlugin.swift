@@ -13,9 +13,9 @@ public import Foundation
 /// refuses the sign-in.
 public struct ApplePlugin: ProviderPlugin {
     /// Apple's id_token issuer.
-    public static let issuer = "https://appleid.apple.com"
+    package static let issuer = "https://appleid.apple.com"
     /// The largest `user` form field read (bytes); a larger one refuses the sign-in (`invalid_user_field`).
-    public static let maximumUserFieldBytes = 8 * 1024
+    package static let maximumUserFieldBytes = 8 * 1024
 
     /// Creates the plugin.
     public init() {}
@@ -122,7 +122,7 @@ public struct ApplePlugin: ProviderPlugin {
     }
 
     /// The relay domain of Apple's "Hide My Email" addresses.
-    public static let privateRelayDomain = "@privaterelay.appleid.com"
+    package static let privateRelayDomain = "@privaterelay.appleid.com"
 
     /// A verified email that is not a private relay address (docs/providers.md, "Apple": a relay address is an
     /// alias made for this app alone, and it also arrives without `is_private_email`).
@@ -158,7 +158,7 @@ public struct ApplePlugin: ProviderPlugin {
     /// email there is ignored. `nil` when the field is absent or carries no name.
     ///
     /// - Throws: `SignInError` with `invalid_user_field` when the field repeats, is larger than
-    ///   ``maximumUserFieldBytes``, held bytes that are not UTF-8 (the form decoder turns them into U+FFFD,
+    ///   8 KiB, held bytes that are not UTF-8 (the form decoder turns them into U+FFFD,
     ///   which Apple's JSON never carries unescaped), is not a JSON object, or has a `name` that is not an
     ///   object of strings. Refusing keeps a garbled name from ever reaching the store.
     public func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider)

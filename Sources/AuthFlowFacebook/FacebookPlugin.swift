@@ -66,7 +66,7 @@ public struct FacebookPlugin: ProviderPlugin {
     }
 
     /// hex(HMAC-SHA256(key: app secret, message: access token)), Graph's `appsecret_proof`.
-    public static func appSecretProof(appSecret: String, accessToken: String) -> String {
+    package static func appSecretProof(appSecret: String, accessToken: String) -> String {
         Hex.encode(Digest.hmacSHA256(key: Array(appSecret.utf8), message: Array(accessToken.utf8)))
     }
 

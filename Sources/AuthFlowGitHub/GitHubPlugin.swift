@@ -17,9 +17,9 @@ public import AuthFlowJOSE
 /// Basic `client_id:client_secret` and the JSON body `{"access_token": …}`.
 public struct GitHubPlugin: ProviderPlugin {
     /// The `iss` GitHub names itself with on the callback.
-    public static let issuer = "https://github.com/login/oauth"
+    package static let issuer = "https://github.com/login/oauth"
     /// Sent as `User-Agent` on REST calls, which GitHub refuses without one.
-    public static let userAgent = "AuthFlow"
+    package static let userAgent = "AuthFlow"
 
     /// Creates the plugin.
     public init() {}

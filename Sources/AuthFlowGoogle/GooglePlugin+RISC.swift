@@ -9,11 +9,11 @@ extension GooglePlugin {
     /// Google's RISC issuer, as `https://accounts.google.com/.well-known/risc-configuration` states it
     /// (with a trailing `/`, unlike the id_token issuer). Its `jwks_uri` is the sign-in certs endpoint, so
     /// events are verified with the sign-in key cache.
-    public static let riscIssuer = "https://accounts.google.com/"
+    package static let riscIssuer = "https://accounts.google.com/"
     /// The prefix of the RISC event types.
-    public static let riscEventPrefix = "https://schemas.openid.net/secevent/risc/event-type/"
+    package static let riscEventPrefix = "https://schemas.openid.net/secevent/risc/event-type/"
     /// The prefix of the OAuth event types.
-    public static let oauthEventPrefix = "https://schemas.openid.net/secevent/oauth/event-type/"
+    package static let oauthEventPrefix = "https://schemas.openid.net/secevent/oauth/event-type/"
 
     /// `POST /auth/{name}/events`.
     public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
@@ -22,7 +22,7 @@ extension GooglePlugin {
 
     /// The `iss` of the provider's security event tokens: ``riscIssuer`` for Google's own issuer, the
     /// configured `issuer` otherwise (a stand-in such as the sandbox publishes its RISC configuration there).
-    public static func riscIssuer(for provider: ResolvedProvider) -> String? {
+    package static func riscIssuer(for provider: ResolvedProvider) -> String? {
         guard let issuer = provider.issuer else { return nil }
         return issuer == Self.issuer ? riscIssuer : issuer
     }
@@ -30,7 +30,7 @@ extension GooglePlugin {
     /// Verifies a security event token and names its effects, applied once per `jti`.
     ///
     /// Verification: the body is the compact JWS; RS256 with the provider's JWKS (the sign-in cache); `iss`
-    /// = ``riscIssuer(for:)``; `aud` one of the client ids; `iat` required; **no `exp` check** (SETs record
+    /// = `riscIssuer(for:)`; `aud` one of the client ids; `iat` required; **no `exp` check** (SETs record
     /// past events); a `jti`; an `events` object. Effects per event type: `sessions-revoked` ends the
     /// identity's sessions; `tokens-revoked` also deletes its stored tokens; `token-revoked` deletes the
     /// stored tokens whose refresh token matches the `prefix` or `hash_base64_sha512_sha512` identifier: of

@@ -9,9 +9,9 @@ public import AuthFlowJOSE
 /// token as a Bearer token: a plain OAuth 2.0 integration, by toggling one switch.
 public struct GooglePlugin: ProviderPlugin, ClientAuthenticationChoosing {
     /// Google's issuer as discovery states it.
-    public static let issuer = "https://accounts.google.com"
+    package static let issuer = "https://accounts.google.com"
     /// The scheme-less spelling Google's own libraries also accept.
-    public static let legacyIssuer = "accounts.google.com"
+    package static let legacyIssuer = "accounts.google.com"
 
     /// Creates the plugin.
     public init() {}

@@ -26,11 +26,11 @@ public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderA
     /// Microsoft's sign-in host.
     public static let defaultBaseURL = "https://login.microsoftonline.com"
     /// The tenant id of personal Microsoft accounts.
-    public static let consumersTenantID = "9188040d-6c67-4c5b-b112-36a304b66dad"
+    package static let consumersTenantID = "9188040d-6c67-4c5b-b112-36a304b66dad"
     /// The placeholder of the multi-tenant issuer.
-    public static let tenantPlaceholder = "{tenantid}"
+    package static let tenantPlaceholder = "{tenantid}"
     /// The tenants that admit users of many organizations, where `allowed_tenants` is required.
-    public static let multiTenant: Set<String> = ["common", "organizations"]
+    package static let multiTenant: Set<String> = ["common", "organizations"]
 
     /// `tenant`: `common`, `organizations`, `consumers` or a tenant id (GUID).
     public let tenant: String
@@ -121,7 +121,7 @@ public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderA
     public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
 
     /// The tenants whose tokens are accepted; `nil` accepts any.
-    public var acceptedTenants: Set<String>? {
+    package var acceptedTenants: Set<String>? {
         if Self.multiTenant.contains(tenant) { return allowAnyTenant ? nil : (allowedTenants ?? []) }
         if tenant == "consumers" { return [Self.consumersTenantID] }
         return [tenant.lowercased()]

@@ -11,7 +11,7 @@ import AuthFlowJOSE
 /// on an unknown `kid`). Failures are not cached.
 public actor OIDCDiscovery {
     /// The largest discovery document accepted, in bytes.
-    public static let maximumDocumentBytes = 256 * 1024
+    package static let maximumDocumentBytes = 256 * 1024
 
     nonisolated let httpClient: any HTTPClient
     private let timeout: Double
@@ -19,7 +19,7 @@ public actor OIDCDiscovery {
     private var inFlight: [String: Task<OIDCProviderMetadata, any Error>] = [:]
 
     /// How many discovery documents have been requested over the network.
-    public private(set) var fetchCount = 0
+    package private(set) var fetchCount = 0
 
     /// Creates a discovery client that fetches through `httpClient`, allowing `timeout` seconds per fetch.
     public init(httpClient: any HTTPClient, timeout: Double = 10) {

@@ -6,7 +6,7 @@ import Foundation
 /// OpenID Connect Back-Channel Logout 1.0, through the plugin events seam.
 extension OIDCPlugin {
     /// The `events` member that marks a logout token (§2.4).
-    public static let backchannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logout"
+    package static let backchannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logout"
 
     /// `POST /auth/{name}/backchannel-logout` when the discovery document advertises
     /// `backchannel_logout_supported`; none otherwise.

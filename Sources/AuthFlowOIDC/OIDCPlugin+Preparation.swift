@@ -3,13 +3,13 @@ public import AuthFlow
 extension OIDCPlugin {
     /// The key under which ``prepared(for:context:)`` shares one ``OIDCDiscovery`` among the providers of one
     /// resolution (seed it to bring your own).
-    public static let discoveryKey = "AuthFlowOIDC.OIDCDiscovery"
+    package static let discoveryKey = "AuthFlowOIDC.OIDCDiscovery"
 
     /// An undiscovered plugin fetches the discovery document of the provider's `issuer` (once per issuer and
-    /// resolution, through the context's shared ``OIDCDiscovery``) and returns ``discovered(_:)``; a plugin
+    /// resolution, through the context's shared ``OIDCDiscovery``) and returns `discovered(_:)`; a plugin
     /// that already carries metadata, or settings without an issuer (reported by resolution), return `self`.
     ///
-    /// - Throws: `ConfigurationError` with a ``discoveryFailed`` issue at the provider's `issuer:` key quoting
+    /// - Throws: `ConfigurationError` with a `discovery_failed` issue at the provider's `issuer:` key quoting
     ///   the ``OIDCDiscoveryError``.
     public func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
         -> any ProviderPlugin

@@ -22,7 +22,7 @@ public import AuthFlowJOSE
 /// *undiscovered*: resolving a `type: oidc` provider with the synchronous
 /// `ProviderRegistry.resolve(_:credentials:)` reports `discovery_required`. Resolve with
 /// `ProviderRegistry.resolve(_:discovery:credentials:)` instead: it fetches each issuer's document once
-/// through ``OIDCDiscovery`` and resolves the provider against ``discovered(_:)``, a copy of this plugin
+/// through ``OIDCDiscovery`` and resolves the provider against `discovered(_:)`, a copy of this plugin
 /// that carries the metadata. Sign-ins then need no discovery I/O.
 public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMappingSupporting, ProviderAdvising {
     /// Whether a sign-in also calls the issuer's userinfo endpoint.
@@ -34,14 +34,14 @@ public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMap
     }
 
     /// The issue code reported when a provider of this type is resolved without its discovery document.
-    public static let discoveryRequired = ConfigurationIssue.Code.discoveryRequired
+    package static let discoveryRequired = ConfigurationIssue.Code.discoveryRequired
     /// The issue code reported when discovery fails during `ProviderRegistry.resolve(_:discovery:credentials:)`.
-    public static let discoveryFailed = ConfigurationIssue.Code(rawValue: "discovery_failed")
+    package static let discoveryFailed = ConfigurationIssue.Code(rawValue: "discovery_failed")
 
     /// The `type:` this plugin answers to (`"oidc"` unless an application registers another).
     public let type: String
     /// The issuer's metadata; `nil` until discovered.
-    public let metadata: OIDCProviderMetadata?
+    package let metadata: OIDCProviderMetadata?
     /// Whether sign-ins call the userinfo endpoint.
     public let userinfoPolicy: UserinfoPolicy
 
@@ -60,7 +60,7 @@ public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMap
     }
 
     /// This plugin (same type and userinfo policy) with `metadata`.
-    public func discovered(_ metadata: OIDCProviderMetadata) -> OIDCPlugin {
+    package func discovered(_ metadata: OIDCProviderMetadata) -> OIDCPlugin {
         OIDCPlugin(type: type, metadata: metadata, userinfo: userinfoPolicy)
     }
 

@@ -12,42 +12,42 @@ public import AuthFlowJOSE
 /// `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
 public struct OIDCProviderMetadata: Sendable, Hashable {
     /// The asymmetric id_token algorithms AuthFlow can verify.
-    public static let supportedIDTokenAlgorithms: Set<JWSAlgorithm> = JWSAlgorithm.asymmetric
+    package static let supportedIDTokenAlgorithms: Set<JWSAlgorithm> = JWSAlgorithm.asymmetric
 
     /// The issuer, equal to the configured one.
-    public let issuer: String
+    package let issuer: String
     /// `authorization_endpoint`.
-    public let authorizationEndpoint: String
+    package let authorizationEndpoint: String
     /// `token_endpoint`.
-    public let tokenEndpoint: String
+    package let tokenEndpoint: String
     /// `userinfo_endpoint`, when advertised.
-    public let userinfoEndpoint: String?
+    package let userinfoEndpoint: String?
     /// `jwks_uri`.
-    public let jwksURI: String
+    package let jwksURI: String
     /// `revocation_endpoint` (RFC 8414 / RFC 7009), when advertised.
-    public let revocationEndpoint: String?
+    package let revocationEndpoint: String?
     /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 §2.1), when advertised: provider logout.
-    public let endSessionEndpoint: String?
+    package let endSessionEndpoint: String?
     /// The id_token algorithms accepted: `id_token_signing_alg_values_supported` ∩ the asymmetric set.
-    public let idTokenAlgorithms: Set<JWSAlgorithm>
+    package let idTokenAlgorithms: Set<JWSAlgorithm>
     /// `token_endpoint_auth_methods_supported` as advertised (`["client_secret_basic"]` when absent, the
     /// specification's default).
-    public let tokenEndpointAuthMethods: [String]
+    package let tokenEndpointAuthMethods: [String]
     /// Whether the document lists `token_endpoint_auth_methods_supported` (when it does, `client_auth` must
     /// name one of them).
-    public let advertisesTokenEndpointAuthMethods: Bool
+    package let advertisesTokenEndpointAuthMethods: Bool
     /// `code_challenge_methods_supported` as advertised (empty when absent: no PKCE).
-    public let codeChallengeMethods: [String]
+    package let codeChallengeMethods: [String]
     /// `response_modes_supported` as advertised (`["query", "fragment"]` when absent, the default).
-    public let responseModes: [String]
+    package let responseModes: [String]
     /// `scopes_supported`, when advertised.
-    public let scopes: [String]?
+    package let scopes: [String]?
     /// `authorization_response_iss_parameter_supported` (RFC 9207): every authorization response carries
     /// `iss`, so one without it is refused. `false` when absent.
-    public let issuerInAuthorizationResponse: Bool
+    package let issuerInAuthorizationResponse: Bool
     /// `backchannel_logout_supported` (OpenID Connect Back-Channel Logout 1.0 §2.1): the issuer sends logout
     /// tokens, served at `POST /auth/{name}/backchannel-logout`. `false` when absent.
-    public let backchannelLogoutSupported: Bool
+    package let backchannelLogoutSupported: Bool
 
     /// Checks a discovery document against the configured issuer.
     ///
@@ -78,20 +78,6 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         revocationEndpoint = try reader.endpoint("revocation_endpoint", allowsQuery: false, required: false)
         endSessionEndpoint = try reader.endpoint("end_session_endpoint", allowsQuery: true, required: false)
 
-        try Self.checkResponseTypes(reader)
-        idTokenAlgorithms = try Self.idTokenAlgorithms(reader)
-        let authMethods = try Self.tokenEndpointAuthMethods(reader)
-        advertisesTokenEndpointAuthMethods = authMethods != nil
-        tokenEndpointAuthMethods = authMethods ?? ["client_secret_basic"]
-        codeChallengeMethods = try reader.strings("code_challenge_methods_supported") ?? []
-        responseModes = try reader.strings("response_modes_supported") ?? ["query", "fragment"]
-        scopes = try reader.strings("scopes_supported")
-        issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
-        backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
-    }
-
-    /// Refuses a document whose `response_types_supported` lacks `code`.
-    private static func checkResponseTypes(_ reader: Reader) throws(OIDCDiscoveryError) {
         guard let responseTypes = try reader.strings("response_types_supported") else {
             throw reader.missing("response_types_supported")
         }
@@ -99,13 +85,25 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
             throw OIDCDiscoveryError(
                 .unsupportedMetadata,
                 "expected response_types_supported to offer 'code' (the authorization-code flow), found "
-                    + list(responseTypes),
-                issuer: reader.issuer, field: "response_types_supported")
+                    + Self.list(responseTypes),
+                issuer: expectedIssuer, field: "response_types_supported")
         }
+
+        idTokenAlgorithms = try Self.idTokenAlgorithms(reader, expectedIssuer: expectedIssuer)
+        let authMethods = try reader.strings("token_endpoint_auth_methods_supported")
+        advertisesTokenEndpointAuthMethods = authMethods != nil
+        tokenEndpointAuthMethods = try Self.tokenEndpointAuthMethods(authMethods, expectedIssuer: expectedIssuer)
+        codeChallengeMethods = try reader.strings("code_challenge_methods_supported") ?? []
+        responseModes = try reader.strings("response_modes_supported") ?? ["query", "fragment"]
+        scopes = try reader.strings("scopes_supported")
+        issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
+        backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
     }
 
-    /// The advertised id_token algorithms AuthFlow accepts; refused when there are none.
-    private static func idTokenAlgorithms(_ reader: Reader) throws(OIDCDiscoveryError) -> Set<JWSAlgorithm> {
+    /// The advertised id_token algorithms AuthFlow can verify; at least one.
+    private static func idTokenAlgorithms(_ reader: Reader, expectedIssuer: String) throws(OIDCDiscoveryError)
+        -> Set<JWSAlgorithm>
+    {
         guard let advertised = try reader.strings("id_token_signing_alg_values_supported") else {
             throw reader.missing("id_token_signing_alg_values_supported")
         }
@@ -116,40 +114,41 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
                 .unsupportedMetadata,
                 "expected id_token_signing_alg_values_supported to offer an asymmetric algorithm (RS256, PS256, "
                     + "ES256, EdDSA…; none and HMAC are never accepted), found " + list(advertised),
-                issuer: reader.issuer, field: "id_token_signing_alg_values_supported")
+                issuer: expectedIssuer, field: "id_token_signing_alg_values_supported")
         }
         return algorithms
     }
 
-    /// The advertised token endpoint authentication methods (nil when not advertised); refused when
-    /// none is one AuthFlow can use.
-    private static func tokenEndpointAuthMethods(_ reader: Reader) throws(OIDCDiscoveryError) -> [String]? {
-        let advertised = try reader.strings("token_endpoint_auth_methods_supported")
+    /// The advertised token-endpoint client authentication methods (`client_secret_basic` when none are); one
+    /// of them must be one AuthFlow can use.
+    private static func tokenEndpointAuthMethods(_ advertised: [String]?, expectedIssuer: String)
+        throws(OIDCDiscoveryError) -> [String]
+    {
         let methods = advertised ?? ["client_secret_basic"]
         guard ClientAuthentication.configurable.contains(where: { methods.contains($0.rawValue) }) else {
             throw OIDCDiscoveryError(
                 .unsupportedMetadata,
                 "expected token_endpoint_auth_methods_supported to offer client_secret_basic, client_secret_post or "
                     + "private_key_jwt, found " + list(methods),
-                issuer: reader.issuer, field: "token_endpoint_auth_methods_supported")
+                issuer: expectedIssuer, field: "token_endpoint_auth_methods_supported")
         }
-        return advertised
+        return methods
     }
 
     /// Whether the issuer advertises PKCE with `S256`.
-    public var supportsPKCE: Bool { codeChallengeMethods.contains("S256") }
+    package var supportsPKCE: Bool { codeChallengeMethods.contains("S256") }
 
     /// Whether the issuer advertises `response_mode=form_post`.
-    public var supportsFormPost: Bool { responseModes.contains("form_post") }
+    package var supportsFormPost: Bool { responseModes.contains("form_post") }
 
     /// The methods `client_auth` may name and the default: `client_secret_basic` when advertised (or nothing is
     /// advertised), else the first of `client_secret_post` and `private_key_jwt` advertised.
-    public var clientAuthenticationChoice: ClientAuthenticationChoice {
+    package var clientAuthenticationChoice: ClientAuthenticationChoice {
         .advertised(advertisesTokenEndpointAuthMethods ? tokenEndpointAuthMethods : nil, preferred: .clientSecretBasic)
     }
 
     /// The default client authentication (see ``clientAuthenticationChoice``).
-    public var clientAuthentication: ClientAuthentication { clientAuthenticationChoice.defaultMethod }
+    package var clientAuthentication: ClientAuthentication { clientAuthenticationChoice.defaultMethod }
 
     static func list(_ values: [String]) -> String {
         guard !values.isEmpty else { return "none" }

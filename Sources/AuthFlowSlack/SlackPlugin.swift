@@ -12,7 +12,7 @@ public import AuthFlowJOSE
 /// boolean.
 public struct SlackPlugin: ProviderPlugin {
     /// The claim naming the user's workspace.
-    public static let teamClaim = "https://slack.com/team_id"
+    package static let teamClaim = "https://slack.com/team_id"
 
     /// Creates the plugin.
     public init() {}

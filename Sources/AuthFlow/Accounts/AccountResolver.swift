@@ -82,25 +82,34 @@ public struct AccountResolver: Sendable {
                 return Outcome(decision: decision, identity: identity)
             case .create:
                 let profile = IdentityProfile(verified, name: name)
-                let id = UserID.generate(using: random)
-                let account: UserAccount
-                do throws(StoreError) {
-                    account = try await accounts.createUser(id, identity: key, profile: profile, tokens: tokens)
-                } catch {
-                    // Another instance (or request) completed the first sign-in of this identity between the
-                    // lookup and the insert: the identity's unique key refused a second user.
-                    guard error.code == .identityAlreadyLinked, !situation.lostCreateRace else {
-                        throw Self.failure(error, while: "create the user")
-                    }
-                    situation.lostCreateRace = true
-                    continue
+                if let identity = try await create(key, profile: profile, tokens: tokens, situation: &situation) {
+                    return Outcome(decision: decision, identity: identity)
                 }
-                guard let identity = account.identities.first(where: { $0.key == key }) else {
-                    throw .inconsistentStore("expected the new user to hold its identity, found none")
-                }
-                return Outcome(decision: decision, identity: identity)
             }
         }
+    }
+
+    /// Creates a user holding `key`; `nil` when another instance (or request) completed the first sign-in of
+    /// this identity between the lookup and the insert (the identity's unique key refused a second user), so
+    /// the caller decides again, once.
+    private func create(
+        _ key: IdentityKey, profile: IdentityProfile, tokens: StoredTokens, situation: inout AccountSituation
+    ) async throws(AccountResolutionError) -> LinkedIdentity? {
+        let id = UserID.generate(using: random)
+        let account: UserAccount
+        do throws(StoreError) {
+            account = try await accounts.createUser(id, identity: key, profile: profile, tokens: tokens)
+        } catch {
+            guard error.code == .identityAlreadyLinked, !situation.lostCreateRace else {
+                throw Self.failure(error, while: "create the user")
+            }
+            situation.lostCreateRace = true
+            return nil
+        }
+        guard let identity = account.identities.first(where: { $0.key == key }) else {
+            throw .inconsistentStore("expected the new user to hold its identity, found none")
+        }
+        return identity
     }
 
     /// Runs a store operation, mapping its failure (see ``failure(_:while:)``).

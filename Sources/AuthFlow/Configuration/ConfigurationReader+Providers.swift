@@ -59,50 +59,12 @@ extension ConfigurationReader {
         let clientID = string(section.value("client_id"), path: section.path("client_id"), credential: true)
         if section.value("client_id") == nil, !isSandbox { reportMissing("client_id", in: section) }
 
-        var clientSecret: Secret?
-        if section.value("client_secret") != nil, let fileKey = section["client_secret_file"]?.key {
-            report(
-                .conflictingKeys, "use either client_secret or client_secret_file in \(path), not both",
-                at: fileKey.mark)
-        } else if let file = fileContents(section.value("client_secret_file"), path: section.path("client_secret_file"))
-        {
-            let trimmed = Self.trimmed(file.text)
-            if trimmed.isEmpty {
-                report(
-                    .unreadableFile,
-                    "\(section.path("client_secret_file")) \(YAMLError.quote(file.file, limit: 4096)) is empty",
-                    at: file.mark)
-            } else {
-                clientSecret = Secret(trimmed)
-            }
-        } else {
-            clientSecret = string(section.value("client_secret"), path: section.path("client_secret"), credential: true)
-                .map(Secret.init)
-        }
-
-        var privateKey: Secret?
-        if let file = fileContents(section.value("private_key_file"), path: section.path("private_key_file")) {
-            if file.text.contains("-----BEGIN ") && file.text.contains("PRIVATE KEY-----") {
-                privateKey = Secret(file.text)
-            } else {
-                report(
-                    .unreadableFile,
-                    "\(section.path("private_key_file")) \(YAMLError.quote(file.file, limit: 4096)) does not hold a PEM private key "
-                        + "(expected -----BEGIN PRIVATE KEY-----)", at: file.mark)
-            }
-        }
-
+        let clientSecret = readClientSecret(section, path: path)
+        let privateKey = readPrivateKey(section)
         let capabilities = readCapabilities(section, keyLocations: &keyLocations)
         let endpoints = readEndpoints(section, keyLocations: &keyLocations)
         let authorizationParameters = readAuthorizationParameters(section, keyLocations: &keyLocations)
-        let scopes = stringList(section.value("scopes"), path: section.path("scopes"))
-        for (index, scope) in (scopes ?? []).enumerated() where scope.contains(where: { $0 == " " || $0 == "\t" }) {
-            let mark = section.value("scopes")?.sequence?[index].mark
-            report(
-                .invalidValue,
-                "scope \(YAMLError.quote(scope)) in \(section.path("scopes")) contains a space; list each scope separately",
-                at: mark)
-        }
+        let scopes = readScopes(section)
         var redirectURI = url(section.value("redirect_uri"), path: section.path("redirect_uri"))
         if redirectURI == nil, section.value("redirect_uri") == nil, let callbackBase {
             redirectURI = "\(callbackBase)/\(name)/callback"
@@ -124,6 +86,58 @@ extension ConfigurationReader {
             clientAuthentication: clientAuthentication(section), claims: claims)
         settings.options = readProviderOptions(section)
         return settings
+    }
+
+    /// `client_secret` or `client_secret_file` (trimmed), not both.
+    private mutating func readClientSecret(_ section: Fields, path: String) -> Secret? {
+        if section.value("client_secret") != nil, let fileKey = section["client_secret_file"]?.key {
+            report(
+                .conflictingKeys, "use either client_secret or client_secret_file in \(path), not both",
+                at: fileKey.mark)
+        } else if let file = fileContents(section.value("client_secret_file"), path: section.path("client_secret_file"))
+        {
+            let trimmed = Self.trimmed(file.text)
+            if trimmed.isEmpty {
+                report(
+                    .unreadableFile,
+                    "\(section.path("client_secret_file")) \(YAMLError.quote(file.file, limit: 4096)) is empty",
+                    at: file.mark)
+            } else {
+                return Secret(trimmed)
+            }
+        } else {
+            return string(section.value("client_secret"), path: section.path("client_secret"), credential: true)
+                .map(Secret.init)
+        }
+        return nil
+    }
+
+    /// `private_key_file`: a PEM private key.
+    private mutating func readPrivateKey(_ section: Fields) -> Secret? {
+        if let file = fileContents(section.value("private_key_file"), path: section.path("private_key_file")) {
+            if file.text.contains("-----BEGIN ") && file.text.contains("PRIVATE KEY-----") {
+                return Secret(file.text)
+            } else {
+                report(
+                    .unreadableFile,
+                    "\(section.path("private_key_file")) \(YAMLError.quote(file.file, limit: 4096)) does not hold a PEM private key "
+                        + "(expected -----BEGIN PRIVATE KEY-----)", at: file.mark)
+            }
+        }
+        return nil
+    }
+
+    /// `scopes`, each without spaces.
+    private mutating func readScopes(_ section: Fields) -> [String]? {
+        let scopes = stringList(section.value("scopes"), path: section.path("scopes"))
+        for (index, scope) in (scopes ?? []).enumerated() where scope.contains(where: { $0 == " " || $0 == "\t" }) {
+            let mark = section.value("scopes")?.sequence?[index].mark
+            report(
+                .invalidValue,
+                "scope \(YAMLError.quote(scope)) in \(section.path("scopes")) contains a space; list each scope separately",
+                at: mark)
+        }
+        return scopes
     }
 
     /// `client_auth`: one of ``ClientAuthentication/configurable``.
