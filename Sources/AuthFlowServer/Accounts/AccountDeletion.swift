@@ -1,15 +1,15 @@
-public import AuthFlow
+import AuthFlow
 
 extension SignInServer {
     /// What ``SignInServer/deleteUser(_:)`` did.
-    public struct AccountDeletion: Sendable, Hashable {
+    package struct AccountDeletion: Sendable, Hashable {
         /// The identities deleted with the user.
-        public var identities: [LinkedIdentity]
+        package var identities: [LinkedIdentity]
         /// How many sessions of the user were ended.
-        public var endedSessions: Int
+        package var endedSessions: Int
         /// Providers whose stored tokens could not be revoked (unreachable, refused, or no longer configured),
         /// one entry per token; the deletion went ahead regardless.
-        public var unrevokedProviders: [String]
+        package var unrevokedProviders: [String]
     }
 
     /// Deletes a user the way account deletion (`POST /auth/account/delete`, `authflow users delete`) does:
@@ -20,7 +20,7 @@ extension SignInServer {
     ///
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
     ///   exist (the store's `user_not_found`); nothing after the failing step is done.
-    public func deleteUser(_ user: UserID) async throws(ServerError) -> AccountDeletion {
+    package func deleteUser(_ user: UserID) async throws(ServerError) -> AccountDeletion {
         try await AccountRoutes(context: context).deleteUser(user)
     }
 }

@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 extension SignInServer {
     /// The server's settings (the `server:` section of providers.yaml, plus library-only tunables).
@@ -12,29 +12,29 @@ extension SignInServer {
         public var secret: Secret
         /// Secrets `secret` replaced (`server.previous_secrets`), newest first: what was sealed under them still
         /// opens (not the listed session ids, which change with `secret`); everything new is sealed under `secret`.
-        public var previousSecrets: [Secret] = []
+        package var previousSecrets: [Secret] = []
         /// Path prefixes and absolute origins `return_to` may point at.
-        public var allowedReturnTo: [String]
+        package var allowedReturnTo: [String]
         /// Session lifetime in seconds.
         public var sessionTTL: Double
         /// Whether a first sign-in creates a user.
-        public var signup: Bool
+        package var signup: Bool
         /// Which providers' verified emails may link a first sign-in to the one user holding exactly that verified
         /// email (see `EmailLinkPolicy`).
-        public var linkByVerifiedEmail: EmailLinkPolicy
+        package var linkByVerifiedEmail: EmailLinkPolicy
         /// Keep the traces of recent sign-ins (bounded, in memory) for ``SignInServer/signedInUser(_:)``, which
         /// the sandbox demo page shows.
-        public var keepsTraces: Bool
+        package var keepsTraces: Bool
         /// The sign-in flow's tunables (flow lifetime, leeway).
-        public var flow: OAuthFlow.Options
+        package var flow: OAuthFlow.Options
         /// The largest Apple notification body accepted, in bytes.
-        public var maximumNotificationBytes: Int
+        package var maximumNotificationBytes: Int
         /// How long Apple's first-login name waits for a successful sign-in, in seconds; never longer than
         /// the flow it came with (`flowTTL`).
-        public var pendingProfileTTL: Double
+        package var pendingProfileTTL: Double
         /// Token buckets per client address on sign-in starts and callbacks; `nil` turns them off
         /// (`server.rate_limits: off`).
-        public var rateLimits: RateLimitSettings?
+        package var rateLimits: RateLimitSettings?
         /// How long, in seconds, a session found valid may answer `GET /auth/check` and `GET /auth/session`
         /// without reading the stores again (1 by default; 0 reads them on every request). Revocations
         /// handled by this server take effect on the next request regardless; this bounds how late a
@@ -42,30 +42,30 @@ extension SignInServer {
         public var sessionCacheLifetime: Double = 1
         /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
         /// 30 days.
-        public var nativeSessionTTL: Double = 30 * 86_400
+        package var nativeSessionTTL: Double = 30 * 86_400
         /// How long, in seconds, a bearer refresh chain lasts from its sign-in (`server.native_session_max_age`):
         /// each refresh's session ends at the earlier of ``nativeSessionTTL`` from the refresh and this from the
         /// sign-in, and a refresh at or past it is refused; default 90 days.
-        public var nativeSessionMaxAge: Double = ServerSettings.defaultNativeSessionMaxAge
+        package var nativeSessionMaxAge: Double = ServerSettings.defaultNativeSessionMaxAge
         /// The IPv6 prefix length that makes one client for the rate limits (`server.limits.ipv6_prefix`, 64 by
         /// default): one client usually holds a whole /64, which would otherwise be 2^64 buckets.
-        public var ipv6ClientPrefix: Int = 64
+        package var ipv6ClientPrefix: Int = 64
         /// The path every route but `/healthz` lives under (`server.path_prefix`): `/auth` by default, e.g.
         /// `/login` serves `/login/{provider}/login`, `/login/session`. Give a prefix
         /// `ServerSettings.isValidPathPrefix(_:)` accepts (the configuration reader refuses others).
         public var pathPrefix: String = ServerSettings.defaultPathPrefix
         /// Who may pass `GET /auth/check` (`server.access`): a signed-in user the rules refuse gets 403.
-        public var access = AccessRules()
+        package var access = AccessRules()
         /// How long, in seconds, a session may go unused before it ends (`server.session_idle_timeout`); `nil`
         /// (the default) turns the rule off. Keep it shorter than ``sessionTTL``: a session never outlives its
         /// lifetime, used or not. Use is written at most once per ``idleRenewalInterval``.
-        public var sessionIdleTimeout: Double?
+        package var sessionIdleTimeout: Double?
 
         /// How old a session's written last use may grow before a use writes it again, when
         /// ``sessionIdleTimeout`` is on: a tenth of the timeout. A session in use is written at most ten times
         /// per timeout (checks in between read nothing more), and a session left alone ends between 90% and 100%
         /// of the timeout after its last real use. `nil` when the rule is off.
-        public var idleRenewalInterval: Double? { sessionIdleTimeout.map { $0 / 10 } }
+        package var idleRenewalInterval: Double? { sessionIdleTimeout.map { $0 / 10 } }
 
         /// Creates options with the hardened defaults.
         public init(
@@ -126,7 +126,7 @@ extension SignInServer {
         /// The keyring of `secret` and `previousSecrets`, from which every key the server derives comes.
         ///
         /// - Throws: `JOSEError` `weakKey` when one of them is shorter than 32 bytes.
-        public func keyring() throws(JOSEError) -> SecretKeyring {
+        package func keyring() throws(JOSEError) -> SecretKeyring {
             try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
         }
     }

@@ -1,5 +1,5 @@
-public import AuthFlow
-public import Foundation
+package import AuthFlow
+package import Foundation
 
 /// Names and attributes of the cookies the server sets.
 ///
@@ -13,17 +13,17 @@ public import Foundation
 ///
 /// The `__Host-` prefix makes browsers refuse the cookie unless it is `Secure`, host-only and `Path=/`, so a
 /// sibling subdomain cannot set (toss) one.
-public struct CookiePolicy: Sendable, Hashable {
+package struct CookiePolicy: Sendable, Hashable {
 
     /// Whether cookies carry `Secure`.
-    public let secure: Bool
+    package let secure: Bool
     /// The session cookie's name.
-    public let sessionCookieName: String
+    package let sessionCookieName: String
     /// The start of every flow cookie's name (a flow adds a suffix derived from its state).
-    public let flowCookiePrefix: String
+    package let flowCookiePrefix: String
 
     /// The policy for a server reached at `publicURL`.
-    public init(publicURL: String) {
+    package init(publicURL: String) {
         let lower = publicURL.lowercased()
         let loopbackHTTP =
             lower.hasPrefix("http://")
@@ -38,42 +38,42 @@ public struct CookiePolicy: Sendable, Hashable {
     }
 
     /// `Set-Cookie` for a new session lasting `maxAge` seconds.
-    public func sessionCookie(_ id: String, maxAge: Int) -> String {
+    package func sessionCookie(_ id: String, maxAge: Int) -> String {
         attributes(name: sessionCookieName, value: id, maxAge: maxAge)
     }
 
     /// `Set-Cookie` that removes the session cookie.
-    public func clearedSessionCookie() -> String {
+    package func clearedSessionCookie() -> String {
         attributes(name: sessionCookieName, value: "", maxAge: 0)
     }
 
     /// The naming and attributes of the flow cookies (the browser-binding kit's `FlowCookieName`).
-    public var flowCookieNaming: FlowCookieName { FlowCookieName(secure: secure) }
+    package var flowCookieNaming: FlowCookieName { FlowCookieName(secure: secure) }
 
     /// The name of the flow cookie of the sign-in with `provider` whose state is `state`, begun at `createdAt`
     /// (`FlowCookieName.name(state:provider:createdAt:)`).
-    public func flowCookieName(state: String, provider: String, createdAt: Date) -> String {
+    package func flowCookieName(state: String, provider: String, createdAt: Date) -> String {
         flowCookieNaming.name(state: state, provider: provider, createdAt: createdAt)
     }
 
     /// The start of the flow cookie names of the sign-in with `provider` whose state is `state`
     /// (`FlowCookieName.stem(state:provider:)`).
-    public func flowCookieStem(state: String, provider: String) -> String {
+    package func flowCookieStem(state: String, provider: String) -> String {
         flowCookieNaming.stem(state: state, provider: provider)
     }
 
     /// The provider and the start time that a flow cookie's name says (`FlowCookieName.parts(_:)`).
-    public func flowCookieParts(_ name: String) -> (provider: String, createdAt: Int64)? {
+    package func flowCookieParts(_ name: String) -> (provider: String, createdAt: Int64)? {
         flowCookieNaming.parts(name)
     }
 
     /// `Set-Cookie` for a flow cookie living `maxAge` seconds.
-    public func flowCookie(name: String, value: String, maxAge: Int) -> String {
+    package func flowCookie(name: String, value: String, maxAge: Int) -> String {
         flowCookieNaming.setCookie(name: name, value: value, maxAge: maxAge)
     }
 
     /// `Set-Cookie` that removes the flow cookie `name`.
-    public func clearedFlowCookie(name: String) -> String {
+    package func clearedFlowCookie(name: String) -> String {
         flowCookieNaming.clearedCookie(name: name)
     }
 

@@ -10,18 +10,18 @@
 /// (`javascript:`), backslashes anywhere, percent-encoded slashes, backslashes or dots (`%2f`, `%5c`, `%2e`),
 /// control characters, spaces and non-ASCII bytes (browsers drop tabs and newlines, which would turn
 /// `/\t/evil` into `//evil`), and values longer than ``maximumLength``.
-public struct ReturnToPolicy: Sendable, Hashable {
+package struct ReturnToPolicy: Sendable, Hashable {
     /// The longest accepted value in bytes.
-    public static let maximumLength = 2048
+    package static let maximumLength = 2048
 
     /// Allowed path prefixes, each starting with `/`.
-    public let pathPrefixes: [String]
+    package let pathPrefixes: [String]
     /// Allowed origins, lower-cased `scheme://host[:port]`.
-    public let origins: Set<String>
+    package let origins: Set<String>
 
     /// Builds the policy from `server.allowed_return_to` entries; entries that are neither a path nor an
     /// http(s) origin are ignored.
-    public init(allowed: [String]) {
+    package init(allowed: [String]) {
         var prefixes: [String] = []
         var origins: Set<String> = []
         for entry in allowed {
@@ -38,7 +38,7 @@ public struct ReturnToPolicy: Sendable, Hashable {
     /// The value to redirect to, or `nil` when `value` is absent or empty (the caller then uses `/`).
     ///
     /// - Throws: ``ServerError`` `invalid_return_to` (400) when the value is not allowed.
-    public func validate(_ value: String?) throws(ServerError) -> String? {
+    package func validate(_ value: String?) throws(ServerError) -> String? {
         guard let value, !value.isEmpty else { return nil }
         guard Self.isAcceptable(value) else { throw Self.refusal }
         if value.hasPrefix("/") {

@@ -14,7 +14,7 @@ import Foundation
 /// secret, cookie or full email.
 public struct JSONLineLogger: ServerLogger {
     /// The least important level written.
-    public let minimumLevel: ServerLogLevel
+    package let minimumLevel: ServerLogLevel
     private let clock: any WallClock
     private let write: @Sendable (String) -> Void
 
@@ -36,13 +36,13 @@ public struct JSONLineLogger: ServerLogger {
         self.write = write ?? { StandardErrorWriter.write($0) }
     }
 
-    /// Writes the event as one JSON line when it is at least ``minimumLevel``.
+    /// Writes the event as one JSON line when it is at least the minimum level it was created with.
     public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
         guard level >= minimumLevel else { return }
         write(line(level, message, metadata: metadata) + "\n")
     }
 
-    /// Whether `level` is at least ``minimumLevel``.
+    /// Whether `level` is at least the minimum level it was created with.
     public func isEnabled(_ level: ServerLogLevel) -> Bool { level >= minimumLevel }
 
     func line(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) -> String {

@@ -3,11 +3,11 @@ import AuthFlowJOSE
 /// Request ids (`X-Request-Id`): taken from a trusted proxy when well-formed, otherwise generated.
 enum RequestID {
     /// The header that carries the id, in requests from a proxy and in every response.
-    public static let header = "X-Request-Id"
+    static let header = "X-Request-Id"
 
     /// Whether `value` is a well-formed request id: 8 to 128 characters of `A-Z a-z 0-9 . _ -` (a UUID, nginx's
     /// `$request_id`, a W3C trace id). Anything else is replaced, never echoed.
-    public static func isWellFormed(_ value: String) -> Bool {
+    static func isWellFormed(_ value: String) -> Bool {
         let bytes = value.utf8
         guard (8...128).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in
@@ -19,7 +19,7 @@ enum RequestID {
     }
 
     /// A fresh id: 16 random bytes as 32 lowercase hex digits.
-    public static func generate(random: any SecureRandom) -> String {
+    static func generate(random: any SecureRandom) -> String {
         Hex.encode(random.bytes(16))
     }
 }

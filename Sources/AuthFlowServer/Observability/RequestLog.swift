@@ -2,11 +2,33 @@ import AuthFlow
 import AuthFlowHTTP
 import Foundation
 
-extension ServerRoute {
+/// The request log: each request's context (its id, route template and provider), and once answered its log line
+/// and metrics; also the sign-in and notification counts of the routes that complete them. Built once per server.
+final class RequestLog: Sendable {
+    /// The configured providers, by name (a path's provider segment is one of them or no provider).
+    let providers: [String: ResolvedProvider]
+    let random: BufferedRandom
+    let clock: any WallClock
+    /// The Prometheus metrics, when they are collected.
+    let metrics: ServerMetrics?
+    /// The logger the server was given: the request line is written with the request's fields already in place.
+    let logger: any ServerLogger
+
+    init(
+        providers: [String: ResolvedProvider], random: BufferedRandom, clock: any WallClock, metrics: ServerMetrics?,
+        logger: any ServerLogger
+    ) {
+        self.providers = providers
+        self.random = random
+        self.clock = clock
+        self.metrics = metrics
+        self.logger = logger
+    }
+
     /// The id, route template and provider of `request`: the id is the request's own `X-Request-Id` only when it
     /// is well-formed and came through a trusted proxy (`server.trusted_proxies`), otherwise a fresh one; the
     /// route is `route` when the app passed its page's own, else the server's template of `segments`.
-    func requestContext(_ request: HTTPServerRequest, segments: [String], route: String? = nil) -> RequestContext {
+    func context(of request: HTTPServerRequest, segments: [String], route: String? = nil) -> RequestContext {
         var id: String?
         if request.viaTrustedProxy,
             let offered = request.headers[RequestID.header], RequestID.isWellFormed(offered)
@@ -20,7 +42,7 @@ extension ServerRoute {
         return RequestContext(
             requestID: id ?? random.requestID(),
             route: route
-                ?? Self.routeTemplate(segments) { [providers = context.providers] name in
+                ?? RouteTable.template(segments) { [providers] name in
                     providers[name].map { $0.plugin.eventEndpoints(for: $0) } ?? []
                 },
             provider: provider)
@@ -47,7 +69,7 @@ extension ServerRoute {
         let level: ServerLogLevel =
             status >= 500 ? .error : (context.route == "/auth/check" || context.route == "/healthz") ? .debug : .info
         // The line of a level the logger drops (the checks' debug lines by default) is never built.
-        guard self.context.baseLogger.isEnabled(level) else { return }
+        guard logger.isEnabled(level) else { return }
         // The fields `RequestScopedLogger` would add (this request's id, route and provider) go in here, so the
         // line's metadata is built once, in a dictionary sized for it, instead of copied and extended.
         var metadata: [String: String] = [:]
@@ -56,7 +78,7 @@ extension ServerRoute {
         metadata["duration_ms"] = Self.milliseconds(clock.now().timeIntervalSince(started))
         if let failure { metadata["code"] = failure.code.rawValue }
         context.addFields(to: &metadata)
-        self.context.baseLogger.log(level, "request", metadata: metadata)
+        logger.log(level, "request", metadata: metadata)
     }
 
     /// `seconds` as milliseconds with one decimal (`12.5`), without Foundation's formatter on the hot path.

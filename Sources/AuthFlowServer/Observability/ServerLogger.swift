@@ -55,14 +55,14 @@ public struct SilentLogger: ServerLogger {
 /// A logger writing one line per event to standard error: `authflow: LEVEL message key=value …`.
 public struct StandardErrorLogger: ServerLogger {
     /// The least important level written.
-    public let minimumLevel: ServerLogLevel
+    package let minimumLevel: ServerLogLevel
 
     /// Creates the logger.
     public init(minimumLevel: ServerLogLevel = .info) {
         self.minimumLevel = minimumLevel
     }
 
-    /// Writes the event when it is at least ``minimumLevel``: one `write(2)` of the whole line, unbuffered, so
+    /// Writes the event when it is at least the minimum level it was created with: one `write(2)` of the whole line, unbuffered, so
     /// no line waits in memory (none is lost when the process dies) and lines of concurrent requests never
     /// interleave.
     public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {
@@ -90,6 +90,6 @@ public struct StandardErrorLogger: ServerLogger {
         return line
     }
 
-    /// Whether `level` is at least ``minimumLevel``.
+    /// Whether `level` is at least the minimum level it was created with.
     public func isEnabled(_ level: ServerLogLevel) -> Bool { level >= minimumLevel }
 }

@@ -1,6 +1,6 @@
-public import AuthFlow
-public import AuthFlowHTTP
-public import AuthFlowJOSE
+package import AuthFlow
+package import AuthFlowHTTP
+package import AuthFlowJOSE
 
 /// The sign-in server's Prometheus metrics (docs/operations.md lists them with their meaning).
 ///
@@ -9,9 +9,9 @@ public import AuthFlowJOSE
 /// (``SignInServer/metricsResponse(_:)``). Every label set is bounded: provider names come from the
 /// configuration, outcomes are typed error codes, routes are templates. Series of the hot paths are created
 /// up front, so counting an `/auth/check` is one atomic add with no lock.
-public final class ServerMetrics: ProviderObserver {
+package final class ServerMetrics: ProviderObserver {
     /// The registry rendered at `/metrics`.
-    public let registry: MetricsRegistry
+    package let registry: MetricsRegistry
 
     let signIns: CounterFamily
     let signInDuration: HistogramFamily
@@ -39,7 +39,7 @@ public final class ServerMetrics: ProviderObserver {
     ///
     /// - Parameter providers: the configured provider names (the only values of every `provider` label).
     /// - Throws: `MetricsError` only if the metric names clashed, which they do not.
-    public init(providers: [String]) throws(MetricsError) {
+    package init(providers: [String]) throws(MetricsError) {
         let registry = MetricsRegistry()
         let endpoints = ProviderRequestEndpoint.allCases.map(\.rawValue)
         signIns = try registry.counter(
@@ -91,7 +91,7 @@ public final class ServerMetrics: ProviderObserver {
     }
 
     /// Records a request to a provider endpoint.
-    public func providerRequestFinished(
+    package func providerRequestFinished(
         provider: String, endpoint: ProviderRequestEndpoint, status: Int?, seconds: Double
     ) {
         providerRequestDuration.labels(provider, endpoint.rawValue)?.observe(seconds)
@@ -99,12 +99,12 @@ public final class ServerMetrics: ProviderObserver {
     }
 
     /// Records a JWKS fetch.
-    public func jwksFetchStarted(provider: String, reason: JWKSFetchReason) {
+    package func jwksFetchStarted(provider: String, reason: JWKSFetchReason) {
         jwksFetches.labels(provider, reason.rawValue)?.increment()
     }
 
     /// Records a stale JWKS served.
-    public func jwksStaleServed(provider: String) {
+    package func jwksStaleServed(provider: String) {
         jwksStaleServed.labels(provider)?.increment()
     }
 }

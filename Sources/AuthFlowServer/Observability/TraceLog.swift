@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowJOSE
 import Synchronization
 
 /// The recent sign-in traces the demo page shows: the start step by state until the callback arrives,
@@ -41,5 +42,10 @@ final class TraceLog: Sendable {
 
     func session(digest: String) -> [TraceEvent]? {
         sessions.withLock { $0.values[digest] }
+    }
+
+    /// Base64url SHA-256 of a session id (how the trace log keys sessions).
+    static func digest(_ id: String) -> String {
+        Base64URL.encode(Digest.sha256(Array(id.utf8)))
     }
 }

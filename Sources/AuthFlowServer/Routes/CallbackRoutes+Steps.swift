@@ -85,10 +85,10 @@ extension CallbackRoutes {
             roles: sessionRoles(result.identity, provider: name),
             tenant: sessionTenant(result.identity), agent: UserAgentSummary.summary(request.headers["User-Agent"]))
         if options.keepsTraces {
-            traces.rememberSession(digest: Self.digest(session.id), trace: flow.startTrace + result.trace)
+            traces.rememberSession(digest: TraceLog.digest(session.id), trace: flow.startTrace + result.trace)
         }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
-        countSignIn(provider: name, intent: result.intent, started: flow.started)
+        context.requestLog.countSignIn(provider: name, intent: result.intent, started: flow.started)
         var response = HTTPServerResponse.redirect(
             to: result.returnTo ?? "/", status: flow.method == .post ? 303 : 302)
         // The flow is over and its state spent: the browser drops its flow cookie, so its later requests do not

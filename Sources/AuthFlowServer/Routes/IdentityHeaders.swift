@@ -1,16 +1,17 @@
 import AuthFlow
 import AuthFlowHTTP
 
-extension SessionRoutes {
+/// The `X-Auth-*` headers of `GET /auth/check`: which identity values they carry, and how a value that holds what
+/// a header may not carry is sent (whole or not at all, or cleaned).
+enum IdentityHeaders {
     /// The answer of `GET /auth/check` for a signed-in `session` (before the headers every response gets):
     /// `X-Auth-User`, `X-Auth-Provider`, and when known `X-Auth-Email` (verified only), `X-Auth-Name`,
-    /// `X-Auth-Groups` and `X-Auth-Roles` (both ``ServerRoute/groupsHeader(_:)``), each as ``ServerRoute/identityHeaderValue(_:_:limit:)``
-    /// allows. The cached path (``SignInServer/handleAtOnce(_:)``) and the uncached one (``check(_:)``) both
-    /// answer with it.
+    /// `X-Auth-Groups` and `X-Auth-Roles` (both ``groupsHeader(_:)``), each as ``identityHeaderValue(_:_:limit:)``
+    /// allows. ``AuthCheck/answer(_:narrowing:)`` answers with it on both paths.
     ///
     /// - Throws: ``ServerError`` `internal_error` (500) when the user id or the provider name cannot be sent
     ///   whole: a check that named nobody, or someone else, must not pass.
-    func checkResponse(_ session: CurrentSession) throws(ServerError) -> HTTPServerResponse {
+    static func response(for session: CurrentSession) throws(ServerError) -> HTTPServerResponse {
         guard let user = Self.identityHeaderValue(session.record.userID.rawValue, .whole),
             let provider = Self.identityHeaderValue(session.identity.provider, .whole)
         else { throw Self.unsendableIdentity }
@@ -42,17 +43,7 @@ extension SessionRoutes {
         "expected a user id and a provider name that X-Auth-User and X-Auth-Provider can carry whole (no control, "
             + "line separator or bidirectional control character, at most 256 bytes), found one they cannot",
         status: 500)
-}
 
-/// How an identity header takes a value that holds what it may not carry.
-enum IdentityHeaderRule {
-    /// Sent whole or not at all: a cleaned user id, provider, email or group would name someone else.
-    case whole
-    /// Sent without those characters, cut to the limit and trimmed: a display name.
-    case cleaned
-}
-
-extension ServerRoute {
     /// The largest identity header value sent, in bytes.
     static var identityHeaderLimit: Int { 256 }
 
@@ -104,4 +95,12 @@ extension ServerRoute {
         }
         return value.isEmpty ? nil : value
     }
+}
+
+/// How an identity header takes a value that holds what it may not carry.
+enum IdentityHeaderRule {
+    /// Sent whole or not at all: a cleaned user id, provider, email or group would name someone else.
+    case whole
+    /// Sent without those characters, cut to the limit and trimmed: a display name.
+    case cleaned
 }

@@ -59,7 +59,7 @@ extension NativeRoutes {
         logger.log(
             .info, "signed in",
             metadata: ["provider": result.provider, "intent": result.intent.rawValue, "session": "bearer"])
-        countSignIn(provider: result.provider, intent: result.intent, started: started)
+        context.requestLog.countSignIn(provider: result.provider, intent: result.intent, started: started)
         return ResponseFactory.json(
             Self.bearerJSON(token: session.id, record: session.record, identity: identity))
     }

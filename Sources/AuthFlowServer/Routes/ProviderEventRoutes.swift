@@ -58,7 +58,7 @@ struct ProviderEventRoutes: ServerRoute {
             logger.log(
                 error.status >= 500 ? .error : .warning, "provider event refused",
                 metadata: ["provider": provider.name, "code": error.code])
-            countNotification(provider: provider.name, type: "invalid", applied: false)
+            self.context.requestLog.countNotification(provider: provider.name, type: "invalid", applied: false)
             if let response = error.response { return response }
             throw ServerError(.init(rawValue: error.code), error.message, status: error.status)
         }
@@ -73,7 +73,7 @@ struct ProviderEventRoutes: ServerRoute {
         }
         for action in outcome.actions { noteChanged(identity: action.identity) }
         let disposition = try await apply(outcome, provider: provider.name)
-        countNotification(
+        self.context.requestLog.countNotification(
             provider: provider.name, type: Self.eventTypeLabel(outcome.summary), applied: disposition == .applied)
         logger.log(
             .info, "provider event \(disposition.rawValue)",

@@ -50,9 +50,4 @@ extension ServerRoute {
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
     }
-
-    /// Base64url SHA-256 of a session id (how the trace log keys sessions).
-    static func digest(_ id: String) -> String {
-        Base64URL.encode(Digest.sha256(Array(id.utf8)))
-    }
 }

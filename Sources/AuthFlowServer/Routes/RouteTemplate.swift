@@ -1,11 +1,11 @@
 import AuthFlow
 
-extension ServerRoute {
+extension RouteTable {
     /// The route template of a path: the provider segment becomes `{provider}`, unknown paths `other`. Used as
     /// the `route` label and log field, so user input never becomes a label value. A provider's event routes
     /// are the ones its plugin declares (`eventEndpoints` gives them by provider name, asked only for paths that
     /// are none of the server's own routes), each `*` segment shown as `{code}`.
-    static func routeTemplate(
+    static func template(
         _ segments: [String], eventEndpoints: (String) -> [ProviderEventEndpoint] = { _ in [] }
     ) -> String {
         // Matched on the segment count and strings, templates as literals: array patterns would build an array

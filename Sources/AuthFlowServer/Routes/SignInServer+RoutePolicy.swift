@@ -3,19 +3,19 @@ public import AuthFlowHTTP
 extension SignInServer {
     /// The body limit of the form routes (logout, disconnect, account deletion, session revocation): room for a
     /// `return_to` and a few fields, nothing more.
-    public static let formBodyLimit = 4 * 1024
+    package static let formBodyLimit = 4 * 1024
 
     /// The policy of each route for `HTTPServer` (pass it as `routePolicy`), from the method and path alone:
     /// the largest body the route reads, and whether its handler may start on the server's polling thread.
     ///
     /// `GET` and `HEAD` accept no body; another method on a path no route of the server takes (answered 404 or
-    /// 405, the body unread), the form routes, the bearer refresh and the native nonce ``formBodyLimit``; a native
+    /// 405, the body unread), the form routes, the bearer refresh and the native nonce 4 KiB; a native
     /// sign-in 16 KiB (its JSON); a `POST` callback 64 KiB (a form-post callback's largest); a provider event
     /// endpoint the limit
-    /// it declares (capped by ``Options/maximumNotificationBytes``). A route with a body never starts on the
+    /// it declares (capped by the notification limit, 64 KiB by default). A route with a body never starts on the
     /// polling thread, so parsing it never holds up other connections. A new route declares its limit here.
     public func routePolicy(method: String, path: String) -> HTTPRoutePolicy {
-        let segments = routePrefix.routed(Self.segments(of: path))
+        let segments = context.routePrefix.routed(Self.segments(of: path))
         let method = method == "HEAD" ? "GET" : method
         guard method != "GET" else { return Self.noBody }
         guard let route = RouteTable.match(segments) else { return Self.unrouted }
@@ -55,7 +55,7 @@ extension SignInServer {
     }
 
     /// The largest body any route of this server accepts: `HTTPServer.Configuration.maxBodyBytes` for it.
-    public var largestRouteBody: Int {
+    package var largestRouteBody: Int {
         var largest = max(Self.formBodyLimit, FormPostBounce.maximumBytes, NativeRoutes.maximumNativeBodyBytes)
         for name in providerNames {
             guard let provider = providers[name] else { continue }

@@ -19,9 +19,10 @@ final class ServerContext: Sendable {
     let random: BufferedRandom
     /// The logger every event goes through: adds the request's id, route and provider (``RequestScopedLogger``).
     let logger: any ServerLogger
-    /// The logger the server was given, for the request line, which ``ServerRoute/finish(_:status:failure:started:)``
-    /// writes with the request's fields already in place.
-    let baseLogger: any ServerLogger
+    /// Each request's context, log line and metrics.
+    let requestLog: RequestLog
+    /// `/auth/check`'s one decision, for the immediate path and the task path alike.
+    let check: AuthCheck
     let cookies: CookiePolicy
     /// Seals flows into flow cookies; `nil` when `server.secret` (or a previous secret) is too short to key it.
     let flowCookie: FlowCookie?
@@ -64,7 +65,6 @@ final class ServerContext: Sendable {
         self.random = random
         let scoped = RequestScopedLogger(base: logger)
         self.logger = scoped
-        self.baseLogger = logger
         self.metrics = metrics
         let cookies = CookiePolicy(publicURL: options.publicURL)
         self.cookies = cookies
@@ -86,6 +86,9 @@ final class ServerContext: Sendable {
                 clock: clock, options: options.flow, observer: observer)
         }
         self.routePrefix = RoutePrefix(options.pathPrefix)
+        self.requestLog = RequestLog(
+            providers: self.providers, random: random, clock: clock, metrics: metrics, logger: logger)
+        self.check = AuthCheck(access: options.access)
         self.providerLogout = keyring.flatMap { try? $0.cipher(label: ProviderLogout.label, random: random) }.map {
             ProviderLogout(cipher: $0, policy: cookies, pathPrefix: options.pathPrefix)
         }

@@ -70,13 +70,13 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status to answer with.
     public let status: Int
     /// The provider concerned, when known.
-    public var provider: String?
+    package var provider: String?
     /// The store that failed (`accounts`, `sessions`, `flows`), for `store_unavailable`.
-    public var store: String?
+    package var store: String?
     /// Seconds the client should wait before retrying (`Retry-After`), for `rate_limited`.
-    public var retryAfter: Int?
+    package var retryAfter: Int?
     /// The sign-in trace up to the failure, when the error came from a sign-in.
-    public var trace: [TraceEvent] = []
+    package var trace: [TraceEvent] = []
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, status: Int, provider: String? = nil) {
@@ -87,14 +87,14 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Wraps a sign-in failure: its code, message and `SignInError.statusHint`.
-    public init(_ error: SignInError) {
+    package init(_ error: SignInError) {
         self.init(
             Code(rawValue: error.code.rawValue), error.message, status: error.statusHint, provider: error.provider)
         self.trace = error.trace
     }
 
     /// Wraps a store failure as `store_unavailable` (503); `store` names the store that failed.
-    public init(_ error: StoreError, while doing: String, store: String? = nil) {
+    package init(_ error: StoreError, while doing: String, store: String? = nil) {
         self.init(
             .storeUnavailable, "expected the store to \(doing), found \(error.code.rawValue)", status: 503)
         self.store = store

@@ -10,7 +10,7 @@ extension SignInServer {
     /// logged (`event: request`, with route template, status, duration and error code).
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         // The path is split once: the routing, the request's context and the session cache rule share it.
-        let segments = routePrefix.routed(Self.segments(of: request.path))
+        let segments = context.routePrefix.routed(Self.segments(of: request.path))
         return await respond(to: request, segments: segments) { request throws(ServerError) in
             try await self.route(request, segments: segments)
         }
@@ -29,7 +29,8 @@ extension SignInServer {
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
         await respond(
-            to: request, segments: routePrefix.routed(Self.segments(of: request.path)), route: route, with: page)
+            to: request, segments: context.routePrefix.routed(Self.segments(of: request.path)), route: route, with: page
+        )
     }
 
     /// ``respond(to:route:with:)`` for a request whose path is already split into `segments`.
@@ -37,8 +38,8 @@ extension SignInServer {
         to request: HTTPServerRequest, segments: [String], route: String? = nil,
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
-        let started = clock.now()
-        let scope = requestContext(request, segments: segments, route: route)
+        let started = context.clock.now()
+        let scope = context.requestLog.context(of: request, segments: segments, route: route)
         return await RequestContext.$current.withValue(scope) {
             var response: HTTPServerResponse
             var failure: ServerError?
@@ -65,7 +66,7 @@ extension SignInServer {
         response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
         ResponseFactory.secure(&response)
         response.headers[RequestID.header] = context.requestID
-        finish(context, status: response.status, failure: failure, started: started)
+        self.context.requestLog.finish(context, status: response.status, failure: failure, started: started)
     }
 
     /// Answers `request` at once, without waiting, when it can: a `GET` (or `HEAD`) of `/auth/check` whose
@@ -75,26 +76,17 @@ extension SignInServer {
     /// frequent request (nginx `auth_request` asks on every request it proxies) needs no task.
     public func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         // A bearer is looked up (and refused beside a cookie) by `handle`.
-        guard request.method == "GET" || request.method == "HEAD", request.path == routePrefix.checkPath,
+        guard request.method == "GET" || request.method == "HEAD", request.path == context.routePrefix.checkPath,
             request.headers["Authorization"] == nil
         else { return nil }
-        let started = clock.now()
-        // A duplicated cookie is refused by `handle`, with its error; an unknown or stale session is looked up there.
-        let sessions = context.sessions
-        let routes = SessionRoutes(context: context)
-        guard let id = (try? sessions.cookieValue(request)) ?? nil,
-            let session = sessions.cache.session(id: id, now: started),
-            // The cache holds both kinds: a session cookie opens only a cookie session, never a bearer one.
-            session.record.kind == .cookie,
-            // A query, or a user the access rules refuse, is answered by `handle` (its 400 or 403); a session
-            // idle too long, or whose last use is due to be written, too.
-            request.query.isEmpty, sessions.idleState(session.record, now: started) == .fresh,
-            routes.allowsAccess(session, narrowing: nil),
-            // A user id or provider no header can carry whole is refused by `handle`, with its error.
-            let answer = try? routes.checkResponse(session)
+        let started = context.clock.now()
+        // A duplicated cookie, an unknown or stale session, a query or a refusal is answered by `handle`, with
+        // its error; so is a user id or provider no header can carry whole.
+        guard request.query.isEmpty, let session = context.sessions.cachedCookieSession(request, now: started),
+            let answer = try? context.check.answer(session, narrowing: nil)
         else { return nil }
         let segments = Self.checkSegments
-        let scope = requestContext(request, segments: segments)
+        let scope = context.requestLog.context(of: request, segments: segments)
         return RequestContext.$current.withValue(scope) {
             var response = answer
             complete(&response, of: request, segments: segments, context: scope, failure: nil, started: started)
@@ -111,7 +103,7 @@ extension SignInServer {
     /// A redirect to the public URL's `/` when `request` arrived under another host (e.g. the listen address
     /// `127.0.0.1` instead of `localhost`), since cookies and redirect URIs belong to the public URL; `nil`
     /// when it arrived under the public URL's host.
-    public func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+    package func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         guard let host = request.headers["Host"]?.lowercased(),
             let publicOrigin = ReturnToPolicy.origin(of: options.publicURL),
             let scheme = publicOrigin.range(of: "://")

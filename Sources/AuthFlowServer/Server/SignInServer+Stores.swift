@@ -4,13 +4,13 @@ extension SignInServer {
     /// Where the server keeps its state.
     public struct Stores: Sendable {
         /// The spent states of sign-in callbacks (the flow records themselves travel in flow cookies).
-        public var flows: any FlowStore
+        package var flows: any FlowStore
         /// Users, linked identities, encrypted tokens, pending profiles, applied notifications.
-        public var accounts: any AccountStore
+        package var accounts: any AccountStore
         /// Sessions (by the digest of the session cookie).
-        public var sessions: any SessionStore
+        package var sessions: any SessionStore
         /// Rate-limit token buckets (per client address).
-        public var rateLimits: any RateLimitStore
+        package var rateLimits: any RateLimitStore
 
         /// Wraps the stores; without `rateLimits`, buckets are kept in memory on the system clock.
         public init(

@@ -26,7 +26,7 @@ import Foundation
 /// ``signedInUser(_:)`` and ``respond(to:route:with:)``.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
-    public var providers: [String: ResolvedProvider] { context.providers }
+    package var providers: [String: ResolvedProvider] { context.providers }
     /// Provider names in configuration order.
     public var providerNames: [String] { context.providerNames }
     /// The server's settings.
@@ -45,12 +45,22 @@ public final class SignInServer: Sendable {
     ///   - random: the randomness for bindings, states and session ids.
     ///   - logger: where events are reported (nothing by default); every event of a request carries its
     ///     `request_id`, `route` and `provider`.
-    ///   - metrics: where requests, sign-ins and provider calls are counted (nothing by default); serve its
-    ///     registry with ``metricsResponse(_:)`` on a listener of its own.
-    public init(
+    public convenience init(
         options: Options, providers: [ResolvedProvider], stores: Stores, httpClient: any HTTPClient,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        logger: any ServerLogger = SilentLogger(), metrics: ServerMetrics? = nil
+        logger: any ServerLogger = SilentLogger()
+    ) {
+        self.init(
+            options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
+            random: random, logger: logger, metrics: nil)
+    }
+
+    /// ``init(options:providers:stores:httpClient:clock:random:logger:)`` that also counts requests, sign-ins
+    /// and provider calls in `metrics` (served with ``metricsResponse(_:)`` on a listener of its own).
+    package init(
+        options: Options, providers: [ResolvedProvider], stores: Stores, httpClient: any HTTPClient,
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
+        logger: any ServerLogger = SilentLogger(), metrics: ServerMetrics?
     ) {
         self.context = ServerContext(
             options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
@@ -101,6 +111,3 @@ public final class SignInServer: Sendable {
             random: random, logger: logger)
     }
 }
-
-/// The route handlers reach the server's context through it; its own public API is above.
-extension SignInServer: ServerRoute {}

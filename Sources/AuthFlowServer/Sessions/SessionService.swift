@@ -64,6 +64,18 @@ final class SessionService: Sendable {
         return session
     }
 
+    /// The session of `request`'s session cookie when the cache holds it and it may answer at `now` without the
+    /// stores or a task: a cookie session, neither idle nor due for its last use to be written. `nil` when
+    /// ``current(_:cached:)`` must decide: no cookie or a duplicated one, a session not cached, of the other kind
+    /// or no longer fresh.
+    func cachedCookieSession(_ request: HTTPServerRequest, now: Date) -> CurrentSession? {
+        guard let id = (try? cookieValue(request)) ?? nil, let session = cache.session(id: id, now: now),
+            // The cache holds both kinds: a session cookie opens only a cookie session, never a bearer one.
+            session.record.kind == .cookie, idleState(session.record, now: now) == .fresh
+        else { return nil }
+        return session
+    }
+
     /// The session of `request`.
     ///
     /// - Throws: ``ServerError`` `not_signed_in` (401) without one.

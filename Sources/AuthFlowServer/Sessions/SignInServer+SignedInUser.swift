@@ -9,7 +9,7 @@ extension SignInServer {
     /// - Throws: ``ServerError`` `store_unavailable` (503) when a store fails.
     public func signedInUser(_ request: HTTPServerRequest) async throws(ServerError) -> SignedInUser? {
         guard let session = try await context.sessions.current(request) else { return nil }
-        let trace = options.keepsTraces ? context.traces.session(digest: Self.digest(session.id)) : nil
+        let trace = context.options.keepsTraces ? context.traces.session(digest: TraceLog.digest(session.id)) : nil
         return SignedInUser(
             userID: session.record.userID, identity: session.identity, expiresAt: session.record.expiresAt,
             trace: trace)

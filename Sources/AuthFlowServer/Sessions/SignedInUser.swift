@@ -12,10 +12,10 @@ public struct SignedInUser: Sendable {
     public let expiresAt: Date
     /// The steps of the sign-in that started this session, when the server keeps traces
     /// (``SignInServer/Options/keepsTraces``) and still holds this one; `nil` otherwise.
-    public let trace: [TraceEvent]?
+    package let trace: [TraceEvent]?
 
     /// Creates the value (the server makes these; public for tests of code that receives one).
-    public init(userID: UserID, identity: LinkedIdentity, expiresAt: Date, trace: [TraceEvent]?) {
+    package init(userID: UserID, identity: LinkedIdentity, expiresAt: Date, trace: [TraceEvent]?) {
         self.userID = userID
         self.identity = identity
         self.expiresAt = expiresAt
