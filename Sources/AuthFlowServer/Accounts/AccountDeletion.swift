@@ -21,7 +21,7 @@ extension SignInServer {
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
     ///   exist (the store's `user_not_found`); nothing after the failing step is done.
     package func deleteUser(_ user: UserID) async throws(ServerError) -> AccountDeletion {
-        try await AccountRoutes(context: context).deleteUser(user)
+        try await context.routes.account.deleteUser(user)
     }
 }
 
@@ -48,7 +48,7 @@ extension AccountRoutes {
         }
         var unrevoked: [String] = []
         for (identity, stored) in tokens.sorted(by: { $0.key.description < $1.key.description }) {
-            if await !revoke(stored, provider: identity.provider) { unrevoked.append(identity.provider) }
+            if await !revoker.revoke(stored, provider: identity.provider) { unrevoked.append(identity.provider) }
         }
         let ended = try await storing("end the user's sessions", store: "sessions") { () async throws(StoreError) in
             try await sessions.endSessions(of: user)
@@ -58,7 +58,7 @@ extension AccountRoutes {
         }
         // Tokens saved by a sign-in that raced the deletion were not in the first read: revoke them too.
         for identity in removed where tokens[identity.identity.key] == nil {
-            if let stored = identity.tokens, await !revoke(stored, provider: identity.identity.provider) {
+            if let stored = identity.tokens, await !revoker.revoke(stored, provider: identity.identity.provider) {
                 unrevoked.append(identity.identity.provider)
             }
         }

@@ -1,7 +1,28 @@
 import AuthFlow
 import AuthFlowHTTP
 
-extension ServerRoute {
+/// Account resolution for a completed sign-in (the web callback and native sign-in): the core's
+/// `AccountResolver` under the server's account rules, with its refusals as ``ServerError``s. Built once per
+/// server.
+struct AccountResolution: Sendable {
+    let stores: SignInServer.Stores
+    /// `server.signup`, `server.link_by_verified_email` and the providers whose emails may link.
+    let accountRules: AccountRules
+    let random: BufferedRandom
+    let logger: any ServerLogger
+    let sessions: SessionService
+
+    init(
+        stores: SignInServer.Stores, options: SignInServer.Options, providers: ProviderDirectory,
+        random: BufferedRandom, logger: any ServerLogger, sessions: SessionService
+    ) {
+        self.stores = stores
+        self.accountRules = Self.accountRules(options: options, providers: providers)
+        self.random = random
+        self.logger = logger
+        self.sessions = sessions
+    }
+
     /// Finds, creates or links the user of a completed sign-in with `AccountResolver` under `AccountRules`,
     /// updates the stored profile with the verified values and stores the sign-in's `tokens`,
     /// in the same transaction as the account write (one commit per sign-in where the store supports it). A
@@ -15,7 +36,7 @@ extension ServerRoute {
     ) async throws(ServerError) -> LinkedIdentity {
         var signedInUser: UserID?
         var authority = cookieAuthority
-        if result.intent == .link, let session = try await currentSession(request) {
+        if result.intent == .link, let session = try await sessions.current(request) {
             signedInUser = session.record.userID
             if session.record.kind == .bearer { authority = .bearer }
         }
@@ -46,8 +67,8 @@ extension ServerRoute {
 
     /// The account rules of the server's options; a stored verified email may be linked to only through a
     /// provider that is configured here and whose plugin vouches for addresses (not Facebook).
-    var accountRules: AccountRules {
-        let vouching = providers.compactMap { name, provider -> String? in
+    static func accountRules(options: SignInServer.Options, providers: ProviderDirectory) -> AccountRules {
+        let vouching = providers.byName.compactMap { name, provider -> String? in
             if case .never = provider.plugin.emailLinkability { return nil }
             return name
         }

@@ -2,12 +2,17 @@ import AuthFlow
 import AuthFlowJOSE
 import Foundation
 
-extension ServerRoute {
+/// Apple's first-login names, parked in the account store between the callback that carried them and the sign-in
+/// that keeps them (Apple sends the name once). Built once per server.
+struct PendingProfiles: Sendable {
+    let stores: SignInServer.Stores
+    let logger: any ServerLogger
+
     /// The most UTF-8 bytes kept of each part of a first-login name.
     static var maximumNamePartBytes: Int { 200 }
 
     /// The pending-profile key of a flow: a digest, so the store never sees the state itself.
-    static func pendingProfileKey(provider: String, state: String) -> String {
+    static func key(provider: String, state: String) -> String {
         "flow:" + Base64URL.encode(Digest.sha256(Array("authflow pending-profile \(provider) \(state)".utf8)))
     }
 
@@ -26,7 +31,7 @@ extension ServerRoute {
     }
 
     /// Takes the first-login name parked under `key`; `nil` without one (or when the store fails: logged).
-    func takePendingProfile(_ key: String?) async -> PendingProfile? {
+    func take(_ key: String?) async -> PendingProfile? {
         guard let key else { return nil }
         do throws(StoreError) {
             return try await stores.accounts.takePendingProfile(key: key)
@@ -37,20 +42,11 @@ extension ServerRoute {
     }
 
     /// Parks `profile` again (a sign-in that took it failed).
-    func restorePendingProfile(_ profile: PendingProfile) async {
+    func restore(_ profile: PendingProfile) async {
         do throws(StoreError) {
             try await stores.accounts.putPendingProfile(profile)
         } catch {
             logger.log(.warning, "pending profile not restored", metadata: ["code": error.code.rawValue])
         }
-    }
-
-    /// The tokens of a sign-in as the account store keeps them (it encrypts them); a `nil` refresh token keeps
-    /// the stored one.
-    func storedTokens(_ tokens: TokenSet) -> StoredTokens {
-        StoredTokens(
-            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
-            accessTokenExpiresAt: tokens.expiresIn.map { clock.now().addingTimeInterval(Double($0)) },
-            scope: tokens.scope)
     }
 }

@@ -20,12 +20,3 @@ extension SignInServer {
         return values.first
     }
 }
-
-extension ServerRoute {
-    /// The session cookie's value when it looks like a session id (``SessionService/cookieValue(_:)``).
-    ///
-    /// - Throws: ``ServerError`` `duplicate_cookie` (400) when the request carries the session cookie twice.
-    func sessionCookieValue(_ request: HTTPServerRequest) throws(ServerError) -> String? {
-        try sessions.cookieValue(request)
-    }
-}

@@ -6,7 +6,7 @@ import Foundation
 /// and metrics; also the sign-in and notification counts of the routes that complete them. Built once per server.
 final class RequestLog: Sendable {
     /// The configured providers, by name (a path's provider segment is one of them or no provider).
-    let providers: [String: ResolvedProvider]
+    let providers: ProviderDirectory
     let random: BufferedRandom
     let clock: any WallClock
     /// The Prometheus metrics, when they are collected.
@@ -15,7 +15,7 @@ final class RequestLog: Sendable {
     let logger: any ServerLogger
 
     init(
-        providers: [String: ResolvedProvider], random: BufferedRandom, clock: any WallClock, metrics: ServerMetrics?,
+        providers: ProviderDirectory, random: BufferedRandom, clock: any WallClock, metrics: ServerMetrics?,
         logger: any ServerLogger
     ) {
         self.providers = providers
@@ -37,7 +37,7 @@ final class RequestLog: Sendable {
         }
         // Looked up by key only: the provider's settings are not copied out to be compared with nil.
         let provider =
-            segments.count >= 3 && segments[0] == "auth" && providers.index(forKey: segments[1]) != nil
+            segments.count >= 3 && segments[0] == "auth" && providers.contains(segments[1])
             ? segments[1] : nil
         return RequestContext(
             requestID: id ?? random.requestID(),

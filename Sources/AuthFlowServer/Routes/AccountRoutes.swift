@@ -2,8 +2,14 @@ import AuthFlow
 import AuthFlowHTTP
 
 /// `POST /auth/{provider}/disconnect` and `POST /auth/account/delete`: what a signed-in user removes.
-struct AccountRoutes: ServerRoute {
-    let context: ServerContext
+struct AccountRoutes: SessionUsing {
+    let sessions: SessionService
+    let stores: SignInServer.Stores
+    let providers: ProviderDirectory
+    let cookies: CookiePolicy
+    let returnToPolicy: ReturnToPolicy
+    let revoker: TokenRevoker
+    let logger: any ServerLogger
 
     /// How long a revocation request may take before the unlink or deletion goes ahead without it.
     static let revocationTimeout = 10.0
@@ -17,8 +23,8 @@ struct AccountRoutes: ServerRoute {
     func disconnect(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
         -> HTTPServerResponse
     {
-        _ = try provider(name)
-        let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
+        _ = try providers.provider(name)
+        let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
         let session = try await requireSession(request)
         let accounts = stores.accounts
         let user = session.record.userID
@@ -46,7 +52,7 @@ struct AccountRoutes: ServerRoute {
         var endedOwnSession = false
         for identity in removed {
             noteChanged(identity: identity.identity.key)
-            if let tokens = identity.tokens { await revoke(tokens, provider: name) }
+            if let tokens = identity.tokens { await revoker.revoke(tokens, provider: name) }
             _ = try? await stores.sessions.deleteSessions(identity: identity.identity.key)
             if identity.identity.key == session.record.identity { endedOwnSession = true }
         }
@@ -59,7 +65,7 @@ struct AccountRoutes: ServerRoute {
     /// `POST /auth/account/delete`: deletes the signed-in user as ``SignInServer/deleteUser(_:)`` does; 204 (or 302 to a
     /// valid `return_to`).
     func deleteAccount(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
+        let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
         let session = try await requireSession(request)
         _ = try await deleteUser(session.record.userID)
         var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)

@@ -24,8 +24,12 @@ extension CallbackRoutes {
                 try await stores.accounts.putPendingProfile(
                     PendingProfile(
                         key: pendingKey, provider: name,
-                        firstName: profile.firstName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) },
-                        lastName: profile.lastName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) },
+                        firstName: profile.firstName.map {
+                            PendingProfiles.capped($0, bytes: PendingProfiles.maximumNamePartBytes)
+                        },
+                        lastName: profile.lastName.map {
+                            PendingProfiles.capped($0, bytes: PendingProfiles.maximumNamePartBytes)
+                        },
                         expiresAt: expiry))
             }
         } catch {
@@ -48,14 +52,15 @@ extension CallbackRoutes {
     func resolve(_ result: SignInResult, request: HTTPServerRequest, flow: Flow) async throws(ServerError)
         -> LinkedIdentity
     {
-        let pending = await takePendingProfile(flow.pendingKey)
+        let pending = await pendingProfiles.take(flow.pendingKey)
         // The account of this identity may change (its profile, a link), and with it the identity's sessions.
         noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         do throws(ServerError) {
-            return try await resolveAccount(
-                for: result, request: request, pendingName: pending?.displayName, tokens: storedTokens(result.tokens))
+            return try await accountResolution.resolveAccount(
+                for: result, request: request, pendingName: pending?.displayName,
+                tokens: StoredTokens(result.tokens, receivedAt: clock.now()))
         } catch {
-            if let pending { await restorePendingProfile(pending) }
+            if let pending { await pendingProfiles.restore(pending) }
             logger.log(
                 .warning, "sign-in refused", metadata: ["provider": flow.provider, "code": error.code.rawValue])
             throw error
@@ -81,14 +86,15 @@ extension CallbackRoutes {
             : nil
         let session = try await createSession(
             for: identity, providerSessionID: providerSessionID,
-            groups: sessionGroups(result.identity, provider: name),
-            roles: sessionRoles(result.identity, provider: name),
-            tenant: sessionTenant(result.identity), agent: UserAgentSummary.summary(request.headers["User-Agent"]))
+            groups: membership.groups(of: result.identity, provider: name),
+            roles: membership.roles(of: result.identity, provider: name),
+            tenant: membership.tenant(of: result.identity),
+            agent: UserAgentSummary.summary(request.headers["User-Agent"]))
         if options.keepsTraces {
             traces.rememberSession(digest: TraceLog.digest(session.id), trace: flow.startTrace + result.trace)
         }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
-        context.requestLog.countSignIn(provider: name, intent: result.intent, started: flow.started)
+        requestLog.countSignIn(provider: name, intent: result.intent, started: flow.started)
         var response = HTTPServerResponse.redirect(
             to: result.returnTo ?? "/", status: flow.method == .post ? 303 : 302)
         // The flow is over and its state spent: the browser drops its flow cookie, so its later requests do not

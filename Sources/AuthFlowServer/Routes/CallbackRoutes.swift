@@ -3,8 +3,23 @@ import AuthFlowHTTP
 import Foundation
 
 /// `GET|POST /auth/{provider}/callback`: where the provider sends the browser back.
-struct CallbackRoutes: ServerRoute {
-    let context: ServerContext
+struct CallbackRoutes: SessionUsing {
+    let sessions: SessionService
+    let stores: SignInServer.Stores
+    let providers: ProviderDirectory
+    let options: SignInServer.Options
+    let signIn: SignIn
+    let clock: any WallClock
+    let flowCookie: FlowCookie?
+    let returnToPolicy: ReturnToPolicy
+    let providerLogout: ProviderLogout?
+    let rateLimiter: RateLimiter
+    let pendingProfiles: PendingProfiles
+    let accountResolution: AccountResolution
+    let membership: SessionMembership
+    let traces: TraceLog
+    let requestLog: RequestLog
+    let logger: any ServerLogger
 
     /// Completes the sign-in, resolves the account, starts a fresh session, clears the flow's cookie and
     /// redirects (302 after GET, 303 after POST) to `return_to` (default `/`).
@@ -16,8 +31,8 @@ struct CallbackRoutes: ServerRoute {
     /// re-POST. Rate-limited per client address (`server.rate_limits.callbacks`).
     func callback(_ request: HTTPServerRequest, provider name: String) async throws(ServerError) -> HTTPServerResponse {
         let started = clock.now()
-        let provider = try provider(name)
-        try await checkRateLimit(request, kind: .callback)
+        let provider = try providers.provider(name)
+        try await rateLimiter.check(request, kind: .callback)
         let method: CallbackMethod = request.method == "POST" ? .post : .get
         var fields = try Self.callbackFields(request, provider: name)
         let states = fields.filter { $0.0 == "state" }
@@ -29,7 +44,7 @@ struct CallbackRoutes: ServerRoute {
         fields = FormPostBounce.withoutMarker(fields)
         // Only a provider that sends its profile once (Apple) parks one; the others never touch that store.
         let keepsProfile = provider.plugin.keepsUnverifiedProfile
-        let pendingKey = keepsProfile ? record.map { Self.pendingProfileKey(provider: name, state: $0.state) } : nil
+        let pendingKey = keepsProfile ? record.map { PendingProfiles.key(provider: name, state: $0.state) } : nil
         let flow = Flow(
             provider: name, method: method, record: record, state: state, keepsProfile: keepsProfile,
             pendingKey: pendingKey, startTrace: options.keepsTraces ? traces.takeStart(state: state) : [],

@@ -2,8 +2,8 @@ import AuthFlow
 import AuthFlowHTTP
 
 /// `GET /healthz`: whether the stores answer.
-struct HealthRoute: ServerRoute {
-    let context: ServerContext
+struct HealthRoute: Sendable {
+    let stores: SignInServer.Stores
 
     /// 200 `{"status":"ok"}` when the account, session and flow stores answer; otherwise 503
     /// `{"status":"unavailable","store":NAME,"backend":KIND,"error":CODE}` naming the first store that does not

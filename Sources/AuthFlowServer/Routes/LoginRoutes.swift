@@ -3,8 +3,17 @@ import AuthFlowHTTP
 import Foundation
 
 /// `GET /auth/{provider}/login|register|link`: the start of a sign-in.
-struct LoginRoutes: ServerRoute {
-    let context: ServerContext
+struct LoginRoutes: SessionUsing {
+    let sessions: SessionService
+    let providers: ProviderDirectory
+    let options: SignInServer.Options
+    let signIn: SignIn
+    let flowCookie: FlowCookie?
+    let returnToPolicy: ReturnToPolicy
+    let rateLimiter: RateLimiter
+    let pendingProfiles: PendingProfiles
+    let traces: TraceLog
+    let logger: any ServerLogger
 
     static let signupDisabled = ServerError(AccountRefusal.signupDisabled)
 
@@ -21,9 +30,9 @@ struct LoginRoutes: ServerRoute {
     func beginSignIn(_ request: HTTPServerRequest, provider name: String, intent: SignInIntent)
         async throws(ServerError) -> HTTPServerResponse
     {
-        try requireProvider(name)
-        try await checkRateLimit(request, kind: .start)
-        let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
+        try providers.require(name)
+        try await rateLimiter.check(request, kind: .start)
+        let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
         if intent == .link {
             _ = try await requireSession(request)
         } else if intent == .register, !options.signup {
@@ -53,7 +62,7 @@ struct LoginRoutes: ServerRoute {
         var response = HTTPServerResponse.redirect(to: start.redirectURL, status: 302)
         // Room for the cookies and the fields every response gets, so adding them does not regrow the storage.
         response.headers.reserveCapacity(8)
-        for cleared in flowCookie.evictions(held, providers: providerNames) { response.addCookie(cleared) }
+        for cleared in flowCookie.evictions(held, providers: providers.names) { response.addCookie(cleared) }
         response.addCookie(setCookie)
         return response
     }
@@ -64,12 +73,12 @@ struct LoginRoutes: ServerRoute {
     /// moves the name on, so the newest earlier flow is the one holding it.
     func carryPendingProfile(from previous: FlowRecord, to record: FlowRecord) async {
         guard previous.state != record.state else { return }
-        let key = Self.pendingProfileKey(provider: record.provider, state: previous.state)
-        guard let pending = await takePendingProfile(key) else { return }
+        let key = PendingProfiles.key(provider: record.provider, state: previous.state)
+        guard let pending = await pendingProfiles.take(key) else { return }
         let expiry = record.createdAt.addingTimeInterval(min(options.pendingProfileTTL, options.flow.flowTTL))
-        await restorePendingProfile(
+        await pendingProfiles.restore(
             PendingProfile(
-                key: Self.pendingProfileKey(provider: record.provider, state: record.state),
+                key: PendingProfiles.key(provider: record.provider, state: record.state),
                 provider: pending.provider, firstName: pending.firstName, lastName: pending.lastName,
                 expiresAt: expiry))
     }

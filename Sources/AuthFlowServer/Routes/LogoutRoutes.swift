@@ -3,8 +3,16 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 
 /// `POST /auth/logout` and `GET /auth/logged-out` (where a provider logout comes back).
-struct LogoutRoutes: ServerRoute {
-    let context: ServerContext
+struct LogoutRoutes: SessionUsing {
+    let sessions: SessionService
+    let stores: SignInServer.Stores
+    let providers: ProviderDirectory
+    let options: SignInServer.Options
+    let clock: any WallClock
+    let cookies: CookiePolicy
+    let returnToPolicy: ReturnToPolicy
+    let providerLogout: ProviderLogout?
+    let logger: any ServerLogger
 
     /// `POST /auth/logout`: ends the session server-side and clears the cookie; 204, or 302 to a valid
     /// `return_to` (query or form field). With `everywhere=1` (query or form field) it ends every session of the
@@ -17,9 +25,9 @@ struct LogoutRoutes: ServerRoute {
     ///
     /// With `Authorization: Bearer` it ends that bearer session (of its own kind only) and sets no cookie.
     func logout(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let returnTo = try returnToPolicy.validate(try Self.returnToParameter(request))
-        let atProvider = try Self.flagParameter(request, "provider_logout")
-        let everywhere = try Self.flagParameter(request, "everywhere")
+        let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
+        let atProvider = try RequestParameters.flagParameter(request, "provider_logout")
+        let everywhere = try RequestParameters.flagParameter(request, "everywhere")
         let credential = try sessions.credential(request)
         var ended: SessionRecord?
         if let credential { ended = try await sessions.end(credential, everywhere: everywhere) }

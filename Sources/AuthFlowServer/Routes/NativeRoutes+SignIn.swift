@@ -12,7 +12,7 @@ extension NativeRoutes {
     {
         let started = clock.now()
         let native = try nativeSignIn(for: name)
-        try await checkRateLimit(request, kind: .callback)
+        try await rateLimiter.check(request, kind: .callback)
         let body = try Self.nativeBody(request, provider: name)
         let outcome: NativeSignIn.Outcome
         do throws(SignInError) {
@@ -24,20 +24,20 @@ extension NativeRoutes {
         let result = outcome.result
         var tokens = StoredTokens(accessToken: nil, refreshToken: nil)
         if let exchanged = outcome.exchangedTokens {
-            tokens = storedTokens(exchanged)
+            tokens = StoredTokens(exchanged, receivedAt: clock.now())
             tokens.clientID = outcome.tokenClientID
         }
         let firstLoginName = result.unverifiedProfile.map {
             UnverifiedProfile(
                 provider: $0.provider,
-                firstName: $0.firstName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) },
-                lastName: $0.lastName.map { Self.capped($0, bytes: Self.maximumNamePartBytes) })
+                firstName: $0.firstName.map { PendingProfiles.capped($0, bytes: PendingProfiles.maximumNamePartBytes) },
+                lastName: $0.lastName.map { PendingProfiles.capped($0, bytes: PendingProfiles.maximumNamePartBytes) })
         }
         // The account of this identity may change (its profile, a link), and with it the identity's sessions.
         noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         let identity: LinkedIdentity
         do throws(ServerError) {
-            identity = try await resolveAccount(
+            identity = try await accountResolution.resolveAccount(
                 for: result, request: request, pendingName: firstLoginName?.displayName, tokens: tokens,
                 // The router let a cookie through here only from the server's own origin (`RouteTable`).
                 cookieAuthority: .sameOriginCookie)
@@ -53,13 +53,14 @@ extension NativeRoutes {
         noteChanged(user: identity.userID)
         let session = try await sessions.issue(
             for: identity, kind: .bearer, providerSessionID: providerSessionID,
-            groups: sessionGroups(result.identity, provider: result.provider),
-            roles: sessionRoles(result.identity, provider: result.provider), tenant: sessionTenant(result.identity),
+            groups: membership.groups(of: result.identity, provider: result.provider),
+            roles: membership.roles(of: result.identity, provider: result.provider),
+            tenant: membership.tenant(of: result.identity),
             agent: UserAgentSummary.summary(request.headers["User-Agent"]))
         logger.log(
             .info, "signed in",
             metadata: ["provider": result.provider, "intent": result.intent.rawValue, "session": "bearer"])
-        context.requestLog.countSignIn(provider: result.provider, intent: result.intent, started: started)
+        requestLog.countSignIn(provider: result.provider, intent: result.intent, started: started)
         return ResponseFactory.json(
             Self.bearerJSON(token: session.id, record: session.record, identity: identity))
     }

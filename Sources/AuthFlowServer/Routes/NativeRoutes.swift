@@ -5,8 +5,16 @@ import Foundation
 
 /// The native-app routes: `POST /auth/{provider}/native/nonce`, `POST /auth/{provider}/native`
 /// (``nativeSignIn(_:provider:)``) and `POST /auth/session/refresh`.
-struct NativeRoutes: ServerRoute {
-    let context: ServerContext
+struct NativeRoutes: SessionUsing {
+    let sessions: SessionService
+    let providers: ProviderDirectory
+    let native: NativeSignIn?
+    let clock: any WallClock
+    let rateLimiter: RateLimiter
+    let accountResolution: AccountResolution
+    let membership: SessionMembership
+    let requestLog: RequestLog
+    let logger: any ServerLogger
 
     /// The largest JSON body the native routes read (bytes).
     static let maximumNativeBodyBytes = 16 * 1024
@@ -16,7 +24,7 @@ struct NativeRoutes: ServerRoute {
     /// has no `native_clients`; rate-limited like sign-in starts.
     func nonce(_ request: HTTPServerRequest, provider name: String) async throws(ServerError) -> HTTPServerResponse {
         let native = try nativeSignIn(for: name)
-        try await checkRateLimit(request, kind: .start)
+        try await rateLimiter.check(request, kind: .start)
         let issued: (nonce: String, expiresAt: Date)
         do throws(JOSEError) {
             issued = try native.nonces.issue(provider: name, now: clock.now())
@@ -25,7 +33,9 @@ struct NativeRoutes: ServerRoute {
                 .serverError, "expected to seal a nonce, found \(error.code)", status: 500, provider: name)
         }
         return ResponseFactory.json(
-            .object(["nonce": .string(issued.nonce), "expires_at": .string(Self.timestamp(issued.expiresAt))]))
+            .object([
+                "nonce": .string(issued.nonce), "expires_at": .string(RequestParameters.timestamp(issued.expiresAt)),
+            ]))
     }
 
     /// `POST /auth/session/refresh`: with a bearer session, a new token of the same refresh chain, for another
@@ -50,7 +60,7 @@ struct NativeRoutes: ServerRoute {
     /// - Throws: ``ServerError`` `unknown_provider` (400) for an unknown provider, `not_found` (404) when it has
     ///   no `native_clients` (or `server.secret` cannot seal nonces).
     func nativeSignIn(for name: String) throws(ServerError) -> NativeSignIn {
-        let provider = try provider(name)
+        let provider = try providers.provider(name)
         guard provider.acceptsNativeSignIn, let native else {
             throw ServerError(
                 .notFound, "expected a provider with native_clients, found '\(name)' without native sign-in",
@@ -65,7 +75,7 @@ struct NativeRoutes: ServerRoute {
         return .object([
             "session_token": .string(token),
             "token_type": .string("Bearer"),
-            "expires_at": .string(timestamp(record.expiresAt)),
+            "expires_at": .string(RequestParameters.timestamp(record.expiresAt)),
             "user_id": .string(record.userID.rawValue),
             "provider": .string(identity.provider),
             "subject": .string(identity.subject),

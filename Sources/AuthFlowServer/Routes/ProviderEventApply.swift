@@ -50,7 +50,7 @@ extension ProviderEventRoutes {
             throw ServerError(error, while: "apply the provider event", store: "accounts")
         }
         guard applied else { return .alreadyApplied }
-        for (identity, tokens) in toRevoke { await revoke(tokens, provider: identity.provider) }
+        for (identity, tokens) in toRevoke { await revoker.revoke(tokens, provider: identity.provider) }
         return .applied
     }
 

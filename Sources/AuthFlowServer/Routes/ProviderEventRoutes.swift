@@ -5,8 +5,16 @@ import Foundation
 
 /// The event endpoints provider plugins declare under `/auth/{provider}/` (Apple's notifications, Facebook's
 /// data deletion, Google RISC, OIDC back-channel logout): matched, verified by the plugin, applied once.
-struct ProviderEventRoutes: ServerRoute {
-    let context: ServerContext
+struct ProviderEventRoutes: SessionUsing {
+    let sessions: SessionService
+    let stores: SignInServer.Stores
+    let providers: ProviderDirectory
+    let options: SignInServer.Options
+    let keySets: ProviderKeySets
+    let clock: any WallClock
+    let revoker: TokenRevoker
+    let requestLog: RequestLog
+    let logger: any ServerLogger
 
     /// The event endpoint of provider `name` matching `segments` (the path after `/auth/{name}/`), when its
     /// plugin declares one; `nil` when none matches the path.
@@ -58,7 +66,7 @@ struct ProviderEventRoutes: ServerRoute {
             logger.log(
                 error.status >= 500 ? .error : .warning, "provider event refused",
                 metadata: ["provider": provider.name, "code": error.code])
-            self.context.requestLog.countNotification(provider: provider.name, type: "invalid", applied: false)
+            requestLog.countNotification(provider: provider.name, type: "invalid", applied: false)
             if let response = error.response { return response }
             throw ServerError(.init(rawValue: error.code), error.message, status: error.status)
         }
@@ -73,7 +81,7 @@ struct ProviderEventRoutes: ServerRoute {
         }
         for action in outcome.actions { noteChanged(identity: action.identity) }
         let disposition = try await apply(outcome, provider: provider.name)
-        self.context.requestLog.countNotification(
+        requestLog.countNotification(
             provider: provider.name, type: Self.eventTypeLabel(outcome.summary), applied: disposition == .applied)
         logger.log(
             .info, "provider event \(disposition.rawValue)",

@@ -3,7 +3,8 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
-extension ServerRoute {
+/// What the routes read from a request's query or form, and how they write times.
+enum RequestParameters {
     /// The single `return_to` of the query or, for a form POST, the body (only that field is decoded; the
     /// body is bounded by the route's limit, ``SignInServer/formBodyLimit``).
     ///

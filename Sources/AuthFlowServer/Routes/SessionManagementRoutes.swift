@@ -3,8 +3,9 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 
 /// `GET /auth/sessions` and `POST /auth/sessions/revoke`: a signed-in user's own sessions.
-struct SessionManagementRoutes: ServerRoute {
-    let context: ServerContext
+struct SessionManagementRoutes: SessionUsing {
+    let sessions: SessionService
+    let cookies: CookiePolicy
 
     /// `GET /auth/sessions`: the signed-in user's live sessions, oldest first, as
     /// `{"sessions": [{"id", "kind", "provider", "created_at", "last_used_at", "expires_at", "agent", "current"}]}`;
@@ -17,9 +18,9 @@ struct SessionManagementRoutes: ServerRoute {
                 "id": .string(sessions.publicID(digest: stored.digest)),
                 "kind": .string(stored.record.kind.rawValue),
                 "provider": .string(stored.record.provider),
-                "created_at": .string(Self.timestamp(stored.record.createdAt)),
-                "last_used_at": .string(Self.timestamp(stored.record.lastUsedAt)),
-                "expires_at": .string(Self.timestamp(stored.record.expiresAt)),
+                "created_at": .string(RequestParameters.timestamp(stored.record.createdAt)),
+                "last_used_at": .string(RequestParameters.timestamp(stored.record.lastUsedAt)),
+                "expires_at": .string(RequestParameters.timestamp(stored.record.expiresAt)),
                 "agent": stored.record.agent.map(JSONValue.string) ?? .null,
                 "current": .bool(ConstantTime.equals(stored.digest, current)),
             ])

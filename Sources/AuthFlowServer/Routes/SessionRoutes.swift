@@ -2,8 +2,9 @@ import AuthFlow
 import AuthFlowHTTP
 
 /// `GET /auth/session` and `GET /auth/check`: who is signed in, for the app and for nginx `auth_request`.
-struct SessionRoutes: ServerRoute {
-    let context: ServerContext
+struct SessionRoutes: SessionUsing {
+    let sessions: SessionService
+    let authCheck: AuthCheck
 
     /// `GET /auth/session`: the signed-in identity with exactly the keys of docs/server.md ("Routes"), or 401.
     func sessionInfo(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
@@ -21,7 +22,7 @@ struct SessionRoutes: ServerRoute {
             "email": email,
             "email_verified": .bool(identity.emailVerified && identity.email != nil),
             "name": identity.name.map(JSONValue.string) ?? .null,
-            "expires_at": .string(Self.timestamp(session.record.expiresAt)),
+            "expires_at": .string(RequestParameters.timestamp(session.record.expiresAt)),
         ])
     }
 
@@ -29,6 +30,6 @@ struct SessionRoutes: ServerRoute {
     /// else ``AuthCheck/answer(_:narrowing:)`` (the one decision ``SignInServer/handleAtOnce(_:)`` makes too).
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let session = try await requireSession(request, cached: true)
-        return try context.check.answer(session, narrowing: try AuthCheck.accessQuery(request))
+        return try authCheck.answer(session, narrowing: try AuthCheck.accessQuery(request))
     }
 }

@@ -36,7 +36,7 @@ extension SignInServer {
     /// The policy of a provider event endpoint: the limit it declares (capped by
     /// ``Options/maximumNotificationBytes``), answered with the endpoint's own error code when a body is over it.
     private func eventPolicy(method: String, segments: [String]) -> HTTPRoutePolicy {
-        guard let provider = providers[segments[1]] else { return Self.unrouted }
+        guard let provider = context.providers[segments[1]] else { return Self.unrouted }
         let rest = Array(segments.dropFirst(2))
         for endpoint in provider.plugin.eventEndpoints(for: provider) where endpoint.method == method {
             guard endpoint.match(rest) != nil else { continue }
@@ -58,7 +58,7 @@ extension SignInServer {
     package var largestRouteBody: Int {
         var largest = max(Self.formBodyLimit, FormPostBounce.maximumBytes, NativeRoutes.maximumNativeBodyBytes)
         for name in providerNames {
-            guard let provider = providers[name] else { continue }
+            guard let provider = context.providers[name] else { continue }
             for endpoint in provider.plugin.eventEndpoints(for: provider) {
                 largest = max(largest, min(endpoint.maximumBodyBytes, options.maximumNotificationBytes))
             }

@@ -13,15 +13,15 @@ extension SignInServer {
         if route == .providerEvent { return try await providerEvent(request, segments: segments, method: method) }
         try admit(request, route: route, method: method)
         switch route {
-        case .health: return await HealthRoute(context: context).health()
-        case .session: return try await SessionRoutes(context: context).sessionInfo(request)
-        case .check: return try await SessionRoutes(context: context).check(request)
-        case .sessions: return try await SessionManagementRoutes(context: context).listSessions(request)
-        case .loggedOut: return try await LogoutRoutes(context: context).loggedOut(request)
+        case .health: return await context.routes.health.health()
+        case .session: return try await context.routes.session.sessionInfo(request)
+        case .check: return try await context.routes.session.check(request)
+        case .sessions: return try await context.routes.sessionManagement.listSessions(request)
+        case .loggedOut: return try await context.routes.logout.loggedOut(request)
         case .login, .register, .link:
             let intent = SignInIntent(rawValue: segments[2]) ?? .login
-            return try await LoginRoutes(context: context).beginSignIn(request, provider: segments[1], intent: intent)
-        case .nativeNonce: return try await NativeRoutes(context: context).nonce(request, provider: segments[1])
+            return try await context.routes.login.beginSignIn(request, provider: segments[1], intent: intent)
+        case .nativeNonce: return try await context.routes.native.nonce(request, provider: segments[1])
         case .providerEvent: throw Self.noRoute
         case .logout, .sessionRefresh, .sessionsRevoke, .accountDelete, .callback, .disconnect, .native:
             return try await context.sessions.changing { () async throws(ServerError) in
@@ -36,13 +36,13 @@ extension SignInServer {
     {
         let provider = segments.count >= 3 ? segments[1] : ""
         switch route {
-        case .logout: return try await LogoutRoutes(context: context).logout(request)
-        case .sessionRefresh: return try await NativeRoutes(context: context).refresh(request)
-        case .sessionsRevoke: return try await SessionManagementRoutes(context: context).revokeSession(request)
-        case .accountDelete: return try await AccountRoutes(context: context).deleteAccount(request)
-        case .callback: return try await CallbackRoutes(context: context).callback(request, provider: provider)
-        case .disconnect: return try await AccountRoutes(context: context).disconnect(request, provider: provider)
-        case .native: return try await NativeRoutes(context: context).nativeSignIn(request, provider: provider)
+        case .logout: return try await context.routes.logout.logout(request)
+        case .sessionRefresh: return try await context.routes.native.refresh(request)
+        case .sessionsRevoke: return try await context.routes.sessionManagement.revokeSession(request)
+        case .accountDelete: return try await context.routes.account.deleteAccount(request)
+        case .callback: return try await context.routes.callback.callback(request, provider: provider)
+        case .disconnect: return try await context.routes.account.disconnect(request, provider: provider)
+        case .native: return try await context.routes.native.nativeSignIn(request, provider: provider)
         default: throw Self.noRoute
         }
     }
@@ -51,7 +51,7 @@ extension SignInServer {
     private func providerEvent(_ request: HTTPServerRequest, segments: [String], method: String)
         async throws(ServerError) -> HTTPServerResponse
     {
-        let events = ProviderEventRoutes(context: context)
+        let events = context.routes.providerEvents
         guard
             let (provider, endpoint, parameters) = try events.eventEndpoint(
                 provider: segments[1], segments: Array(segments.dropFirst(2)), method: method)

@@ -26,9 +26,9 @@ import Foundation
 /// ``signedInUser(_:)`` and ``respond(to:route:with:)``.
 public final class SignInServer: Sendable {
     /// The configured providers, by name.
-    package var providers: [String: ResolvedProvider] { context.providers }
+    package var providers: [String: ResolvedProvider] { context.providers.byName }
     /// Provider names in configuration order.
-    public var providerNames: [String] { context.providerNames }
+    public var providerNames: [String] { context.providers.names }
     /// The server's settings.
     public var options: Options { context.options }
     /// What the route handlers share: stores, cookies, seals, key sets, logger, metrics, sessions.

@@ -1,7 +1,12 @@
 import AuthFlow
 import AuthFlowJOSE
 
-extension ServerRoute {
+/// Revokes stored provider tokens when a provider is disconnected or an account deleted. Built once per server.
+struct TokenRevoker: Sendable {
+    let providers: ProviderDirectory
+    let tokenOperations: TokenOperations
+    let logger: any ServerLogger
+
     /// Revokes the refresh token (or, without one, the access token) at the provider's revocation endpoint,
     /// when it has one, through `TokenOperations` (which counts the request in the metrics); failures are
     /// logged, never thrown (the unlink or deletion goes ahead).

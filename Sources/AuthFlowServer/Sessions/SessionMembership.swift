@@ -1,10 +1,14 @@
 import AuthFlow
 
-extension ServerRoute {
+/// What a new session keeps of an identity's groups, roles and tenant, bounded as ``SessionRecord`` allows (what
+/// is left out is logged).
+struct SessionMembership: Sendable {
+    let logger: any ServerLogger
+
     /// The groups a sign-in's session keeps: the identity's (its plugin's or claims mapping's) or, when it named
     /// none, the `groups` claim of the id_token or userinfo when that is an array of strings; bounded by
     /// ``SessionRecord/boundedGroups(_:)`` (what is left out is logged as a count, never by value).
-    func sessionGroups(_ identity: VerifiedIdentity, provider: String) -> [String] {
+    func groups(of identity: VerifiedIdentity, provider: String) -> [String] {
         var groups = identity.groups
         if groups.isEmpty, let items = identity.rawClaims["groups"]?.arrayValue {
             groups = items.compactMap(\.stringValue)
@@ -14,13 +18,13 @@ extension ServerRoute {
 
     /// The roles a sign-in's session keeps: the identity's (its plugin's), never a claim read by name, bounded as
     /// groups are.
-    func sessionRoles(_ identity: VerifiedIdentity, provider: String) -> [String] {
+    func roles(of identity: VerifiedIdentity, provider: String) -> [String] {
         bounded(identity.roles, kind: "roles", provider: provider)
     }
 
     /// The tenant a sign-in's session keeps: the identity's, when it is 1 to ``SessionRecord/maximumGroupBytes``
     /// bytes; `nil` otherwise (a tenant rule then matches nothing).
-    func sessionTenant(_ identity: VerifiedIdentity) -> String? {
+    func tenant(of identity: VerifiedIdentity) -> String? {
         identity.tenant.flatMap { $0.isEmpty || $0.utf8.count > SessionRecord.maximumGroupBytes ? nil : $0 }
     }
 
