@@ -40,7 +40,7 @@ extension CallbackRoutes {
             {
                 // The browser did send this sign-in's flow cookie: say so, rather than "found none".
                 failure = ServerError(
-                    failure.code, FlowCookie.unopenedMessage, status: failure.status, provider: failure.provider)
+                    failure.code, ServerFlowCookies.unopenedMessage, status: failure.status, provider: failure.provider)
             }
             failure.trace = flow.startTrace + error.trace
             throw failure

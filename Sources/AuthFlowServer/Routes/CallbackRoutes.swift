@@ -10,7 +10,7 @@ struct CallbackRoutes: SessionUsing {
     let options: SignInServer.Options
     let signIn: SignIn
     let clock: any WallClock
-    let flowCookie: FlowCookie?
+    let flowCookie: ServerFlowCookies?
     let returnToPolicy: ReturnToPolicy
     let providerLogout: ProviderLogout?
     let rateLimiter: RateLimiter

@@ -8,7 +8,7 @@ struct LoginRoutes: SessionUsing {
     let providers: ProviderDirectory
     let options: SignInServer.Options
     let signIn: SignIn
-    let flowCookie: FlowCookie?
+    let flowCookie: ServerFlowCookies?
     let returnToPolicy: ReturnToPolicy
     let rateLimiter: RateLimiter
     let pendingProfiles: PendingProfiles

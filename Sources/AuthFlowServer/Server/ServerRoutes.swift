@@ -77,7 +77,7 @@ struct ServerRoutes: Sendable {
     /// The browser-facing seals and policies: the flow cookie, provider logout's cookie and state, `return_to`.
     private struct Seals {
         /// Seals flows into flow cookies; `nil` when `server.secret` (or a previous secret) is too short to key it.
-        let flowCookie: FlowCookie?
+        let flowCookie: ServerFlowCookies?
         /// The id_token hint cookie and logout state of provider logout; `nil` when the secrets cannot key it.
         let providerLogout: ProviderLogout?
         let returnToPolicy: ReturnToPolicy
@@ -85,7 +85,7 @@ struct ServerRoutes: Sendable {
         init(_ s: Shared) {
             let random = s.random
             flowCookie = s.keyring.flatMap { try? FlowRecordSeal(keyring: $0, random: random) }.map {
-                FlowCookie(seal: $0, policy: s.cookies)
+                ServerFlowCookies(seal: $0, policy: s.cookies)
             }
             providerLogout = s.keyring.flatMap { try? $0.cipher(label: ProviderLogout.label, random: random) }.map {
                 ProviderLogout(cipher: $0, policy: s.cookies, pathPrefix: s.options.pathPrefix)

@@ -3,7 +3,7 @@ import AuthFlowHTTP
 
 /// The server's flow cookies: the public browser-binding kit (``FlowCookies``) named by the server's
 /// ``CookiePolicy``, with the kit's refusals as ``ServerError``s.
-struct FlowCookie: Sendable {
+struct ServerFlowCookies: Sendable {
     /// The most flow cookies a browser keeps at once.
     static let maximumLive = FlowCookies.maximumLive
     /// The most flow cookies of a request looked at when choosing which to drop.
