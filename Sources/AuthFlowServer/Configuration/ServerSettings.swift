@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 
 /// The `server:` section, used by `authflow serve`.
 public struct ServerSettings: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import AuthFlow
+package import AuthFlow
 
 /// Why the sign-in server refused a request. Its ``code`` is stable and becomes the body
 /// `{"error": CODE, "message": TEXT}`; ``status`` is the HTTP status.
