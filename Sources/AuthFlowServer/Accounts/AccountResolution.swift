@@ -78,12 +78,6 @@ struct AccountResolution: Sendable {
     }
 }
 
-extension SignInServer {
-    static func accountExists(_ provider: String?) -> ServerError {
-        ServerError(AccountRefusal.accountExists(provider: provider))
-    }
-}
-
 extension ServerError {
     /// Wraps an account refusal: its code, message, status and provider.
     init(_ refusal: AccountRefusal) {

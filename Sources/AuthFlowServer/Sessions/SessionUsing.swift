@@ -57,7 +57,7 @@ func storing<T: Sendable>(
     do throws(StoreError) {
         return try await operation()
     } catch {
-        if error.code == .identityAlreadyLinked { throw SignInServer.accountExists(nil) }
+        if error.code == .identityAlreadyLinked { throw ServerError(AccountRefusal.accountExists(provider: nil)) }
         throw ServerError(error, while: doing, store: store)
     }
 }
