@@ -5,7 +5,7 @@ public import AuthFlowServer
 /// page `GET /` and the capability matrix of the configured providers `GET /matrix`.
 ///
 /// The home page shows sign-in links when signed out; when signed in, the verified identity, the trace of
-/// the sign-in (the server must keep traces, `SignInServer.Options.keepsTraces`), a
+/// the sign-in (the server must keep traces: `keepsTraces: true`), a
 /// sign-out button, links to link the other providers and, with a sandbox, buttons that make the sandbox
 /// send the signed-in identity's provider events to this app (`SandboxEventSender`).
 /// Element ids are a contract of the browser tests: `signin-{name}`, `identity`, `user_id`, `provider`,

@@ -12,32 +12,32 @@ extension HTTPServer {
         /// (`HTTPRoutePolicy`) lowers it per route; set it to what the largest route needs.
         public var maxBodyBytes: Int
         /// Polling threads; 1 (the default) is enough because handlers never block them.
-        public var threads: Int
+        package var threads: Int
         /// Seconds a client has to send a whole request, headers and body, counted from the moment the
         /// connection is ready for it (accepted, or the previous response sent); then the connection is
         /// closed, however steadily the client trickles bytes. 0 turns the deadline off.
-        public var requestTimeout: Int
+        package var requestTimeout: Int
         /// Seconds a connection may stay silent before it is closed.
-        public var idleTimeout: Int
+        package var idleTimeout: Int
         /// Open connections overall; new ones beyond it are closed at once.
-        public var maxConnections: Int
+        package var maxConnections: Int
         /// Open connections per client address (peers in ``trustedProxies`` are exempt: they count against
         /// ``maxConnections`` only); new ones beyond it are closed at once. IPv6 clients are counted by their
         /// network of ``ipv6ClientPrefix`` bits.
-        public var maxConnectionsPerClient: Int
+        package var maxConnectionsPerClient: Int
         /// The IPv6 prefix length (16–128) that makes one client for ``maxConnectionsPerClient``: one client
         /// usually holds a whole /64, so 64 by default (128 counts each address).
-        public var ipv6ClientPrefix: Int
+        package var ipv6ClientPrefix: Int
         /// Reverse proxies whose `X-Forwarded-For` is believed: from these peers, a request's
         /// `remoteAddress` is the right-most address in `X-Forwarded-For` that is not itself a trusted proxy.
-        public var trustedProxies: [IPNetwork]
+        package var trustedProxies: [IPNetwork]
         /// Seconds `stop()` waits for in-flight requests before closing connections.
-        public var shutdownGracePeriod: Double
+        package var shutdownGracePeriod: Double
         /// Memory per connection, in bytes (libmicrohttpd's per-connection pool, at least 4096): about half of it
         /// holds the request line and headers, the rest the parsed fields and the response headers. A request
         /// whose headers do not fit gets 431 from libmicrohttpd and its connection is closed. libmicrohttpd
         /// zeroes the whole pool after every request, so a larger pool costs time on every request.
-        public var connectionMemoryLimit: Int
+        package var connectionMemoryLimit: Int
 
         /// Defaults: 127.0.0.1, any free port, 64 KiB bodies, one thread, 10 s per request, 30 s idle
         /// timeout, 10 s shutdown grace, 32 KiB per connection (about 16 KiB of request headers), 4096

@@ -27,7 +27,7 @@ public final class HTTPServer: Sendable {
     private let routePolicy: HTTPRoutePolicyProvider?
     private let state = Mutex(State())
     /// The threads a handler goes on on once it waits; the server's own unless they were passed in.
-    public let blockingThreads: BlockingThreads
+    package let blockingThreads: BlockingThreads
 
     /// A server that will pass every request to `handler`, or first to `immediate`, which may answer it at
     /// once on the polling thread (no task is started for a request it answers). `routePolicy`, when given,
@@ -87,7 +87,7 @@ public final class HTTPServer: Sendable {
     var suspendedConnections: Int { state.withLock { $0.daemon }?.suspendedConnections ?? 0 }
 
     /// Whether the server is running.
-    public var isRunning: Bool { state.withLock { $0.daemon != nil } }
+    package var isRunning: Bool { state.withLock { $0.daemon != nil } }
 
     /// Stops gracefully: stops accepting connections, waits up to
     /// `Configuration.shutdownGracePeriod` for requests in progress to be answered, then closes

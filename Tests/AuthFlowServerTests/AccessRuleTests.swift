@@ -182,19 +182,19 @@ struct AccessRuleTests {
     }
 
     @Test func aCleanedHeaderValueLosesControlCharactersAndIsCutAtACharacter() {
-        let cleaned = SignInServer.identityHeaderValue(
+        let cleaned = IdentityHeaders.identityHeaderValue(
             "a\r\nb\tc\u{7F}d\u{85}e\u{2028}f\u{202E}g", .cleaned)
         #expect(cleaned == "abcdefg")
-        #expect(SignInServer.identityHeaderValue("\r\n", .cleaned) == nil)
-        let cut = SignInServer.identityHeaderValue(String(repeating: "é", count: 200), .cleaned)
+        #expect(IdentityHeaders.identityHeaderValue("\r\n", .cleaned) == nil)
+        let cut = IdentityHeaders.identityHeaderValue(String(repeating: "é", count: 200), .cleaned)
         #expect(cut == String(repeating: "é", count: 128))
     }
 
     @Test func aWholeHeaderValueIsTheValueItselfOrNothing() {
-        #expect(SignInServer.identityHeaderValue("eve@example.com", .whole) == "eve@example.com")
+        #expect(IdentityHeaders.identityHeaderValue("eve@example.com", .whole) == "eve@example.com")
         for altered in ["eve\u{85}@example.com", " eve@example.com", "eve@example.com ", "", "e\u{2029}"] {
-            #expect(SignInServer.identityHeaderValue(altered, .whole) == nil)
+            #expect(IdentityHeaders.identityHeaderValue(altered, .whole) == nil)
         }
-        #expect(SignInServer.identityHeaderValue(String(repeating: "a", count: 257), .whole) == nil)
+        #expect(IdentityHeaders.identityHeaderValue(String(repeating: "a", count: 257), .whole) == nil)
     }
 }

@@ -126,12 +126,12 @@ final class RecordingLogger: ServerLogger {
     }
 
     @Test func writesDurationsAsMillisecondsWithOneDecimal() {
-        #expect(SignInServer.milliseconds(0.0125) == "12.5")
-        #expect(SignInServer.milliseconds(1.23456) == "1234.6")
-        #expect(SignInServer.milliseconds(0.00004) == "0.0")
-        #expect(SignInServer.milliseconds(0) == "0.0")
-        #expect(SignInServer.milliseconds(-1) == "0.0")
-        #expect(SignInServer.milliseconds(.nan) == "0.0")
+        #expect(RequestLog.milliseconds(0.0125) == "12.5")
+        #expect(RequestLog.milliseconds(1.23456) == "1234.6")
+        #expect(RequestLog.milliseconds(0.00004) == "0.0")
+        #expect(RequestLog.milliseconds(0) == "0.0")
+        #expect(RequestLog.milliseconds(-1) == "0.0")
+        #expect(RequestLog.milliseconds(.nan) == "0.0")
     }
 
     @Test func routeTemplatesNameEveryRouteOfTheContract() {
@@ -173,7 +173,7 @@ final class RecordingLogger: ServerLogger {
         ]
         for (path, template) in cases {
             let segments = SignInServer.segments(of: path)
-            #expect(SignInServer.routeTemplate(segments) { endpoints[$0] ?? [] } == template, "\(path)")
+            #expect(RouteTable.template(segments) { endpoints[$0] ?? [] } == template, "\(path)")
         }
     }
 
@@ -216,7 +216,7 @@ final class RecordingLogger: ServerLogger {
         ]
         for (path, template) in cases {
             #expect(
-                SignInServer.routeTemplate(SignInServer.segments(of: path), eventEndpoints: endpoints) == template,
+                RouteTable.template(SignInServer.segments(of: path), eventEndpoints: endpoints) == template,
                 "\(path)")
         }
     }

@@ -11,8 +11,8 @@ struct ServerPieceTests {
     static let secret = Array("a-server-secret-of-at-least-32-bytes!".utf8)
     let policy = CookiePolicy(publicURL: "https://app.example.com")
 
-    func jar(_ secret: [UInt8] = Self.secret) throws -> FlowCookie {
-        FlowCookie(seal: try FlowRecordSeal(secret: secret, random: SystemRandom()), policy: policy)
+    func jar(_ secret: [UInt8] = Self.secret) throws -> ServerFlowCookies {
+        ServerFlowCookies(seal: try FlowRecordSeal(secret: secret, random: SystemRandom()), policy: policy)
     }
 
     func record(_ state: String, provider: String = "google", at seconds: Double = 1_750_000_000) -> FlowRecord {
@@ -107,7 +107,7 @@ struct ServerPieceTests {
     @Test func aStartDropsTheOldestFlowCookiesBeyondTheCap() throws {
         let jar = try jar()
         var cookies: [String] = []
-        for index in 0..<FlowCookie.maximumLive {
+        for index in 0..<ServerFlowCookies.maximumLive {
             cookies.append(pair(try jar.setCookie(for: record("s\(index)", at: 1000 + Double(index)), lifetime: 600)))
         }
         cookies.append(policy.flowCookiePrefix + "junk=v1.nothing")

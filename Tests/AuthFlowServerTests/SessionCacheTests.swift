@@ -224,7 +224,7 @@ struct SessionCacheTests {
         var settings = TestDeployment.Settings()
         settings.sessionCacheLifetime = 600
         try await TestDeployment.with(settings) { app in
-            let cache = app.server.sessionCache
+            let cache = app.server.context.sessions.cache
             let record = SessionRecord(
                 userID: UserID(rawValue: "u1"), provider: "google", subject: "s1", createdAt: Date(),
                 expiresAt: Date().addingTimeInterval(3600), kind: .bearer)

@@ -101,7 +101,7 @@ struct SessionManagementTests {
             }
             // The stored value still matches exactly: the rule is the provider's name, the header only is clean.
             #expect(try await browser.get(app.appURL + "/auth/check?group=a,b").status == 403)
-            #expect(SignInServer.groupsHeader(groups) == "admins,ops")
+            #expect(IdentityHeaders.groupsHeader(groups) == "admins,ops")
         }
     }
 
@@ -137,7 +137,7 @@ struct SessionManagementTests {
             for item in listed {
                 let id = try #require(item["id"]?.stringValue)
                 #expect(!cookies.contains(id))
-                #expect(!cookies.map { SignInServer.digest($0) }.contains(id))
+                #expect(!cookies.map { TraceLog.digest($0) }.contains(id))
                 #expect(item["provider"]?.stringValue == "google")
                 #expect(item["kind"]?.stringValue == "cookie")
                 #expect(item["created_at"]?.stringValue != nil && item["last_used_at"]?.stringValue != nil)

@@ -1,5 +1,5 @@
 /// How `authflow serve` writes its log lines (`server.log_format`).
-public enum LogFormat: String, Sendable, Hashable, CaseIterable {
+package enum LogFormat: String, Sendable, Hashable, CaseIterable {
     /// `authflow: LEVEL event key=value …`, one line per event (the default).
     case text
     /// One JSON object per line (`time`, `level`, `event`, `request_id`, `provider`, `route`, `status`,

@@ -7,9 +7,9 @@ public struct RateLimitSettings: Sendable, Hashable {
     /// One token bucket: `perMinute` tokens refilled per minute, at most `burst` at once.
     public struct Rule: Sendable, Hashable {
         /// Requests allowed per minute on average.
-        public var perMinute: Double
+        package var perMinute: Double
         /// Requests allowed at once before the rate applies.
-        public var burst: Double
+        package var burst: Double
 
         /// Creates a rule.
         public init(perMinute: Double, burst: Double) {
@@ -19,9 +19,9 @@ public struct RateLimitSettings: Sendable, Hashable {
     }
 
     /// `GET /auth/{provider}/login|register|link` per client address.
-    public var starts: Rule
+    package var starts: Rule
     /// `GET|POST /auth/{provider}/callback` per client address (each costs a provider round trip).
-    public var callbacks: Rule
+    package var callbacks: Rule
 
     /// Creates settings; the defaults are 600 starts and 300 callbacks per minute, bursts of 100.
     public init(

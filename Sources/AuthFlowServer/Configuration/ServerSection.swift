@@ -31,7 +31,7 @@ extension Configuration {
     }
 
     /// Creates a configuration of `providers` served as `server` says.
-    public init(server: ServerSettings?, providers: [ProviderSettings]) {
+    package init(server: ServerSettings?, providers: [ProviderSettings]) {
         self.init(providers: providers)
         self.server = server
     }

@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 
 /// The `server:` section, used by `authflow serve`.
 public struct ServerSettings: Sendable, Hashable {
@@ -12,56 +12,56 @@ public struct ServerSettings: Sendable, Hashable {
     public let secret: Secret?
     /// Secrets `secret` replaced (`server.previous_secrets`), newest first, each at least 32 bytes: what they
     /// sealed, signed or encrypted still opens; nothing new is sealed under them. Default none.
-    public let previousSecrets: [Secret]
+    package let previousSecrets: [Secret]
     /// Path prefixes (`/app`) and absolute origins (`https://app.example.com`) that `return_to` may
     /// point at; default `["/"]`.
-    public let allowedReturnTo: [String]
+    package let allowedReturnTo: [String]
     /// Session lifetime in seconds; default 8 hours.
-    public let sessionTTL: Double
+    package let sessionTTL: Double
     /// Whether a first sign-in creates a user; default `true`.
-    public let signup: Bool
+    package let signup: Bool
     /// Which providers' verified emails may link a first sign-in to an existing user; default ``EmailLinkPolicy/off``.
-    public let linkByVerifiedEmail: EmailLinkPolicy
+    package let linkByVerifiedEmail: EmailLinkPolicy
     /// Connection caps and timeouts of the listener (`server.limits`).
-    public let limits: ConnectionLimits
+    package let limits: ConnectionLimits
     /// Peers whose `X-Forwarded-For` is believed (`server.trusted_proxies`); default none.
-    public let trustedProxies: [IPNetwork]
+    package let trustedProxies: [IPNetwork]
     /// Rate limits on sign-in starts and callbacks; `nil` when `server.rate_limits: off`.
-    public let rateLimits: RateLimitSettings?
+    package let rateLimits: RateLimitSettings?
     /// Where Prometheus `/metrics` is served (`server.metrics_listen`), on its own listener; `nil` (the
     /// default) serves no metrics.
-    public let metricsListen: ListenAddress?
+    package let metricsListen: ListenAddress?
     /// How log lines are written (`server.log_format`); default ``LogFormat/text``.
-    public let logFormat: LogFormat
+    package let logFormat: LogFormat
     /// Lifetime in seconds of the bearer sessions native sign-ins start (`server.native_session_ttl`); default
     /// 30 days.
-    public let nativeSessionTTL: Double
+    package let nativeSessionTTL: Double
     /// How long, in seconds, a bearer refresh chain lasts from its sign-in (`server.native_session_max_age`): no
     /// refresh extends a session past it. Never shorter than ``nativeSessionTTL``; default
     /// ``defaultNativeSessionMaxAge`` (or ``nativeSessionTTL`` when that is longer).
-    public let nativeSessionMaxAge: Double
-    /// The path every sign-in route lives under (`server.path_prefix`); default ``defaultPathPrefix``.
+    package let nativeSessionMaxAge: Double
+    /// The path every sign-in route lives under (`server.path_prefix`); default `/auth`.
     /// The default `redirect_uri` follows it: `{public_url}{path_prefix}/{name}/callback`.
     public let pathPrefix: String
     /// Who may pass `GET /auth/check` (`server.access`); default: everyone signed in.
-    public let access: AccessRules
+    package let access: AccessRules
     /// How long, in seconds, a session may go unused before it ends (`server.session_idle_timeout`); `nil`
     /// (the default) when sessions end only at their lifetime. Always shorter than ``sessionTTL``.
-    public let sessionIdleTimeout: Double?
+    package let sessionIdleTimeout: Double?
     /// The tenant-qualified access rules (`PROVIDER/TENANT:NAME`) and where each was written, checked against
     /// the resolved providers' plugins (``TenantStating``) when the configuration resolves.
     package var tenantRuleSites: [TenantRuleSite] = []
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
-    public static let defaultPathPrefix = Configuration.defaultPathPrefix
+    package static let defaultPathPrefix = Configuration.defaultPathPrefix
 
     /// 90 days: how long a bearer refresh chain lasts unless `server.native_session_max_age` says otherwise.
-    public static let defaultNativeSessionMaxAge: Double = 90 * 86_400
+    package static let defaultNativeSessionMaxAge: Double = 90 * 86_400
 
     /// Whether `prefix` can be a `server.path_prefix`: `/` followed by one or more segments of letters,
     /// digits, `-`, `_`, `.` and `~`, none of them `.` or `..`, and no trailing `/` (`/auth`, `/login`,
     /// `/api/auth`). `/` alone is refused, so the app's own pages never share the sign-in routes' paths.
-    public static func isValidPathPrefix(_ prefix: String) -> Bool {
+    package static func isValidPathPrefix(_ prefix: String) -> Bool {
         guard prefix.hasPrefix("/"), prefix.utf8.count <= 200 else { return false }
         let segments = prefix.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         return segments.allSatisfy { segment in
@@ -74,7 +74,7 @@ public struct ServerSettings: Sendable, Hashable {
     }
 
     /// Creates server settings.
-    public init(
+    package init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), publicURL: String, secret: Secret?,
         allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600, signup: Bool = true,
         linkByVerifiedEmail: EmailLinkPolicy = .off, limits: ConnectionLimits = ConnectionLimits(),

@@ -246,7 +246,7 @@ final class TestDeployment: Sendable {
     var routesURL: String { appURL + server.options.pathPrefix }
 
     /// The session cookie's name for this deployment.
-    var sessionCookie: String { server.cookies.sessionCookieName }
+    var sessionCookie: String { server.context.sessions.cookies.sessionCookieName }
 }
 
 /// Identities used across tests.

@@ -1,0 +1,92 @@
+import AuthFlow
+import AuthFlowHTTP
+
+/// `GET /auth/check` decided in one place: whether a signed-in session may pass `server.access` (and the rules its
+/// query adds), and the answer with its identity headers. The immediate path (``SignInServer/handleAtOnce(_:)``,
+/// a cached cookie session and no query) and the task path (``SessionRoutes/check(_:)``) both call
+/// ``answer(_:narrowing:)``. Built once per server.
+final class AuthCheck: Sendable {
+    /// `server.access`.
+    let access: AccessRules
+
+    init(access: AccessRules) { self.access = access }
+
+    /// `/auth/check`'s answer for `session`: 202 with the identity headers (``IdentityHeaders/response(for:)``).
+    ///
+    /// The query's rules (`narrowing`) narrow `server.access`, never widen it: `email_domain`, `provider`, `group`,
+    /// `role` (each repeated or a comma list, any of them matching; `group` and `role` written as the configured
+    /// rules are) apply together with the configured rules.
+    ///
+    /// - Throws: ``ServerError`` `forbidden` (403) for a user that `server.access` or the query refuses,
+    ///   `internal_error` (500) for a stored user id or provider name that no header can carry whole.
+    func answer(_ session: CurrentSession, narrowing: AccessRules?) throws(ServerError) -> HTTPServerResponse {
+        guard allows(session, narrowing: narrowing) else {
+            throw ServerError(
+                .forbidden, "this account may not use this location: it does not match its access rules", status: 403)
+        }
+        return try IdentityHeaders.response(for: session)
+    }
+
+    /// Whether `session` satisfies `server.access` and, when given, the rules of the request's query.
+    func allows(_ session: CurrentSession, narrowing: AccessRules?) -> Bool {
+        let email = session.identity.emailVerified ? session.identity.email : nil
+        let record = session.record
+        guard
+            access.allows(
+                provider: record.provider, tenant: record.tenant, verifiedEmail: email, groups: record.groups,
+                roles: record.roles)
+        else { return false }
+        guard let narrowing else { return true }
+        return narrowing.allows(
+            provider: record.provider, tenant: record.tenant, verifiedEmail: email, groups: record.groups,
+            roles: record.roles)
+    }
+
+    /// The rules `/auth/check?email_domain=…&provider=…&group=…&role=…` asks for; `nil` without a query.
+    ///
+    /// - Throws: ``ServerError`` `invalid_request` (400) for another parameter (a rule this server does not know
+    ///   must not pass silently), an empty value, a domain that is not an ASCII host name, or a group or role rule
+    ///   that does not parse (``MembershipRule/init(parsing:)``).
+    static func accessQuery(_ request: HTTPServerRequest) throws(ServerError) -> AccessRules? {
+        guard !request.query.isEmpty else { return nil }
+        var rules = AccessRules()
+        for (name, value) in request.query {
+            let items = value.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters()
+            }
+            guard !items.contains(where: \.isEmpty) else {
+                throw ServerError(
+                    .invalidRequest, "expected a non-empty value for \(name.prefix(32)) in the query of /auth/check",
+                    status: 400)
+            }
+            switch name {
+            case "email_domain":
+                for item in items {
+                    guard let domain = AccessRules.normalizedDomain(item) else {
+                        throw ServerError(
+                            .invalidRequest,
+                            "expected an ASCII domain like example.com (IDNA in its xn-- form) for email_domain, "
+                                + "found \(JSONValue.string(String(item.prefix(64))).serialized())", status: 400)
+                    }
+                    rules.emailDomains.append(domain)
+                }
+            case "provider":
+                rules.providers += items
+            case "group", "role":
+                for item in items where MembershipRule(parsing: item) == nil {
+                    throw ServerError(
+                        .invalidRequest,
+                        "expected NAME, PROVIDER:NAME, PROVIDER/TENANT:NAME or *:NAME for \(name), found "
+                            + JSONValue.string(String(item.prefix(64))).serialized(), status: 400)
+                }
+                if name == "group" { rules.groups += items } else { rules.roles += items }
+            default:
+                throw ServerError(
+                    .invalidRequest,
+                    "expected email_domain, provider, group or role in the query of /auth/check, found "
+                        + JSONValue.string(String(name.prefix(32))).serialized(), status: 400)
+            }
+        }
+        return rules
+    }
+}

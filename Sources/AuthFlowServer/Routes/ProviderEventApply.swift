@@ -1,0 +1,81 @@
+import AuthFlow
+import AuthFlowHTTP
+
+extension ProviderEventRoutes {
+    /// Applies the outcome's actions once under its idempotency key.
+    func apply(_ outcome: ProviderEventOutcome, provider: String) async throws(ServerError)
+        -> ProviderEventDisposition
+    {
+        guard let key = outcome.idempotencyKey else {
+            return outcome.actions.isEmpty ? .nothingToApply : .unknownIdentity
+        }
+        let accounts = stores.accounts
+        // Tokens to revoke at the provider are read before the changes can delete them.
+        var toRevoke: [(IdentityKey, StoredTokens)] = []
+        for case .revokeTokens(let identity) in outcome.actions {
+            if let tokens = try await storing(
+                "read the identity's tokens",
+                { () async throws(StoreError) in
+                    try await accounts.tokens(for: identity)
+                })
+            {
+                toRevoke.append((identity, tokens))
+            }
+        }
+        let changes = outcome.actions.compactMap(\.accountChange)
+        // Sessions are looked up before the changes too: removing an identity must still end its user's sessions.
+        var users: [UserID] = []
+        for case .endUserSessions(let identity) in outcome.actions {
+            if let user = try await storing(
+                "look up the identity",
+                { () async throws(StoreError) in
+                    try await accounts.identity(identity)
+                })?.userID
+            {
+                noteChanged(user: user)
+                users.append(user)
+            }
+        }
+        let id = "\(provider):\(key)"
+        let seen = try await storing("check whether the provider event was applied") { () async throws(StoreError) in
+            try await accounts.isNotificationApplied(id: id)
+        }
+        guard !seen else { return .alreadyApplied }
+        try await endSessions(of: outcome, users: users)
+        let applied: Bool
+        do throws(StoreError) {
+            applied = try await accounts.applyNotification(id: id, changes: changes)
+        } catch {
+            if error.code == .identityNotFound { return .unknownIdentity }
+            throw ServerError(error, while: "apply the provider event", store: "accounts")
+        }
+        guard applied else { return .alreadyApplied }
+        for (identity, tokens) in toRevoke { await revoker.revoke(tokens, provider: identity.provider) }
+        return .applied
+    }
+
+    /// Ends the sessions an event not applied yet ends: the identities' (all, or one provider session) and the
+    /// whole sessions of `users`.
+    ///
+    /// Sessions end before the event is recorded as applied: when the session store (Redis, say) fails, the
+    /// provider is answered 503 and delivers the event again, instead of an acknowledged event whose sessions
+    /// live on. An event already applied ends nothing, so a replay cannot end the sessions made since.
+    private func endSessions(of outcome: ProviderEventOutcome, users: [UserID]) async throws(ServerError) {
+        let sessions = stores.sessions
+        do throws(StoreError) {
+            for action in outcome.actions {
+                switch action {
+                case .endSessions(let identity):
+                    _ = try await sessions.deleteSessions(identity: identity)
+                case .endProviderSession(let identity, let sid):
+                    _ = try await sessions.deleteSessions(identity: identity, providerSessionID: sid)
+                case .account, .revokeTokens, .endUserSessions:
+                    break
+                }
+            }
+            for user in users { _ = try await sessions.deleteSessions(userID: user) }
+        } catch {
+            throw ServerError(error, while: "end the sessions the provider event ends", store: "sessions")
+        }
+    }
+}

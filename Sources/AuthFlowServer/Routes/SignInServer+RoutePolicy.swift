@@ -1,0 +1,73 @@
+public import AuthFlowHTTP
+
+extension SignInServer {
+    /// The body limit of the form routes (logout, disconnect, account deletion, session revocation): room for a
+    /// `return_to` and a few fields, nothing more.
+    package static let formBodyLimit = 4 * 1024
+
+    /// The policy of each route for `HTTPServer` (pass it as `routePolicy`), from the method and path alone:
+    /// the largest body the route reads, and whether its handler may start on the server's polling thread.
+    ///
+    /// `GET` and `HEAD` accept no body; another method on a path no route of the server takes (answered 404 or
+    /// 405, the body unread), the form routes, the bearer refresh and the native nonce 4 KiB; a native
+    /// sign-in 16 KiB (its JSON); a `POST` callback 64 KiB (a form-post callback's largest); a provider event
+    /// endpoint the limit
+    /// it declares (capped by the notification limit, 64 KiB by default). A route with a body never starts on the
+    /// polling thread, so parsing it never holds up other connections. A new route declares its limit here.
+    public func routePolicy(method: String, path: String) -> HTTPRoutePolicy {
+        let segments = context.routePrefix.routed(Self.segments(of: path))
+        let method = method == "HEAD" ? "GET" : method
+        guard method != "GET" else { return Self.noBody }
+        guard let route = RouteTable.match(segments) else { return Self.unrouted }
+        if route == .providerEvent { return eventPolicy(method: method, segments: segments) }
+        guard RouteTable.rule(for: route).methods.contains(method) else { return Self.unrouted }
+        switch route {
+        case .callback:
+            return HTTPRoutePolicy(maxBodyBytes: FormPostBounce.maximumBytes, startsOnPollingThread: false)
+        case .native:
+            return HTTPRoutePolicy(maxBodyBytes: NativeRoutes.maximumNativeBodyBytes, startsOnPollingThread: false)
+        case .logout, .accountDelete, .sessionsRevoke, .sessionRefresh, .nativeNonce, .disconnect:
+            return Self.form
+        case .health, .session, .check, .sessions, .loggedOut, .login, .register, .link, .providerEvent:
+            return Self.unrouted
+        }
+    }
+
+    /// The policy of a provider event endpoint: the limit it declares (capped by
+    /// ``Options/maximumNotificationBytes``), answered with the endpoint's own error code when a body is over it.
+    private func eventPolicy(method: String, segments: [String]) -> HTTPRoutePolicy {
+        guard let provider = context.providers[segments[1]] else { return Self.unrouted }
+        let rest = Array(segments.dropFirst(2))
+        for endpoint in provider.plugin.eventEndpoints(for: provider) where endpoint.method == method {
+            guard endpoint.match(rest) != nil else { continue }
+            let limit = min(endpoint.maximumBodyBytes, options.maximumNotificationBytes)
+            var policy = HTTPRoutePolicy(maxBodyBytes: limit, startsOnPollingThread: false)
+            // The endpoint's own code, as the plugin documents it, for a body over its limit.
+            let refusal = ServerError(
+                .init(rawValue: endpoint.errorCode), "expected a body of at most \(limit) bytes, found more",
+                status: 400)
+            var response = ResponseFactory.error(refusal, accept: nil)
+            ResponseFactory.secure(&response)
+            policy.tooLargeResponse = response
+            return policy
+        }
+        return Self.unrouted
+    }
+
+    /// The largest body any route of this server accepts: `HTTPServer.Configuration.maxBodyBytes` for it.
+    package var largestRouteBody: Int {
+        var largest = max(Self.formBodyLimit, FormPostBounce.maximumBytes, NativeRoutes.maximumNativeBodyBytes)
+        for name in providerNames {
+            guard let provider = context.providers[name] else { continue }
+            for endpoint in provider.plugin.eventEndpoints(for: provider) {
+                largest = max(largest, min(endpoint.maximumBodyBytes, options.maximumNotificationBytes))
+            }
+        }
+        return largest
+    }
+
+    private static let noBody = HTTPRoutePolicy(maxBodyBytes: 0)
+    /// A request answered 404 or 405 without reading its body.
+    private static let unrouted = HTTPRoutePolicy(maxBodyBytes: formBodyLimit)
+    private static let form = HTTPRoutePolicy(maxBodyBytes: formBodyLimit, startsOnPollingThread: false)
+}

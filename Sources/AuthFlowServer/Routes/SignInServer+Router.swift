@@ -1,0 +1,110 @@
+import AuthFlow
+import AuthFlowHTTP
+
+/// The router: a path to its ``RouteName`` (``RouteTable/match(_:)``), the route's ``RouteRule`` enforced
+/// (``admit(_:route:method:)``: method, cross-site defence, body type), then its handler (``SessionRoutes``,
+/// ``LogoutRoutes``, ``SessionManagementRoutes``, ``NativeRoutes``, ``AccountRoutes``, ``ProviderEventRoutes``,
+/// ``HealthRoute``, ``LoginRoutes``, ``CallbackRoutes``), all over the one ``ServerContext``. A route that may
+/// change sessions runs inside ``SessionService/changing(_:)``.
+extension SignInServer {
+    func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError) -> HTTPServerResponse {
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let route = RouteTable.match(segments) else { throw Self.noRoute }
+        if route == .providerEvent { return try await providerEvent(request, segments: segments, method: method) }
+        try admit(request, route: route, method: method)
+        switch route {
+        case .health: return await context.routes.health.health()
+        case .session: return try await context.routes.session.sessionInfo(request)
+        case .check: return try await context.routes.session.check(request)
+        case .sessions: return try await context.routes.sessionManagement.listSessions(request)
+        case .loggedOut: return try await context.routes.logout.loggedOut(request)
+        case .login, .register, .link:
+            let intent = SignInIntent(rawValue: segments[2]) ?? .login
+            return try await context.routes.login.beginSignIn(request, provider: segments[1], intent: intent)
+        case .nativeNonce: return try await context.routes.native.nonce(request, provider: segments[1])
+        case .providerEvent: throw Self.noRoute
+        case .logout, .sessionRefresh, .sessionsRevoke, .accountDelete, .callback, .disconnect, .native:
+            return try await context.sessions.changing { () async throws(ServerError) in
+                try await changingRoute(route, request, segments: segments)
+            }
+        }
+    }
+
+    /// The routes that may change sessions, run inside ``SessionService/changing(_:)``.
+    private func changingRoute(_ route: RouteName, _ request: HTTPServerRequest, segments: [String])
+        async throws(ServerError) -> HTTPServerResponse
+    {
+        let provider = segments.count >= 3 ? segments[1] : ""
+        switch route {
+        case .logout: return try await context.routes.logout.logout(request)
+        case .sessionRefresh: return try await context.routes.native.refresh(request)
+        case .sessionsRevoke: return try await context.routes.sessionManagement.revokeSession(request)
+        case .accountDelete: return try await context.routes.account.deleteAccount(request)
+        case .callback: return try await context.routes.callback.callback(request, provider: provider)
+        case .disconnect: return try await context.routes.account.disconnect(request, provider: provider)
+        case .native: return try await context.routes.native.nativeSignIn(request, provider: provider)
+        default: throw Self.noRoute
+        }
+    }
+
+    /// A provider plugin's event endpoint at `segments`; 404 when the provider declares none there.
+    private func providerEvent(_ request: HTTPServerRequest, segments: [String], method: String)
+        async throws(ServerError) -> HTTPServerResponse
+    {
+        let events = context.routes.providerEvents
+        guard
+            let (provider, endpoint, parameters) = try events.eventEndpoint(
+                provider: segments[1], segments: Array(segments.dropFirst(2)), method: method)
+        else { throw Self.noRoute }
+        return try await context.sessions.changing { () async throws(ServerError) in
+            try await events.providerEvent(request, provider: provider, endpoint: endpoint, parameters: parameters)
+        }
+    }
+
+    /// Enforces the table's rule of `route` before its handler runs: the method (405), the cross-site defence
+    /// (403 `cross_origin_request` for a request without a bearer token from another origin; 401
+    /// `not_bearer_session` for a bearer-only route without one), then the body's media type (415
+    /// `unsupported_media_type`).
+    func admit(_ request: HTTPServerRequest, route: RouteName, method: String) throws(ServerError) {
+        let rule = RouteTable.rule(for: route)
+        guard rule.methods.contains(method) else {
+            throw ServerError(
+                .methodNotAllowed,
+                "expected \(rule.methods.joined(separator: " or ")), found \(request.method.prefix(16))",
+                status: 405)
+        }
+        let bearer = SessionService.bearerToken(request) != nil
+        switch rule.crossSite {
+        case .sameOrigin where !bearer:
+            try context.originCheck.check(request)
+        case .bearerOnly where !bearer:
+            throw ServerError(
+                .notBearerSession, "expected an Authorization bearer session token, found none", status: 401)
+        default:
+            break
+        }
+        switch rule.body {
+        case .json:
+            guard let type = request.mediaType, type == "application/json" || type.hasSuffix("+json") else {
+                throw Self.unsupportedMediaType(expected: "application/json", found: request.mediaType)
+            }
+        case .form where !request.body.isEmpty:
+            guard request.mediaType == "application/x-www-form-urlencoded" else {
+                throw Self.unsupportedMediaType(
+                    expected: "application/x-www-form-urlencoded or no body", found: request.mediaType)
+            }
+        default:
+            break
+        }
+    }
+
+    static func unsupportedMediaType(expected: String, found: String?) -> ServerError {
+        ServerError(
+            .unsupportedMediaType,
+            "expected a body of type \(expected), found " + (found.map { String($0.prefix(64)) } ?? "no content type"),
+            status: 415)
+    }
+
+    static let noRoute = ServerError(
+        .notFound, "expected a sign-in server route, found none at this path", status: 404)
+}

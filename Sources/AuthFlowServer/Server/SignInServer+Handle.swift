@@ -1,0 +1,136 @@
+import AuthFlow
+public import AuthFlowHTTP
+import Foundation
+
+extension SignInServer {
+    /// Answers one request. Never throws: failures become `{"error", "message"}` responses (HTML when the
+    /// client prefers it) with status 400, 401, 403, 404, 405, 429 (with `Retry-After`) or 503.
+    ///
+    /// Every response carries `X-Request-Id`; the request is counted in `metrics` and
+    /// logged (`event: request`, with route template, status, duration and error code).
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        // The path is split once: the routing, the request's context and the session cache rule share it.
+        let segments = context.routePrefix.routed(Self.segments(of: request.path))
+        return await respond(to: request, segments: segments) { request throws(ServerError) in
+            try await self.route(request, segments: segments)
+        }
+    }
+
+    /// Answers `request` with `page` the way the server answers its own routes: a thrown ``ServerError``
+    /// becomes the server's error response (JSON, or HTML when the client prefers it), and the response gets
+    /// the server's security headers (`nosniff`, `DENY` framing, `same-origin` referrer, `no-store`) unless
+    /// `page` set them, and `X-Request-Id`. The request is counted and logged like the server's own, and every
+    /// event `page` logs through the server carries the request's id. `route` is the page's `route` label and
+    /// log field (a fixed template of the app's, such as `/` or `/account`, never the request's own path: a
+    /// label per path would grow without bound); without it, the server's template of the path, `other` for
+    /// a path that is none of its routes.
+    public func respond(
+        to request: HTTPServerRequest, route: String? = nil,
+        with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
+        await respond(
+            to: request, segments: context.routePrefix.routed(Self.segments(of: request.path)), route: route, with: page
+        )
+    }
+
+    /// ``respond(to:route:with:)`` for a request whose path is already split into `segments`.
+    func respond(
+        to request: HTTPServerRequest, segments: [String], route: String? = nil,
+        with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
+        let started = context.clock.now()
+        let scope = context.requestLog.context(of: request, segments: segments, route: route)
+        return await RequestContext.$current.withValue(scope) {
+            var response: HTTPServerResponse
+            var failure: ServerError?
+            do throws(ServerError) {
+                response = try await page(request)
+            } catch {
+                failure = error
+                response = ResponseFactory.error(error, accept: request.headers["Accept"])
+                if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+            }
+            complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
+            return response
+        }
+    }
+
+    /// What every answer gets once its route finished, in ``respond(to:segments:with:)`` and
+    /// ``handleAtOnce(_:)`` alike: the security headers, `X-Request-Id`, and the request counted and logged.
+    /// (A route that changes sessions had the session cache forget them already: ``SessionService/changing(_:)``.)
+    private func complete(
+        _ response: inout HTTPServerResponse, of request: HTTPServerRequest, segments: [String],
+        context: RequestContext, failure: ServerError?, started: Date
+    ) {
+        // Room for the security headers and the request id, so adding them does not regrow the fields.
+        response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
+        ResponseFactory.secure(&response)
+        response.headers[RequestID.header] = context.requestID
+        self.context.requestLog.finish(context, status: response.status, failure: failure, started: started)
+    }
+
+    /// Answers `request` at once, without waiting, when it can: a `GET` (or `HEAD`) of `/auth/check` whose
+    /// session the session cache holds (``SignInServer/Options/sessionCacheLifetime``). Returns `nil` for any
+    /// other request, which ``handle(_:)`` then answers. The answer, its headers, log line and metrics are
+    /// those ``handle(_:)`` gives; pass it to `HTTPServer` as its immediate handler, so the server's most
+    /// frequent request (nginx `auth_request` asks on every request it proxies) needs no task.
+    public func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        // A bearer is looked up (and refused beside a cookie) by `handle`.
+        guard request.method == "GET" || request.method == "HEAD", request.path == context.routePrefix.checkPath,
+            request.headers["Authorization"] == nil
+        else { return nil }
+        let started = context.clock.now()
+        // A duplicated cookie, an unknown or stale session, a query or a refusal is answered by `handle`, with
+        // its error; so is a user id or provider no header can carry whole.
+        guard request.query.isEmpty, let session = context.sessions.cachedCookieSession(request, now: started),
+            let answer = try? context.check.answer(session, narrowing: nil)
+        else { return nil }
+        let segments = Self.checkSegments
+        let scope = context.requestLog.context(of: request, segments: segments)
+        return RequestContext.$current.withValue(scope) {
+            var response = answer
+            complete(&response, of: request, segments: segments, context: scope, failure: nil, started: started)
+            return response
+        }
+    }
+
+    /// The routed segments of `{prefix}/check`.
+    static let checkSegments = ["auth", "check"]
+
+    static let unknownProvider = ServerError(
+        .unknownProvider, "expected a configured provider name, found one that is not configured", status: 400)
+
+    /// A redirect to the public URL's `/` when `request` arrived under another host (e.g. the listen address
+    /// `127.0.0.1` instead of `localhost`), since cookies and redirect URIs belong to the public URL; `nil`
+    /// when it arrived under the public URL's host.
+    package func publicOriginRedirect(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard let host = request.headers["Host"]?.lowercased(),
+            let publicOrigin = ReturnToPolicy.origin(of: options.publicURL),
+            let scheme = publicOrigin.range(of: "://")
+        else { return nil }
+        // `ReturnToPolicy.origin` drops default ports, so compare the Host header the same way.
+        let requested = ReturnToPolicy.origin(of: String(publicOrigin[..<scheme.upperBound]) + host)
+        guard let requested, requested != publicOrigin else { return nil }
+        return .redirect(to: options.publicURL + "/", status: 302)
+    }
+
+    static func segments(of path: String) -> [String] {
+        // Segments are compared undecoded: provider names are `[a-z0-9_-]`, so an escaped name is not one.
+        // Split on the contiguous UTF-8 bytes (`/` is ASCII) in one pass, without the leading empty segment of an
+        // absolute path (so `""` has none and `/` one empty segment): walking Characters, or splitting into
+        // subsequences first, costs more than the rest of a check.
+        var path = path
+        return path.withUTF8 { bytes -> [String] in
+            guard !bytes.isEmpty else { return [] }
+            var pieces: [String] = []
+            pieces.reserveCapacity(4)
+            var start = bytes[0] == UInt8(ascii: "/") ? 1 : 0
+            for index in start..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+                pieces.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                start = index + 1
+            }
+            pieces.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+            return pieces
+        }
+    }
+}
