@@ -1,24 +1,24 @@
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowJOSE
+package import Foundation
 
 /// The nonces `POST /auth/{provider}/native/nonce` hands out: stateless, sealed with a key derived from
 /// `server.secret` (AES-256-GCM), so any instance opens what another issued. A nonce names its provider,
 /// when it was issued and when it expires; single use comes from the spent-state set (``FlowStore``) when
 /// a sign-in spends it.
-public struct NativeNonceSeal: Sendable {
+package struct NativeNonceSeal: Sendable {
     /// How long an issued nonce is accepted: 10 minutes.
-    public static let lifetime: Double = 600
+    package static let lifetime: Double = 600
     /// The longest nonce opened (characters); anything longer is refused unread.
     static let maximumLength = 512
 
     /// What an opened nonce says.
-    public struct Issued: Sendable, Hashable {
+    package struct Issued: Sendable, Hashable {
         /// The provider it was issued for.
-        public let provider: String
+        package let provider: String
         /// When it was issued (whole seconds since 1970).
-        public let issuedAt: Date
+        package let issuedAt: Date
         /// When it stops being accepted.
-        public let expiresAt: Date
+        package let expiresAt: Date
     }
 
     private let cipher: TokenCipher
@@ -26,14 +26,14 @@ public struct NativeNonceSeal: Sendable {
     /// Derives the sealing key from `secret` (its own HKDF label: a nonce opens as nothing else).
     ///
     /// - Throws: `JOSEError` `weakKey` for a secret shorter than 32 bytes.
-    public init(secret: some Collection<UInt8>, random: any SecureRandom) throws(JOSEError) {
+    package init(secret: some Collection<UInt8>, random: any SecureRandom) throws(JOSEError) {
         cipher = try TokenCipher(secret: secret, random: random, label: Self.label)
     }
 
     /// Derives the sealing keys from `keyring`: issues under its current secret, opens under any of them.
     ///
     /// - Throws: `JOSEError` `cryptoFailure` when OpenSSL fails.
-    public init(keyring: SecretKeyring, random: any SecureRandom) throws(JOSEError) {
+    package init(keyring: SecretKeyring, random: any SecureRandom) throws(JOSEError) {
         cipher = try keyring.cipher(label: Self.label, random: random)
     }
 
@@ -43,7 +43,7 @@ public struct NativeNonceSeal: Sendable {
     /// A fresh nonce for `provider`, issued at `now`.
     ///
     /// - Throws: `JOSEError` `cryptoFailure` when sealing fails.
-    public func issue(provider: String, now: Date) throws(JOSEError) -> (nonce: String, expiresAt: Date) {
+    package func issue(provider: String, now: Date) throws(JOSEError) -> (nonce: String, expiresAt: Date) {
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         let expires = issued + Int64(Self.lifetime)
         let sealed = try cipher.seal(Array("\(issued) \(expires) \(provider)".utf8), associatedData: [])
@@ -54,7 +54,7 @@ public struct NativeNonceSeal: Sendable {
     ///
     /// - Throws: ``SignInError`` `invalid_nonce` (not sealed by a secret of the keyring, or malformed), `nonce_expired`,
     ///   `nonce_provider_mismatch`.
-    public func open(_ nonce: String, provider: String, now: Date) throws(SignInError) -> Issued {
+    package func open(_ nonce: String, provider: String, now: Date) throws(SignInError) -> Issued {
         let invalid = SignInError(
             .invalidNonce, "expected a nonce issued by POST /auth/\(provider)/native/nonce, found another value",
             provider: provider)

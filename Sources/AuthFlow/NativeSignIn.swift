@@ -1,5 +1,5 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
+package import AuthFlowHTTP
+package import AuthFlowJOSE
 import Foundation
 
 /// Native-app sign-in: verifies an ID token a mobile app obtained from its provider's SDK (Apple's
@@ -11,22 +11,22 @@ import Foundation
 /// the id_token verification order (docs/architecture.md) with the native audiences (the plugin's ``NativeAudience``);
 /// `iat` must not precede the nonce; the token's `nonce` must be the issued nonce or its SHA-256 in lowercase hex; the
 /// nonce is then spent in the spent-state set (once, on any instance); only then is a code exchanged.
-public struct NativeSignIn: Sendable {
+package struct NativeSignIn: Sendable {
     /// What the app sends.
-    public struct Request: Sendable {
+    package struct Request: Sendable {
         /// The provider's ID token.
-        public var idToken: String
+        package var idToken: String
         /// The nonce from `POST /auth/{provider}/native/nonce`, as issued (the token carries it or its hash).
-        public var nonce: String
+        package var nonce: String
         /// Apple's one-time `authorizationCode`, when the app sends it.
-        public var code: String?
+        package var code: String?
         /// Apple's first-authorization `user` JSON (`{"name": {"firstName", "lastName"}}`), as text.
-        public var user: String?
+        package var user: String?
         /// What the user asked for.
-        public var intent: SignInIntent
+        package var intent: SignInIntent
 
         /// Creates a request.
-        public init(
+        package init(
             idToken: String, nonce: String, code: String? = nil, user: String? = nil, intent: SignInIntent = .login
         ) {
             self.idToken = idToken
@@ -38,14 +38,14 @@ public struct NativeSignIn: Sendable {
     }
 
     /// A verified native sign-in.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The verified identity, intent and first-login name (its `tokens` are ``exchangedTokens`` or, without
         /// a code, an empty set).
-        public let result: SignInResult
+        package let result: SignInResult
         /// The tokens of the code exchange, without its id_token; `nil` without a code.
-        public let exchangedTokens: TokenSet?
+        package let exchangedTokens: TokenSet?
         /// The native client the exchanged tokens were issued to (the token's `aud`); `nil` without a code.
-        public let tokenClientID: String?
+        package let tokenClientID: String?
     }
 
     let providers: [String: ResolvedProvider]
@@ -55,10 +55,10 @@ public struct NativeSignIn: Sendable {
     let clock: any WallClock
     let options: OAuthFlow.Options
     /// Seals and opens the nonces.
-    public let nonces: NativeNonceSeal
+    package let nonces: NativeNonceSeal
 
     /// Creates the native sign-in over the same providers, JWKS caches and spent-state set as ``SignIn``.
-    public init(
+    package init(
         providers: [ResolvedProvider], keySets: ProviderKeySets, httpClient: any HTTPClient, flowStore: any FlowStore,
         nonces: NativeNonceSeal, clock: any WallClock = SystemClock(), options: OAuthFlow.Options = .init(),
         observer: any ProviderObserver = NoProviderObserver()
@@ -75,7 +75,7 @@ public struct NativeSignIn: Sendable {
     }
 
     /// The longest ID token, code or `user` text read (bytes).
-    public static let maximumFieldBytes = 8 * 1024
+    package static let maximumFieldBytes = 8 * 1024
 
     /// Verifies `request` for the provider named `name` and exchanges its code.
     ///
@@ -84,7 +84,7 @@ public struct NativeSignIn: Sendable {
     ///   signature, unknown key, `aud`, `azp`, expiry…), `jwks_unavailable`, `nonce_mismatch`, `nonce_reused`,
     ///   `flow_store_unavailable`, `invalid_user_field`, and for the code `token_endpoint_error`,
     ///   `invalid_token_response`, `client_authentication_failed`, `provider_unreachable`.
-    public func verify(_ request: Request, provider name: String) async throws(SignInError) -> Outcome {
+    package func verify(_ request: Request, provider name: String) async throws(SignInError) -> Outcome {
         guard let provider = providers[name], provider.acceptsNativeSignIn,
             let native = provider.plugin as? any NativeSignInProviding
         else { throw SignIn.unknownProvider(name) }

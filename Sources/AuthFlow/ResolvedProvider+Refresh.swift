@@ -1,6 +1,6 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowHTTP
+package import AuthFlowJOSE
+package import Foundation
 
 extension ResolvedProvider {
     /// The refresh-token grant request (RFC 6749 §6), with the client authenticated per

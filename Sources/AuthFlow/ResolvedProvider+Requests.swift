@@ -1,6 +1,6 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowHTTP
+package import AuthFlowJOSE
+package import Foundation
 
 extension ResolvedProvider {
     /// The authorization-code token request, with the client authenticated per ``clientAuthentication``.

@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 /// One configured provider with its plugin and every effective value worked out.
 ///

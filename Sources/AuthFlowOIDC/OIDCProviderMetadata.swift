@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 /// What an OpenID Connect issuer's discovery document says, checked and reduced to what a relying party
 /// using the authorization-code flow needs.

@@ -1,4 +1,4 @@
-package import AuthFlow
+import AuthFlow
 import Foundation
 
 /// Reading and writing identity rows inside a running operation.

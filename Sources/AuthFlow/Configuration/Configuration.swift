@@ -13,7 +13,7 @@ public struct Configuration: Sendable, Hashable {
     /// The path the sign-in routes live under (`server.path_prefix`); default ``defaultPathPrefix``.
     public var pathPrefix: String = Configuration.defaultPathPrefix
     /// The files secrets were read from, in reading order (see ``secretFilePermissionWarnings(permissions:)``).
-    public var secretFiles: [SecretFile] = []
+    package var secretFiles: [SecretFile] = []
     /// The other sections' values, by key.
     package var sections: [String: ConfigurationSectionValue] = [:]
 

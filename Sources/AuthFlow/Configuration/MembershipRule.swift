@@ -7,16 +7,16 @@
 /// - `PROVIDER/TENANT:NAME`: also only when the identity's tenant (``VerifiedIdentity/tenant``) is `TENANT`,
 ///   compared without regard to ASCII case.
 /// - `*:NAME`: any provider, written so when the name has a `:` of its own (`*:team:ops` is `team:ops`).
-public struct MembershipRule: Sendable, Hashable, CustomStringConvertible {
+package struct MembershipRule: Sendable, Hashable, CustomStringConvertible {
     /// The configured provider name that must have stated the name; `nil` for any provider.
-    public let provider: String?
+    package let provider: String?
     /// The tenant that must have issued the identity; only with a ``provider``.
-    public let tenant: String?
+    package let tenant: String?
     /// The group or role name, compared exactly (case matters).
-    public let name: String
+    package let name: String
 
     /// Creates a rule; a `tenant` without a `provider` is dropped (a tenant belongs to one provider).
-    public init(name: String, provider: String? = nil, tenant: String? = nil) {
+    package init(name: String, provider: String? = nil, tenant: String? = nil) {
         self.name = name
         self.provider = provider
         self.tenant = provider == nil ? nil : tenant
@@ -24,7 +24,7 @@ public struct MembershipRule: Sendable, Hashable, CustomStringConvertible {
 
     /// The rule `text` writes; `nil` when it is malformed: an empty name, an empty provider or tenant, a qualifier
     /// with more than one `/`, or a tenant after `*`.
-    public init?(parsing text: some StringProtocol) {
+    package init?(parsing text: some StringProtocol) {
         guard let colon = text.firstIndex(of: ":") else {
             guard !text.isEmpty else { return nil }
             self.init(name: String(text))
@@ -43,14 +43,14 @@ public struct MembershipRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The written form: `NAME` (`*:NAME` when the name has a `:`), `PROVIDER:NAME` or `PROVIDER/TENANT:NAME`.
-    public var description: String {
+    package var description: String {
         guard let provider else { return name.contains(":") ? "*:" + name : name }
         return provider + (tenant.map { "/" + $0 } ?? "") + ":" + name
     }
 
     /// Whether a user whom the provider `provider` (in `tenant`, when it has tenants) placed in `names` satisfies
     /// the rule.
-    public func matches(_ names: [String], provider: String, tenant: String?) -> Bool {
+    package func matches(_ names: [String], provider: String, tenant: String?) -> Bool {
         if let required = self.provider, required != provider { return false }
         if let required = self.tenant {
             guard let tenant, Self.sameTenant(required, tenant) else { return false }

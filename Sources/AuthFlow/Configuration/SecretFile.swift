@@ -2,20 +2,20 @@ internal import Foundation
 
 /// A file a configuration read a secret from: a `*_file` key's file, or the configuration file itself when it
 /// holds `server.secret` inline (not through `${VAR}`).
-public struct SecretFile: Sendable, Hashable {
+package struct SecretFile: Sendable, Hashable {
     /// The key that put a secret in the file, e.g. `providers.google.client_secret_file` or `server.secret`.
-    public let key: String
+    package let key: String
     /// The file's path as it was read.
-    public let path: String
+    package let path: String
 
     /// Creates a record of `path`, holding the secret of `key`.
-    public init(key: String, path: String) {
+    package init(key: String, path: String) {
         self.key = key
         self.path = path
     }
 
     /// The permission bits of the file at `path` (`st_mode & 0o7777`); `nil` when it cannot be examined.
-    @Sendable public static func permissions(atPath path: String) -> Int? {
+    @Sendable package static func permissions(atPath path: String) -> Int? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             let mode = attributes[.posixPermissions] as? NSNumber
         else { return nil }
@@ -28,7 +28,7 @@ extension Configuration {
     /// the key and the fix (`chmod 600`); never the file's content. Deduplicated by path, in reading order.
     ///
     /// - Parameter permissions: the permission bits of a path (`nil` when unknown: no warning).
-    public func secretFilePermissionWarnings(
+    package func secretFilePermissionWarnings(
         permissions: (String) -> Int? = SecretFile.permissions(atPath:)
     ) -> [String] {
         var seen: Set<String> = []

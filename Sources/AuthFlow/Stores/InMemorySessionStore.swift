@@ -86,7 +86,7 @@ package actor InMemorySessionStore: SessionStore, StoreBackendNaming {
     /// Deletes every session that began with the provider session `providerSessionID` (any subject of the
     /// provider when `identity.subject` is empty).
     package func deleteSessions(identity: IdentityKey, providerSessionID: String?) throws(StoreError) -> Int {
-        guard let providerSessionID else { return try deleteSessions(signedInWith: identity) }
+        guard let providerSessionID else { return deleteSessions(signedInWith: identity) }
         let operation = "deleteSessions(identity:providerSessionID:)"
         try StoreValidation.checkKey(identity.provider, "provider", operation: operation)
         try StoreValidation.checkKey(providerSessionID, "provider session id", operation: operation)
