@@ -1,4 +1,4 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 /// An error from the sandbox's own API (registration, start-up, notifications).
 ///

@@ -8,7 +8,7 @@ public struct AccessRules: Sendable, Hashable {
     public var emails: [String]
     /// Names of the providers the user signed in with.
     public var providers: [String]
-    /// Group rules as written (``MembershipRule``: `NAME` from any provider, `PROVIDER:NAME`,
+    /// Group rules as written (`NAME` from any provider, `PROVIDER:NAME`,
     /// `PROVIDER/TENANT:NAME`, `*:NAME`): any one of them matching a group the provider placed the user in at
     /// sign-in is enough. A rule that does not parse matches nothing.
     public var groups: [String] { didSet { groupRules = groups.map { MembershipRule(parsing: $0) } } }

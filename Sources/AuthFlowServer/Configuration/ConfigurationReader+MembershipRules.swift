@@ -2,7 +2,7 @@ internal import AuthFlow
 internal import AuthFlowYAML
 
 extension ConfigurationReader {
-    /// `server.access.groups` or `server.access.roles` (`key`): rules written as ``MembershipRule`` reads them,
+    /// `server.access.groups` or `server.access.roles` (`key`): rules written as `MembershipRule` reads them,
     /// each at most ``SessionRecord/maximumGroupBytes`` bytes without control characters; a malformed one is
     /// reported at its position. Returns the rules as written and where each tenant-qualified one was written
     /// (resolution checks its provider has tenants: ``ServerSettings/tenantRuleSites``).
