@@ -21,7 +21,7 @@ extension ServerRoute {
             requestID: id ?? random.requestID(),
             route: route
                 ?? Self.routeTemplate(segments) { [providers = context.providers] name in
-                    providers[name].map { $0.plugin.eventEndpoints(for: $0) } ?? []
+                    providers[name].map { $0.plugin.declaredEventEndpoints(for: $0) } ?? []
                 },
             provider: provider)
     }
