@@ -1,6 +1,4 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowJOSE
 
 /// The project's own reading of a plugin, answered from its description and strategies (names that a
 /// strategy's requirements also use are spelled differently here, so a plugin that is its own strategy stays

@@ -1,7 +1,3 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
-public import Foundation
-
 /// One kind of provider (a `type:` in `providers.yaml`): a description plus a few small strategies.
 ///
 /// A plugin supplies a ``ProviderDescription`` (a value: type, endpoints, issuer, defaults) and strategies for

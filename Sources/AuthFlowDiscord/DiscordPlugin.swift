@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Discord: OAuth 2.0 with PKCE and the `/users/@me` profile.
 ///

@@ -1,6 +1,6 @@
 public import AuthFlow
 public import AuthFlowHTTP
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Facebook Login: plain OAuth 2.0 with a GET token endpoint and the Graph `/me` profile.
 ///

@@ -1,6 +1,6 @@
 public import AuthFlow
 public import AuthFlowHTTP
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// GitHub (OAuth apps and GitHub Apps acting for a user): OAuth 2.0 with PKCE, `/user` and `/user/emails`.
 ///

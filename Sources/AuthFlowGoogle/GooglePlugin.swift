@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Google: OpenID Connect by default (id_token verified locally, no userinfo call), PKCE by default.
 ///

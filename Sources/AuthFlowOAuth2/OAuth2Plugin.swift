@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// A plain OAuth 2.0 provider configured from YAML alone (`type: oauth2`).
 ///

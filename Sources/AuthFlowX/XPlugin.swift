@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// X (Twitter) OAuth 2.0: required PKCE, HTTP Basic client authentication, `/2/users/me` profile.
 ///
