@@ -2,6 +2,24 @@ public import AuthFlowJOSE
 
 /// Small helpers plugins use to read identity members from claims or userinfo JSON.
 public enum IdentityClaims {
+    /// The JSON object of the first userinfo response, for an ``IdentityStrategy/identity(fromUserinfo:provider:)``.
+    ///
+    /// - Throws: ``SignInError`` with code `userinfo_error` when there is no response or it is not an object.
+    public static func userinfoObject(_ responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+        -> [String: JSONValue]
+    {
+        guard let first = responses.first else {
+            throw SignInError(
+                .userinfoError, "expected a profile from the userinfo endpoint, found none", provider: provider.name)
+        }
+        guard let object = first.objectValue else {
+            throw SignInError(
+                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
+                provider: provider.name)
+        }
+        return object
+    }
+
     /// A boolean that may arrive as JSON `true`/`false` or as the strings `"true"`/`"false"` (Apple).
     public static func flag(_ value: JSONValue?) -> Bool? {
         switch value {

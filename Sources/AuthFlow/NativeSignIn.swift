@@ -86,16 +86,17 @@ package struct NativeSignIn: Sendable {
     ///   `invalid_token_response`, `client_authentication_failed`, `provider_unreachable`.
     package func verify(_ request: Request, provider name: String) async throws(SignInError) -> Outcome {
         guard let provider = providers[name], provider.acceptsNativeSignIn,
-            let native = provider.plugin as? any NativeSignInProviding
+            let native = provider.plugin.nativeSignIn
         else { throw SignIn.unknownProvider(name) }
         try Self.checkSizes(request, native: native, provider: name)
         let issued = try nonces.open(request.nonce, provider: name, now: clock.now())
         let (claims, tokenClient) = try await verifiedClaims(request.idToken, provider: provider, native: native)
         let subject = try IDTokenRefusals.subject(of: claims, provider: name)
         try Self.checkNonce(claims, request: request, issuedAt: issued.issuedAt, leeway: options.leeway, provider: name)
-        let identity = try provider.plugin.identity(fromIDToken: claims, provider: provider)
+        let identity = try provider.plugin.identity.identity(fromIDToken: claims, provider: provider)
         let profile = try request.user.flatMap { user throws(SignInError) in
-            try provider.plugin.unverifiedProfile(from: CallbackParameters([("user", user)]), provider: provider)
+            try provider.plugin.identity.unverifiedProfile(
+                from: CallbackParameters([("user", user)]), provider: provider)
         }
         // Spent once, on any instance sharing the set; before the code exchange, so a replay exchanges nothing.
         let spent: Bool
@@ -125,7 +126,7 @@ package struct NativeSignIn: Sendable {
     }
 
     /// Refuses an oversized field, and a code for a provider that exchanges none.
-    private static func checkSizes(_ request: Request, native: any NativeSignInProviding, provider name: String)
+    private static func checkSizes(_ request: Request, native: NativeSignInDescription, provider name: String)
         throws(SignInError)
     {
         for (field, value) in [("id_token", request.idToken), ("code", request.code), ("user", request.user)] {
@@ -135,7 +136,7 @@ package struct NativeSignIn: Sendable {
                     provider: name)
             }
         }
-        if request.code != nil, !native.exchangesNativeAuthorizationCode {
+        if request.code != nil, !native.exchangesAuthorizationCode {
             throw SignInError(
                 .invalidRequest, "expected no code: provider '\(name)' exchanges no native authorization code",
                 provider: name)
@@ -144,12 +145,12 @@ package struct NativeSignIn: Sendable {
 
     /// The id_token verification order (docs/architecture.md) through the shared JWKS cache, with the native
     /// audiences; returns the claims and the native client the token names.
-    private func verifiedClaims(_ idToken: String, provider: ResolvedProvider, native: any NativeSignInProviding)
+    private func verifiedClaims(_ idToken: String, provider: ResolvedProvider, native: NativeSignInDescription)
         async throws(SignInError) -> (JWTClaims, String)
     {
         let clients = Set(provider.nativeClients)
         let audiences: Set<String> =
-            switch native.nativeAudience {
+            switch native.audience {
             case .nativeClient: clients
             case .serverClientPresentedByNativeClient: clients.union([provider.clientID])
             }
@@ -161,7 +162,7 @@ package struct NativeSignIn: Sendable {
         } catch {
             throw IDTokenRefusals.refusal(error, provider: provider.name)
         }
-        return (claims, try Self.tokenClient(of: claims, audience: native.nativeAudience, provider: provider))
+        return (claims, try Self.tokenClient(of: claims, audience: native.audience, provider: provider))
     }
 
     /// The native client `claims` were issued to (`aud`) or presented by (`azp`).

@@ -116,7 +116,7 @@ extension OAuthFlow {
         // Unsigned extras are read only once the callback is known to belong to this browser's flow.
         let profile: UnverifiedProfile?
         do throws(SignInError) {
-            profile = try provider.plugin.unverifiedProfile(from: callback.parameters, provider: provider)
+            profile = try provider.plugin.identity.unverifiedProfile(from: callback.parameters, provider: provider)
         } catch {
             var failure = error
             failure.provider = failure.provider ?? provider.name

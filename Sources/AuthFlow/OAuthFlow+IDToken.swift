@@ -56,7 +56,7 @@ extension OAuthFlow {
         }
         let identity: VerifiedIdentity
         do throws(SignInError) {
-            identity = try provider.plugin.identity(fromIDToken: claims, provider: provider)
+            identity = try provider.plugin.identity.identity(fromIDToken: claims, provider: provider)
         } catch {
             return fail(.complete, error, now: now)
         }

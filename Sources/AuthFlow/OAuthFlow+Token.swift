@@ -44,7 +44,7 @@ extension OAuthFlow {
     ) -> Action {
         var requests: [HTTPClientRequest]
         do throws(SignInError) {
-            requests = try provider.plugin.userinfoRequests(for: provider, accessToken: tokens.accessToken)
+            requests = try provider.plugin.identity.userinfoRequests(for: provider, accessToken: tokens.accessToken)
         } catch {
             return fail(.userinfo, error, now: now)
         }

@@ -81,7 +81,7 @@ extension OAuthFlow {
                 "expected the userinfo subject to equal the id_token's sub, found a different subject")
         }
         checks.append("subject_matches_id_token")
-        let fromToken = try provider.plugin.identity(fromIDToken: idTokenClaims, provider: provider)
+        let fromToken = try provider.plugin.identity.identity(fromIDToken: idTokenClaims, provider: provider)
         return Self.merge(primary: fromToken, secondary: identity)
     }
 

@@ -1,12 +1,4 @@
-/// A plugin with advice of its own about how one resolved provider is configured, which reports such as
-/// `authflow matrix` and `authflow check` list with the core's advisories (e.g. PKCE forced on an issuer that
-/// does not advertise it; a Microsoft tenant open to every organization).
-public protocol ProviderAdvising: ProviderPlugin {
-    /// What is weak or worth knowing in `provider`'s settings and what to change; empty when nothing is.
-    func advice(for provider: ResolvedProvider) -> [ProviderAdvice]
-}
-
-/// One finding of a ``ProviderAdvising`` plugin.
+/// One finding of a plugin's ``ProviderPlugin/advice(for:)``.
 public struct ProviderAdvice: Sendable, Hashable {
     /// A stable snake_case code, e.g. `any_tenant`.
     public let code: String

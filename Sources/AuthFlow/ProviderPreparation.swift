@@ -1,7 +1,7 @@
 public import AuthFlowHTTP
 import Synchronization
 
-/// What ``ProviderPlugin/prepared(for:context:)`` may use while providers are resolved: the HTTP client and
+/// What ``ProviderPreparing/prepared(for:context:)`` may use while providers are resolved: the HTTP client and
 /// values shared by every provider of one ``ProviderRegistry/resolve(_:httpClient:credentials:)`` call (e.g. a
 /// cache of discovery documents, so each issuer is fetched once).
 public final class ProviderPreparation: Sendable {

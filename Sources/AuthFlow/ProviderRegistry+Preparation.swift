@@ -2,7 +2,7 @@ public import AuthFlowHTTP
 
 extension ProviderRegistry {
     /// Resolves every configured provider after letting its plugin prepare for it
-    /// (``ProviderPlugin/prepared(for:context:)``, e.g. the generic OpenID Connect plugin fetching its
+    /// (``ProviderPreparing/prepared(for:context:)``, e.g. the generic OpenID Connect plugin fetching its
     /// issuer's discovery document with `httpClient`).
     ///
     /// Each provider resolves against the plugin its own preparation returned, so several providers of one
@@ -35,7 +35,7 @@ extension ProviderRegistry {
             var registry = self
             if let plugin = plugin(forType: settings.type) {
                 do throws(ConfigurationError) {
-                    registry.register(try await plugin.prepared(for: settings, context: preparation))
+                    registry.register(try await plugin.preparedPlugin(for: settings, context: preparation))
                 } catch {
                     issues += error.issues
                     continue

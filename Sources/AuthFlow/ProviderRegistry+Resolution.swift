@@ -55,9 +55,9 @@ extension ProviderRegistry {
     ) -> (ResolvedProvider?, [ConfigurationIssue]) {
         guard let registered = plugin(forType: settings.type) else { return (nil, [unknownTypeIssue(settings)]) }
         // A plugin that reads provider options (a tenant, a base URL) resolves as configured with them.
-        let plugin = (registered as? any ProviderOptionsReading)?.configured(with: settings.options) ?? registered
+        let plugin = registered.configuredPlugin(with: settings.options)
         let subject = "provider '\(settings.name)' (type \(plugin.type))"
-        if plugin.requiresPreparation(for: settings) {
+        if plugin.needsPreparation(for: settings) {
             return (nil, [Self.discoveryRequired(subject, settings)])
         }
         var issues: [ConfigurationIssue] = []
@@ -156,7 +156,7 @@ extension ProviderRegistry {
         issues: inout [ConfigurationIssue]
     ) {
         var required: [ProviderSettingKey] = [.clientID]
-        var pluginRequired = plugin.requiredSettings(capabilities: capabilities)
+        var pluginRequired = plugin.tokenEndpoint.requiredSettings(capabilities: capabilities)
         if clientAuthentication == .privateKeyJWT {
             pluginRequired = pluginRequired.filter { $0 != .clientSecret } + [.privateKey]
         }
@@ -186,7 +186,7 @@ extension ProviderRegistry {
         }
         var issuer = settings.issuer ?? plugin.defaultIssuer
         // Native tokens of a provider whose web flow verifies none (Facebook Limited Login).
-        if !settings.nativeClients.isEmpty, let source = (plugin as? any NativeSignInProviding)?.nativeTokenSource {
+        if !settings.nativeClients.isEmpty, let source = plugin.nativeSignIn?.tokenSource {
             if (endpoints.jwks ?? "").isEmpty { endpoints.jwks = source.jwks }
             if (issuer ?? "").isEmpty { issuer = source.issuer }
         }
@@ -204,7 +204,7 @@ extension ProviderRegistry {
         subject: String, issues: inout [ConfigurationIssue]
     ) {
         if !settings.nativeClients.isEmpty {
-            if !(plugin is any NativeSignInProviding) {
+            if plugin.nativeSignIn == nil {
                 issues.append(
                     ResolutionIssue.make(
                         .invalidValue,
@@ -219,14 +219,14 @@ extension ProviderRegistry {
                             + "set endpoints.jwks and issuer", settings.location(of: "native_clients")))
             }
         }
-        if settings.claims != nil, !(plugin is any ClaimMappingSupporting) {
+        if settings.claims != nil, !plugin.about.supportsClaimMapping {
             issues.append(
                 ResolutionIssue.make(
                     .invalidValue,
                     "\(subject) cannot take claims: its plugin reads the identity its own way (claims work with "
                         + "type oidc and type oauth2)", settings.location(of: "claims")))
         }
-        let readable = (plugin as? any ProviderOptionsReading)?.optionKeys ?? []
+        let readable = plugin.preparation?.optionKeys ?? []
         for key in ProviderOptions.keys where settings.keyLocations[key] != nil && !readable.contains(key) {
             issues.append(
                 ResolutionIssue.make(
@@ -235,15 +235,14 @@ extension ProviderRegistry {
         }
     }
 
-    /// The method in effect: `client_auth` when the plugin allows it (a ``ClientAuthenticationChoosing``
-    /// plugin's choice, else its one method), otherwise the default; a `private_key_jwt` key must be EC P-256
+    /// The method in effect: `client_auth` when the plugin allows it (a ``TokenEndpointStrategy``
+    /// choice, else its one method), otherwise the default; a `private_key_jwt` key must be EC P-256
     /// or RSA.
     static func clientAuthentication(
         of settings: ProviderSettings, plugin: any ProviderPlugin, capabilities: Set<Capability>, subject: String,
         issues: inout [ConfigurationIssue]
     ) -> ClientAuthentication {
-        let choice = (plugin as? any ClientAuthenticationChoosing)?
-            .clientAuthenticationChoice(for: settings, capabilities: capabilities)
+        let choice = plugin.tokenEndpoint.choice(for: settings, capabilities: capabilities)
         let byDefault = choice?.defaultMethod ?? plugin.clientAuthentication(capabilities: capabilities)
         guard let configured = settings.clientAuthentication else { return byDefault }
         let allowed = choice?.allowed ?? [byDefault]

@@ -39,7 +39,9 @@ extension ResolvedProvider {
     package func longLivedTokenRequest(accessToken: String, now: Date, clientSecretLifetime: Int64 = 300)
         throws(SignInError) -> HTTPClientRequest?
     {
-        guard let fields = plugin.longLivedTokenParameters(accessToken: accessToken), let url = endpoints.token else {
+        guard let fields = plugin.tokenEndpoint.longLivedTokenParameters(accessToken: accessToken),
+            let url = endpoints.token
+        else {
             return nil
         }
         guard clientAuthentication == .clientSecretGet else {

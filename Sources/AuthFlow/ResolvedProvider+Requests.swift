@@ -29,7 +29,7 @@ extension ResolvedProvider {
     }
 
     /// A revocation request (RFC 7009) for `token`, authenticated like the token request, or the plugin's own
-    /// (``ProviderPlugin/revocationRequest(for:token:)``); `nil` when the provider has no revocation endpoint.
+    /// (``TokenEndpointStrategy/revocationRequest(for:token:)``); `nil` when the provider has no revocation endpoint.
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
     ///   cannot be minted.
@@ -38,7 +38,7 @@ extension ResolvedProvider {
         random: any SecureRandom = SystemRandom()
     ) throws(SignInError) -> HTTPClientRequest? {
         guard let url = endpoints.revocation, !url.isEmpty else { return nil }
-        if let request = plugin.revocationRequest(for: self, token: token) { return request }
+        if let request = plugin.tokenEndpoint.revocationRequest(for: self, token: token) { return request }
         var fields: [(String, String)] = [("token", token)]
         if let tokenTypeHint { fields.append(("token_type_hint", tokenTypeHint)) }
         var request = try authenticatedRequest(
@@ -61,7 +61,7 @@ extension ResolvedProvider {
         case .clientSecretPost:
             request = .form(url: url, fields: fields + clientFields(secret: settings.clientSecret?.value))
         case .es256ClientSecretJWT:
-            let secret = try plugin.clientSecretJWT(for: self, now: now, lifetime: clientSecretLifetime)
+            let secret = try plugin.tokenEndpoint.clientSecretJWT(for: self, now: now, lifetime: clientSecretLifetime)
             request = .form(url: url, fields: fields + clientFields(secret: secret))
         case .clientSecretBasic:
             if let secret = settings.clientSecret?.value {

@@ -3,7 +3,7 @@ public import AuthFlowJOSE
 extension ResolvedProvider {
     /// The one verifier set-up for JWTs this provider signs (id_tokens at sign-in and refresh, signed events):
     /// the plugin's algorithm allow-list without HMAC, `iss` among ``acceptedIssuers`` (or `issuers`) or filled
-    /// into the plugin's ``ProviderPlugin/issuerTemplate(for:)``, `aud`
+    /// into the plugin's ``ProviderDescription/issuerPlaceholder``, `aud`
     /// among ``audiences`` (or `audiences`), `exp`/`nbf`/`iat` with `leeway`, and `nonce` when given.
     ///
     /// - Parameters:

@@ -37,7 +37,7 @@ public struct ResolvedProvider: Sendable {
     public var nativeClients: [String] { settings.nativeClients }
 
     /// Whether `POST /auth/{name}/native` is on: `native_clients` is set and the plugin supports it.
-    package var acceptsNativeSignIn: Bool { !nativeClients.isEmpty && plugin is any NativeSignInProviding }
+    package var acceptsNativeSignIn: Bool { !nativeClients.isEmpty && plugin.nativeSignIn != nil }
 
     /// This provider acting as the client `clientID` (a native app's bundle id for Apple's code exchange and
     /// the revocation of what it returned): the same settings, with `clientID` as `client_id` and as the

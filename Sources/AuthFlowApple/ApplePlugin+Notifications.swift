@@ -4,7 +4,7 @@ import AuthFlowJOSE
 import Foundation
 
 /// Sign in with Apple server-to-server notifications, through the plugin events seam.
-extension ApplePlugin {
+extension ApplePlugin: ProviderEventHandling {
     /// `POST /auth/{name}/notifications`, bodies of at most 64 KiB.
     public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
         [ProviderEventEndpoint(path: "notifications", method: "POST", errorCode: "invalid_notification")]

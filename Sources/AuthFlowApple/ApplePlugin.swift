@@ -11,7 +11,7 @@ public import Foundation
 /// `nonce_supported` says; `email_verified` and `is_private_email` arrive as `true` or `"true"`. The first-login `user`
 /// form field is unsigned: its name is handed out as an `UnverifiedProfile`, its email is ignored; an unreadable one
 /// refuses the sign-in.
-public struct ApplePlugin: ProviderPlugin {
+public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
     /// Apple's id_token issuer.
     package static let issuer = "https://appleid.apple.com"
     /// The largest `user` form field read (bytes); a larger one refuses the sign-in (`invalid_user_field`).
@@ -20,11 +20,34 @@ public struct ApplePlugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}
 
-    /// `"apple"`.
-    public var type: String { "apple" }
+    /// Apple's authorize, token, keys and revoke endpoints (Apple has no userinfo endpoint), issuer, `name email`,
+    /// RS256 only (ES256 is for the client secret Apple receives, not for the tokens it signs); a verified email
+    /// that is not a private relay address is linkable (docs/providers.md, "Apple": a relay address is an alias
+    /// made for this app alone, and it also arrives without `is_private_email`); the first-login name, sent
+    /// once, is kept until the sign-in completes. Native sign-in: the identity token's `aud` is the app's bundle
+    /// id, one of `native_clients`; the app's `authorizationCode` is exchanged with `client_id` = the bundle id
+    /// (a Services ID there gives `invalid_client`), for the refresh token account deletion revokes.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "apple", displayName: "Apple",
+            endpoints: ProviderEndpoints(
+                authorization: "https://appleid.apple.com/auth/authorize",
+                token: "https://appleid.apple.com/auth/token", userinfo: nil,
+                jwks: "https://appleid.apple.com/auth/keys", revocation: "https://appleid.apple.com/auth/revoke"),
+            issuer: Self.issuer, scopes: Self.scopes,
+            emailLinkability: .whenVerified(by: "email_verified, and not a private relay address"),
+            keepsUnverifiedProfile: true,
+            nativeSignIn: NativeSignInDescription(audience: .nativeClient, exchangesAuthorizationCode: true))
+    }
 
-    /// `"Apple"`.
-    public var displayName: String { "Apple" }
+    /// The plugin itself: the id_token and `user` field mapping below.
+    public var identity: any IdentityStrategy { self }
+
+    /// The plugin itself: the client-secret JWT below.
+    public var tokenEndpoint: any TokenEndpointStrategy { self }
+
+    /// Apple's server-to-server notifications.
+    public var events: (any ProviderEventHandling)? { self }
 
     /// oidc and jwt_client_auth required; form_post required when `name` or `email` is requested
     /// (optional, on, otherwise); pkce unsupported.
@@ -45,25 +68,8 @@ public struct ApplePlugin: ProviderPlugin {
         scopes.contains { $0 == "name" || $0 == "email" }
     }
 
-    /// Apple's authorize, token, keys and revoke endpoints (Apple has no userinfo endpoint).
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://appleid.apple.com/auth/authorize", token: "https://appleid.apple.com/auth/token",
-            userinfo: nil, jwks: "https://appleid.apple.com/auth/keys",
-            revocation: "https://appleid.apple.com/auth/revoke")
-    }
-
-    /// `https://appleid.apple.com`.
-    public var defaultIssuer: String? { Self.issuer }
-
-    /// `name` and `email`.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { Self.scopes }
-
-    /// RS256 only (ES256 is for the client secret Apple receives, not for the tokens it signs).
-    public var idTokenAlgorithms: Set<JWSAlgorithm> { [.rs256] }
-
     /// An ES256 JWT as `client_secret` in the POST body.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .es256ClientSecretJWT }
+    public func method(capabilities: Set<Capability>) -> ClientAuthentication { .es256ClientSecretJWT }
 
     /// `team_id`, `key_id` and `private_key_file`.
     public func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
@@ -124,12 +130,6 @@ public struct ApplePlugin: ProviderPlugin {
     /// The relay domain of Apple's "Hide My Email" addresses.
     package static let privateRelayDomain = "@privaterelay.appleid.com"
 
-    /// A verified email that is not a private relay address (docs/providers.md, "Apple": a relay address is an
-    /// alias made for this app alone, and it also arrives without `is_private_email`).
-    public var emailLinkability: EmailLinkability {
-        .whenVerified(by: "email_verified, and not a private relay address")
-    }
-
     /// `sub`, `email`, `email_verified` and `is_private_email` as `true` or `"true"`; Apple's id_token carries
     /// no name. A relay address (`is_private_email`, or the `privaterelay.appleid.com` domain, which Apple's
     /// tokens also use without the flag) is verified but never linkable: it proves nothing `sub` does not.
@@ -150,9 +150,6 @@ public struct ApplePlugin: ProviderPlugin {
             emailVerified: IdentityClaims.flag(claims["email_verified"]) ?? false, name: nil, source: .idToken,
             rawClaims: claims.json, isPrivateRelayEmail: relay, emailLinkable: !relay)
     }
-
-    /// Apple sends the first-login name once: it is kept until the sign-in completes.
-    public var keepsUnverifiedProfile: Bool { true }
 
     /// The name from Apple's first-login `user` field (`{"name":{"firstName","lastName"},"email"}`); the
     /// email there is ignored. `nil` when the field is absent or carries no name.

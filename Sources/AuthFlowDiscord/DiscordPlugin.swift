@@ -10,15 +10,27 @@ import AuthFlowJOSE
 /// identity is `GET https://discord.com/api/users/@me`: `id` (a snowflake string) as the subject, `email`
 /// (scope `email`, may be null) trusted only when `verified` is true, `global_name` or `username` as the name.
 /// Access tokens last 7 days and come with a refresh token.
-public struct DiscordPlugin: ProviderPlugin {
+public struct DiscordPlugin: ProviderPlugin, IdentityStrategy {
     /// Creates the plugin.
     public init() {}
 
-    /// `"discord"`.
-    public var type: String { "discord" }
+    /// Discord's authorize, token, `/users/@me` and revoke endpoints; `identify email`; an email is linkable
+    /// when `verified` is true.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "discord", displayName: "Discord",
+            endpoints: ProviderEndpoints(
+                authorization: "https://discord.com/oauth2/authorize", token: "https://discord.com/api/oauth2/token",
+                userinfo: "https://discord.com/api/users/@me",
+                revocation: "https://discord.com/api/oauth2/token/revoke"),
+            scopes: ["identify", "email"], emailLinkability: .whenVerified(by: "verified"))
+    }
 
-    /// `"Discord"`.
-    public var displayName: String { "Discord" }
+    /// The plugin itself: the `/users/@me` mapping below.
+    public var identity: any IdentityStrategy { self }
+
+    /// `client_secret_post`.
+    public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
 
     /// pkce optional (on); oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -32,29 +44,14 @@ public struct DiscordPlugin: ProviderPlugin {
         }
     }
 
-    /// Discord's authorize, token, `/users/@me` and revoke endpoints.
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://discord.com/oauth2/authorize", token: "https://discord.com/api/oauth2/token",
-            userinfo: "https://discord.com/api/users/@me", revocation: "https://discord.com/api/oauth2/token/revoke")
-    }
-
-    /// `identify` and `email`.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["identify", "email"] }
-
-    /// `client_secret_post`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
-
-    /// When `verified` is true.
-    public var emailLinkability: EmailLinkability { .whenVerified(by: "verified") }
-
     /// `id` as subject, `email` verified only when `verified` is `true`, `global_name` or `username`.
     ///
     /// - Throws: `SignInError` `userinfo_error` naming the member when `id` is missing or not a string, or
     ///   `verified` is not a boolean.
-    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
+        let json = responses.first ?? .null
         guard let object = json.objectValue else {
             throw SignInError(
                 .userinfoError, "expected a JSON object from /users/@me, found another JSON value",

@@ -4,7 +4,7 @@ import AuthFlowJOSE
 import Foundation
 
 /// Facebook's Data Deletion Request and Deauthorize callbacks, through the plugin events seam.
-extension FacebookPlugin {
+extension FacebookPlugin: ProviderEventHandling {
     /// `POST /auth/{name}/data-deletion`, `GET /auth/{name}/data-deletion/{code}` (the status page) and
     /// `POST /auth/{name}/deauthorize`.
     public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {

@@ -9,7 +9,7 @@ import AuthFlowJOSE
 /// `GET /me?fields=id,name,email` with the access token and `appsecret_proof` = hex(HMAC-SHA256(key: app secret,
 /// message: access token)); PKCE (S256) is accepted and on by default. Facebook does not say an email is verified, so
 /// `VerifiedIdentity.emailVerified` is `false` for Facebook.
-public struct FacebookPlugin: ProviderPlugin {
+public struct FacebookPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
     /// The Graph API version in the default endpoints.
     public let graphVersion: String
 
@@ -18,16 +18,34 @@ public struct FacebookPlugin: ProviderPlugin {
         self.graphVersion = graphVersion
     }
 
-    /// `"facebook"`.
-    public var type: String { "facebook" }
-
-    /// `"Facebook"`.
-    public var displayName: String { "Facebook" }
-
-    /// Never: the Graph API states no verification of `email` (docs/providers.md, "Facebook").
-    public var emailLinkability: EmailLinkability {
-        .never(reason: "Facebook's Graph API states no verification of the email")
+    /// The versioned login dialog, token and `/me` endpoints; `email public_profile`; emails never linkable (the
+    /// Graph API states no verification of `email`, docs/providers.md, "Facebook"). Native sign-in: Limited
+    /// Login's `AuthenticationToken` has the app id as `aud` and is verified offline against Limited Login's
+    /// issuer `https://www.facebook.com` and keys at `limited.facebook.com` (the `www` JWKS has served stale
+    /// keys), not through Graph.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "facebook", displayName: "Facebook",
+            endpoints: ProviderEndpoints(
+                authorization: "https://www.facebook.com/\(graphVersion)/dialog/oauth",
+                token: "https://graph.facebook.com/\(graphVersion)/oauth/access_token",
+                userinfo: "https://graph.facebook.com/\(graphVersion)/me"),
+            scopes: ["email", "public_profile"],
+            emailLinkability: .never(reason: "Facebook's Graph API states no verification of the email"),
+            nativeSignIn: NativeSignInDescription(
+                audience: .nativeClient,
+                tokenSource: ("https://www.facebook.com", "https://limited.facebook.com/.well-known/oauth/openid/jwks/")
+            ))
     }
+
+    /// The plugin itself: the Graph `/me` request and mapping below.
+    public var identity: any IdentityStrategy { self }
+
+    /// The plugin itself: the GET token request and the long-lived-token exchange below.
+    public var tokenEndpoint: any TokenEndpointStrategy { self }
+
+    /// Facebook's data-deletion and deauthorization callbacks.
+    public var events: (any ProviderEventHandling)? { self }
 
     /// pkce optional, on by default; oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -45,19 +63,8 @@ public struct FacebookPlugin: ProviderPlugin {
         }
     }
 
-    /// The versioned login dialog, token and `/me` endpoints.
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://www.facebook.com/\(graphVersion)/dialog/oauth",
-            token: "https://graph.facebook.com/\(graphVersion)/oauth/access_token",
-            userinfo: "https://graph.facebook.com/\(graphVersion)/me")
-    }
-
-    /// `email` and `public_profile`.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["email", "public_profile"] }
-
     /// A GET token request with the secret in the query.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
+    public func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
 
     /// `grant_type=fb_exchange_token&fb_exchange_token=…`: Facebook issues no refresh tokens; a short-lived
     /// user token (hours) is traded at the token endpoint for one of about 60 days (docs/providers.md, "Facebook").
@@ -74,8 +81,8 @@ public struct FacebookPlugin: ProviderPlugin {
     /// added unless the configured endpoint already names them).
     ///
     /// - Throws: `SignInError` with `userinfo_error` when no userinfo endpoint is known.
-    public func userinfoRequest(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
-        -> HTTPClientRequest
+    public func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+        -> [HTTPClientRequest]
     {
         guard var url = provider.endpoints.userinfo else {
             throw SignInError(.userinfoError, "expected a Graph /me endpoint, found none", provider: provider.name)
@@ -89,15 +96,16 @@ public struct FacebookPlugin: ProviderPlugin {
         var request = HTTPClientRequest(method: "GET", url: url)
         request.headers["Accept"] = "application/json"
         request.setBearer(accessToken)
-        return request
+        return [request]
     }
 
     /// `id` (string) as subject, `name`, `email` (not marked verified).
     ///
     /// - Throws: `SignInError` with `userinfo_error` when `id` is missing.
-    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
+        let json = responses.first ?? .null
         guard let object = json.objectValue, let id = object["id"]?.stringValue, !id.isEmpty else {
             throw SignInError(
                 .userinfoError, "expected a Graph /me object with a non-empty string 'id', found none",

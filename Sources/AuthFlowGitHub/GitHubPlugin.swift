@@ -15,7 +15,7 @@ import AuthFlowJOSE
 /// `primary` **and** `verified`, else none. GitHub App user tokens expire (8 h) with rotating refresh tokens;
 /// OAuth app tokens do not. Disconnecting deletes the grant: `DELETE /applications/{client_id}/grant` with HTTP
 /// Basic `client_id:client_secret` and the JSON body `{"access_token": …}`.
-public struct GitHubPlugin: ProviderPlugin {
+public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
     /// The `iss` GitHub names itself with on the callback.
     package static let issuer = "https://github.com/login/oauth"
     /// Sent as `User-Agent` on REST calls, which GitHub refuses without one.
@@ -24,11 +24,25 @@ public struct GitHubPlugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}
 
-    /// `"github"`.
-    public var type: String { "github" }
+    /// GitHub's authorize, token, `/user` and grant-deletion endpoints (`{client_id}` is filled per request);
+    /// the issuer `https://github.com/login/oauth`, the callback's `iss` when GitHub sends it; `read:user
+    /// user:email`; an email is linkable when it is GitHub's primary and verified address.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "github", displayName: "GitHub",
+            endpoints: ProviderEndpoints(
+                authorization: "https://github.com/login/oauth/authorize",
+                token: "https://github.com/login/oauth/access_token", userinfo: "https://api.github.com/user",
+                revocation: "https://api.github.com/applications/{client_id}/grant"),
+            issuer: Self.issuer, scopes: ["read:user", "user:email"],
+            emailLinkability: .whenVerified(by: "primary and verified in /user/emails"))
+    }
 
-    /// `"GitHub"`.
-    public var displayName: String { "GitHub" }
+    /// The plugin itself: `/user` and `/user/emails` below.
+    public var identity: any IdentityStrategy { self }
+
+    /// The plugin itself: `client_secret_post` and the grant deletion below.
+    public var tokenEndpoint: any TokenEndpointStrategy { self }
 
     /// pkce optional (on); oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -40,25 +54,8 @@ public struct GitHubPlugin: ProviderPlugin {
         }
     }
 
-    /// GitHub's authorize, token, `/user` and grant-deletion endpoints (`{client_id}` is filled per request).
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://github.com/login/oauth/authorize",
-            token: "https://github.com/login/oauth/access_token", userinfo: "https://api.github.com/user",
-            revocation: "https://api.github.com/applications/{client_id}/grant")
-    }
-
-    /// `https://github.com/login/oauth`, the callback's `iss` when GitHub sends it.
-    public var defaultIssuer: String? { Self.issuer }
-
-    /// `read:user` and `user:email`.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["read:user", "user:email"] }
-
     /// `client_secret_post`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
-
-    /// When the address is GitHub's primary and verified.
-    public var emailLinkability: EmailLinkability { .whenVerified(by: "primary and verified in /user/emails") }
+    public func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
 
     /// `GET /user`, then `GET /user/emails` beside it, each with the token, a User-Agent and GitHub's JSON type.
     public func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
@@ -82,7 +79,7 @@ public struct GitHubPlugin: ProviderPlugin {
     ///
     /// - Throws: `SignInError` `userinfo_error` naming `id` when it is missing or not a number, or `emails`
     ///   when `/user/emails` is not a list.
-    public func identity(fromUserinfoResponses responses: [JSONValue], provider: ResolvedProvider)
+    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider)
         throws(SignInError) -> VerifiedIdentity
     {
         guard let user = responses.first?.objectValue else {
@@ -111,13 +108,6 @@ public struct GitHubPlugin: ProviderPlugin {
         return VerifiedIdentity(
             provider: provider.name, subject: String(id), email: email, emailVerified: email != nil, name: name,
             source: .userinfo, rawClaims: user)
-    }
-
-    /// `/user` alone (for callers that fetch only it): the subject and name, no email.
-    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
-        -> VerifiedIdentity
-    {
-        try identity(fromUserinfoResponses: [json], provider: provider)
     }
 
     /// `DELETE {revocation}` with `{client_id}` filled, HTTP Basic `client_id:client_secret`, and the token in a

@@ -8,7 +8,7 @@ public import AuthFlowJOSE
 /// `/oauth/token`, `/oauth/userinfo`, `/oauth/revoke` and keys at `/oauth/discovery/keys` (RS256);
 /// `client_secret_basic` and `client_secret_post`; PKCE `plain` and `S256`; the id_token carries `sub` (the user
 /// id), `email`, `email_verified` (a boolean) and `groups_direct`; refresh tokens rotate.
-public struct GitLabPlugin: ProviderPlugin, ProviderOptionsReading {
+public struct GitLabPlugin: ProviderPlugin, IdentityStrategy, ProviderPreparing {
     /// gitlab.com.
     public static let defaultBaseURL = "https://gitlab.com"
 
@@ -22,11 +22,25 @@ public struct GitLabPlugin: ProviderPlugin, ProviderOptionsReading {
         self.baseURL = String(base)
     }
 
-    /// `"gitlab"`.
-    public var type: String { "gitlab" }
+    /// The instance's OAuth endpoints, the instance URL as issuer, `profile email`.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "gitlab", displayName: "GitLab",
+            endpoints: ProviderEndpoints(
+                authorization: "\(baseURL)/oauth/authorize", token: "\(baseURL)/oauth/token",
+                userinfo: "\(baseURL)/oauth/userinfo", jwks: "\(baseURL)/oauth/discovery/keys",
+                revocation: "\(baseURL)/oauth/revoke"),
+            issuer: baseURL, scopes: ["profile", "email"])
+    }
 
-    /// `"GitLab"`.
-    public var displayName: String { "GitLab" }
+    /// The plugin itself: `groups_direct` as the groups.
+    public var identity: any IdentityStrategy { self }
+
+    /// `client_secret_basic`.
+    public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
+
+    /// The plugin itself: `base_url`.
+    public var preparation: (any ProviderPreparing)? { self }
 
     /// `base_url`.
     public var optionKeys: Set<String> { ["base_url"] }
@@ -47,23 +61,6 @@ public struct GitLabPlugin: ProviderPlugin, ProviderOptionsReading {
             .unsupported(reason: "AuthFlow receives GitLab's authorization code as a query-string (GET) callback")
         }
     }
-
-    /// The instance's OAuth endpoints.
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "\(baseURL)/oauth/authorize", token: "\(baseURL)/oauth/token",
-            userinfo: "\(baseURL)/oauth/userinfo", jwks: "\(baseURL)/oauth/discovery/keys",
-            revocation: "\(baseURL)/oauth/revoke")
-    }
-
-    /// The instance URL.
-    public var defaultIssuer: String? { baseURL }
-
-    /// `profile` and `email`.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
-
-    /// `client_secret_basic`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
 
     /// The standard claims, with `groups_direct` as the groups.
     public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)

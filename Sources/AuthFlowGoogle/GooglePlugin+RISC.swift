@@ -5,7 +5,7 @@ import Foundation
 
 /// Google Cross-Account Protection (RISC): security event tokens (RFC 8417) pushed to the app (RFC 8935),
 /// through the plugin events seam.
-extension GooglePlugin {
+extension GooglePlugin: ProviderEventHandling {
     /// Google's RISC issuer, as `https://accounts.google.com/.well-known/risc-configuration` states it
     /// (with a trailing `/`, unlike the id_token issuer). Its `jwks_uri` is the sign-in certs endpoint, so
     /// events are verified with the sign-in key cache.

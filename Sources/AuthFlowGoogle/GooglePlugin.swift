@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Google: OpenID Connect by default (id_token verified locally, no userinfo call), PKCE by default.
 ///
@@ -7,7 +7,7 @@ public import AuthFlowJOSE
 /// carry the scheme-less `accounts.google.com`, so both are accepted (for Google only); RS256 keys from the v3 certs
 /// JWKS; `client_secret_post`. With `oidc: false` the identity comes from the userinfo endpoint called with the access
 /// token as a Bearer token: a plain OAuth 2.0 integration, by toggling one switch.
-public struct GooglePlugin: ProviderPlugin, ClientAuthenticationChoosing {
+public struct GooglePlugin: ProviderPlugin {
     /// Google's issuer as discovery states it.
     package static let issuer = "https://accounts.google.com"
     /// The scheme-less spelling Google's own libraries also accept.
@@ -15,12 +15,6 @@ public struct GooglePlugin: ProviderPlugin, ClientAuthenticationChoosing {
 
     /// Creates the plugin.
     public init() {}
-
-    /// `"google"`.
-    public var type: String { "google" }
-
-    /// `"Google"`.
-    public var displayName: String { "Google" }
 
     /// pkce and oidc optional, on by default; jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -36,40 +30,31 @@ public struct GooglePlugin: ProviderPlugin, ClientAuthenticationChoosing {
         }
     }
 
-    /// Google's authorization, token, userinfo, certs (v3 JWKS) and revoke endpoints.
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://accounts.google.com/o/oauth2/v2/auth", token: "https://oauth2.googleapis.com/token",
-            userinfo: "https://openidconnect.googleapis.com/v1/userinfo",
-            jwks: "https://www.googleapis.com/oauth2/v3/certs", revocation: "https://oauth2.googleapis.com/revoke")
+    /// Google's endpoints (the v3 certs JWKS), issuer (both spellings accepted), `email profile`, RS256,
+    /// `access_type=offline` for a refresh token (docs/providers.md, "Google"), and native sign-in: Credential
+    /// Manager and GoogleSignIn-iOS ask for a token whose `aud` is the server's (web) client id; `azp` names the
+    /// Android or iOS client that presented it, one of `native_clients`.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "google", displayName: "Google",
+            endpoints: ProviderEndpoints(
+                authorization: "https://accounts.google.com/o/oauth2/v2/auth",
+                token: "https://oauth2.googleapis.com/token",
+                userinfo: "https://openidconnect.googleapis.com/v1/userinfo",
+                jwks: "https://www.googleapis.com/oauth2/v3/certs", revocation: "https://oauth2.googleapis.com/revoke"),
+            issuer: Self.issuer, issuerAliases: [Self.legacyIssuer], scopes: ["email", "profile"],
+            refreshTokenRequest: .authorizationParameter(name: "access_type", value: "offline"),
+            nativeSignIn: NativeSignInDescription(audience: .serverClientPresentedByNativeClient))
     }
-
-    /// `https://accounts.google.com`.
-    public var defaultIssuer: String? { Self.issuer }
-
-    /// `email` and `profile` (`openid` is added with oidc).
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["email", "profile"] }
-
-    /// `access_type=offline` (docs/providers.md, "Google"): without it Google issues no refresh token.
-    public var refreshTokenRequest: RefreshTokenRequest {
-        .authorizationParameter(name: "access_type", value: "offline")
-    }
-
-    /// Both spellings for Google's own issuer; exactly the configured issuer otherwise.
-    public func acceptedIssuers(for issuer: String) -> Set<String> {
-        issuer == Self.issuer ? [Self.issuer, Self.legacyIssuer] : [issuer]
-    }
-
-    /// RS256 only.
-    public var idTokenAlgorithms: Set<JWSAlgorithm> { [.rs256] }
-
-    /// `client_secret_post`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
 
     /// `client_secret_post` (the default) or `client_secret_basic`, the methods Google's discovery document lists.
-    public func clientAuthenticationChoice(for settings: ProviderSettings, capabilities: Set<Capability>)
-        -> ClientAuthenticationChoice
-    {
-        ClientAuthenticationChoice(allowed: [.clientSecretPost, .clientSecretBasic], defaultMethod: .clientSecretPost)
+    public var tokenEndpoint: any TokenEndpointStrategy {
+        StandardTokenEndpoint(
+            .clientSecretPost,
+            choice: ClientAuthenticationChoice(
+                allowed: [.clientSecretPost, .clientSecretBasic], defaultMethod: .clientSecretPost))
     }
+
+    /// Google RISC (Cross-Account Protection) events.
+    public var events: (any ProviderEventHandling)? { self }
 }

@@ -14,11 +14,20 @@ public struct LinkedInPlugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}
 
-    /// `"linkedin"`.
-    public var type: String { "linkedin" }
+    /// LinkedIn's authorization, token, userinfo and keys endpoints; the issuer `https://www.linkedin.com/oauth`;
+    /// `profile email`; the nonce not echoed (LinkedIn's id_token has no `nonce`).
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "linkedin", displayName: "LinkedIn",
+            endpoints: ProviderEndpoints(
+                authorization: "https://www.linkedin.com/oauth/v2/authorization",
+                token: "https://www.linkedin.com/oauth/v2/accessToken",
+                userinfo: "https://api.linkedin.com/v2/userinfo", jwks: "https://www.linkedin.com/oauth/openid/jwks"),
+            issuer: "https://www.linkedin.com/oauth", scopes: ["profile", "email"], noncePolicy: .notEchoed)
+    }
 
-    /// `"LinkedIn"`.
-    public var displayName: String { "LinkedIn" }
+    /// `client_secret_post`.
+    public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
 
     /// oidc required; pkce, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -33,23 +42,4 @@ public struct LinkedInPlugin: ProviderPlugin {
         }
     }
 
-    /// LinkedIn's authorization, token, userinfo and keys endpoints.
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://www.linkedin.com/oauth/v2/authorization",
-            token: "https://www.linkedin.com/oauth/v2/accessToken", userinfo: "https://api.linkedin.com/v2/userinfo",
-            jwks: "https://www.linkedin.com/oauth/openid/jwks")
-    }
-
-    /// `https://www.linkedin.com/oauth`.
-    public var defaultIssuer: String? { "https://www.linkedin.com/oauth" }
-
-    /// `profile` and `email`.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
-
-    /// Not echoed: LinkedIn's id_token has no `nonce`.
-    public var noncePolicy: NoncePolicy { .notEchoed }
-
-    /// `client_secret_post`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
 }

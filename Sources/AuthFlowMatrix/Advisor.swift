@@ -18,7 +18,7 @@ struct Advisor {
         }
         if let advisory = clientAuthentication() { found.append(advisory) }
         if let advisory = clientSecretLifetime() { found.append(advisory) }
-        for advice in (provider.plugin as? any ProviderAdvising)?.advice(for: provider) ?? [] {
+        for advice in provider.plugin.advice(for: provider) {
             found.append(Self.advisory(advice, provider: provider.name))
         }
         if let advisory = refreshToken() { found.append(advisory) }
@@ -68,10 +68,10 @@ struct Advisor {
     /// A static client secret where the provider also allows `private_key_jwt`, the hardened choice: no
     /// shared secret travels, and each assertion is short-lived and bound to the token endpoint.
     func clientAuthentication() -> Advisory? {
-        guard let choosing = provider.plugin as? any ClientAuthenticationChoosing,
-            provider.clientAuthentication != .privateKeyJWT,
-            choosing.clientAuthenticationChoice(for: provider.settings, capabilities: provider.capabilities)
-                .allowed.contains(.privateKeyJWT)
+        guard provider.clientAuthentication != .privateKeyJWT,
+            let choice = provider.plugin.tokenEndpoint.choice(
+                for: provider.settings, capabilities: provider.capabilities),
+            choice.allowed.contains(.privateKeyJWT)
         else { return nil }
         return Advisory(
             provider: provider.name, code: .clientAuthentication, severity: .hardening,

@@ -62,7 +62,7 @@ public struct MatrixRow: Sendable, Hashable {
         advisories =
             Advisor(provider: provider, storesTokens: storesTokens, options: options).advisories()
             + accessAdvice.map { Advisor.advisory($0, provider: provider.name) }
-        nativeSupported = provider.plugin is any NativeSignInProviding
+        nativeSupported = provider.plugin.about.nativeSignIn != nil
         nativeClients = provider.nativeClients
         providerLogout = provider.endpoints.endSession.map { !$0.isEmpty } ?? false
         emailLinkability = provider.plugin.emailLinkability

@@ -22,7 +22,7 @@ public import AuthFlowJOSE
 ///   identity's `tenant`, which access rules written `PROVIDER/TENANT:NAME` compare.
 /// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it;
 ///   a refresh token needs the `offline_access` scope.
-public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderAdvising, TenantStating {
+public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPreparing {
     /// Microsoft's sign-in host.
     public static let defaultBaseURL = "https://login.microsoftonline.com"
     /// The tenant id of personal Microsoft accounts.
@@ -54,14 +54,38 @@ public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderA
         self.allowAnyTenant = allowAnyTenant
     }
 
-    /// `"microsoft"`.
-    public var type: String { "microsoft" }
+    /// The tenant's authorize, token and keys endpoints under the base URL (userinfo at Microsoft Graph); the
+    /// issuer `{base}/{tenantid}/v2.0` for `common` and `organizations` (an issuer with `{tenantid}` is filled
+    /// with the token's `tid`), else the tenant's own; `profile` (for `oid`) and `email`; the `offline_access`
+    /// scope for a refresh token; an email is linkable when Microsoft states it verified (`xms_edov`,
+    /// `verified_primary_email`), never by `email` alone.
+    public var about: ProviderDescription {
+        let root = "\(baseURL)/\(tenant)"
+        return ProviderDescription(
+            type: "microsoft", displayName: "Microsoft",
+            endpoints: ProviderEndpoints(
+                authorization: "\(root)/oauth2/v2.0/authorize", token: "\(root)/oauth2/v2.0/token",
+                userinfo: baseURL == Self.defaultBaseURL ? "https://graph.microsoft.com/oidc/userinfo" : nil,
+                jwks: "\(root)/discovery/v2.0/keys"),
+            issuer: issuerForTenant, issuerPlaceholder: (Self.tenantPlaceholder, "tid"), scopes: ["profile", "email"],
+            emailLinkability: .whenVerified(by: "xms_edov or verified_primary_email"),
+            refreshTokenRequest: .scope("offline_access"))
+    }
 
-    /// `"Microsoft"`.
-    public var displayName: String { "Microsoft" }
+    private var issuerForTenant: String {
+        if Self.multiTenant.contains(tenant) { return "\(baseURL)/\(Self.tenantPlaceholder)/v2.0" }
+        if tenant == "consumers" { return "\(baseURL)/\(Self.consumersTenantID)/v2.0" }
+        return "\(baseURL)/\(tenant.lowercased())/v2.0"
+    }
 
-    /// When Microsoft states the email verified (`xms_edov`, `verified_primary_email`): never by `email` alone.
-    public var emailLinkability: EmailLinkability { .whenVerified(by: "xms_edov or verified_primary_email") }
+    /// The plugin itself: the `{tid}:{oid}` mapping below.
+    public var identity: any IdentityStrategy { self }
+
+    /// `client_secret_post`.
+    public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
+
+    /// The plugin itself: its options and tenants below.
+    public var preparation: (any ProviderPreparing)? { self }
 
     /// `tenant`, `allowed_tenants`, `allow_any_tenant` and `base_url`.
     public var optionKeys: Set<String> { ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"] }
@@ -88,37 +112,6 @@ public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderA
                     + "assertions (private_key_jwt) are chosen with client_auth")
         }
     }
-
-    /// The tenant's authorize, token and keys endpoints under the base URL (userinfo at Microsoft Graph).
-    public var defaultEndpoints: ProviderEndpoints {
-        let root = "\(baseURL)/\(tenant)"
-        return ProviderEndpoints(
-            authorization: "\(root)/oauth2/v2.0/authorize", token: "\(root)/oauth2/v2.0/token",
-            userinfo: baseURL == Self.defaultBaseURL ? "https://graph.microsoft.com/oidc/userinfo" : nil,
-            jwks: "\(root)/discovery/v2.0/keys")
-    }
-
-    /// `{base}/{tenantid}/v2.0` for `common` and `organizations`, else the tenant's own issuer.
-    public var defaultIssuer: String? {
-        if Self.multiTenant.contains(tenant) { return "\(baseURL)/\(Self.tenantPlaceholder)/v2.0" }
-        if tenant == "consumers" { return "\(baseURL)/\(Self.consumersTenantID)/v2.0" }
-        return "\(baseURL)/\(tenant.lowercased())/v2.0"
-    }
-
-    /// An issuer with `{tenantid}` is filled with the token's `tid`.
-    public func issuerTemplate(for issuer: String) -> IssuerTemplate? {
-        issuer.contains(Self.tenantPlaceholder)
-            ? IssuerTemplate(template: issuer, placeholder: Self.tenantPlaceholder, claim: "tid") : nil
-    }
-
-    /// `profile` (for `oid`) and `email` (`openid` is added).
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
-
-    /// The `offline_access` scope.
-    public var refreshTokenRequest: RefreshTokenRequest { .scope("offline_access") }
-
-    /// `client_secret_post`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
 
     /// The tenants whose tokens are accepted; `nil` accepts any.
     package var acceptedTenants: Set<String>? {
@@ -233,7 +226,7 @@ public struct MicrosoftPlugin: ProviderPlugin, ProviderOptionsReading, ProviderA
     }
 
     /// `a tenant id (a GUID, the id_token's tid)`: what an access rule's tenant is compared with.
-    public var tenantForm: String { "a tenant id (a GUID, as in the id_token's tid)" }
+    public var tenantForm: String? { "a tenant id (a GUID, as in the id_token's tid)" }
 
     /// Whether `text` is a GUID, the only form of `tid` (a domain name such as `contoso.onmicrosoft.com` never is).
     public func isTenant(_ text: String) -> Bool { IssuerTemplate.isGUID(text) }

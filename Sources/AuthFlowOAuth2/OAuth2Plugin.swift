@@ -11,15 +11,23 @@ import AuthFlowJOSE
 /// PKCE is optional and on by default (RFC 6749 §3.1 has servers ignore parameters they do not know); the
 /// client authenticates with `client_secret_basic` (the method RFC 6749 §2.3.1 requires servers to support)
 /// unless `client_auth` picks `client_secret_post` or `private_key_jwt`.
-public struct OAuth2Plugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMappingSupporting {
+public struct OAuth2Plugin: ProviderPlugin, IdentityStrategy {
     /// Creates the plugin.
     public init() {}
 
-    /// `"oauth2"`.
-    public var type: String { "oauth2" }
+    /// No endpoints (every one comes from `endpoints:`); `claims:` maps the identity.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "oauth2", displayName: "OAuth 2.0", endpoints: ProviderEndpoints(), supportsClaimMapping: true)
+    }
 
-    /// `"OAuth 2.0"`.
-    public var displayName: String { "OAuth 2.0" }
+    /// The plugin itself: the `claims:` mapping below.
+    public var identity: any IdentityStrategy { self }
+
+    /// Any of ours, `client_secret_basic` by default.
+    public var tokenEndpoint: any TokenEndpointStrategy {
+        StandardTokenEndpoint(.clientSecretBasic, choice: .advertised(nil, preferred: .clientSecretBasic))
+    }
 
     /// pkce optional (on); oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -35,19 +43,6 @@ public struct OAuth2Plugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimM
         case .formPost:
             .unsupported(reason: "type oauth2 takes the code from a GET callback")
         }
-    }
-
-    /// None: every endpoint comes from `endpoints:`.
-    public var defaultEndpoints: ProviderEndpoints { ProviderEndpoints() }
-
-    /// `client_secret_basic`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
-
-    /// Any of ours, `client_secret_basic` by default.
-    public func clientAuthenticationChoice(for settings: ProviderSettings, capabilities: Set<Capability>)
-        -> ClientAuthenticationChoice
-    {
-        .advertised(nil, preferred: .clientSecretBasic)
     }
 
     /// `claims.subject` is required: a plain OAuth 2.0 userinfo response has no standard subject member.
@@ -66,9 +61,10 @@ public struct OAuth2Plugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimM
     ///
     /// - Throws: `SignInError` with `userinfo_error` for a body that is not a JSON object, `claim_mapping_failed`
     ///   naming the path for a missing or wrongly typed member.
-    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
+        let json = responses.first ?? .null
         guard let object = json.objectValue else {
             throw SignInError(
                 .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",

@@ -4,7 +4,7 @@ import AuthFlowJOSE
 import Foundation
 
 /// OpenID Connect Back-Channel Logout 1.0, through the plugin events seam.
-extension OIDCPlugin {
+extension OIDCPlugin: ProviderEventHandling {
     /// The `events` member that marks a logout token (§2.4).
     package static let backchannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logout"
 

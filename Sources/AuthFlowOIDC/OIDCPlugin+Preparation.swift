@@ -35,6 +35,4 @@ extension OIDCPlugin {
         metadata == nil
     }
 
-    /// The `offline_access` scope (OpenID Connect Core §11).
-    public var refreshTokenRequest: RefreshTokenRequest { .scope("offline_access") }
 }

@@ -24,7 +24,7 @@ public import AuthFlowJOSE
 /// `ProviderRegistry.resolve(_:discovery:credentials:)` instead: it fetches each issuer's document once
 /// through ``OIDCDiscovery`` and resolves the provider against `discovered(_:)`, a copy of this plugin
 /// that carries the metadata. Sign-ins then need no discovery I/O.
-public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMappingSupporting, ProviderAdvising {
+public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy, ProviderPreparing {
     /// Whether a sign-in also calls the issuer's userinfo endpoint.
     public enum UserinfoPolicy: Sendable, Hashable {
         /// Call it when the discovery document names one.
@@ -64,8 +64,42 @@ public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMap
         OIDCPlugin(type: type, metadata: metadata, userinfo: userinfoPolicy)
     }
 
-    /// `"OpenID Connect"`.
-    public var displayName: String { "OpenID Connect" }
+    /// The discovered endpoints, issuer and advertised asymmetric algorithms (none before discovery); `email
+    /// profile`, keeping only those in `scopes_supported` when the issuer lists it; the nonce always required;
+    /// the `offline_access` scope for a refresh token (OpenID Connect Core §11); userinfo also fetched when the
+    /// policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint; RFC 9207 `iss` as
+    /// the issuer advertises (`authorization_response_iss_parameter_supported`); `claims:` mapping. Native
+    /// sign-in: a native app's token names the app's own client id (one of `native_clients`) as `aud`.
+    public var about: ProviderDescription {
+        let wanted = ["email", "profile"]
+        return ProviderDescription(
+            type: type, displayName: "OpenID Connect", endpoints: discoveredEndpoints, issuer: metadata?.issuer,
+            scopes: metadata?.scopes.map { supported in wanted.filter(supported.contains) } ?? wanted,
+            idTokenAlgorithms: metadata?.idTokenAlgorithms ?? [], refreshTokenRequest: .scope("offline_access"),
+            fetchesUserinfoWithIDToken: userinfoPolicy == .whenAdvertised && metadata?.userinfoEndpoint != nil,
+            sendsIssuerInAuthorizationResponse: metadata?.issuerInAuthorizationResponse ?? false,
+            supportsClaimMapping: true, nativeSignIn: NativeSignInDescription(audience: .nativeClient))
+    }
+
+    private var discoveredEndpoints: ProviderEndpoints {
+        guard let metadata else { return ProviderEndpoints() }
+        return ProviderEndpoints(
+            authorization: metadata.authorizationEndpoint, token: metadata.tokenEndpoint,
+            userinfo: metadata.userinfoEndpoint, jwks: metadata.jwksURI, revocation: metadata.revocationEndpoint,
+            endSession: metadata.endSessionEndpoint)
+    }
+
+    /// The plugin itself: the `claims:` mapping below.
+    public var identity: any IdentityStrategy { self }
+
+    /// The plugin itself: the advertised client-authentication methods below.
+    public var tokenEndpoint: any TokenEndpointStrategy { self }
+
+    /// The plugin itself: discovery (see `prepared(for:context:)`).
+    public var preparation: (any ProviderPreparing)? { self }
+
+    /// Back-channel logout.
+    public var events: (any ProviderEventHandling)? { self }
 
     /// oidc required; pkce optional (on when the issuer advertises S256, off otherwise); form_post optional
     /// (off) when it advertises `form_post`; jwt_client_auth unsupported (`client_auth: private_key_jwt` signs
@@ -90,37 +124,15 @@ public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMap
         }
     }
 
-    /// The discovered endpoints (none before discovery).
-    public var defaultEndpoints: ProviderEndpoints {
-        guard let metadata else { return ProviderEndpoints() }
-        return ProviderEndpoints(
-            authorization: metadata.authorizationEndpoint, token: metadata.tokenEndpoint,
-            userinfo: metadata.userinfoEndpoint, jwks: metadata.jwksURI, revocation: metadata.revocationEndpoint,
-            endSession: metadata.endSessionEndpoint)
-    }
-
-    /// The discovered issuer.
-    public var defaultIssuer: String? { metadata?.issuer }
-
-    /// `email` and `profile`, keeping only those in `scopes_supported` when the issuer lists it.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] {
-        let wanted = ["email", "profile"]
-        guard let supported = metadata?.scopes else { return wanted }
-        return wanted.filter(supported.contains)
-    }
-
-    /// The advertised asymmetric algorithms (none before discovery).
-    public var idTokenAlgorithms: Set<JWSAlgorithm> { metadata?.idTokenAlgorithms ?? [] }
-
-    /// The default of ``clientAuthenticationChoice(for:capabilities:)``.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication {
+    /// The default of ``choice(for:capabilities:)``.
+    public func method(capabilities: Set<Capability>) -> ClientAuthentication {
         metadata?.clientAuthentication ?? .clientSecretBasic
     }
 
     /// The advertised `token_endpoint_auth_methods_supported` among ours (all of ours when nothing is
     /// advertised), `client_secret_basic` preferred as the default.
-    public func clientAuthenticationChoice(for settings: ProviderSettings, capabilities: Set<Capability>)
-        -> ClientAuthenticationChoice
+    public func choice(for settings: ProviderSettings, capabilities: Set<Capability>)
+        -> ClientAuthenticationChoice?
     {
         metadata?.clientAuthenticationChoice ?? .advertised(nil, preferred: .clientSecretBasic)
     }
@@ -147,9 +159,10 @@ public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMap
 
     /// The userinfo members through `claims:`, except the subject: userinfo's `sub` must equal the id_token's
     /// (OpenID Connect Core §5.3.2), whatever claim the id_token's subject is mapped from.
-    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
+        let json = responses.first ?? .null
         guard let object = json.objectValue else {
             throw SignInError(
                 .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
@@ -190,17 +203,4 @@ public struct OIDCPlugin: ProviderPlugin, ClientAuthenticationChoosing, ClaimMap
         return []
     }
 
-    /// Exactly the configured issuer.
-    public func acceptedIssuers(for issuer: String) -> Set<String> { [issuer] }
-
-    /// Always.
-    public var noncePolicy: NoncePolicy { .required }
-
-    /// When the policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint.
-    public var fetchesUserinfoWithIDToken: Bool {
-        userinfoPolicy == .whenAdvertised && metadata?.userinfoEndpoint != nil
-    }
-
-    /// Whether the issuer advertises `authorization_response_iss_parameter_supported` (RFC 9207).
-    public var sendsIssuerInAuthorizationResponse: Bool { metadata?.issuerInAuthorizationResponse ?? false }
 }

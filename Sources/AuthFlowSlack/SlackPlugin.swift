@@ -10,18 +10,30 @@ public import AuthFlowJOSE
 /// PKCE (its 2026 support is documented for app installs, not verified for this flow). A Slack identity is a user in a
 /// workspace: the subject is `{team_id}:{sub}` from the claim `https://slack.com/team_id`; `email_verified` is a
 /// boolean.
-public struct SlackPlugin: ProviderPlugin {
+public struct SlackPlugin: ProviderPlugin, IdentityStrategy {
     /// The claim naming the user's workspace.
     package static let teamClaim = "https://slack.com/team_id"
 
     /// Creates the plugin.
     public init() {}
 
-    /// `"slack"`.
-    public var type: String { "slack" }
+    /// Slack's OpenID Connect endpoints, the issuer `https://slack.com`, `profile email`.
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "slack", displayName: "Slack",
+            endpoints: ProviderEndpoints(
+                authorization: "https://slack.com/openid/connect/authorize",
+                token: "https://slack.com/api/openid.connect.token",
+                userinfo: "https://slack.com/api/openid.connect.userInfo",
+                jwks: "https://slack.com/openid/connect/keys"),
+            issuer: "https://slack.com", scopes: ["profile", "email"])
+    }
 
-    /// `"Slack"`.
-    public var displayName: String { "Slack" }
+    /// The plugin itself: the workspace-qualified subject below.
+    public var identity: any IdentityStrategy { self }
+
+    /// `client_secret_post`.
+    public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
 
     /// oidc required; pkce optional (off); jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -33,23 +45,6 @@ public struct SlackPlugin: ProviderPlugin {
         case .formPost: .unsupported(reason: "Slack's discovery lists only the query response mode")
         }
     }
-
-    /// Slack's OpenID Connect endpoints.
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://slack.com/openid/connect/authorize",
-            token: "https://slack.com/api/openid.connect.token",
-            userinfo: "https://slack.com/api/openid.connect.userInfo", jwks: "https://slack.com/openid/connect/keys")
-    }
-
-    /// `https://slack.com`.
-    public var defaultIssuer: String? { "https://slack.com" }
-
-    /// `profile` and `email`.
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
-
-    /// `client_secret_post`.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
 
     /// `{team_id}:{sub}` as subject, `email` and `email_verified`, the name.
     ///

@@ -7,18 +7,28 @@ import AuthFlowJOSE
 /// at `https://x.com/i/oauth2/authorize`, token at `https://api.x.com/2/oauth2/token` with `Authorization: Basic` for
 /// confidential clients; the identity is the stable numeric `data.id` of `GET /2/users/me`, which needs both
 /// `tweet.read` and `users.read`. `data.confirmed_email` (scope `users.email`) is a confirmed address.
-public struct XPlugin: ProviderPlugin {
+public struct XPlugin: ProviderPlugin, IdentityStrategy {
     /// Creates the plugin.
     public init() {}
 
-    /// `"x"`.
-    public var type: String { "x" }
+    /// X's authorize, token, users/me and revoke endpoints; `users.read tweet.read` (both needed by
+    /// `/2/users/me`); an email is linkable when `confirmed_email` is present (X confirmed it); the
+    /// `offline.access` scope asks for a refresh token (docs/providers.md, "X").
+    public var about: ProviderDescription {
+        ProviderDescription(
+            type: "x", displayName: "X",
+            endpoints: ProviderEndpoints(
+                authorization: "https://x.com/i/oauth2/authorize", token: "https://api.x.com/2/oauth2/token",
+                userinfo: "https://api.x.com/2/users/me", revocation: "https://api.x.com/2/oauth2/revoke"),
+            scopes: ["users.read", "tweet.read"], emailLinkability: .whenVerified(by: "confirmed_email"),
+            refreshTokenRequest: .scope("offline.access"))
+    }
 
-    /// `"X"`.
-    public var displayName: String { "X" }
+    /// The plugin itself: the `/2/users/me` mapping below.
+    public var identity: any IdentityStrategy { self }
 
-    /// When `confirmed_email` is present (X confirmed it; docs/providers.md, "X").
-    public var emailLinkability: EmailLinkability { .whenVerified(by: "confirmed_email") }
+    /// HTTP Basic.
+    public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
 
     /// pkce required; oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -33,22 +43,6 @@ public struct XPlugin: ProviderPlugin {
             .unsupported(reason: "X returns the code as a query-string (GET) callback")
         }
     }
-
-    /// X's authorize, token, users/me and revoke endpoints.
-    public var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://x.com/i/oauth2/authorize", token: "https://api.x.com/2/oauth2/token",
-            userinfo: "https://api.x.com/2/users/me", revocation: "https://api.x.com/2/oauth2/revoke")
-    }
-
-    /// `users.read` and `tweet.read` (both needed by `/2/users/me`).
-    public func defaultScopes(capabilities: Set<Capability>) -> [String] { ["users.read", "tweet.read"] }
-
-    /// The `offline.access` scope (docs/providers.md, "X").
-    public var refreshTokenRequest: RefreshTokenRequest { .scope("offline.access") }
-
-    /// HTTP Basic.
-    public func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
 
     /// Configured scopes must include `tweet.read` and `users.read`, or `/2/users/me` refuses the token.
     public func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue] {
@@ -67,9 +61,10 @@ public struct XPlugin: ProviderPlugin {
     /// `data.id` as subject, `data.name`, and `data.confirmed_email` as a verified email when present.
     ///
     /// - Throws: `SignInError` with `userinfo_error` when `data.id` is missing.
-    public func identity(fromUserinfo json: JSONValue, provider: ResolvedProvider) throws(SignInError)
+    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
+        let json = responses.first ?? .null
         guard let data = json["data"]?.objectValue, let id = data["id"]?.stringValue, !id.isEmpty else {
             throw SignInError(
                 .userinfoError, "expected /2/users/me to return a non-empty string data.id, found none",

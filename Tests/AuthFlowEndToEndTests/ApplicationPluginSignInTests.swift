@@ -8,9 +8,12 @@ import Testing
 /// An application's own provider plugin, defined here outside the package's built-ins: an OpenID Connect
 /// issuer ("Acme SSO") that requires PKCE, authenticates clients with HTTP Basic, and shows users by their
 /// given name only.
-struct AcmeSSOPlugin: ProviderPlugin {
-    var type: String { "acme" }
-    var displayName: String { "Acme SSO" }
+struct AcmeSSOPlugin: ProviderPlugin, IdentityStrategy {
+    /// No default endpoints: every endpoint comes from `endpoints:` in configuration.
+    var about: ProviderDescription {
+        ProviderDescription(
+            type: "acme", displayName: "Acme SSO", endpoints: ProviderEndpoints(), scopes: ["email", "profile"])
+    }
 
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         switch capability {
@@ -19,12 +22,9 @@ struct AcmeSSOPlugin: ProviderPlugin {
         }
     }
 
-    /// No defaults: every endpoint comes from `endpoints:` in configuration.
-    var defaultEndpoints: ProviderEndpoints { ProviderEndpoints() }
+    var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
 
-    func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
-
-    func defaultScopes(capabilities: Set<Capability>) -> [String] { ["email", "profile"] }
+    var identity: any IdentityStrategy { self }
 
     func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError) -> VerifiedIdentity {
         guard let subject = claims.subject, !subject.isEmpty else {

@@ -47,17 +47,17 @@ import Testing
 
     /// A plugin whose every text is hostile markup.
     struct HostilePlugin: ProviderPlugin {
-        var type: String { "corp" }
-        var displayName: String { "<img src=x onerror=alert(1)>" }
+        var about: ProviderDescription {
+            ProviderDescription(
+                type: "corp", displayName: "<img src=x onerror=alert(1)>",
+                endpoints: ProviderEndpoints(
+                    authorization: "https://sso.example/a", token: "https://sso.example/t",
+                    userinfo: "https://sso.example/u"))
+        }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             capability == .pkce ? .optional(default: false) : .unsupported(reason: "He said \"<b>no</b>\" & 'left'")
         }
-        var defaultEndpoints: ProviderEndpoints {
-            ProviderEndpoints(
-                authorization: "https://sso.example/a", token: "https://sso.example/t",
-                userinfo: "https://sso.example/u")
-        }
-        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+        var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
     }
 
     @Test func everyConfiguredTextIsEscaped() throws {

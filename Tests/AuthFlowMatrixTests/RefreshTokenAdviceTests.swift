@@ -8,17 +8,18 @@ import Testing
 @Suite struct RefreshTokenAdviceTests {
     struct CorpPlugin: ProviderPlugin {
         let request: RefreshTokenRequest
-        var type: String { "corp" }
+        var about: ProviderDescription {
+            ProviderDescription(
+                type: "corp",
+                endpoints: ProviderEndpoints(
+                    authorization: "https://sso.corp.example/authorize", token: "https://sso.corp.example/token",
+                    userinfo: "https://sso.corp.example/me"),
+                refreshTokenRequest: request)
+        }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             .unsupported(reason: "Corp SSO is plain OAuth 2.0")
         }
-        var defaultEndpoints: ProviderEndpoints {
-            ProviderEndpoints(
-                authorization: "https://sso.corp.example/authorize", token: "https://sso.corp.example/token",
-                userinfo: "https://sso.corp.example/me")
-        }
-        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
-        var refreshTokenRequest: RefreshTokenRequest { request }
+        var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
     }
 
     static func advice(_ request: RefreshTokenRequest, extra: String = "") throws -> [Advisory] {

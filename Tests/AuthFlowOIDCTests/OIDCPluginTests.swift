@@ -141,13 +141,13 @@ import Testing
             location: SourceLocation(fileName: "f", line: 1, column: 1, sourceLine: nil),
             claims: ClaimMapping(subject: .init("oid"), emailVerified: .always(true), groups: .init("roles")))
         let corp = try registry.resolve(settings, publicURL: "https://app.example")
-        let identity = try corp.plugin.identity(
+        let identity = try corp.plugin.identity.identity(
             fromIDToken: JWTClaims(json: ["sub": "pairwise", "oid": "u-1", "email": "a@b.example", "roles": ["r"]]),
             provider: corp)
         #expect(identity.subject == "u-1")
         #expect(identity.emailVerified)
         #expect(identity.groups == ["r"])
-        let fromUserinfo = try corp.plugin.identity(fromUserinfo: ["sub": "pairwise"], provider: corp)
+        let fromUserinfo = try corp.plugin.identity.identity(fromUserinfo: [["sub": "pairwise"]], provider: corp)
         #expect(fromUserinfo.subject == "pairwise")
     }
 

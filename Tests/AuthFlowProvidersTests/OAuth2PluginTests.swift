@@ -41,8 +41,8 @@ import Testing
         #expect(corp.clientAuthentication == .clientSecretBasic)
         #expect(corp.endpoints.revocation == "https://sso.corp.example/revoke")
         #expect(corp.scopes == ["profile"])
-        let identity = try corp.plugin.identity(
-            fromUserinfo: ["data": ["id": 42, "email": "a@corp.example"]], provider: corp)
+        let identity = try corp.plugin.identity.identity(
+            fromUserinfo: [["data": ["id": 42, "email": "a@corp.example"]]], provider: corp)
         #expect(identity.subject == "42")
         #expect(identity.emailVerified)
         #expect(identity.source == .userinfo)
@@ -110,7 +110,7 @@ import Testing
     @Test func aMappedPathMissingFromUserinfoIsATypedError() throws {
         let corp = try #require(try ProviderRegistry.standard.resolve(Self.load(Self.complete)).first)
         do throws(SignInError) {
-            _ = try corp.plugin.identity(fromUserinfo: ["id": 42], provider: corp)
+            _ = try corp.plugin.identity.identity(fromUserinfo: [["id": 42]], provider: corp)
             Issue.record("expected claim_mapping_failed")
         } catch {
             #expect(error.code == .claimMappingFailed)

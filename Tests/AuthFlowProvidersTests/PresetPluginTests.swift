@@ -113,9 +113,11 @@ import Testing
             members["sub"] = subject
             let refused = JWTClaims(json: members)
             for (plugin, provider) in [(GitLabPlugin() as any ProviderPlugin, gitlab), (SlackPlugin(), slack)] {
-                #expect(throws: SignInError.self) { try plugin.identity(fromIDToken: refused, provider: provider) }
+                #expect(throws: SignInError.self) {
+                    try plugin.identity.identity(fromIDToken: refused, provider: provider)
+                }
                 do {
-                    _ = try plugin.identity(fromIDToken: refused, provider: provider)
+                    _ = try plugin.identity.identity(fromIDToken: refused, provider: provider)
                 } catch {
                     #expect(error.code == .idTokenInvalid)
                     #expect(error.claim == "sub")

@@ -8,16 +8,17 @@ import Testing
 
 /// An application's own provider, registered next to the built-ins in a few lines.
 struct CorpSSOPlugin: ProviderPlugin {
-    var type: String { "corp" }
+    var about: ProviderDescription {
+        ProviderDescription(
+            type: "corp",
+            endpoints: ProviderEndpoints(
+                authorization: "https://sso.corp.example/authorize", token: "https://sso.corp.example/token",
+                userinfo: "https://sso.corp.example/me"))
+    }
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         capability == .pkce ? .required : .unsupported(reason: "Corp SSO is plain OAuth 2.0")
     }
-    var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://sso.corp.example/authorize", token: "https://sso.corp.example/token",
-            userinfo: "https://sso.corp.example/me")
-    }
-    func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+    var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
 }
 
 @Suite struct StandardRegistryTests {

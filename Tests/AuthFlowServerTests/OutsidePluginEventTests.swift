@@ -11,17 +11,19 @@ import Testing
 
 /// A plugin written outside the package: Corp SSO posts `POST /auth/{name}/webhook/{subject}` with an
 /// `X-Corp-Signature` header, hex HMAC-SHA256 of the body with the client secret; body `disable` or `enable`.
-struct CorpWebhookPlugin: ProviderPlugin {
-    var type: String { "corp" }
+struct CorpWebhookPlugin: ProviderPlugin, ProviderEventHandling {
+    var about: ProviderDescription {
+        ProviderDescription(
+            type: "corp",
+            endpoints: ProviderEndpoints(
+                authorization: "http://127.0.0.1:9/authorize", token: "http://127.0.0.1:9/token",
+                userinfo: "http://127.0.0.1:9/me"))
+    }
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         capability == .pkce ? .required : .unsupported(reason: "Corp SSO is plain OAuth 2.0")
     }
-    var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "http://127.0.0.1:9/authorize", token: "http://127.0.0.1:9/token",
-            userinfo: "http://127.0.0.1:9/me")
-    }
-    func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+    var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
+    var events: (any ProviderEventHandling)? { self }
 
     func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
         [ProviderEventEndpoint(path: "webhook/*", method: "POST", maximumBodyBytes: 64)]

@@ -8,36 +8,36 @@ import Testing
 /// `client_auth`: the RFC 7523 assertion, its placement in every request, Basic encoding, and resolution.
 @Suite struct ClientAuthenticationTests {
     /// A provider that lets configuration choose among ours, `client_secret_post` by default.
-    struct ChoosingPlugin: ClientAuthenticationChoosing {
-        var type: String { "choosing" }
+    struct ChoosingPlugin: ProviderPlugin, TokenEndpointStrategy {
+        var about: ProviderDescription {
+            ProviderDescription(
+                type: "choosing",
+                endpoints: ProviderEndpoints(
+                    authorization: "https://c.test/a", token: "https://c.test/token", userinfo: "https://c.test/u",
+                    revocation: "https://c.test/revoke"))
+        }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             .optional(default: false)
         }
-        var defaultEndpoints: ProviderEndpoints {
-            ProviderEndpoints(
-                authorization: "https://c.test/a", token: "https://c.test/token", userinfo: "https://c.test/u",
-                revocation: "https://c.test/revoke")
-        }
-        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
-        func clientAuthenticationChoice(for settings: ProviderSettings, capabilities: Set<Capability>)
-            -> ClientAuthenticationChoice
-        {
+        var tokenEndpoint: any TokenEndpointStrategy { self }
+        func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+        func choice(for settings: ProviderSettings, capabilities: Set<Capability>) -> ClientAuthenticationChoice? {
             .advertised(nil, preferred: .clientSecretPost)
         }
     }
 
     /// A provider with one method (like Apple or X).
     struct FixedPlugin: ProviderPlugin {
-        var type: String { "fixed" }
-        var displayName: String { "Fixed" }
+        var about: ProviderDescription {
+            ProviderDescription(
+                type: "fixed", displayName: "Fixed",
+                endpoints: ProviderEndpoints(
+                    authorization: "https://f.test/a", token: "https://f.test/t", userinfo: "https://f.test/u"))
+        }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             .optional(default: false)
         }
-        var defaultEndpoints: ProviderEndpoints {
-            ProviderEndpoints(
-                authorization: "https://f.test/a", token: "https://f.test/t", userinfo: "https://f.test/u")
-        }
-        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+        var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
     }
 
     /// Counts up from zero, so every `jti` differs and is known.

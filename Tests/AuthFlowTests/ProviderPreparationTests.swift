@@ -11,18 +11,20 @@ import Testing
     }
 
     /// Resolvable only once prepared: preparation supplies the endpoints, named after the provider's issuer.
-    struct PreparingPlugin: ProviderPlugin {
+    struct PreparingPlugin: ProviderPlugin, ProviderPreparing {
         var preparedFor: String?
-        var type: String { "corp" }
+        var about: ProviderDescription {
+            let base = preparedFor ?? "https://unprepared.invalid"
+            return ProviderDescription(
+                type: "corp",
+                endpoints: ProviderEndpoints(
+                    authorization: "\(base)/authorize", token: "\(base)/token", userinfo: "\(base)/me"))
+        }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             .unsupported(reason: "Corp SSO is plain OAuth 2.0")
         }
-        var defaultEndpoints: ProviderEndpoints {
-            let base = preparedFor ?? "https://unprepared.invalid"
-            return ProviderEndpoints(
-                authorization: "\(base)/authorize", token: "\(base)/token", userinfo: "\(base)/me")
-        }
-        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+        var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
+        var preparation: (any ProviderPreparing)? { self }
         func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
             -> any ProviderPlugin
         {

@@ -5,8 +5,14 @@ import Foundation
 import Testing
 
 /// A plugin with one of each capability support, to test resolution rules.
-private struct StrictPlugin: ProviderPlugin {
-    var type: String { "strict" }
+private struct StrictPlugin: ProviderPlugin, TokenEndpointStrategy {
+    var about: ProviderDescription {
+        ProviderDescription(
+            type: "strict",
+            endpoints: ProviderEndpoints(
+                authorization: "https://strict.test/a", token: "https://strict.test/t",
+                userinfo: "https://strict.test/u"))
+    }
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         switch capability {
         case .pkce: .required
@@ -15,11 +21,8 @@ private struct StrictPlugin: ProviderPlugin {
         case .formPost: .optional(default: true)
         }
     }
-    var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://strict.test/a", token: "https://strict.test/t", userinfo: "https://strict.test/u")
-    }
-    func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
+    var tokenEndpoint: any TokenEndpointStrategy { self }
+    func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretBasic }
     func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] { [.clientSecret, .teamID] }
 }
 
@@ -229,11 +232,11 @@ private struct StrictPlugin: ProviderPlugin {
 enum EditDistanceProbe {
     struct Named: ProviderPlugin {
         let type: String
+        var about: ProviderDescription { ProviderDescription(type: type, endpoints: ProviderEndpoints()) }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             .optional(default: false)
         }
-        var defaultEndpoints: ProviderEndpoints { ProviderEndpoints() }
-        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+        var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
     }
 
     static func nearest(_ word: String, _ types: [String]) -> String? {

@@ -7,18 +7,20 @@ import Testing
 
 /// Client authentication placement for every style, public clients and revocation.
 @Suite struct ResolvedProviderRequestsTests {
-    struct StylePlugin: ProviderPlugin {
+    struct StylePlugin: ProviderPlugin, TokenEndpointStrategy {
         let style: ClientAuthentication
-        var type: String { "style" }
+        var about: ProviderDescription {
+            ProviderDescription(
+                type: "style",
+                endpoints: ProviderEndpoints(
+                    authorization: "https://s.test/a", token: "https://s.test/t?v=1", userinfo: "https://s.test/u",
+                    revocation: "https://s.test/r"))
+        }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             .optional(default: false)
         }
-        var defaultEndpoints: ProviderEndpoints {
-            ProviderEndpoints(
-                authorization: "https://s.test/a", token: "https://s.test/t?v=1", userinfo: "https://s.test/u",
-                revocation: "https://s.test/r")
-        }
-        func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication { style }
+        var tokenEndpoint: any TokenEndpointStrategy { self }
+        func method(capabilities: Set<Capability>) -> ClientAuthentication { style }
         func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] { [] }
     }
 

@@ -2,7 +2,7 @@
 /// (`microsoft`), and `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in).
 ///
 /// The loader reads them for every provider; a provider whose plugin does not declare a key it sets (see
-/// ``ProviderOptionsReading``) is a configuration error at the key's position.
+/// ``ProviderPreparing/optionKeys``) is a configuration error at the key's position.
 public struct ProviderOptions: Sendable, Hashable {
     /// `tenant`: which accounts may sign in (Microsoft: `common`, `organizations`, `consumers` or a tenant id).
     public var tenant: String?
@@ -25,14 +25,4 @@ public struct ProviderOptions: Sendable, Hashable {
 
     /// The YAML keys of these options.
     public static let keys = ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"]
-}
-
-/// A plugin that reads some of the ``ProviderOptions`` keys.
-public protocol ProviderOptionsReading: ProviderPlugin {
-    /// The ``ProviderOptions/keys`` this plugin reads; setting another is a configuration error.
-    var optionKeys: Set<String> { get }
-
-    /// This plugin configured with one provider's options (its tenant, its base URL); resolution uses the
-    /// returned plugin for that provider.
-    func configured(with options: ProviderOptions) -> any ProviderPlugin
 }

@@ -3,7 +3,7 @@
 ///
 /// The server routes a request to the endpoint when the path after `/auth/{name}/` matches ``path``, refuses
 /// another method with 405 and a larger body with 413 before the plugin sees it, then calls
-/// ``ProviderPlugin/handleEvent(_:context:)``.
+/// ``ProviderEventHandling/handleEvent(_:context:)``.
 public struct ProviderEventEndpoint: Sendable, Hashable {
     /// The path segments after `/auth/{name}/`; a `*` segment matches any one non-empty segment (passed to
     /// the plugin in ``ProviderEventRequest/pathParameters``). Never `login`, `register`, `link`, `callback`

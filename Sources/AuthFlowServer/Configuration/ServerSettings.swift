@@ -49,7 +49,7 @@ public struct ServerSettings: Sendable, Hashable {
     /// (the default) when sessions end only at their lifetime. Always shorter than ``sessionTTL``.
     package let sessionIdleTimeout: Double?
     /// The tenant-qualified access rules (`PROVIDER/TENANT:NAME`) and where each was written, checked against
-    /// the resolved providers' plugins (``TenantStating``) when the configuration resolves.
+    /// the resolved providers' plugins (their ``ProviderPreparing/tenantForm``) when the configuration resolves.
     package var tenantRuleSites: [TenantRuleSite] = []
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.

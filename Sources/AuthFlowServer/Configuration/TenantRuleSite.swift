@@ -20,7 +20,7 @@ extension ServerSettings: ProviderDependentSettings {
             guard let name = site.rule.provider, let tenant = site.rule.tenant,
                 let provider = providers.first(where: { $0.name == name })
             else { return nil }
-            guard let plugin = provider.plugin as? any TenantStating else {
+            guard let plugin = provider.plugin.preparation, let tenantForm = plugin.tenantForm else {
                 return ConfigurationIssue(
                     code: .invalidValue,
                     message:
@@ -32,7 +32,7 @@ extension ServerSettings: ProviderDependentSettings {
                 return ConfigurationIssue(
                     code: .invalidValue,
                     message:
-                        "expected \(plugin.tenantForm) as the tenant of \(name) in \(site.path), found "
+                        "expected \(tenantForm) as the tenant of \(name) in \(site.path), found "
                         + YAMLError.quote(tenant),
                     location: site.location)
             }

@@ -43,7 +43,7 @@ final class RequestLog: Sendable {
             requestID: id ?? random.requestID(),
             route: route
                 ?? RouteTable.template(segments) { [providers] name in
-                    providers[name].map { $0.plugin.eventEndpoints(for: $0) } ?? []
+                    providers[name].map { $0.plugin.declaredEventEndpoints(for: $0) } ?? []
                 },
             provider: provider)
     }

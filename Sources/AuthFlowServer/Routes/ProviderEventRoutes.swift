@@ -25,7 +25,7 @@ struct ProviderEventRoutes: SessionUsing {
     )? {
         guard let provider = providers[name] else { return nil }
         var allowed: [String] = []
-        for endpoint in provider.plugin.eventEndpoints(for: provider) {
+        for endpoint in provider.plugin.declaredEventEndpoints(for: provider) {
             guard let parameters = endpoint.match(segments) else { continue }
             if endpoint.method == method { return (provider, endpoint, parameters) }
             allowed.append(endpoint.method)
@@ -60,7 +60,7 @@ struct ProviderEventRoutes: SessionUsing {
             publicURL: options.publicURL, pathPrefix: options.pathPrefix)
         let outcome: ProviderEventOutcome
         do throws(ProviderEventError) {
-            outcome = try await provider.plugin.handleEvent(
+            outcome = try await provider.plugin.handleDeclaredEvent(
                 ProviderEventRequest(endpoint: endpoint, pathParameters: parameters, http: request), context: context)
         } catch {
             logger.log(

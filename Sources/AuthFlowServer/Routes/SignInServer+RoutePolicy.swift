@@ -38,7 +38,7 @@ extension SignInServer {
     private func eventPolicy(method: String, segments: [String]) -> HTTPRoutePolicy {
         guard let provider = context.providers[segments[1]] else { return Self.unrouted }
         let rest = Array(segments.dropFirst(2))
-        for endpoint in provider.plugin.eventEndpoints(for: provider) where endpoint.method == method {
+        for endpoint in provider.plugin.declaredEventEndpoints(for: provider) where endpoint.method == method {
             guard endpoint.match(rest) != nil else { continue }
             let limit = min(endpoint.maximumBodyBytes, options.maximumNotificationBytes)
             var policy = HTTPRoutePolicy(maxBodyBytes: limit, startsOnPollingThread: false)
@@ -59,7 +59,7 @@ extension SignInServer {
         var largest = max(Self.formBodyLimit, FormPostBounce.maximumBytes, NativeRoutes.maximumNativeBodyBytes)
         for name in providerNames {
             guard let provider = context.providers[name] else { continue }
-            for endpoint in provider.plugin.eventEndpoints(for: provider) {
+            for endpoint in provider.plugin.declaredEventEndpoints(for: provider) {
                 largest = max(largest, min(endpoint.maximumBodyBytes, options.maximumNotificationBytes))
             }
         }

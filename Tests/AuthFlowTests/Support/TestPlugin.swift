@@ -5,45 +5,42 @@ import Foundation
 
 /// A provider plugin whose four capabilities are all optional (off by default), so tests can drive
 /// ``OAuthFlow`` through every combination. Registered from outside the built-ins, like an application's.
-struct TestPlugin: ProviderPlugin {
-    var type: String { "test" }
+struct TestPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
     let clientSecretKey: JWK
     var alsoUserinfo = false
     var algorithms: Set<JWSAlgorithm> = [.rs256]
     /// Extra authorization parameters the plugin itself adds (like a provider-specific default).
     var extraParameters: [(String, String)] = []
 
-    func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)] { extraParameters }
+    /// The plugin's issuer; `nil` for a plain OAuth 2.0 provider that names none.
+    var issuer: String? = TestIdentityProvider.issuer
+
+    /// Like an issuer advertising `authorization_response_iss_parameter_supported`.
+    var promisesIssuerParameter = false
+
+    var about: ProviderDescription {
+        ProviderDescription(
+            type: "test",
+            endpoints: ProviderEndpoints(
+                authorization: "https://idp.test/authorize", token: "https://idp.test/token",
+                userinfo: "https://idp.test/userinfo", jwks: "https://idp.test/jwks",
+                revocation: "https://idp.test/revoke"),
+            issuer: issuer, scopes: ["profile", "email"], idTokenAlgorithms: algorithms,
+            authorizationParameters: extraParameters, fetchesUserinfoWithIDToken: alsoUserinfo,
+            sendsIssuerInAuthorizationResponse: promisesIssuerParameter)
+    }
 
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         .optional(default: false)
     }
 
-    var defaultEndpoints: ProviderEndpoints {
-        ProviderEndpoints(
-            authorization: "https://idp.test/authorize", token: "https://idp.test/token",
-            userinfo: "https://idp.test/userinfo", jwks: "https://idp.test/jwks", revocation: "https://idp.test/revoke")
-    }
+    var identity: any IdentityStrategy { self }
 
-    /// The plugin's issuer; `nil` for a plain OAuth 2.0 provider that names none.
-    var issuer: String? = TestIdentityProvider.issuer
+    var tokenEndpoint: any TokenEndpointStrategy { self }
 
-    var defaultIssuer: String? { issuer }
-
-    /// Like an issuer advertising `authorization_response_iss_parameter_supported`.
-    var promisesIssuerParameter = false
-
-    var sendsIssuerInAuthorizationResponse: Bool { promisesIssuerParameter }
-
-    func defaultScopes(capabilities: Set<Capability>) -> [String] { ["profile", "email"] }
-
-    func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication {
+    func method(capabilities: Set<Capability>) -> ClientAuthentication {
         capabilities.contains(.jwtClientAuth) ? .es256ClientSecretJWT : .clientSecretPost
     }
-
-    var fetchesUserinfoWithIDToken: Bool { alsoUserinfo }
-
-    var idTokenAlgorithms: Set<JWSAlgorithm> { algorithms }
 
     /// Like Apple's `user` field: an unsigned display name sent with the callback.
     func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider) -> UnverifiedProfile? {

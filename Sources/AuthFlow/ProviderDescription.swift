@@ -1,0 +1,79 @@
+public import AuthFlowJOSE
+
+/// What one kind of provider (a `type:` in `providers.yaml`) is: its name, endpoints, issuer, defaults and the
+/// ways its flow departs from the common one. A value; the behaviour a plugin adds lives in its strategies
+/// (``ProviderPlugin/identity``, ``ProviderPlugin/tokenEndpoint``, ``ProviderPlugin/preparation``,
+/// ``ProviderPlugin/events``).
+public struct ProviderDescription: Sendable {
+    /// The `type:` value the plugin answers to, e.g. `"apple"`.
+    public var type: String
+    /// A human-readable provider name for messages and reports, e.g. `"Apple"`.
+    public var displayName: String
+    /// The provider's endpoints before `endpoints:` overrides.
+    public var endpoints: ProviderEndpoints
+    /// The expected id_token issuer when configuration sets no `issuer:`.
+    public var issuer: String?
+    /// Other spellings of ``issuer`` that tokens may carry, accepted when the configured issuer is ``issuer``
+    /// (Google: `accounts.google.com`).
+    public var issuerAliases: Set<String>
+    /// The placeholder that makes a configured issuer a template, for a provider whose tokens name their own
+    /// tenant in `iss` (Microsoft's `{tenantid}`), and the claim that fills it (`tid`); `nil` compares `iss`
+    /// exactly.
+    public var issuerPlaceholder: (placeholder: String, claim: String)?
+    /// Scopes requested when configuration sets no `scopes:` (`openid` is added when `oidc` is on).
+    public var scopes: [String]
+    /// The id_token signature algorithms accepted (HMAC and `none` are always refused).
+    public var idTokenAlgorithms: Set<JWSAlgorithm>
+    /// How the id_token must carry the nonce.
+    public var noncePolicy: NoncePolicy
+    /// When the plugin's identities carry a linkable email, for reports; the mapping sets the flag per sign-in.
+    public var emailLinkability: EmailLinkability
+    /// How the provider is asked for a refresh token (reports advise it when tokens are stored).
+    public var refreshTokenRequest: RefreshTokenRequest
+    /// Extra authorization-request parameters (never overriding the ones the flow sets).
+    public var authorizationParameters: [(String, String)]
+    /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
+    public var fetchesUserinfoWithIDToken: Bool
+    /// Whether the provider names itself in every authorization response with an `iss` parameter (RFC 9207),
+    /// so that a callback without one is refused. An `iss` parameter that is present is checked whatever this
+    /// says.
+    public var sendsIssuerInAuthorizationResponse: Bool
+    /// Whether the provider sends its ``UnverifiedProfile`` only once (Apple's first-login name), so the server
+    /// keeps it across a failed attempt until the sign-in completes.
+    public var keepsUnverifiedProfile: Bool
+    /// Whether `claims:` may map the identity (the generic `oidc` and `oauth2` types).
+    public var supportsClaimMapping: Bool
+    /// How native apps' ID tokens are verified; `nil` when the provider issues none (`native_clients` is then
+    /// refused).
+    public var nativeSignIn: NativeSignInDescription?
+
+    /// Describes a provider; everything but the type and endpoints has the common default.
+    public init(
+        type: String, displayName: String? = nil, endpoints: ProviderEndpoints, issuer: String? = nil,
+        issuerAliases: Set<String> = [], issuerPlaceholder: (placeholder: String, claim: String)? = nil,
+        scopes: [String] = [], idTokenAlgorithms: Set<JWSAlgorithm> = [.rs256], noncePolicy: NoncePolicy = .required,
+        emailLinkability: EmailLinkability = .whenVerified(by: "email_verified"),
+        refreshTokenRequest: RefreshTokenRequest = .none, authorizationParameters: [(String, String)] = [],
+        fetchesUserinfoWithIDToken: Bool = false, sendsIssuerInAuthorizationResponse: Bool = false,
+        keepsUnverifiedProfile: Bool = false, supportsClaimMapping: Bool = false,
+        nativeSignIn: NativeSignInDescription? = nil
+    ) {
+        self.type = type
+        self.displayName = displayName ?? type
+        self.endpoints = endpoints
+        self.issuer = issuer
+        self.issuerAliases = issuerAliases
+        self.issuerPlaceholder = issuerPlaceholder
+        self.scopes = scopes
+        self.idTokenAlgorithms = idTokenAlgorithms
+        self.noncePolicy = noncePolicy
+        self.emailLinkability = emailLinkability
+        self.refreshTokenRequest = refreshTokenRequest
+        self.authorizationParameters = authorizationParameters
+        self.fetchesUserinfoWithIDToken = fetchesUserinfoWithIDToken
+        self.sendsIssuerInAuthorizationResponse = sendsIssuerInAuthorizationResponse
+        self.keepsUnverifiedProfile = keepsUnverifiedProfile
+        self.supportsClaimMapping = supportsClaimMapping
+        self.nativeSignIn = nativeSignIn
+    }
+}
