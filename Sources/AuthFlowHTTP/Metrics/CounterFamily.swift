@@ -2,11 +2,11 @@
 ///
 /// Combinations given at registration are looked up without a lock; others are added on first use, up to the
 /// family's series cap (beyond it `labels(_:)` answers `nil`, so user data can never grow the output).
-public final class CounterFamily: Sendable {
+package final class CounterFamily: Sendable {
     /// The metric name.
-    public let name: String
+    package let name: String
     /// The help text.
-    public let help: String
+    package let help: String
     let table: SeriesTable<MetricCounter>
 
     init(name: String, help: String, labelNames: [String], preregistered: [[String]], maximumSeries: Int) {
@@ -18,13 +18,13 @@ public final class CounterFamily: Sendable {
     }
 
     /// The label names, in order.
-    public var labelNames: [String] { table.labelNames }
+    package var labelNames: [String] { table.labelNames }
 
     /// The series for these label values (in ``labelNames`` order), or `nil` when their number is wrong or the
     /// family is full.
-    public func labels(_ values: String...) -> MetricCounter? { table.series(values) }
+    package func labels(_ values: String...) -> MetricCounter? { table.series(values) }
 
     /// The series for these label values (in ``labelNames`` order), or `nil` when their number is wrong or the
     /// family is full.
-    public func labels(_ values: [String]) -> MetricCounter? { table.series(values) }
+    package func labels(_ values: [String]) -> MetricCounter? { table.series(values) }
 }

@@ -1,12 +1,12 @@
 /// A histogram metric with labels: one ``MetricHistogram`` per combination of label values, all with the same
 /// bucket bounds. Bounded like ``CounterFamily``.
-public final class HistogramFamily: Sendable {
+package final class HistogramFamily: Sendable {
     /// The metric name.
-    public let name: String
+    package let name: String
     /// The help text.
-    public let help: String
+    package let help: String
     /// The finite bucket upper bounds, ascending.
-    public let upperBounds: [Double]
+    package let upperBounds: [Double]
     let table: SeriesTable<MetricHistogram>
 
     init(
@@ -22,16 +22,16 @@ public final class HistogramFamily: Sendable {
     }
 
     /// The label names, in order.
-    public var labelNames: [String] { table.labelNames }
+    package var labelNames: [String] { table.labelNames }
 
     /// The series for these label values, or `nil` when their number is wrong or the family is full.
-    public func labels(_ values: String...) -> MetricHistogram? { table.series(values) }
+    package func labels(_ values: String...) -> MetricHistogram? { table.series(values) }
 
     /// The series for these label values, or `nil` when their number is wrong or the family is full.
-    public func labels(_ values: [String]) -> MetricHistogram? { table.series(values) }
+    package func labels(_ values: [String]) -> MetricHistogram? { table.series(values) }
 
     /// Seconds from 5 ms to 10 s, for request and sign-in durations.
-    public static let defaultDurationBounds: [Double] = [
+    package static let defaultDurationBounds: [Double] = [
         0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]
 }

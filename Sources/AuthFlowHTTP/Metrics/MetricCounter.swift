@@ -4,16 +4,16 @@ import Synchronization
 ///
 /// Get it from a ``CounterFamily`` (`labels(_:)`) once and keep it when the label values are
 /// known up front, so the hot path is one atomic operation.
-public final class MetricCounter: Sendable {
+package final class MetricCounter: Sendable {
     private let count = Atomic<UInt64>(0)
 
     init() {}
 
     /// Adds `amount` (default 1).
-    public func increment(by amount: UInt64 = 1) {
+    package func increment(by amount: UInt64 = 1) {
         count.wrappingAdd(amount, ordering: .relaxed)
     }
 
     /// The current count.
-    public var value: UInt64 { count.load(ordering: .relaxed) }
+    package var value: UInt64 { count.load(ordering: .relaxed) }
 }

@@ -2,9 +2,9 @@ import Synchronization
 
 /// One histogram series: counts of observations per upper bound, their sum and their count, each updated
 /// atomically (no lock).
-public final class MetricHistogram: Sendable {
+package final class MetricHistogram: Sendable {
     /// The finite upper bounds, ascending; a last `+Inf` bucket is implied.
-    public let upperBounds: [Double]
+    package let upperBounds: [Double]
     // One counter per bucket (not cumulative); the last one is `+Inf`.
     private let buckets: [MetricCounter]
     // The sum as the bit pattern of a `Double`, updated by compare-and-exchange.
@@ -16,7 +16,7 @@ public final class MetricHistogram: Sendable {
     }
 
     /// Records one observation (e.g. a duration in seconds). NaN is ignored; negative values count as 0.
-    public func observe(_ value: Double) {
+    package func observe(_ value: Double) {
         guard !value.isNaN else { return }
         let value = max(value, 0)
         let index = upperBounds.firstIndex { value <= $0 } ?? upperBounds.count
@@ -33,7 +33,7 @@ public final class MetricHistogram: Sendable {
 
     /// A consistent-enough reading: cumulative counts per bound (the last is `+Inf`, equal to ``Snapshot/count``)
     /// and the sum.
-    public var snapshot: Snapshot {
+    package var snapshot: Snapshot {
         var cumulative: [UInt64] = []
         cumulative.reserveCapacity(buckets.count)
         var running: UInt64 = 0
@@ -45,12 +45,12 @@ public final class MetricHistogram: Sendable {
     }
 
     /// A reading of a histogram series.
-    public struct Snapshot: Sendable, Hashable {
+    package struct Snapshot: Sendable, Hashable {
         /// Cumulative counts, one per finite upper bound and a last one for `+Inf`.
-        public let cumulativeCounts: [UInt64]
+        package let cumulativeCounts: [UInt64]
         /// The sum of the observations.
-        public let sum: Double
+        package let sum: Double
         /// The number of observations.
-        public var count: UInt64 { cumulativeCounts.last ?? 0 }
+        package var count: UInt64 { cumulativeCounts.last ?? 0 }
     }
 }

@@ -1,32 +1,32 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 /// Why a metric could not be registered or observed.
-public struct MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct MetricsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable snake_case error code.
-    public typealias Code = ErrorCode<MetricsError>
+    package typealias Code = ErrorCode<MetricsError>
 
     /// The stable code.
-    public let code: Code
+    package let code: Code
     /// What was expected and what was found.
-    public let message: String
+    package let message: String
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
     /// `code: message`.
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 }
 
 extension ErrorCode where Domain == MetricsError {
     /// A metric or label name is not `[a-zA-Z_:][a-zA-Z0-9_:]*` (labels: no `:`, no `__` prefix).
-    public static var invalidName: Self { Self(rawValue: "invalid_name") }
+    package static var invalidName: Self { Self(rawValue: "invalid_name") }
     /// A metric of that name is already registered.
-    public static var duplicateName: Self { Self(rawValue: "duplicate_name") }
+    package static var duplicateName: Self { Self(rawValue: "duplicate_name") }
     /// A series was given a different number of label values than the family has label names.
-    public static var labelCountMismatch: Self { Self(rawValue: "label_count_mismatch") }
+    package static var labelCountMismatch: Self { Self(rawValue: "label_count_mismatch") }
     /// Histogram bounds are empty, not finite, or not strictly ascending.
-    public static var invalidBuckets: Self { Self(rawValue: "invalid_buckets") }
+    package static var invalidBuckets: Self { Self(rawValue: "invalid_buckets") }
 }

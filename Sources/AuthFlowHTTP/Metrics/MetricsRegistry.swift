@@ -13,7 +13,7 @@ import Synchronization
 /// requests.labels("200")?.increment()
 /// print(registry.render())
 /// ```
-public final class MetricsRegistry: Sendable {
+package final class MetricsRegistry: Sendable {
     enum Family: Sendable {
         case counter(CounterFamily)
         case histogram(HistogramFamily)
@@ -31,10 +31,10 @@ public final class MetricsRegistry: Sendable {
     private let families = Mutex<[Family]>([])
 
     /// Creates an empty registry.
-    public init() {}
+    package init() {}
 
     /// The `Content-Type` of ``render()``.
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     /// Registers a counter family.
     ///
@@ -46,7 +46,7 @@ public final class MetricsRegistry: Sendable {
     ///     without a lock).
     ///   - maximumSeries: the most series the family holds; observations of further combinations are dropped.
     /// - Throws: ``MetricsError`` `invalid_name`, `duplicate_name` or `label_count_mismatch`.
-    public func counter(
+    package func counter(
         _ name: String, help: String, labels: [String] = [], preregistered: [[String]] = [],
         maximumSeries: Int = 1000
     ) throws(MetricsError) -> CounterFamily {
@@ -68,7 +68,7 @@ public final class MetricsRegistry: Sendable {
     ///   - preregistered: label value combinations created now (looked up without a lock).
     ///   - maximumSeries: the most series the family holds; observations of further combinations are dropped.
     /// - Throws: ``MetricsError`` `invalid_name`, `duplicate_name`, `label_count_mismatch` or `invalid_buckets`.
-    public func histogram(
+    package func histogram(
         _ name: String, help: String, labels: [String] = [],
         buckets: [Double] = HistogramFamily.defaultDurationBounds, preregistered: [[String]] = [],
         maximumSeries: Int = 1000
@@ -93,7 +93,7 @@ public final class MetricsRegistry: Sendable {
     /// leaves it out of that rendering.
     ///
     /// - Throws: ``MetricsError`` `invalid_name` or `duplicate_name`.
-    public func sampled(
+    package func sampled(
         _ name: String, help: String, type: SampledMetric.Kind, read: @escaping @Sendable () -> Double?
     ) throws(MetricsError) {
         try Self.validate(name: name, labels: [], preregistered: [])
@@ -101,7 +101,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// Every metric in the text exposition format 0.0.4, in registration order, series sorted by label values.
-    public func render() -> String {
+    package func render() -> String {
         let families = self.families.withLock { $0 }
         var text = ""
         for family in families {

@@ -7,14 +7,14 @@ import Foundation
 /// The standard `process_*` metrics of the running process, read from `/proc` when `/metrics` is rendered:
 /// `process_resident_memory_bytes`, `process_open_fds`, `process_cpu_seconds_total` and
 /// `process_start_time_seconds`. Where `/proc` is missing (not Linux) they are left out.
-public enum ProcessMetrics {
+package enum ProcessMetrics {
     /// Registers the four process metrics in `registry`.
     ///
     /// - Parameters:
     ///   - registry: where the metrics are registered.
     ///   - procRoot: the proc file system of the process (`/proc/self`; a test may pass a copy).
     /// - Throws: ``MetricsError`` `duplicate_name` when they are already registered.
-    public static func register(in registry: MetricsRegistry, procRoot: String = "/proc") throws(MetricsError) {
+    package static func register(in registry: MetricsRegistry, procRoot: String = "/proc") throws(MetricsError) {
         let ticks = Double(max(sysconf(Int32(_SC_CLK_TCK)), 1))
         let pageSize = Double(max(sysconf(Int32(_SC_PAGESIZE)), 1))
         try registry.sampled(
