@@ -19,7 +19,7 @@ public func fuzzAppleUser(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
     // As the form decoder hands it over: invalid UTF-8 decoded lossily.
     let user = text(data, count)
     do {
-        let profile = try apple.plugin.unverifiedProfile(
+        let profile = try apple.plugin.identity.unverifiedProfile(
             from: CallbackParameters([("user", user)]), provider: apple)
         if let name = profile?.displayName, name.unicodeScalars.contains("\u{FFFD}") {
             fatalError("a name with U+FFFD was accepted")
