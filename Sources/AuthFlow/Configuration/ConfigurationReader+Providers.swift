@@ -4,11 +4,13 @@ extension ConfigurationReader {
     static let providerKeys = [
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
-        "native_clients", "post_logout_redirect_uri", "client_auth", "claims",
+        "native_clients", "post_logout_redirect_uri", "client_auth", "claims", "par",
     ]
     static let claimKeys = ["subject", "email", "email_verified", "name", "groups"]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
-    static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation", "end_session"]
+    static let endpointKeys = [
+        "authorization", "token", "userinfo", "jwks", "revocation", "end_session", "pushed_authorization_request",
+    ]
     /// Authorization-request parameters AuthFlow sets itself, with where their value comes from; an
     /// `authorization_params` entry may not override them.
     static let reservedAuthorizationParameters: [String: String] = [
@@ -17,7 +19,7 @@ extension ConfigurationReader {
         "code_challenge": "a fresh PKCE verifier per sign-in (capability pkce)",
         "code_challenge_method": "capability pkce (always S256)", "response_mode": "capability form_post",
         "request": "AuthFlow, which does not send request objects",
-        "request_uri": "AuthFlow, which does not send request objects",
+        "request_uri": "AuthFlow (the pushed authorization request's answer when par is in effect)",
     ]
 
     mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, callbackBase: String?) -> [ProviderSettings] {
@@ -85,6 +87,7 @@ extension ConfigurationReader {
                 section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")),
             clientAuthentication: clientAuthentication(section), claims: claims)
         settings.options = readProviderOptions(section)
+        settings.pushedAuthorization = pushedAuthorizationMode(section)
         return settings
     }
 
@@ -151,6 +154,19 @@ extension ConfigurationReader {
             "expected one of \(allowed.map(\.rawValue).joined(separator: ", ")) for \(path), found \(YAMLError.quote(text))",
             at: section.value("client_auth")?.mark)
         return nil
+    }
+
+    /// `par`: `auto`, `required` or `off` (``PushedAuthorizationMode``); `auto` when absent.
+    private mutating func pushedAuthorizationMode(_ section: Fields) -> PushedAuthorizationMode {
+        let path = section.path("par")
+        guard let text = string(section.value("par"), path: path) else { return .auto }
+        if let mode = PushedAuthorizationMode(rawValue: text) { return mode }
+        report(
+            .invalidValue,
+            "expected one of \(PushedAuthorizationMode.allCases.map(\.rawValue).joined(separator: ", ")) for \(path), "
+                + "found \(YAMLError.quote(text))",
+            at: section.value("par")?.mark)
+        return .auto
     }
 
     /// `claims`: a mapping of identity members to claim names or dotted paths; `email_verified` may be a boolean.
@@ -234,9 +250,11 @@ extension ConfigurationReader {
         func read(_ key: String) -> String? {
             url(endpoints.value(key), path: endpoints.path(key))
         }
-        return ProviderEndpoints(
+        var result = ProviderEndpoints(
             authorization: read("authorization"), token: read("token"), userinfo: read("userinfo"),
             jwks: read("jwks"), revocation: read("revocation"), endSession: read("end_session"))
+        result.pushedAuthorizationRequest = read("pushed_authorization_request")
+        return result
     }
 
     /// `authorization_params`: extra parameters of the authorization request (e.g. Google's

@@ -79,6 +79,7 @@ extension ProviderRegistry {
         }
         Self.checkPluginKeys(
             settings, plugin: plugin, endpoints: endpoints, issuer: issuer, subject: subject, issues: &issues)
+        Self.checkPushedAuthorization(settings, plugin: plugin, endpoints: endpoints, subject: subject, issues: &issues)
         issues += plugin.validate(settings, capabilities: enabled)
 
         guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }

@@ -52,6 +52,33 @@ extension ResolvedProvider {
         return request
     }
 
+    /// The pushed authorization request (RFC 9126 §2.1): the authorization request's `parameters` as a form
+    /// POST to `url`, the client authenticated exactly as at the token endpoint (its `client_id` sent once:
+    /// by the authentication where it carries one, otherwise among the parameters). `client_secret_get` has
+    /// no POST form of its own, so its credentials go into the body as with `client_secret_post`.
+    ///
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
+    ///   cannot be minted.
+    package func pushedAuthorizationRequest(
+        url: String, parameters: [(String, String)], now: Date, clientSecretLifetime: Int64 = 300,
+        random: any SecureRandom = SystemRandom()
+    ) throws(SignInError) -> HTTPClientRequest {
+        switch clientAuthentication {
+        case .clientSecretGet:
+            var request = HTTPClientRequest.form(
+                url: url, fields: parameters + (settings.clientSecret.map { [("client_secret", $0.value)] } ?? []))
+            request.headers["Accept"] = "application/json"
+            return request
+        case .clientSecretBasic where settings.clientSecret != nil:
+            return try authenticatedRequest(
+                url: url, fields: parameters, now: now, clientSecretLifetime: clientSecretLifetime, random: random)
+        default:
+            return try authenticatedRequest(
+                url: url, fields: parameters.filter { $0.0 != "client_id" }, now: now,
+                clientSecretLifetime: clientSecretLifetime, random: random)
+        }
+    }
+
     func authenticatedRequest(
         url: String, fields: [(String, String)], now: Date, clientSecretLifetime: Int64,
         random: any SecureRandom = SystemRandom()
