@@ -64,6 +64,7 @@ extension SandboxIdentityProvider {
     /// Google's client authentication: `client_secret_post` or `client_secret_basic`, never both.
     func authenticateGoogleClient(_ form: Parameters, request: HTTPServerRequest) -> Result<SandboxClient, OAuthFailure>
     {
+        if configuration.fapi2 { return authenticateFAPIClient(form, request: request) }
         var basic: BasicCredentials?
         switch BasicCredentials.parse(request) {
         case nil: basic = nil
@@ -210,7 +211,7 @@ extension SandboxIdentityProvider {
     /// `GET /google/.well-known/openid-configuration`, with this sandbox's endpoints and issuer.
     func googleDiscovery() -> JSONValue {
         let endpoints = endpoints(for: .google)
-        return .object([
+        let document: [String: JSONValue] = [
             "issuer": .string(endpoints.issuer ?? ""),
             "authorization_endpoint": .string(endpoints.authorization),
             "token_endpoint": .string(endpoints.token),
@@ -230,6 +231,7 @@ extension SandboxIdentityProvider {
                 ].map(JSONValue.string)),
             "code_challenge_methods_supported": .array(["plain", "S256"].map(JSONValue.string)),
             "grant_types_supported": .array(["authorization_code", "refresh_token"].map(JSONValue.string)),
-        ])
+        ]
+        return .object(configuration.fapi2 ? document.merging(fapiDiscoveryMembers()) { $1 } : document)
     }
 }
