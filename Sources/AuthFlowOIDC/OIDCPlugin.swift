@@ -70,7 +70,8 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
     /// policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint; RFC 9207 `iss` as
     /// the issuer advertises (`authorization_response_iss_parameter_supported`); pushed authorization requests
     /// (RFC 9126) at the advertised `pushed_authorization_request_endpoint`, demanded when the issuer sets
-    /// `require_pushed_authorization_requests`; `claims:` mapping. Native
+    /// `require_pushed_authorization_requests`; signed request objects (RFC 9101) when the issuer sets
+    /// `require_signed_request_object`; `claims:` mapping. Native
     /// sign-in: a native app's token names the app's own client id (one of `native_clients`) as `aud`.
     public var about: ProviderDescription {
         let wanted = ["email", "profile"]
@@ -82,6 +83,7 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
             sendsIssuerInAuthorizationResponse: metadata?.issuerInAuthorizationResponse ?? false,
             supportsClaimMapping: true, nativeSignIn: NativeSignInDescription(audience: .nativeClient))
         description.requiresPushedAuthorizationRequests = metadata?.requiresPushedAuthorizationRequests ?? false
+        description.requiresSignedRequestObject = metadata?.requiresSignedRequestObject ?? false
         return description
     }
 

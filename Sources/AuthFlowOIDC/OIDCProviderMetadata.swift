@@ -50,6 +50,9 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     /// `require_pushed_authorization_requests` (RFC 9126 §5): the issuer accepts only pushed authorization
     /// requests, so `par: off` is a configuration error. `false` when absent.
     package let requiresPushedAuthorizationRequests: Bool
+    /// `require_signed_request_object` (RFC 9101 §10.5): the issuer accepts only signed request objects, so
+    /// sign-ins send one (with the `private_key_jwt` key). `false` when absent.
+    package let requiresSignedRequestObject: Bool
     /// `backchannel_logout_supported` (OpenID Connect Back-Channel Logout 1.0 §2.1): the issuer sends logout
     /// tokens, served at `POST /auth/{name}/backchannel-logout`. `false` when absent.
     package let backchannelLogoutSupported: Bool
@@ -106,6 +109,7 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
         backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
         requiresPushedAuthorizationRequests = try reader.bool("require_pushed_authorization_requests") ?? false
+        requiresSignedRequestObject = try reader.bool("require_signed_request_object") ?? false
     }
 
     /// The advertised id_token algorithms AuthFlow can verify; at least one.

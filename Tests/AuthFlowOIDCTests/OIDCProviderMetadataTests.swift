@@ -69,6 +69,9 @@ import Testing
         #expect(insecure?.code == .insecureEndpoint)
         #expect(insecure?.field == "pushed_authorization_request_endpoint")
         #expect(refusal(["require_pushed_authorization_requests": "yes"])?.code == .invalidDocument)
+        #expect(!plain.requiresSignedRequestObject)
+        let signing = try metadata(["require_signed_request_object": true])
+        #expect(OIDCPlugin(metadata: signing).requiresSignedRequestObject)
     }
 
     @Test func refusesADocumentWhoseIssuerDiffersFromTheConfiguredOne() {

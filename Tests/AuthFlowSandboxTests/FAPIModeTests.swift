@@ -98,6 +98,8 @@ import Testing
             let url = try #require(URLComponents(string: start.redirectURL))
             #expect(url.queryItems?.map(\.name) == ["client_id", "request_uri"])
             #expect(start.trace.last?.checks.contains("par") == true)
+            // The issuer demands signed request objects (require_signed_request_object), so the push carries one.
+            #expect(start.trace.last?.checks.contains("request_object") == true)
 
             let reply = try await browse(start.redirectURL)
             #expect(reply.status == 302)
@@ -157,6 +159,48 @@ import Testing
                 return error.providerError == "invalid_client" && error.upstreamStatus == 401
             }
             #expect(stand.sandbox.requestCounts(for: .google).token == 0)
+        }
+    }
+
+    /// A pushed request without a request object, or with one the issuer cannot verify, is
+    /// `invalid_request_object`, although the client authenticated.
+    @Test func refusesAPushWithoutAVerifiableRequestObject() async throws {
+        let key = try JWK.generateP256(keyID: "k")
+        try await withStand(configuredKey: key) { stand in
+            let issuer = try #require(stand.sandbox.issuer(for: .google))
+            let now = Int64(stand.clock.now().timeIntervalSince1970)
+            func assertion() throws -> String {
+                let claims: JSONValue = [
+                    "iss": "fapi-client", "sub": "fapi-client", "aud": .string(issuer), "iat": .integer(now),
+                    "exp": .integer(now + 60), "jti": .string(UUID().uuidString),
+                ]
+                return try JWS.sign(payload: Array(claims.serialized().utf8), key: key, algorithm: .es256)
+            }
+            let parameters: JSONValue = [
+                "iss": "fapi-client", "aud": .string(issuer), "nbf": .integer(now), "exp": .integer(now + 60),
+                "response_type": "code", "client_id": "fapi-client", "redirect_uri": .string(Self.redirectURI),
+                "scope": "openid", "code_challenge": .string(String(repeating: "a", count: 43)),
+                "code_challenge_method": "S256",
+            ]
+            let wrongType = try JWS.sign(
+                payload: Array(parameters.serialized().utf8), key: key, algorithm: .es256,
+                extraHeader: ["typ": "JWT"])
+            let otherKey = try JWS.sign(
+                payload: Array(parameters.serialized().utf8), key: try JWK.generateP256(), algorithm: .es256,
+                extraHeader: ["typ": "oauth-authz-req+jwt"])
+            let good = try JWS.sign(
+                payload: Array(parameters.serialized().utf8), key: key, algorithm: .es256,
+                extraHeader: ["typ": "oauth-authz-req+jwt"])
+            for (request, expected) in [(nil, 400), (wrongType, 400), (otherKey, 400), (good, 201)] {
+                var fields = [
+                    ("client_id", "fapi-client"), ("client_assertion", try assertion()),
+                    ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+                ]
+                if let request { fields.append(("request", request)) }
+                let answer = try await Self.client.send(HTTPClientRequest.form(url: issuer + "/par", fields: fields))
+                #expect(answer.status == expected, "\(answer.bodyText)")
+                if expected == 400 { #expect(answer.bodyText.contains("invalid_request_object")) }
+            }
         }
     }
 

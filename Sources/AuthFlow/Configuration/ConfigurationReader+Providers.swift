@@ -5,6 +5,7 @@ extension ConfigurationReader {
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
         "native_clients", "post_logout_redirect_uri", "client_auth", "claims", "par",
+        "request_object",
     ]
     static let claimKeys = ["subject", "email", "email_verified", "name", "groups"]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
@@ -18,7 +19,7 @@ extension ConfigurationReader {
         "scope": "scopes", "state": "a fresh value per sign-in", "nonce": "a fresh value per sign-in (capability oidc)",
         "code_challenge": "a fresh PKCE verifier per sign-in (capability pkce)",
         "code_challenge_method": "capability pkce (always S256)", "response_mode": "capability form_post",
-        "request": "AuthFlow, which does not send request objects",
+        "request": "AuthFlow (the signed request object when request_object is in effect)",
         "request_uri": "AuthFlow (the pushed authorization request's answer when par is in effect)",
     ]
 
@@ -87,7 +88,8 @@ extension ConfigurationReader {
                 section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")),
             clientAuthentication: clientAuthentication(section), claims: claims)
         settings.options = readProviderOptions(section)
-        settings.pushedAuthorization = pushedAuthorizationMode(section)
+        settings.pushedAuthorization = mode(section, "par", default: .auto)
+        settings.requestObject = mode(section, "request_object", default: .auto)
         return settings
     }
 
@@ -156,17 +158,20 @@ extension ConfigurationReader {
         return nil
     }
 
-    /// `par`: `auto`, `required` or `off` (``PushedAuthorizationMode``); `auto` when absent.
-    private mutating func pushedAuthorizationMode(_ section: Fields) -> PushedAuthorizationMode {
-        let path = section.path("par")
-        guard let text = string(section.value("par"), path: path) else { return .auto }
-        if let mode = PushedAuthorizationMode(rawValue: text) { return mode }
+    /// A key naming one case of `Mode` (`par`: ``PushedAuthorizationMode``, `request_object`:
+    /// ``RequestObjectMode``); `fallback` when absent or unknown (reported).
+    private mutating func mode<Mode: RawRepresentable & CaseIterable>(
+        _ section: Fields, _ key: String, default fallback: Mode
+    ) -> Mode where Mode.RawValue == String {
+        let path = section.path(key)
+        guard let text = string(section.value(key), path: path) else { return fallback }
+        if let mode = Mode(rawValue: text) { return mode }
         report(
             .invalidValue,
-            "expected one of \(PushedAuthorizationMode.allCases.map(\.rawValue).joined(separator: ", ")) for \(path), "
+            "expected one of \(Mode.allCases.map(\.rawValue).joined(separator: ", ")) for \(path), "
                 + "found \(YAMLError.quote(text))",
-            at: section.value("par")?.mark)
-        return .auto
+            at: section.value(key)?.mark)
+        return fallback
     }
 
     /// `claims`: a mapping of identity members to claim names or dotted paths; `email_verified` may be a boolean.

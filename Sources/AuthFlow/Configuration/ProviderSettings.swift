@@ -49,6 +49,9 @@ public struct ProviderSettings: Sendable, Hashable {
     public var options = ProviderOptions()
     /// `par`: whether sign-ins push their authorization request first (RFC 9126); `auto` by default.
     package var pushedAuthorization = PushedAuthorizationMode.auto
+    /// `request_object`: whether the authorization request is a signed request object (RFC 9101); `auto` by
+    /// default.
+    package var requestObject = RequestObjectMode.auto
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.

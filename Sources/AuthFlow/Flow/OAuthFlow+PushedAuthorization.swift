@@ -118,3 +118,18 @@ extension OAuthFlow {
         return text.count > 120 ? String(text.prefix(120)) + "…" : text
     }
 }
+
+extension OAuthFlow {
+    /// The authorization parameters as a signed request object (RFC 9101 §5): `client_id` and `request`, plus,
+    /// in a redirect (not a push), `response_type` and `scope` again, which OpenID Connect Core §6.1 asks to
+    /// find outside the object too.
+    func signedRequestParameters(_ parameters: [(String, String)], pushed: Bool, now: Date) throws(SignInError)
+        -> [(String, String)]
+    {
+        let object = try provider.requestObject(parameters, now: now)
+        var result = [("client_id", provider.clientID)]
+        if !pushed { result += parameters.filter { $0.0 == "response_type" || $0.0 == "scope" } }
+        result.append(("request", object))
+        return result
+    }
+}

@@ -148,7 +148,7 @@ public struct OAuthFlow: Sendable {
                 .authorizationRedirect,
                 SignInError(.invalidRequest, "expected non-empty flow secrets, found an empty value"), now: now)
         }
-        let (parameters, checks) = authorizationParameters(secrets)
+        var (parameters, checks) = authorizationParameters(secrets)
         guard let endpoint = provider.endpoints.authorization else {
             throw failure(
                 .authorizationRedirect,
@@ -160,6 +160,15 @@ public struct OAuthFlow: Sendable {
             provider: provider.name, state: secrets.state, nonce: provider.isEnabled(.oidc) ? secrets.nonce : nil,
             pkceVerifier: provider.isEnabled(.pkce) ? secrets.pkceVerifier : nil, returnTo: returnTo,
             browserBindingDigest: Self.bindingDigest(browserBinding), intent: intent, createdAt: now)
+        if provider.signsRequestObject {
+            do throws(SignInError) {
+                parameters = try signedRequestParameters(
+                    parameters, pushed: provider.pushedAuthorizationEndpoint != nil, now: now)
+            } catch {
+                throw failure(.authorizationRedirect, error, now: now, checks: checks)
+            }
+            checks.append("request_object")
+        }
         if let pushEndpoint = provider.pushedAuthorizationEndpoint {
             return try push(
                 parameters, to: pushEndpoint,

@@ -40,6 +40,8 @@ extension ProviderPlugin {
 
     package var requiresPushedAuthorizationRequests: Bool { about.requiresPushedAuthorizationRequests }
 
+    package var requiresSignedRequestObject: Bool { about.requiresSignedRequestObject }
+
     package var nativeSignIn: NativeSignInDescription? { about.nativeSignIn }
 
     package func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)] {

@@ -38,7 +38,35 @@ extension ProviderRegistry {
     }
 }
 
+extension ProviderRegistry {
+    /// A signed request object (RFC 9101), configured or demanded, is signed with the `private_key_jwt` key, so
+    /// it needs `client_auth: private_key_jwt`.
+    static func checkRequestObject(
+        _ settings: ProviderSettings, plugin: any ProviderPlugin, clientAuthentication: ClientAuthentication,
+        subject: String, issues: inout [ConfigurationIssue]
+    ) {
+        let signs = settings.requestObject == .signed || plugin.requiresSignedRequestObject
+        guard signs, clientAuthentication != .privateKeyJWT else { return }
+        let why =
+            settings.requestObject == .signed
+            ? "request_object: signed" : "the provider's metadata sets require_signed_request_object: true, so it"
+        issues.append(
+            ResolutionIssue.make(
+                .invalidValue,
+                "\(subject): \(why) needs a signed request object (RFC 9101), signed with the private_key_jwt key; "
+                    + "set client_auth: private_key_jwt and private_key_file",
+                settings.location(of: settings.keyLocations["request_object"] == nil ? "client_auth" : "request_object")
+            ))
+    }
+}
+
 extension ResolvedProvider {
+    /// Whether the authorization request travels as a signed request object (RFC 9101): `request_object:
+    /// signed`, or a provider that demands one (resolution makes sure `client_auth` is `private_key_jwt`).
+    package var signsRequestObject: Bool {
+        settings.requestObject == .signed || plugin.requiresSignedRequestObject
+    }
+
     /// Where a sign-in pushes its authorization request (RFC 9126) before the redirect; `nil` when `par` is
     /// `off` or the provider has no pushed authorization request endpoint (resolution refuses `required`
     /// without one).

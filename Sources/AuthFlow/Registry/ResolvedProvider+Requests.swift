@@ -135,6 +135,28 @@ extension ResolvedProvider {
         }
     }
 
+    /// The signed request object (RFC 9101) carrying `parameters`, for the issuer (the authorization endpoint
+    /// when the provider names none), signed with the `private_key_jwt` key.
+    ///
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when the key is missing or cannot sign.
+    func requestObject(_ parameters: [(String, String)], now: Date, random: any SecureRandom = SystemRandom())
+        throws(SignInError) -> String
+    {
+        guard let pem = settings.privateKey?.value else {
+            throw SignInError(
+                .clientAuthenticationFailed, "expected private_key_file to sign the request object, found none",
+                provider: name)
+        }
+        do throws(JOSEError) {
+            return try RequestObject.make(
+                parameters: parameters, clientID: clientID, audience: issuer ?? endpoints.authorization ?? "",
+                privateKey: JWK(pkcs8PEM: pem, keyID: settings.keyID), issuedAt: now, random: random)
+        } catch {
+            throw SignInError(
+                .clientAuthenticationFailed, "expected to sign the request object, found \(error.code)", provider: name)
+        }
+    }
+
     private func clientFields(secret: String?) -> [(String, String)] {
         var fields = [("client_id", clientID)]
         if let secret { fields.append(("client_secret", secret)) }

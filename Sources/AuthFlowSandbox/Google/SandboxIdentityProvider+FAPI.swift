@@ -17,6 +17,8 @@ extension SandboxIdentityProvider {
             "token_endpoint_auth_methods_supported": ["private_key_jwt"],
             "token_endpoint_auth_signing_alg_values_supported": ["ES256", "PS256"],
             "code_challenge_methods_supported": ["S256"],
+            "require_signed_request_object": true,
+            "request_object_signing_alg_values_supported": ["ES256", "PS256"],
         ]
     }
 
@@ -33,8 +35,9 @@ extension SandboxIdentityProvider {
             guard form["client_id"] == client.clientID else {
                 throw .invalidRequest("client_id must name the authenticated client")
             }
+            let parameters = try requestObjectParameters(form, client: client)
             let authorization: AuthorizationRequest
-            switch validateGoogleAuthorization(form) {
+            switch validateGoogleAuthorization(parameters) {
             case .failure(let refusal): throw OAuthFailure(refusal.error, refusal.description, status: 400)
             case .success(let value): authorization = value
             }
@@ -55,6 +58,44 @@ extension SandboxIdentityProvider {
             response.headers["Cache-Control"] = "no-store"
             return response
         }
+    }
+
+    /// The authorization parameters of a pushed request's signed request object (RFC 9101; required in this
+    /// mode): `typ: oauth-authz-req+jwt`, ES256 or PS256 by one of the client's keys, `iss` (and `client_id` if
+    /// present) the client, `aud` the issuer, `exp` in the future at most an hour after `nbf`, `nbf` not in the
+    /// future. Only the object's parameters count, with the authenticated `client_id`.
+    ///
+    /// - Throws: ``OAuthFailure`` `invalid_request_object`.
+    func requestObjectParameters(_ form: Parameters, client: SandboxClient) throws(OAuthFailure) -> Parameters {
+        func refuse(_ text: String) -> OAuthFailure { OAuthFailure("invalid_request_object", text, status: 400) }
+        guard let object = form["request"] else {
+            throw refuse("this issuer requires a signed request object (request)")
+        }
+        let verified: (header: JWSHeader, payload: [UInt8], key: JWK)
+        let claims: JWTClaims
+        do {
+            verified = try JWSVerifier(allowedAlgorithms: [.es256, .ps256]).verify(
+                object, keys: JWKSet(keys: client.assertionKeys))
+            claims = try JWTClaims(payload: verified.payload)
+        } catch {
+            throw refuse("the request object does not verify with a registered key: \(error.message)")
+        }
+        guard verified.header.type == "oauth-authz-req+jwt" else { throw refuse("typ must be oauth-authz-req+jwt") }
+        let now = Int64(self.now.timeIntervalSince1970)
+        guard claims.issuer == client.clientID, claims.string("client_id").map({ $0 == client.clientID }) ?? true
+        else { throw refuse("iss must be the client's id") }
+        guard let issuer = issuer(for: .google), claims.audience.contains(issuer) else {
+            throw refuse("aud must name the issuer")
+        }
+        guard let exp = claims.expiresAt, exp > now, let nbf = claims.notBefore, nbf <= now + 60, exp - nbf <= 3600
+        else { throw refuse("exp must be in the future, nbf not, and exp at most 60 minutes after nbf") }
+        let registered: Set<String> = ["iss", "aud", "exp", "nbf", "iat", "jti", "client_id"]
+        var pairs = [("client_id", client.clientID)]
+        for (name, value) in claims.json.sorted(by: { $0.key < $1.key }) where !registered.contains(name) {
+            guard let text = value.stringValue else { throw refuse("the parameter '\(clip(name))' must be a string") }
+            pairs.append((name, text))
+        }
+        return Parameters(pairs)
     }
 
     /// The authorization endpoint in the FAPI 2.0 mode: only a pushed request, named by `request_uri` with the
