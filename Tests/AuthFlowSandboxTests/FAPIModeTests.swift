@@ -110,6 +110,11 @@ import Testing
             #expect(result.identity.subject == SandboxIdentity.presets(for: .google)[0].subject)
             #expect(result.trace.contains { $0.checks.contains("iss_parameter") })
             #expect(stand.sandbox.requestCounts(for: .google).token == 1)
+            // Revocation authenticates with private_key_jwt too.
+            let provider = try #require(stand.signIn.providers["bank"])
+            try await TokenOperations(providers: [provider], httpClient: Self.client).revoke(
+                provider: "bank", token: result.tokens.accessToken, tokenTypeHint: .accessToken)
+            #expect(stand.sandbox.requestCounts(for: .google).revocation == 1)
 
             // Each request_uri is used once.
             let again = try await browse(start.redirectURL)
@@ -214,6 +219,9 @@ import Testing
             let refused = try await Self.client.send(basic)
             #expect(refused.status == 401)
             #expect(refused.bodyText.contains("invalid_client"))
+            let anonymousRevocation = try await Self.client.send(
+                .form(url: try #require(stand.sandbox.endpoints(for: .google).revocation), fields: [("token", "t")]))
+            #expect(anonymousRevocation.status == 401)
 
             // Discovery demands pushed requests, so a configuration that turns them off is refused.
             let issuer = try #require(stand.sandbox.issuer(for: .google))

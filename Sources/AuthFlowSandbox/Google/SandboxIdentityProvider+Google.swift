@@ -190,6 +190,10 @@ extension SandboxIdentityProvider {
         state.withLock { $0.count(.google, \.revocation) }
         let form = Parameters.form(of: request) ?? Parameters(request.query)
         if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
+        // Google takes revocations unauthenticated; the FAPI 2.0 mode authenticates the client as at the token endpoint.
+        if configuration.fapi2, case .failure(let failure) = authenticateFAPIClient(form, request: request) {
+            return failure.oauthResponse()
+        }
         guard let token = form["token"] ?? Parameters(request.query)["token"] else {
             return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()
         }
