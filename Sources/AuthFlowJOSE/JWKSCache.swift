@@ -38,12 +38,24 @@ public actor JWKSCache {
     /// How long past its expiry a cached set is served while the endpoint fails: 24 hours.
     public static let defaultMaximumStaleness: Double = 86_400
 
-    /// Creates an empty cache; nothing is fetched until a key set is needed. `observer` hears of every fetch
-    /// (with its reason) and every stale set served.
+    /// Creates an empty cache; nothing is fetched until a key set is needed.
     public init(
         clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
         refetchInterval: Double = 10, maximumStaleness: Double = JWKSCache.defaultMaximumStaleness,
-        observer: any JWKSCacheObserver = NoJWKSCacheObserver(),
+        fetch: @escaping @Sendable () async throws -> JWKSFetchResult
+    ) {
+        self.init(
+            clock: clock, minimumTTL: minimumTTL, maximumTTL: maximumTTL, defaultTTL: defaultTTL,
+            refetchInterval: refetchInterval, maximumStaleness: maximumStaleness, observer: NoJWKSCacheObserver(),
+            fetch: fetch)
+    }
+
+    /// Creates an empty cache whose `observer` hears of every fetch (with its reason) and every stale set
+    /// served: the server's metrics.
+    package init(
+        clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
+        refetchInterval: Double = 10, maximumStaleness: Double = JWKSCache.defaultMaximumStaleness,
+        observer: any JWKSCacheObserver,
         fetch: @escaping @Sendable () async throws -> JWKSFetchResult
     ) {
         self.observer = observer

@@ -17,17 +17,17 @@ import Foundation
 /// script (by hash), is never cached, sends no referrer and cannot be framed.
 public enum FormPostBounce {
     /// The form field that marks a re-POSTed callback.
-    public static let markerField = "authflow_bounce"
+    package static let markerField = "authflow_bounce"
     /// The most fields re-POSTed; a callback with more is refused.
-    public static let maximumFields = 32
+    package static let maximumFields = 32
     /// The most body bytes re-POSTed; a larger callback body is refused.
-    public static let maximumBytes = 64 * 1024
+    package static let maximumBytes = 64 * 1024
 
     /// The page's only script: it submits the form.
-    public static let script = "document.getElementById(\"bounce\").submit();"
+    package static let script = "document.getElementById(\"bounce\").submit();"
 
     /// The CSP `script-src` source for ``script``.
-    public static let scriptHash: String = {
+    package static let scriptHash: String = {
         "'sha256-" + Data(Digest.sha256(Array(script.utf8))).base64EncodedString() + "'"
     }()
 
@@ -78,7 +78,7 @@ public enum FormPostBounce {
     }
 
     /// The page re-POSTing `fields` to `action` (the callback's own path); `style` is the page's CSS.
-    public static func page(action: String, fields: [(String, String)], style: String = "") -> String {
+    package static func page(action: String, fields: [(String, String)], style: String = "") -> String {
         var inputs = ""
         for (name, value) in fields where name != markerField {
             inputs += "<input type=\"hidden\" name=\"\(HTML.escape(name))\" value=\"\(HTML.escape(value))\">\n"
@@ -96,7 +96,7 @@ public enum FormPostBounce {
 
     /// The page's Content-Security-Policy; `formTargets` are extra origins the post-sign-in redirect may reach
     /// (form-action covers redirects after a form submission).
-    public static func contentSecurityPolicy(formTargets: [String]) -> String {
+    package static func contentSecurityPolicy(formTargets: [String]) -> String {
         let targets = (["'self'"] + formTargets).joined(separator: " ")
         return "default-src 'none'; script-src \(scriptHash); style-src 'unsafe-inline'; form-action \(targets); "
             + "base-uri 'none'; frame-ancestors 'none'"
