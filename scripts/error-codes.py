@@ -43,9 +43,9 @@ def codes():
             if stripped.startswith("///"):
                 doc.append(stripped[3:].strip())
                 continue
-            member = re.match(r"(?:package |public )?static var (\w+): Self \{\s*(.*)", stripped)
+            member = re.match(r"(?:package |public )?static (?:var (\w+): Self \{|let (\w+) = )\s*(.*)", stripped)
             if member:
-                body = member.group(2) + " " + (lines[index + 1] if index + 1 < len(lines) else "")
+                body = member.group(3) + " " + (lines[index + 1] if index + 1 < len(lines) else "")
                 literal = re.search(r'rawValue: "([a-z0-9_]+)"', body)
                 via_kind = re.search(r"ResolutionIssue\.Kind\.(\w+)\.code", body)
                 if literal:
@@ -65,7 +65,8 @@ def table():
     for domain, entries in sorted(codes().items()):
         out += [f"### `{domain}`", "", "| Code | Meaning |", "| --- | --- |"]
         for text, doc in sorted(entries.items()):
-            meaning = doc.replace("|", "\\|")
+            # DocC's symbol links (``TokenCipher``) read as code spans here.
+            meaning = re.sub(r"``([^`]+)``", r"`\1`", doc).replace("|", "\\|")
             out.append(f"| `{text}` | {meaning} |")
         out.append("")
     out.append(END)

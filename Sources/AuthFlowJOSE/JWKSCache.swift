@@ -33,7 +33,7 @@ public actor JWKSCache {
     private var inFlight: Task<JWKSet, any Error>?
 
     /// How many times the fetch closure has been called (for tests and diagnostics).
-    public private(set) var fetchCount = 0
+    package private(set) var fetchCount = 0
 
     /// How long past its expiry a cached set is served while the endpoint fails: 24 hours.
     public static let defaultMaximumStaleness: Double = 86_400
@@ -226,7 +226,7 @@ public struct JWKSVerification: Sendable {
     public let keyCount: Int
 
     /// Creates an outcome (the cache makes these; a test of a driver may too).
-    public init(result: Result<JWTClaims, JOSEError>, keySource: KeySource?, keyCount: Int) {
+    package init(result: Result<JWTClaims, JOSEError>, keySource: KeySource?, keyCount: Int) {
         self.result = result
         self.keySource = keySource
         self.keyCount = keyCount

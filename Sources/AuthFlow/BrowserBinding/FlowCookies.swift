@@ -2,7 +2,7 @@ public import AuthFlowHTTP
 import AuthFlowJOSE
 
 /// The browser binding of sign-ins: each sign-in in progress carries its ``FlowRecord`` sealed (AES-256-GCM,
-/// ``FlowRecordSeal``) in a flow cookie of its own (``FlowCookieName``), so starting a sign-in stores nothing,
+/// ``FlowRecordSeal``) in a flow cookie of its own (named for its state, provider and start), so starting a sign-in stores nothing,
 /// several sign-ins run side by side (two tabs, a login then a link), and a callback completes only in the
 /// browser that began it: ``SignIn/complete(provider:method:parameters:flowRecord:onUnverifiedProfile:)``
 /// refuses a callback without the record it opened (`browser_binding_mismatch`).
@@ -30,7 +30,8 @@ public struct FlowCookies: Sendable {
     /// The cookies' names and attributes.
     package let naming: FlowCookieName
 
-    /// Flow cookies sealed with `seal`; `secure` for an app served over https (see ``FlowCookieName``).
+    /// Flow cookies sealed with `seal`; `secure` for an app served over https (`__Host-` names and `Secure`),
+    /// `false` only for plain-http development on a loopback host.
     public init(seal: FlowRecordSeal, secure: Bool) {
         self.init(seal: seal, naming: FlowCookieName(secure: secure))
     }

@@ -8,7 +8,7 @@ import Foundation
 /// A browser does not send Lax cookies with a cross-site POST, so Apple's callback arrives without the flow
 /// cookie. Instead of weakening the cookie to `SameSite=None`, answer that first arrival with ``response(action:fields:formTargets:style:)``:
 /// an auto-submitting form that POSTs the same fields to the same callback path, plus the marker field
-/// ``markerField``. That second POST is same-origin, so the browser attaches the flow cookie and the binding
+/// `authflow_bounce`. That second POST is same-origin, so the browser attaches the flow cookie and the binding
 /// check runs as for any provider. A second arrival still without the cookie is refused
 /// (`browser_binding_mismatch`); the page consumes nothing, so the state stays single-use.
 ///
@@ -33,8 +33,8 @@ public enum FormPostBounce {
 
     /// The fields of a callback: the form body of a POST, the query of a GET.
     ///
-    /// - Throws: ``BrowserBindingError`` `invalid_request` (400) for a body over ``maximumBytes``, a body that
-    ///   is not a form, or more than ``maximumFields`` fields.
+    /// - Throws: ``BrowserBindingError`` `invalid_request` (400) for a body over 64 KiB, a body that
+    ///   is not a form, or more than 32 fields.
     public static func callbackFields(_ request: HTTPServerRequest) throws(BrowserBindingError) -> [(String, String)] {
         var fields: [(String, String)]
         if request.method == "POST" {
@@ -60,7 +60,7 @@ public enum FormPostBounce {
     }
 
     /// Whether a callback is answered with the re-POST page rather than completed: a POST not yet bounced
-    /// (no ``markerField``) that arrived cross-site (`Sec-Fetch-Site: cross-site`) or without a flow cookie that
+    /// (no `authflow_bounce` marker) that arrived cross-site (`Sec-Fetch-Site: cross-site`) or without a flow cookie that
     /// opened for its state.
     public static func shouldBounce(request: HTTPServerRequest, fields: [(String, String)], hasFlowRecord: Bool)
         -> Bool
