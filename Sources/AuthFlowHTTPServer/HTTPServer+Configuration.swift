@@ -1,4 +1,4 @@
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 
 extension HTTPServer {
     /// Where and how an `HTTPServer` listens.

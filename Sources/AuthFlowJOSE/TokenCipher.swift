@@ -1,4 +1,4 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 /// Authenticated encryption for secrets kept at rest (provider access and refresh tokens): build one from
 /// the server secret and hand it to a store opener (`SQLiteStores`, `PostgresStores`), which seals and opens

@@ -1,4 +1,4 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 extension ErrorCode where Domain == SignInError {
     /// The provider has no refresh-token grant (Facebook: see ``longLivedTokenUnsupported``).

@@ -1,4 +1,4 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 extension ErrorCode where Domain == ServerError {
     /// 404: no route of the server at this path (or a provider without native sign-in).
