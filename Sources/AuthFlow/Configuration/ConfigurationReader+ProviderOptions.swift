@@ -15,6 +15,16 @@ extension ConfigurationReader {
         options.allowedTenants = stringList(section.value("allowed_tenants"), path: section.path("allowed_tenants"))
         options.allowAnyTenant = bool(section.value("allow_any_tenant"), path: section.path("allow_any_tenant"))
         options.baseURL = url(section.value("base_url"), path: section.path("base_url"), allowsQuery: false)
+        if let domain = string(section.value("hosted_domain"), path: section.path("hosted_domain")) {
+            options.hostedDomain = AccessRules.normalizedDomain(domain)
+            if options.hostedDomain == nil {
+                report(
+                    .invalidValue,
+                    "expected a Google Workspace domain like example.com (IDNA in its xn-- form) in "
+                        + "\(section.path("hosted_domain")), found " + YAMLError.quote(domain),
+                    at: section.value("hosted_domain")?.mark)
+            }
+        }
         return options
     }
 }

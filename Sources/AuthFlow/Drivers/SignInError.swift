@@ -48,7 +48,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     public var statusHint: Int {
         switch code {
         case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch, .nonceProviderMismatch,
-            .tenantNotAllowed:
+            .tenantNotAllowed, .hostedDomainMismatch:
             403
         case .nonceReused: 409
         case .flowStoreUnavailable: 503
@@ -126,6 +126,9 @@ extension ErrorCode where Domain == SignInError {
     /// The identity's organization (Microsoft's tenant) is not among those the provider's configuration
     /// accepts (`allowed_tenants`).
     public static var tenantNotAllowed: Self { Self(rawValue: "tenant_not_allowed") }
+    /// The Google account is not one of the provider's `hosted_domain`: the `hd` claim is missing or names
+    /// another domain (the email's domain never counts).
+    package static var hostedDomainMismatch: Self { Self(rawValue: "hosted_domain_mismatch") }
     /// An event a state machine was not waiting for (a driver bug, not user input). ``OAuthFlow`` no longer
     /// answers with it: such an event is a precondition there.
     public static var unexpectedEvent: Self { Self(rawValue: "unexpected_event") }

@@ -1,0 +1,38 @@
+import AuthFlow
+import AuthFlowDeployment
+import Testing
+
+/// `providers.NAME.hosted_domain` (type `google`): read lower-cased, refused at its position when it is not an
+/// ASCII domain (on another provider type it is refused at resolution: `GoogleHostedDomainPluginTests`).
+@Suite("Configuration: google hosted_domain")
+struct HostedDomainConfigurationTests {
+    static func yaml(_ line: String) -> String {
+        """
+        providers:
+          corp:
+            type: google
+            client_id: abc
+        \(line)
+
+        """
+    }
+
+    @Test func readsTheDomainLowerCased() throws {
+        let configuration = try makeLoader().load(
+            yaml: Self.yaml("    hosted_domain: Example.COM"), fileName: "providers.yaml")
+        #expect(configuration.providers.first?.options.hostedDomain == "example.com")
+    }
+
+    @Test func refusesWhatIsNoDomainAtItsPosition() throws {
+        for line in [
+            "    hosted_domain: \"@example.com\"", "    hosted_domain: example..com",
+            "    hosted_domain: bücher.example",
+            "    hosted_domain: [example.com]", "    hosted_domain: \"\"",
+        ] {
+            let error = try loadError(Self.yaml(line))
+            #expect(error.issues.count == 1, "\(line)")
+            #expect(error.issues.first?.location?.line == 5, "\(line)")
+            #expect(error.issues.first?.message.contains("hosted_domain") == true, "\(line)")
+        }
+    }
+}
