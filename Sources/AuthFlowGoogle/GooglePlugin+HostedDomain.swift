@@ -1,6 +1,5 @@
 public import AuthFlow
-public import AuthFlowHTTP
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// `hosted_domain`: only accounts of one Google Workspace domain sign in.
 ///
