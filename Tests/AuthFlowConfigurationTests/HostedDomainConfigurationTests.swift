@@ -36,3 +36,40 @@ struct HostedDomainConfigurationTests {
         }
     }
 }
+
+/// `providers.NAME.allowed_organizations` and `allowed_teams` (type `github`): lower-cased, refused at their
+/// position when an entry is not a GitHub login (or `org/team-slug`).
+@Suite("Configuration: github allowed_organizations and allowed_teams")
+struct GitHubOrganizationConfigurationTests {
+    static func yaml(_ line: String) -> String {
+        """
+        providers:
+          gh:
+            type: github
+            client_id: abc
+        \(line)
+
+        """
+    }
+
+    @Test func readsTheListsLowerCased() throws {
+        let configuration = try makeLoader().load(
+            yaml: Self.yaml("    allowed_organizations: [Octo-Org]\n    allowed_teams: [Octo-Org/Platform_1]"),
+            fileName: "providers.yaml")
+        #expect(configuration.providers.first?.options.allowedOrganizations == ["octo-org"])
+        #expect(configuration.providers.first?.options.allowedTeams == ["octo-org/platform_1"])
+    }
+
+    @Test func refusesWhatIsNoLoginOrTeamAtItsPosition() throws {
+        for line in [
+            "    allowed_organizations: [\"-org\"]", "    allowed_organizations: [octo/org]",
+            "    allowed_organizations: [\"\(String(repeating: "o", count: 40))\"]", "    allowed_organizations: octo",
+            "    allowed_teams: [octo-org]", "    allowed_teams: [\"octo-org/\"]", "    allowed_teams: [a/b/c]",
+            "    allowed_teams: [\"octo org/x\"]",
+        ] {
+            let error = try loadError(Self.yaml(line))
+            #expect(error.issues.count == 1, "\(line)")
+            #expect(error.issues.first?.location?.line == 5, "\(line)")
+        }
+    }
+}

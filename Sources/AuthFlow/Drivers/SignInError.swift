@@ -48,7 +48,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     public var statusHint: Int {
         switch code {
         case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch, .nonceProviderMismatch,
-            .tenantNotAllowed, .hostedDomainMismatch:
+            .tenantNotAllowed, .hostedDomainMismatch, .organizationNotAllowed, .teamNotAllowed:
             403
         case .nonceReused: 409
         case .flowStoreUnavailable: 503
@@ -129,6 +129,10 @@ extension ErrorCode where Domain == SignInError {
     /// The Google account is not one of the provider's `hosted_domain`: the `hd` claim is missing or names
     /// another domain (the email's domain never counts).
     package static var hostedDomainMismatch: Self { Self(rawValue: "hosted_domain_mismatch") }
+    /// The GitHub user belongs to none of the provider's `allowed_organizations`.
+    package static var organizationNotAllowed: Self { Self(rawValue: "organization_not_allowed") }
+    /// The GitHub user belongs to none of the provider's `allowed_teams`.
+    package static var teamNotAllowed: Self { Self(rawValue: "team_not_allowed") }
     /// An event a state machine was not waiting for (a driver bug, not user input). ``OAuthFlow`` no longer
     /// answers with it: such an event is a precondition there.
     public static var unexpectedEvent: Self { Self(rawValue: "unexpected_event") }
