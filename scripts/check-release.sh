@@ -18,7 +18,8 @@ root="$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -1)"
 fail() { echo "check-release: $*" >&2; exit 1; }
 
 for file in bin/authflow providers.yaml LICENSE CHANGELOG.md SECURITY.md README.md docs/deployment.md \
-    examples/systemd/authflow.service examples/nginx/authflow.conf; do
+    examples/systemd/authflow.service examples/nginx/authflow.conf \
+    examples/caddy/Caddyfile examples/traefik/traefik.yml examples/traefik/dynamic.yml; do
     [[ -f "$root/$file" ]] || fail "the archive lacks $file"
 done
 

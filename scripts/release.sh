@@ -20,7 +20,8 @@ name="authflow-$version-linux-$arch"
 out=.build/release-archive
 stage="$out/$name"
 rm -rf "$stage" "$out/$name.tar.gz"
-mkdir -p "$stage/bin" "$stage/docs/images" "$stage/examples/systemd" "$stage/examples/nginx"
+mkdir -p "$stage/bin" "$stage/docs/images" "$stage/examples/systemd" "$stage/examples/nginx" "$stage/examples/caddy" \
+    "$stage/examples/traefik"
 install -m 0755 "$bin" "$stage/bin/authflow"
 strip --strip-unneeded "$stage/bin/authflow" 2>/dev/null || true
 install -m 0644 providers.yaml "$stage/providers.yaml"
@@ -28,6 +29,8 @@ install -m 0644 docs/*.md "$stage/docs/"
 install -m 0644 docs/images/* "$stage/docs/images/"
 install -m 0644 examples/systemd/authflow.service "$stage/examples/systemd/"
 install -m 0644 examples/nginx/authflow.conf "$stage/examples/nginx/"
+install -m 0644 examples/caddy/Caddyfile "$stage/examples/caddy/"
+install -m 0644 examples/traefik/traefik.yml examples/traefik/dynamic.yml "$stage/examples/traefik/"
 install -m 0644 LICENSE README.md CHANGELOG.md SECURITY.md "$stage/"
 tar -C "$out" --owner=0 --group=0 --numeric-owner -czf "$out/$name.tar.gz" "$name"
 rm -rf "$stage"

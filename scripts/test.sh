@@ -42,6 +42,11 @@ bash scripts/check-test-sleeps.sh
 step "error codes"
 python3 scripts/error-codes.py --check
 
+# The alerting rules of examples/prometheus: valid, and firing as their unit tests expect.
+step "alerting rules"
+promtool check rules examples/prometheus/alerts.yml
+promtool test rules examples/prometheus/alerts.test.yml
+
 step "swift build"
 swift build
 # The public API, listed from the symbol graphs of that build, against the baseline in api/: a public

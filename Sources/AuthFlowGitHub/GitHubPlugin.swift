@@ -21,8 +21,25 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
     /// Sent as `User-Agent` on REST calls, which GitHub refuses without one.
     package static let userAgent = "AuthFlow"
 
+    /// `allowed_organizations` (lower-cased logins); `nil` admits members of any organization or none.
+    package let allowedOrganizations: Set<String>?
+    /// `allowed_teams` (lower-cased `org/team-slug`); `nil` admits members of any team or none.
+    package let allowedTeams: Set<String>?
+
     /// Creates the plugin.
-    public init() {}
+    public init() {
+        allowedOrganizations = nil
+        allowedTeams = nil
+    }
+
+    /// The plugin admitting only members of one of `organizations` and of one of `teams` (each when given).
+    package init(organizations: [String]?, teams: [String]?) {
+        allowedOrganizations = organizations.map { Set($0.map { $0.lowercased() }) }
+        allowedTeams = teams.map { Set($0.map { $0.lowercased() }) }
+    }
+
+    /// Whether `/user/orgs` and `/user/teams` are read (and `read:org` asked for): when a rule needs them.
+    var readsMemberships: Bool { allowedOrganizations != nil || allowedTeams != nil }
 
     /// GitHub's authorize, token, `/user` and grant-deletion endpoints (`{client_id}` is filled per request);
     /// the issuer `https://github.com/login/oauth`, the callback's `iss` when GitHub sends it; `read:user
@@ -34,7 +51,7 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
                 authorization: "https://github.com/login/oauth/authorize",
                 token: "https://github.com/login/oauth/access_token", userinfo: "https://api.github.com/user",
                 revocation: "https://api.github.com/applications/{client_id}/grant"),
-            issuer: Self.issuer, scopes: ["read:user", "user:email"],
+            issuer: Self.issuer, scopes: ["read:user", "user:email"] + (readsMemberships ? ["read:org"] : []),
             emailLinkability: .whenVerified(by: "primary and verified in /user/emails"))
     }
 
@@ -66,7 +83,8 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
                 .userinfoError, "expected a userinfo endpoint for provider '\(provider.name)', found none",
                 provider: provider.name)
         }
-        return [user, user + "/emails"].map { url in
+        let memberships = readsMemberships ? [user + "/orgs?per_page=100", user + "/teams?per_page=100"] : []
+        return ([user, user + "/emails"] + memberships).map { url in
             var request = HTTPClientRequest(method: "GET", url: url)
             request.headers["Accept"] = "application/vnd.github+json"
             request.headers["User-Agent"] = Self.userAgent
@@ -105,9 +123,10 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
                 }?["email"]?.stringValue
         }
         let name = [user["name"]?.stringValue, user["login"]?.stringValue].compactMap { $0 }.first { !$0.isEmpty }
+        let groups = readsMemberships ? try memberships(responses, provider: provider) : []
         return VerifiedIdentity(
             provider: provider.name, subject: String(id), email: email, emailVerified: email != nil, name: name,
-            source: .userinfo, rawClaims: user)
+            source: .userinfo, rawClaims: user, groups: groups)
     }
 
     /// `DELETE {revocation}` with `{client_id}` filled, HTTP Basic `client_id:client_secret`, and the token in a

@@ -13,8 +13,14 @@ public struct GooglePlugin: ProviderPlugin {
     /// The scheme-less spelling Google's own libraries also accept.
     package static let legacyIssuer = "accounts.google.com"
 
+    /// `hosted_domain`, lower-cased: the Workspace domain whose accounts alone may sign in; `nil` admits any.
+    package let hostedDomain: String?
+
     /// Creates the plugin.
-    public init() {}
+    public init() { hostedDomain = nil }
+
+    /// The plugin admitting only accounts of the Workspace domain `hostedDomain` (its `hd` claim).
+    package init(hostedDomain: String?) { self.hostedDomain = hostedDomain }
 
     /// pkce and oidc optional, on by default; jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {

@@ -38,6 +38,9 @@ package struct SandboxIdentity: Sendable, Hashable {
     /// Test hook, Microsoft only: the id_token has no `groups` but the overage pointer Entra sends past 200
     /// groups (`_claim_names.groups` naming a `_claim_sources` entry with a Graph endpoint).
     package var groupsOverage: Bool
+    /// Google only: the Google Workspace domain of the account, sent as the `hd` claim of the id_token and of
+    /// userinfo (Google sends `hd` only for accounts of a Workspace or Cloud organization); `nil` for none.
+    package var hostedDomain: String?
 
     /// A further email address of a GitHub user.
     package struct AdditionalEmail: Sendable, Hashable {
@@ -58,8 +61,10 @@ package struct SandboxIdentity: Sendable, Hashable {
         subject: String, email: String? = nil, givenName: String? = nil, familyName: String? = nil,
         username: String? = nil, emailVerified: Bool = true, isPrivateEmail: Bool = false, tenantID: String? = nil,
         objectID: String? = nil, groups: [String] = [], roles: [String] = [], issuerTenantID: String? = nil,
-        emailIsPublic: Bool = false, additionalEmails: [AdditionalEmail] = [], groupsOverage: Bool = false
+        emailIsPublic: Bool = false, additionalEmails: [AdditionalEmail] = [], groupsOverage: Bool = false,
+        hostedDomain: String? = nil
     ) {
+        self.hostedDomain = hostedDomain
         self.groupsOverage = groupsOverage
         self.subject = subject
         self.email = email

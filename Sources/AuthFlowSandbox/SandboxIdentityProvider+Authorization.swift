@@ -197,6 +197,12 @@ extension SandboxIdentityProvider {
         }
         identity.emailVerified = form["email_verified"] == "true"
         identity.isPrivateEmail = provider == .apple && form["private_email"] == "true"
+        if provider == .google, let domain = form["hosted_domain"], !domain.isEmpty {
+            guard Self.isPrintable(domain, maximumBytes: 253), !domain.contains(" ") else {
+                return refuse("the hosted domain must be a domain name, at most 253 bytes")
+            }
+            identity.hostedDomain = domain
+        }
         if let refusal = provider.emulator.readConsentFields(form, into: &identity, sandbox: self) {
             return .failure(refusal)
         }

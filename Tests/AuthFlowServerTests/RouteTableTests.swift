@@ -26,6 +26,8 @@ struct RouteTableTests {
         .health: Row(method: "GET", path: "/healthz", rule: rule(["GET"], [], false, .none, .notNeeded)),
         .session: Row(method: "GET", path: "/auth/session", rule: rule(["GET"], signedIn, false, .none, .notNeeded)),
         .check: Row(method: "GET", path: "/auth/check", rule: rule(["GET"], signedIn, false, .none, .notNeeded)),
+        .forward: Row(
+            method: "GET", path: "/auth/forward", rule: rule(["GET"], signedIn, false, .none, .notNeeded)),
         .sessions: Row(method: "GET", path: "/auth/sessions", rule: rule(["GET"], signedIn, false, .none, .notNeeded)),
         .logout: Row(method: "POST", path: "/auth/logout", rule: rule(["POST"], signedIn, true, .form, .sameOrigin)),
         .loggedOut: Row(method: "GET", path: "/auth/logged-out", rule: rule(["GET"], [], true, .none, .sealedState)),

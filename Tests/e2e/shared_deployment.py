@@ -5,6 +5,7 @@ fragment the servers include (test_durability), and for several instances one Po
 
 from __future__ import annotations
 
+import secrets
 import select
 import shutil
 import subprocess
@@ -91,3 +92,44 @@ def instance_config(services: SharedServices, server: list[str], fragment: str |
         f"  redis_url: {services.redis.url}",
         "",
     ]) + (services.fragment if fragment is None else fragment) + "\n"
+
+
+def proxied_instances(module_servers, services: SharedServices, work: Path, public_url: str,
+                      labels: tuple[str, ...] = ("A", "B")) -> list[harness.ServerProcess]:
+    """Instances in normal mode on the shared stores behind a proxy at `public_url` on this machine (one secret,
+    `allowed_return_to: [/]`, `trusted_proxies: [127.0.0.1]`), as test_nginx, test_caddy and test_traefik run
+    them."""
+    secret = secrets.token_hex(32)
+    started = []
+    for label in labels:
+        folder = work / label
+        folder.mkdir()
+        config = folder / "providers.yaml"
+        config.write_text(instance_config(services, [
+            f"  listen: 127.0.0.1:{harness.free_port()}",
+            f"  public_url: {public_url}",
+            f"  secret: {secret}",
+            "  allowed_return_to: [/]",
+            "  trusted_proxies: [127.0.0.1]",
+        ]))
+        started.append(module_servers.start(config, sandbox=False, label=label))
+    return started
+
+
+def substitute(text: str, replacements: list[tuple[str, str]], example: str) -> str:
+    """Replaces each address of an example; every one must be there, so the file cannot drift silently."""
+    for old, new in replacements:
+        assert old in text, f"{example} no longer contains {old!r}"
+        text = text.replace(old, new)
+    return text
+
+
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+    """A certificate and key for `localhost`, valid two days, for a proxy's TLS."""
+    certificate, key = directory / "localhost.pem", directory / "localhost.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+         "-keyout", str(key), "-out", str(certificate), "-days", "2", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost"],
+        check=True, capture_output=True, timeout=60)
+    return certificate, key

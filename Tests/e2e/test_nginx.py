@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 import subprocess
 import threading
@@ -27,7 +26,7 @@ import requests
 
 import authflow_harness as harness
 from authflow_harness import Identity, SignIn
-from shared_deployment import instance_config, shared_services
+from shared_deployment import proxied_instances, self_signed_certificate, shared_services, substitute
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nginx" / "authflow.conf"
 
@@ -46,24 +45,6 @@ class ApplicationHandler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):  # quiet
         pass
-
-
-def substitute(text: str, replacements: list[tuple[str, str]]) -> str:
-    """Replaces each address of the example; every one must be there, so the file cannot drift silently."""
-    for old, new in replacements:
-        assert old in text, f"examples/nginx/authflow.conf no longer contains {old!r}"
-        text = text.replace(old, new)
-    return text
-
-
-def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
-    certificate, key = directory / "localhost.pem", directory / "localhost.key"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-         "-keyout", str(key), "-out", str(certificate), "-days", "2", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost"],
-        check=True, capture_output=True, timeout=60)
-    return certificate, key
 
 
 class Nginx:
@@ -138,23 +119,8 @@ def site(module_servers, tmp_path_factory):
     nginx = application = None
     with shared_services(work, public_url) as services:
         sandbox_url = services.sandbox_url
-        secret = secrets.token_hex(32)
-
-        def instance(label: str) -> harness.ServerProcess:
-            folder = work / label
-            folder.mkdir()
-            config = folder / "providers.yaml"
-            config.write_text(instance_config(services, [
-                f"  listen: 127.0.0.1:{harness.free_port()}",
-                f"  public_url: {public_url}",
-                f"  secret: {secret}",
-                "  allowed_return_to: [/]",
-                "  trusted_proxies: [127.0.0.1]",
-            ]))
-            return module_servers.start(config, sandbox=False, label=label)
-
         try:
-            a, b = instance("A"), instance("B")
+            a, b = proxied_instances(module_servers, services, work, public_url)
             application = ThreadingHTTPServer(("127.0.0.1", 0), ApplicationHandler)
             threading.Thread(target=application.serve_forever, daemon=True).start()
 
@@ -168,7 +134,7 @@ def site(module_servers, tmp_path_factory):
                 ("server_name app.example.com;", "server_name localhost;"),
                 ("/etc/ssl/app.example.com.pem", str(certificate)),
                 ("/etc/ssl/app.example.com.key", str(key)),
-            ])
+            ], "examples/nginx/authflow.conf")
             nginx = Nginx(work / "nginx", text)
             nginx.start(https_port, certificate)
             yield {"public_url": public_url, "sandbox_url": sandbox_url, "certificate": certificate, "nginx": nginx,

@@ -1,5 +1,6 @@
 /// Provider keys only some provider types read: `tenant`, `allowed_tenants` and `allow_any_tenant`
-/// (`microsoft`), and `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in).
+/// (`microsoft`), `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in), and
+/// `hosted_domain` (`google`), `allowed_organizations` and `allowed_teams` (`github`).
 ///
 /// The loader reads them for every provider; a provider whose plugin does not declare a key it sets (see
 /// ``ProviderPreparing/optionKeys``) is a configuration error at the key's position.
@@ -12,6 +13,13 @@ public struct ProviderOptions: Sendable, Hashable {
     public var allowAnyTenant: Bool?
     /// `base_url`: the provider's base URL (a self-hosted instance, or a stand-in for tests).
     public var baseURL: String?
+    /// `hosted_domain`: the Google Workspace domain whose accounts alone may sign in, checked against the
+    /// id_token's (or userinfo's) `hd` claim, lower-cased; never against the email's domain.
+    package var hostedDomain: String?
+    /// `allowed_organizations`: the GitHub organizations (logins, lower-cased) one of which the user must belong to.
+    package var allowedOrganizations: [String]?
+    /// `allowed_teams`: the GitHub teams (`org/team-slug`, lower-cased) one of which the user must belong to.
+    package var allowedTeams: [String]?
 
     /// Creates options; every key absent by default.
     public init(
@@ -24,5 +32,8 @@ public struct ProviderOptions: Sendable, Hashable {
     }
 
     /// The YAML keys of these options.
-    public static let keys = ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"]
+    public static let keys = [
+        "tenant", "allowed_tenants", "allow_any_tenant", "base_url", "hosted_domain", "allowed_organizations",
+        "allowed_teams",
+    ]
 }

@@ -49,7 +49,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     public var statusHint: Int {
         switch code {
         case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch, .nonceProviderMismatch,
-            .tenantNotAllowed:
+            .tenantNotAllowed, .hostedDomainMismatch, .organizationNotAllowed, .teamNotAllowed:
             403
         case .nonceReused: 409
         case .pushedAuthorizationError: 502
@@ -128,6 +128,13 @@ extension ErrorCode where Domain == SignInError {
     /// The identity's organization (Microsoft's tenant) is not among those the provider's configuration
     /// accepts (`allowed_tenants`).
     package static var tenantNotAllowed: Self { Self(rawValue: "tenant_not_allowed") }
+    /// The Google account is not one of the provider's `hosted_domain`: the `hd` claim is missing or names
+    /// another domain (the email's domain never counts).
+    package static var hostedDomainMismatch: Self { Self(rawValue: "hosted_domain_mismatch") }
+    /// The GitHub user belongs to none of the provider's `allowed_organizations`.
+    package static var organizationNotAllowed: Self { Self(rawValue: "organization_not_allowed") }
+    /// The GitHub user belongs to none of the provider's `allowed_teams`.
+    package static var teamNotAllowed: Self { Self(rawValue: "team_not_allowed") }
     /// An event a state machine was not waiting for (a driver bug, not user input). ``OAuthFlow`` no longer
     /// answers with it: such an event is a precondition there.
     package static var unexpectedEvent: Self { Self(rawValue: "unexpected_event") }

@@ -53,6 +53,10 @@ struct GitHubEmulator: SandboxEmulator {
             return sandbox.only("POST", request) { sandbox.handleGitHubToken(request) }
         case "/user": return sandbox.only("GET", request) { sandbox.handleGitHubUser(request) }
         case "/user/emails": return sandbox.only("GET", request) { sandbox.handleGitHubEmails(request) }
+        case "/user/orgs", "/user/teams":
+            return sandbox.only("GET", request) {
+                sandbox.handleGitHubMemberships(request, teams: path == "/user/teams")
+            }
         default:
             let segments = path.split(separator: "/", omittingEmptySubsequences: false)
             // "", "applications", client_id, "grant" | "token"

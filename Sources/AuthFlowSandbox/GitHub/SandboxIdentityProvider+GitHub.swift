@@ -352,6 +352,62 @@ extension SandboxIdentityProvider {
         return gitHubAPIResponse(.array(entries), scopes: app ? nil : grant.scopes)
     }
 
+    /// `GET /github/user/orgs` and `/github/user/teams`, from the identity's `groups` (`ORG` an organization,
+    /// `ORG/TEAM-SLUG` a team, whose organization the user belongs to as well): organization objects with
+    /// `login`, team objects with `slug`, `name` and `organization`. An OAuth app token needs `read:org` or
+    /// `user` (403 otherwise, so a relying party that forgot the scope is refused rather than told "none");
+    /// `per_page` (default 30, at most 100) and `page` as GitHub pages its lists.
+    func handleGitHubMemberships(_ request: HTTPServerRequest, teams: Bool) -> HTTPServerResponse {
+        state.withLock { $0.count(.github, \.userinfo) }
+        let grant: GrantRecord
+        switch gitHubGrant(request) {
+        case .refused(let response): return response
+        case .granted(let value): grant = value
+        }
+        let app = isGitHubApp(grant)
+        if !app, !grant.scopes.contains("read:org"), !grant.scopes.contains("user") {
+            return gitHubAPIError("Resource not accessible without the read:org scope", status: 403)
+        }
+        let groups = grant.identity.groups
+        var organizations: [String] = []
+        for group in groups {
+            let org = String(group.split(separator: "/").first ?? "")
+            if !org.isEmpty, !organizations.contains(org) { organizations.append(org) }
+        }
+        let entries: [JSONValue] =
+            teams
+            ? groups.filter { $0.contains("/") }.map { Self.gitHubTeam($0) }
+            : organizations.map { Self.gitHubOrganization($0) }
+        let perPage = min(max(Int(request.queryValue("per_page") ?? "") ?? 30, 1), 100)
+        let page = max(Int(request.queryValue("page") ?? "") ?? 1, 1)
+        let start = min((page - 1) * perPage, entries.count)
+        let slice = Array(entries[start..<min(start + perPage, entries.count)])
+        return gitHubAPIResponse(.array(slice), scopes: app ? nil : grant.scopes)
+    }
+
+    static func gitHubOrganization(_ login: String) -> JSONValue {
+        .object([
+            "login": .string(login), "id": .integer(stableID(login)),
+            "url": .string("https://api.github.com/orgs/\(login)"), "description": .null,
+        ])
+    }
+
+    /// A positive id that is the same for a name in every run (FNV-1a of its bytes).
+    static func stableID(_ name: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(hash % 1_000_000_000) + 1
+    }
+
+    static func gitHubTeam(_ name: String) -> JSONValue {
+        let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+        return .object([
+            "slug": .string(parts[1]), "name": .string(parts[1]),
+            "id": .integer(stableID(name)), "privacy": .string("closed"),
+            "organization": gitHubOrganization(parts[0]),
+        ])
+    }
+
     /// `DELETE /github/applications/{client_id}/grant` (the whole grant: every token of the user for the app)
     /// or `…/token` (one token): HTTP Basic `client_id:client_secret` of that app and a JSON body
     /// `{"access_token": …}`; 204, or 404 for a token the app does not own, 401 for bad credentials, 422 without

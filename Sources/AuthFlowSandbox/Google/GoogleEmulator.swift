@@ -25,8 +25,8 @@ struct GoogleEmulator: SandboxEmulator {
         ]
     }
 
-    /// `azp`, JSON-boolean `email_verified` with `email`, the name claims with `profile`, and `groups` when the
-    /// identity has some.
+    /// `azp`, JSON-boolean `email_verified` with `email`, the name claims with `profile`, `groups` when the
+    /// identity has some, and `hd` for an account of a Workspace domain (whatever the scopes, as Google sends it).
     func idTokenClaims(
         _ claims: [String: JSONValue], identity: SandboxIdentity, scopes: [String], authTime: Int64,
         authorizedParty: String?, random: any SecureRandom
@@ -38,6 +38,7 @@ struct GoogleEmulator: SandboxEmulator {
             claims["email_verified"] = .bool(identity.emailVerified)
         }
         if !identity.groups.isEmpty { claims["groups"] = .array(identity.groups.map(JSONValue.string)) }
+        if let domain = identity.hostedDomain { claims["hd"] = .string(domain) }
         if scopes.contains("profile") {
             if let name = identity.name { claims["name"] = .string(name) }
             if let given = identity.givenName { claims["given_name"] = .string(given) }

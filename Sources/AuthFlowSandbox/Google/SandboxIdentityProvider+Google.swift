@@ -172,6 +172,7 @@ extension SandboxIdentityProvider {
         }
         let identity = grant.identity
         var body: [String: JSONValue] = ["sub": .string(identity.subject)]
+        if let domain = identity.hostedDomain { body["hd"] = .string(domain) }
         if grant.scopes.contains("email"), let email = identity.email {
             body["email"] = .string(email)
             body["email_verified"] = .bool(identity.emailVerified)

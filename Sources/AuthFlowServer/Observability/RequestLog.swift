@@ -54,6 +54,9 @@ final class RequestLog: Sendable {
             let statusText = String(status)
             metrics.httpRequests.labels(context.route, statusText)?.increment()
             if context.route == "/auth/check" { metrics.sessionsChecked.labels(statusText)?.increment() }
+            if ServerMetrics.checkRoutes.contains(context.route) {
+                metrics.checkDuration.labels(context.route)?.observe(clock.now().timeIntervalSince(started))
+            }
             if status == 429 { metrics.rateLimited.labels(context.route)?.increment() }
             if let failure {
                 if failure.code == .storeUnavailable {

@@ -49,44 +49,69 @@ final class AuthCheck: Sendable {
     ///   that does not parse (``MembershipRule/init(parsing:)``).
     static func accessQuery(_ request: HTTPServerRequest) throws(ServerError) -> AccessRules? {
         guard !request.query.isEmpty else { return nil }
+        return try rules(request.query, in: "the query of /auth/check", repeatable: true)
+    }
+
+    /// The rules `pairs` (`email_domain`, `provider`, `group`, `role`, each value one item or a comma list)
+    /// ask for, read from `place` (named in the errors). With `repeatable` false a name given twice is refused
+    /// rather than joined, so a pair appended after the operator's cannot add an alternative to theirs.
+    ///
+    /// - Throws: ``ServerError`` `invalid_request` (400) for another name, a repeated one (unless `repeatable`),
+    ///   an empty value, a domain that is not an ASCII host name, or a group or role rule that does not parse.
+    static func rules(_ pairs: [(String, String)], in place: String, repeatable: Bool) throws(ServerError)
+        -> AccessRules
+    {
         var rules = AccessRules()
-        for (name, value) in request.query {
+        var seen: Set<String> = []
+        for (name, value) in pairs {
+            guard repeatable || seen.insert(name).inserted else {
+                throw ServerError(
+                    .invalidRequest,
+                    "expected each rule once in \(place), found \(JSONValue.string(String(name.prefix(32))).serialized())"
+                        + " twice (write one comma list)", status: 400)
+            }
             let items = value.split(separator: ",", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters()
             }
             guard !items.contains(where: \.isEmpty) else {
                 throw ServerError(
-                    .invalidRequest, "expected a non-empty value for \(name.prefix(32)) in the query of /auth/check",
-                    status: 400)
+                    .invalidRequest, "expected a non-empty value for \(name.prefix(32)) in \(place)", status: 400)
             }
-            switch name {
-            case "email_domain":
-                for item in items {
-                    guard let domain = AccessRules.normalizedDomain(item) else {
-                        throw ServerError(
-                            .invalidRequest,
-                            "expected an ASCII domain like example.com (IDNA in its xn-- form) for email_domain, "
-                                + "found \(JSONValue.string(String(item.prefix(64))).serialized())", status: 400)
-                    }
-                    rules.emailDomains.append(domain)
-                }
-            case "provider":
-                rules.providers += items
-            case "group", "role":
-                for item in items where MembershipRule(parsing: item) == nil {
-                    throw ServerError(
-                        .invalidRequest,
-                        "expected NAME, PROVIDER:NAME, PROVIDER/TENANT:NAME or *:NAME for \(name), found "
-                            + JSONValue.string(String(item.prefix(64))).serialized(), status: 400)
-                }
-                if name == "group" { rules.groups += items } else { rules.roles += items }
-            default:
-                throw ServerError(
-                    .invalidRequest,
-                    "expected email_domain, provider, group or role in the query of /auth/check, found "
-                        + JSONValue.string(String(name.prefix(32))).serialized(), status: 400)
-            }
+            try add(items, named: name, in: place, to: &rules)
         }
         return rules
+    }
+
+    /// Adds the rule `name` with `items` to `rules`.
+    private static func add(_ items: [String], named name: String, in place: String, to rules: inout AccessRules)
+        throws(ServerError)
+    {
+        switch name {
+        case "email_domain":
+            for item in items {
+                guard let domain = AccessRules.normalizedDomain(item) else {
+                    throw ServerError(
+                        .invalidRequest,
+                        "expected an ASCII domain like example.com (IDNA in its xn-- form) for email_domain, "
+                            + "found \(JSONValue.string(String(item.prefix(64))).serialized())", status: 400)
+                }
+                rules.emailDomains.append(domain)
+            }
+        case "provider":
+            rules.providers += items
+        case "group", "role":
+            for item in items where MembershipRule(parsing: item) == nil {
+                throw ServerError(
+                    .invalidRequest,
+                    "expected NAME, PROVIDER:NAME, PROVIDER/TENANT:NAME or *:NAME for \(name), found "
+                        + JSONValue.string(String(item.prefix(64))).serialized(), status: 400)
+            }
+            if name == "group" { rules.groups += items } else { rules.roles += items }
+        default:
+            throw ServerError(
+                .invalidRequest,
+                "expected email_domain, provider, group or role in \(place), found "
+                    + JSONValue.string(String(name.prefix(32))).serialized(), status: 400)
+        }
     }
 }

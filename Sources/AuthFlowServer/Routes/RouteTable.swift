@@ -5,7 +5,7 @@ import AuthFlowHTTP
 /// (``RouteTable/rule(for:)``, an exhaustive switch) says what may authorise it and what it accepts, and the
 /// router enforces that before any handler runs: a route added without a decision does not compile.
 enum RouteName: String, CaseIterable, Sendable {
-    case health, session, check, logout, loggedOut, sessions, sessionRefresh, sessionsRevoke, accountDelete
+    case health, session, check, forward, logout, loggedOut, sessions, sessionRefresh, sessionsRevoke, accountDelete
     case login, register, link, callback, disconnect, native, nativeNonce, providerEvent
 }
 
@@ -66,7 +66,7 @@ enum RouteTable {
         switch route {
         case .health:
             return RouteRule(methods: ["GET"], credentials: [], changesState: false, body: .none, crossSite: .notNeeded)
-        case .session, .check, .sessions:
+        case .session, .check, .forward, .sessions:
             return RouteRule(
                 methods: ["GET"], credentials: signedIn, changesState: false, body: .none, crossSite: .notNeeded)
         case .logout, .accountDelete, .disconnect:
@@ -118,6 +118,9 @@ enum RouteTable {
         switch (count, segments[1], count >= 3 ? segments[2] : "") {
         case (2, "session", _): return .session
         case (2, "check", _): return .check
+        case (2, "forward", _): return .forward
+        // The rules of a forward check ride in its path; no provider route's third segment holds a `=`.
+        case (3, "forward", let rules) where rules.utf8.contains(UInt8(ascii: "=")): return .forward
         case (2, "logout", _): return .logout
         case (2, "logged-out", _): return .loggedOut
         case (2, "sessions", _): return .sessions

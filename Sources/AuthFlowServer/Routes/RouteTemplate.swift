@@ -20,6 +20,7 @@ extension RouteTable {
             switch segments[1] {
             case "session": return "/auth/session"
             case "check": return "/auth/check"
+            case "forward": return "/auth/forward"
             case "logout": return "/auth/logout"
             case "logged-out": return "/auth/logged-out"
             case "sessions": return "/auth/sessions"
@@ -29,6 +30,7 @@ extension RouteTable {
             if segments[1] == "account" && segments[2] == "delete" { return "/auth/account/delete" }
             if segments[1] == "session" && segments[2] == "refresh" { return "/auth/session/refresh" }
             if segments[1] == "sessions" && segments[2] == "revoke" { return "/auth/sessions/revoke" }
+            if RouteTable.match(segments) == .forward { return "/auth/forward" }
             return actionTemplate(segments[2]) ?? eventTemplate(segments, eventEndpoints(segments[1]))
         case 4 where segments[2] == "native" && segments[3] == "nonce":
             return "/auth/{provider}/native/nonce"

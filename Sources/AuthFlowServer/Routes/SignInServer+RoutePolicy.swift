@@ -28,7 +28,7 @@ extension SignInServer {
             return HTTPRoutePolicy(maxBodyBytes: NativeRoutes.maximumNativeBodyBytes, startsOnPollingThread: false)
         case .logout, .accountDelete, .sessionsRevoke, .sessionRefresh, .nativeNonce, .disconnect:
             return Self.form
-        case .health, .session, .check, .sessions, .loggedOut, .login, .register, .link, .providerEvent:
+        case .health, .session, .check, .forward, .sessions, .loggedOut, .login, .register, .link, .providerEvent:
             return Self.unrouted
         }
     }

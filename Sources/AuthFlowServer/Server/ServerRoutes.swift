@@ -5,6 +5,7 @@ import AuthFlowJOSE
 /// server start; the router (`SignInServer+Router.swift`) calls them.
 struct ServerRoutes: Sendable {
     let session: SessionRoutes
+    let forward: ForwardAuthRoutes
     let sessionManagement: SessionManagementRoutes
     let logout: LogoutRoutes
     let login: LoginRoutes
@@ -47,6 +48,9 @@ struct ServerRoutes: Sendable {
             stores: s.stores, options: s.options, providers: s.providers, random: s.random, logger: s.logger,
             sessions: s.sessions)
         session = SessionRoutes(sessions: s.sessions, authCheck: check)
+        forward = ForwardAuthRoutes(
+            sessions: s.sessions, authCheck: check, options: s.options, providers: s.providers,
+            returnToPolicy: seals.returnToPolicy, logger: s.logger)
         sessionManagement = SessionManagementRoutes(sessions: s.sessions, cookies: s.cookies)
         logout = LogoutRoutes(
             sessions: s.sessions, stores: s.stores, providers: s.providers, options: s.options, clock: s.clock,

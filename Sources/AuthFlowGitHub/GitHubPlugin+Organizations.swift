@@ -1,0 +1,62 @@
+public import AuthFlow
+
+/// `allowed_organizations` and `allowed_teams`: only members of an organization or team sign in.
+///
+/// Facts (docs/providers.md, "GitHub"; GitHub's REST documentation): `GET /user/orgs` lists the organizations
+/// of the authenticated user (objects with `login`) and `GET /user/teams` the teams across them (objects with
+/// `slug` and `organization.login`); an OAuth app token needs the `read:org` scope (or `user`) to see the
+/// private memberships, which the plugin then asks for. Both are paginated (`per_page` at most 100); the
+/// plugin reads the first 100 of each. The memberships become the identity's groups, `ORG` and `ORG/TEAM-SLUG`
+/// (lower-cased), which `server.access` and `/auth/check?group=github:ORG/TEAM` can name.
+extension GitHubPlugin {
+    /// Reads the provider's `allowed_organizations` and `allowed_teams`.
+    public var preparation: (any ProviderPreparing)? { GitHubPreparation() }
+
+    /// The organizations and teams of `/user/orgs` and `/user/teams` (`responses[2]`, `responses[3]`) as groups,
+    /// checked against the allowed ones.
+    ///
+    /// - Throws: ``SignInError`` `userinfo_error` when a list is missing or not a list, `organization_not_allowed`
+    ///   or `team_not_allowed` (403) when the user is a member of none of the allowed ones.
+    func memberships(_ responses: [JSONValue], provider: ResolvedProvider) throws(SignInError) -> [String] {
+        guard responses.count >= 4, case .array(let orgs) = responses[2], case .array(let teams) = responses[3]
+        else {
+            throw SignInError(
+                .userinfoError, "expected lists from GitHub's /user/orgs and /user/teams, found another answer",
+                provider: provider.name, claim: "orgs")
+        }
+        let organizations = orgs.compactMap { $0["login"]?.stringValue?.lowercased() }
+        let teamNames = teams.compactMap { team -> String? in
+            guard let slug = team["slug"]?.stringValue, let org = team["organization"]?["login"]?.stringValue else {
+                return nil
+            }
+            return org.lowercased() + "/" + slug.lowercased()
+        }
+        if let allowed = allowedOrganizations, allowed.isDisjoint(with: organizations) {
+            throw SignInError(
+                .organizationNotAllowed,
+                "expected a member of one of the allowed GitHub organizations, found a member of none",
+                provider: provider.name, claim: "orgs")
+        }
+        if let allowed = allowedTeams, allowed.isDisjoint(with: teamNames) {
+            throw SignInError(
+                .teamNotAllowed, "expected a member of one of the allowed GitHub teams, found a member of none",
+                provider: provider.name, claim: "teams")
+        }
+        return organizations + teamNames
+    }
+}
+
+/// The options GitHub reads: `allowed_organizations`, `allowed_teams`.
+struct GitHubPreparation: ProviderPreparing {
+    var optionKeys: Set<String> { ["allowed_organizations", "allowed_teams"] }
+
+    func configured(with options: ProviderOptions) -> any ProviderPlugin {
+        GitHubPlugin(organizations: options.allowedOrganizations, teams: options.allowedTeams)
+    }
+
+    func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+    {
+        configured(with: settings.options)
+    }
+}

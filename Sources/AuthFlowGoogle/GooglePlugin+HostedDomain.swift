@@ -1,0 +1,76 @@
+public import AuthFlow
+import AuthFlowJOSE
+
+/// `hosted_domain`: only accounts of one Google Workspace domain sign in.
+///
+/// Facts (docs/providers.md, "Google"; Google's OpenID Connect documentation): the id_token (and userinfo)
+/// carries `hd`, the account's Workspace or Cloud organization domain, only for accounts of such an
+/// organization. The `hd` authorization parameter only preselects accounts in Google's chooser, so the claim
+/// must be checked; the email's domain proves nothing (a consumer account may use any address it verified).
+extension GooglePlugin {
+    /// Reads the provider's `hosted_domain` (`GooglePreparation`).
+    public var preparation: (any ProviderPreparing)? { GooglePreparation() }
+
+    /// The standard claims, and with `hosted_domain` the check of `hd` (`GoogleHostedDomainIdentity`).
+    public var identity: any IdentityStrategy {
+        guard let hostedDomain else { return StandardIdentity() }
+        return GoogleHostedDomainIdentity(hostedDomain: hostedDomain)
+    }
+}
+
+/// The one option Google reads: `hosted_domain`.
+struct GooglePreparation: ProviderPreparing {
+    /// `hosted_domain`.
+    var optionKeys: Set<String> { ["hosted_domain"] }
+
+    /// The plugin with the provider's `hosted_domain`.
+    func configured(with options: ProviderOptions) -> any ProviderPlugin {
+        GooglePlugin(hostedDomain: options.hostedDomain)
+    }
+
+    /// No set-up beyond the options.
+    func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+    {
+        configured(with: settings.options)
+    }
+}
+
+/// The standard OpenID Connect identity of a Google account whose `hd` claim is the configured domain.
+struct GoogleHostedDomainIdentity: IdentityStrategy {
+    /// The configured domain, lower-cased.
+    let hostedDomain: String
+
+    /// The standard identity of the id_token's claims, when its `hd` is the configured domain.
+    ///
+    /// - Throws: ``SignInError`` `hosted_domain_mismatch` (403) naming `hd` when it is missing or another domain.
+    func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError) -> VerifiedIdentity {
+        try check(claims["hd"], provider: provider)
+        return try StandardIdentity().identity(fromIDToken: claims, provider: provider)
+    }
+
+    /// The standard identity of userinfo (`oidc: false`), when its `hd` is the configured domain.
+    ///
+    /// - Throws: ``SignInError`` `hosted_domain_mismatch` (403) naming `hd` when it is missing or another domain.
+    func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        try check(responses.first?.objectValue?["hd"], provider: provider)
+        return try StandardIdentity().identity(fromUserinfo: responses, provider: provider)
+    }
+
+    func check(_ claim: JSONValue?, provider: ResolvedProvider) throws(SignInError) {
+        guard let value = claim?.stringValue else {
+            throw SignInError(
+                .hostedDomainMismatch,
+                "expected an account of the Google Workspace domain \(hostedDomain) ('hd' claim), found an account "
+                    + "of no Workspace domain", provider: provider.name, claim: "hd")
+        }
+        guard AccessRules.normalizedDomain(value) == hostedDomain else {
+            throw SignInError(
+                .hostedDomainMismatch,
+                "expected an account of the Google Workspace domain \(hostedDomain) ('hd' claim), found one of "
+                    + "another domain", provider: provider.name, claim: "hd")
+        }
+    }
+}
