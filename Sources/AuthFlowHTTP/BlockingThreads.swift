@@ -77,7 +77,7 @@ public final class BlockingThreads: Sendable {
 }
 
 /// Why ``BlockingThreads`` refused work.
-public struct BlockingThreadsError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct BlockingThreadsError: CodedError, Sendable, Equatable {
     /// A stable identifier for the kind of failure.
     public typealias Code = ErrorCode<BlockingThreadsError>
 

@@ -3,7 +3,7 @@ public import AuthFlowJSON
 /// Why an `HTTPClient` could not deliver a response. `message` says what was expected and what
 /// happened; `url` is the request URL without its query, fragment or user information, so no
 /// code, token or credential ever appears in the error.
-public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct HTTPClientError: CodedError, Sendable, Equatable {
     /// A stable identifier for the kind of failure.
     public typealias Code = ErrorCode<HTTPClientError>
 

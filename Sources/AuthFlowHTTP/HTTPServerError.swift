@@ -1,7 +1,7 @@
 public import AuthFlowJSON
 
 /// Why the server could not start, or why a request's body could not be read as asked.
-public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct HTTPServerError: CodedError, Sendable, Equatable {
     /// A stable identifier for the kind of failure.
     public typealias Code = ErrorCode<HTTPServerError>
 
@@ -15,9 +15,6 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
         self.code = code
         self.message = message
     }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
 }
 
 extension ErrorCode where Domain == HTTPServerError {

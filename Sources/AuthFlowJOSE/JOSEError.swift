@@ -4,7 +4,7 @@ public import AuthFlowJSON
 /// was expected and what was found, and the claim or key id it concerns.
 ///
 /// Messages never contain a token, a signature, a secret or key material.
-public struct JOSEError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct JOSEError: CodedError, Sendable, Equatable {
     /// A stable, machine-readable error code.
     public typealias Code = ErrorCode<JOSEError>
 

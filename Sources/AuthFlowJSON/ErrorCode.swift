@@ -21,3 +21,21 @@ public struct ErrorCode<Domain>: RawRepresentable, Hashable, Sendable, CustomStr
     /// The code's text.
     public var description: String { rawValue }
 }
+
+/// What an AuthFlow error carries: a stable ``code`` to match on and a ``message`` that says what was
+/// expected and what was found (safe to show and log; it may change in any release).
+///
+/// Its `description` is `"CODE: MESSAGE"`, as log lines and command output print errors.
+public protocol CodedError: Error, CustomStringConvertible {
+    /// The error type whose codes ``code`` is one of (the error type itself).
+    associatedtype Domain
+    /// The stable snake_case code (docs/errors.md lists every one).
+    var code: ErrorCode<Domain> { get }
+    /// What was expected and what was found.
+    var message: String { get }
+}
+
+extension CodedError {
+    /// `"CODE: MESSAGE"`.
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -2,7 +2,7 @@
 ///
 /// The message says what was expected and what was found, with the byte offset; it never repeats the
 /// document's text.
-public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct JSONError: CodedError, Sendable, Equatable {
     /// The stable code of a JSON error.
     public typealias Code = ErrorCode<JSONError>
 
@@ -16,9 +16,6 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// `code: message`.
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 extension ErrorCode where Domain == JSONError {

@@ -4,7 +4,7 @@ public import AuthFlowJSON
 ///
 /// Messages say what was expected and what was found; they never contain a secret or a token (discovery
 /// documents hold neither). ``issuer`` and ``field`` say where the problem is.
-public struct OIDCDiscoveryError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct OIDCDiscoveryError: CodedError, Sendable, Equatable {
     /// A stable snake_case error code.
     public typealias Code = ErrorCode<OIDCDiscoveryError>
 
@@ -24,9 +24,6 @@ public struct OIDCDiscoveryError: Error, Sendable, Equatable, CustomStringConver
         self.issuer = issuer
         self.field = field
     }
-
-    /// `code: message`, safe to log.
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 extension ErrorCode where Domain == OIDCDiscoveryError {

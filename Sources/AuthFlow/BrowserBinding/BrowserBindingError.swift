@@ -1,7 +1,7 @@
 public import AuthFlowJSON
 
 /// Why the browser-binding kit (``FlowCookies``, ``FormPostBounce``) refused a request or could not answer.
-public struct BrowserBindingError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct BrowserBindingError: CodedError, Sendable, Equatable {
     /// A stable error code.
     public typealias Code = ErrorCode<BrowserBindingError>
 
@@ -18,9 +18,6 @@ public struct BrowserBindingError: Error, Sendable, Equatable, CustomStringConve
         self.message = message
         self.statusHint = statusHint
     }
-
-    /// `code: message`, safe to log.
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 extension ErrorCode where Domain == BrowserBindingError {

@@ -10,7 +10,7 @@ import AuthFlowJOSE
 /// At a start, seal the record with ``setCookie(for:lifetime:)`` and clear ``evictions(in:providers:)``: at
 /// most ``maximumLive`` flow cookies live per browser, the oldest by the age their names say dropped without
 /// opening any. At the callback, open the one for the callback's state with ``record(in:state:provider:)``
-/// and clear it afterwards (``FlowCookieName/clearedCookie(name:)``).
+/// and clear it afterwards (``clearedCookie(for:)``).
 ///
 /// ```swift
 /// let cookies = FlowCookies(seal: try FlowRecordSeal(secret: secret, random: SystemRandom()), secure: true)

@@ -5,7 +5,7 @@ public import AuthFlowJOSE
 /// Messages say what was expected and what was found; they never contain a state, code, token, secret or
 /// key. Provider-supplied error codes (e.g. `access_denied`) are kept in ``providerError`` after being
 /// checked against the RFC 6749 error-code character set.
-public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SignInError: CodedError, Sendable, Equatable {
     /// A stable snake_case error code.
     public typealias Code = ErrorCode<SignInError>
 
@@ -67,9 +67,6 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
             && lhs.providerError == rhs.providerError && lhs.joseCode == rhs.joseCode && lhs.claim == rhs.claim
             && lhs.upstreamStatus == rhs.upstreamStatus
     }
-
-    /// `code: message`, safe to log.
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 extension ErrorCode where Domain == SignInError {

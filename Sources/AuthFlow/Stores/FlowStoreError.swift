@@ -1,7 +1,7 @@
 public import AuthFlowJSON
 
 /// Why a ``FlowStore`` operation failed.
-public struct FlowStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct FlowStoreError: CodedError, Sendable, Equatable {
     /// A stable error code.
     public typealias Code = ErrorCode<FlowStoreError>
 
@@ -15,9 +15,6 @@ public struct FlowStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         self.code = code
         self.message = message
     }
-
-    /// `code: message`.
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 extension ErrorCode where Domain == FlowStoreError {

@@ -18,19 +18,19 @@ public struct SessionRecord: Sendable, Hashable {
     public let providerSessionID: String?
     /// How the session's token travels; default ``SessionKind/cookie``.
     public let kind: SessionKind
-    /// The groups the provider placed the user in at sign-in, at most ``maximumGroups`` of at most
-    /// ``maximumGroupBytes`` bytes each; empty when it named none.
+    /// The groups the provider placed the user in at sign-in, at most 64 of at most
+    /// 256 bytes each; empty when it named none.
     public let groups: [String]
     /// The roles the provider granted the user at sign-in (``VerifiedIdentity/roles``), bounded as ``groups``.
     public let roles: [String]
-    /// The tenant that issued the identity (``VerifiedIdentity/tenant``), at most ``maximumGroupBytes`` bytes;
+    /// The tenant that issued the identity (``VerifiedIdentity/tenant``), at most 256 bytes;
     /// `nil` for a provider without tenants.
     public let tenant: String?
     /// When the session was last used, as the server last wrote it (it writes it at most so often, see
     /// ``SessionStore/touchSession(id:lastUsedAt:)``); the creation time until then.
     public let lastUsedAt: Date
     /// A short summary of the browser or app that signed in (e.g. `Chrome on Linux`), at most
-    /// ``maximumAgentBytes`` bytes; never the raw `User-Agent`.
+    /// 64 bytes; never the raw `User-Agent`.
     public let agent: String?
 
     /// The most groups a session keeps.

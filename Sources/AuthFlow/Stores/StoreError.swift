@@ -4,7 +4,7 @@ public import AuthFlowJSON
 ///
 /// Messages say what was expected and what was found. They never contain a token, a session id, an
 /// email address or any other bound value; `operation` names the store operation that failed.
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct StoreError: CodedError, Sendable, Equatable {
     /// A stable error code.
     public typealias Code = ErrorCode<StoreError>
 

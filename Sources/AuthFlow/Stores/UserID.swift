@@ -1,6 +1,6 @@
 /// The opaque, stable identifier of a user in an ``AccountStore``.
 ///
-/// Generated from random bytes (``generate(using:)``) so it reveals nothing about the user and cannot be
+/// Generated from random bytes so it reveals nothing about the user and cannot be
 /// guessed; applications key their own data by it.
 public struct UserID: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The identifier's text.

@@ -3,7 +3,7 @@ public import AuthFlowJSON
 /// Why ``TokenRefresher`` could not hand out an access token.
 ///
 /// Messages never contain a token; ``storeError`` and ``signInError`` carry the underlying failure.
-public struct TokenRefreshError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct TokenRefreshError: CodedError, Sendable, Equatable {
     /// A stable error code.
     public typealias Code = ErrorCode<TokenRefreshError>
 

@@ -6,7 +6,7 @@ package import AuthFlow
 /// Sign-in failures keep the `SignInError` code (`invalid_state`, `browser_binding_mismatch`, …); the
 /// server adds its own codes for what happens around the flow. Messages say what was expected and what was
 /// found and never contain a token, code, state, cookie value, secret or email address.
-public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ServerError: CodedError, Sendable, Equatable {
     /// A stable snake_case error code.
     public typealias Code = ErrorCode<ServerError>
 
@@ -51,9 +51,6 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func == (lhs: ServerError, rhs: ServerError) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message && lhs.status == rhs.status && lhs.provider == rhs.provider
     }
-
-    /// `code: message`, safe to log.
-    public var description: String { "\(code.rawValue): \(message)" }
 }
 
 extension ErrorCode where Domain == ServerError {
