@@ -1,0 +1,32 @@
+import AuthFlowJOSE
+import Testing
+
+@testable import AuthFlowWebAuthn
+
+@Suite("WebAuthn options JSON")
+struct OptionsTests {
+    let relyingParty = WebAuthnRelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"])
+
+    @Test func creationOptionsHaveTheLevel3Members() {
+        let options = WebAuthnOptions.creation(
+            relyingParty: relyingParty, user: WebAuthnUser(handle: [1, 2, 3], name: "ada", displayName: "Ada"),
+            challenge: [0xFF, 0xEE], exclude: [[9, 9]], timeout: .seconds(300))
+        #expect(options["rp"]?["id"] == "example.com")
+        #expect(options["user"]?["id"] == "AQID")
+        #expect(options["challenge"] == "_-4")
+        #expect(options["timeout"] == 300_000)
+        #expect(options["pubKeyCredParams"]?.arrayValue?.compactMap { $0["alg"]?.int64Value } == [-7, -8, -257])
+        #expect(options["excludeCredentials"]?.arrayValue?.first?["id"] == "CQk")
+        #expect(options["authenticatorSelection"]?["residentKey"] == "required")
+        #expect(options["authenticatorSelection"]?["userVerification"] == "required")
+        #expect(options["attestation"] == "none")
+    }
+
+    @Test func requestOptionsAllowAnyDiscoverableCredential() {
+        let options = WebAuthnOptions.request(relyingParty: relyingParty, challenge: [1], timeout: .milliseconds(1500))
+        #expect(options["rpId"] == "example.com")
+        #expect(options["allowCredentials"] == [])
+        #expect(options["timeout"] == 1500)
+        #expect(options["userVerification"] == "required")
+    }
+}
