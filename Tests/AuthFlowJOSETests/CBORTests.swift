@@ -8,16 +8,7 @@ import Testing
 struct CBORTests {
     let decoder = CBORDecoder()
 
-    static func hex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
+    static func hex(_ text: String) -> [UInt8] { Hex.decode(text) ?? [] }
 
     /// RFC 8949 Appendix A examples within the profile (no floats, tags or indefinite lengths).
     @Test func readsTheRFC8949Examples() throws {
