@@ -1,8 +1,9 @@
 import AuthFlowJOSE
 
 /// The relying party's checks of WebAuthn Level 3: §7.1 (registering a new credential) and §7.2
-/// (verifying an authentication assertion), every step that does not need the store. The caller's store
-/// checks that a registered credential id is new, and finds the credential of an assertion's `rawId`.
+/// (verifying an authentication assertion), every step that does not need the store, in the order
+/// docs/architecture.md gives ("The passkey verification order"). The caller's store checks that a
+/// registered credential id is new, and finds the credential of an assertion's `rawId`.
 package enum WebAuthnVerifier {
     /// §7.1: the client data (type `webauthn.create`, challenge, origin, `crossOrigin`), the attestation
     /// object, `rpIdHash`, UP, UV when required, BS only with BE, AT, the credential id (the response's
