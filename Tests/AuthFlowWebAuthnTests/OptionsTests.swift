@@ -1,4 +1,5 @@
 import AuthFlowJOSE
+import AuthFlowTestSupport
 import Testing
 
 @testable import AuthFlowWebAuthn
@@ -28,5 +29,25 @@ struct OptionsTests {
         #expect(options["allowCredentials"] == [])
         #expect(options["timeout"] == 1500)
         #expect(options["userVerification"] == "required")
+    }
+}
+
+@Suite("Software authenticator and options")
+struct SoftwareAuthenticatorOptionsTests {
+    @Test func anExcludedCredentialIsNotCreatedAgainAndAllowCredentialsIsHonoured() throws {
+        let ceremonies = Ceremonies()
+        let first = try ceremonies.register()
+        let options = WebAuthnOptions.creation(
+            relyingParty: ceremonies.relyingParty, user: ceremonies.user, challenge: [1], exclude: [first.id],
+            timeout: .seconds(60))
+        #expect(throws: SoftwareAuthenticator.Refusal.self) {
+            _ = try ceremonies.authenticator.register(options: ["publicKey": options], origin: Ceremonies.origin)
+        }
+        var request = WebAuthnOptions.request(
+            relyingParty: ceremonies.relyingParty, challenge: [2], timeout: .seconds(60))
+        request = replacing(request, ["allowCredentials"], with: [["type": "public-key", "id": "AAAA"]])
+        #expect(throws: SoftwareAuthenticator.Refusal.self) {
+            _ = try ceremonies.authenticator.authenticate(options: request, origin: Ceremonies.origin)
+        }
     }
 }
