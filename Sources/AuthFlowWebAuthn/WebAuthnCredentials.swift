@@ -86,3 +86,22 @@ package struct VerifiedAssertion: Sendable, Equatable {
         self.userVerified = userVerified
     }
 }
+
+extension StoredCredential {
+    /// What authentication needs of a credential registration yielded, for the user with `userHandle`.
+    package init(_ registered: RegisteredCredential, userHandle: [UInt8]) {
+        self.init(
+            id: registered.id, publicKey: registered.publicKey, signCount: registered.signCount,
+            backupEligible: registered.backupEligible, userHandle: userHandle)
+    }
+}
+
+extension RegisteredCredential {
+    /// The AAGUID in the UUID text form (`8-4-4-4-12` lowercase hex) that authenticator metadata uses; the
+    /// hex of the bytes when they are not 16.
+    package var aaguidText: String {
+        let hex = aaguid.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+        guard hex.count == 16 else { return hex.joined() }
+        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-")
+    }
+}

@@ -51,3 +51,15 @@ struct SoftwareAuthenticatorOptionsTests {
         }
     }
 }
+
+@Suite("Credential records")
+struct CredentialRecordTests {
+    @Test func aaguidTextAndStoredCredential() throws {
+        var registered = try Ceremonies().register()
+        #expect(registered.aaguidText == "00000000-0000-0000-0000-000000000000")
+        registered.aaguid = hex("adce000235bcc60a648b0b25f1f05503")
+        #expect(registered.aaguidText == "adce0002-35bc-c60a-648b-0b25f1f05503")
+        let stored = StoredCredential(registered, userHandle: [7])
+        #expect(stored.id == registered.id && stored.publicKey == registered.publicKey && stored.userHandle == [7])
+    }
+}
