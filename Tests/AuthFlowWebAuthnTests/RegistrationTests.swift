@@ -106,6 +106,16 @@ struct RegistrationTests {
             refusal { _ = try ceremonies.register(knobs: knobs { $0.credentialIDLength = 1024 }) }
                 == .credentialIDTooLong)
         #expect(try ceremonies.register(knobs: knobs { $0.credentialIDLength = 1023 }).id.count == 1023)
+        // The authenticator data's own length field says 1,024 while rawId is short.
+        let longInData = knobs {
+            $0.authenticatorData = { data in
+                var data = data
+                data[53] = 0x04
+                data[54] = 0x00
+                return data
+            }
+        }
+        #expect(refusal { _ = try ceremonies.register(knobs: longInData) } == .credentialIDTooLong)
         let (json, challenge) = try ceremonies.registrationResponse()
         let other = JSONValue.string(Base64URL.encode([1, 2, 3]))
         let both = replacing(replacing(json, ["id"], with: other), ["rawId"], with: other)
@@ -168,6 +178,13 @@ struct RegistrationTests {
         #expect(rewritten { [0xB8, 0x03] + $0.dropFirst() } == .malformedCBOR)
         #expect(rewritten { _ in CBORValue.bytes(Array(repeating: 0, count: 70_000)).encoded() } == .malformedCBOR)
         #expect(rewritten { _ in CBORValue.array([]).encoded() } == .malformedAttestation)
+        // An attestation statement nested deeper than the cap.
+        var deep = CBORValue.null
+        for _ in 0..<10 { deep = .array([deep]) }
+        let nested = knobs {
+            $0.attestation = .custom(format: "packed", statement: .map([CBORMapEntry(.text("x5c"), deep)]))
+        }
+        #expect(refusal { _ = try ceremonies.register(knobs: nested) } == .malformedCBOR)
         // fmt twice.
         #expect(
             rewritten { [0xA4, 0x63] + Array("fmt".utf8) + [0x64] + Array("none".utf8) + $0.dropFirst() }
