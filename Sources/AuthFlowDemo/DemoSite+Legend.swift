@@ -9,6 +9,8 @@ extension DemoSite {
         ("nonce", "A random nonce the provider must put in the ID token, so an old token cannot be replayed."),
         ("pkce_s256", "PKCE: the code is only redeemable with a secret verifier that never left this server."),
         ("form_post", "The provider answers with a form POST, so the code never appears in a URL."),
+        ("request_object", "The request's parameters were signed by this app (RFC 9101), so none can be altered."),
+        ("par", "The request was pushed to the provider first (RFC 9126); the browser carried only a reference."),
         ("browser_binding", "The callback came from the browser that began the sign-in (its sealed flow cookie)."),
         ("state_fresh", "The sign-in was begun within the last 10 minutes."),
         ("state_provider", "The state was issued for this provider, not another."),

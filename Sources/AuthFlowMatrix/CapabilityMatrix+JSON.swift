@@ -35,6 +35,8 @@ extension CapabilityMatrix {
             .init("protocol", .string(row.signInProtocol.rawValue)),
             .init("identity_source", .string(row.identitySource.rawValue)),
             .init("client_auth", .string(row.clientAuthentication.rawValue)),
+            .init("par", .bool(row.pushedAuthorization)),
+            .init("request_object", .bool(row.signedRequestObject)),
             .init("callback_method", .string(row.callbackMethod.rawValue)),
             .init("email_linkable", .string(row.emailLinkability.summary)),
             .init("round_trips", .integer(row.roundTrips)),

@@ -14,6 +14,10 @@ public struct MatrixRow: Sendable, Hashable {
     package let identitySource: IdentitySource
     /// How the client authenticates at the token endpoint.
     package let clientAuthentication: ClientAuthentication
+    /// Whether sign-ins push their authorization request first (RFC 9126, `par`).
+    package let pushedAuthorization: Bool
+    /// Whether the authorization request is a signed request object (RFC 9101, `request_object`).
+    package let signedRequestObject: Bool
     /// How the provider returns to the callback: GET query or POST form_post.
     package let callbackMethod: CallbackMethod
     /// Provider calls per sign-in with the JWKS cached.
@@ -51,6 +55,8 @@ public struct MatrixRow: Sendable, Hashable {
         signInProtocol = provider.signInProtocol
         identitySource = provider.identitySource
         clientAuthentication = provider.clientAuthentication
+        pushedAuthorization = provider.pushedAuthorizationEndpoint != nil
+        signedRequestObject = provider.signsRequestObject
         callbackMethod = provider.callbackMethod
         roundTrips = provider.roundTrips
         capabilities = Capability.allCases.map { capability in

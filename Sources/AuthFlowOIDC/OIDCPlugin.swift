@@ -68,25 +68,33 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
     /// profile`, keeping only those in `scopes_supported` when the issuer lists it; the nonce always required;
     /// the `offline_access` scope for a refresh token (OpenID Connect Core §11); userinfo also fetched when the
     /// policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint; RFC 9207 `iss` as
-    /// the issuer advertises (`authorization_response_iss_parameter_supported`); `claims:` mapping. Native
+    /// the issuer advertises (`authorization_response_iss_parameter_supported`); pushed authorization requests
+    /// (RFC 9126) at the advertised `pushed_authorization_request_endpoint`, demanded when the issuer sets
+    /// `require_pushed_authorization_requests`; signed request objects (RFC 9101) when the issuer sets
+    /// `require_signed_request_object`; `claims:` mapping. Native
     /// sign-in: a native app's token names the app's own client id (one of `native_clients`) as `aud`.
     public var about: ProviderDescription {
         let wanted = ["email", "profile"]
-        return ProviderDescription(
+        var description = ProviderDescription(
             type: type, displayName: "OpenID Connect", endpoints: discoveredEndpoints, issuer: metadata?.issuer,
             scopes: metadata?.scopes.map { supported in wanted.filter(supported.contains) } ?? wanted,
             idTokenAlgorithms: metadata?.idTokenAlgorithms ?? [], refreshTokenRequest: .scope("offline_access"),
             fetchesUserinfoWithIDToken: userinfoPolicy == .whenAdvertised && metadata?.userinfoEndpoint != nil,
             sendsIssuerInAuthorizationResponse: metadata?.issuerInAuthorizationResponse ?? false,
             supportsClaimMapping: true, nativeSignIn: NativeSignInDescription(audience: .nativeClient))
+        description.requiresPushedAuthorizationRequests = metadata?.requiresPushedAuthorizationRequests ?? false
+        description.requiresSignedRequestObject = metadata?.requiresSignedRequestObject ?? false
+        return description
     }
 
     private var discoveredEndpoints: ProviderEndpoints {
         guard let metadata else { return ProviderEndpoints() }
-        return ProviderEndpoints(
+        var endpoints = ProviderEndpoints(
             authorization: metadata.authorizationEndpoint, token: metadata.tokenEndpoint,
             userinfo: metadata.userinfoEndpoint, jwks: metadata.jwksURI, revocation: metadata.revocationEndpoint,
             endSession: metadata.endSessionEndpoint)
+        endpoints.pushedAuthorizationRequest = metadata.pushedAuthorizationRequestEndpoint
+        return endpoints
     }
 
     /// The plugin itself: the `claims:` mapping below.

@@ -45,6 +45,14 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): every authorization response carries
     /// `iss`, so one without it is refused. `false` when absent.
     package let issuerInAuthorizationResponse: Bool
+    /// `pushed_authorization_request_endpoint` (RFC 9126 §5), when advertised: `par: auto` pushes sign-ins there.
+    package let pushedAuthorizationRequestEndpoint: String?
+    /// `require_pushed_authorization_requests` (RFC 9126 §5): the issuer accepts only pushed authorization
+    /// requests, so `par: off` is a configuration error. `false` when absent.
+    package let requiresPushedAuthorizationRequests: Bool
+    /// `require_signed_request_object` (RFC 9101 §10.5): the issuer accepts only signed request objects, so
+    /// sign-ins send one (with the `private_key_jwt` key). `false` when absent.
+    package let requiresSignedRequestObject: Bool
     /// `backchannel_logout_supported` (OpenID Connect Back-Channel Logout 1.0 §2.1): the issuer sends logout
     /// tokens, served at `POST /auth/{name}/backchannel-logout`. `false` when absent.
     package let backchannelLogoutSupported: Bool
@@ -77,6 +85,8 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         userinfoEndpoint = try reader.endpoint("userinfo_endpoint", allowsQuery: true, required: false)
         revocationEndpoint = try reader.endpoint("revocation_endpoint", allowsQuery: false, required: false)
         endSessionEndpoint = try reader.endpoint("end_session_endpoint", allowsQuery: true, required: false)
+        pushedAuthorizationRequestEndpoint = try reader.endpoint(
+            "pushed_authorization_request_endpoint", allowsQuery: false, required: false)
 
         guard let responseTypes = try reader.strings("response_types_supported") else {
             throw reader.missing("response_types_supported")
@@ -98,6 +108,8 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         scopes = try reader.strings("scopes_supported")
         issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
         backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
+        requiresPushedAuthorizationRequests = try reader.bool("require_pushed_authorization_requests") ?? false
+        requiresSignedRequestObject = try reader.bool("require_signed_request_object") ?? false
     }
 
     /// The advertised id_token algorithms AuthFlow can verify; at least one.

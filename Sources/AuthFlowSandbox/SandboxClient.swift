@@ -91,6 +91,15 @@ public struct SandboxClient: Sendable {
         SandboxClient(provider: .google, clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs)
     }
 
+    /// A client of the sandbox's OpenID issuer in its FAPI 2.0 mode (``SandboxConfiguration/fapi2``): no
+    /// secret, `private_key_jwt` assertions verified with `assertionKeys` (private keys are reduced to their
+    /// public part).
+    package static func openID(clientID: String, redirectURIs: [String], assertionKeys: [JWK]) -> SandboxClient {
+        SandboxClient(
+            provider: .google, clientID: clientID, clientSecret: nil, redirectURIs: redirectURIs,
+            authMethod: .privateKeyJWT, assertionKeys: assertionKeys.map(\.publicKey))
+    }
+
     /// A Facebook app; its secret travels in the token request's query string and keys `appsecret_proof`.
     ///
     /// - Parameters:

@@ -36,6 +36,15 @@ public struct SandboxConfiguration: Sendable {
     /// expires, to recognise a replay. 10,000 by default (``defaultMaximumPendingEntries``); values below 1
     /// count as 1. Raise it only for load tests that sign in more often than that.
     package var maximumPendingEntries: Int
+    /// Whether the sandbox's OpenID issuer (the Google emulator, whose discovery document `type: oidc` reads)
+    /// runs in a strict FAPI 2.0 mode: pushed authorization requests required (a `request_uri` lives
+    /// ``pushedRequestLifetime`` seconds on the sandbox's clock and is used once), `iss` in every
+    /// authorization response, `private_key_jwt` the only client authentication, PKCE with `S256` only.
+    /// Its clients register assertion keys (``SandboxClient/openID(clientID:redirectURIs:assertionKeys:)``).
+    package var fapi2 = false
+
+    /// How long a `request_uri` of the FAPI 2.0 mode's pushed authorization requests lives, in seconds.
+    package static let pushedRequestLifetime: Int64 = 60
 
     /// The default of ``maximumPendingEntries``.
     package static let defaultMaximumPendingEntries = 10_000

@@ -107,9 +107,11 @@ extension SandboxEmulator {
         profile.cancellationFields
     }
 
-    /// The RFC 9207 `iss` added to authorization responses, if the provider sends one.
+    /// The RFC 9207 `iss` added to authorization responses, if the provider sends one (the OpenID issuer
+    /// does in its FAPI 2.0 mode, ``SandboxConfiguration/fapi2``).
     func authorizationResponseIssuer(sandbox: SandboxIdentityProvider) -> String? {
-        profile.sendsResponseIssuer ? sandbox.issuer(for: provider) : nil
+        let sends = profile.sendsResponseIssuer || (provider == .google && sandbox.configuration.fapi2)
+        return sends ? sandbox.issuer(for: provider) : nil
     }
 }
 

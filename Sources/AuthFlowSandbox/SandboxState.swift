@@ -4,6 +4,12 @@ import AuthFlowJOSE
 import Foundation
 
 /// A consent page that was shown and not yet answered.
+/// A pushed authorization request (RFC 9126) waiting for the browser, under its `request_uri`.
+struct PushedRequest: Sendable {
+    let request: AuthorizationRequest
+    let expiresAt: Date
+}
+
 struct PendingConsent: Sendable {
     let request: AuthorizationRequest
     let expiresAt: Date
@@ -75,6 +81,8 @@ struct SandboxState: Sendable {
     /// `private_key_jwt` assertions already used, by client id and `jti`, until they expire.
     var spentAssertions: [String: Date] = [:]
     var logouts: [SandboxProvider: [SandboxLogout]] = [:]
+    /// Pushed authorization requests by `request_uri`, each taken once.
+    var pushedRequests: [String: PushedRequest] = [:]
 
     func client(_ provider: SandboxProvider, _ clientID: String) -> SandboxClient? {
         clients[provider]?[clientID]
@@ -87,6 +95,20 @@ struct SandboxState: Sendable {
         codes = codes.filter { $0.value.expiresAt.addingTimeInterval(3600) > now }
         accessTokens = accessTokens.filter { $0.value.expiresAt.addingTimeInterval(3600) > now }
         spentAssertions = spentAssertions.filter { $0.value > now }
+        pushedRequests = pushedRequests.filter { $0.value.expiresAt > now }
+    }
+
+    /// Stores a pushed authorization request; refuses when too many are pending.
+    mutating func addPushedRequest(_ requestURI: String, _ pushed: PushedRequest, now: Date) -> Bool {
+        if pushedRequests.count >= maximumPendingEntries { purgeExpired(now: now) }
+        guard pushedRequests.count < maximumPendingEntries else { return false }
+        pushedRequests[requestURI] = pushed
+        return true
+    }
+
+    /// Takes a pushed authorization request (single use, whatever the outcome); `nil` when unknown or used.
+    mutating func takePushedRequest(_ requestURI: String) -> PushedRequest? {
+        pushedRequests.removeValue(forKey: requestURI)
     }
 
     /// Marks a client assertion's `jti` as used until `expiresAt`; `false` when it was used before (a replay)

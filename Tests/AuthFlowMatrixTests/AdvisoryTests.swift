@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowMatrix
+import Foundation
 import Testing
 
 /// Advisories are derived from the resolved providers and say what to change in the YAML.
@@ -224,6 +225,27 @@ import Testing
         #expect(advisory.text.contains("private_key_jwt is the hardened choice"))
         #expect(advisory.change.contains(.yaml("client_auth: private_key_jwt")))
         #expect(matrix.rows.first?.clientAuthentication == .clientSecretBasic)
+    }
+
+    /// `type: oauth2` pushes its requests with `endpoints.pushed_authorization_request` (RFC 9126), and the matrix
+    /// shows it, with the push counted among the round trips; `request_object: signed` shows too.
+    @Test func theMatrixShowsPushedRequestsAndRequestObjects() throws {
+        let pushing = Self.corp.replacingOccurrences(
+            of: "      userinfo: https://sso.corp.example/me",
+            with:
+                "      userinfo: https://sso.corp.example/me\n      pushed_authorization_request: https://sso.corp.example/par"
+        )
+        let matrix = try AdvisoryTests.matrix(
+            pushing + "\n    client_auth: private_key_jwt\n    private_key_file: ${K}\n    request_object: signed")
+        let row = try #require(matrix.rows.first)
+        #expect(row.pushedAuthorization && row.signedRequestObject)
+        #expect(row.roundTrips == 3)
+        let json = try JSONValue.parse(Array(matrix.render(format: .json).utf8))
+        let object = json["providers"]?.arrayValue?.first
+        #expect(object?["par"] == .bool(true))
+        #expect(object?["request_object"] == .bool(true))
+        let plain = try #require(try AdvisoryTests.matrix(Self.corp).rows.first)
+        #expect(!plain.pushedAuthorization && !plain.signedRequestObject && plain.roundTrips == 2)
     }
 
     @Test func googleAndAssertionClientsGetNoSuchAdvice() throws {

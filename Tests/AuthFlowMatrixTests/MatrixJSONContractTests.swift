@@ -97,6 +97,8 @@ import Testing
                 #expect(provider[key]?.stringValue != nil, "\(key) missing or not a string")
             }
             #expect(provider["round_trips"]?.int64Value != nil)
+            #expect(provider["par"]?.boolValue != nil, "par missing or not a boolean")
+            #expect(provider["request_object"]?.boolValue != nil, "request_object missing or not a boolean")
             #expect(provider["advisories"]?.arrayValue?.allSatisfy { $0.stringValue != nil } == true)
             let capabilities = try #require(provider["capabilities"]?.objectValue)
             #expect(Set(capabilities.keys) == Set(Capability.allCases.map(\.rawValue)))

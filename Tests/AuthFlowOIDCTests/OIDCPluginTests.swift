@@ -132,6 +132,54 @@ import Testing
         }
     }
 
+    /// RFC 9126 from discovery: `par: auto` pushes where the issuer advertises the endpoint; `par: off` where
+    /// it sets `require_pushed_authorization_requests`, or `par: required` where it has no endpoint, is a
+    /// configuration error at the `par:` key naming the discovery field.
+    @Test func pushedAuthorizationFollowsDiscoveryAndRefusesWhatTheIssuerCannotDo() async throws {
+        let demanding: @Sendable (String) -> JSONValue = { base in
+            TestIssuer.document(
+                base,
+                [
+                    "pushed_authorization_request_endpoint": .string(base + "/par"),
+                    "require_pushed_authorization_requests": true,
+                ])
+        }
+        try await TestIssuer.with(document: demanding) { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let providers = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
+            #expect(providers.first?.pushedAuthorizationEndpoint == issuer.baseURL + "/par")
+            let offMode = try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL, extra: "    par: off"))
+            do throws(ConfigurationError) {
+                _ = try await ProviderRegistry.standard.resolve(offMode, discovery: discovery)
+                Issue.record("expected par: off to be refused")
+            } catch {
+                #expect(error.issues.map(\.code.rawValue) == ["invalid_value"])
+                #expect(error.issues.first?.location?.line == 10)
+                #expect(error.issues.first?.message.contains("require_pushed_authorization_requests: true") == true)
+            }
+        }
+        try await TestIssuer.with { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let plain = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
+            #expect(plain.first?.pushedAuthorizationEndpoint == nil)
+            let requiredMode = try Self.configuration(
+                Self.oidc("corp", issuer: issuer.baseURL, extra: "    par: required"))
+            do throws(ConfigurationError) {
+                _ = try await ProviderRegistry.standard.resolve(requiredMode, discovery: discovery)
+                Issue.record("expected par: required to be refused")
+            } catch {
+                #expect(error.issues.map(\.code.rawValue) == ["missing_endpoint"])
+                #expect(error.issues.first?.location?.line == 10)
+                #expect(error.issues.first?.message.contains("pushed_authorization_request_endpoint") == true)
+            }
+            #expect(throws: ConfigurationError.self) {
+                _ = try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL, extra: "    par: sometimes"))
+            }
+        }
+    }
+
     @Test func mapsClaimsOfTheIDTokenAndKeepsUserinfoSubjectAsSub() throws {
         let metadata = try OIDCProviderMetadata(
             json: TestIssuer.googleLike("https://id.example"), expectedIssuer: "https://id.example")

@@ -53,6 +53,27 @@ import Testing
         #expect(wrongType?.field == "authorization_response_iss_parameter_supported")
     }
 
+    @Test func readsThePushedAuthorizationRequestMetadata() throws {
+        let plain = try metadata([:])
+        #expect(plain.pushedAuthorizationRequestEndpoint == nil)
+        #expect(!plain.requiresPushedAuthorizationRequests)
+        let pushing = try metadata([
+            "pushed_authorization_request_endpoint": .string(Self.issuer + "/par"),
+            "require_pushed_authorization_requests": true,
+        ])
+        #expect(pushing.pushedAuthorizationRequestEndpoint == Self.issuer + "/par")
+        #expect(pushing.requiresPushedAuthorizationRequests)
+        #expect(OIDCPlugin(metadata: pushing).defaultEndpoints.pushedAuthorizationRequest == Self.issuer + "/par")
+        #expect(OIDCPlugin(metadata: pushing).requiresPushedAuthorizationRequests)
+        let insecure = refusal(["pushed_authorization_request_endpoint": "http://login.example.com/par"])
+        #expect(insecure?.code == .insecureEndpoint)
+        #expect(insecure?.field == "pushed_authorization_request_endpoint")
+        #expect(refusal(["require_pushed_authorization_requests": "yes"])?.code == .invalidDocument)
+        #expect(!plain.requiresSignedRequestObject)
+        let signing = try metadata(["require_signed_request_object": true])
+        #expect(OIDCPlugin(metadata: signing).requiresSignedRequestObject)
+    }
+
     @Test func refusesADocumentWhoseIssuerDiffersFromTheConfiguredOne() {
         let error = refusal([:], expectedIssuer: "https://login.example.com/tenant")
         #expect(error?.code == .issuerMismatch)

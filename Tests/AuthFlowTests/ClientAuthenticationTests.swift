@@ -9,12 +9,17 @@ import Testing
 @Suite struct ClientAuthenticationTests {
     /// A provider that lets configuration choose among ours, `client_secret_post` by default.
     struct ChoosingPlugin: ProviderPlugin, TokenEndpointStrategy {
+        /// A pushed authorization request endpoint (RFC 9126), none by default.
+        var pushedAuthorizationEndpoint: String?
+
         var about: ProviderDescription {
-            ProviderDescription(
+            var description = ProviderDescription(
                 type: "choosing",
                 endpoints: ProviderEndpoints(
                     authorization: "https://c.test/a", token: "https://c.test/token", userinfo: "https://c.test/u",
                     revocation: "https://c.test/revoke"))
+            description.endpoints.pushedAuthorizationRequest = pushedAuthorizationEndpoint
+            return description
         }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
             .optional(default: false)

@@ -176,6 +176,46 @@ import Testing
         #expect(wrong.1.failure?.code == .issuerMismatch)
     }
 
+    /// RFC 9207 §2.4 through a `form_post` callback (POST) as through a GET one: a promised `iss` that is
+    /// missing, repeated or wrong is refused, an error response included, before anything else is believed.
+    @Test(arguments: [false, true])
+    func checksTheIssParameterOnBothCallbackMethods(formPost: Bool) throws {
+        var plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey)
+        plugin.promisesIssuerParameter = true
+        let provider = try ProviderRegistry([plugin]).resolve(
+            TestProviders.settings(capabilities: ["form_post": formPost]), publicURL: TestProviders.publicURL)
+        let promising = FlowHarness(provider)
+        #expect(provider.callbackMethod == (formPost ? .post : .get))
+        let redirect = try promising.begin()
+        let state = promising.secrets.state
+        let refused: [[(String, String)]] = [
+            [("code", "c"), ("state", state)],
+            [("code", "c"), ("state", state), ("iss", "https://attacker.example")],
+            [
+                ("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer),
+                ("iss", TestIdentityProvider.issuer),
+            ],
+            [("error", "access_denied"), ("state", state)],
+            [("error", "access_denied"), ("state", state), ("iss", "https://attacker.example")],
+        ]
+        for parameters in refused {
+            let (flow, action) = promising.callback(record: redirect.record, parameters: parameters)
+            let error = try #require(action.failure, "\(parameters.map(\.0)) must be refused")
+            #expect(error.code == .issuerMismatch)
+            #expect(error.providerError == nil)
+            #expect(flow.trace.last?.checks.contains("iss_parameter") == false)
+        }
+        let honestError = promising.callback(
+            record: redirect.record,
+            parameters: [("error", "access_denied"), ("state", state), ("iss", TestIdentityProvider.issuer)])
+        #expect(honestError.1.failure?.code == .providerError)
+        #expect(honestError.0.trace.last?.checks.contains("iss_parameter") == true)
+        let accepted = promising.callback(
+            record: redirect.record,
+            parameters: [("code", "c"), ("state", state), ("iss", TestIdentityProvider.issuer)])
+        #expect(accepted.1.failure == nil)
+    }
+
     @Test func ignoresAnIssParameterWhenTheProviderHasNoIssuer() throws {
         var plugin = TestPlugin(clientSecretKey: TestProviders.clientSecretKey)
         plugin.issuer = nil

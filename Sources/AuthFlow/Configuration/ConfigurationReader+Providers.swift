@@ -4,11 +4,14 @@ extension ConfigurationReader {
     static let providerKeys = [
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
-        "native_clients", "post_logout_redirect_uri", "client_auth", "claims",
+        "native_clients", "post_logout_redirect_uri", "client_auth", "claims", "par",
+        "request_object",
     ]
     static let claimKeys = ["subject", "email", "email_verified", "name", "groups"]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
-    static let endpointKeys = ["authorization", "token", "userinfo", "jwks", "revocation", "end_session"]
+    static let endpointKeys = [
+        "authorization", "token", "userinfo", "jwks", "revocation", "end_session", "pushed_authorization_request",
+    ]
     /// Authorization-request parameters AuthFlow sets itself, with where their value comes from; an
     /// `authorization_params` entry may not override them.
     static let reservedAuthorizationParameters: [String: String] = [
@@ -16,8 +19,8 @@ extension ConfigurationReader {
         "scope": "scopes", "state": "a fresh value per sign-in", "nonce": "a fresh value per sign-in (capability oidc)",
         "code_challenge": "a fresh PKCE verifier per sign-in (capability pkce)",
         "code_challenge_method": "capability pkce (always S256)", "response_mode": "capability form_post",
-        "request": "AuthFlow, which does not send request objects",
-        "request_uri": "AuthFlow, which does not send request objects",
+        "request": "AuthFlow (the signed request object when request_object is in effect)",
+        "request_uri": "AuthFlow (the pushed authorization request's answer when par is in effect)",
     ]
 
     mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, callbackBase: String?) -> [ProviderSettings] {
@@ -85,6 +88,8 @@ extension ConfigurationReader {
                 section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")),
             clientAuthentication: clientAuthentication(section), claims: claims)
         settings.options = readProviderOptions(section)
+        settings.pushedAuthorization = mode(section, "par", default: .auto)
+        settings.requestObject = mode(section, "request_object", default: .auto)
         return settings
     }
 
@@ -151,6 +156,22 @@ extension ConfigurationReader {
             "expected one of \(allowed.map(\.rawValue).joined(separator: ", ")) for \(path), found \(YAMLError.quote(text))",
             at: section.value("client_auth")?.mark)
         return nil
+    }
+
+    /// A key naming one case of `Mode` (`par`: ``PushedAuthorizationMode``, `request_object`:
+    /// ``RequestObjectMode``); `fallback` when absent or unknown (reported).
+    private mutating func mode<Mode: RawRepresentable & CaseIterable>(
+        _ section: Fields, _ key: String, default fallback: Mode
+    ) -> Mode where Mode.RawValue == String {
+        let path = section.path(key)
+        guard let text = string(section.value(key), path: path) else { return fallback }
+        if let mode = Mode(rawValue: text) { return mode }
+        report(
+            .invalidValue,
+            "expected one of \(Mode.allCases.map(\.rawValue).joined(separator: ", ")) for \(path), "
+                + "found \(YAMLError.quote(text))",
+            at: section.value(key)?.mark)
+        return fallback
     }
 
     /// `claims`: a mapping of identity members to claim names or dotted paths; `email_verified` may be a boolean.
@@ -234,9 +255,11 @@ extension ConfigurationReader {
         func read(_ key: String) -> String? {
             url(endpoints.value(key), path: endpoints.path(key))
         }
-        return ProviderEndpoints(
+        var result = ProviderEndpoints(
             authorization: read("authorization"), token: read("token"), userinfo: read("userinfo"),
             jwks: read("jwks"), revocation: read("revocation"), endSession: read("end_session"))
+        result.pushedAuthorizationRequest = read("pushed_authorization_request")
+        return result
     }
 
     /// `authorization_params`: extra parameters of the authorization request (e.g. Google's

@@ -47,6 +47,11 @@ public struct ProviderSettings: Sendable, Hashable {
     public let claims: ClaimMapping?
     /// The keys only some provider types read (`tenant`, `allowed_tenants`, `allow_any_tenant`, `base_url`).
     public var options = ProviderOptions()
+    /// `par`: whether sign-ins push their authorization request first (RFC 9126); `auto` by default.
+    package var pushedAuthorization = PushedAuthorizationMode.auto
+    /// `request_object`: whether the authorization request is a signed request object (RFC 9101); `auto` by
+    /// default.
+    package var requestObject = RequestObjectMode.auto
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.

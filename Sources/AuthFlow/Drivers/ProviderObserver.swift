@@ -25,6 +25,8 @@ package enum ProviderRequestEndpoint: String, Sendable, Hashable, CaseIterable {
     case jwks
     /// The revocation endpoint.
     case revocation
+    /// The pushed authorization request endpoint (RFC 9126), called before the redirect when `par` is in effect.
+    case pushedAuthorization = "pushed_authorization"
 }
 
 /// A ``ProviderObserver`` that ignores everything (the default).

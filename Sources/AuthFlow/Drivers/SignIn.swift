@@ -70,23 +70,35 @@ public final class SignIn: Sendable {
     }
 
     /// Begins a sign-in: returns the provider URL to redirect to and the flow record to seal into the
-    /// browser's flow cookie. Stores nothing.
+    /// browser's flow cookie. Stores nothing. With `par` in effect for the provider, the authorization request
+    /// is first pushed to its pushed authorization request endpoint (RFC 9126), and the URL carries only
+    /// `client_id` and the `request_uri` it answered.
     ///
     /// - Parameters:
     ///   - name: the configured provider name.
     ///   - returnTo: where to send the browser afterwards (validate it against your allow-list first).
     ///   - intent: login, register or link.
     ///   - browserBinding: a random value identifying this browser (its digest goes into the record).
-    /// - Throws: ``SignInError`` with `unknown_provider` or `invalid_request`.
+    /// - Throws: ``SignInError`` with `unknown_provider` or `invalid_request`; with `par` in effect, also
+    ///   `provider_unreachable`, `client_authentication_failed` or `pushed_authorization_error`.
     public func begin(
         provider name: String, returnTo: String?, intent: SignInIntent = .login, browserBinding: String
     ) async throws(SignInError) -> SignInStart {
         guard let provider = providers[name] else { throw Self.unknownProvider(name) }
         var flow = OAuthFlow(provider: provider, options: options)
         let now = clock.now()
-        let redirect = try flow.start(
+        let redirect: OAuthFlow.AuthorizationRedirect
+        switch try flow.begin(
             returnTo: returnTo, intent: intent, browserBinding: browserBinding,
             secrets: FlowSecrets.generate(random: random), now: now)
+        {
+        case .redirect(let value):
+            redirect = value
+        case .pushAuthorizationRequest(let request):
+            // RFC 9126: the request goes to the provider first; the browser carries only its request_uri.
+            let response = try await send(request, endpoint: .pushedAuthorization, provider: name, flow: &flow)
+            redirect = try flow.pushedAuthorizationResponseReceived(response, now: clock.now())
+        }
         return SignInStart(
             redirectURL: redirect.url, record: redirect.record, expiresAt: now.addingTimeInterval(redirect.ttl),
             trace: flow.trace)

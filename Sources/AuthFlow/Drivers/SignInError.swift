@@ -44,13 +44,15 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status a server should answer with: 400 (malformed or stale request), 401 (the provider or
     /// its tokens did not authenticate the user), 403 (a cross-site or replay attempt was refused, or the user's
     /// tenant is not allowed) or 503 (the
-    /// spent-state set did not answer), 409 for a native sign-in's nonce used before.
+    /// spent-state set did not answer), 409 for a native sign-in's nonce used before, 502 when the provider's
+    /// pushed authorization request endpoint refused the start.
     public var statusHint: Int {
         switch code {
         case .stateProviderMismatch, .browserBindingMismatch, .issuerMismatch, .nonceProviderMismatch,
             .tenantNotAllowed:
             403
         case .nonceReused: 409
+        case .pushedAuthorizationError: 502
         case .flowStoreUnavailable: 503
         case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest,
             .invalidUserField, .invalidNonce:
@@ -132,6 +134,10 @@ extension ErrorCode where Domain == SignInError {
     /// Unsigned profile data in the callback (Apple's `user` field) is not valid UTF-8 or not the expected
     /// JSON; the sign-in is refused and nothing is stored.
     package static var invalidUserField: Self { Self(rawValue: "invalid_user_field") }
+    /// The pushed authorization request endpoint (RFC 9126) refused the request (``SignInError/providerError``
+    /// and ``SignInError/upstreamStatus`` say how), or answered without a usable `request_uri` and
+    /// `expires_in`, or with one that expired before the redirect.
+    package static var pushedAuthorizationError: Self { Self(rawValue: "pushed_authorization_error") }
     /// A `claims:` path is missing from the id_token claims or userinfo JSON, or holds the wrong type;
     /// ``SignInError/claim`` names the path.
     package static var claimMappingFailed: Self { Self(rawValue: "claim_mapping_failed") }

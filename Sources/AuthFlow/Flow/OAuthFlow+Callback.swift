@@ -179,6 +179,7 @@ extension OAuthFlow {
         case .awaitingSpend:
             step = .callback
             roundTrip = false
+        case .pushing: step = .authorizationRedirect
         case .exchangingCode: step = .tokenExchange
         case .awaitingUserinfo: step = .userinfo
         case .idle, .redirected, .verifyingIDToken, .finished: unexpected("request failed")

@@ -48,6 +48,14 @@ public struct OAuthFlow: Sendable {
         let state: String
     }
 
+    /// A start waiting for the pushed authorization request's answer (RFC 9126).
+    struct Pushing: Sendable {
+        let record: FlowRecord
+        let authorizationEndpoint: String
+        let checks: [String]
+        let sentAt: Date
+    }
+
     struct Exchange: Sendable {
         let record: FlowRecord
         let profile: UnverifiedProfile?
@@ -55,6 +63,7 @@ public struct OAuthFlow: Sendable {
 
     enum State: Sendable {
         case idle
+        case pushing(Pushing)
         case redirected
         case awaitingSpend(Callback, FlowRecord)
         case exchangingCode(Exchange)
@@ -94,12 +103,39 @@ public struct OAuthFlow: Sendable {
     ///   - secrets: fresh random state, nonce and PKCE verifier.
     ///   - now: the current time.
     /// - Returns: the redirect.
-    /// - Throws: ``SignInError`` with `invalid_request` when the binding or a secret is empty, or the
-    ///   provider has no authorization endpoint.
+    /// - Throws: ``SignInError`` with `invalid_request` when the binding or a secret is empty, the provider
+    ///   has no authorization endpoint, or `par` is in effect for it (the pushed authorization request is a
+    ///   provider round trip, which ``SignIn`` performs).
     /// - Precondition: the flow is new.
     public mutating func start(
         returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date
     ) throws(SignInError) -> AuthorizationRedirect {
+        guard provider.pushedAuthorizationEndpoint == nil else {
+            guard case .idle = state else { unexpected("start") }
+            throw failure(
+                .authorizationRedirect,
+                SignInError(
+                    .invalidRequest,
+                    "expected a provider whose authorization request needs no round trip, found par in effect "
+                        + "(begin the sign-in through SignIn, which pushes the request)"),
+                now: now)
+        }
+        switch try begin(returnTo: returnTo, intent: intent, browserBinding: browserBinding, secrets: secrets, now: now)
+        {
+        case .redirect(let redirect): return redirect
+        case .pushAuthorizationRequest: unexpected("start")
+        }
+    }
+
+    /// ``start(returnTo:intent:browserBinding:secrets:now:)`` for a driver that can make the pushed
+    /// authorization request: with `par` in effect, the request to send, whose answer goes to
+    /// ``pushedAuthorizationResponseReceived(_:now:)``; otherwise the redirect.
+    ///
+    /// - Throws: ``SignInError`` as `start` does (`par` aside), or `client_authentication_failed`.
+    /// - Precondition: the flow is new.
+    package mutating func begin(
+        returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date
+    ) throws(SignInError) -> StartAction {
         guard case .idle = state else { unexpected("start") }
         stepStartedAt = now
         guard !browserBinding.isEmpty else {
@@ -112,9 +148,7 @@ public struct OAuthFlow: Sendable {
                 .authorizationRedirect,
                 SignInError(.invalidRequest, "expected non-empty flow secrets, found an empty value"), now: now)
         }
-        let oidc = provider.isEnabled(.oidc)
-        let pkce = provider.isEnabled(.pkce)
-        let (parameters, checks) = authorizationParameters(secrets)
+        var (parameters, checks) = authorizationParameters(secrets)
         guard let endpoint = provider.endpoints.authorization else {
             throw failure(
                 .authorizationRedirect,
@@ -123,13 +157,29 @@ public struct OAuthFlow: Sendable {
                 now: now)
         }
         let record = FlowRecord(
-            provider: provider.name, state: secrets.state, nonce: oidc ? secrets.nonce : nil,
-            pkceVerifier: pkce ? secrets.pkceVerifier : nil, returnTo: returnTo,
+            provider: provider.name, state: secrets.state, nonce: provider.isEnabled(.oidc) ? secrets.nonce : nil,
+            pkceVerifier: provider.isEnabled(.pkce) ? secrets.pkceVerifier : nil, returnTo: returnTo,
             browserBindingDigest: Self.bindingDigest(browserBinding), intent: intent, createdAt: now)
+        if provider.signsRequestObject {
+            do throws(SignInError) {
+                parameters = try signedRequestParameters(
+                    parameters, pushed: provider.pushedAuthorizationEndpoint != nil, now: now)
+            } catch {
+                throw failure(.authorizationRedirect, error, now: now, checks: checks)
+            }
+            checks.append("request_object")
+        }
+        if let pushEndpoint = provider.pushedAuthorizationEndpoint {
+            return try push(
+                parameters, to: pushEndpoint,
+                Pushing(record: record, authorizationEndpoint: endpoint, checks: checks, sentAt: now),
+                now: now)
+        }
         appendTrace(.authorizationRedirect, now: now, checks: checks, roundTrip: false, outcome: .succeeded)
         state = .redirected
-        return AuthorizationRedirect(
-            url: QueryString.appending(parameters, to: endpoint), record: record, ttl: options.flowTTL)
+        return .redirect(
+            AuthorizationRedirect(
+                url: QueryString.appending(parameters, to: endpoint), record: record, ttl: options.flowTTL))
     }
 
     /// The authorization request's parameters and the checks they set up: `response_type`, `client_id`,
@@ -223,6 +273,7 @@ extension OAuthFlow.State {
     var name: String {
         switch self {
         case .idle: "idle"
+        case .pushing: "pushing the authorization request"
         case .redirected: "redirected"
         case .awaitingSpend: "awaiting the spent-state answer"
         case .exchangingCode: "exchanging the code"

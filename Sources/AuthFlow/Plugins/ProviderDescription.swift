@@ -46,6 +46,12 @@ public struct ProviderDescription: Sendable {
     /// How native apps' ID tokens are verified; `nil` when the provider issues none (`native_clients` is then
     /// refused).
     public var nativeSignIn: NativeSignInDescription?
+    /// Whether the provider accepts authorization requests only when pushed (RFC 9126 §5,
+    /// `require_pushed_authorization_requests`), so `par: off` is a configuration error.
+    package var requiresPushedAuthorizationRequests = false
+    /// Whether the provider accepts only signed request objects (RFC 9101 §10.5,
+    /// `require_signed_request_object`), so `request_object` is in effect whatever it says.
+    package var requiresSignedRequestObject = false
 
     /// Describes a provider; everything but the type and endpoints has the common default.
     public init(

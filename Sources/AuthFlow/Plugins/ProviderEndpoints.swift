@@ -13,6 +13,10 @@ public struct ProviderEndpoints: Sendable, Hashable {
     /// The end-session endpoint of OpenID Connect RP-Initiated Logout 1.0 (`end_session_endpoint`), where
     /// `POST /auth/logout` with `provider_logout=1` sends the browser; `nil`: local logout only.
     public var endSession: String?
+    /// The pushed authorization request endpoint of RFC 9126 (`pushed_authorization_request_endpoint`, or
+    /// `endpoints.pushed_authorization_request`): where a sign-in posts its authorization request before the
+    /// redirect when `par` is in effect.
+    package var pushedAuthorizationRequest: String?
 
     /// Creates a set of endpoints; any may be absent.
     public init(
@@ -30,15 +34,18 @@ public struct ProviderEndpoints: Sendable, Hashable {
     /// `true` when no endpoint is set (as a provider's `endpoints:` overrides: none overridden).
     public var isEmpty: Bool {
         authorization == nil && token == nil && userinfo == nil && jwks == nil && revocation == nil && endSession == nil
+            && pushedAuthorizationRequest == nil
     }
 
     /// These endpoints with every key that `overrides` sets replaced (a provider's `endpoints:`).
     public func overridden(by overrides: ProviderEndpoints) -> ProviderEndpoints {
-        ProviderEndpoints(
+        var result = ProviderEndpoints(
             authorization: overrides.authorization ?? authorization,
             token: overrides.token ?? token,
             userinfo: overrides.userinfo ?? userinfo,
             jwks: overrides.jwks ?? jwks,
             revocation: overrides.revocation ?? revocation, endSession: overrides.endSession ?? endSession)
+        result.pushedAuthorizationRequest = overrides.pushedAuthorizationRequest ?? pushedAuthorizationRequest
+        return result
     }
 }

@@ -38,6 +38,10 @@ extension ProviderPlugin {
 
     package var keepsUnverifiedProfile: Bool { about.keepsUnverifiedProfile }
 
+    package var requiresPushedAuthorizationRequests: Bool { about.requiresPushedAuthorizationRequests }
+
+    package var requiresSignedRequestObject: Bool { about.requiresSignedRequestObject }
+
     package var nativeSignIn: NativeSignInDescription? { about.nativeSignIn }
 
     package func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)] {

@@ -79,6 +79,9 @@ extension ProviderRegistry {
         }
         Self.checkPluginKeys(
             settings, plugin: plugin, endpoints: endpoints, issuer: issuer, subject: subject, issues: &issues)
+        Self.checkPushedAuthorization(settings, plugin: plugin, endpoints: endpoints, subject: subject, issues: &issues)
+        Self.checkRequestObject(
+            settings, plugin: plugin, clientAuthentication: clientAuthentication, subject: subject, issues: &issues)
         issues += plugin.validate(settings, capabilities: enabled)
 
         guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }

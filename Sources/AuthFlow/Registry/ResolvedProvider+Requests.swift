@@ -52,6 +52,33 @@ extension ResolvedProvider {
         return request
     }
 
+    /// The pushed authorization request (RFC 9126 §2.1): the authorization request's `parameters` as a form
+    /// POST to `url`, the client authenticated exactly as at the token endpoint (its `client_id` sent once:
+    /// by the authentication where it carries one, otherwise among the parameters). `client_secret_get` has
+    /// no POST form of its own, so its credentials go into the body as with `client_secret_post`.
+    ///
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
+    ///   cannot be minted.
+    package func pushedAuthorizationRequest(
+        url: String, parameters: [(String, String)], now: Date, clientSecretLifetime: Int64 = 300,
+        random: any SecureRandom = SystemRandom()
+    ) throws(SignInError) -> HTTPClientRequest {
+        switch clientAuthentication {
+        case .clientSecretGet:
+            var request = HTTPClientRequest.form(
+                url: url, fields: parameters + (settings.clientSecret.map { [("client_secret", $0.value)] } ?? []))
+            request.headers["Accept"] = "application/json"
+            return request
+        case .clientSecretBasic where settings.clientSecret != nil:
+            return try authenticatedRequest(
+                url: url, fields: parameters, now: now, clientSecretLifetime: clientSecretLifetime, random: random)
+        default:
+            return try authenticatedRequest(
+                url: url, fields: parameters.filter { $0.0 != "client_id" }, now: now,
+                clientSecretLifetime: clientSecretLifetime, random: random)
+        }
+    }
+
     func authenticatedRequest(
         url: String, fields: [(String, String)], now: Date, clientSecretLifetime: Int64,
         random: any SecureRandom = SystemRandom()
@@ -105,6 +132,28 @@ extension ResolvedProvider {
                 .clientAuthenticationFailed,
                 "expected to sign the private_key_jwt client assertion, found \(error.code)",
                 provider: name)
+        }
+    }
+
+    /// The signed request object (RFC 9101) carrying `parameters`, for the issuer (the authorization endpoint
+    /// when the provider names none), signed with the `private_key_jwt` key.
+    ///
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when the key is missing or cannot sign.
+    func requestObject(_ parameters: [(String, String)], now: Date, random: any SecureRandom = SystemRandom())
+        throws(SignInError) -> String
+    {
+        guard let pem = settings.privateKey?.value else {
+            throw SignInError(
+                .clientAuthenticationFailed, "expected private_key_file to sign the request object, found none",
+                provider: name)
+        }
+        do throws(JOSEError) {
+            return try RequestObject.make(
+                parameters: parameters, clientID: clientID, audience: issuer ?? endpoints.authorization ?? "",
+                privateKey: JWK(pkcs8PEM: pem, keyID: settings.keyID), issuedAt: now, random: random)
+        } catch {
+            throw SignInError(
+                .clientAuthenticationFailed, "expected to sign the request object, found \(error.code)", provider: name)
         }
     }
 

@@ -69,8 +69,9 @@ public struct ResolvedProvider: Sendable {
     /// POST with `form_post`, GET otherwise.
     public var callbackMethod: CallbackMethod { isEnabled(.formPost) ? .post : .get }
 
-    /// Provider calls per sign-in with the JWKS cached: the token exchange, plus userinfo when called.
-    package var roundTrips: Int { 1 + (callsUserinfo ? 1 : 0) }
+    /// Provider calls per sign-in with the JWKS cached: the token exchange, plus userinfo when called, plus the
+    /// pushed authorization request when `par` is in effect.
+    package var roundTrips: Int { 1 + (callsUserinfo ? 1 : 0) + (pushedAuthorizationEndpoint == nil ? 0 : 1) }
 
     /// The id_token algorithms accepted: the plugin's allow-list without HMAC.
     package var idTokenAlgorithms: Set<JWSAlgorithm> { plugin.idTokenAlgorithms.subtracting([.hs256]) }

@@ -67,8 +67,13 @@ struct GoogleEmulator: SandboxEmulator {
         switch path {
         case "/o/oauth2/v2/auth":
             return sandbox.only("GET", request) {
-                sandbox.handleAuthorize(request, provider: .google, validate: sandbox.validateGoogleAuthorization)
+                sandbox.handleAuthorize(
+                    request, provider: .google,
+                    validate: sandbox.configuration.fapi2
+                        ? sandbox.redeemPushedRequest : sandbox.validateGoogleAuthorization)
             }
+        case "/par" where sandbox.configuration.fapi2:
+            return sandbox.only("POST", request) { sandbox.handlePushedAuthorization(request) }
         case "/consent": return sandbox.only("POST", request) { sandbox.handleConsent(request, provider: .google) }
         case "/token": return sandbox.only("POST", request) { sandbox.handleGoogleToken(request) }
         case "/v1/userinfo": return sandbox.only("GET", request) { sandbox.handleGoogleUserinfo(request) }
@@ -85,6 +90,10 @@ struct GoogleEmulator: SandboxEmulator {
     func checkRegistration(_ client: SandboxClient, refuse: (String) -> SandboxError) throws(SandboxError)
         -> SandboxClient
     {
+        if client.authMethod == .privateKeyJWT {
+            guard !client.assertionKeys.isEmpty else { throw refuse("expected assertion keys, found none") }
+            return client
+        }
         guard let secret = client.clientSecret, !secret.isEmpty else {
             throw refuse("expected a client secret for Google, found none")
         }

@@ -64,6 +64,7 @@ extension SandboxIdentityProvider {
     /// Google's client authentication: `client_secret_post` or `client_secret_basic`, never both.
     func authenticateGoogleClient(_ form: Parameters, request: HTTPServerRequest) -> Result<SandboxClient, OAuthFailure>
     {
+        if configuration.fapi2 { return authenticateFAPIClient(form, request: request) }
         var basic: BasicCredentials?
         switch BasicCredentials.parse(request) {
         case nil: basic = nil
@@ -189,6 +190,10 @@ extension SandboxIdentityProvider {
         state.withLock { $0.count(.google, \.revocation) }
         let form = Parameters.form(of: request) ?? Parameters(request.query)
         if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
+        // Google takes revocations unauthenticated; the FAPI 2.0 mode authenticates the client as at the token endpoint.
+        if configuration.fapi2, case .failure(let failure) = authenticateFAPIClient(form, request: request) {
+            return failure.oauthResponse()
+        }
         guard let token = form["token"] ?? Parameters(request.query)["token"] else {
             return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()
         }
@@ -210,7 +215,7 @@ extension SandboxIdentityProvider {
     /// `GET /google/.well-known/openid-configuration`, with this sandbox's endpoints and issuer.
     func googleDiscovery() -> JSONValue {
         let endpoints = endpoints(for: .google)
-        return .object([
+        let document: [String: JSONValue] = [
             "issuer": .string(endpoints.issuer ?? ""),
             "authorization_endpoint": .string(endpoints.authorization),
             "token_endpoint": .string(endpoints.token),
@@ -230,6 +235,7 @@ extension SandboxIdentityProvider {
                 ].map(JSONValue.string)),
             "code_challenge_methods_supported": .array(["plain", "S256"].map(JSONValue.string)),
             "grant_types_supported": .array(["authorization_code", "refresh_token"].map(JSONValue.string)),
-        ])
+        ]
+        return .object(configuration.fapi2 ? document.merging(fapiDiscoveryMembers()) { $1 } : document)
     }
 }

@@ -16,6 +16,9 @@ struct ClientAssertionValidator: Sendable {
     let clientID: String
     let keys: [JWK]
     let audience: String
+    /// Other values `aud` may name instead (RFC 9126 §2: the issuer or the pushed authorization request
+    /// endpoint); none for Entra.
+    var otherAudiences: Set<String> = []
 
     /// The assertion's `jti` and expiry when it is acceptable, else the `invalid_client` refusal.
     func check(_ assertion: String, now: Date) -> Result<(jti: String, expiresAt: Date), OAuthFailure> {
@@ -50,7 +53,7 @@ struct ClientAssertionValidator: Sendable {
         guard claims.subject == clientID else {
             return refuse("sub must be the client_id '\(clip(clientID))', found \(quoted(claims.subject))")
         }
-        guard claims.audience.contains(audience) else {
+        guard claims.audience.contains(audience) || !otherAudiences.isDisjoint(with: claims.audience) else {
             return refuse(
                 "aud must name the token endpoint '\(audience)', found "
                     + (claims.audience.isEmpty

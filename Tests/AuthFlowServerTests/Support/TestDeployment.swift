@@ -73,6 +73,8 @@ final class TestDeployment: Sendable {
         var options: [String: ProviderOptions] = [:]
         /// Creates the server with `SignInServer(resolving:…)`, which discovers `type: oidc` issuers.
         var resolvesWithDiscovery = false
+        /// Runs the sandbox's OpenID issuer in its strict FAPI 2.0 mode (`SandboxConfiguration.fapi2`).
+        var fapi2 = false
     }
 
     private init(
@@ -98,7 +100,9 @@ final class TestDeployment: Sendable {
                     port: port, publicBaseURL: faults.baseURL, clock: clock, signingKeys: SharedKeys.signing))
             faults.forward(to: "http://127.0.0.1:\(port)")
         } else {
-            sandbox = SandboxIdentityProvider(configuration: SandboxConfiguration(signingKeys: SharedKeys.signing))
+            var configuration = SandboxConfiguration(signingKeys: SharedKeys.signing)
+            configuration.fapi2 = settings.fapi2
+            sandbox = SandboxIdentityProvider(configuration: configuration)
         }
         try sandbox.start()
         let box = Mutex<SignInServer?>(nil)

@@ -18,8 +18,13 @@ struct TestPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
     /// Like an issuer advertising `authorization_response_iss_parameter_supported`.
     var promisesIssuerParameter = false
 
+    /// Like an issuer advertising `pushed_authorization_request_endpoint` (RFC 9126).
+    var pushedAuthorizationEndpoint: String?
+    /// Like an issuer setting `require_pushed_authorization_requests`.
+    var demandsPushedAuthorization = false
+
     var about: ProviderDescription {
-        ProviderDescription(
+        var description = ProviderDescription(
             type: "test",
             endpoints: ProviderEndpoints(
                 authorization: "https://idp.test/authorize", token: "https://idp.test/token",
@@ -28,6 +33,9 @@ struct TestPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
             issuer: issuer, scopes: ["profile", "email"], idTokenAlgorithms: algorithms,
             authorizationParameters: extraParameters, fetchesUserinfoWithIDToken: alsoUserinfo,
             sendsIssuerInAuthorizationResponse: promisesIssuerParameter)
+        description.endpoints.pushedAuthorizationRequest = pushedAuthorizationEndpoint
+        description.requiresPushedAuthorizationRequests = demandsPushedAuthorization
+        return description
     }
 
     func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {

@@ -1,0 +1,9 @@
+/// A provider's `request_object:` key: whether the authorization request travels as a signed request object
+/// (RFC 9101, JWT-Secured Authorization Request), signed with the `private_key_jwt` key.
+package enum RequestObjectMode: String, Sendable, Hashable, CaseIterable {
+    /// Sign when the provider demands it (its discovery document's `require_signed_request_object`); the
+    /// default.
+    case auto
+    /// Always sign.
+    case signed
+}
