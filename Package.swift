@@ -107,12 +107,15 @@ let package = Package(
         .target(name: "AuthFlowLinkedIn", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(name: "AuthFlowSlack", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(name: "AuthFlowDiscord", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        // Passkeys (`type: passkey`): the provider's description and relying-party settings; the server answers its
+        // ceremonies. Package access only.
+        .target(name: "AuthFlowPasskeys", dependencies: ["AuthFlow"], swiftSettings: strict),
         .target(
             name: "AuthFlowProviders",
             dependencies: [
                 "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC",
                 "AuthFlowOAuth2", "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn",
-                "AuthFlowSlack", "AuthFlowDiscord",
+                "AuthFlowSlack", "AuthFlowDiscord", "AuthFlowPasskeys",
             ],
             swiftSettings: strict),
 
@@ -243,6 +246,10 @@ let package = Package(
             dependencies: [
                 "AuthFlowDeployment", "AuthFlowServer", "AuthFlow", "AuthFlowHTTP", "AuthFlowYAML",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowPasskeysTests",
+            dependencies: ["AuthFlowPasskeys", "AuthFlowProviders", "AuthFlowDeployment", "AuthFlowMatrix", "AuthFlow"],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowProvidersTests",

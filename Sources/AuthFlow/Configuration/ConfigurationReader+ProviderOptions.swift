@@ -2,7 +2,7 @@ internal import AuthFlowYAML
 
 extension ConfigurationReader {
     /// The ``ProviderOptions`` of one provider section.
-    mutating func readProviderOptions(_ section: Fields) -> ProviderOptions {
+    mutating func readProviderOptions(_ section: Fields, publicURL: String?) -> ProviderOptions {
         var options = ProviderOptions()
         options.tenant = string(section.value("tenant"), path: section.path("tenant"))
         if let tenant = options.tenant, tenant.isEmpty || tenant.contains(where: { $0 == "/" || $0 == " " }) {
@@ -15,6 +15,7 @@ extension ConfigurationReader {
         options.allowedTenants = stringList(section.value("allowed_tenants"), path: section.path("allowed_tenants"))
         options.allowAnyTenant = bool(section.value("allow_any_tenant"), path: section.path("allow_any_tenant"))
         options.baseURL = url(section.value("base_url"), path: section.path("base_url"), allowsQuery: false)
+        options.passkey = readPasskeyOptions(section, publicURL: publicURL)
         return options
     }
 }

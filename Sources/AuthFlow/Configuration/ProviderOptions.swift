@@ -1,5 +1,6 @@
 /// Provider keys only some provider types read: `tenant`, `allowed_tenants` and `allow_any_tenant`
-/// (`microsoft`), and `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in).
+/// (`microsoft`), `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in), and the
+/// relying party of `type: passkey` (`rp_id`, `rp_name`, `origins`, `user_verification`, `attestation`).
 ///
 /// The loader reads them for every provider; a provider whose plugin does not declare a key it sets (see
 /// ``ProviderPreparing/optionKeys``) is a configuration error at the key's position.
@@ -12,6 +13,8 @@ public struct ProviderOptions: Sendable, Hashable {
     public var allowAnyTenant: Bool?
     /// `base_url`: the provider's base URL (a self-hosted instance, or a stand-in for tests).
     public var baseURL: String?
+    /// The keys of `type: passkey` (`rp_id`, `rp_name`, `origins`, `user_verification`, `attestation`).
+    package var passkey = PasskeyOptions()
 
     /// Creates options; every key absent by default.
     public init(
@@ -24,5 +27,5 @@ public struct ProviderOptions: Sendable, Hashable {
     }
 
     /// The YAML keys of these options.
-    public static let keys = ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"]
+    public static let keys = ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"] + PasskeyOptions.keys
 }

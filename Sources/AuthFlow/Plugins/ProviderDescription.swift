@@ -46,6 +46,10 @@ public struct ProviderDescription: Sendable {
     /// How native apps' ID tokens are verified; `nil` when the provider issues none (`native_clients` is then
     /// refused).
     public var nativeSignIn: NativeSignInDescription?
+    /// The protocol when it is not OAuth: `.webAuthn` for a provider with its own routes and no OAuth round trip
+    /// (passkeys), which needs no client, endpoints or redirect URI. `nil`, the default: OAuth 2.0, or OpenID
+    /// Connect when the `oidc` capability is on.
+    package var ownProtocol: SignInProtocol? = nil
 
     /// Describes a provider; everything but the type and endpoints has the common default.
     public init(

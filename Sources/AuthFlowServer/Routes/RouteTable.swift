@@ -7,6 +7,14 @@ import AuthFlowHTTP
 enum RouteName: String, CaseIterable, Sendable {
     case health, session, check, logout, loggedOut, sessions, sessionRefresh, sessionsRevoke, accountDelete
     case login, register, link, callback, disconnect, native, nativeNonce, providerEvent
+
+    /// The routes of an OAuth sign-in, which a provider with routes of its own (passkeys) does not answer.
+    var isOAuthProviderRoute: Bool {
+        switch self {
+        case .login, .register, .link, .callback, .native, .nativeNonce: true
+        default: false
+        }
+    }
 }
 
 /// What may authorise a route, what it changes, the body it accepts and how it is defended against a

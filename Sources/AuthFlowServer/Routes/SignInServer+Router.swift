@@ -11,6 +11,8 @@ extension SignInServer {
         let method = request.method == "HEAD" ? "GET" : request.method
         guard let route = RouteTable.match(segments) else { throw Self.noRoute }
         if route == .providerEvent { return try await providerEvent(request, segments: segments, method: method) }
+        // A provider with routes of its own (passkeys) has no OAuth login, callback or native sign-in.
+        if route.isOAuthProviderRoute, context.providers[segments[1]]?.usesOAuth == false { throw Self.noRoute }
         try admit(request, route: route, method: method)
         switch route {
         case .health: return await context.routes.health.health()
