@@ -70,6 +70,9 @@ let package = Package(
         .target(name: "AuthFlowJSON", swiftSettings: strict),
         .target(name: "AuthFlowJOSE", dependencies: ["AuthFlowJSON", "COpenSSL"], swiftSettings: strict),
         .target(name: "AuthFlowYAML", dependencies: ["AuthFlowJSON", "CYAML"], swiftSettings: strict),
+        // WebAuthn relying-party checks (passkeys): options, responses, authenticator data, attestation,
+        // the ceremonies' verification. CBOR and COSE keys are JOSE's. Package access only.
+        .target(name: "AuthFlowWebAuthn", dependencies: ["AuthFlowJSON", "AuthFlowJOSE"], swiftSettings: strict),
         .target(name: "AuthFlowHTTP", dependencies: ["AuthFlowJSON"], swiftSettings: strict),
         .target(name: "AuthFlowCurl", dependencies: ["AuthFlowHTTP", "CCurl"], swiftSettings: strict),
         .target(name: "AuthFlowHTTPServer", dependencies: ["AuthFlowHTTP", "CMicroHTTPD"], swiftSettings: strict),
@@ -189,11 +192,15 @@ let package = Package(
         // Test support only: child processes started with posix_spawn (not Foundation's Process).
         .target(name: "CChildProcess", path: "Tests/Support/CChildProcess"),
         .target(
-            name: "AuthFlowTestSupport", dependencies: ["CChildProcess"], path: "Tests/Support/AuthFlowTestSupport",
+            name: "AuthFlowTestSupport", dependencies: ["CChildProcess", "AuthFlowJOSE"],
+            path: "Tests/Support/AuthFlowTestSupport",
             swiftSettings: strict),
         .testTarget(name: "AuthFlowTestSupportTests", dependencies: ["AuthFlowTestSupport"], swiftSettings: strict),
 
         .testTarget(name: "AuthFlowJSONTests", dependencies: ["AuthFlowJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowWebAuthnTests", dependencies: ["AuthFlowWebAuthn", "AuthFlowJOSE", "AuthFlowTestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE", "AuthFlowTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),

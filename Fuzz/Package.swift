@@ -28,6 +28,7 @@ let package = Package(
         harness("FuzzJWT", ["AuthFlowJOSE"]),
         harness("FuzzJSON", ["AuthFlowJOSE"]),
         harness("FuzzJWKS", ["AuthFlowJOSE"]),
+        harness("FuzzCBOR", ["AuthFlowJOSE"]),
         harness("FuzzConfiguration", ["AuthFlow", "AuthFlowProviders", "AuthFlowDeployment"]),
         harness("FuzzCallback", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE"]),
         harness("FuzzCookie", ["AuthFlowHTTP", "AuthFlowServer"]),

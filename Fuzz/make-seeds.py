@@ -224,4 +224,21 @@ for name, body in {
 write("FuzzNativeSignIn", "array", "[]")
 write("FuzzNativeSignIn", "not-json", "id_token=x&nonce=y")
 
+# CBOR: the W3C WebAuthn test vectors' attestation objects, credential keys and ES256 signatures (copied into the
+# WebAuthn tests' fixtures), and a few hand-made items at the edges of the strict profile.
+vectors = json.loads((root / "Tests/AuthFlowWebAuthnTests/Fixtures/w3c-webauthn-l3-vectors.json").read_text())
+for vector in vectors["vectors"]:
+    name = vector["name"].replace(".", "-")
+    write("FuzzCBOR", name + "-attestation-object", bytes.fromhex(vector["registration"]["attestationObject"]))
+    authentication = vector.get("authentication")
+    if authentication:
+        write("FuzzCBOR", name + "-key", bytes.fromhex(authentication["credentialPublicKey"]))
+        if authentication["signature"].startswith("30"):
+            write("FuzzCBOR", name + "-signature", bytes.fromhex(authentication["signature"]))
+for name, text in {
+    "extensions": "a26b6372656450726f7465637402696c61726765426c6f62f5", "nested": "81" * 16 + "00",
+    "indefinite": "bf6161f5ff", "non-canonical": "a1180100", "duplicate": "a2010201f6", "tag": "c1f5",
+}.items():
+    write("FuzzCBOR", name, bytes.fromhex(text))
+
 print("seeds written to", here / "Corpus")

@@ -48,6 +48,9 @@ rules += [("AuthFlowHTTP", name) for name in edges if name.startswith("C")]
 # JSON and the error-code shape are the bottom of the graph: AuthFlowJSON depends on nothing.
 rules += [("AuthFlowJSON", name) for name in edges if name != "AuthFlowJSON"]
 rules += [("AuthFlowSQL", name) for name in ["CSQLite", "CPostgres", "CHiredis"]]
+# WebAuthn is a foundation module beside JOSE: JSON and JOSE (with OpenSSL) only.
+rules += [("AuthFlowWebAuthn", name) for name in edges
+          if name not in ("AuthFlowWebAuthn", "AuthFlowJSON", "AuthFlowJOSE", "COpenSSL")]
 rules += [("AuthFlow", "AuthFlowSQL")]
 
 broken = 0

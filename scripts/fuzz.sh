@@ -8,7 +8,7 @@ seconds="${1:-60}"
 shift || true
 harnesses=("$@")
 if [ "${#harnesses[@]}" -eq 0 ]; then
-    harnesses=(FuzzJWT FuzzJSON FuzzJWKS FuzzConfiguration FuzzCallback FuzzCookie FuzzAppleUser FuzzNotification
+    harnesses=(FuzzJWT FuzzJSON FuzzJWKS FuzzCBOR FuzzConfiguration FuzzCallback FuzzCookie FuzzAppleUser FuzzNotification
         FuzzFlowCookie FuzzRedisReply FuzzSignedRequest FuzzSecurityEvent FuzzLogoutToken
         FuzzNativeSignIn)
 fi
