@@ -150,6 +150,7 @@ let package = Package(
             name: "AuthFlowServer",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowYAML", "AuthFlowCurl", "AuthFlowHTTPServer",
+                "AuthFlowWebAuthn",
             ],
             swiftSettings: strict),
 
