@@ -307,6 +307,8 @@ let package = Package(
                 "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
                 "AuthFlowHTTPServer", "AuthFlowSandbox", "AuthFlowDemo",
                 "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport",
+                // Two instances on PostgreSQL and Redis (the passkey ceremony test).
+                "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowStoreTestSupport",
             ],
             exclude: ["Support/Python"], swiftSettings: strict),
         // Sandbox mode for an embedding app and the demo pages.
