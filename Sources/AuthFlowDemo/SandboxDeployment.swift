@@ -39,14 +39,16 @@ public struct SandboxDeployment: Sendable {
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
     /// - Throws: `ConfigurationError` when a provider's type has no sandbox emulator (the sandbox
-    ///   emulates `apple`, `google`, `facebook`, `x`, `microsoft` and `github`) or `sandbox.listen` is not a loopback address
+    ///   emulates `apple`, `google`, `facebook`, `x`, `microsoft` and `github`; `passkey` needs none) or `sandbox.listen` is not a loopback address
     ///   (`invalid_value`), or `SandboxError` when the sandbox cannot listen or
     ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.
     public static func start(
         configuration: Configuration, clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom()
     ) async throws -> SandboxDeployment {
         var issues: [ConfigurationIssue] = []
-        for settings in configuration.providers where SandboxProvider(rawValue: settings.type) == nil {
+        // A passkey provider makes no round trip to anyone: it needs no emulator and is kept as written.
+        for settings in configuration.providers
+        where SandboxProvider(rawValue: settings.type) == nil && settings.type != "passkey" {
             issues.append(
                 ConfigurationIssue(
                     code: .notAvailable,
