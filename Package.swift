@@ -197,6 +197,10 @@ let package = Package(
             path: "Tests/Support/AuthFlowTestSupport",
             swiftSettings: strict),
         .testTarget(name: "AuthFlowTestSupportTests", dependencies: ["AuthFlowTestSupport"], swiftSettings: strict),
+        // A minimal cookie-keeping browser and form reader, for the server's and the demo's tests.
+        .target(
+            name: "AuthFlowBrowserTestSupport", dependencies: ["AuthFlowCurl", "AuthFlowHTTP"],
+            path: "Tests/Support/AuthFlowBrowserTestSupport", swiftSettings: strict),
 
         .testTarget(name: "AuthFlowJSONTests", dependencies: ["AuthFlowJSON"], swiftSettings: strict),
         .testTarget(
@@ -306,7 +310,7 @@ let package = Package(
             dependencies: [
                 "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
                 "AuthFlowHTTPServer", "AuthFlowSandbox", "AuthFlowDemo",
-                "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport",
+                "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport", "AuthFlowBrowserTestSupport",
                 // Two instances on PostgreSQL and Redis (the passkey ceremony test).
                 "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowStoreTestSupport",
             ],
@@ -316,6 +320,7 @@ let package = Package(
             name: "AuthFlowDemoTests",
             dependencies: [
                 "AuthFlowDemo", "AuthFlowDeployment", "AuthFlowServer", "AuthFlow", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowSandbox", "AuthFlowTestSupport", "AuthFlowBrowserTestSupport",
             ],
             swiftSettings: strict),
         // Every test of the `authflow` tool: each command run as a process, as users and scripts run it.

@@ -38,6 +38,9 @@ bash scripts/check-references.sh
 # No Swift test sleeps to wait for something: it waits for the condition (Tests/Support/AuthFlowTestSupport/Waiting.swift).
 step "no test sleeps"
 bash scripts/check-test-sleeps.sh
+# The stable error codes are listed in docs/errors.md (the contract a program matches on), generated from the sources.
+step "error codes"
+python3 scripts/error-codes.py --check
 
 step "swift build"
 swift build

@@ -149,8 +149,8 @@ public final class SignInService: Sendable {
             host: listen.host, port: listen.port, maxBodyBytes: server.largestRouteBody,
             requestTimeout: limits.requestTimeout,
             idleTimeout: limits.idleTimeout, maxConnections: limits.maxConnections,
-            maxConnectionsPerClient: limits.maxConnectionsPerClient,
-            trustedProxies: configuration.server?.trustedProxies ?? [], ipv6ClientPrefix: limits.ipv6Prefix)
+            maxConnectionsPerClient: limits.maxConnectionsPerClient, ipv6ClientPrefix: limits.ipv6Prefix
+        ).trusting(configuration.server?.trustedProxies ?? [])
         // A handler in front of the server (the demo site) passes `/auth/check` on to it, so both answer it at
         // once from the session cache. Each route's body limit is known from its method and path, before the body
         // is read.

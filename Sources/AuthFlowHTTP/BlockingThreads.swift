@@ -98,5 +98,5 @@ public struct BlockingThreadsError: Error, Sendable, Equatable, CustomStringConv
 
 extension ErrorCode where Domain == BlockingThreadsError {
     /// The pool was shut down (``BlockingThreads/shutdown()``) before the work was asked of it.
-    public static var shutDown: Self { Self(rawValue: "shut_down") }
+    package static var shutDown: Self { Self(rawValue: "shut_down") }
 }

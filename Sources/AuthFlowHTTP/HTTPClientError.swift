@@ -54,23 +54,23 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension ErrorCode where Domain == HTTPClientError {
     /// The request did not complete within its timeout (or the connect timeout).
-    public static var timeout: Self { Self(rawValue: "timeout") }
+    package static var timeout: Self { Self(rawValue: "timeout") }
     /// The server could not be reached (refused, unreachable, name not resolved, reset).
-    public static var connectionFailed: Self { Self(rawValue: "connection_failed") }
+    package static var connectionFailed: Self { Self(rawValue: "connection_failed") }
     /// The response body exceeded the configured maximum (announced or received).
-    public static var responseTooLarge: Self { Self(rawValue: "response_too_large") }
+    package static var responseTooLarge: Self { Self(rawValue: "response_too_large") }
     /// The TLS handshake failed or the server's certificate was not trusted.
-    public static var tlsFailure: Self { Self(rawValue: "tls_failure") }
+    package static var tlsFailure: Self { Self(rawValue: "tls_failure") }
     /// The URL could not be parsed.
-    public static var invalidURL: Self { Self(rawValue: "invalid_url") }
+    package static var invalidURL: Self { Self(rawValue: "invalid_url") }
     /// The URL's scheme is not `http` or `https`.
-    public static var unsupportedScheme: Self { Self(rawValue: "unsupported_scheme") }
+    package static var unsupportedScheme: Self { Self(rawValue: "unsupported_scheme") }
     /// The request itself is invalid (bad method, header, or timeout value).
-    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
+    package static var invalidRequest: Self { Self(rawValue: "invalid_request") }
     /// The calling task was cancelled before the response arrived.
-    public static var cancelled: Self { Self(rawValue: "cancelled") }
+    package static var cancelled: Self { Self(rawValue: "cancelled") }
     /// The client was shut down while the request was pending.
-    public static var clientShutDown: Self { Self(rawValue: "client_shut_down") }
+    package static var clientShutDown: Self { Self(rawValue: "client_shut_down") }
     /// Any other transfer failure (malformed response, send or receive error).
-    public static var transferFailed: Self { Self(rawValue: "transfer_failed") }
+    package static var transferFailed: Self { Self(rawValue: "transfer_failed") }
 }

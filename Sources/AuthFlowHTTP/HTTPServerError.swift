@@ -22,11 +22,11 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension ErrorCode where Domain == HTTPServerError {
     /// The configuration is unusable (host not a literal IP address, port or limit out of range).
-    public static var invalidConfiguration: Self { Self(rawValue: "invalid_configuration") }
+    package static var invalidConfiguration: Self { Self(rawValue: "invalid_configuration") }
     /// The listener could not be started (port in use, permission denied).
-    public static var startFailed: Self { Self(rawValue: "start_failed") }
+    package static var startFailed: Self { Self(rawValue: "start_failed") }
     /// `start()` was called on a running server.
-    public static var alreadyRunning: Self { Self(rawValue: "already_running") }
+    package static var alreadyRunning: Self { Self(rawValue: "already_running") }
     /// The request body has another media type than the one asked for.
-    public static var unsupportedMediaType: Self { Self(rawValue: "unsupported_media_type") }
+    package static var unsupportedMediaType: Self { Self(rawValue: "unsupported_media_type") }
 }

@@ -8,15 +8,15 @@
 /// used by `server.trusted_proxies`.
 ///
 /// IPv4-mapped IPv6 addresses (`::ffff:10.0.0.1`) are compared as the IPv4 address they carry.
-public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
+package struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// The network's address bytes (4 or 16), host bits cleared.
-    public let address: [UInt8]
+    package let address: [UInt8]
     /// The number of leading bits that identify the network.
-    public let prefixLength: Int
+    package let prefixLength: Int
 
     /// Parses `a.b.c.d[/n]` or an IPv6 address with an optional `/n`; `nil` when it is neither or the
     /// prefix is out of range.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let first = parts.first, let bytes = Self.bytes(of: String(first)) else { return nil }
         let bits = bytes.count * 8
@@ -32,29 +32,29 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the numeric address `text` lies in this network (`false` when it is not an address).
-    public func contains(_ text: String) -> Bool {
+    package func contains(_ text: String) -> Bool {
         guard let bytes = Self.bytes(of: text), bytes.count == address.count else { return false }
         return Self.masked(bytes, prefix: prefixLength) == address
     }
 
     /// `address/prefix`.
-    public var description: String {
+    package var description: String {
         "\(Self.text(of: address) ?? "?")/\(prefixLength)"
     }
 
     /// Whether the network holds every address of its family (`0.0.0.0/0`, `::/0`).
-    public var isEverything: Bool { prefixLength == 0 }
+    package var isEverything: Bool { prefixLength == 0 }
 
     /// The canonical text of a numeric address (`inet_ntop` of what `inet_pton` read: lower-case, zeros
     /// compressed; an IPv4-mapped IPv6 address as the IPv4 address it carries), or `nil` when `text` is not one.
-    public static func canonical(_ text: String) -> String? {
+    package static func canonical(_ text: String) -> String? {
         bytes(of: text).flatMap(Self.text(of:))
     }
 
     /// The key that groups `text` with the addresses one client may hold: an IPv4 address on its own, an IPv6
     /// address by its network of `ipv6Prefix` bits (`2001:db8:1:2::/64`), since one client usually holds a
     /// whole /64. Text that is not a numeric address is returned as it is.
-    public static func clientKey(_ text: String, ipv6Prefix: Int) -> String {
+    package static func clientKey(_ text: String, ipv6Prefix: Int) -> String {
         guard let bytes = bytes(of: text) else { return text }
         guard bytes.count == 16, ipv6Prefix < 128 else { return Self.text(of: bytes) ?? text }
         let prefix = max(0, ipv6Prefix)
@@ -73,7 +73,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The 4 or 16 bytes of a numeric IPv4 or IPv6 address (IPv4-mapped IPv6 as 4 bytes); `nil` otherwise.
-    public static func bytes(of text: String) -> [UInt8]? {
+    package static func bytes(of text: String) -> [UInt8]? {
         guard !text.isEmpty, text.utf8.count < 64 else { return nil }
         var v4 = [UInt8](repeating: 0, count: 4)
         if inet_pton(AF_INET, text, &v4) == 1 { return v4 }

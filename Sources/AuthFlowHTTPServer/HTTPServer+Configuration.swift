@@ -1,4 +1,4 @@
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 
 extension HTTPServer {
     /// Where and how an `HTTPServer` listens.
@@ -46,7 +46,7 @@ extension HTTPServer {
             host: String = "127.0.0.1", port: Int = 0, maxBodyBytes: Int = 64 * 1024, threads: Int = 1,
             requestTimeout: Int = 10, shutdownGracePeriod: Double = 10, connectionMemoryLimit: Int = 32 * 1024,
             idleTimeout: Int = 30, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 256,
-            trustedProxies: [IPNetwork] = [], ipv6ClientPrefix: Int = 64
+            ipv6ClientPrefix: Int = 64
         ) {
             self.ipv6ClientPrefix = ipv6ClientPrefix
             self.host = host
@@ -59,7 +59,14 @@ extension HTTPServer {
             self.idleTimeout = idleTimeout
             self.maxConnections = maxConnections
             self.maxConnectionsPerClient = maxConnectionsPerClient
-            self.trustedProxies = trustedProxies
+            self.trustedProxies = []
+        }
+
+        /// This configuration with `proxies` as its trusted proxies.
+        package func trusting(_ proxies: [IPNetwork]) -> Self {
+            var copy = self
+            copy.trustedProxies = proxies
+            return copy
         }
     }
 }

@@ -6,11 +6,11 @@ public import Foundation
 /// Each check is also available on its own as a static function, so other verifiers can
 /// compose them. Errors name the claim; messages never echo a nonce.
 public struct ClaimChecks: Sendable {
-    /// Accepted issuers, compared exactly; empty (with no ``issuerTemplates``) means `iss` is not checked.
+    /// Accepted issuers, compared exactly; empty (with no issuer templates) means `iss` is not checked.
     public var issuers: Set<String>
     /// Issuers filled from the token's own claims (Microsoft's `{tenantid}` with `tid`), accepted besides
-    /// ``issuers``; see ``IssuerTemplate``.
-    public var issuerTemplates: [IssuerTemplate] = []
+    /// ``issuers``.
+    package var issuerTemplates: [IssuerTemplate] = []
     /// Accepted audiences: `aud` must contain one; when `aud` has several values `azp` must be
     /// one of these too. Empty means `aud` is not checked.
     public var audiences: Set<String>
@@ -66,7 +66,7 @@ public struct ClaimChecks: Sendable {
     /// `iss` must be a string equal to one of `accepted`, or to a template of `templates` filled with the
     /// token's own claim (a GUID); a token whose `iss` names another tenant than its claim is refused.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`.
-    public static func checkIssuer(
+    package static func checkIssuer(
         _ claims: JWTClaims, accepted: Set<String>, templates: [IssuerTemplate]
     ) throws(JOSEError) {
         guard let value = claims["iss"] else {

@@ -5,23 +5,23 @@
 /// `iss` is accepted when it equals ``template`` with ``placeholder`` replaced by the token's ``claim``,
 /// and that claim is a GUID (`8-4-4-4-12` hexadecimal digits), so a claim can never splice a path or
 /// another host into the issuer. Any other value of `iss` is refused with `issuer_mismatch`.
-public struct IssuerTemplate: Sendable, Hashable {
+package struct IssuerTemplate: Sendable, Hashable {
     /// The issuer with the placeholder, e.g. `https://login.microsoftonline.com/{tenantid}/v2.0`.
-    public let template: String
+    package let template: String
     /// The placeholder, e.g. `{tenantid}`.
-    public let placeholder: String
+    package let placeholder: String
     /// The claim whose value fills the placeholder, e.g. `tid`.
-    public let claim: String
+    package let claim: String
 
     /// Creates a template; `template` should contain `placeholder` once.
-    public init(template: String, placeholder: String, claim: String) {
+    package init(template: String, placeholder: String, claim: String) {
         self.template = template
         self.placeholder = placeholder
         self.claim = claim
     }
 
     /// The issuer this template gives for a claim value, or `nil` when the value is not a GUID.
-    public func issuer(for value: String) -> String? {
+    package func issuer(for value: String) -> String? {
         guard Self.isGUID(value), let range = template.firstRange(of: placeholder) else { return nil }
         var issuer = template
         issuer.replaceSubrange(range, with: value)
@@ -29,7 +29,7 @@ public struct IssuerTemplate: Sendable, Hashable {
     }
 
     /// `8-4-4-4-12` hexadecimal digits (either case).
-    public static func isGUID(_ value: String) -> Bool {
+    package static func isGUID(_ value: String) -> Bool {
         let utf8 = Array(value.utf8)
         guard utf8.count == 36 else { return false }
         for (index, byte) in utf8.enumerated() {

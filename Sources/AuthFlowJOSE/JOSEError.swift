@@ -51,55 +51,55 @@ extension JOSEError {
 
 extension ErrorCode where Domain == JOSEError {
     /// The compact serialization does not have three dot-separated parts, or a part is empty.
-    public static var malformedToken: Self { Self(rawValue: "malformed_token") }
+    package static var malformedToken: Self { Self(rawValue: "malformed_token") }
     /// The token is longer than the verifier's size cap.
-    public static var tokenTooLarge: Self { Self(rawValue: "token_too_large") }
+    package static var tokenTooLarge: Self { Self(rawValue: "token_too_large") }
     /// Text is not strict unpadded base64url.
-    public static var invalidBase64URL: Self { Self(rawValue: "invalid_base64url") }
+    package static var invalidBase64URL: Self { Self(rawValue: "invalid_base64url") }
     /// Bytes are not valid JSON, or not the JSON shape expected (e.g. an object).
-    public static var invalidJSON: Self { Self(rawValue: "invalid_json") }
+    package static var invalidJSON: Self { Self(rawValue: "invalid_json") }
     /// The algorithm is not one AuthFlow implements.
-    public static var unsupportedAlgorithm: Self { Self(rawValue: "unsupported_algorithm") }
+    package static var unsupportedAlgorithm: Self { Self(rawValue: "unsupported_algorithm") }
     /// The algorithm is implemented but not in the caller's allow-list.
-    public static var algorithmNotAllowed: Self { Self(rawValue: "algorithm_not_allowed") }
+    package static var algorithmNotAllowed: Self { Self(rawValue: "algorithm_not_allowed") }
     /// The token says `alg: none`.
-    public static var unsignedTokenNotAllowed: Self { Self(rawValue: "unsigned_token_not_allowed") }
+    package static var unsignedTokenNotAllowed: Self { Self(rawValue: "unsigned_token_not_allowed") }
     /// The signature does not verify.
-    public static var invalidSignature: Self { Self(rawValue: "invalid_signature") }
+    package static var invalidSignature: Self { Self(rawValue: "invalid_signature") }
     /// No key in the set fits the token (unknown `kid`, or no key of the right type).
-    public static var keyNotFound: Self { Self(rawValue: "key_not_found") }
+    package static var keyNotFound: Self { Self(rawValue: "key_not_found") }
     /// Several keys fit a token without `kid`, or a `kid` is used twice in a set.
-    public static var ambiguousKey: Self { Self(rawValue: "ambiguous_key") }
+    package static var ambiguousKey: Self { Self(rawValue: "ambiguous_key") }
     /// A key is malformed (missing or mistyped members, a point not on its curve, ...).
-    public static var invalidKey: Self { Self(rawValue: "invalid_key") }
+    package static var invalidKey: Self { Self(rawValue: "invalid_key") }
     /// A key is well formed but too weak (short RSA modulus, bad exponent, short HMAC key, ROCA).
-    public static var weakKey: Self { Self(rawValue: "weak_key") }
+    package static var weakKey: Self { Self(rawValue: "weak_key") }
     /// A key's `kty`, `crv`, `alg`, `use` or `key_ops` do not fit each other or the token.
-    public static var keyMismatch: Self { Self(rawValue: "key_mismatch") }
+    package static var keyMismatch: Self { Self(rawValue: "key_mismatch") }
     /// The header lists a `crit` extension AuthFlow does not understand.
-    public static var unsupportedCriticalHeader: Self { Self(rawValue: "unsupported_critical_header") }
+    package static var unsupportedCriticalHeader: Self { Self(rawValue: "unsupported_critical_header") }
     /// The header embeds or points to a key (`jwk`, `jku`, `x5u`, `x5c`).
-    public static var embeddedKeyRefused: Self { Self(rawValue: "embedded_key_refused") }
+    package static var embeddedKeyRefused: Self { Self(rawValue: "embedded_key_refused") }
     /// A required claim is absent.
-    public static var missingClaim: Self { Self(rawValue: "missing_claim") }
+    package static var missingClaim: Self { Self(rawValue: "missing_claim") }
     /// A claim has the wrong JSON type or an impossible value.
-    public static var invalidClaim: Self { Self(rawValue: "invalid_claim") }
+    package static var invalidClaim: Self { Self(rawValue: "invalid_claim") }
     /// `iss` is not one of the expected issuers.
-    public static var issuerMismatch: Self { Self(rawValue: "issuer_mismatch") }
+    package static var issuerMismatch: Self { Self(rawValue: "issuer_mismatch") }
     /// `aud` does not contain a configured audience.
-    public static var audienceMismatch: Self { Self(rawValue: "audience_mismatch") }
+    package static var audienceMismatch: Self { Self(rawValue: "audience_mismatch") }
     /// `azp` is not a configured audience although `aud` has several values.
-    public static var authorizedPartyMismatch: Self { Self(rawValue: "authorized_party_mismatch") }
+    package static var authorizedPartyMismatch: Self { Self(rawValue: "authorized_party_mismatch") }
     /// `exp` (plus leeway) has passed.
-    public static var tokenExpired: Self { Self(rawValue: "token_expired") }
+    package static var tokenExpired: Self { Self(rawValue: "token_expired") }
     /// `nbf` (minus leeway) is still in the future.
-    public static var tokenNotYetValid: Self { Self(rawValue: "token_not_yet_valid") }
+    package static var tokenNotYetValid: Self { Self(rawValue: "token_not_yet_valid") }
     /// `iat` is further in the future than the leeway allows.
-    public static var issuedInFuture: Self { Self(rawValue: "issued_in_future") }
+    package static var issuedInFuture: Self { Self(rawValue: "issued_in_future") }
     /// `nonce` differs from the expected one.
-    public static var nonceMismatch: Self { Self(rawValue: "nonce_mismatch") }
+    package static var nonceMismatch: Self { Self(rawValue: "nonce_mismatch") }
     /// The JWKS endpoint failed and no earlier key set is available.
-    public static var jwksUnavailable: Self { Self(rawValue: "jwks_unavailable") }
+    package static var jwksUnavailable: Self { Self(rawValue: "jwks_unavailable") }
     /// OpenSSL failed in a way the input does not explain.
-    public static var cryptoFailure: Self { Self(rawValue: "crypto_failure") }
+    package static var cryptoFailure: Self { Self(rawValue: "crypto_failure") }
 }

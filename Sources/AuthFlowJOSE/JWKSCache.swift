@@ -33,17 +33,29 @@ public actor JWKSCache {
     private var inFlight: Task<JWKSet, any Error>?
 
     /// How many times the fetch closure has been called (for tests and diagnostics).
-    public private(set) var fetchCount = 0
+    package private(set) var fetchCount = 0
 
     /// How long past its expiry a cached set is served while the endpoint fails: 24 hours.
     public static let defaultMaximumStaleness: Double = 86_400
 
-    /// Creates an empty cache; nothing is fetched until a key set is needed. `observer` hears of every fetch
-    /// (with its reason) and every stale set served.
+    /// Creates an empty cache; nothing is fetched until a key set is needed.
     public init(
         clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
         refetchInterval: Double = 10, maximumStaleness: Double = JWKSCache.defaultMaximumStaleness,
-        observer: any JWKSCacheObserver = NoJWKSCacheObserver(),
+        fetch: @escaping @Sendable () async throws -> JWKSFetchResult
+    ) {
+        self.init(
+            clock: clock, minimumTTL: minimumTTL, maximumTTL: maximumTTL, defaultTTL: defaultTTL,
+            refetchInterval: refetchInterval, maximumStaleness: maximumStaleness, observer: NoJWKSCacheObserver(),
+            fetch: fetch)
+    }
+
+    /// Creates an empty cache whose `observer` hears of every fetch (with its reason) and every stale set
+    /// served: the server's metrics.
+    package init(
+        clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
+        refetchInterval: Double = 10, maximumStaleness: Double = JWKSCache.defaultMaximumStaleness,
+        observer: any JWKSCacheObserver,
         fetch: @escaping @Sendable () async throws -> JWKSFetchResult
     ) {
         self.observer = observer
@@ -214,7 +226,7 @@ public struct JWKSVerification: Sendable {
     public let keyCount: Int
 
     /// Creates an outcome (the cache makes these; a test of a driver may too).
-    public init(result: Result<JWTClaims, JOSEError>, keySource: KeySource?, keyCount: Int) {
+    package init(result: Result<JWTClaims, JOSEError>, keySource: KeySource?, keyCount: Int) {
         self.result = result
         self.keySource = keySource
         self.keyCount = keyCount

@@ -1,5 +1,5 @@
 /// Why a ``JWKSCache`` fetched its provider's key set.
-public enum JWKSFetchReason: String, Sendable, Hashable, CaseIterable {
+package enum JWKSFetchReason: String, Sendable, Hashable, CaseIterable {
     /// Nothing was cached yet.
     case cold
     /// A token named a key the cached set does not have.
@@ -9,7 +9,7 @@ public enum JWKSFetchReason: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What a ``JWKSCache`` reports about its fetches, for metrics. Called on the cache's actor: keep it quick.
-public protocol JWKSCacheObserver: Sendable {
+package protocol JWKSCacheObserver: Sendable {
     /// A fetch of the key set started.
     func jwksFetchStarted(reason: JWKSFetchReason)
     /// An older key set was served because a refetch failed (or a failed one is being backed off).
@@ -17,11 +17,11 @@ public protocol JWKSCacheObserver: Sendable {
 }
 
 /// A ``JWKSCacheObserver`` that ignores everything (the default).
-public struct NoJWKSCacheObserver: JWKSCacheObserver {
+package struct NoJWKSCacheObserver: JWKSCacheObserver {
     /// Creates the observer.
-    public init() {}
+    package init() {}
     /// Ignores the fetch.
-    public func jwksFetchStarted(reason: JWKSFetchReason) {}
+    package func jwksFetchStarted(reason: JWKSFetchReason) {}
     /// Ignores the stale read.
-    public func jwksStaleServed() {}
+    package func jwksStaleServed() {}
 }

@@ -7,18 +7,18 @@ import Synchronization
 /// ``TokenCipher`` that seals under the current secret and opens under the current one or any previous one.
 /// A secret dropped from the keyring opens nothing any more. Derived keys are computed once per label and
 /// kept. `description` and reflection never show a secret or a key.
-public final class SecretKeyring: Sendable, CustomStringConvertible, CustomReflectable {
+package final class SecretKeyring: Sendable, CustomStringConvertible, CustomReflectable {
     private let secrets: [[UInt8]]
     private let derived = Mutex<[String: [[UInt8]]]>([:])
 
     /// How many secrets the keyring holds: the current one and the previous ones.
-    public var count: Int { secrets.count }
+    package var count: Int { secrets.count }
 
     /// A keyring sealing under `current` and also opening under each of `previous` (newest first).
     ///
     /// - Throws: ``JOSEError`` `weakKey` naming the secret (`current`, or `previous[i]`) shorter than
     ///   ``TokenCipher/minimumSecretLength`` bytes.
-    public init(current: some Collection<UInt8>, previous: [[UInt8]] = []) throws(JOSEError) {
+    package init(current: some Collection<UInt8>, previous: [[UInt8]] = []) throws(JOSEError) {
         let all = [Array(current)] + previous
         for (index, secret) in all.enumerated() where secret.count < TokenCipher.minimumSecretLength {
             let name = index == 0 ? "the current secret" : "previous secret \(index - 1)"
@@ -33,14 +33,14 @@ public final class SecretKeyring: Sendable, CustomStringConvertible, CustomRefle
     /// A keyring over the UTF-8 bytes of `current` and `previous`.
     ///
     /// - Throws: ``JOSEError`` `weakKey` for a secret shorter than ``TokenCipher/minimumSecretLength`` bytes.
-    public convenience init(current: String, previous: [String] = []) throws(JOSEError) {
+    package convenience init(current: String, previous: [String] = []) throws(JOSEError) {
         try self.init(current: Array(current.utf8), previous: previous.map { Array($0.utf8) })
     }
 
     /// A cipher for the purpose `label` (the HKDF info string): seals under the current secret, opens under any.
     ///
     /// - Throws: ``JOSEError`` `cryptoFailure` when OpenSSL fails to derive a key.
-    public func cipher(label: String = TokenCipher.tokenEncryptionLabel, random: any SecureRandom) throws(JOSEError)
+    package func cipher(label: String = TokenCipher.tokenEncryptionLabel, random: any SecureRandom) throws(JOSEError)
         -> TokenCipher
     {
         TokenCipher(derivedKeys: try keys(label: label), random: random)
@@ -55,8 +55,8 @@ public final class SecretKeyring: Sendable, CustomStringConvertible, CustomRefle
     }
 
     /// `SecretKeyring(N secrets)`; never a secret.
-    public var description: String { "SecretKeyring(\(secrets.count) secrets)" }
+    package var description: String { "SecretKeyring(\(secrets.count) secrets)" }
 
     /// A mirror without children, so `dump` cannot print a secret.
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
 }

@@ -1,10 +1,12 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
-/// Authenticated encryption for secrets kept at rest (provider access and refresh tokens).
+/// Authenticated encryption for secrets kept at rest (provider access and refresh tokens): build one from
+/// the server secret and hand it to a store opener (`SQLiteStores`, `PostgresStores`), which seals and opens
+/// with it.
 ///
 /// AES-256-GCM under a key derived from the server secret (`server.secret`) by HKDF-SHA256 with the info
-/// string `"authflow token encryption v1"` (or another label per purpose) and no salt. Each ``seal(_:associatedData:)`` draws a fresh 12-byte
-/// nonce from the injected ``SecureRandom``. The output is versioned:
+/// string `"authflow token encryption v1"` (or another label per purpose) and no salt. Each seal draws a
+/// fresh 12-byte nonce from the injected ``SecureRandom``. The output is versioned:
 ///
 /// ```
 /// version (1 byte, 0x01) || nonce (12 bytes) || ciphertext || tag (16 bytes)
@@ -13,20 +15,20 @@ public import AuthFlowJSON
 /// The version byte followed by the caller's associated data is authenticated, so a ciphertext opens only
 /// for the row it was sealed for (e.g. `kind|provider|subject`) and only under the same secret.
 ///
-/// Built from a ``SecretKeyring`` it also opens what the keyring's previous secrets sealed (secret rotation);
-/// it always seals under the current one.
+/// Built from a keyring of the current and previous secrets (`server.previous_secrets`) it also opens what
+/// the previous secrets sealed (secret rotation); it always seals under the current one.
 ///
 /// `description` and reflection never show the key.
 public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable {
     /// The format version this code writes (the first byte of every sealed value).
-    public static let formatVersion: UInt8 = 1
+    package static let formatVersion: UInt8 = 1
     /// The shortest accepted secret, in bytes.
     public static let minimumSecretLength = 32
     /// Bytes a sealed value adds to its plaintext: version, nonce and tag.
-    public static let overhead = 1 + AESGCM.nonceLength + AESGCM.tagLength
+    package static let overhead = 1 + AESGCM.nonceLength + AESGCM.tagLength
 
     /// The HKDF info label of the token-encryption key.
-    public static let tokenEncryptionLabel = "authflow token encryption v1"
+    package static let tokenEncryptionLabel = "authflow token encryption v1"
 
     /// The derived keys, the current secret's first (the only one that seals).
     private let keys: [[UInt8]]
@@ -44,7 +46,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     ///   - label: the HKDF info string; each use of the secret gets its own label, so a value sealed for
     ///     one purpose never opens for another (default ``tokenEncryptionLabel``).
     /// - Throws: ``JOSEError`` `weakKey` for a short secret, `cryptoFailure` when OpenSSL fails.
-    public init(
+    package init(
         secret: some Collection<UInt8>, random: any SecureRandom, label: String = TokenCipher.tokenEncryptionLabel
     ) throws(JOSEError) {
         let key = try Self.deriveKey(secret, label: label)
@@ -91,7 +93,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// Encrypts `plaintext`, binding it to `associatedData` (which is authenticated, not encrypted).
     ///
     /// - Throws: ``JOSEError`` `cryptoFailure` when OpenSSL fails or the random source returns too few bytes.
-    public func seal(_ plaintext: some Collection<UInt8>, associatedData: some Collection<UInt8>) throws(JOSEError)
+    package func seal(_ plaintext: some Collection<UInt8>, associatedData: some Collection<UInt8>) throws(JOSEError)
         -> [UInt8]
     {
         let nonce = random.bytes(AESGCM.nonceLength)
@@ -133,7 +135,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     ///
     /// - Throws: ``JOSEError`` `invalidCiphertext` when the bytes are too short or of an unknown version;
     ///   `decryptionFailed` when they were altered, sealed for other associated data, or under another secret.
-    public func open(_ sealed: some Collection<UInt8>, associatedData: some Collection<UInt8>) throws(JOSEError)
+    package func open(_ sealed: some Collection<UInt8>, associatedData: some Collection<UInt8>) throws(JOSEError)
         -> [UInt8]
     {
         try Self.withBytes(sealed) { sealed throws(JOSEError) in
@@ -170,13 +172,13 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// A keyed digest of `message` for looking a sealed value up without storing it in clear: HMAC-SHA256
     /// under a subkey derived from the encryption key for `purpose` (HMAC-SHA256 of the purpose), so the
     /// digest is only computable with the secret and differs per purpose.
-    public func keyedDigest(_ message: some Collection<UInt8>, purpose: String) -> [UInt8] {
+    package func keyedDigest(_ message: some Collection<UInt8>, purpose: String) -> [UInt8] {
         Self.keyedDigest(message, purpose: purpose, key: key)
     }
 
     /// ``keyedDigest(_:purpose:)`` under every key, the current secret's first: a lookup by digest tries each,
     /// so a value indexed before a rotation is still found.
-    public func keyedDigests(_ message: some Collection<UInt8>, purpose: String) -> [[UInt8]] {
+    package func keyedDigests(_ message: some Collection<UInt8>, purpose: String) -> [[UInt8]] {
         let message = Array(message)
         return keys.map { Self.keyedDigest(message, purpose: purpose, key: $0) }
     }
@@ -205,8 +207,8 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
 
 extension ErrorCode where Domain == JOSEError {
     /// Sealed data is too short or has an unknown format version (``TokenCipher``).
-    public static let invalidCiphertext = JOSEError.Code(rawValue: "invalid_ciphertext")
+    package static let invalidCiphertext = JOSEError.Code(rawValue: "invalid_ciphertext")
     /// Sealed data does not authenticate: altered, bound to other associated data, or sealed under another
     /// secret (``TokenCipher``).
-    public static let decryptionFailed = JOSEError.Code(rawValue: "decryption_failed")
+    package static let decryptionFailed = JOSEError.Code(rawValue: "decryption_failed")
 }

@@ -24,5 +24,5 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
 extension ErrorCode where Domain == JSONError {
     /// Bytes are not strict RFC 8259 JSON: bad syntax or UTF-8, a duplicate member name, nesting deeper
     /// than 64, or data after the value.
-    public static var invalidJSON: Self { Self(rawValue: "invalid_json") }
+    package static var invalidJSON: Self { Self(rawValue: "invalid_json") }
 }

@@ -25,11 +25,19 @@ public struct CapabilityMatrix: Sendable, Hashable {
     ///   - storesTokens: whether the deployment keeps provider tokens (`authflow serve` does); enables the
     ///     refresh-token advisory.
     ///   - options: the `OAuthFlow.Options` the flow runs with (the client-secret JWT lifetime is reported).
-    ///   - access: the server's access rules (`server.access`): an unqualified group or role rule among several
-    ///     providers is advised on every row (`AccessRules.unqualifiedRuleAdvice(configured:)`).
     public init(
         providers: [ResolvedProvider], source: String? = nil, storesTokens: Bool = true,
-        options: OAuthFlow.Options = .init(), access: AccessRules = AccessRules()
+        options: OAuthFlow.Options = .init()
+    ) {
+        self.init(
+            providers: providers, source: source, storesTokens: storesTokens, options: options, access: AccessRules())
+    }
+
+    /// Builds the matrix of `providers` with the server's access rules (`server.access`): an unqualified group
+    /// or role rule among several providers is advised on every row (`AccessRules.unqualifiedRuleAdvice(configured:)`).
+    package init(
+        providers: [ResolvedProvider], source: String? = nil, storesTokens: Bool = true,
+        options: OAuthFlow.Options = .init(), access: AccessRules
     ) {
         let accessAdvice = access.unqualifiedRuleAdvice(configured: providers.map(\.name))
         rows = providers.map {

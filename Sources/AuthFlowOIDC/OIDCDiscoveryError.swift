@@ -32,20 +32,20 @@ public struct OIDCDiscoveryError: Error, Sendable, Equatable, CustomStringConver
 extension ErrorCode where Domain == OIDCDiscoveryError {
     /// The configured issuer is not an absolute `https://` URL (or `http://` on a loopback host) without
     /// query or fragment.
-    public static var invalidIssuer: Self { Self(rawValue: "invalid_issuer") }
+    package static var invalidIssuer: Self { Self(rawValue: "invalid_issuer") }
     /// The discovery document could not be fetched (timeout, connection or TLS failure).
-    public static var unreachable: Self { Self(rawValue: "discovery_unreachable") }
+    package static var unreachable: Self { Self(rawValue: "discovery_unreachable") }
     /// The discovery endpoint answered with a status other than 200.
-    public static var unexpectedStatus: Self { Self(rawValue: "discovery_unexpected_status") }
+    package static var unexpectedStatus: Self { Self(rawValue: "discovery_unexpected_status") }
     /// The body is not a JSON object, is too large, or a member has the wrong type.
-    public static var invalidDocument: Self { Self(rawValue: "invalid_discovery_document") }
+    package static var invalidDocument: Self { Self(rawValue: "invalid_discovery_document") }
     /// The document's `issuer` differs from the configured issuer (OpenID Connect Discovery §4.3).
-    public static var issuerMismatch: Self { Self(rawValue: "issuer_mismatch") }
+    package static var issuerMismatch: Self { Self(rawValue: "issuer_mismatch") }
     /// A member the authorization-code flow needs is absent.
-    public static var missingMetadata: Self { Self(rawValue: "missing_metadata") }
+    package static var missingMetadata: Self { Self(rawValue: "missing_metadata") }
     /// An endpoint is not `https://` (or `http://` on a loopback host), or has a fragment.
-    public static var insecureEndpoint: Self { Self(rawValue: "insecure_endpoint") }
+    package static var insecureEndpoint: Self { Self(rawValue: "insecure_endpoint") }
     /// The issuer offers nothing AuthFlow can use: no `code` response type, no asymmetric id_token
     /// algorithm, or no static-secret client authentication.
-    public static var unsupportedMetadata: Self { Self(rawValue: "unsupported_metadata") }
+    package static var unsupportedMetadata: Self { Self(rawValue: "unsupported_metadata") }
 }

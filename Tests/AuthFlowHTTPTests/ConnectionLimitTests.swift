@@ -126,7 +126,7 @@ struct ConnectionLimitTests {
 
     @Test func takesTheClientAddressFromForwardedForOnlyFromATrustedProxy() async throws {
         let trusted = try #require(IPNetwork(parsing: "127.0.0.2/32"))
-        let (server, port) = try Self.server(.init(trustedProxies: [trusted]))
+        let (server, port) = try Self.server(HTTPServer.Configuration().trusting([trusted]))
         defer { Task { await server.stop() } }
         let proxied = try #require(RawClient(from: "127.0.0.2", port: port))
         proxied.write("GET /who HTTP/1.0\r\nX-Forwarded-For: 203.0.113.9, 198.51.100.7\r\n\r\n")
@@ -141,7 +141,7 @@ struct ConnectionLimitTests {
     @Test func aTrustedProxyIsExemptFromThePerClientCap() async throws {
         let trusted = try #require(IPNetwork(parsing: "127.0.0.2"))
         let (server, port) = try Self.server(
-            .init(requestTimeout: 30, maxConnectionsPerClient: 2, trustedProxies: [trusted]))
+            HTTPServer.Configuration(requestTimeout: 30, maxConnectionsPerClient: 2).trusting([trusted]))
         defer { Task { await server.stop() } }
         let held = (0..<5).compactMap { _ in RawClient(from: "127.0.0.2", port: port) }
         for client in held { client.write("GET /who HTTP/1.1\r\nHost: x\r\n") }

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowBrowserTestSupport
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowSandbox

@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowBrowserTestSupport
 import AuthFlowCurl
 import AuthFlowDemo
 import AuthFlowDeployment

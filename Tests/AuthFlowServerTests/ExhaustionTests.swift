@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowBrowserTestSupport
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowSandbox
@@ -200,7 +201,7 @@ import Testing
                 httpClient: CurlHTTPClient(), clock: app.clock)
             let proxy = try #require(IPNetwork(parsing: "127.0.0.1"))
             let http = HTTPServer(
-                configuration: .init(trustedProxies: [proxy]), routePolicy: server.routePolicy,
+                configuration: HTTPServer.Configuration().trusting([proxy]), routePolicy: server.routePolicy,
                 handler: server.handle)
             let port = try http.start()
             defer { Task { await http.stop() } }

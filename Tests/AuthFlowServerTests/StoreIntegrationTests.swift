@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowBrowserTestSupport
 import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE

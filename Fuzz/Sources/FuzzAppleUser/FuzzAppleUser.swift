@@ -25,7 +25,7 @@ public func fuzzAppleUser(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
             fatalError("a name with U+FFFD was accepted")
         }
     } catch {
-        if error.code != .invalidUserField { fatalError("unexpected error code \(error.code)") }
+        if error.code != "invalid_user_field" { fatalError("unexpected error code \(error.code)") }
     }
     return 0
 }

@@ -1,5 +1,5 @@
 /// What a completed sign-in does to the accounts, as ``AccountRules/decide(_:)`` finds it.
-public enum AccountDecision: Sendable, Hashable {
+package enum AccountDecision: Sendable, Hashable {
     /// The identity already has a user: it signs in as that user, its stored profile updated.
     case update
     /// A new user is created holding the identity.

@@ -1,22 +1,22 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 /// Why account resolution refused a completed sign-in (``AccountDecision/refuse(_:)``): a stable code, a
 /// message saying what was expected and what was found, and the HTTP status a server answers with.
-public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code.
-    public typealias Code = ErrorCode<AccountRefusal>
+    package typealias Code = ErrorCode<AccountRefusal>
 
     /// The stable code.
-    public let code: Code
+    package let code: Code
     /// What was expected and what was found; never an email address or another bound value.
-    public let message: String
+    package let message: String
     /// The HTTP status for the refusal (401 for `not_signed_in`, 403 otherwise).
-    public let statusHint: Int
+    package let statusHint: Int
     /// The provider the refusal names, where the refusal is about its identity.
-    public let provider: String?
+    package let provider: String?
 
     /// Creates a refusal.
-    public init(_ code: Code, _ message: String, statusHint: Int, provider: String? = nil) {
+    package init(_ code: Code, _ message: String, statusHint: Int, provider: String? = nil) {
         self.code = code
         self.message = message
         self.statusHint = statusHint
@@ -24,27 +24,27 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// `code: message`, safe to log.
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 
     /// `account_exists` (403): the identity belongs to a user it may not be given to.
-    public static func accountExists(provider: String?) -> AccountRefusal {
+    package static func accountExists(provider: String?) -> AccountRefusal {
         AccountRefusal(
             .accountExists, "expected an identity without a user (or already this user's), found one that has a user",
             statusHint: 403, provider: provider)
     }
 
     /// `signup_disabled` (403): sign-up is off and the identity is new.
-    public static let signupDisabled = AccountRefusal(
+    package static let signupDisabled = AccountRefusal(
         .signupDisabled, "expected an identity that already has a user, found a new one (server.signup is false)",
         statusHint: 403)
 
     /// `identity_disabled` (403): the identity is disabled.
-    public static let identityDisabled = AccountRefusal(
+    package static let identityDisabled = AccountRefusal(
         .identityDisabled, "expected an identity that may sign in, found one that is disabled", statusHint: 403)
 
     /// `invalid_subject` (403): the subject `provider` vouched for is not one an identity may be keyed by;
     /// `found` says how (never the subject itself).
-    public static func invalidSubject(provider: String?, found: String) -> AccountRefusal {
+    package static func invalidSubject(provider: String?, found: String) -> AccountRefusal {
         AccountRefusal(
             .invalidSubject,
             "expected a provider subject of 1 to \(AccountRules.maximumSubjectBytes) bytes without control, line "
@@ -53,14 +53,14 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// `not_signed_in` (401): a link completed without a signed-in user.
-    public static func notSignedIn(provider: String?) -> AccountRefusal {
+    package static func notSignedIn(provider: String?) -> AccountRefusal {
         AccountRefusal(
             .notSignedIn, "expected a signed-in session to link to, found none", statusHint: 401, provider: provider)
     }
 
     /// `link_not_authorised` (403): the session that a link would join was presented by a credential that
     /// cannot authorise a link (``LinkAuthority/ambientCookie``).
-    public static func linkNotAuthorised(provider: String?) -> AccountRefusal {
+    package static func linkNotAuthorised(provider: String?) -> AccountRefusal {
         AccountRefusal(
             .linkNotAuthorised,
             "expected a link authorised by a bearer token, the sign-in's flow cookie or a same-origin request, "
@@ -70,16 +70,16 @@ public struct AccountRefusal: Error, Sendable, Hashable, CustomStringConvertible
 
 extension ErrorCode where Domain == AccountRefusal {
     /// The identity already has a user (for `register`, or another user's for `link`).
-    public static var accountExists: Self { Self(rawValue: "account_exists") }
+    package static var accountExists: Self { Self(rawValue: "account_exists") }
     /// A new identity would need a new user and sign-up is off.
-    public static var signupDisabled: Self { Self(rawValue: "signup_disabled") }
+    package static var signupDisabled: Self { Self(rawValue: "signup_disabled") }
     /// The identity has been disabled and may not sign in.
-    public static var identityDisabled: Self { Self(rawValue: "identity_disabled") }
+    package static var identityDisabled: Self { Self(rawValue: "identity_disabled") }
     /// A `link` sign-in completed without a signed-in user to link to.
-    public static var notSignedIn: Self { Self(rawValue: "not_signed_in") }
+    package static var notSignedIn: Self { Self(rawValue: "not_signed_in") }
     /// A `link` whose signed-in user was established by a credential that cannot authorise it (a session
     /// cookie that nothing else shows to be the user's own request).
-    public static var linkNotAuthorised: Self { Self(rawValue: "link_not_authorised") }
+    package static var linkNotAuthorised: Self { Self(rawValue: "link_not_authorised") }
     /// The provider's subject cannot key an identity: empty, too long, or holding a control character.
-    public static var invalidSubject: Self { Self(rawValue: "invalid_subject") }
+    package static var invalidSubject: Self { Self(rawValue: "invalid_subject") }
 }

@@ -1,5 +1,5 @@
 /// Why ``AccountResolver/resolve(_:signedInUser:linkAuthority:name:tokens:)`` did not resolve an account.
-public enum AccountResolutionError: Error, Sendable, Equatable {
+package enum AccountResolutionError: Error, Sendable, Equatable {
     /// The rules refused the sign-in.
     case refused(AccountRefusal)
     /// The account store failed while doing what `while` says (e.g. "link the identity").

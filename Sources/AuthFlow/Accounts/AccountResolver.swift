@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 /// The thin driver of account resolution: reads what an ``AccountStore`` holds for a completed sign-in, asks
 /// ``AccountRules/decide(_:)`` and applies the decision, storing the sign-in's tokens in the same transaction
@@ -7,23 +7,23 @@ public import AuthFlowJOSE
 /// A `create` that another sign-in of the same identity won meanwhile (the store refuses a second user for
 /// it) is decided once more from the stores as they are then, so the first sign-in's race ends signed in as
 /// the winner's user.
-public struct AccountResolver: Sendable {
+package struct AccountResolver: Sendable {
     /// What the decision applied and the identity as stored afterwards.
-    public struct Outcome: Sendable, Hashable {
+    package struct Outcome: Sendable, Hashable {
         /// The decision applied (``AccountDecision/update``, ``AccountDecision/create`` or a link).
-        public let decision: AccountDecision
+        package let decision: AccountDecision
         /// The identity as stored afterwards, with its user.
-        public let identity: LinkedIdentity
+        package let identity: LinkedIdentity
     }
 
     /// The store read and written.
-    public let accounts: any AccountStore
+    package let accounts: any AccountStore
     /// The sign-up and linking rules.
-    public let rules: AccountRules
+    package let rules: AccountRules
     let random: any SecureRandom
 
     /// Creates a driver over `accounts`; `random` makes the ids of new users.
-    public init(accounts: any AccountStore, rules: AccountRules, random: any SecureRandom = SystemRandom()) {
+    package init(accounts: any AccountStore, rules: AccountRules, random: any SecureRandom = SystemRandom()) {
         self.accounts = accounts
         self.rules = rules
         self.random = random
@@ -40,7 +40,7 @@ public struct AccountResolver: Sendable {
     /// - Throws: ``AccountResolutionError``: `invalid_subject` before any store is read for a subject that
     ///   `AccountRules.subjectRefusal(_:)` refuses; a store's `identity_already_linked` is refused as
     ///   `account_exists`.
-    public func resolve(
+    package func resolve(
         _ result: SignInResult, signedInUser: UserID?, linkAuthority: LinkAuthority = .flowBoundCookie,
         name: String?, tokens: StoredTokens
     ) async throws(AccountResolutionError) -> Outcome {

@@ -14,17 +14,17 @@
 ///
 /// A `create` that lost a race to another sign-in of the same identity is decided again with
 /// ``AccountSituation/lostCreateRace``: the winner's user signs in, or `account_exists` when it cannot be read.
-public struct AccountRules: Sendable, Hashable {
+package struct AccountRules: Sendable, Hashable {
     /// Whether a new identity may create a user (`server.signup`).
-    public var signup: Bool
+    package var signup: Bool
     /// Which providers' verified emails may link a first sign-in to an existing user.
-    public var linkByVerifiedEmail: EmailLinkPolicy
+    package var linkByVerifiedEmail: EmailLinkPolicy
     /// The providers (by configured name) whose stored verified emails a new sign-in may link to: configured,
     /// and whose plugin vouches for addresses (not ``EmailLinkability/never(reason:)``).
-    public var vouchingProviders: Set<String>
+    package var vouchingProviders: Set<String>
 
     /// Creates rules.
-    public init(signup: Bool, linkByVerifiedEmail: EmailLinkPolicy = .off, vouchingProviders: Set<String> = []) {
+    package init(signup: Bool, linkByVerifiedEmail: EmailLinkPolicy = .off, vouchingProviders: Set<String> = []) {
         self.signup = signup
         self.linkByVerifiedEmail = linkByVerifiedEmail
         self.vouchingProviders = vouchingProviders
@@ -55,7 +55,7 @@ public struct AccountRules: Sendable, Hashable {
 
     /// The email whose holders the decision needs (``AccountSituation/usersWithEmail``), or `nil` when it
     /// needs none: a login of a new identity whose linkable email the policy lets link.
-    public func emailToMatch(_ situation: AccountSituation) -> String? {
+    package func emailToMatch(_ situation: AccountSituation) -> String? {
         guard situation.intent == .login, situation.storedIdentity == nil, !situation.lostCreateRace,
             situation.emailLinkable, linkByVerifiedEmail.allows(provider: situation.provider)
         else { return nil }
@@ -63,7 +63,7 @@ public struct AccountRules: Sendable, Hashable {
     }
 
     /// Decides what the sign-in does to the accounts.
-    public func decide(_ situation: AccountSituation) -> AccountDecision {
+    package func decide(_ situation: AccountSituation) -> AccountDecision {
         switch situation.intent {
         case .login:
             if let stored = situation.storedIdentity {

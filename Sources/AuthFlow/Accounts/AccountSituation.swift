@@ -1,31 +1,31 @@
 /// What account resolution decides from: the sign-in and what the stores hold for it.
 ///
 /// ``AccountResolver`` fills it from an ``AccountStore``; ``AccountRules/decide(_:)`` reads nothing else.
-public struct AccountSituation: Sendable, Hashable {
+package struct AccountSituation: Sendable, Hashable {
     /// Login, register or link.
-    public var intent: SignInIntent
+    package var intent: SignInIntent
     /// The configured name of the provider that signed in.
-    public var provider: String
+    package var provider: String
     /// The identity as stored (its user and whether it is disabled), or `nil` when it has no user yet.
-    public var storedIdentity: LinkedIdentity?
+    package var storedIdentity: LinkedIdentity?
     /// The user signed in in this browser or app; only a `link` reads it.
-    public var signedInUser: UserID?
+    package var signedInUser: UserID?
     /// What established ``signedInUser``; only a `link` reads it.
-    public var linkAuthority: LinkAuthority
+    package var linkAuthority: LinkAuthority
     /// The sign-in's email, if any.
-    public var email: String?
+    package var email: String?
     /// Whether the provider's plugin vouches for ``email`` as linkable (``VerifiedIdentity/emailLinkable``):
     /// verified, not a private relay address, from a provider that checks addresses.
-    public var emailLinkable: Bool
+    package var emailLinkable: Bool
     /// The users the store found holding ``email`` (it may narrow loosely: only exact matches through a
     /// trusted identity count). Read only when ``AccountRules/emailToMatch(_:)`` asks for them.
-    public var usersWithEmail: [UserAccount]
+    package var usersWithEmail: [UserAccount]
     /// `true` when this sign-in's `create` lost to another one creating a user for the same identity at the
     /// same time (the store refused a second user for it), and the stores were read again.
-    public var lostCreateRace: Bool
+    package var lostCreateRace: Bool
 
     /// Creates a situation.
-    public init(
+    package init(
         intent: SignInIntent, provider: String, storedIdentity: LinkedIdentity?, signedInUser: UserID? = nil,
         linkAuthority: LinkAuthority = .flowBoundCookie, email: String? = nil, emailLinkable: Bool = false,
         usersWithEmail: [UserAccount] = [], lostCreateRace: Bool = false

@@ -3,7 +3,7 @@
 /// A session cookie is ambient: a browser sends it with a request another site makes it send. A link may be
 /// authorised by it only where something else proves the request is the user's own: the sign-in's flow
 /// cookie (a web link, whose intent was sealed in this browser at its start) or the server's same-origin check.
-public enum LinkAuthority: String, Sendable, Hashable, CaseIterable {
+package enum LinkAuthority: String, Sendable, Hashable, CaseIterable {
     /// A web sign-in begun with `GET {prefix}/{provider}/link`: its intent and state are sealed in the flow
     /// cookie of the browser whose session it joins.
     case flowBoundCookie = "flow_bound_cookie"
@@ -15,5 +15,5 @@ public enum LinkAuthority: String, Sendable, Hashable, CaseIterable {
     case ambientCookie = "ambient_cookie"
 
     /// Whether this authority may authorise a link.
-    public var authorisesLink: Bool { self != .ambientCookie }
+    package var authorisesLink: Bool { self != .ambientCookie }
 }

@@ -25,9 +25,9 @@ public struct BrowserBindingError: Error, Sendable, Equatable, CustomStringConve
 
 extension ErrorCode where Domain == BrowserBindingError {
     /// The request carries two flow cookies for one sign-in.
-    public static var duplicateCookie: Self { Self(rawValue: "duplicate_cookie") }
+    package static var duplicateCookie: Self { Self(rawValue: "duplicate_cookie") }
     /// The flow record could not be sealed into its cookie.
-    public static var flowCookieUnavailable: Self { Self(rawValue: "flow_cookie_unavailable") }
+    package static var flowCookieUnavailable: Self { Self(rawValue: "flow_cookie_unavailable") }
     /// A callback is larger than the bounce page re-POSTs, or its body is not a form.
-    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
+    package static var invalidRequest: Self { Self(rawValue: "invalid_request") }
 }

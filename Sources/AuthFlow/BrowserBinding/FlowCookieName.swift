@@ -1,5 +1,5 @@
 import AuthFlowJOSE
-public import Foundation
+package import Foundation
 
 /// The names and attributes of flow cookies: one cookie per sign-in in progress, named
 /// `authflow_flow_PROVIDER.DIGEST.SECONDS` (`__Host-authflow_flow_…` when secure), where `DIGEST` is 8
@@ -10,34 +10,34 @@ public import Foundation
 /// Every flow cookie is `Path=/; HttpOnly; SameSite=Lax`, plus `Secure` when ``secure``. The `__Host-` prefix
 /// makes browsers refuse the cookie unless it is `Secure`, host-only and `Path=/`, so a sibling subdomain
 /// cannot set one.
-public struct FlowCookieName: Sendable, Hashable {
+package struct FlowCookieName: Sendable, Hashable {
     /// Whether the cookies carry `Secure` (and the `__Host-` prefix).
-    public let secure: Bool
+    package let secure: Bool
     /// The start of every flow cookie's name.
-    public let prefix: String
+    package let prefix: String
 
     /// The naming for cookies that are `secure` (over https) or not (plain-http development on a loopback host).
-    public init(secure: Bool) {
+    package init(secure: Bool) {
         self.secure = secure
         prefix = secure ? "__Host-authflow_flow_" : "authflow_flow_"
     }
 
     /// The name of the flow cookie of the sign-in with `provider` whose state is `state`, begun at `createdAt`:
     /// ``stem(state:provider:)`` then the start's time in whole seconds since 1970.
-    public func name(state: String, provider: String, createdAt: Date) -> String {
+    package func name(state: String, provider: String, createdAt: Date) -> String {
         let seconds = createdAt.timeIntervalSince1970
         let whole = seconds.isFinite ? Int64(max(0, min(seconds.rounded(.down), 9_999_999_999))) : 0
         return stem(state: state, provider: provider) + String(whole)
     }
 
     /// The name of `record`'s flow cookie.
-    public func name(of record: FlowRecord) -> String {
+    package func name(of record: FlowRecord) -> String {
         name(state: record.state, provider: record.provider, createdAt: record.createdAt)
     }
 
     /// The start of the flow cookie names of the sign-in with `provider` whose state is `state`: the prefix, the
     /// provider, `.`, 8 base64url characters of a digest of the state and `.`.
-    public func stem(state: String, provider: String) -> String {
+    package func stem(state: String, provider: String) -> String {
         var input: [UInt8] = []
         input.reserveCapacity(26 + state.utf8.count)
         input.append(contentsOf: "authflow flow-cookie name ".utf8)
@@ -49,7 +49,7 @@ public struct FlowCookieName: Sendable, Hashable {
     /// The provider and the start time (seconds since 1970) that a flow cookie's name says, or `nil` when
     /// `name` is not of ``name(state:provider:createdAt:)``'s form. Nothing of it is trusted until the cookie
     /// opens: a start only uses it to choose which cookies to clear.
-    public func parts(_ name: String) -> (provider: String, createdAt: Int64)? {
+    package func parts(_ name: String) -> (provider: String, createdAt: Int64)? {
         let skip = prefix.utf8.count
         guard name.hasPrefix(prefix) else { return nil }
         var name = name
@@ -72,7 +72,7 @@ public struct FlowCookieName: Sendable, Hashable {
 
     /// `Set-Cookie` for the flow cookie `name` holding `value` for `maxAge` seconds:
     /// `name=value; Path=/; Max-Age=…; HttpOnly; SameSite=Lax`, then `; Secure` when ``secure``.
-    public func setCookie(name: String, value: String, maxAge: Int) -> String {
+    package func setCookie(name: String, value: String, maxAge: Int) -> String {
         let age = String(maxAge)
         var text = ""
         text.reserveCapacity(name.utf8.count + value.utf8.count + age.utf8.count + 56)
@@ -86,7 +86,7 @@ public struct FlowCookieName: Sendable, Hashable {
     }
 
     /// `Set-Cookie` that removes the flow cookie `name`.
-    public func clearedCookie(name: String) -> String {
+    package func clearedCookie(name: String) -> String {
         setCookie(name: name, value: "", maxAge: 0)
     }
 }

@@ -2,7 +2,7 @@ public import AuthFlowHTTP
 import AuthFlowJOSE
 
 /// The browser binding of sign-ins: each sign-in in progress carries its ``FlowRecord`` sealed (AES-256-GCM,
-/// ``FlowRecordSeal``) in a flow cookie of its own (``FlowCookieName``), so starting a sign-in stores nothing,
+/// ``FlowRecordSeal``) in a flow cookie of its own (named for its state, provider and start), so starting a sign-in stores nothing,
 /// several sign-ins run side by side (two tabs, a login then a link), and a callback completes only in the
 /// browser that began it: ``SignIn/complete(provider:method:parameters:flowRecord:onUnverifiedProfile:)``
 /// refuses a callback without the record it opened (`browser_binding_mismatch`).
@@ -23,20 +23,21 @@ public struct FlowCookies: Sendable {
     /// The most flow cookies a browser keeps at once.
     public static let maximumLive = 4
     /// The most flow cookies of a request looked at when choosing which to drop.
-    public static let maximumExamined = 16
+    package static let maximumExamined = 16
 
     /// The seal of the flow records.
-    public let seal: FlowRecordSeal
+    package let seal: FlowRecordSeal
     /// The cookies' names and attributes.
-    public let naming: FlowCookieName
+    package let naming: FlowCookieName
 
-    /// Flow cookies sealed with `seal`; `secure` for an app served over https (see ``FlowCookieName``).
+    /// Flow cookies sealed with `seal`; `secure` for an app served over https (`__Host-` names and `Secure`),
+    /// `false` only for plain-http development on a loopback host.
     public init(seal: FlowRecordSeal, secure: Bool) {
         self.init(seal: seal, naming: FlowCookieName(secure: secure))
     }
 
     /// Flow cookies sealed with `seal` and named by `naming`.
-    public init(seal: FlowRecordSeal, naming: FlowCookieName) {
+    package init(seal: FlowRecordSeal, naming: FlowCookieName) {
         self.seal = seal
         self.naming = naming
     }
@@ -72,7 +73,7 @@ public struct FlowCookies: Sendable {
     /// The name and value of the request's flow cookie for the sign-in with `provider` whose state is `state`.
     ///
     /// - Throws: ``BrowserBindingError`` `duplicate_cookie` (400) when there are two.
-    public func cookie(in request: HTTPServerRequest, state: String, provider: String) throws(BrowserBindingError)
+    package func cookie(in request: HTTPServerRequest, state: String, provider: String) throws(BrowserBindingError)
         -> (name: String, value: String)?
     {
         guard !state.isEmpty, state.utf8.count <= 512 else { return nil }
@@ -94,8 +95,13 @@ public struct FlowCookies: Sendable {
         return found
     }
 
+    /// The `Set-Cookie` header value that clears `record`'s flow cookie, once its sign-in is done.
+    public func clearedCookie(for record: FlowRecord) -> String {
+        naming.clearedCookie(name: naming.name(of: record))
+    }
+
     /// Whether the request carries a flow cookie named for `state` and `provider`, whether or not it opens.
-    public func isPresent(in request: HTTPServerRequest, state: String, provider: String) -> Bool {
+    package func isPresent(in request: HTTPServerRequest, state: String, provider: String) -> Bool {
         guard !state.isEmpty, state.utf8.count <= 512 else { return false }
         let stem = naming.stem(state: state, provider: provider)
         return request.cookieNames().contains { $0.hasPrefix(stem) }
@@ -103,24 +109,24 @@ public struct FlowCookies: Sendable {
 
     /// The refusal's message when the browser sent the flow cookie named for the callback's state but it did
     /// not open: most often an instance with another secret sealed it.
-    public static let unopenedMessage =
+    package static let unopenedMessage =
         "expected the flow cookie of the browser that began this sign-in, found one that does not open here "
         + "(sealed under another server.secret, not in server.previous_secrets here, as by an instance with a "
         + "different secret or another serve --sandbox, or for another provider's callback, or altered)"
 
     /// A flow cookie of a request, as its name describes it (nothing of it trusted until it opens).
-    public struct Held: Sendable, Hashable {
+    package struct Held: Sendable, Hashable {
         /// The cookie's name.
-        public let name: String
+        package let name: String
         /// The provider the name says; `nil` when the name is not of the flow cookie form.
-        public let provider: String?
+        package let provider: String?
         /// The start time the name says, in seconds since 1970; `Int64.min` when the name is not of the form.
-        public let createdAt: Int64
+        package let createdAt: Int64
     }
 
     /// The request's flow cookies (each name once, at most ``maximumExamined`` of them first in name order, then
     /// the others), read from their names in one pass over the `Cookie` headers.
-    public func held(in request: HTTPServerRequest) -> (examined: [Held], others: [String]) {
+    package func held(in request: HTTPServerRequest) -> (examined: [Held], others: [String]) {
         // A set: a request may carry hundreds of cookie names, and each is looked at once.
         var names = Array(Set(request.cookieNames().filter { $0.hasPrefix(naming.prefix) }))
         names.sort()
@@ -133,12 +139,12 @@ public struct FlowCookies: Sendable {
 
     /// The record of this browser's newest flow cookie for `provider` that opens, trying the newest first (by
     /// the time its name says); `nil` when there is none.
-    public func newestRecord(in request: HTTPServerRequest, provider: String) -> FlowRecord? {
+    package func newestRecord(in request: HTTPServerRequest, provider: String) -> FlowRecord? {
         newestRecord(in: request, held: held(in: request).examined, provider: provider)
     }
 
     /// ``newestRecord(in:provider:)`` over the request's flow cookies `held` read already.
-    public func newestRecord(in request: HTTPServerRequest, held: [Held], provider: String) -> FlowRecord? {
+    package func newestRecord(in request: HTTPServerRequest, held: [Held], provider: String) -> FlowRecord? {
         var candidates = held.filter { $0.provider == provider }
         candidates.sort { ($0.createdAt, $0.name) > ($1.createdAt, $1.name) }
         for candidate in candidates {
@@ -159,7 +165,7 @@ public struct FlowCookies: Sendable {
     }
 
     /// ``evictions(in:providers:)`` over the request's flow cookies read already.
-    public func evictions(_ held: (examined: [Held], others: [String]), providers: [String]) -> [String] {
+    package func evictions(_ held: (examined: [Held], others: [String]), providers: [String]) -> [String] {
         guard held.examined.count + held.others.count >= Self.maximumLive else { return [] }
         var dropped = held.others
         let keep = Self.maximumLive - 1

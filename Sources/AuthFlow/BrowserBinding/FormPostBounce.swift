@@ -8,7 +8,7 @@ import Foundation
 /// A browser does not send Lax cookies with a cross-site POST, so Apple's callback arrives without the flow
 /// cookie. Instead of weakening the cookie to `SameSite=None`, answer that first arrival with ``response(action:fields:formTargets:style:)``:
 /// an auto-submitting form that POSTs the same fields to the same callback path, plus the marker field
-/// ``markerField``. That second POST is same-origin, so the browser attaches the flow cookie and the binding
+/// `authflow_bounce`. That second POST is same-origin, so the browser attaches the flow cookie and the binding
 /// check runs as for any provider. A second arrival still without the cookie is refused
 /// (`browser_binding_mismatch`); the page consumes nothing, so the state stays single-use.
 ///
@@ -17,24 +17,24 @@ import Foundation
 /// script (by hash), is never cached, sends no referrer and cannot be framed.
 public enum FormPostBounce {
     /// The form field that marks a re-POSTed callback.
-    public static let markerField = "authflow_bounce"
+    package static let markerField = "authflow_bounce"
     /// The most fields re-POSTed; a callback with more is refused.
-    public static let maximumFields = 32
+    package static let maximumFields = 32
     /// The most body bytes re-POSTed; a larger callback body is refused.
-    public static let maximumBytes = 64 * 1024
+    package static let maximumBytes = 64 * 1024
 
     /// The page's only script: it submits the form.
-    public static let script = "document.getElementById(\"bounce\").submit();"
+    package static let script = "document.getElementById(\"bounce\").submit();"
 
     /// The CSP `script-src` source for ``script``.
-    public static let scriptHash: String = {
+    package static let scriptHash: String = {
         "'sha256-" + Data(Digest.sha256(Array(script.utf8))).base64EncodedString() + "'"
     }()
 
     /// The fields of a callback: the form body of a POST, the query of a GET.
     ///
-    /// - Throws: ``BrowserBindingError`` `invalid_request` (400) for a body over ``maximumBytes``, a body that
-    ///   is not a form, or more than ``maximumFields`` fields.
+    /// - Throws: ``BrowserBindingError`` `invalid_request` (400) for a body over 64 KiB, a body that
+    ///   is not a form, or more than 32 fields.
     public static func callbackFields(_ request: HTTPServerRequest) throws(BrowserBindingError) -> [(String, String)] {
         var fields: [(String, String)]
         if request.method == "POST" {
@@ -60,7 +60,7 @@ public enum FormPostBounce {
     }
 
     /// Whether a callback is answered with the re-POST page rather than completed: a POST not yet bounced
-    /// (no ``markerField``) that arrived cross-site (`Sec-Fetch-Site: cross-site`) or without a flow cookie that
+    /// (no `authflow_bounce` marker) that arrived cross-site (`Sec-Fetch-Site: cross-site`) or without a flow cookie that
     /// opened for its state.
     public static func shouldBounce(request: HTTPServerRequest, fields: [(String, String)], hasFlowRecord: Bool)
         -> Bool
@@ -78,7 +78,7 @@ public enum FormPostBounce {
     }
 
     /// The page re-POSTing `fields` to `action` (the callback's own path); `style` is the page's CSS.
-    public static func page(action: String, fields: [(String, String)], style: String = "") -> String {
+    package static func page(action: String, fields: [(String, String)], style: String = "") -> String {
         var inputs = ""
         for (name, value) in fields where name != markerField {
             inputs += "<input type=\"hidden\" name=\"\(HTML.escape(name))\" value=\"\(HTML.escape(value))\">\n"
@@ -96,7 +96,7 @@ public enum FormPostBounce {
 
     /// The page's Content-Security-Policy; `formTargets` are extra origins the post-sign-in redirect may reach
     /// (form-action covers redirects after a form submission).
-    public static func contentSecurityPolicy(formTargets: [String]) -> String {
+    package static func contentSecurityPolicy(formTargets: [String]) -> String {
         let targets = (["'self'"] + formTargets).joined(separator: " ")
         return "default-src 'none'; script-src \(scriptHash); style-src 'unsafe-inline'; form-action \(targets); "
             + "base-uri 'none'; frame-ancestors 'none'"

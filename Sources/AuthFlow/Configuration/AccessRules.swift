@@ -1,27 +1,27 @@
 /// Who may pass `GET /auth/check` (`server.access`): each list narrows, an empty list allows any, and the
 /// lists apply together (a user must satisfy every non-empty one).
-public struct AccessRules: Sendable, Hashable {
+package struct AccessRules: Sendable, Hashable {
     /// Domains of the verified email, lowercased ASCII (`xn--` for internationalized ones); a subdomain
     /// matches only when listed itself.
-    public var emailDomains: [String]
+    package var emailDomains: [String]
     /// Whole verified emails, compared with the domain lowercased.
-    public var emails: [String]
+    package var emails: [String]
     /// Names of the providers the user signed in with.
-    public var providers: [String]
+    package var providers: [String]
     /// Group rules as written (`NAME` from any provider, `PROVIDER:NAME`,
     /// `PROVIDER/TENANT:NAME`, `*:NAME`): any one of them matching a group the provider placed the user in at
     /// sign-in is enough. A rule that does not parse matches nothing.
-    public var groups: [String] { didSet { groupRules = groups.map { MembershipRule(parsing: $0) } } }
+    package var groups: [String] { didSet { groupRules = groups.map { MembershipRule(parsing: $0) } } }
     /// Role rules, written as ``groups`` and matched against the roles the provider granted (Microsoft's app
     /// `roles`), never against groups.
-    public var roles: [String] { didSet { roleRules = roles.map { MembershipRule(parsing: $0) } } }
+    package var roles: [String] { didSet { roleRules = roles.map { MembershipRule(parsing: $0) } } }
     /// ``groups`` parsed (`nil` for one that does not parse).
     package private(set) var groupRules: [MembershipRule?]
     /// ``roles`` parsed (`nil` for one that does not parse).
     package private(set) var roleRules: [MembershipRule?]
 
     /// Creates rules; give domains as ``normalizedDomain(_:)`` returns them, groups and roles as written.
-    public init(
+    package init(
         emailDomains: [String] = [], emails: [String] = [], providers: [String] = [], groups: [String] = [],
         roles: [String] = []
     ) {
@@ -35,14 +35,14 @@ public struct AccessRules: Sendable, Hashable {
     }
 
     /// Whether every list is empty (everyone signed in passes).
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         emailDomains.isEmpty && emails.isEmpty && providers.isEmpty && groups.isEmpty && roles.isEmpty
     }
 
     /// Whether a user who signed in with `provider` (in `tenant`, for a provider with tenants), whose email is
     /// `email` (pass `nil` when it is not verified: an unverified email matches nothing), whom the provider placed
     /// in `groups` and granted `roles`, satisfies the rules.
-    public func allows(
+    package func allows(
         provider: String, tenant: String? = nil, verifiedEmail email: String?, groups: [String] = [],
         roles: [String] = []
     ) -> Bool {
@@ -68,7 +68,7 @@ public struct AccessRules: Sendable, Hashable {
     /// `domain` lowercased when it is an ASCII host name (letters, digits, `-`, dot-separated non-empty labels of
     /// at most 63 bytes, at most 253 bytes in all); `nil` otherwise, including for any non-ASCII domain (its
     /// IDNA ASCII form, `xn--…`, is what compares).
-    public static func normalizedDomain(_ domain: some StringProtocol) -> String? {
+    package static func normalizedDomain(_ domain: some StringProtocol) -> String? {
         let bytes = Array(domain.utf8)
         guard !bytes.isEmpty, bytes.count <= 253 else { return nil }
         var label = 0
@@ -94,11 +94,11 @@ public struct AccessRules: Sendable, Hashable {
     }
 
     /// Whether `text` has a byte outside ASCII (an internationalized domain not in its `xn--` form).
-    public static func hasNonASCII(_ text: some StringProtocol) -> Bool { text.utf8.contains { $0 >= 0x80 } }
+    package static func hasNonASCII(_ text: some StringProtocol) -> Bool { text.utf8.contains { $0 >= 0x80 } }
 
     /// The local part and lowercased domain of `email`, parsed strictly: exactly one `@`, a non-empty local part
     /// and a domain ``normalizedDomain(_:)`` accepts; `nil` otherwise (`a@evil.com@company.com` has none).
-    public static func parseEmail(_ email: String) -> (local: String, domain: String)? {
+    package static func parseEmail(_ email: String) -> (local: String, domain: String)? {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, let domain = normalizedDomain(parts[1]) else { return nil }
         return (String(parts[0]), domain)

@@ -36,31 +36,31 @@ public struct ConfigurationIssue: Sendable, Hashable, CustomStringConvertible {
 
 extension ErrorCode where Domain == ConfigurationIssue {
     /// The file is not valid YAML, or is refused by the YAML limits (size, aliases, documents).
-    public static var invalidYAML: Self { Self(rawValue: "invalid_yaml") }
+    package static var invalidYAML: Self { Self(rawValue: "invalid_yaml") }
     /// A mapping has the same key twice.
-    public static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
+    package static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
     /// A key the schema does not know (the message suggests the nearest known one).
-    public static var unknownKey: Self { Self(rawValue: "unknown_key") }
+    package static var unknownKey: Self { Self(rawValue: "unknown_key") }
     /// A required key is absent.
-    public static var missingKey: Self { Self(rawValue: "missing_key") }
+    package static var missingKey: Self { Self(rawValue: "missing_key") }
     /// A value has the wrong type (a list where a string belongs, `maybe` for a boolean…).
-    public static var wrongType: Self { Self(rawValue: "wrong_type") }
+    package static var wrongType: Self { Self(rawValue: "wrong_type") }
     /// A value of the right type that is not acceptable.
-    public static var invalidValue: Self { Self(rawValue: "invalid_value") }
+    package static var invalidValue: Self { Self(rawValue: "invalid_value") }
     /// `${VAR}` names an environment variable that is not set, or is malformed.
-    public static var undefinedVariable: Self { Self(rawValue: "undefined_variable") }
+    package static var undefinedVariable: Self { Self(rawValue: "undefined_variable") }
     /// A `*_file` key names a file that cannot be read, or holds the wrong kind of content.
-    public static var unreadableFile: Self { Self(rawValue: "unreadable_file") }
+    package static var unreadableFile: Self { Self(rawValue: "unreadable_file") }
     /// A URL that must be `https://` is not (only loopback hosts may use `http://`).
-    public static var insecureURL: Self { Self(rawValue: "insecure_url") }
+    package static var insecureURL: Self { Self(rawValue: "insecure_url") }
     /// `server.secret` is shorter than 32 bytes.
-    public static var weakSecret: Self { Self(rawValue: "weak_secret") }
+    package static var weakSecret: Self { Self(rawValue: "weak_secret") }
     /// A duration is not written like `8h`, `30m`, `90s` or `1h30m`.
-    public static var invalidDuration: Self { Self(rawValue: "invalid_duration") }
+    package static var invalidDuration: Self { Self(rawValue: "invalid_duration") }
     /// A feature that is planned but not available yet (e.g. `store.kind: redis`).
-    public static var notAvailable: Self { Self(rawValue: "not_available") }
+    package static var notAvailable: Self { Self(rawValue: "not_available") }
     /// Two keys that exclude each other are both set.
-    public static var conflictingKeys: Self { Self(rawValue: "conflicting_keys") }
+    package static var conflictingKeys: Self { Self(rawValue: "conflicting_keys") }
     /// A provider name that is not URL-path safe.
-    public static var invalidProviderName: Self { Self(rawValue: "invalid_provider_name") }
+    package static var invalidProviderName: Self { Self(rawValue: "invalid_provider_name") }
 }

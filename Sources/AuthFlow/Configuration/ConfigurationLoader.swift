@@ -21,15 +21,15 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// The largest configuration, secret or key file read, in bytes (1 MiB).
-    public static let maxFileBytes = 1 << 20
+    package static let maxFileBytes = 1 << 20
 
     /// The top-level sections read besides `providers:`, in reading order; any other top-level key is
     /// reported as unknown.
-    public let sections: [ConfigurationSection]
+    package let sections: [ConfigurationSection]
     /// The variables `${VAR}` reads.
-    public let environment: [String: String]
+    package let environment: [String: String]
     /// The strictness.
-    public let mode: Mode
+    package let mode: Mode
     let readFile: @Sendable (String) throws -> String
 
     /// Creates a loader of `providers:` and `sections`.
@@ -90,7 +90,7 @@ public struct ConfigurationLoader: Sendable {
         return configuration
     }
 
-    /// Reads a UTF-8 file of at most ``maxFileBytes``. This is the default `readFile`.
+    /// Reads a UTF-8 file of at most 1 MiB. This is the default `readFile`.
     /// - Throws: an error whose description is a short reason (`no such file`, `permission denied`,
     ///   `larger than 1048576 bytes`, `not UTF-8`), never the file's contents.
     @Sendable public static func readFileFromDisk(_ path: String) throws -> String {

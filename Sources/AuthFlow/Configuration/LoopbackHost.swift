@@ -3,9 +3,9 @@
 ///
 /// The test is on the parsed host, never a prefix of it: `127.attacker.example` and `localhost.example` are
 /// ordinary names that anyone can point anywhere.
-public enum LoopbackHost {
+package enum LoopbackHost {
     /// Whether `host` (as written in a URL; IPv6 with or without brackets, any ASCII case) is a loopback host.
-    public static func contains(_ host: some StringProtocol) -> Bool {
+    package static func contains(_ host: some StringProtocol) -> Bool {
         var lowered = String(host).lowercased()
         if lowered.hasPrefix("["), lowered.hasSuffix("]") { lowered = String(lowered.dropFirst().dropLast()) }
         if lowered == "localhost" || lowered == "::1" { return true }

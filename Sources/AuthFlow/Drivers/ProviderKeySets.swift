@@ -13,11 +13,15 @@ public struct ProviderKeySets: Sendable {
 
     /// Creates a cache for each provider of `providers` that has a `jwks` endpoint (nothing is fetched until a
     /// token needs it; signed provider events use the cache even with `oidc` off).
-    ///
-    /// `observer` hears of every JWKS fetch (its reason, duration and status) and every stale set served.
-    public init(
+    public init(providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock()) {
+        self.init(providers: providers, httpClient: httpClient, clock: clock, observer: NoProviderObserver())
+    }
+
+    /// Creates the caches with an `observer` that hears of every JWKS fetch (its reason, duration and status)
+    /// and every stale set served: the server's metrics.
+    package init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
-        observer: any ProviderObserver = NoProviderObserver()
+        observer: any ProviderObserver
     ) {
         var caches: [String: JWKSCache] = [:]
         for provider in providers {

@@ -1,11 +1,11 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 /// What the sign-in driver and the JWKS caches report about calls to providers, for metrics: pass one to
 /// ``SignIn`` and ``ProviderKeySets`` (``NoProviderObserver`` by default). The library keeps no global state;
 /// the application picks the backend (the sign-in server's Prometheus metrics, for instance).
 ///
 /// Called on the request's task: keep implementations quick and non-blocking (an atomic add).
-public protocol ProviderObserver: Sendable {
+package protocol ProviderObserver: Sendable {
     /// A request to a provider endpoint finished: `status` is the HTTP status, or `nil` when no response
     /// arrived (transport failure); `seconds` is measured on the driver's clock.
     func providerRequestFinished(provider: String, endpoint: ProviderRequestEndpoint, status: Int?, seconds: Double)
@@ -16,7 +16,7 @@ public protocol ProviderObserver: Sendable {
 }
 
 /// The provider endpoints whose requests ``ProviderObserver`` hears of.
-public enum ProviderRequestEndpoint: String, Sendable, Hashable, CaseIterable {
+package enum ProviderRequestEndpoint: String, Sendable, Hashable, CaseIterable {
     /// The token endpoint (code exchange, refresh).
     case token
     /// The userinfo endpoint.
@@ -28,17 +28,17 @@ public enum ProviderRequestEndpoint: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A ``ProviderObserver`` that ignores everything (the default).
-public struct NoProviderObserver: ProviderObserver {
+package struct NoProviderObserver: ProviderObserver {
     /// Creates the observer.
-    public init() {}
+    package init() {}
     /// Ignores the request.
-    public func providerRequestFinished(
+    package func providerRequestFinished(
         provider: String, endpoint: ProviderRequestEndpoint, status: Int?, seconds: Double
     ) {}
     /// Ignores the fetch.
-    public func jwksFetchStarted(provider: String, reason: JWKSFetchReason) {}
+    package func jwksFetchStarted(provider: String, reason: JWKSFetchReason) {}
     /// Ignores the stale read.
-    public func jwksStaleServed(provider: String) {}
+    package func jwksStaleServed(provider: String) {}
 }
 
 /// Adapts a ``ProviderObserver`` to one provider's ``JWKSCache``.

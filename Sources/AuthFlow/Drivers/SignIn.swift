@@ -32,13 +32,24 @@ public final class SignIn: Sendable {
     /// Creates a driver; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
     ///
     /// Pass `keySets` to share the caches with ``TokenOperations`` or a notification endpoint; by default
-    /// the driver makes its own. `observer` hears of every token and userinfo request (status and duration)
-    /// and, for caches the driver makes itself, of JWKS fetches.
-    public init(
+    /// the driver makes its own.
+    public convenience init(
+        providers: [ResolvedProvider], httpClient: any HTTPClient, flowStore: any FlowStore,
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
+        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil
+    ) {
+        self.init(
+            providers: providers, httpClient: httpClient, flowStore: flowStore, clock: clock, random: random,
+            options: options, keySets: keySets, observer: NoProviderObserver())
+    }
+
+    /// Creates a driver whose `observer` hears of every token and userinfo request (status and duration)
+    /// and, for caches the driver makes itself, of JWKS fetches: the server's metrics.
+    package init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, flowStore: any FlowStore,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
         options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
-        observer: any ProviderObserver = NoProviderObserver()
+        observer: any ProviderObserver
     ) {
         self.transport = ProviderTransport(httpClient: httpClient, clock: clock, observer: observer)
         var byName: [String: ResolvedProvider] = [:]

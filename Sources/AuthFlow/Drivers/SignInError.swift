@@ -72,67 +72,67 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension ErrorCode where Domain == SignInError {
     /// The callback's `state` is missing, unknown, already used, or was sent more than once.
-    public static var invalidState: Self { Self(rawValue: "invalid_state") }
+    package static var invalidState: Self { Self(rawValue: "invalid_state") }
     /// The callback's `state` was issued longer ago than the flow lifetime.
-    public static var stateExpired: Self { Self(rawValue: "state_expired") }
+    package static var stateExpired: Self { Self(rawValue: "state_expired") }
     /// The callback's `state` was issued for another provider.
-    public static var stateProviderMismatch: Self { Self(rawValue: "state_provider_mismatch") }
+    package static var stateProviderMismatch: Self { Self(rawValue: "state_provider_mismatch") }
     /// The callback did not come from the browser that began the sign-in.
-    public static var browserBindingMismatch: Self { Self(rawValue: "browser_binding_mismatch") }
+    package static var browserBindingMismatch: Self { Self(rawValue: "browser_binding_mismatch") }
     /// The callback used GET where POST (form_post) was expected, or the other way round.
-    public static var wrongCallbackMethod: Self { Self(rawValue: "wrong_callback_method") }
+    package static var wrongCallbackMethod: Self { Self(rawValue: "wrong_callback_method") }
     /// The callback's `iss` parameter (RFC 9207) names another issuer than this provider's: a mix-up
     /// attack, or a response meant for another provider configuration.
-    public static var issuerMismatch: Self { Self(rawValue: "issuer_mismatch") }
+    package static var issuerMismatch: Self { Self(rawValue: "issuer_mismatch") }
     /// The provider redirected back with an error (e.g. `access_denied`), see ``SignInError/providerError``.
-    public static var providerError: Self { Self(rawValue: "provider_error") }
+    package static var providerError: Self { Self(rawValue: "provider_error") }
     /// The callback carries no (or more than one) authorization `code`.
     // swift-format-ignore: DontRepeatTypeInStaticProperties
-    public static var missingCode: Self { Self(rawValue: "missing_code") }
+    package static var missingCode: Self { Self(rawValue: "missing_code") }
     /// The token endpoint answered with an error status or an OAuth error body.
-    public static var tokenEndpointError: Self { Self(rawValue: "token_endpoint_error") }
+    package static var tokenEndpointError: Self { Self(rawValue: "token_endpoint_error") }
     /// The token endpoint answered 2xx with something that is not a usable token response.
-    public static var invalidTokenResponse: Self { Self(rawValue: "invalid_token_response") }
+    package static var invalidTokenResponse: Self { Self(rawValue: "invalid_token_response") }
     /// The id_token failed verification; ``SignInError/joseCode`` says which check.
-    public static var idTokenInvalid: Self { Self(rawValue: "id_token_invalid") }
+    package static var idTokenInvalid: Self { Self(rawValue: "id_token_invalid") }
     /// The provider's JWKS could not be fetched or parsed.
-    public static var jwksUnavailable: Self { Self(rawValue: "jwks_unavailable") }
+    package static var jwksUnavailable: Self { Self(rawValue: "jwks_unavailable") }
     /// The userinfo endpoint failed, answered with bad JSON, or returned no subject.
-    public static var userinfoError: Self { Self(rawValue: "userinfo_error") }
+    package static var userinfoError: Self { Self(rawValue: "userinfo_error") }
     /// The userinfo subject differs from the verified id_token's `sub`.
-    public static var userinfoSubjectMismatch: Self { Self(rawValue: "userinfo_subject_mismatch") }
+    package static var userinfoSubjectMismatch: Self { Self(rawValue: "userinfo_subject_mismatch") }
     /// A provider could not be reached (timeout, connection or TLS failure).
-    public static var providerUnreachable: Self { Self(rawValue: "provider_unreachable") }
+    package static var providerUnreachable: Self { Self(rawValue: "provider_unreachable") }
     /// No provider with that name is configured.
-    public static var unknownProvider: Self { Self(rawValue: "unknown_provider") }
+    package static var unknownProvider: Self { Self(rawValue: "unknown_provider") }
     /// The spent-state set (``FlowStore``) did not answer, so the callback could not be made single-use.
-    public static var flowStoreUnavailable: Self { Self(rawValue: "flow_store_unavailable") }
+    package static var flowStoreUnavailable: Self { Self(rawValue: "flow_store_unavailable") }
     /// The client credential (e.g. Apple's ES256 client secret) could not be produced.
-    public static var clientAuthenticationFailed: Self { Self(rawValue: "client_authentication_failed") }
+    package static var clientAuthenticationFailed: Self { Self(rawValue: "client_authentication_failed") }
     /// The application's `onUnverifiedProfile` handler failed, so the sign-in stopped before the code exchange.
-    public static var unverifiedProfileNotStored: Self { Self(rawValue: "unverified_profile_not_stored") }
+    package static var unverifiedProfileNotStored: Self { Self(rawValue: "unverified_profile_not_stored") }
     /// The request to begin or complete a sign-in is malformed (e.g. an empty browser binding).
-    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
+    package static var invalidRequest: Self { Self(rawValue: "invalid_request") }
     /// A native sign-in's `nonce` is not one this server issued (malformed, or sealed under another secret).
-    public static var invalidNonce: Self { Self(rawValue: "invalid_nonce") }
+    package static var invalidNonce: Self { Self(rawValue: "invalid_nonce") }
     /// A native sign-in's `nonce` was issued more than its lifetime (10 minutes) ago.
-    public static var nonceExpired: Self { Self(rawValue: "nonce_expired") }
+    package static var nonceExpired: Self { Self(rawValue: "nonce_expired") }
     /// A native sign-in's `nonce` was issued for another provider.
-    public static var nonceProviderMismatch: Self { Self(rawValue: "nonce_provider_mismatch") }
+    package static var nonceProviderMismatch: Self { Self(rawValue: "nonce_provider_mismatch") }
     /// The ID token's `nonce` is missing, or is neither the issued nonce nor its SHA-256 in lowercase hex.
-    public static var nonceMismatch: Self { Self(rawValue: "nonce_mismatch") }
+    package static var nonceMismatch: Self { Self(rawValue: "nonce_mismatch") }
     /// The native sign-in's nonce (and so its ID token) was already used, on this or another instance.
-    public static var nonceReused: Self { Self(rawValue: "nonce_reused") }
+    package static var nonceReused: Self { Self(rawValue: "nonce_reused") }
     /// The identity's organization (Microsoft's tenant) is not among those the provider's configuration
     /// accepts (`allowed_tenants`).
-    public static var tenantNotAllowed: Self { Self(rawValue: "tenant_not_allowed") }
+    package static var tenantNotAllowed: Self { Self(rawValue: "tenant_not_allowed") }
     /// An event a state machine was not waiting for (a driver bug, not user input). ``OAuthFlow`` no longer
     /// answers with it: such an event is a precondition there.
-    public static var unexpectedEvent: Self { Self(rawValue: "unexpected_event") }
+    package static var unexpectedEvent: Self { Self(rawValue: "unexpected_event") }
     /// Unsigned profile data in the callback (Apple's `user` field) is not valid UTF-8 or not the expected
     /// JSON; the sign-in is refused and nothing is stored.
-    public static var invalidUserField: Self { Self(rawValue: "invalid_user_field") }
+    package static var invalidUserField: Self { Self(rawValue: "invalid_user_field") }
     /// A `claims:` path is missing from the id_token claims or userinfo JSON, or holds the wrong type;
     /// ``SignInError/claim`` names the path.
-    public static var claimMappingFailed: Self { Self(rawValue: "claim_mapping_failed") }
+    package static var claimMappingFailed: Self { Self(rawValue: "claim_mapping_failed") }
 }

@@ -27,7 +27,7 @@ public struct FlowRecordSeal: Sendable, CustomStringConvertible {
     /// Derives the flow-cookie keys from `keyring`: seals under its current secret, opens under any of them.
     ///
     /// - Throws: `JOSEError` `cryptoFailure` when OpenSSL fails.
-    public init(keyring: SecretKeyring, random: any SecureRandom) throws(JOSEError) {
+    package init(keyring: SecretKeyring, random: any SecureRandom) throws(JOSEError) {
         cipher = try keyring.cipher(label: Self.label, random: random)
     }
 

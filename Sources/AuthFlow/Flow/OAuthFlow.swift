@@ -173,7 +173,7 @@ public struct OAuthFlow: Sendable {
     }
 
     /// Base64url SHA-256 of the browser-binding value, as stored in ``FlowRecord/browserBindingDigest``.
-    public static func bindingDigest(_ browserBinding: String) -> String {
+    package static func bindingDigest(_ browserBinding: String) -> String {
         Base64URL.encode(Digest.sha256(Array(browserBinding.utf8)))
     }
 

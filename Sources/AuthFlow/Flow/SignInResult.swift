@@ -16,7 +16,7 @@ public struct SignInResult: Sendable {
     public let trace: [TraceEvent]
 
     /// Creates a result.
-    public init(
+    package init(
         provider: String, identity: VerifiedIdentity, tokens: TokenSet, returnTo: String?, intent: SignInIntent,
         unverifiedProfile: UnverifiedProfile?, trace: [TraceEvent]
     ) {

@@ -14,7 +14,7 @@ public struct SignInStart: Sendable {
     public let trace: [TraceEvent]
 
     /// Creates a start value.
-    public init(redirectURL: String, record: FlowRecord, expiresAt: Date, trace: [TraceEvent]) {
+    package init(redirectURL: String, record: FlowRecord, expiresAt: Date, trace: [TraceEvent]) {
         self.redirectURL = redirectURL
         self.record = record
         self.expiresAt = expiresAt

@@ -46,7 +46,7 @@ public struct TraceEvent: Sendable, Hashable {
     public let detail: String?
 
     /// Creates an event.
-    public init(
+    package init(
         step: Step, startedAt: Date, duration: Double, checks: [String], providerRoundTrip: Bool, outcome: Outcome,
         detail: String? = nil
     ) {

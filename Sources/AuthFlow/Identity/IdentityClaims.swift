@@ -1,11 +1,11 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 /// Small helpers plugins use to read identity members from claims or userinfo JSON.
-public enum IdentityClaims {
+package enum IdentityClaims {
     /// The JSON object of the first userinfo response, for an ``IdentityStrategy/identity(fromUserinfo:provider:)``.
     ///
     /// - Throws: ``SignInError`` with code `userinfo_error` when there is no response or it is not an object.
-    public static func userinfoObject(_ responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+    package static func userinfoObject(_ responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> [String: JSONValue]
     {
         guard let first = responses.first else {
@@ -21,7 +21,7 @@ public enum IdentityClaims {
     }
 
     /// A boolean that may arrive as JSON `true`/`false` or as the strings `"true"`/`"false"` (Apple).
-    public static func flag(_ value: JSONValue?) -> Bool? {
+    package static func flag(_ value: JSONValue?) -> Bool? {
         switch value {
         case .bool(let flag)?: flag
         case .string("true")?: true
@@ -31,7 +31,7 @@ public enum IdentityClaims {
     }
 
     /// `name`, or `given_name` and `family_name` joined by a space, or `nil`.
-    public static func displayName(_ object: [String: JSONValue]) -> String? {
+    package static func displayName(_ object: [String: JSONValue]) -> String? {
         if let name = object["name"]?.stringValue, !name.isEmpty { return name }
         let parts = [object["given_name"]?.stringValue, object["family_name"]?.stringValue]
             .compactMap { $0 }.filter { !$0.isEmpty }
@@ -41,7 +41,7 @@ public enum IdentityClaims {
     /// The non-empty `sub` of verified id_token claims.
     ///
     /// - Throws: ``SignInError`` `id_token_invalid` naming `sub` when it is missing or empty.
-    public static func subject(ofIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError) -> String {
+    package static func subject(ofIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError) -> String {
         guard let subject = claims.subject, !subject.isEmpty else {
             throw SignInError(
                 .idTokenInvalid, "expected a non-empty 'sub' claim in the id_token, found none",
@@ -52,7 +52,7 @@ public enum IdentityClaims {
 
     /// The identity in verified id_token claims under `subject`: the standard `email`, `email_verified`
     /// (`true` or `"true"`) and display name, with `groups` when the provider names them in a claim of its own.
-    public static func identity(
+    package static func identity(
         fromIDToken claims: JWTClaims, subject: String, provider: ResolvedProvider, groups: [String] = []
     ) -> VerifiedIdentity {
         let raw = claims.json  // built from the token's bytes on each read: read once

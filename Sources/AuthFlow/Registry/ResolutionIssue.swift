@@ -44,25 +44,25 @@ extension ResolutionIssue.Kind {
 /// ``invalidValue``).
 extension ErrorCode where Domain == ConfigurationIssue {
     /// `type:` names no registered plugin.
-    public static var unknownProviderType: Self { ResolutionIssue.Kind.unknownProviderType.code }
+    package static var unknownProviderType: Self { ResolutionIssue.Kind.unknownProviderType.code }
     /// `capabilities:` names something that is not a capability.
-    public static var unknownCapability: Self { ResolutionIssue.Kind.unknownCapability.code }
+    package static var unknownCapability: Self { ResolutionIssue.Kind.unknownCapability.code }
     /// A capability the provider cannot do was switched on.
-    public static var unsupportedCapability: Self { ResolutionIssue.Kind.unsupportedCapability.code }
+    package static var unsupportedCapability: Self { ResolutionIssue.Kind.unsupportedCapability.code }
     /// A capability the provider needs was switched off.
-    public static var requiredCapability: Self { ResolutionIssue.Kind.requiredCapability.code }
+    package static var requiredCapability: Self { ResolutionIssue.Kind.requiredCapability.code }
     /// A key the plugin needs is absent.
-    public static var missingRequiredKey: Self { ResolutionIssue.Kind.missingRequiredKey.code }
+    package static var missingRequiredKey: Self { ResolutionIssue.Kind.missingRequiredKey.code }
     /// An endpoint the flow needs has neither a default nor an override.
-    public static var missingEndpoint: Self { ResolutionIssue.Kind.missingEndpoint.code }
+    package static var missingEndpoint: Self { ResolutionIssue.Kind.missingEndpoint.code }
     /// `oidc` is on but no issuer is known.
-    public static var missingIssuer: Self { ResolutionIssue.Kind.missingIssuer.code }
+    package static var missingIssuer: Self { ResolutionIssue.Kind.missingIssuer.code }
     /// Neither `redirect_uri` nor `server.public_url` is set.
-    public static var missingRedirectURI: Self { ResolutionIssue.Kind.missingRedirectURI.code }
+    package static var missingRedirectURI: Self { ResolutionIssue.Kind.missingRedirectURI.code }
     /// The provider needs OpenID Connect discovery, which the synchronous resolution cannot do.
-    public static var discoveryRequired: Self { ResolutionIssue.Kind.discoveryRequired.code }
+    package static var discoveryRequired: Self { ResolutionIssue.Kind.discoveryRequired.code }
     /// `client_auth` names a method the provider (or its issuer's discovery document) does not allow.
-    public static var unsupportedClientAuthentication: Self {
+    package static var unsupportedClientAuthentication: Self {
         ResolutionIssue.Kind.unsupportedClientAuthentication.code
     }
 }

@@ -13,7 +13,7 @@ public struct ResolvedProvider: Sendable {
     /// The settings as loaded from configuration.
     public let settings: ProviderSettings
     /// How the plugin supports each capability, given these settings.
-    public let capabilitySupport: [Capability: CapabilitySupport]
+    package let capabilitySupport: [Capability: CapabilitySupport]
     /// The capabilities in effect (configured or defaulted).
     public let capabilities: Set<Capability>
     /// The client identifier.
@@ -27,7 +27,7 @@ public struct ResolvedProvider: Sendable {
     /// The expected id_token issuer, when the provider has one.
     public let issuer: String?
     /// Every accepted `iss` value (empty without an issuer).
-    public let acceptedIssuers: Set<String>
+    package let acceptedIssuers: Set<String>
     /// The callback URL sent as `redirect_uri`.
     public let redirectURI: String
     /// How the client authenticates at the token endpoint.

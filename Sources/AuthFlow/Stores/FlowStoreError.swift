@@ -22,9 +22,9 @@ public struct FlowStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
 extension ErrorCode where Domain == FlowStoreError {
     /// The store holds as many live spent states as it may; callbacks are refused until some expire.
-    public static var capacityExceeded: Self { Self(rawValue: "capacity_exceeded") }
+    package static var capacityExceeded: Self { Self(rawValue: "capacity_exceeded") }
     /// Bytes are not a flow record (``FlowRecord/init(serialized:)``).
-    public static var invalidRecord: Self { Self(rawValue: "invalid_record") }
+    package static var invalidRecord: Self { Self(rawValue: "invalid_record") }
     /// The backend failed (connection, I/O).
-    public static var backendFailure: Self { Self(rawValue: "backend_failure") }
+    package static var backendFailure: Self { Self(rawValue: "backend_failure") }
 }

@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 import Foundation
 
 /// An ``AccountStore`` in process memory, for tests and single-instance trials; everything is lost when the
@@ -6,9 +6,9 @@ import Foundation
 ///
 /// An actor: each operation runs alone, so each is atomic like a transaction. Timestamps and expiry follow the
 /// injected clock.
-public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
+package actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     /// `"memory"`.
-    public nonisolated var backendName: String { "memory" }
+    package nonisolated var backendName: String { "memory" }
     struct State {
         var users: [UserID: Date] = [:]
         var identities: [IdentityKey: LinkedIdentity] = [:] {
@@ -36,22 +36,22 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     /// - Parameters:
     ///   - clock: the time source for timestamps and expiry.
     ///   - pendingCapacity: the most live pending profiles kept at once (at least 1).
-    public init(clock: any WallClock, pendingCapacity: Int = 100_000) {
+    package init(clock: any WallClock, pendingCapacity: Int = 100_000) {
         self.clock = clock
         self.pendingCapacity = max(1, pendingCapacity)
     }
 
     /// The stored identity, or `nil`.
-    public func identity(_ key: IdentityKey) throws(StoreError) -> LinkedIdentity? {
+    package func identity(_ key: IdentityKey) throws(StoreError) -> LinkedIdentity? {
         try StoreValidation.checkIdentity(key, operation: "identity")
         return state.identities[key]
     }
 
     /// The user with its identities, or `nil`.
-    public func user(_ id: UserID) -> UserAccount? { Self.account(id, in: state) }
+    package func user(_ id: UserID) -> UserAccount? { Self.account(id, in: state) }
 
     /// Users with an enabled identity whose verified email matches, oldest first.
-    public func users(withVerifiedEmail email: String) throws(StoreError) -> [UserAccount] {
+    package func users(withVerifiedEmail email: String) throws(StoreError) -> [UserAccount] {
         try StoreValidation.checkField(email, "email", operation: "users(withVerifiedEmail:)")
         let wanted = StoreValidation.normalizedEmail(email)
         let ids = Set(
@@ -66,7 +66,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Up to `limit` users whose id sorts after `cursor`, in byte order of ids.
-    public func users(after cursor: UserID?, limit: Int) throws(StoreError) -> [UserAccount] {
+    package func users(after cursor: UserID?, limit: Int) throws(StoreError) -> [UserAccount] {
         try StoreValidation.checkLimit(limit, operation: "users(after:limit:)")
         let ids = state.users.keys.filter { id in cursor.map { Self.bytesBefore($0.rawValue, id.rawValue) } ?? true }
             .sorted { Self.bytesBefore($0.rawValue, $1.rawValue) }.prefix(limit)
@@ -120,7 +120,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
 
     /// Creates the user with its first identity and stores its tokens, at once: tokens are checked first,
     /// so nothing is stored when they are refused.
-    public func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens?)
+    package func createUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile, tokens: StoredTokens?)
         throws(StoreError) -> UserAccount
     {
         if let tokens { try StoreValidation.checkTokens(tokens, operation: "createUser") }
@@ -130,7 +130,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Links the identity to an existing user and stores its tokens, at once.
-    public func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens?)
+    package func linkIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID, tokens: StoredTokens?)
         throws(StoreError) -> LinkedIdentity
     {
         if let tokens { try StoreValidation.checkTokens(tokens, operation: "linkIdentity") }
@@ -141,7 +141,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
 
     /// Updates the identity's profile fields and disabled flag and stores its tokens, at once; `nil` keeps a
     /// stored value.
-    public func updateIdentityProfile(
+    package func updateIdentityProfile(
         _ update: IdentityProfileUpdate, for identity: IdentityKey, tokens: StoredTokens?
     ) throws(StoreError) -> LinkedIdentity {
         let operation = "updateIdentityProfile"
@@ -155,7 +155,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
         return updated
     }
 
-    public func unlinkProvider(_ provider: String, from user: UserID) throws(StoreError) -> [RemovedIdentity] {
+    package func unlinkProvider(_ provider: String, from user: UserID) throws(StoreError) -> [RemovedIdentity] {
         let operation = "unlinkProvider"
         try StoreValidation.checkKey(provider, "provider", operation: operation)
         guard let account = Self.account(user, in: state) else {
@@ -169,7 +169,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Deletes the user, its identities and their tokens.
-    public func deleteUser(_ id: UserID) throws(StoreError) -> [RemovedIdentity] {
+    package func deleteUser(_ id: UserID) throws(StoreError) -> [RemovedIdentity] {
         guard let account = Self.account(id, in: state) else {
             throw StoreError(
                 .userNotFound, "expected an existing user, found none with that id", operation: "deleteUser")
@@ -182,7 +182,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Stores tokens for the identity; a `nil` refresh token keeps the stored one.
-    public func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) throws(StoreError) {
+    package func saveTokens(_ tokens: StoredTokens, for identity: IdentityKey) throws(StoreError) {
         let operation = "saveTokens"
         try StoreValidation.checkIdentity(identity, operation: operation)
         try StoreValidation.checkTokens(tokens, operation: operation)
@@ -191,13 +191,13 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// The identity's tokens, or `nil`.
-    public func tokens(for identity: IdentityKey) throws(StoreError) -> StoredTokens? {
+    package func tokens(for identity: IdentityKey) throws(StoreError) -> StoredTokens? {
         try StoreValidation.checkIdentity(identity, operation: "tokens")
         return state.tokens[identity]
     }
 
     /// Every identity of the user with stored tokens.
-    public func tokens(ofUser user: UserID) throws(StoreError) -> [IdentityKey: StoredTokens] {
+    package func tokens(ofUser user: UserID) throws(StoreError) -> [IdentityKey: StoredTokens] {
         guard let account = Self.account(user, in: state) else {
             throw StoreError(.userNotFound, "expected an existing user, found none with that id", operation: "tokens")
         }
@@ -207,14 +207,14 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Deletes the identity's tokens and returns them.
-    public func deleteTokens(for identity: IdentityKey) throws(StoreError) -> StoredTokens? {
+    package func deleteTokens(for identity: IdentityKey) throws(StoreError) -> StoredTokens? {
         try StoreValidation.checkIdentity(identity, operation: "deleteTokens")
         return state.tokens.removeValue(forKey: identity)
     }
 
     /// The identity of `provider` whose stored refresh token `identifier` names; every stored token of the
     /// provider is compared in constant time. `nil` when none or (for a prefix) several match.
-    public func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) throws(StoreError)
+    package func identity(provider: String, refreshToken identifier: RefreshTokenIdentifier) throws(StoreError)
         -> IdentityKey?
     {
         try StoreValidation.checkProvider(provider, operation: "identity(provider:refreshToken:)")
@@ -226,7 +226,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Takes the identity's refresh lease unless an unexpired one is held.
-    public func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double)
+    package func beginTokenRefresh(for identity: IdentityKey, holder: String, leaseDuration: Double)
         throws(StoreError) -> RefreshLease?
     {
         try StoreValidation.checkLease(
@@ -239,7 +239,7 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Writes the refreshed tokens and ends `holder`'s lease, while `holder` holds it.
-    public func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
+    package func completeTokenRefresh(_ tokens: StoredTokens, for identity: IdentityKey, holder: String)
         throws(StoreError)
     {
         let operation = "completeTokenRefresh"
@@ -252,13 +252,13 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Ends `holder`'s lease, leaving the tokens as they are.
-    public func releaseTokenRefresh(for identity: IdentityKey, holder: String) throws(StoreError) {
+    package func releaseTokenRefresh(for identity: IdentityKey, holder: String) throws(StoreError) {
         try StoreValidation.checkLease(identity, holder: holder, operation: "releaseTokenRefresh")
         if state.leases[identity]?.holder == holder { state.leases[identity] = nil }
     }
 
     /// Parks a pending profile until it is taken or expires.
-    public func putPendingProfile(_ profile: PendingProfile) throws(StoreError) {
+    package func putPendingProfile(_ profile: PendingProfile) throws(StoreError) {
         let operation = "putPendingProfile"
         let now = clock.now()
         try StoreValidation.checkPendingProfile(profile, now: now, operation: operation)
@@ -276,14 +276,14 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Removes and returns the live pending profile under `key`.
-    public func takePendingProfile(key: String) throws(StoreError) -> PendingProfile? {
+    package func takePendingProfile(key: String) throws(StoreError) -> PendingProfile? {
         try StoreValidation.checkKey(key, "pending profile key", operation: "takePendingProfile")
         guard let profile = pending.removeValue(forKey: key) else { return nil }
         return profile.expiresAt > clock.now() ? profile : nil
     }
 
     /// Applies a notification's changes once; `false` when `id` was applied before.
-    public func applyNotification(id: String, changes: [AccountChange]) throws(StoreError) -> Bool {
+    package func applyNotification(id: String, changes: [AccountChange]) throws(StoreError) -> Bool {
         let operation = "applyNotification"
         try StoreValidation.checkKey(id, "notification id", operation: operation)
         guard !state.notifications.contains(id) else { return false }
@@ -313,13 +313,13 @@ public actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Whether notification `id` was applied.
-    public func isNotificationApplied(id: String) throws(StoreError) -> Bool {
+    package func isNotificationApplied(id: String) throws(StoreError) -> Bool {
         try StoreValidation.checkKey(id, "notification id", operation: "isNotificationApplied")
         return state.notifications.contains(id)
     }
 
     /// Always succeeds: memory answers.
-    public func checkHealth() {}
+    package func checkHealth() {}
 
     static func account(_ id: UserID, in state: State) -> UserAccount? {
         guard let createdAt = state.users[id] else { return nil }

@@ -1,5 +1,5 @@
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowJOSE
+package import Foundation
 
 /// A ``FlowStore`` in process memory, for tests and single-instance deployments.
 ///
@@ -7,9 +7,9 @@ public import Foundation
 /// injected clock). The number of live
 /// entries is capped; expired ones are purged as new ones arrive, so memory stays bounded. Only callbacks
 /// whose flow cookie opened and matched add entries, and those are rate-limited by the server.
-public actor InMemoryFlowStore: FlowStore, StoreBackendNaming {
+package actor InMemoryFlowStore: FlowStore, StoreBackendNaming {
     /// `"memory"`.
-    public nonisolated var backendName: String { "memory" }
+    package nonisolated var backendName: String { "memory" }
     private let clock: any WallClock
     private let capacity: Int
     private var spent: [String: Date] = [:]
@@ -20,19 +20,19 @@ public actor InMemoryFlowStore: FlowStore, StoreBackendNaming {
     /// - Parameters:
     ///   - clock: the time source for expiry.
     ///   - capacity: the most live spent states kept at once (at least 1).
-    public init(clock: any WallClock, capacity: Int = 100_000) {
+    package init(clock: any WallClock, capacity: Int = 100_000) {
         self.clock = clock
         self.capacity = max(1, capacity)
     }
 
     /// How many spent states are stored, expired ones not yet purged included.
-    public var count: Int { spent.count }
+    package var count: Int { spent.count }
 
     /// Marks `state` spent until `until`.
     ///
     /// - Returns: `true` on first use, `false` when the state is already spent and not yet expired.
     /// - Throws: ``FlowStoreError`` `capacity_exceeded` when the store is full of live entries.
-    public func markSpent(state: String, until: Date) throws(FlowStoreError) -> Bool {
+    package func markSpent(state: String, until: Date) throws(FlowStoreError) -> Bool {
         let now = clock.now()
         let key = FlowStoreKey.digest(of: state)
         if let expiry = spent[key], expiry > now { return false }
@@ -50,5 +50,5 @@ public actor InMemoryFlowStore: FlowStore, StoreBackendNaming {
     }
 
     /// Always answers.
-    public func checkHealth() {}
+    package func checkHealth() {}
 }

@@ -1,8 +1,8 @@
-public import Foundation
+package import Foundation
 
 extension LinkedIdentity {
     /// A new identity linked to `user` at `now` with `profile`'s fields; store implementations share this.
-    public init(user: UserID, key: IdentityKey, profile: IdentityProfile, at now: Date) {
+    package init(user: UserID, key: IdentityKey, profile: IdentityProfile, at now: Date) {
         self.init(
             userID: user, provider: key.provider, subject: key.subject, email: profile.email,
             emailVerified: profile.emailVerified, isPrivateEmail: profile.isPrivateEmail, emailDisabled: false,
@@ -13,7 +13,7 @@ extension LinkedIdentity {
     /// stored value (a known name is never replaced by `nil`); a different email address (compared
     /// case-insensitively) without `emailVerified` becomes unverified; `updatedAt` moves only when a field
     /// changes.
-    public func applying(_ update: IdentityProfileUpdate, at now: Date) -> LinkedIdentity {
+    package func applying(_ update: IdentityProfileUpdate, at now: Date) -> LinkedIdentity {
         var newEmail = email
         var newVerified = update.emailVerified ?? emailVerified
         if let address = update.email {
@@ -31,7 +31,7 @@ extension LinkedIdentity {
     }
 
     /// The identity with sign-in disabled or enabled at `now`; unchanged when the flag already has that value.
-    public func settingDisabled(_ disabled: Bool, at now: Date) -> LinkedIdentity {
+    package func settingDisabled(_ disabled: Bool, at now: Date) -> LinkedIdentity {
         guard disabled != isDisabled else { return self }
         return LinkedIdentity(
             userID: userID, provider: provider, subject: subject, email: email, emailVerified: emailVerified,

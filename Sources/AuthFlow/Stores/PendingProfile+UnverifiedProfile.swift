@@ -1,15 +1,15 @@
-public import Foundation
+package import Foundation
 
 extension PendingProfile {
     /// Parks Apple's first-login name from `profile` under `key` (the flow's state) until `expiresAt`.
-    public init(key: String, profile: UnverifiedProfile, expiresAt: Date) {
+    package init(key: String, profile: UnverifiedProfile, expiresAt: Date) {
         self.init(
             key: key, provider: profile.provider, firstName: profile.firstName, lastName: profile.lastName,
             expiresAt: expiresAt)
     }
 
     /// The parked name as the core's ``UnverifiedProfile``.
-    public var unverifiedProfile: UnverifiedProfile {
+    package var unverifiedProfile: UnverifiedProfile {
         UnverifiedProfile(provider: provider, firstName: firstName, lastName: lastName)
     }
 }

@@ -34,11 +34,11 @@ public struct SessionRecord: Sendable, Hashable {
     public let agent: String?
 
     /// The most groups a session keeps.
-    public static let maximumGroups = 64
+    package static let maximumGroups = 64
     /// The longest group name a session keeps, in UTF-8 bytes.
-    public static let maximumGroupBytes = 256
+    package static let maximumGroupBytes = 256
     /// The longest agent summary a session keeps, in UTF-8 bytes.
-    public static let maximumAgentBytes = 64
+    package static let maximumAgentBytes = 64
 
     /// Creates a session record; `lastUsedAt` defaults to `createdAt`.
     public init(
@@ -64,7 +64,7 @@ public struct SessionRecord: Sendable, Hashable {
     public var identity: IdentityKey { IdentityKey(provider: provider, subject: subject) }
 
     /// This record with `lastUsedAt` set to `date`.
-    public func used(at date: Date) -> SessionRecord {
+    package func used(at date: Date) -> SessionRecord {
         SessionRecord(
             userID: userID, provider: provider, subject: subject, createdAt: createdAt, expiresAt: expiresAt,
             providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: date, agent: agent,
@@ -73,7 +73,7 @@ public struct SessionRecord: Sendable, Hashable {
 
     /// `groups` within the bounds a session keeps: empty names and names over ``maximumGroupBytes`` dropped,
     /// duplicates dropped, at most ``maximumGroups`` kept in order; `dropped` counts what was left out.
-    public static func boundedGroups(_ groups: [String]) -> (groups: [String], dropped: Int) {
+    package static func boundedGroups(_ groups: [String]) -> (groups: [String], dropped: Int) {
         var kept: [String] = []
         var seen = Set<String>()
         for group in groups where !group.isEmpty && group.utf8.count <= maximumGroupBytes {

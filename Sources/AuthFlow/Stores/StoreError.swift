@@ -39,34 +39,34 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension ErrorCode where Domain == StoreError {
     /// The identity `(provider, subject)` already belongs to a user (another one, for `linkIdentity`).
-    public static var identityAlreadyLinked: Self { Self(rawValue: "identity_already_linked") }
+    package static var identityAlreadyLinked: Self { Self(rawValue: "identity_already_linked") }
     /// No identity `(provider, subject)` is stored (or none of that provider for the user).
-    public static var identityNotFound: Self { Self(rawValue: "identity_not_found") }
+    package static var identityNotFound: Self { Self(rawValue: "identity_not_found") }
     /// No user with that id is stored.
-    public static var userNotFound: Self { Self(rawValue: "user_not_found") }
+    package static var userNotFound: Self { Self(rawValue: "user_not_found") }
     /// A user with that id already exists.
-    public static var duplicateUser: Self { Self(rawValue: "duplicate_user") }
+    package static var duplicateUser: Self { Self(rawValue: "duplicate_user") }
     /// The operation would leave the user without any identity to sign in with.
-    public static var lastIdentity: Self { Self(rawValue: "last_identity") }
+    package static var lastIdentity: Self { Self(rawValue: "last_identity") }
     /// A session with that id already exists.
-    public static var duplicateSession: Self { Self(rawValue: "duplicate_session") }
+    package static var duplicateSession: Self { Self(rawValue: "duplicate_session") }
     /// A pending profile with that key already exists.
-    public static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
+    package static var duplicateKey: Self { Self(rawValue: "duplicate_key") }
     /// The store holds as many live records of a kind as it may; new ones are refused until some expire.
-    public static var capacityExceeded: Self { Self(rawValue: "capacity_exceeded") }
+    package static var capacityExceeded: Self { Self(rawValue: "capacity_exceeded") }
     /// An argument is out of range (empty provider or subject, a non-finite date, ...).
-    public static var invalidValue: Self { Self(rawValue: "invalid_value") }
+    package static var invalidValue: Self { Self(rawValue: "invalid_value") }
     /// Stored data cannot be read back (undecryptable tokens, a malformed row).
-    public static var corruptData: Self { Self(rawValue: "corrupt_data") }
+    package static var corruptData: Self { Self(rawValue: "corrupt_data") }
     /// The database file is damaged or is not a database.
-    public static var corruptDatabase: Self { Self(rawValue: "corrupt_database") }
+    package static var corruptDatabase: Self { Self(rawValue: "corrupt_database") }
     /// The database was written by a newer AuthFlow whose schema this version does not know.
-    public static var unsupportedSchema: Self { Self(rawValue: "unsupported_schema") }
+    package static var unsupportedSchema: Self { Self(rawValue: "unsupported_schema") }
     /// The database stayed locked by another connection longer than the busy timeout.
-    public static var busy: Self { Self(rawValue: "busy") }
+    package static var busy: Self { Self(rawValue: "busy") }
     /// The backend failed (I/O, permissions, connection).
-    public static var backendFailure: Self { Self(rawValue: "backend_failure") }
+    package static var backendFailure: Self { Self(rawValue: "backend_failure") }
     /// The caller no longer holds the identity's refresh lease (it expired and another holder took it, or
     /// new tokens were saved meanwhile): its refreshed tokens were not written.
-    public static var leaseLost: Self { Self(rawValue: "lease_lost") }
+    package static var leaseLost: Self { Self(rawValue: "lease_lost") }
 }

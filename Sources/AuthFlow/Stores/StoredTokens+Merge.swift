@@ -1,7 +1,7 @@
 extension StoredTokens {
     /// These tokens saved over `stored` (what ``TokenStore/saveTokens(_:for:)`` keeps): access token, expiry
     /// and scope are replaced; a `nil` refresh token keeps the stored one, with the client it was issued to.
-    public func replacing(_ stored: StoredTokens?) -> StoredTokens {
+    package func replacing(_ stored: StoredTokens?) -> StoredTokens {
         StoredTokens(
             accessToken: accessToken, refreshToken: refreshToken ?? stored?.refreshToken,
             accessTokenExpiresAt: accessTokenExpiresAt, scope: scope,

@@ -34,13 +34,23 @@ public final class TokenOperations: Sendable {
     ///   - clock: the time source (client secrets, id_token checks, request durations).
     ///   - options: the tunables (leeway for refreshed id_tokens, client-secret lifetime).
     ///   - keySets: JWKS caches to share with ``SignIn``; `nil` makes fresh ones.
-    ///   - observer: hears of every token and revocation request (status and duration), as ``SignIn``'s does.
     ///   - requestTimeout: a bound in seconds on each token and revocation request; `nil` leaves the HTTP
     ///     client's default.
-    public init(
+    public convenience init(
+        providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
+        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil, requestTimeout: Double? = nil
+    ) {
+        self.init(
+            providers: providers, httpClient: httpClient, clock: clock, options: options, keySets: keySets,
+            observer: NoProviderObserver(), requestTimeout: requestTimeout)
+    }
+
+    /// Creates the operations with an `observer` that hears of every token and revocation request (status
+    /// and duration), as ``SignIn``'s does: the server's metrics.
+    package init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
         options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
-        observer: any ProviderObserver = NoProviderObserver(), requestTimeout: Double? = nil
+        observer: any ProviderObserver, requestTimeout: Double? = nil
     ) {
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }

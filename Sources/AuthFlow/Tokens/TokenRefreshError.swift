@@ -36,13 +36,13 @@ public struct TokenRefreshError: Error, Sendable, Equatable, CustomStringConvert
 
 extension ErrorCode where Domain == TokenRefreshError {
     /// No tokens are stored for the identity (never signed in with tokens kept, or they were deleted).
-    public static var noTokens: Self { Self(rawValue: "no_tokens") }
+    package static var noTokens: Self { Self(rawValue: "no_tokens") }
     /// The stored access token is unusable and no refresh token is stored to get another.
-    public static var noRefreshToken: Self { Self(rawValue: "no_refresh_token") }
+    package static var noRefreshToken: Self { Self(rawValue: "no_refresh_token") }
     /// Another caller held the refresh lease for longer than the refresher waits.
-    public static var refreshWaitTimedOut: Self { Self(rawValue: "refresh_wait_timed_out") }
+    package static var refreshWaitTimedOut: Self { Self(rawValue: "refresh_wait_timed_out") }
     /// The provider refused or failed the refresh; see ``TokenRefreshError/signInError``.
-    public static var refreshFailed: Self { Self(rawValue: "refresh_failed") }
+    package static var refreshFailed: Self { Self(rawValue: "refresh_failed") }
     /// The account store failed; see ``TokenRefreshError/storeError``.
-    public static var storeFailed: Self { Self(rawValue: "store_failed") }
+    package static var storeFailed: Self { Self(rawValue: "store_failed") }
 }

@@ -128,10 +128,10 @@ struct ProviderLogout: Sendable {
 
 extension ErrorCode where Domain == ServerError {
     /// `GET /auth/logged-out` got a `state` this server did not seal (or sealed under a dropped secret).
-    public static let invalidLogoutState = ServerError.Code(rawValue: "invalid_logout_state")
+    package static let invalidLogoutState = ServerError.Code(rawValue: "invalid_logout_state")
     /// `GET /auth/logged-out` got a `state` older than 10 minutes.
-    public static let logoutStateExpired = ServerError.Code(rawValue: "logout_state_expired")
+    package static let logoutStateExpired = ServerError.Code(rawValue: "logout_state_expired")
     /// `GET /auth/logged-out` got a `state` that already brought a browser back (on any instance sharing the flow
     /// store): each state is accepted once.
-    public static let logoutStateUsed = ServerError.Code(rawValue: "logout_state_used")
+    package static let logoutStateUsed = ServerError.Code(rawValue: "logout_state_used")
 }

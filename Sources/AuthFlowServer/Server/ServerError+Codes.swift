@@ -1,14 +1,14 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 extension ErrorCode where Domain == ServerError {
     /// 404: no route of the server at this path (or a provider without native sign-in).
-    public static let notFound = ServerError.Code(rawValue: "not_found")
+    package static let notFound = ServerError.Code(rawValue: "not_found")
     /// 500: the server could not seal what it had to (a provider logout state).
-    public static let internalError = ServerError.Code(rawValue: "internal_error")
+    package static let internalError = ServerError.Code(rawValue: "internal_error")
     /// 500: the server could not seal a native sign-in nonce.
-    public static let serverError = ServerError.Code(rawValue: "server_error")
+    package static let serverError = ServerError.Code(rawValue: "server_error")
     /// 500: a provider plugin's event outcome named another provider's identity.
-    public static let invalidEventOutcome = ServerError.Code(rawValue: "invalid_event_outcome")
+    package static let invalidEventOutcome = ServerError.Code(rawValue: "invalid_event_outcome")
     /// 500: `server.secret` is too short to key the flow cookie, so no sign-in can start.
-    public static let flowCookieUnavailable = ServerError.Code(rawValue: "flow_cookie_unavailable")
+    package static let flowCookieUnavailable = ServerError.Code(rawValue: "flow_cookie_unavailable")
 }

@@ -58,48 +58,48 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension ErrorCode where Domain == ServerError {
     /// `return_to` is not a path under `server.allowed_return_to` or an allowed origin.
-    public static var invalidReturnTo: Self { Self(rawValue: "invalid_return_to") }
+    package static var invalidReturnTo: Self { Self(rawValue: "invalid_return_to") }
     /// `register` for an identity that already has a user, or `link` of an identity another user has.
-    public static var accountExists: Self { Self(rawValue: "account_exists") }
+    package static var accountExists: Self { Self(rawValue: "account_exists") }
     /// A first sign-in would create a user but `server.signup` is `false`.
-    public static var signupDisabled: Self { Self(rawValue: "signup_disabled") }
+    package static var signupDisabled: Self { Self(rawValue: "signup_disabled") }
     /// The request needs a session and has none (or its session ended).
-    public static var notSignedIn: Self { Self(rawValue: "not_signed_in") }
+    package static var notSignedIn: Self { Self(rawValue: "not_signed_in") }
     /// 403: signed in, but `server.access` or the `/auth/check` query refuses the user.
-    public static var forbidden: Self { Self(rawValue: "forbidden") }
+    package static var forbidden: Self { Self(rawValue: "forbidden") }
     /// A state-changing POST came from another origin.
-    public static var crossOriginRequest: Self { Self(rawValue: "cross_origin_request") }
+    package static var crossOriginRequest: Self { Self(rawValue: "cross_origin_request") }
     /// No provider with that name is configured.
-    public static var unknownProvider: Self { Self(rawValue: "unknown_provider") }
+    package static var unknownProvider: Self { Self(rawValue: "unknown_provider") }
     /// An Apple server-to-server notification failed verification or is malformed.
-    public static var invalidNotification: Self { Self(rawValue: "invalid_notification") }
+    package static var invalidNotification: Self { Self(rawValue: "invalid_notification") }
     /// Sign-in with this identity was disabled (e.g. Apple reported the account deleted).
-    public static var identityDisabled: Self { Self(rawValue: "identity_disabled") }
+    package static var identityDisabled: Self { Self(rawValue: "identity_disabled") }
     /// Disconnecting would leave the user without any identity to sign in with.
-    public static var lastIdentity: Self { Self(rawValue: "last_identity") }
+    package static var lastIdentity: Self { Self(rawValue: "last_identity") }
     /// The signed-in user has no identity of that provider to disconnect.
-    public static var notLinked: Self { Self(rawValue: "not_linked") }
+    package static var notLinked: Self { Self(rawValue: "not_linked") }
     /// The request is malformed (wrong content type, missing field).
-    public static var invalidRequest: Self { Self(rawValue: "invalid_request") }
+    package static var invalidRequest: Self { Self(rawValue: "invalid_request") }
     /// The request carries one cookie name (the session or a flow cookie) twice: refused, since either
     /// could have been tossed in by another site.
-    public static var duplicateCookie: Self { Self(rawValue: "duplicate_cookie") }
+    package static var duplicateCookie: Self { Self(rawValue: "duplicate_cookie") }
     /// Too many sign-in starts or callbacks from one client address; retry after `Retry-After` seconds.
-    public static var rateLimited: Self { Self(rawValue: "rate_limited") }
+    package static var rateLimited: Self { Self(rawValue: "rate_limited") }
     /// The request carries both a session cookie and an `Authorization: Bearer` token.
-    public static var ambiguousCredentials: Self { Self(rawValue: "ambiguous_credentials") }
+    package static var ambiguousCredentials: Self { Self(rawValue: "ambiguous_credentials") }
     /// The route needs a bearer session (`POST /auth/session/refresh`) and the request has none.
-    public static var notBearerSession: Self { Self(rawValue: "not_bearer_session") }
+    package static var notBearerSession: Self { Self(rawValue: "not_bearer_session") }
     /// `POST /auth/session/refresh` with a bearer session whose refresh chain reached
     /// `server.native_session_max_age`: the app signs in again.
-    public static var sessionExpired: Self { Self(rawValue: "session_expired") }
+    package static var sessionExpired: Self { Self(rawValue: "session_expired") }
     /// `POST /auth/sessions/revoke` names no live session of the signed-in user.
-    public static var sessionNotFound: Self { Self(rawValue: "session_not_found") }
+    package static var sessionNotFound: Self { Self(rawValue: "session_not_found") }
     /// A store did not answer; the request changed nothing it could not finish.
-    public static var storeUnavailable: Self { Self(rawValue: "store_unavailable") }
+    package static var storeUnavailable: Self { Self(rawValue: "store_unavailable") }
     /// 405: the path exists, but not for this method.
-    public static var methodNotAllowed: Self { Self(rawValue: "method_not_allowed") }
+    package static var methodNotAllowed: Self { Self(rawValue: "method_not_allowed") }
     /// 415: the route reads another body type (JSON routes take `application/json` only; form routes a form
     /// or no body).
-    public static var unsupportedMediaType: Self { Self(rawValue: "unsupported_media_type") }
+    package static var unsupportedMediaType: Self { Self(rawValue: "unsupported_media_type") }
 }

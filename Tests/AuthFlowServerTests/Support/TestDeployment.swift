@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowBrowserTestSupport
 import AuthFlowDemo
 import AuthFlowDeployment
 import AuthFlowHTTP

@@ -34,7 +34,7 @@ struct CorpProfile: IdentityStrategy {
             !employee.isEmpty
         else {
             throw SignInError(
-                .userinfoError, "expected a JSON object with a non-empty 'employee_id', found none",
+                "userinfo_error", "expected a JSON object with a non-empty 'employee_id', found none",
                 provider: provider.name, claim: "employee_id")
         }
         let mail = object["mail"]?.stringValue

@@ -24,7 +24,7 @@ do {
     ExampleConfiguration.fail("\(error)")
 }
 let signIn = SignIn(
-    providers: providers, httpClient: httpClient, flowStore: InMemoryFlowStore(clock: clock), clock: clock)
+    providers: providers, httpClient: httpClient, flowStore: MemoryStores(clock: clock).flows, clock: clock)
 // Flow cookies are sealed under a key from server.secret (every instance must share it), or, without one, a
 // key drawn for this run.
 let seal: FlowRecordSeal

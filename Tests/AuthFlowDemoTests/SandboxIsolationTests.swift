@@ -1,3 +1,4 @@
+import AuthFlowBrowserTestSupport
 import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowSandbox

@@ -2,11 +2,11 @@ import Foundation
 
 /// Reads the first `<form>` of a page: its action and its hidden inputs (enough for the form_post and
 /// bounce pages).
-struct HTMLForm {
-    var action: String
-    var fields: [(String, String)]
+package struct HTMLForm {
+    package var action: String
+    package var fields: [(String, String)]
 
-    init?(_ html: String) {
+    package init?(_ html: String) {
         guard let formStart = html.range(of: "<form") else { return nil }
         let form = html[formStart.lowerBound...]
         guard let action = Self.attribute("action", in: form.prefix { $0 != ">" }) else { return nil }
@@ -23,7 +23,7 @@ struct HTMLForm {
         self.fields = fields
     }
 
-    func value(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+    package func value(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
 
     static func attribute(_ name: String, in tag: Substring) -> String? {
         guard let start = tag.range(of: " \(name)=\"") else { return nil }

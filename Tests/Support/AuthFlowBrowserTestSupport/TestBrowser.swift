@@ -1,24 +1,27 @@
 import AuthFlowCurl
-import AuthFlowHTTP
+package import AuthFlowHTTP
 import Foundation
 import Synchronization
 
 /// A minimal browser over `CurlHTTPClient`: a cookie jar per origin (Path, Max-Age and SameSite honoured),
 /// no automatic redirects, and the `Origin` / `Sec-Fetch-Site` headers a browser would send.
-final class TestBrowser: Sendable {
-    struct Cookie: Sendable {
-        var name: String
-        var value: String
-        var path: String
-        var sameSiteLax: Bool
-        var httpOnly: Bool
+package final class TestBrowser: Sendable {
+    package struct Cookie: Sendable {
+        package var name: String
+        package var value: String
+        package var path: String
+        package var sameSiteLax: Bool
+        package var httpOnly: Bool
     }
 
     private let client = CurlHTTPClient()
     private let jar = Mutex<[String: [Cookie]]>([:])
 
+    /// A browser with an empty cookie jar.
+    package init() {}
+
     /// `GET url` with this browser's cookies for its origin.
-    func get(_ url: String, headers: [(String, String)] = []) async throws -> HTTPClientResponse {
+    package func get(_ url: String, headers: [(String, String)] = []) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(method: "GET", url: url)
         request.headers["Accept"] = "application/json"
         for (name, value) in headers { request.headers[name] = value }
@@ -28,7 +31,7 @@ final class TestBrowser: Sendable {
     /// `POST url` with a form body. `from` is the origin of the page that posts (a cross-site POST gets no
     /// SameSite=Lax cookies and `Sec-Fetch-Site: cross-site`); `nil` sends no Origin (a non-browser client).
     /// `rawBody`, when given, replaces the encoded `form` byte for byte (to send what no encoder would).
-    func post(
+    package func post(
         _ url: String, form: [(String, String)] = [], rawBody: [UInt8]? = nil, from origin: String?,
         headers: [(String, String)] = []
     ) async throws -> HTTPClientResponse {
@@ -48,12 +51,12 @@ final class TestBrowser: Sendable {
     }
 
     /// The value of cookie `name` stored for the origin of `url`.
-    func cookie(_ name: String, for url: String) -> String? {
+    package func cookie(_ name: String, for url: String) -> String? {
         jar.withLock { $0[Self.origin(of: url)]?.first { $0.name == name }?.value }
     }
 
     /// Sets or replaces a cookie for the origin of `url` (to forge one).
-    func setCookie(_ name: String, _ value: String, for url: String, path: String = "/") {
+    package func setCookie(_ name: String, _ value: String, for url: String, path: String = "/") {
         jar.withLock { jar in
             var cookies = jar[Self.origin(of: url)] ?? []
             cookies.removeAll { $0.name == name }
@@ -63,7 +66,7 @@ final class TestBrowser: Sendable {
     }
 
     /// Every cookie stored for the origin of `url`.
-    func cookies(for url: String) -> [Cookie] {
+    package func cookies(for url: String) -> [Cookie] {
         jar.withLock { $0[Self.origin(of: url)] ?? [] }
     }
 
@@ -105,7 +108,7 @@ final class TestBrowser: Sendable {
         }
     }
 
-    static func origin(of url: String) -> String {
+    package static func origin(of url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
         let rest = url[schemeEnd.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
@@ -113,12 +116,12 @@ final class TestBrowser: Sendable {
     }
 
     /// The host (a "site" for these loopback tests: localhost and 127.0.0.1 are different sites).
-    static func site(of origin: String) -> String {
+    package static func site(of origin: String) -> String {
         let authority = origin.components(separatedBy: "://").last ?? origin
         return String(authority.prefix { $0 != ":" })
     }
 
-    static func path(of url: String) -> String {
+    package static func path(of url: String) -> String {
         let origin = origin(of: url)
         let rest = url.dropFirst(origin.count)
         let path = rest.prefix { $0 != "?" }
@@ -127,6 +130,8 @@ final class TestBrowser: Sendable {
 }
 
 extension HTTPClientResponse {
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var location: String? { headers["Location"] }
+    /// The body as UTF-8 text.
+    package var text: String { String(decoding: body, as: UTF8.self) }
+    /// The `Location` header.
+    package var location: String? { headers["Location"] }
 }
