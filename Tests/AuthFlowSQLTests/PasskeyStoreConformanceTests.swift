@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 /// Every ``PasskeyStore`` operation, against the in-memory, SQLite and PostgreSQL account stores alike.
-@Suite struct PasskeyStoreConformanceTests {
+/// Serialized: each case opens a fresh PostgreSQL database, and the whole test run shares the server's connections.
+@Suite(.serialized) struct PasskeyStoreConformanceTests {
     static let aliceHandle = IdentityKey(provider: "passkey", subject: "YWxpY2UtaGFuZGxl")
     static let bobHandle = IdentityKey(provider: "passkey", subject: "Ym9iLWhhbmRsZQ")
 

@@ -18,7 +18,7 @@ import Testing
     /// PostgreSQL accounts and Redis sessions, spent states and rate limits, as `store.kind: postgres` with Redis.
     static func stores(postgresURL: String, redis: RedisClient, clock: any WallClock) throws -> SignInServer.Stores {
         let postgres = PostgresStores(
-            database: try PostgresDatabase(url: postgresURL),
+            database: try PostgresDatabase(url: postgresURL, maximumConnections: 2),
             cipher: try TokenCipher(secret: StoreHarness.secret, random: SystemRandom()), clock: clock)
         let shared = RedisStores(client: redis, clock: clock)
         return SignInServer.Stores(
