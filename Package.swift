@@ -110,12 +110,15 @@ let package = Package(
         .target(name: "AuthFlowLinkedIn", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(name: "AuthFlowSlack", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
         .target(name: "AuthFlowDiscord", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        // Passkeys (`type: passkey`): the provider's description and relying-party settings; the server answers its
+        // ceremonies. Package access only.
+        .target(name: "AuthFlowPasskeys", dependencies: ["AuthFlow"], swiftSettings: strict),
         .target(
             name: "AuthFlowProviders",
             dependencies: [
                 "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC",
                 "AuthFlowOAuth2", "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn",
-                "AuthFlowSlack", "AuthFlowDiscord",
+                "AuthFlowSlack", "AuthFlowDiscord", "AuthFlowPasskeys",
             ],
             swiftSettings: strict),
 
@@ -147,6 +150,7 @@ let package = Package(
             name: "AuthFlowServer",
             dependencies: [
                 "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowYAML", "AuthFlowCurl", "AuthFlowHTTPServer",
+                "AuthFlowWebAuthn",
             ],
             swiftSettings: strict),
 
@@ -256,6 +260,10 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
+            name: "AuthFlowPasskeysTests",
+            dependencies: ["AuthFlowPasskeys", "AuthFlowProviders", "AuthFlowDeployment", "AuthFlowMatrix", "AuthFlow"],
+            swiftSettings: strict),
+        .testTarget(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowDeployment",
@@ -303,6 +311,8 @@ let package = Package(
                 "AuthFlowServer", "AuthFlowDeployment", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
                 "AuthFlowHTTPServer", "AuthFlowSandbox", "AuthFlowDemo",
                 "AuthFlowProviders", "AuthFlowSQLite", "AuthFlowTestSupport", "AuthFlowBrowserTestSupport",
+                // Two instances on PostgreSQL and Redis (the passkey ceremony test).
+                "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowStoreTestSupport",
             ],
             exclude: ["Support/Python"], swiftSettings: strict),
         // Sandbox mode for an embedding app and the demo pages.

@@ -36,7 +36,7 @@ def path_to(start, goal):
 
 plugins = ["AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX", "AuthFlowOIDC", "AuthFlowOAuth2",
            "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack", "AuthFlowDiscord",
-           "AuthFlowProviders"]
+           "AuthFlowPasskeys", "AuthFlowProviders"]
 stores = ["AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis"]
 rules = [(module, forbidden) for module in ["AuthFlowHTTP", "AuthFlow", "AuthFlowMatrix"] + plugins + stores
          for forbidden in ["CCurl", "CMicroHTTPD", "AuthFlowCurl", "AuthFlowHTTPServer"]]

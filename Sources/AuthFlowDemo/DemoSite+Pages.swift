@@ -17,18 +17,28 @@ extension DemoSite {
             body += Self.introduction(sandboxURL: sandbox?.baseURL)
             body += "<p>Sign in with one of the sandbox identity providers:</p>\n"
             for name in server.providerNames {
-                guard let provider = server.providers[name] else { continue }
+                // A passkey provider has no sign-in link: its buttons are below.
+                guard let provider = server.providers[name], provider.type != "passkey" else { continue }
                 let display = provider.plugin.displayName
                 body +=
                     "<a class=\"signin\" id=\"signin-\(HTML.escape(name))\" "
                     + "href=\"\(HTML.escape(server.options.pathPrefix))/\(HTML.escape(name))/login?return_to=/\">Sign in with \(HTML.escape(display))</a>\n"
             }
         }
+        let passkeys = passkeySection(signedIn: user != nil)
+        body += passkeys
         body += "<p><a id=\"matrix\" href=\"/matrix\">Capability matrix of these providers</a></p>\n"
         var response = Self.html(HTML.page(title: "AuthFlow demo", style: Self.style, body: body))
+        if !passkeys.isEmpty {
+            // The passkey script, and its calls to the passkey routes.
+            let policy = response.headers["Content-Security-Policy"] ?? HTML.contentSecurityPolicy
+            response.headers["Content-Security-Policy"] = policy.replacingOccurrences(
+                of: "default-src 'none';", with: "default-src 'none'; script-src 'self'; connect-src 'self';")
+        }
         if let sandbox, user != nil {
             // The event buttons post to the sandbox's loopback senders.
-            response.headers["Content-Security-Policy"] = HTML.contentSecurityPolicy.replacingOccurrences(
+            let policy = response.headers["Content-Security-Policy"] ?? HTML.contentSecurityPolicy
+            response.headers["Content-Security-Policy"] = policy.replacingOccurrences(
                 of: "form-action 'self'", with: "form-action 'self' \(sandbox.baseURL)")
         }
         return response

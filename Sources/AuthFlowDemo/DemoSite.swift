@@ -2,7 +2,8 @@ public import AuthFlowSandbox
 public import AuthFlowServer
 
 /// The sandbox demo (`authflow demo`, `serve --sandbox`): the sign-in server's routes plus the demo home
-/// page `GET /` and the capability matrix of the configured providers `GET /matrix`.
+/// page `GET /`, the capability matrix of the configured providers `GET /matrix` and the passkey script
+/// `GET /passkeys.js`.
 ///
 /// The home page shows sign-in links when signed out; when signed in, the verified identity, the trace of
 /// the sign-in (the server must keep traces: `keepsTraces: true`), a
@@ -36,6 +37,11 @@ public struct DemoSite: Sendable {
             return await server.respond(to: request, route: "/matrix") { request throws(ServerError) in
                 try Self.requireGET(request)
                 return matrixPage()
+            }
+        case "/passkeys.js":
+            return await server.respond(to: request, route: "/passkeys.js") { request throws(ServerError) in
+                try Self.requireGET(request)
+                return passkeyScript()
             }
         default:
             return await server.handle(request)

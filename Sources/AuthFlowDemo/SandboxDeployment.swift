@@ -39,14 +39,16 @@ public struct SandboxDeployment: Sendable {
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
     /// - Throws: `ConfigurationError` when a provider's type has no sandbox emulator (the sandbox
-    ///   emulates `apple`, `google`, `facebook`, `x`, `microsoft` and `github`) or `sandbox.listen` is not a loopback address
+    ///   emulates `apple`, `google`, `facebook`, `x`, `microsoft` and `github`; `passkey` needs none) or `sandbox.listen` is not a loopback address
     ///   (`invalid_value`), or `SandboxError` when the sandbox cannot listen or
     ///   a client cannot be registered. The sandbox is stopped again when rewriting fails.
     public static func start(
         configuration: Configuration, clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom()
     ) async throws -> SandboxDeployment {
         var issues: [ConfigurationIssue] = []
-        for settings in configuration.providers where SandboxProvider(rawValue: settings.type) == nil {
+        // A passkey provider makes no round trip to anyone: it needs no emulator and is kept as written.
+        for settings in configuration.providers
+        where SandboxProvider(rawValue: settings.type) == nil && settings.type != "passkey" {
             issues.append(
                 ConfigurationIssue(
                     code: .notAvailable,
@@ -142,7 +144,11 @@ public struct SandboxDeployment: Sendable {
         let pathPrefix = existing?.pathPrefix ?? ServerSettings.defaultPathPrefix
         var providers: [ProviderSettings] = []
         for settings in configuration.providers {
-            guard let kind = SandboxProvider(rawValue: settings.type) else { continue }
+            guard let kind = SandboxProvider(rawValue: settings.type) else {
+                // A provider that makes no round trip to anyone (passkeys) needs no stand-in: kept as written.
+                if settings.type == "passkey" { providers.append(settings) }
+                continue
+            }
             providers.append(
                 try register(
                     settings, kind: kind, publicURL: publicURL, pathPrefix: pathPrefix, sandbox: sandbox,

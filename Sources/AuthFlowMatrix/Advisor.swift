@@ -13,6 +13,10 @@ struct Advisor {
     /// Hardening advice first, then notes.
     func advisories() -> [Advisory] {
         var found: [Advisory] = []
+        // A provider without an OAuth round trip (passkeys) has no capability, client or token to advise on.
+        guard provider.usesOAuth else {
+            return provider.plugin.advice(for: provider).map { Self.advisory($0, provider: provider.name) }
+        }
         for capability in Self.adviceOrder {
             if let advisory = capabilityOff(capability) { found.append(advisory) }
         }

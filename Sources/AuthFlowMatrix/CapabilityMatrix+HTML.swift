@@ -64,16 +64,14 @@ extension CapabilityMatrix {
             switch row.signInProtocol {
             case .oidc: html += Self.cell("good", "OIDC", "id_token + nonce")
             case .oauth2: html += Self.cell("plain", "OAuth 2.0", "no id_token")
+            case .webAuthn: html += Self.cell("good", "WebAuthn", "passkey, no provider round trip")
             }
             switch row.identitySource {
             case .idToken: html += Self.cell("good", "id_token", "verified locally")
             case .userinfo: html += Self.cell("warn", "userinfo", "trusted over TLS")
+            case .assertion: html += Self.cell("good", "assertion", "verified locally")
             }
-            html += "<td><code>\(HTML.escape(row.clientAuthentication.rawValue))</code></td>\n"
-            switch row.callbackMethod {
-            case .get: html += Self.cell("plain", "GET", "query string")
-            case .post: html += Self.cell("plain", "POST", "form_post")
-            }
+            html += Self.clientAndCallbackCells(row)
             html += "<td class=\"num\">\(row.roundTrips)</td>\n"
             for state in row.capabilities { html += Self.capabilityCell(state) }
             if !row.nativeSupported {
@@ -86,6 +84,19 @@ extension CapabilityMatrix {
             html += "</tr>\n"
         }
         html += "</tbody>\n</table>\n</div>\n"
+        return html
+    }
+
+    /// The client authentication and callback cells; a provider without an OAuth client (passkeys) has neither.
+    private static func clientAndCallbackCells(_ row: MatrixRow) -> String {
+        guard row.signInProtocol != .webAuthn else {
+            return cell("plain", "—", "no client") + cell("plain", "—", "no callback")
+        }
+        var html = "<td><code>\(HTML.escape(row.clientAuthentication.rawValue))</code></td>\n"
+        switch row.callbackMethod {
+        case .get: html += cell("plain", "GET", "query string")
+        case .post: html += cell("plain", "POST", "form_post")
+        }
         return html
     }
 

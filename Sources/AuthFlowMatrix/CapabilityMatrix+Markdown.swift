@@ -11,7 +11,7 @@ extension CapabilityMatrix {
             "|" + Self.tableHeadings.indices.map { $0 == 5 ? " --: |" : " --- |" }.joined())
         for row in rows {
             var cells = Self.tableCells(row).map(Self.markdownEscaped)
-            cells[3] = "`\(row.clientAuthentication.rawValue)`"
+            if row.signInProtocol != .webAuthn { cells[3] = "`\(row.clientAuthentication.rawValue)`" }
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         if rows.isEmpty { lines.append("| (no providers configured) |" + String(repeating: " |", count: 9)) }
@@ -31,7 +31,7 @@ extension CapabilityMatrix {
             lines += notes.map(Self.markdownItem)
         }
         lines.append("")
-        let legend = MatrixVocabulary.textLegend.map { "*\(Self.markdownEscaped($0.0))*: \($0.1)" }
+        let legend = MatrixVocabulary.legend(for: rows).map { "*\(Self.markdownEscaped($0.0))*: \($0.1)" }
         lines.append("<sub>" + legend.joined(separator: " · ") + "</sub>")
         return lines.joined(separator: "\n") + "\n"
     }

@@ -10,7 +10,7 @@ extension CapabilityMatrix {
         let name = row.name == row.type ? row.name : "\(row.name) (\(row.type))"
         return [
             name, MatrixVocabulary.protocolLabel(row.signInProtocol), row.identitySource.rawValue,
-            row.clientAuthentication.rawValue, row.callbackMethod.rawValue, String(row.roundTrips),
+            row.clientAuthLabel, row.callbackLabel, String(row.roundTrips),
         ] + row.capabilities.map(\.label) + [row.nativeLabel]
     }
 
@@ -47,8 +47,9 @@ extension CapabilityMatrix {
         }
         lines.append("")
         lines.append("Legend:")
-        let termWidth = MatrixVocabulary.textLegend.map(\.0.count).max() ?? 0
-        for (term, meaning) in MatrixVocabulary.textLegend {
+        let legend = MatrixVocabulary.legend(for: rows)
+        let termWidth = legend.map(\.0.count).max() ?? 0
+        for (term, meaning) in legend {
             lines.append("  " + term + String(repeating: " ", count: termWidth - term.count + 2) + meaning)
         }
         return lines.joined(separator: "\n") + "\n"

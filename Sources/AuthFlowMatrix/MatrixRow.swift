@@ -74,6 +74,12 @@ public struct MatrixRow: Sendable, Hashable {
         emailLinkability = provider.plugin.emailLinkability
     }
 
+    /// The client authentication cell: the method, or `-` for a provider without an OAuth client (passkeys).
+    var clientAuthLabel: String { signInProtocol == .webAuthn ? "-" : clientAuthentication.rawValue }
+
+    /// The callback cell: `GET`/`POST`, or `-` for a provider without a callback (passkeys).
+    var callbackLabel: String { signInProtocol == .webAuthn ? "-" : callbackMethod.rawValue }
+
     /// The native sign-in cell: `on (N apps)`, `off` (supported, no `native_clients`) or `unsupported`.
     var nativeLabel: String {
         guard nativeSupported else { return "unsupported" }

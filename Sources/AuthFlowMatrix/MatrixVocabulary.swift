@@ -8,6 +8,7 @@ enum MatrixVocabulary {
         switch value {
         case .oauth2: "OAuth 2.0"
         case .oidc: "OIDC"
+        case .webAuthn: "WebAuthn"
         }
     }
 
@@ -33,6 +34,17 @@ enum MatrixVocabulary {
         ),
         ("Native apps", "ID tokens from iOS/Android apps accepted at POST /auth/NAME/native (set native_clients)"),
     ]
+
+    /// The legend of a table of `rows`: ``textLegend``, with the assertion term after the userinfo one when a row
+    /// is a passkey provider.
+    static func legend(for rows: [MatrixRow]) -> [(String, String)] {
+        guard rows.contains(where: { $0.signInProtocol == .webAuthn }) else { return textLegend }
+        var legend = textLegend
+        legend.insert(
+            ("assertion", "identity from a WebAuthn assertion AuthFlow verifies itself against the stored passkey"),
+            at: 2)
+        return legend
+    }
 
     static let noAdvisories = "none (every available hardening is on)"
 }

@@ -131,6 +131,33 @@ enum PostgresSchema {
             "ALTER TABLE sessions ADD COLUMN last_used_at double precision",
             "ALTER TABLE sessions ADD COLUMN agent text",
         ],
+        // 6: passkeys (WebAuthn credentials), each on its identity (provider, base64url(user handle)), so it goes
+        // with the identity and with the user. The credential id is unique across providers and users.
+        [
+            """
+            CREATE TABLE passkeys (
+                id bytea PRIMARY KEY,
+                provider text NOT NULL,
+                subject text NOT NULL,
+                user_id text NOT NULL,
+                public_key bytea NOT NULL,
+                algorithm double precision NOT NULL,
+                sign_count double precision NOT NULL,
+                backup_eligible boolean NOT NULL,
+                backed_up boolean NOT NULL,
+                aaguid bytea NOT NULL,
+                transports text NOT NULL,
+                attestation_format text NOT NULL,
+                attestation_verified boolean NOT NULL,
+                name text NOT NULL,
+                created_at double precision NOT NULL,
+                last_used_at double precision,
+                FOREIGN KEY (provider, subject) REFERENCES identities(provider, subject) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX passkeys_by_user ON passkeys(user_id)",
+            "CREATE INDEX passkeys_by_identity ON passkeys(provider, subject)",
+        ],
     ]
 
     /// Brings the database to `currentVersion` under the migration advisory lock, in one transaction; a

@@ -9,19 +9,21 @@ import AuthFlowLinkedIn
 import AuthFlowMicrosoft
 import AuthFlowOAuth2
 import AuthFlowOIDC
+import AuthFlowPasskeys
 import AuthFlowSlack
 import AuthFlowX
 
 extension ProviderRegistry {
     /// The built-in plugins: `apple`, `google`, `facebook`, `x`, `microsoft`, `github`, `gitlab`, `linkedin`,
     /// `slack`, `discord`, `oidc` (any OpenID Connect issuer by discovery; resolve with `resolve(_:discovery:)`
-    /// from AuthFlowOIDC) and `oauth2` (a plain OAuth 2.0 provider from YAML alone).
+    /// from AuthFlowOIDC), `oauth2` (a plain OAuth 2.0 provider from YAML alone) and `passkey` (WebAuthn: passkeys
+    /// on the server's own routes, no provider round trip).
     ///
     /// A value: copy it and ``ProviderRegistry/register(_:)`` an application's own plugins.
     public static var standard: ProviderRegistry {
         ProviderRegistry([
             ApplePlugin(), GooglePlugin(), FacebookPlugin(), XPlugin(), OIDCPlugin(), OAuth2Plugin(), MicrosoftPlugin(),
-            GitHubPlugin(), GitLabPlugin(), LinkedInPlugin(), SlackPlugin(), DiscordPlugin(),
+            GitHubPlugin(), GitLabPlugin(), LinkedInPlugin(), SlackPlugin(), DiscordPlugin(), PasskeyPlugin(),
         ])
     }
 }

@@ -98,18 +98,8 @@ package struct SQLAccountStore<Database: SQLDatabase>: AccountStore, StoreBacken
         let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
         return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
-            let created = try connection.run(
-                "INSERT INTO users (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
-                .text(id.rawValue), .real(now.timeIntervalSince1970), operation: operation)
-            guard created > 0 else {
-                throw StoreError(.duplicateUser, "expected a new user id, found one that exists", operation: operation)
-            }
             let linked = LinkedIdentity(user: id, key: identity, profile: profile, at: now)
-            guard try Self.insert(linked, in: connection, operation: operation) else {
-                throw StoreError(
-                    .identityAlreadyLinked, "expected an identity not linked to any user, found one linked to a user",
-                    operation: operation)
-            }
+            try Self.insertUser(id, with: linked, at: now, in: connection, operation: operation)
             if let sealed { try Self.write(sealed, for: identity, at: now, in: connection, operation: operation) }
             return UserAccount(id: id, createdAt: now, identities: [linked])
         }
@@ -217,6 +207,25 @@ package struct SQLAccountStore<Database: SQLDatabase>: AccountStore, StoreBacken
             if updated != stored { try Self.update(updated, in: connection, operation: operation) }
             if let tokens { try Self.write(tokens, for: identity, at: now, in: connection, operation: operation) }
             return updated
+        }
+    }
+
+    /// Inserts the user `id` created at `now` with its first identity `linked`.
+    ///
+    /// - Throws: `duplicateUser` when the id is stored, `identityAlreadyLinked` when the identity is.
+    static func insertUser(
+        _ id: UserID, with linked: LinkedIdentity, at now: Date, in connection: any SQLConnection, operation: String
+    ) throws(StoreError) {
+        let created = try connection.run(
+            "INSERT INTO users (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+            .text(id.rawValue), .real(now.timeIntervalSince1970), operation: operation)
+        guard created > 0 else {
+            throw StoreError(.duplicateUser, "expected a new user id, found one that exists", operation: operation)
+        }
+        guard try insert(linked, in: connection, operation: operation) else {
+            throw StoreError(
+                .identityAlreadyLinked, "expected an identity not linked to any user, found one linked to a user",
+                operation: operation)
         }
     }
 

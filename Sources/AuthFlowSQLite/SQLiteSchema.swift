@@ -248,6 +248,31 @@ enum SQLiteSchema {
         ALTER TABLE sessions ADD COLUMN last_used_at REAL;
         ALTER TABLE sessions ADD COLUMN agent TEXT;
         """,
+        // Version 9: passkeys (WebAuthn credentials), each on its identity (provider, base64url(user handle)), so it
+        // goes with the identity and with the user. The credential id is unique across providers and users.
+        """
+        CREATE TABLE passkeys (
+            id BLOB PRIMARY KEY NOT NULL,
+            provider TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            public_key BLOB NOT NULL,
+            algorithm REAL NOT NULL,
+            sign_count REAL NOT NULL,
+            backup_eligible INTEGER NOT NULL CHECK (backup_eligible IN (0, 1)),
+            backed_up INTEGER NOT NULL CHECK (backed_up IN (0, 1)),
+            aaguid BLOB NOT NULL,
+            transports TEXT NOT NULL,
+            attestation_format TEXT NOT NULL,
+            attestation_verified INTEGER NOT NULL CHECK (attestation_verified IN (0, 1)),
+            name TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            last_used_at REAL,
+            FOREIGN KEY (provider, subject) REFERENCES identities(provider, subject) ON DELETE CASCADE
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX passkeys_by_user ON passkeys(user_id);
+        CREATE INDEX passkeys_by_identity ON passkeys(provider, subject);
+        """,
     ]
 
     /// Brings the database to ``currentVersion`` in one transaction; a database from a newer version, or one

@@ -4,7 +4,8 @@ import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
-/// `authflow users list [--json] | show USER | delete USER [--config F]`: the users of the configured store.
+/// `authflow users list [--json] | show USER | delete USER | passkeys delete USER ID [--config F]`: the users of the
+/// configured store.
 struct UsersCommand: Command {
     static let name = "users"
 
@@ -12,13 +13,20 @@ struct UsersCommand: Command {
         usage: authflow users list [--json] [--config FILE]
                authflow users show USER [--config FILE]
                authflow users delete USER [--config FILE]
+               authflow users passkeys delete USER ID [--config FILE]
 
           list            every user: id, creation time, identities (PROVIDER:SUBJECT), one user a line;
                           --json: {"users": [USER, ...]} with the fields of show
           show USER       the user as JSON: {"id", "created_at", "identities": [{"provider", "subject",
-                          "email", "email_verified", "name", "disabled", "created_at", "updated_at"}]}
+                          "email", "email_verified", "name", "disabled", "created_at", "updated_at"}],
+                          "passkeys": [{"id", "provider", "name", "created_at", "last_used_at", "sign_count",
+                          "backup_eligible", "backed_up", "transports", "aaguid"}]}
           delete USER     what account deletion does: revokes every stored provider token at its provider,
                           ends every session of the user, then deletes the user, its identities and tokens
+          passkeys delete USER ID
+                          deletes the user's passkey ID (as show prints it); the last passkey of a provider
+                          takes its identity and that identity's sessions with it; refused when it is the
+                          user's last way to sign in (delete the user instead)
           --config FILE   the configuration whose store (store.kind sqlite or postgres, store.redis_url)
                           to use (default: providers.yaml); server.secret must be the servers' own
           USER            a user id, or PROVIDER:SUBJECT for the user that identity is linked to
@@ -29,11 +37,13 @@ struct UsersCommand: Command {
         """
 
     enum Verb: String, Sendable {
-        case list, show, delete
+        case list, show, delete, passkeys
     }
 
     var verb: Verb
     var user: String?
+    /// The passkey id of `passkeys delete`.
+    var passkey: String? = nil
     var json: Bool
     var path: String
 
@@ -44,6 +54,7 @@ struct UsersCommand: Command {
                 "command", expected: "'authflow users list', 'users show USER' or 'users delete USER'",
                 found: arguments.first.map { "the unknown users command \(ValidationError.quoted($0))" } ?? "none")
         }
+        if verb == .passkeys { return try parsePasskeys(Array(arguments.dropFirst())) }
         let parsed = try CommandIO.parse(
             Array(arguments.dropFirst()), options: ["config"], flags: verb == .list ? ["json"] : [])
         if parsed.help { return nil }
@@ -58,6 +69,25 @@ struct UsersCommand: Command {
                 found: parsed.positional.isEmpty ? "none" : "\(parsed.positional.count) arguments")
         }
         return UsersCommand(verb: verb, user: user, json: false, path: path)
+    }
+
+    /// `passkeys delete USER ID [--config FILE]`.
+    static func parsePasskeys(_ arguments: [String]) throws(ValidationError) -> UsersCommand? {
+        guard arguments.first == "delete" else {
+            throw ValidationError(
+                "command", expected: "'authflow users passkeys delete USER ID'",
+                found: arguments.first.map { "users passkeys \(ValidationError.quoted($0))" } ?? "none")
+        }
+        let parsed = try CommandIO.parse(Array(arguments.dropFirst()), options: ["config"], flags: [])
+        if parsed.help { return nil }
+        guard parsed.positional.count == 2, !parsed.positional[1].isEmpty else {
+            throw ValidationError(
+                "USER ID", expected: "a user and one of its passkey ids",
+                found: "\(parsed.positional.count) arguments")
+        }
+        return UsersCommand(
+            verb: .passkeys, user: parsed.positional[0], passkey: parsed.positional[1], json: false,
+            path: parsed.last("config") ?? "providers.yaml")
     }
 
     func validate() throws(ValidationError) {
@@ -85,9 +115,16 @@ struct UsersCommand: Command {
             case .list: return try await list(admin)
             case .show:
                 let account = try await admin.user(user ?? "")
-                CommandIO.out(TerminalText.json(AdminStores.json(account)))
+                CommandIO.out(TerminalText.json(try await admin.json(account)))
                 return .success
             case .delete: return try await delete(admin)
+            case .passkeys:
+                let account = try await admin.user(user ?? "")
+                let deleted = try await admin.deletePasskey(passkey ?? "", of: account.id)
+                CommandIO.out(
+                    "deleted passkey \(TerminalText.escaped(passkey ?? "")) (\(TerminalText.escaped(deleted.name))) of user "
+                        + TerminalText.escaped(account.id.rawValue))
+                return .success
             }
         } catch {
             return error.report(command)
@@ -98,7 +135,7 @@ struct UsersCommand: Command {
     static let pageSize = 500
 
     private func list(_ admin: AdminStores) async throws(AdminStores.Failure) -> ExitCode {
-        var accounts: [UserAccount] = []
+        var listed: [JSONValue] = []
         var cursor: UserID?
         let store = admin.stores.accounts
         while true {
@@ -110,14 +147,14 @@ struct UsersCommand: Command {
             }
             guard let last = page.last else { break }
             if json {
-                accounts += page
+                for account in page { listed.append(try await admin.json(account)) }
             } else {
                 for account in page { CommandIO.out(Self.line(account)) }
             }
             cursor = last.id
         }
         if json {
-            CommandIO.out(TerminalText.json(.object(["users": .array(accounts.map(AdminStores.json))])))
+            CommandIO.out(TerminalText.json(.object(["users": .array(listed)])))
         }
         return .success
     }

@@ -26,7 +26,7 @@ struct CorpSSOPlugin: ProviderPlugin {
         #expect(
             ProviderRegistry.standard.types == [
                 "apple", "discord", "facebook", "github", "gitlab", "google", "linkedin", "microsoft", "oauth2", "oidc",
-                "slack", "x",
+                "passkey", "slack", "x",
             ])
     }
 
@@ -36,7 +36,7 @@ struct CorpSSOPlugin: ProviderPlugin {
         #expect(
             registry.types == [
                 "apple", "corp", "discord", "facebook", "github", "gitlab", "google", "linkedin", "microsoft", "oauth2",
-                "oidc", "slack", "x",
+                "oidc", "passkey", "slack", "x",
             ])
         let provider = try registry.resolve(Fixtures.settings("corp"), publicURL: "https://app.example")
         #expect(provider.capabilities == [.pkce])
@@ -97,7 +97,7 @@ struct CorpSSOPlugin: ProviderPlugin {
                 providers.yaml:8:21: provider 'apple' (type apple) cannot enable pkce: Apple's REST API documents no code_challenge parameter
                     capabilities: { pkce: true }
                                     ^
-                providers.yaml:10:11: unknown provider type 'gogle' for provider 'google'; did you mean 'google'? (known types: apple, discord, facebook, github, gitlab, google, linkedin, microsoft, oauth2, oidc, slack, x)
+                providers.yaml:10:11: unknown provider type 'gogle' for provider 'google'; did you mean 'google'? (known types: apple, discord, facebook, github, gitlab, google, linkedin, microsoft, oauth2, oidc, passkey, slack, x)
                     type: gogle
                           ^
                 providers.yaml:12:3: provider 'x' (type x) requires 'client_secret' (or 'client_secret_file')

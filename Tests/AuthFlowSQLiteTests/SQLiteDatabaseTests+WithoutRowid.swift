@@ -16,6 +16,8 @@ extension SQLiteDatabaseTests {
         ("pending_profiles", "key"), ("applied_notifications", "id"), ("sessions", "id_digest"),
         ("spent_states", "state_digest"),
     ]
+    /// Tables later migrations create (already without rowid), which a version-5 file does not have.
+    static let tablesAddedAfterVersion6 = ["passkeys"]
 
     /// What a migration must keep of a file: every row of every table in key order, the tables' columns and
     /// foreign keys, and the indexes (name, table, definition with runs of white space as one space).
@@ -175,7 +177,7 @@ extension SQLiteDatabaseTests {
                 #expect(after.columns[table] == before.columns[table], "columns of \(table)")
                 #expect(after.foreignKeys[table] == before.foreignKeys[table], "foreign keys of \(table)")
             }
-            #expect(after.indexes == before.indexes)
+            #expect(after.indexes.filter { !Self.tablesAddedAfterVersion6.contains($0[1]) } == before.indexes)
             #expect(after.indexes.contains(where: { $0[0] == "sessions_by_provider_session" }))
             // One B-tree per table: no automatic primary-key index is left.
             let automatic =
@@ -240,12 +242,12 @@ extension SQLiteDatabaseTests {
         let database = try SQLiteDatabase(path: directory.path("v5.sqlite"))
         try await database.perform("test") { connection throws(StoreError) in
             let definitions = try Self.tableDefinitions(connection)
-            #expect(Set(definitions.keys) == Set(Self.tables.map(\.name)))
-            for table in Self.tables {
-                #expect(definitions[table.name]?.hasSuffix("STRICT, WITHOUT ROWID") == true, "\(table.name)")
+            #expect(Set(definitions.keys) == Set(Self.tables.map(\.name) + Self.tablesAddedAfterVersion6))
+            for table in Self.tables.map(\.name) + Self.tablesAddedAfterVersion6 {
+                #expect(definitions[table]?.hasSuffix("STRICT, WITHOUT ROWID") == true, "\(table)")
                 do throws(StoreError) {
-                    try connection.query("SELECT rowid FROM \(table.name)", operation: "test")
-                    Issue.record("\(table.name) still has a rowid")
+                    try connection.query("SELECT rowid FROM \(table)", operation: "test")
+                    Issue.record("\(table) still has a rowid")
                 } catch {
                     #expect(error.message.contains("no such column: rowid"))
                 }

@@ -32,7 +32,7 @@ import Testing
         }
         #expect(
             tables == [
-                "applied_notifications", "identities", "identity_tokens", "pending_profiles", "sessions",
+                "applied_notifications", "identities", "identity_tokens", "passkeys", "pending_profiles", "sessions",
                 "spent_states",
                 "users",
             ])

@@ -55,6 +55,26 @@ struct RouteTableTests {
         .providerEvent: Row(
             method: "POST", path: "/auth/apple/notifications",
             rule: rule([], [], true, .providerDeclared, .providerSignature)),
+        // A passkey provider's own routes, in place of its OAuth ones.
+        .passkeyRegisterOptions: Row(
+            method: "POST", path: "/auth/passkey/register/options",
+            rule: rule(["POST"], signedIn, false, .json, .sameOrigin)),
+        .passkeyRegister: Row(
+            method: "POST", path: "/auth/passkey/register", rule: rule(["POST"], signedIn, true, .json, .sameOrigin)),
+        .passkeyAuthenticateOptions: Row(
+            method: "POST", path: "/auth/passkey/authenticate/options",
+            rule: rule(["POST"], [], false, .json, .sameOrigin)),
+        .passkeyAuthenticate: Row(
+            method: "POST", path: "/auth/passkey/authenticate",
+            rule: rule(["POST"], signedIn, true, .json, .sameOrigin)),
+        .passkeyCredentials: Row(
+            method: "GET", path: "/auth/passkey/credentials", rule: rule(["GET"], signedIn, false, .none, .notNeeded)),
+        .passkeyCredentialsRename: Row(
+            method: "POST", path: "/auth/passkey/credentials/rename",
+            rule: rule(["POST"], signedIn, true, .json, .sameOrigin)),
+        .passkeyCredentialsDelete: Row(
+            method: "POST", path: "/auth/passkey/credentials/delete",
+            rule: rule(["POST"], signedIn, true, .json, .sameOrigin)),
     ]
 
     static func rule(
@@ -98,7 +118,11 @@ struct RouteTableTests {
             let row = Self.rows[route]
             #expect(row != nil, "route \(route) has no row in the route table test: decide its rule")
             #expect(row.map { RouteTable.rule(for: route) == $0.rule } ?? false, "route \(route)")
-            if let row { #expect(RouteTable.match(TestPaths.routed(row.path)) == route, "\(row.path)") }
+            if let row {
+                let segments = TestPaths.routed(row.path)
+                let matched = route.isPasskeyRoute ? RouteTable.passkeyRoute(segments) : RouteTable.match(segments)
+                #expect(matched == route, "\(row.path)")
+            }
         }
         // Every state-changing route a cookie authorises has a defence against another site's request.
         for route in RouteName.allCases {
@@ -111,6 +135,7 @@ struct RouteTableTests {
     @Test func theRouterEnforcesTheTableForEveryRouteCredentialAndBody() async throws {
         var settings = NativeApp.settings
         settings.rateLimits = nil
+        settings.providers.append("passkey")
         try await TestDeployment.with(settings) { app in
             for route in RouteName.allCases {
                 let row = try #require(Self.rows[route])

@@ -2,7 +2,7 @@ internal import AuthFlowYAML
 
 extension ConfigurationReader {
     /// The ``ProviderOptions`` of one provider section.
-    mutating func readProviderOptions(_ section: Fields) -> ProviderOptions {
+    mutating func readProviderOptions(_ section: Fields, publicURL: String?) -> ProviderOptions {
         var options = ProviderOptions()
         options.tenant = string(section.value("tenant"), path: section.path("tenant"))
         if let tenant = options.tenant, tenant.isEmpty || tenant.contains(where: { $0 == "/" || $0 == " " }) {
@@ -27,6 +27,7 @@ extension ConfigurationReader {
         }
         options.allowedOrganizations = gitHubNames(section, key: "allowed_organizations", teams: false)
         options.allowedTeams = gitHubNames(section, key: "allowed_teams", teams: true)
+        options.passkey = readPasskeyOptions(section, publicURL: publicURL)
         return options
     }
 

@@ -23,7 +23,13 @@ extension ConfigurationReader {
         "request_uri": "AuthFlow (the pushed authorization request's answer when par is in effect)",
     ]
 
-    mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, callbackBase: String?) -> [ProviderSettings] {
+    /// Provider types whose plugin signs in without an OAuth client, so `client_id` is not required: `passkey`
+    /// (WebAuthn, AuthFlowPasskeys).
+    static let typesWithoutClient: Set<String> = ["passkey"]
+
+    mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, callbackBase: String?, publicURL: String? = nil)
+        -> [ProviderSettings]
+    {
         guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
             let found = node.mapping != nil ? "an empty mapping" : node.foundDescription
             report(
@@ -40,16 +46,18 @@ extension ConfigurationReader {
                     at: key.mark)
                 continue
             }
-            if let provider = readProvider(name: key.value, key: key, node: value, callbackBase: callbackBase) {
+            if let provider = readProvider(
+                name: key.value, key: key, node: value, callbackBase: callbackBase, publicURL: publicURL)
+            {
                 providers.append(provider)
             }
         }
         return providers
     }
 
-    private mutating func readProvider(name: String, key: YAMLScalar, node: YAMLNode, callbackBase: String?)
-        -> ProviderSettings?
-    {
+    private mutating func readProvider(
+        name: String, key: YAMLScalar, node: YAMLNode, callbackBase: String?, publicURL: String?
+    ) -> ProviderSettings? {
         let path = "providers.\(name)"
         guard let section = fields(node, owner: key.mark, path: path, known: Self.providerKeys + ProviderOptions.keys)
         else { return nil }
@@ -60,7 +68,9 @@ extension ConfigurationReader {
         let typeLocation = section.value("type").map { location($0.mark) }
         // Sandbox mode registers a demo client when client_id is absent or its ${VAR} unset.
         let clientID = string(section.value("client_id"), path: section.path("client_id"), credential: true)
-        if section.value("client_id") == nil, !isSandbox { reportMissing("client_id", in: section) }
+        if section.value("client_id") == nil, !isSandbox, !Self.typesWithoutClient.contains(type ?? name) {
+            reportMissing("client_id", in: section)
+        }
 
         let clientSecret = readClientSecret(section, path: path)
         let privateKey = readPrivateKey(section)
@@ -87,7 +97,7 @@ extension ConfigurationReader {
             postLogoutRedirectURI: url(
                 section.value("post_logout_redirect_uri"), path: section.path("post_logout_redirect_uri")),
             clientAuthentication: clientAuthentication(section), claims: claims)
-        settings.options = readProviderOptions(section)
+        settings.options = readProviderOptions(section, publicURL: publicURL)
         settings.pushedAuthorization = mode(section, "par", default: .auto)
         settings.requestObject = mode(section, "request_object", default: .auto)
         return settings

@@ -25,7 +25,8 @@ extension ConfigurationReader {
         var providers: [ProviderSettings] = []
         if let pair = top["providers"] {
             providers = readProviders(
-                pair.value, owner: pair.key.mark, callbackBase: callbackBase.map { $0.publicURL + $0.pathPrefix })
+                pair.value, owner: pair.key.mark, callbackBase: callbackBase.map { $0.publicURL + $0.pathPrefix },
+                publicURL: callbackBase?.publicURL)
         } else {
             report(.missingKey, "missing required key \"providers\"", at: root.mapping == nil ? start : root.mark)
         }

@@ -1,6 +1,7 @@
 /// Provider keys only some provider types read: `tenant`, `allowed_tenants` and `allow_any_tenant`
-/// (`microsoft`), `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in), and
-/// `hosted_domain` (`google`), `allowed_organizations` and `allowed_teams` (`github`).
+/// (`microsoft`), `base_url` (`microsoft`, `gitlab`, `github`: a self-hosted instance or a test stand-in),
+/// `hosted_domain` (`google`), `allowed_organizations` and `allowed_teams` (`github`), and the relying party
+/// of `type: passkey` (`rp_id`, `rp_name`, `origins`, `user_verification`, `attestation`).
 ///
 /// The loader reads them for every provider; a provider whose plugin does not declare a key it sets (see
 /// ``ProviderPreparing/optionKeys``) is a configuration error at the key's position.
@@ -20,6 +21,8 @@ public struct ProviderOptions: Sendable, Hashable {
     package var allowedOrganizations: [String]?
     /// `allowed_teams`: the GitHub teams (`org/team-slug`, lower-cased) one of which the user must belong to.
     package var allowedTeams: [String]?
+    /// The keys of `type: passkey` (`rp_id`, `rp_name`, `origins`, `user_verification`, `attestation`).
+    package var passkey = PasskeyOptions()
 
     /// Creates options; every key absent by default.
     public init(
@@ -32,8 +35,9 @@ public struct ProviderOptions: Sendable, Hashable {
     }
 
     /// The YAML keys of these options.
-    public static let keys = [
-        "tenant", "allowed_tenants", "allow_any_tenant", "base_url", "hosted_domain", "allowed_organizations",
-        "allowed_teams",
-    ]
+    public static let keys =
+        [
+            "tenant", "allowed_tenants", "allow_any_tenant", "base_url", "hosted_domain", "allowed_organizations",
+            "allowed_teams",
+        ] + PasskeyOptions.keys
 }

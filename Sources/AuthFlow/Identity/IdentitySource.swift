@@ -4,4 +4,6 @@ public enum IdentitySource: String, Sendable, Hashable {
     case idToken = "id_token"
     /// The provider's userinfo (or profile) endpoint, called with the access token.
     case userinfo
+    /// A WebAuthn assertion verified locally against the credential registered for the user (passkeys).
+    case assertion
 }

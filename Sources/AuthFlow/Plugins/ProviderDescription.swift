@@ -52,6 +52,10 @@ public struct ProviderDescription: Sendable {
     /// Whether the provider accepts only signed request objects (RFC 9101 §10.5,
     /// `require_signed_request_object`), so `request_object` is in effect whatever it says.
     package var requiresSignedRequestObject = false
+    /// The protocol when it is not OAuth: `.webAuthn` for a provider with its own routes and no OAuth round trip
+    /// (passkeys), which needs no client, endpoints or redirect URI. `nil`, the default: OAuth 2.0, or OpenID
+    /// Connect when the `oidc` capability is on.
+    package var ownProtocol: SignInProtocol? = nil
 
     /// Describes a provider; everything but the type and endpoints has the common default.
     public init(

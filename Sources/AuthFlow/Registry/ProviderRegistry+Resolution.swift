@@ -62,6 +62,10 @@ extension ProviderRegistry {
         }
         var issues: [ConfigurationIssue] = []
         let (support, enabled) = Self.capabilities(of: settings, plugin: plugin, subject: subject, issues: &issues)
+        if plugin.about.ownProtocol != nil {
+            return Self.resolutionWithoutOAuth(
+                settings, plugin: plugin, support: support, enabled: enabled, subject: subject, issues: issues)
+        }
         let clientAuthentication = Self.clientAuthentication(
             of: settings, plugin: plugin, capabilities: enabled, subject: subject, issues: &issues)
         Self.checkRequiredKeys(
@@ -97,6 +101,32 @@ extension ProviderRegistry {
             clientID: clientID, audiences: audiences, endpoints: endpoints, scopes: scopes, issuer: issuer,
             acceptedIssuers: accepted, redirectURI: redirectURI,
             clientAuthentication: clientAuthentication)
+        return (provider, [])
+    }
+
+    /// A provider with routes of its own and no OAuth round trip (passkeys): no client, endpoints or redirect URI;
+    /// the keys of OAuth providers are refused, and the plugin checks its own.
+    private static func resolutionWithoutOAuth(
+        _ settings: ProviderSettings, plugin: any ProviderPlugin, support: [Capability: CapabilitySupport],
+        enabled: Set<Capability>, subject: String, issues found: [ConfigurationIssue]
+    ) -> (ResolvedProvider?, [ConfigurationIssue]) {
+        var issues = found
+        let oauthKeys = ConfigurationReader.providerKeys.filter { $0 != "type" }
+        for key in oauthKeys where settings.keyLocations[key] != nil {
+            issues.append(
+                ResolutionIssue.make(
+                    .invalidValue,
+                    "\(subject) does not take '\(key)' (a key of OAuth providers; \(plugin.displayName) signs in "
+                        + "without a round trip to a provider)", settings.location(of: key)))
+        }
+        checkPluginKeys(
+            settings, plugin: plugin, endpoints: ProviderEndpoints(), issuer: nil, subject: subject, issues: &issues)
+        issues += plugin.validate(settings, capabilities: enabled)
+        guard issues.isEmpty else { return (nil, issues) }
+        let provider = ResolvedProvider(
+            name: settings.name, plugin: plugin, settings: settings, capabilitySupport: support, capabilities: enabled,
+            clientID: "", audiences: [], endpoints: ProviderEndpoints(), scopes: [], issuer: nil, acceptedIssuers: [],
+            redirectURI: "", clientAuthentication: plugin.clientAuthentication(capabilities: enabled))
         return (provider, [])
     }
 

@@ -58,20 +58,27 @@ public struct ResolvedProvider: Sendable {
     public func isEnabled(_ capability: Capability) -> Bool { capabilities.contains(capability) }
 
     /// OpenID Connect when `oidc` is on, plain OAuth 2.0 otherwise.
-    package var signInProtocol: SignInProtocol { isEnabled(.oidc) ? .oidc : .oauth2 }
+    package var signInProtocol: SignInProtocol { plugin.about.ownProtocol ?? (isEnabled(.oidc) ? .oidc : .oauth2) }
+
+    /// Whether the provider signs in through OAuth (a login, a callback, tokens), not on routes of its own.
+    package var usesOAuth: Bool { plugin.about.ownProtocol == nil }
 
     /// Where the identity comes from: the id_token with `oidc`, the userinfo endpoint otherwise.
-    package var identitySource: IdentitySource { isEnabled(.oidc) ? .idToken : .userinfo }
+    package var identitySource: IdentitySource {
+        signInProtocol == .webAuthn ? .assertion : isEnabled(.oidc) ? .idToken : .userinfo
+    }
 
     /// Whether a sign-in calls the userinfo endpoint.
-    package var callsUserinfo: Bool { !isEnabled(.oidc) || plugin.fetchesUserinfoWithIDToken }
+    package var callsUserinfo: Bool { usesOAuth && (!isEnabled(.oidc) || plugin.fetchesUserinfoWithIDToken) }
 
     /// POST with `form_post`, GET otherwise.
     public var callbackMethod: CallbackMethod { isEnabled(.formPost) ? .post : .get }
 
     /// Provider calls per sign-in with the JWKS cached: the token exchange, plus userinfo when called, plus the
-    /// pushed authorization request when `par` is in effect.
-    package var roundTrips: Int { 1 + (callsUserinfo ? 1 : 0) + (pushedAuthorizationEndpoint == nil ? 0 : 1) }
+    /// pushed authorization request when `par` is in effect; none for a provider with no OAuth round trip.
+    package var roundTrips: Int {
+        usesOAuth ? 1 + (callsUserinfo ? 1 : 0) + (pushedAuthorizationEndpoint == nil ? 0 : 1) : 0
+    }
 
     /// The id_token algorithms accepted: the plugin's allow-list without HMAC.
     package var idTokenAlgorithms: Set<JWSAlgorithm> { plugin.idTokenAlgorithms.subtracting([.hs256]) }

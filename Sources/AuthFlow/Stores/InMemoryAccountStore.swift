@@ -9,9 +9,15 @@ import Foundation
 package actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     /// `"memory"`.
     package nonisolated var backendName: String { "memory" }
-    private struct State {
+    struct State {
         var users: [UserID: Date] = [:]
-        var identities: [IdentityKey: LinkedIdentity] = [:]
+        var identities: [IdentityKey: LinkedIdentity] = [:] {
+            // A passkey lives on its identity: it goes when the identity goes.
+            didSet {
+                if !passkeys.isEmpty { passkeys = passkeys.filter { identities[$0.value.identity] != nil } }
+            }
+        }
+        var passkeys: [[UInt8]: PasskeyCredential] = [:]
         var tokens: [IdentityKey: StoredTokens] = [:] {
             // A lease lives on the token row: it goes when the tokens go.
             didSet { leases = leases.filter { tokens[$0.key] != nil } }
@@ -20,9 +26,9 @@ package actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
         var notifications: Set<String> = []
     }
 
-    private let clock: any WallClock
+    let clock: any WallClock
     private let pendingCapacity: Int
-    private var state = State()
+    var state = State()
     private var pending: [String: PendingProfile] = [:]
 
     /// Creates an empty store.
@@ -68,7 +74,7 @@ package actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Creates the user with its first identity.
-    private func insertUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) throws(StoreError)
+    func insertUser(_ id: UserID, identity: IdentityKey, profile: IdentityProfile) throws(StoreError)
         -> UserAccount
     {
         let operation = "createUser"
@@ -90,7 +96,7 @@ package actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     }
 
     /// Links the identity to an existing user.
-    private func insertIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID)
+    func insertIdentity(_ identity: IdentityKey, profile: IdentityProfile, to user: UserID)
         throws(StoreError) -> LinkedIdentity
     {
         let operation = "linkIdentity"
@@ -315,7 +321,7 @@ package actor InMemoryAccountStore: AccountStore, StoreBackendNaming {
     /// Always succeeds: memory answers.
     package func checkHealth() {}
 
-    private static func account(_ id: UserID, in state: State) -> UserAccount? {
+    static func account(_ id: UserID, in state: State) -> UserAccount? {
         guard let createdAt = state.users[id] else { return nil }
         let identities = state.identities.values.filter { $0.userID == id }.sorted { lhs, rhs in
             if lhs.createdAt != rhs.createdAt { return lhs.createdAt < rhs.createdAt }

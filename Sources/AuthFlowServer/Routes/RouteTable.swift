@@ -7,6 +7,12 @@ import AuthFlowHTTP
 enum RouteName: String, CaseIterable, Sendable {
     case health, session, check, forward, logout, loggedOut, sessions, sessionRefresh, sessionsRevoke, accountDelete
     case login, register, link, callback, disconnect, native, nativeNonce, providerEvent
+    /// The routes of a passkey provider (`type: passkey`), in place of its OAuth ones.
+    case passkeyRegisterOptions, passkeyRegister, passkeyAuthenticateOptions, passkeyAuthenticate
+    case passkeyCredentials, passkeyCredentialsRename, passkeyCredentialsDelete
+
+    /// Whether this is a route of a passkey provider.
+    var isPasskeyRoute: Bool { rawValue.hasPrefix("passkey") }
 }
 
 /// What may authorise a route, what it changes, the body it accepts and how it is defended against a
@@ -104,6 +110,45 @@ enum RouteTable {
             return RouteRule(
                 methods: [], credentials: [], changesState: true, body: .providerDeclared,
                 crossSite: .providerSignature)
+        case .passkeyRegisterOptions, .passkeyRegister, .passkeyAuthenticateOptions, .passkeyAuthenticate,
+            .passkeyCredentials, .passkeyCredentialsRename, .passkeyCredentialsDelete:
+            return passkeyRule(for: route)
+        }
+    }
+
+    /// The rules of the passkey routes: JSON in, same-origin for browsers; a registration joins the signed-in
+    /// user when there is one, and the credential list and its changes need a session.
+    static func passkeyRule(for route: RouteName) -> RouteRule {
+        let signedIn: Set<RouteRule.Credential> = [.cookie, .bearer]
+        switch route {
+        case .passkeyRegisterOptions:
+            return RouteRule(
+                methods: ["POST"], credentials: signedIn, changesState: false, body: .json, crossSite: .sameOrigin)
+        case .passkeyAuthenticateOptions:
+            return RouteRule(
+                methods: ["POST"], credentials: [], changesState: false, body: .json, crossSite: .sameOrigin)
+        case .passkeyCredentials:
+            return RouteRule(
+                methods: ["GET"], credentials: signedIn, changesState: false, body: .none, crossSite: .notNeeded)
+        default:
+            // register and authenticate (a sealed single-use ceremony, and same-origin), rename and delete; the
+            // caller passes passkey routes only.
+            return RouteRule(
+                methods: ["POST"], credentials: signedIn, changesState: true, body: .json, crossSite: .sameOrigin)
+        }
+    }
+
+    /// The passkey route at routed `segments` under a passkey provider (`auth/{name}/…`), or `nil`.
+    static func passkeyRoute(_ segments: [String]) -> RouteName? {
+        switch (segments.count, segments.count >= 3 ? segments[2] : "", segments.count >= 4 ? segments[3] : "") {
+        case (3, "register", _): .passkeyRegister
+        case (4, "register", "options"): .passkeyRegisterOptions
+        case (3, "authenticate", _): .passkeyAuthenticate
+        case (4, "authenticate", "options"): .passkeyAuthenticateOptions
+        case (3, "credentials", _): .passkeyCredentials
+        case (4, "credentials", "rename"): .passkeyCredentialsRename
+        case (4, "credentials", "delete"): .passkeyCredentialsDelete
+        default: nil
         }
     }
 

@@ -34,8 +34,21 @@ extension RouteTable {
             return actionTemplate(segments[2]) ?? eventTemplate(segments, eventEndpoints(segments[1]))
         case 4 where segments[2] == "native" && segments[3] == "nonce":
             return "/auth/{provider}/native/nonce"
+        case 4 where passkeyTemplate(segments[2], segments[3]) != nil:
+            return passkeyTemplate(segments[2], segments[3]) ?? "other"
         default:
             return eventTemplate(segments, eventEndpoints(segments[1]))
+        }
+    }
+
+    /// `/auth/{provider}/ACTION/DETAIL` for the passkey routes of two segments after the provider; `nil` otherwise.
+    static func passkeyTemplate(_ action: String, _ detail: String) -> String? {
+        switch (action, detail) {
+        case ("register", "options"): "/auth/{provider}/register/options"
+        case ("authenticate", "options"): "/auth/{provider}/authenticate/options"
+        case ("credentials", "rename"): "/auth/{provider}/credentials/rename"
+        case ("credentials", "delete"): "/auth/{provider}/credentials/delete"
+        default: nil
         }
     }
 
@@ -49,6 +62,8 @@ extension RouteTable {
         case "callback": "/auth/{provider}/callback"
         case "disconnect": "/auth/{provider}/disconnect"
         case "native": "/auth/{provider}/native"
+        case "authenticate": "/auth/{provider}/authenticate"
+        case "credentials": "/auth/{provider}/credentials"
         default: nil
         }
     }

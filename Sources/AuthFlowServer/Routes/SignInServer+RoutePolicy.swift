@@ -18,7 +18,7 @@ extension SignInServer {
         let segments = context.routePrefix.routed(Self.segments(of: path))
         let method = method == "HEAD" ? "GET" : method
         guard method != "GET" else { return Self.noBody }
-        guard let route = RouteTable.match(segments) else { return Self.unrouted }
+        guard let route = routeName(segments) else { return Self.unrouted }
         if route == .providerEvent { return eventPolicy(method: method, segments: segments) }
         guard RouteTable.rule(for: route).methods.contains(method) else { return Self.unrouted }
         switch route {
@@ -28,8 +28,12 @@ extension SignInServer {
             return HTTPRoutePolicy(maxBodyBytes: NativeRoutes.maximumNativeBodyBytes, startsOnPollingThread: false)
         case .logout, .accountDelete, .sessionsRevoke, .sessionRefresh, .nativeNonce, .disconnect:
             return Self.form
-        case .health, .session, .check, .forward, .sessions, .loggedOut, .login, .register, .link, .providerEvent:
+        case .health, .session, .check, .forward, .sessions, .loggedOut, .login, .register, .link, .providerEvent,
+            .passkeyCredentials:
             return Self.unrouted
+        case .passkeyRegisterOptions, .passkeyRegister, .passkeyAuthenticateOptions, .passkeyAuthenticate,
+            .passkeyCredentialsRename, .passkeyCredentialsDelete:
+            return HTTPRoutePolicy(maxBodyBytes: PasskeyRoutes.maximumBodyBytes, startsOnPollingThread: false)
         }
     }
 
@@ -56,7 +60,9 @@ extension SignInServer {
 
     /// The largest body any route of this server accepts: `HTTPServer.Configuration.maxBodyBytes` for it.
     package var largestRouteBody: Int {
-        var largest = max(Self.formBodyLimit, FormPostBounce.maximumBytes, NativeRoutes.maximumNativeBodyBytes)
+        var largest = max(
+            Self.formBodyLimit, FormPostBounce.maximumBytes, NativeRoutes.maximumNativeBodyBytes,
+            PasskeyRoutes.maximumBodyBytes)
         for name in providerNames {
             guard let provider = context.providers[name] else { continue }
             for endpoint in provider.plugin.declaredEventEndpoints(for: provider) {

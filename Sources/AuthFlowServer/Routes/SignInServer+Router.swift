@@ -9,9 +9,10 @@ import AuthFlowHTTP
 extension SignInServer {
     func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError) -> HTTPServerResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
-        guard let route = RouteTable.match(segments) else { throw Self.noRoute }
+        guard let route = routeName(segments) else { throw Self.noRoute }
         if route == .providerEvent { return try await providerEvent(request, segments: segments, method: method) }
         try admit(request, route: route, method: method)
+        if route.isPasskeyRoute { return try await passkeyRoute(route, request, provider: segments[1]) }
         switch route {
         case .health: return await context.routes.health.health()
         case .session: return try await context.routes.session.sessionInfo(request)
@@ -25,9 +26,42 @@ extension SignInServer {
             return try await context.routes.login.beginSignIn(request, provider: segments[1], intent: intent)
         case .nativeNonce: return try await context.routes.native.nonce(request, provider: segments[1])
         case .providerEvent: throw Self.noRoute
+        case .passkeyRegisterOptions, .passkeyRegister, .passkeyAuthenticateOptions, .passkeyAuthenticate,
+            .passkeyCredentials, .passkeyCredentialsRename, .passkeyCredentialsDelete:
+            throw Self.noRoute
         case .logout, .sessionRefresh, .sessionsRevoke, .accountDelete, .callback, .disconnect, .native:
             return try await context.sessions.changing { () async throws(ServerError) in
                 try await changingRoute(route, request, segments: segments)
+            }
+        }
+    }
+
+    /// The route at routed `segments`: the table's, except under a provider with routes of its own (passkeys), where
+    /// only its own routes exist (none of the OAuth login, callback or native routes).
+    func routeName(_ segments: [String]) -> RouteName? {
+        guard let route = RouteTable.match(segments) else { return nil }
+        guard segments.count >= 3, context.providers[segments[1]]?.usesOAuth == false else { return route }
+        return RouteTable.passkeyRoute(segments) ?? (route == .disconnect ? route : nil)
+    }
+
+    /// A passkey route of provider `name`; those that may change sessions run inside
+    /// ``SessionService/changing(_:)``.
+    private func passkeyRoute(_ route: RouteName, _ request: HTTPServerRequest, provider name: String)
+        async throws(ServerError) -> HTTPServerResponse
+    {
+        let passkeys = context.routes.passkeys
+        switch route {
+        case .passkeyRegisterOptions: return try await passkeys.registerOptions(request, provider: name)
+        case .passkeyAuthenticateOptions: return try await passkeys.authenticateOptions(request, provider: name)
+        case .passkeyCredentials: return try await passkeys.credentials(request, provider: name)
+        default:
+            return try await context.sessions.changing { () async throws(ServerError) in
+                switch route {
+                case .passkeyRegister: try await passkeys.register(request, provider: name)
+                case .passkeyAuthenticate: try await passkeys.authenticate(request, provider: name)
+                case .passkeyCredentialsRename: try await passkeys.rename(request, provider: name)
+                default: try await passkeys.delete(request, provider: name)
+                }
             }
         }
     }

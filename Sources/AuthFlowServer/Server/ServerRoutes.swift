@@ -14,6 +14,7 @@ struct ServerRoutes: Sendable {
     let account: AccountRoutes
     let providerEvents: ProviderEventRoutes
     let health: HealthRoute
+    let passkeys: PasskeyRoutes
 
     /// The parts several route groups share, from which each takes what it uses.
     struct Shared: Sendable {
@@ -76,6 +77,10 @@ struct ServerRoutes: Sendable {
             sessions: s.sessions, stores: s.stores, providers: s.providers, options: s.options, keySets: s.keySets,
             clock: s.clock, revoker: revoker, requestLog: s.requestLog, logger: s.logger)
         health = HealthRoute(stores: s.stores)
+        passkeys = PasskeyRoutes(
+            sessions: s.sessions, providers: s.providers, options: s.options, stores: s.stores,
+            seal: s.keyring.flatMap { try? PasskeyCeremonySeal(keyring: $0, random: s.random) },
+            rateLimiter: rateLimiter, clock: s.clock, random: s.random, logger: s.logger)
     }
 
     /// The browser-facing seals and policies: the flow cookie, provider logout's cookie and state, `return_to`.

@@ -122,10 +122,12 @@ final class TestDeployment: Sendable {
         let location = SourceLocation(fileName: "test.yaml", line: 1, column: 1, sourceLine: "")
         let providers = settings.providers.map { name in
             var provider = ProviderSettings(
-                name: name, type: name, clientID: Self.clientIDs[name],
+                name: name, type: name.hasPrefix("passkey") ? "passkey" : name, clientID: Self.clientIDs[name],
                 scopes: name == "x" ? ["users.read", "tweet.read", "offline.access"] : nil, location: location,
                 nativeClients: settings.nativeClients[name] ?? [])
             provider.options = settings.options[name] ?? ProviderOptions()
+            // A passkey provider's relying party defaults from the public URL, known only now.
+            if name.hasPrefix("passkey") { provider.options.passkey.publicURL = appURL }
             return provider
         }
         let loaded = Configuration(
