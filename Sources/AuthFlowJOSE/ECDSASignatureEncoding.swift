@@ -76,8 +76,10 @@ enum ECDSASignatureEncoding {
         }
     }
 
-    /// `r‖s` from a DER signature produced by OpenSSL; `nil` if it does not parse or a value is
-    /// longer than `half` bytes.
+    /// `r‖s` (each `half` bytes) from a DER `ECDSA-Sig-Value` (SEQUENCE of two INTEGERs) in strict DER only,
+    /// which is what OpenSSL writes and what WebAuthn requires of ES256 signatures: definite minimal lengths,
+    /// each integer positive and minimal (a leading zero byte only before a byte with its top bit set), at most
+    /// `half` bytes of value, and nothing after the sequence. `nil` for anything else.
     static func raw(fromDER der: UnsafeBufferPointer<UInt8>, half: Int) -> [UInt8]? {
         var index = 0
         func readLength() -> Int? {
@@ -85,16 +87,12 @@ enum ECDSASignatureEncoding {
             let first = der[index]
             index += 1
             if first < 0x80 { return Int(first) }
-            let count = Int(first & 0x7F)
-            guard count >= 1, count <= 2, index + count <= der.count else { return nil }
-            var length = 0
-            for _ in 0..<count {
-                length = length << 8 | Int(der[index])
-                index += 1
-            }
-            return length
+            // One length byte at most (signatures up to P-521 fit), and only for lengths of 128 or more.
+            guard first == 0x81, index < der.count, der[index] >= 0x80 else { return nil }
+            index += 1
+            return Int(der[index - 1])
         }
-        guard der.count > 2, der[0] == 0x30 else { return nil }
+        guard der.count >= 8, der[0] == 0x30 else { return nil }
         index = 1
         guard let sequenceLength = readLength(), index + sequenceLength == der.count else { return nil }
         var out = [UInt8](repeating: 0, count: 2 * half)
@@ -102,9 +100,12 @@ enum ECDSASignatureEncoding {
             guard index < der.count, der[index] == 0x02 else { return nil }
             index += 1
             guard let length = readLength(), length >= 1, index + length <= der.count else { return nil }
+            let first = der[index]
+            guard first & 0x80 == 0 else { return nil }
             var start = index
             var valueLength = length
-            while valueLength > 1, der[start] == 0 {
+            if first == 0, length > 1 {
+                guard der[index + 1] & 0x80 != 0 else { return nil }
                 start += 1
                 valueLength -= 1
             }

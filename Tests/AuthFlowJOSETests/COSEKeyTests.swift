@@ -90,7 +90,7 @@ struct COSEKeyTests {
 
     @Test func readsOnlyStrictDERSignatures() {
         func raw(_ hex: String) -> [UInt8]? {
-            CBORTests.hex(hex).withUnsafeBufferPointer { ECDSASignatureEncoding.strictRaw(fromDER: $0, half: 32) }
+            CBORTests.hex(hex).withUnsafeBufferPointer { ECDSASignatureEncoding.raw(fromDER: $0, half: 32) }
         }
         let r = String(repeating: "11", count: 32)
         let s = String(repeating: "22", count: 32)

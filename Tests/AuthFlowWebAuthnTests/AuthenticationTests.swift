@@ -123,7 +123,7 @@ struct AuthenticationTests {
         let longForm = [0x30, 0x81] + signature.dropFirst()
         // r‖s raw, as JOSE would have it.
         let raw = try #require(
-            signature.withUnsafeBufferPointer { ECDSASignatureEncoding.strictRaw(fromDER: $0, half: 32) })
+            signature.withUnsafeBufferPointer { ECDSASignatureEncoding.raw(fromDER: $0, half: 32) })
         for bad in [longForm, raw, signature + [0]] {
             let body = replacing(json, ["response", "signature"], with: .string(Base64URL.encode(bad)))
             #expect(

@@ -171,7 +171,7 @@ package struct COSEKey: Sendable {
             message.withUnsafeBufferPointer { message in
                 switch algorithm {
                 case .es256:
-                    guard let raw = ECDSASignatureEncoding.strictRaw(fromDER: signature, half: 32) else {
+                    guard let raw = ECDSASignatureEncoding.raw(fromDER: signature, half: 32) else {
                         return false
                     }
                     return raw.withUnsafeBufferPointer {
