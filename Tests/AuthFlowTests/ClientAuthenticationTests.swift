@@ -11,6 +11,7 @@ import Testing
     struct ChoosingPlugin: ProviderPlugin, TokenEndpointStrategy {
         /// A pushed authorization request endpoint (RFC 9126), none by default.
         var pushedAuthorizationEndpoint: String?
+        var requiresSignedRequestObject = false
 
         var about: ProviderDescription {
             var description = ProviderDescription(
@@ -19,6 +20,7 @@ import Testing
                     authorization: "https://c.test/a", token: "https://c.test/token", userinfo: "https://c.test/u",
                     revocation: "https://c.test/revoke"))
             description.endpoints.pushedAuthorizationRequest = pushedAuthorizationEndpoint
+            description.requiresSignedRequestObject = requiresSignedRequestObject
             return description
         }
         func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {

@@ -14,9 +14,11 @@ import Testing
     }
 
     func provider(
-        method: ClientAuthentication = .privateKeyJWT, mode: RequestObjectMode = .signed, pushes: Bool = false
+        method: ClientAuthentication = .privateKeyJWT, mode: RequestObjectMode = .signed, pushes: Bool = false,
+        demanded: Bool = false
     ) throws -> ResolvedProvider {
         var plugin = ClientAuthenticationTests.ChoosingPlugin()
+        plugin.requiresSignedRequestObject = demanded
         plugin.pushedAuthorizationEndpoint = pushes ? "https://c.test/par" : nil
         var settings = ProviderSettings(
             name: "c", type: "choosing", clientID: "cid", clientSecret: method == .privateKeyJWT ? nil : Secret("s"),
@@ -81,5 +83,16 @@ import Testing
             return issue?.code == .invalidValue && issue?.message.contains("client_auth: private_key_jwt") == true
         }
         #expect(try provider(mode: .auto).signsRequestObject == false)
+    }
+
+    @Test func noneNeverSignsAndIsRefusedWhereTheProviderDemandsSigning() throws {
+        #expect(try provider(mode: .none).signsRequestObject == false)
+        #expect(try provider(mode: .auto, demanded: true).signsRequestObject)
+        #expect {
+            _ = try provider(mode: .none, demanded: true)
+        } throws: { error in
+            let issue = (error as? ConfigurationError)?.issues.first
+            return issue?.code == .invalidValue && issue?.message.contains("require_signed_request_object") == true
+        }
     }
 }

@@ -4,6 +4,8 @@ package enum RequestObjectMode: String, Sendable, Hashable, CaseIterable {
     /// Sign when the provider demands it (its discovery document's `require_signed_request_object`); the
     /// default.
     case auto
+    /// Never sign; a provider that demands signed request objects makes it a configuration error.
+    case none
     /// Always sign.
     case signed
 }

@@ -45,6 +45,16 @@ extension ProviderRegistry {
         _ settings: ProviderSettings, plugin: any ProviderPlugin, clientAuthentication: ClientAuthentication,
         subject: String, issues: inout [ConfigurationIssue]
     ) {
+        if settings.requestObject == .none, plugin.requiresSignedRequestObject {
+            issues.append(
+                ResolutionIssue.make(
+                    .invalidValue,
+                    "\(subject) cannot use request_object: none: the provider's metadata sets "
+                        + "require_signed_request_object: true, so it refuses every authorization request that is not "
+                        + "a signed request object (RFC 9101 §10.5); remove request_object: none",
+                    settings.location(of: "request_object")))
+            return
+        }
         let signs = settings.requestObject == .signed || plugin.requiresSignedRequestObject
         guard signs, clientAuthentication != .privateKeyJWT else { return }
         let why =
