@@ -82,6 +82,35 @@ struct ForwardAuthTests {
         }
     }
 
+    @Test func authCheckFromATrustedProxyDescribingThePageSendsABrowserToTheSignIn() async throws {
+        try await TestDeployment.with { app in
+            let browser = await app.server.handle(
+                Self.request(
+                    app, "/auth/check", query: [("provider", "google")],
+                    headers: Self.forwarded(app, uri: "/reports/2026")))
+            #expect(browser.status == 302)
+            #expect(Self.location(browser) == app.appURL + "/auth/google/login?return_to=%2Freports%2F2026")
+            let api = await app.server.handle(
+                Self.request(
+                    app, "/auth/check", query: [("provider", "google")], accept: "application/json",
+                    headers: Self.forwarded(app, uri: "/api/items")))
+            #expect(api.status == 401)
+            // From a peer that is no trusted proxy, or without X-Forwarded-Uri (nginx's auth_request), 401 as ever.
+            let untrusted = await app.server.handle(
+                Self.request(
+                    app, "/auth/check", query: [("provider", "google")], trusted: false,
+                    headers: Self.forwarded(app, uri: "/reports/2026")))
+            #expect(untrusted.status == 401)
+            let plain = await app.server.handle(Self.request(app, "/auth/check", query: [("provider", "google")]))
+            #expect(plain.status == 401)
+            // Signed in, the identity headers as ever.
+            let cookie = try await Self.signedIn(app)
+            let signedIn = await app.server.handle(
+                Self.request(app, "/auth/check", cookie: cookie, headers: Self.forwarded(app, uri: "/reports/2026")))
+            #expect(signedIn.status == 202)
+        }
+    }
+
     @Test func forwardedHeadersFromAPeerThatIsNoTrustedProxyAreIgnored() async throws {
         try await TestDeployment.with { app in
             let answer = await app.server.handle(

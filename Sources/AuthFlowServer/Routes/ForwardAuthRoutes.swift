@@ -52,6 +52,23 @@ struct ForwardAuthRoutes: SessionUsing {
         return try authCheck.answer(session, narrowing: narrowing)
     }
 
+    /// `GET /auth/check` asked by a trusted proxy that describes the original request (`X-Forwarded-Uri`, sent
+    /// once): the rules from the query as `/auth/check` reads them, and without a session the answers of
+    /// ``forward(_:rules:)`` (302 to the sign-in for a browser asking for a page, else 401). Any other
+    /// `/auth/check` (nginx's `auth_request` among them) keeps its 401, which nginx needs.
+    func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+        let narrowing = try AuthCheck.accessQuery(request)
+        guard let session = try await currentSession(request, cached: true) else {
+            return try signInAnswer(request, original: original(of: request), narrowing: narrowing)
+        }
+        return try authCheck.answer(session, narrowing: narrowing)
+    }
+
+    /// Whether `/auth/check` is asked by a trusted proxy describing the original request (``check(_:)``).
+    static func describesOriginal(_ request: HTTPServerRequest) -> Bool {
+        request.viaTrustedProxy && request.headers.values("X-Forwarded-Uri").count == 1
+    }
+
     static let notSignedIn = ServerError(.notSignedIn, "expected a signed-in session, found none", status: 401)
 
     /// 302 to the sign-in for a browser asking for a page, when a provider to sign in with is known; else 401.

@@ -16,7 +16,9 @@ extension SignInServer {
         switch route {
         case .health: return await context.routes.health.health()
         case .session: return try await context.routes.session.sessionInfo(request)
-        case .check: return try await context.routes.session.check(request)
+        case .check:
+            if ForwardAuthRoutes.describesOriginal(request) { return try await context.routes.forward.check(request) }
+            return try await context.routes.session.check(request)
         case .forward:
             return try await context.routes.forward.forward(request, rules: segments.count == 3 ? segments[2] : nil)
         case .sessions: return try await context.routes.sessionManagement.listSessions(request)
