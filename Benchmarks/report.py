@@ -284,6 +284,22 @@ def memory_section(memory: dict | None) -> list[str]:
     return lines
 
 
+def passkey_section(passkey: dict | None) -> list[str]:
+    lines = ["## Passkeys (`Benchmarks/passkey.sh`)", ""]
+    if not passkey:
+        return lines + ["Not measured yet: run `Benchmarks/passkey.sh` on a quiet machine.", ""]
+    names = {"google_oidc_signin": "Google OIDC sign-in (whole: redirect, consent, callback, token, id_token)",
+             "passkey_registration": "passkey registration (options + credential, a new user)",
+             "passkey_signin": "passkey sign-in (options + assertion, a returning user)"}
+    lines += ["| ceremony | server CPU per ceremony (ms) | × Google sign-in |", "|---|---:|---:|"]
+    for key, label in names.items():
+        lines.append(f"| {label} | {passkey['cpu_ms'][key]:.3f} | {passkey['vs_google'][key]:.2f} |")
+    lines += ["", f"`authflow serve` on SQLite, its CPU from /proc; best of {passkey['rounds']} rounds of "
+              f"{passkey['count']}; python-fido2 as the authenticator on the client core. Load average "
+              f"{passkey['load']['before']} before, {passkey['load']['after']} after.", ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
     chart(jose, server, signin, load("peer"))
@@ -291,6 +307,7 @@ def main() -> None:
     text += "\n" + "\n".join(peer_section(load("peer")))
     text += "\n" + "\n".join(mix_section(load("mix")))
     text += "\n" + "\n".join(memory_section(load("memory")))
+    text += "\n" + "\n".join(passkey_section(load("passkey")))
     profile = load("profile")
     if profile:
         text += "\n" + "\n".join(profile_section(profile))
