@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowBrowserTestSupport
+import AuthFlowCurl
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowSandbox
@@ -126,6 +127,25 @@ struct AuditTrailTests {
             #expect(refused["user_id"] == .null)
             #expect((refused["code"]?.stringValue ?? "").isEmpty == false)
             #expect(refused["client_address"]?.stringValue == "127.0.0.1")
+        }
+    }
+
+    @Test func aRefusedPasskeySignInWritesSignInRefusedWithItsCode() async throws {
+        var settings = TestDeployment.Settings()
+        settings.providers = ["google", "passkey"]
+        try await Self.with(settings) { app, file in
+            var request = HTTPClientRequest(method: "POST", url: app.appURL + "/auth/passkey/authenticate")
+            request.headers["Content-Type"] = "application/json"
+            request.headers["Origin"] = app.appURL
+            request.body = Array(#"{"ceremony": "forged", "credential": {}}"#.utf8)
+            let refused = try await CurlHTTPClient().send(request)
+            #expect(refused.status == 400)
+            let event = try #require(Self.only(try await file.waitFor("sign_in.refused"), "sign_in.refused").first)
+            Self.checkCommonFields(event)
+            #expect(event["provider"]?.stringValue == "passkey")
+            #expect(event["outcome"]?.stringValue == "failure")
+            #expect(event["code"]?.stringValue == errorCode(refused))
+            #expect(event["user_id"] == .null)
         }
     }
 
