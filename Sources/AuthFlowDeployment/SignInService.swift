@@ -16,6 +16,8 @@ public final class SignInService: Sendable {
     public let metricsURL: String?
     /// What a run mode started besides the server (sandbox mode: the sandbox and its throwaway database).
     package let mode: Mode
+    /// The audit trail (`server.audit_log`), when configured; closed by ``stop()``.
+    package let audit: AuditTrail?
 
     private let http: HTTPServer
     private let metricsHTTP: HTTPServer?
@@ -55,8 +57,9 @@ public final class SignInService: Sendable {
 
     private init(
         server: SignInServer, http: HTTPServer, metrics: (listener: HTTPServer, url: String)?, listenURL: String,
-        publicURL: String, mode: Mode, blockingThreads: BlockingThreads
+        publicURL: String, mode: Mode, blockingThreads: BlockingThreads, audit: AuditTrail?
     ) {
+        self.audit = audit
         self.server = server
         self.http = http
         self.blockingThreads = blockingThreads
@@ -93,8 +96,12 @@ public final class SignInService: Sendable {
         // One pool for the listeners and the stores: a handler's store operation runs right on its thread.
         let blockingThreads = BlockingThreads(name: "authflow-http-handler")
         var metrics: (listener: HTTPServer, url: String)?
+        var audit: AuditTrail?
         do {
             let options = try SignInServer.Options(configuration: configuration)
+            audit = try configuration.server?.auditLog.map { destination throws(AuditTrailError) in
+                try AuditTrail(destination: destination, clock: clock)
+            }
             let stores = try SignInServer.Stores.open(
                 mode.storeSettings ?? configuration.store, secret: options.secret,
                 previousSecrets: options.previousSecrets, clock: clock, random: random,
@@ -103,6 +110,7 @@ public final class SignInService: Sendable {
             let providers = try await registry.resolve(configuration, httpClient: httpClient)
             var serverOptions = options
             serverOptions.keepsTraces = mode.keepsTraces
+            serverOptions.audit = audit
             let metricsListen = configuration.server?.metricsListen
             let serverMetrics = try metricsListen.map { _ throws(MetricsError) in
                 try ServerMetrics(providers: providers.map(\.name))
@@ -110,6 +118,7 @@ public final class SignInService: Sendable {
             let server = SignInServer(
                 options: serverOptions, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
                 random: random, logger: logger, metrics: serverMetrics)
+            if let serverMetrics { audit?.onDrop { serverMetrics.countAuditDrop() } }
             if let metricsListen {
                 metrics = try startMetrics(server, on: metricsListen, blockingThreads: blockingThreads)
             }
@@ -117,9 +126,10 @@ public final class SignInService: Sendable {
                 server, configuration: configuration, handler: mode.handler(server), blockingThreads: blockingThreads)
             return SignInService(
                 server: server, http: http, metrics: metrics, listenURL: listenURL, publicURL: options.publicURL,
-                mode: mode, blockingThreads: blockingThreads)
+                mode: mode, blockingThreads: blockingThreads, audit: audit)
         } catch {
             await metrics?.listener.stop()
+            audit?.close()
             blockingThreads.shutdown()
             await mode.stop()
             throw error
@@ -169,5 +179,9 @@ public final class SignInService: Sendable {
         await metricsHTTP?.stop()
         blockingThreads.shutdown()
         await mode.stop()
+        audit?.close()
     }
+
+    /// Reopens the audit log file (on SIGHUP, after log rotation renamed it); the next events land in the new file.
+    package func reopenAuditLog() { audit?.reopen() }
 }

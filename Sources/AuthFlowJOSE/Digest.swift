@@ -6,6 +6,12 @@ public enum Digest {
         return Array(bytes).withUnsafeBufferPointer { OpenSSLDigest.hash(.sha256, $0) }
     }
 
+    /// SHA-1 of `bytes`: an X.509 certificate's `x5t` thumbprint (RFC 7515 §4.1.7), which Microsoft Entra still
+    /// names certificate credentials by; never used to sign or verify.
+    package static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        Array(bytes).withUnsafeBufferPointer { OpenSSLDigest.sha1($0) }
+    }
+
     /// SHA-512 of `bytes` (Google RISC's `hash_base64_sha512_sha512` token identifier).
     public static func sha512(_ bytes: some Collection<UInt8>) -> [UInt8] {
         Array(bytes).withUnsafeBufferPointer { OpenSSLDigest.hash(.sha512, $0) }

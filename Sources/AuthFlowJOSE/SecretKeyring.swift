@@ -10,6 +10,8 @@ import Synchronization
 package final class SecretKeyring: Sendable, CustomStringConvertible, CustomReflectable {
     private let secrets: [[UInt8]]
     private let derived = Mutex<[String: [[UInt8]]]>([:])
+    /// Who hears that a value opened only under a previous secret, and the labels already reported.
+    private let rotation = Mutex<(observer: (@Sendable (String) -> Void)?, reported: Set<String>)>((nil, []))
 
     /// How many secrets the keyring holds: the current one and the previous ones.
     package var count: Int { secrets.count }
@@ -43,7 +45,23 @@ package final class SecretKeyring: Sendable, CustomStringConvertible, CustomRefl
     package func cipher(label: String = TokenCipher.tokenEncryptionLabel, random: any SecureRandom) throws(JOSEError)
         -> TokenCipher
     {
-        TokenCipher(derivedKeys: try keys(label: label), random: random)
+        var cipher = TokenCipher(derivedKeys: try keys(label: label), random: random)
+        cipher.onPreviousKey = { [self] in notePreviousSecretUsed(label: label) }
+        return cipher
+    }
+
+    /// Calls `observer` the first time, per label, that one of this keyring's ciphers opens a value only under a
+    /// previous secret: the server notices a rotation in progress (the audit trail's `secret.previous_used`).
+    package func onPreviousSecretUsed(_ observer: @escaping @Sendable (String) -> Void) {
+        rotation.withLock { $0.observer = observer }
+    }
+
+    private func notePreviousSecretUsed(label: String) {
+        let observer = rotation.withLock { state -> (@Sendable (String) -> Void)? in
+            guard state.reported.insert(label).inserted else { return nil }
+            return state.observer
+        }
+        observer?(label)
     }
 
     private func keys(label: String) throws(JOSEError) -> [[UInt8]] {

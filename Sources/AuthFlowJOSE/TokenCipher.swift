@@ -35,6 +35,8 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     private let random: any SecureRandom
     /// Encryption contexts keyed with the sealing key, reused across seals.
     private let sealContexts: SealContexts
+    /// Called when a value opens only under a previous secret's key (``SecretKeyring``'s rotation notice).
+    var onPreviousKey: (@Sendable () -> Void)? = nil
 
     private var key: [UInt8] { keys[0] }
 
@@ -153,11 +155,12 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
             let tagStart = sealed.count - AESGCM.tagLength
             let ciphertext = UnsafeBufferPointer(rebasing: sealed[nonceEnd..<tagStart])
             return try Self.withBytes(associatedData) { associatedData throws(JOSEError) in
-                for key in keys {
+                for (index, key) in keys.enumerated() {
                     if let plaintext = AESGCM.open(
                         key: key, nonce: base + 1, ciphertext: ciphertext, tag: base + tagStart,
                         associatedData: UnsafeBufferPointer(start: base, count: 1), moreAssociatedData: associatedData)
                     {
+                        if index > 0 { onPreviousKey?() }
                         return plaintext
                     }
                 }

@@ -5,7 +5,8 @@ extension CapabilityMatrix {
     /// `display_name`, `reason` for unsupported capabilities, `advisory_details` (code, severity, capability, finding,
     /// change), and `native` (`support`: `supported` or `unsupported`, `enabled`, `clients`: the `native_clients`), and
     /// `provider_logout` (`support`: `supported` when the provider has an end-session endpoint, else `unsupported`:
-    /// logout is local only).
+    /// logout is local only), and `organization_rules` (`key`, `values`, `refusal`: Google's `hosted_domain`,
+    /// GitHub's `allowed_organizations` and `allowed_teams`; empty when none is set).
     func renderJSON() -> String {
         var members: [JSONDocument.Member] = []
         if let source { members.append(.init("source", .string(source))) }
@@ -53,6 +54,15 @@ extension CapabilityMatrix {
             .init(
                 "provider_logout",
                 .object([.init("support", .string(row.providerLogout ? "supported" : "unsupported"))])),
+            .init(
+                "organization_rules",
+                .array(
+                    row.organizationRules.map { rule in
+                        .object([
+                            .init("key", .string(rule.key)), .init("values", .array(rule.values.map { .string($0) })),
+                            .init("refusal", .string(rule.refusal)),
+                        ])
+                    })),
         ])
     }
 }

@@ -35,6 +35,15 @@ extension CapabilityMatrix {
         if body.isEmpty { lines.append("(no providers configured)") }
         lines += body.map(line)
 
+        let ruled = rows.filter { !$0.organizationRules.isEmpty }
+        if !ruled.isEmpty {
+            lines.append("")
+            lines.append("Organisation rules (a sign-in outside them is refused):")
+            for row in ruled {
+                let rules = row.organizationRules.map { "\($0.key) \($0.values.joined(separator: ", "))" }
+                lines.append("  - \(row.name): " + rules.joined(separator: "; "))
+            }
+        }
         let hardening = advisories.filter { $0.severity == .hardening }
         let notes = advisories.filter { $0.severity == .note }
         lines.append("")

@@ -35,6 +35,17 @@ public struct MatrixRow: Sendable, Hashable {
     package let providerLogout: Bool
     /// When the plugin vouches for an email as linkable by `link_by_verified_email`.
     package let emailLinkability: EmailLinkability
+    /// The organisation rules that refuse a sign-in outside them (`hosted_domain`, `allowed_organizations`,
+    /// `allowed_teams`), in that order; empty when the provider has none.
+    package let organizationRules: [OrganizationRule]
+
+    /// One organisation rule: the configuration key, the values it allows (lower-cased, sorted) and the error
+    /// code a sign-in outside them is refused with.
+    package struct OrganizationRule: Sendable, Hashable {
+        package let key: String
+        package let values: [String]
+        package let refusal: String
+    }
 
     /// Computes the row of `provider`.
     ///
@@ -72,6 +83,28 @@ public struct MatrixRow: Sendable, Hashable {
         nativeClients = provider.nativeClients
         providerLogout = provider.endpoints.endSession.map { !$0.isEmpty } ?? false
         emailLinkability = provider.plugin.emailLinkability
+        organizationRules = Self.organizationRules(provider.settings.options)
+    }
+
+    /// The organisation rules set in `options`: Google's `hosted_domain` (the id_token's `hd` claim),
+    /// GitHub's `allowed_organizations` and `allowed_teams` (read with `read:org`).
+    static func organizationRules(_ options: ProviderOptions) -> [OrganizationRule] {
+        var rules: [OrganizationRule] = []
+        if let domain = options.hostedDomain {
+            rules.append(OrganizationRule(key: "hosted_domain", values: [domain], refusal: "hosted_domain_mismatch"))
+        }
+        if let organizations = options.allowedOrganizations {
+            rules.append(
+                OrganizationRule(
+                    key: "allowed_organizations", values: organizations.map { $0.lowercased() }.sorted(),
+                    refusal: "organization_not_allowed"))
+        }
+        if let teams = options.allowedTeams {
+            rules.append(
+                OrganizationRule(
+                    key: "allowed_teams", values: teams.map { $0.lowercased() }.sorted(), refusal: "team_not_allowed"))
+        }
+        return rules
     }
 
     /// The client authentication cell: the method, or `-` for a provider without an OAuth client (passkeys).

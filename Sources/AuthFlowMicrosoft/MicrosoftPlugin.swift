@@ -20,8 +20,10 @@ public import AuthFlowJOSE
 /// - `groups` (object ids) become `VerifiedIdentity.groups` and `roles` (app roles) `VerifiedIdentity.roles`,
 ///   never mixed; past 200 groups Microsoft sends none (`_claim_names.groups`). The `tid` is the
 ///   identity's `tenant`, which access rules written `PROVIDER/TENANT:NAME` compare.
-/// - Client authentication: `client_secret_post`; PKCE is supported though discovery does not list it;
-///   a refresh token needs the `offline_access` scope.
+/// - Client authentication (`client_auth`): `client_secret_post` (the default), `client_secret_basic`, or
+///   `private_key_jwt` with a certificate credential: the key in `private_key_file`, `key_id` the certificate's
+///   thumbprint in hex, sent as `x5t` (SHA-1) or `x5t#S256` (SHA-256) in the assertion's header. PKCE is
+///   supported though discovery does not list it; a refresh token needs the `offline_access` scope.
 public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPreparing {
     /// Microsoft's sign-in host.
     public static let defaultBaseURL = "https://login.microsoftonline.com"
@@ -61,7 +63,7 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
     /// `verified_primary_email`), never by `email` alone.
     public var about: ProviderDescription {
         let root = "\(baseURL)/\(tenant)"
-        return ProviderDescription(
+        var description = ProviderDescription(
             type: "microsoft", displayName: "Microsoft",
             endpoints: ProviderEndpoints(
                 authorization: "\(root)/oauth2/v2.0/authorize", token: "\(root)/oauth2/v2.0/token",
@@ -70,6 +72,8 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
             issuer: issuerForTenant, issuerPlaceholder: (Self.tenantPlaceholder, "tid"), scopes: ["profile", "email"],
             emailLinkability: .whenVerified(by: "xms_edov or verified_primary_email"),
             refreshTokenRequest: .scope("offline_access"))
+        description.certificateThumbprintKeyID = true
+        return description
     }
 
     private var issuerForTenant: String {
@@ -81,8 +85,14 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
     /// The plugin itself: the `{tid}:{oid}` mapping below.
     public var identity: any IdentityStrategy { self }
 
-    /// `client_secret_post`.
-    public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
+    /// `client_secret_post` unless `client_auth` picks `client_secret_basic` or `private_key_jwt` (a certificate
+    /// credential).
+    public var tokenEndpoint: any TokenEndpointStrategy {
+        StandardTokenEndpoint(
+            .clientSecretPost,
+            choice: ClientAuthenticationChoice(
+                allowed: [.clientSecretPost, .clientSecretBasic, .privateKeyJWT], defaultMethod: .clientSecretPost))
+    }
 
     /// The plugin itself: its options and tenants below.
     public var preparation: (any ProviderPreparing)? { self }
@@ -108,8 +118,8 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
             .optional(default: false)
         case .jwtClientAuth:
             .unsupported(
-                reason: "AuthFlow's Microsoft plugin authenticates with client_secret_post; Entra's certificate "
-                    + "assertions (private_key_jwt) are chosen with client_auth")
+                reason: "Entra takes no client-secret JWT; its certificate assertions are chosen with client_auth: "
+                    + "private_key_jwt")
         }
     }
 
@@ -172,6 +182,7 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
                             + "its own users", settings.location(of: key)))
             }
         }
+        issues += validateCertificateCredential(settings, subject: subject)
         for entry in options.allowedTenants ?? [] where !IssuerTemplate.isGUID(entry) {
             issues.append(
                 ResolutionIssue.make(
@@ -249,5 +260,36 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
     static func strings(_ value: JSONValue?) -> [String] {
         guard case .array(let items)? = value else { return [] }
         return items.compactMap(\.stringValue)
+    }
+}
+
+extension MicrosoftPlugin {
+    /// With `client_auth: private_key_jwt`, `key_id` is required and must be the certificate's thumbprint: 40 hex
+    /// digits (SHA-1, sent as `x5t`) or 64 (SHA-256, `x5t#S256`), `:` or spaces between pairs allowed.
+    func validateCertificateCredential(_ settings: ProviderSettings, subject: String) -> [ConfigurationIssue] {
+        guard settings.clientAuthentication == .privateKeyJWT else { return [] }
+        guard let keyID = settings.keyID else {
+            // Written but without a value (`${VAR}` unset where credentials may be absent): nothing to check yet.
+            if settings.keyLocations["key_id"] != nil { return [] }
+            return [
+                ResolutionIssue.make(
+                    .missingRequiredKey,
+                    "\(subject) with client_auth private_key_jwt requires key_id: the thumbprint of the certificate "
+                        + "registered in Entra for the key (openssl x509 -noout -fingerprint -sha256)",
+                    settings.location(of: "client_auth"))
+            ]
+        }
+        let digits = keyID.filter { $0 != ":" && $0 != " " }
+        guard digits.count == 40 || digits.count == 64, digits.allSatisfy(\.isHexDigit) else {
+            return [
+                ResolutionIssue.make(
+                    .invalidValue,
+                    "\(subject): expected key_id to be the certificate's thumbprint, 40 hex digits (SHA-1, sent as "
+                        + "x5t) or 64 (SHA-256, sent as x5t#S256), found \(digits.count) characters"
+                        + (digits.allSatisfy(\.isHexDigit) ? "" : " that are not all hex digits"),
+                    settings.location(of: "key_id"))
+            ]
+        }
+        return []
     }
 }

@@ -35,6 +35,9 @@ public struct SandboxClient: Sendable {
     /// Microsoft only: the public keys (ES256, RS256 or PS256) that verify the client's `private_key_jwt`
     /// assertions.
     package let assertionKeys: [JWK]
+    /// Microsoft only: the DER encoding of the X.509 certificate registered with ``assertionKeys``; when set, an
+    /// assertion must name it by thumbprint in its header, `x5t` (SHA-1) or `x5t#S256` (SHA-256), as Entra asks.
+    package var certificate: [UInt8]? = nil
     /// Microsoft only: the registered `post_logout_redirect_uri` values, matched exactly.
     package let postLogoutRedirectURIs: [String]
     /// GitHub only: whether the app issues expiring user tokens (a GitHub App: 8-hour `ghu_` tokens with a
@@ -141,18 +144,22 @@ public struct SandboxClient: Sendable {
     ///     the client has credentials for. With neither secret nor keys the client is public (`none`).
     ///   - assertionKeys: public keys for `private_key_jwt` assertions (private keys are reduced to their public
     ///     half).
+    ///   - certificate: the DER X.509 certificate of the assertion key (a certificate credential): assertions must
+    ///     then carry its thumbprint as `x5t` or `x5t#S256`.
     ///   - postLogoutRedirectURIs: where the logout endpoint may send the user back; `nil` registers, for each
     ///     redirect URI, its sibling `logged-out` URL one level above the provider segment
     ///     (`https://app/auth/ms/callback` → `https://app/auth/logged-out`, AuthFlow's own route), or
     ///     `<origin>/auth/logged-out` when the redirect URI does not end in `/callback`.
     package static func microsoft(
         clientID: String, clientSecret: String?, redirectURIs: [String], authMethod: AuthMethod? = nil,
-        assertionKeys: [JWK] = [], postLogoutRedirectURIs: [String]? = nil
+        assertionKeys: [JWK] = [], postLogoutRedirectURIs: [String]? = nil, certificate: [UInt8]? = nil
     ) -> SandboxClient {
-        SandboxClient(
+        var client = SandboxClient(
             provider: .microsoft, clientID: clientID, clientSecret: clientSecret, redirectURIs: redirectURIs,
             authMethod: authMethod, assertionKeys: assertionKeys.map(\.publicKey),
             postLogoutRedirectURIs: postLogoutRedirectURIs ?? redirectURIs.map(defaultPostLogoutRedirectURI))
+        client.certificate = certificate
+        return client
     }
 
     /// A GitHub OAuth app (non-expiring `gho_` tokens), or a GitHub App acting for users when `expiringTokens`

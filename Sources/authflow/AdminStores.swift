@@ -19,7 +19,7 @@ struct AdminStores {
     /// Loads `path` and opens its stores. A memory store is refused: it lives inside one server process.
     static func open(path: String) throws(Failure) -> AdminStores {
         let configuration: Configuration
-        let options: SignInServer.Options
+        var options: SignInServer.Options
         do throws(ConfigurationError) {
             configuration = try ConfigurationLoader(environment: ProcessInfo.processInfo.environment).load(path: path)
             options = try SignInServer.Options(configuration: configuration)
@@ -33,14 +33,33 @@ struct AdminStores {
                     + "memory, which lives only inside one authflow serve process")
         }
         do {
+            options.audit = try configuration.server?.auditLog.map { destination throws(AuditTrailError) in
+                try AuditTrail(destination: destination)
+            }
+        } catch {
+            throw Failure(description: error.description)
+        }
+        do {
             let stores = try SignInServer.Stores.open(
                 configuration.store, secret: options.secret, previousSecrets: options.previousSecrets,
                 clock: SystemClock(), random: SystemRandom())
             return AdminStores(configuration: configuration, options: options, stores: stores)
         } catch {
+            options.audit?.close()
             throw Failure(description: "cannot open the store: \(error)")
         }
     }
+
+    /// Records the administrator's `action` (`users.delete`, `sessions.revoke`, `passkeys.delete`) on `user` in the
+    /// audit trail (`server.audit_log`), when one is configured.
+    func recordAdminAction(_ action: String, user: UserID, details: [String: JSONValue] = [:]) {
+        var details = details
+        details["action"] = .string(action)
+        options.audit?.record(AuditEvent(.adminAction, userID: user, actor: .admin, details: details))
+    }
+
+    /// Writes what the audit trail holds and closes it; the command's last step.
+    func close() { options.audit?.close() }
 
     /// The user `argument` names: a user id, or `PROVIDER:SUBJECT` for the user that identity belongs to
     /// (generated user ids never hold a colon; a subject may, so only the first colon splits).

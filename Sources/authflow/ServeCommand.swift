@@ -92,9 +92,7 @@ struct ServeCommand: Command {
             return .invalid
         }
         ready("app", service.listenURL, ["public_url": service.publicURL], "(public URL \(service.publicURL))")
-        if let metricsURL = service.metricsURL {
-            ready("metrics", metricsURL + "/metrics", [:], nil)
-        }
+        if let metricsURL = service.metricsURL { ready("metrics", metricsURL + "/metrics", [:], nil) }
         // With JSON logs, standard error holds only JSON lines, so the notes go through the logger too.
         if let sandboxProvider = service.sandbox {
             ready("sandbox", sandboxProvider.baseURL, [:], nil)
@@ -110,10 +108,23 @@ struct ServeCommand: Command {
                     "authflow: open \(service.publicURL)/ in a browser to sign in with the sandbox; Ctrl-C stops")
             }
         }
+        let reopening = Self.reopenOnHangUp(service)
         await signals.wait()
+        reopening?.cancel()
         if json { logger.log(.info, "stopping", metadata: [:]) } else { CommandIO.err("authflow: stopping") }
         await service.stop()
         return .success
+    }
+
+    /// With `server.audit_log`, SIGHUP reopens the audit log file (log rotation renamed it; the next events go to
+    /// a new file at the configured name). Without an audit log SIGHUP keeps its default action.
+    static func reopenOnHangUp(_ service: SignInService) -> (any DispatchSourceSignal)? {
+        guard service.audit != nil else { return nil }
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { service.reopenAuditLog() }
+        source.resume()
+        return source
     }
 
     /// Writes one ready line on standard output: `authflow: NAME listening at URL [TAIL]`, or with JSON logs

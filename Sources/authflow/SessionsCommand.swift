@@ -52,6 +52,7 @@ struct SessionsCommand: Command {
     func run() async -> ExitCode {
         do throws(AdminStores.Failure) {
             let admin = try AdminStores.open(path: path)
+            defer { admin.close() }
             let account = try await admin.user(user)
             let ended: Int
             do throws(StoreError) {
@@ -59,6 +60,8 @@ struct SessionsCommand: Command {
             } catch {
                 throw AdminStores.Failure(description: "store: \(error)")
             }
+            admin.options.audit?.record(.sessionsRevoked(account.id, actor: .admin, scope: "user", count: ended))
+            admin.recordAdminAction("sessions.revoke", user: account.id, details: ["sessions": .integer(Int64(ended))])
             CommandIO.out(
                 "ended \(ended == 1 ? "1 session" : "\(ended) sessions") of user \(TerminalText.escaped(account.id.rawValue))"
             )

@@ -111,6 +111,7 @@ struct UsersCommand: Command {
         let command = "users \(verb.rawValue)"
         do throws(AdminStores.Failure) {
             let admin = try AdminStores.open(path: path)
+            defer { admin.close() }
             switch verb {
             case .list: return try await list(admin)
             case .show:
@@ -121,6 +122,7 @@ struct UsersCommand: Command {
             case .passkeys:
                 let account = try await admin.user(user ?? "")
                 let deleted = try await admin.deletePasskey(passkey ?? "", of: account.id)
+                admin.recordAdminAction("passkeys.delete", user: account.id)
                 CommandIO.out(
                     "deleted passkey \(TerminalText.escaped(passkey ?? "")) (\(TerminalText.escaped(deleted.name))) of user "
                         + TerminalText.escaped(account.id.rawValue))
@@ -191,6 +193,12 @@ struct UsersCommand: Command {
                 "authflow users delete: note: a token of provider \(ValidationError.quoted(provider)) was not "
                     + "revoked (see the warning above); the user was deleted")
         }
+        admin.recordAdminAction(
+            "users.delete", user: account.id,
+            details: [
+                "identities": .integer(Int64(deletion.identities.count)),
+                "sessions": .integer(Int64(deletion.endedSessions)),
+            ])
         let identities = deletion.identities.count == 1 ? "1 identity" : "\(deletion.identities.count) identities"
         let sessions = deletion.endedSessions == 1 ? "1 session" : "\(deletion.endedSessions) sessions"
         CommandIO.out("deleted user \(TerminalText.escaped(account.id.rawValue)): \(identities), \(sessions) ended")

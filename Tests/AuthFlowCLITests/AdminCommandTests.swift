@@ -67,7 +67,10 @@ struct AdminCommandTests {
         let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let config = try scratch.write(
             "providers.yaml",
-            (["server:", "  listen: 127.0.0.1:\(port)", "  public_url: \(app)", "  secret: \(secret)", "store:"]
+            ([
+                "server:", "  listen: 127.0.0.1:\(port)", "  public_url: \(app)", "  secret: \(secret)",
+                "  audit_log: audit.jsonl", "store:",
+            ]
                 + (try store.section(directory: scratch.path))).joined(separator: "\n") + "\n"
                 + fragment.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n") + "\n")
 
@@ -112,6 +115,21 @@ struct AdminCommandTests {
         #expect(revoked.stdout == "ended 1 session of user \(id)\n")
         #expect(try await Self.sessionStatus(browser, app: app, becomes: 401))
 
+        // The audit trail so far: the sign-in, then the administrator's revocation. Rotated (rename, SIGHUP), the
+        // next events go to a new file.
+        let audit = scratch.path + "/audit.jsonl"
+        let first = try await Self.auditEvents(audit, until: ["sign_in.succeeded", "session.revoked", "admin.action"])
+        #expect(first.contains { $0["event"] == "sign_in.succeeded" && $0["user_id"] == .string(id) })
+        #expect(
+            first.contains {
+                $0["event"] == "session.revoked" && $0["actor"] == "admin" && $0["scope"] == "user"
+                    && $0["sessions"] == .integer(1) && $0["user_id"] == .string(id)
+            })
+        #expect(first.contains { $0["event"] == "admin.action" && $0["action"] == "sessions.revoke" })
+        try FileManager.default.moveItem(atPath: audit, toPath: audit + ".1")
+        server.send(SIGHUP)
+        #expect(try await eventually(poll: .milliseconds(20)) { FileManager.default.fileExists(atPath: audit) })
+
         // Signed in again, then deleted: the token is revoked at the sandbox, the session ends, the user is gone.
         _ = try await browser.google(app: app)
         #expect(try await browser.get(app + "/auth/session").status == 200)
@@ -121,6 +139,17 @@ struct AdminCommandTests {
         #expect(deleted.stdout == "deleted user \(id): 1 identity, 1 session ended\n")
         #expect(try await Self.googleRevocations(sandbox: String(sandboxURL)) == before + 1)
         #expect(try await Self.sessionStatus(browser, app: app, becomes: 401))
+
+        let rotated = try await Self.auditEvents(
+            audit, until: ["sign_in.succeeded", "account.deleted", "admin.action"])
+        #expect(rotated.first?["event"] == "sign_in.succeeded")
+        #expect(
+            rotated.contains {
+                $0["event"] == "account.deleted" && $0["actor"] == "admin" && $0["user_id"] == .string(id)
+                    && $0["request_id"] == .null
+            })
+        #expect(rotated.contains { $0["event"] == "admin.action" && $0["action"] == "users.delete" })
+        #expect(try Self.auditLines(audit + ".1").allSatisfy { $0["event"] != "account.deleted" })
 
         let gone = try await CLIRunner.authflowOffPool(["users", "show", id, "--config", config])
         #expect(gone.status == 1)
@@ -132,6 +161,24 @@ struct AdminCommandTests {
         ])
         #expect(noSessions.status == 1)
         #expect(noSessions.stderr.contains("user_not_found"))
+    }
+
+    /// The audit lines of `path` once each of `kinds` is among them (polled, at most 30 s).
+    static func auditEvents(_ path: String, until kinds: Set<String>) async throws -> [JSONValue] {
+        var lines: [JSONValue] = []
+        let complete = try await eventually(poll: .milliseconds(20)) {
+            lines = try auditLines(path)
+            return kinds.isSubset(of: Set(lines.compactMap { $0["event"]?.stringValue }))
+        }
+        #expect(complete, "expected \(kinds.sorted()) in \(path), found \(lines)")
+        return lines
+    }
+
+    static func auditLines(_ path: String) throws -> [JSONValue] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try JSONValue.parse(Array($0.utf8))
+        }
     }
 
     /// Polls `GET /auth/session` (at most 30 s) until it answers `status`.

@@ -43,6 +43,31 @@ import Testing
         }
     }
 
+    @Test func acceptsAnAuditLogAndRefusesOneThatIsNoFileNameByItsPosition() throws {
+        try Self.withDirectory { directory in
+            let file = directory.appendingPathComponent("providers.yaml")
+            for (value, status) in [("stderr", Int32(0)), ("/var/log/authflow/audit.jsonl", 0), ("/var/log/", 1)] {
+                try """
+                server:
+                  public_url: https://app.example
+                  secret: \(String(repeating: "k", count: 40))
+                  audit_log: \(value)
+                providers:
+                  x:
+                    type: x
+                    client_id: abc
+                    client_secret: xyz
+
+                """.write(to: file, atomically: true, encoding: .utf8)
+                let result = try Self.check(["--config", file.path])
+                #expect(result.status == status, "\(value): \(result.stderr)")
+                if status == 1 {
+                    #expect(result.stderr.contains("\(file.path):4:14: expected a file name"), "\(result.stderr)")
+                }
+            }
+        }
+    }
+
     @Test func notesAGroupRuleThatNamesNoProviderWhileSeveralAreConfigured() throws {
         try Self.withDirectory { directory in
             let file = directory.appendingPathComponent("providers.yaml")

@@ -168,6 +168,47 @@ import Testing
         #expect(try logout("okta") == .object(["support": "supported"]))
     }
 
+    @Test func organizationRulesAreShownWithTheirRefusalInJSONAndText() throws {
+        let providers = try MatrixTestSupport.providers(
+            yaml: """
+                server: {public_url: https://app.example}
+                providers:
+                  google: {type: google, client_id: web, client_secret: s, hosted_domain: Example.COM}
+                  github: {type: github, client_id: gh, client_secret: s, allowed_organizations: [Zeta, acme],
+                    allowed_teams: [acme/Platform]}
+                  x: {type: x, client_id: x, client_secret: s}
+
+                """)
+        let document = try Self.document(CapabilityMatrix(providers: providers).render(format: .json))
+        let rules = { (name: String) throws -> JSONValue? in try Self.provider(name, in: document)["organization_rules"]
+        }
+        #expect(
+            try rules("google")
+                == .array([
+                    .object([
+                        "key": "hosted_domain", "values": .array(["example.com"]), "refusal": "hosted_domain_mismatch",
+                    ])
+                ]))
+        #expect(
+            try rules("github")
+                == .array([
+                    .object([
+                        "key": "allowed_organizations", "values": .array(["acme", "zeta"]),
+                        "refusal": "organization_not_allowed",
+                    ]),
+                    .object([
+                        "key": "allowed_teams", "values": .array(["acme/platform"]), "refusal": "team_not_allowed",
+                    ]),
+                ]))
+        #expect(try rules("x") == .array([]))
+        let text = CapabilityMatrix(providers: providers).render(format: .text)
+        #expect(text.contains("Organisation rules (a sign-in outside them is refused):"))
+        #expect(text.contains("  - google: hosted_domain example.com\n"))
+        #expect(text.contains("  - github: allowed_organizations acme, zeta; allowed_teams acme/platform\n"))
+        let section = text.components(separatedBy: "Organisation rules").last?.components(separatedBy: "\n\n").first
+        #expect(section?.contains("  - x:") == false)
+    }
+
     @Test func emptyMatrixIsAnEmptyProviderList() throws {
         let document = try Self.document(CapabilityMatrix(providers: []).render(format: .json))
         #expect(document == .object(["providers": .array([])]))

@@ -56,6 +56,9 @@ package struct ConfigurationReader {
         lines = RedactedLines(source: source, credentialKeys: credentialKeys)
     }
 
+    /// The configuration file's directory, against which a relative file name in it is resolved.
+    package var configurationDirectory: String? { baseDirectory }
+
     /// Whether credentials may be absent (``ConfigurationLoader/Mode/sandbox``).
     package var isSandbox: Bool { loader.mode == .sandbox }
 

@@ -35,7 +35,7 @@ enum ClientAssertion {
     ///   `.keyMismatch` for a key that is neither EC P-256 nor RSA, `.cryptoFailure` when signing fails.
     static func make(
         clientID: String, audience: String, privateKey: JWK, issuedAt: Date, lifetime: Int64 = defaultLifetime,
-        random: any SecureRandom
+        random: any SecureRandom, certificateThumbprint: CertificateThumbprint? = nil
     ) throws(JOSEError) -> String {
         for (name, value) in [("sub", clientID), ("aud", audience)] where value.isEmpty {
             throw JOSEError(.invalidClaim, "expected a non-empty \(name), found an empty one", claim: name)
@@ -45,12 +45,47 @@ enum ClientAssertion {
         }
         let algorithm = try algorithm(for: privateKey)
         let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
-        let claims: [String: JSONValue] = [
+        var claims: [String: JSONValue] = [
             "iss": .string(clientID), "sub": .string(clientID), "aud": .string(audience),
             "jti": .string(Base64URL.encode(random.bytes(16))), "iat": .integer(iat), "exp": .integer(iat + lifetime),
         ]
+        var header: [String: JSONValue] = ["typ": .string("JWT")]
+        if let certificateThumbprint {
+            claims["nbf"] = .integer(iat)
+            header[certificateThumbprint.headerName] = .string(Base64URL.encode(certificateThumbprint.digest))
+        }
         return try JWS.sign(
             payload: JSONValue.object(claims).serializedBytes(), key: privateKey, algorithm: algorithm,
-            extraHeader: ["typ": .string("JWT")])
+            extraHeader: header)
     }
+}
+
+/// An X.509 certificate's thumbprint (the digest of its DER encoding), as `key_id` gives it in hex: 20 bytes are
+/// SHA-1 (header `x5t`, RFC 7515 §4.1.7), 32 bytes SHA-256 (`x5t#S256`, §4.1.8).
+struct CertificateThumbprint: Sendable, Hashable {
+    let digest: [UInt8]
+
+    /// The thumbprint written in `text`: hex digits, optionally separated by `:` or spaces (as `openssl x509
+    /// -fingerprint` and the Entra portal show it); `nil` unless that makes 20 or 32 bytes.
+    init?(hex text: String) {
+        let digits = Array(text.utf8.filter { $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: " ") })
+        guard digits.count == 40 || digits.count == 64 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        digest = bytes
+    }
+
+    /// `x5t` for SHA-1, `x5t#S256` for SHA-256.
+    var headerName: String { digest.count == 20 ? "x5t" : "x5t#S256" }
 }

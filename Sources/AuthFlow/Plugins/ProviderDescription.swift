@@ -56,6 +56,11 @@ public struct ProviderDescription: Sendable {
     /// (passkeys), which needs no client, endpoints or redirect URI. `nil`, the default: OAuth 2.0, or OpenID
     /// Connect when the `oidc` capability is on.
     package var ownProtocol: SignInProtocol? = nil
+    /// Whether `key_id` names the X.509 certificate registered for the `private_key_jwt` key by its thumbprint
+    /// (hex, as Microsoft Entra shows it): the assertion then carries it as `x5t` (a 40-digit SHA-1 thumbprint)
+    /// or `x5t#S256` (64 digits, SHA-256), base64url-encoded, instead of `kid`, and an `nbf` claim
+    /// (docs/providers.md, "Microsoft").
+    package var certificateThumbprintKeyID = false
 
     /// Describes a provider; everything but the type and endpoints has the common default.
     public init(

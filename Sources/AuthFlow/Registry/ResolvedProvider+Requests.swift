@@ -123,10 +123,14 @@ extension ResolvedProvider {
                 .clientAuthenticationFailed, "expected private_key_file for client_auth private_key_jwt, found none",
                 provider: name)
         }
+        // Entra names the key by its certificate's thumbprint (`x5t`/`x5t#S256`), not by `kid`.
+        let thumbprint =
+            plugin.about.certificateThumbprintKeyID ? settings.keyID.flatMap(CertificateThumbprint.init(hex:)) : nil
         do throws(JOSEError) {
-            let key = try JWK(pkcs8PEM: pem, keyID: settings.keyID)
+            let key = try JWK(pkcs8PEM: pem, keyID: thumbprint == nil ? settings.keyID : nil)
             return try ClientAssertion.make(
-                clientID: clientID, audience: endpoints.token ?? "", privateKey: key, issuedAt: now, random: random)
+                clientID: clientID, audience: endpoints.token ?? "", privateKey: key, issuedAt: now, random: random,
+                certificateThumbprint: thumbprint)
         } catch {
             throw SignInError(
                 .clientAuthenticationFailed,

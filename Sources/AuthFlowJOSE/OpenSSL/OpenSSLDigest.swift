@@ -35,6 +35,19 @@ extension JWSAlgorithm {
 
 /// One-shot hashes and HMACs through libcrypto.
 enum OpenSSLDigest {
+    /// SHA-1, for X.509 certificate thumbprints (`x5t`, RFC 7515 §4.1.7) only, never for a signature.
+    static func sha1(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 20) { out, initialized in
+            var length: UInt32 = 0
+            if EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, EVP_sha1(), nil) == 1 {
+                initialized = Int(length)
+            } else {
+                ERR_clear_error()
+                initialized = 0
+            }
+        }
+    }
+
     static func hash(_ function: HashFunction, _ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: 64) { out, initialized in
             var length: UInt32 = 0

@@ -355,6 +355,10 @@ extension SandboxIdentityProvider {
         guard !client.assertionKeys.isEmpty else {
             return .invalidClient("AADSTS700027: no key is registered for this client's assertions")
         }
+        if let certificate = client.certificate, let failure = Self.checkThumbprint(assertion, certificate: certificate)
+        {
+            return failure
+        }
         let validator = ClientAssertionValidator(
             clientID: client.clientID, keys: client.assertionKeys, audience: audience)
         let now = self.now
@@ -369,6 +373,32 @@ extension SandboxIdentityProvider {
             }
             return nil
         }
+    }
+
+    /// A certificate credential's assertion names its certificate in the header: `x5t` (base64url SHA-1 of the DER
+    /// encoding) or `x5t#S256` (SHA-256); at least one present, and each present one matching; `nil` when it holds.
+    static func checkThumbprint(_ assertion: String, certificate: [UInt8]) -> OAuthFailure? {
+        guard let header = try? JWSVerifier.header(of: assertion) else { return nil }  // the validator refuses it
+        let expected = [
+            "x5t": Base64URL.encode(Digest.sha1(certificate)), "x5t#S256": Base64URL.encode(Digest.sha256(certificate)),
+        ]
+        let json = header.json
+        var named = false
+        for (name, thumbprint) in expected.sorted(by: { $0.key < $1.key }) {
+            guard let value = json[name] else { continue }
+            guard value.stringValue == thumbprint else {
+                return .invalidClient(
+                    "AADSTS700027: client assertion refused: \(name) does not match the thumbprint of a certificate "
+                        + "registered for this application")
+            }
+            named = true
+        }
+        guard named else {
+            return .invalidClient(
+                "AADSTS700027: client assertion refused: expected the certificate's thumbprint in the header (x5t or "
+                    + "x5t#S256), found neither")
+        }
+        return nil
     }
 
     /// Entra's error body: `error`, `error_description`, `error_codes` (the AADSTS number), `timestamp`,

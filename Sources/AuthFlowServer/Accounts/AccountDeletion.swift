@@ -21,7 +21,7 @@ extension SignInServer {
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
     ///   exist (the store's `user_not_found`); nothing after the failing step is done.
     package func deleteUser(_ user: UserID) async throws(ServerError) -> AccountDeletion {
-        try await context.routes.account.deleteUser(user)
+        try await context.routes.account.deleteUser(user, actor: .admin)
     }
 }
 
@@ -34,7 +34,9 @@ extension AccountRoutes {
     ///
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
     ///   exist (the store's `user_not_found`); nothing after the failing step is done.
-    func deleteUser(_ user: UserID) async throws(ServerError) -> SignInServer.AccountDeletion {
+    func deleteUser(_ user: UserID, actor: AuditEvent.Actor = .user) async throws(ServerError)
+        -> SignInServer.AccountDeletion
+    {
         let accounts = stores.accounts
         let sessions = stores.sessions
         noteChanged(user: user)
@@ -63,6 +65,10 @@ extension AccountRoutes {
             }
         }
         logger.log(.info, "account deleted", metadata: ["identities": "\(removed.count)"])
+        audit(
+            AuditEvent(
+                .accountDeleted, userID: user, actor: actor,
+                details: ["identities": .integer(Int64(removed.count)), "sessions": .integer(Int64(ended))]))
         return SignInServer.AccountDeletion(
             identities: removed.map(\.identity), endedSessions: ended, unrevokedProviders: unrevoked)
     }

@@ -56,10 +56,19 @@ struct AccountResolution: Sendable {
                 throw ServerError(.storeUnavailable, message, status: 503)
             }
         }
+        let user = outcome.identity.userID
         switch outcome.decision {
-        case .create: logger.log(.info, "user created", metadata: ["provider": result.provider])
-        case .link(_, byVerifiedEmail: true):
-            logger.log(.info, "linked by verified email", metadata: ["provider": result.provider])
+        case .create:
+            logger.log(.info, "user created", metadata: ["provider": result.provider])
+            sessions.audit(AuditEvent(.accountCreated, userID: user, provider: result.provider, actor: .user))
+        case .link(_, let byVerifiedEmail):
+            if byVerifiedEmail {
+                logger.log(.info, "linked by verified email", metadata: ["provider": result.provider])
+            }
+            sessions.audit(
+                AuditEvent(
+                    .identityLinked, userID: user, provider: result.provider, actor: .user,
+                    details: ["method": .string(byVerifiedEmail ? "verified_email" : "session")]))
         default: break
         }
         return outcome.identity

@@ -31,4 +31,25 @@ extension ConfigurationReader {
         }
         return format
     }
+
+    /// `server.audit_log`: `stderr`, or a file name (relative to the configuration file's directory) the audit
+    /// trail is appended to; absent means no audit trail.
+    mutating func auditLog(_ node: YAMLNode?) -> AuditDestination? {
+        let path = "server.audit_log"
+        guard let text = text(node, path: path, expected: "a file name or stderr") else { return nil }
+        let value = text.value
+        if value == "stderr" { return .standardError }
+        guard !value.isEmpty, !value.hasSuffix("/"),
+            !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            report(
+                .invalidValue,
+                "expected a file name (e.g. /var/log/authflow/audit.jsonl) or stderr for \(path), found \(text.shown)",
+                at: text.scalar.mark)
+            return nil
+        }
+        let resolved =
+            value.hasPrefix("/") || configurationDirectory == nil ? value : "\(configurationDirectory ?? "")/\(value)"
+        return .file(resolved)
+    }
 }

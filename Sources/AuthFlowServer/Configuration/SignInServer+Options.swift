@@ -60,6 +60,9 @@ extension SignInServer {
         /// (the default) turns the rule off. Keep it shorter than ``sessionTTL``: a session never outlives its
         /// lifetime, used or not. Use is written at most once per ``idleRenewalInterval``.
         package var sessionIdleTimeout: Double?
+        /// The audit trail security events are written to (`server.audit_log`); `nil` keeps none. The server
+        /// records into it but does not own it: whoever opened it reopens and closes it.
+        package var audit: AuditTrail?
 
         /// How old a session's written last use may grow before a use writes it again, when
         /// ``sessionIdleTimeout`` is on: a tenth of the timeout. A session in use is written at most ten times

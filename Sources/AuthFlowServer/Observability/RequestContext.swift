@@ -8,6 +8,9 @@ struct RequestContext: Sendable {
     let route: String
     /// The configured provider the path names, if any.
     let provider: String?
+    /// The client's address (``HTTPServerRequest/remoteAddress``), for the audit trail; never written to the
+    /// request log line.
+    var clientAddress: String? = nil
 
     /// Adds the fields every line of the request carries: `request_id`, and `route` and `provider` unless the
     /// event set them.

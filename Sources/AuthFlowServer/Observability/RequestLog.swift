@@ -45,7 +45,7 @@ final class RequestLog: Sendable {
                 ?? RouteTable.template(segments) { [providers] name in
                     providers[name].map { $0.plugin.declaredEventEndpoints(for: $0) } ?? []
                 },
-            provider: provider)
+            provider: provider, clientAddress: request.remoteAddress)
     }
 
     /// Counts the answered request and writes its log line.

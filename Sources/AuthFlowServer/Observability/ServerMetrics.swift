@@ -25,6 +25,7 @@ package final class ServerMetrics: ProviderObserver {
     let storeErrors: CounterFamily
     let httpRequests: CounterFamily
     let checkDuration: HistogramFamily
+    let auditDropped: CounterFamily
 
     /// The stores whose failures are counted.
     static let stores = ["accounts", "sessions", "flows"]
@@ -93,6 +94,10 @@ package final class ServerMetrics: ProviderObserver {
         httpRequests = try registry.counter(
             "authflow_http_requests_total", help: "HTTP responses by route template and status.",
             labels: ["route", "status"], preregistered: Self.hotSeries)
+        auditDropped = try registry.counter(
+            "authflow_audit_dropped_total",
+            help: "Audit events dropped because the audit writer fell behind (its queue was full).", labels: [],
+            preregistered: [[]])
         checkDuration = try registry.histogram(
             "authflow_check_duration_seconds",
             help: "Time to answer GET /auth/check and /auth/forward (the proxy waits this long on every request).",
@@ -113,6 +118,9 @@ package final class ServerMetrics: ProviderObserver {
     package func jwksFetchStarted(provider: String, reason: JWKSFetchReason) {
         jwksFetches.labels(provider, reason.rawValue)?.increment()
     }
+
+    /// Counts an audit event dropped because the audit writer's queue was full.
+    package func countAuditDrop() { auditDropped.labels([])?.increment() }
 
     /// Records a stale JWKS served.
     package func jwksStaleServed(provider: String) {

@@ -39,12 +39,23 @@ extension PasskeyRoutes {
 
     /// `POST {prefix}/{name}/authenticate` `{"ceremony", "credential", "session"}`: verifies the assertion (§7.2)
     /// against the credential the store has for it, records the new sign count and backup state, then starts a
-    /// session.
+    /// session. A refusal past the rate limit is written to the audit trail as `sign_in.refused`.
     func authenticate(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
         -> HTTPServerResponse
     {
         let relyingParty = try self.relyingParty(name)
         try await rateLimiter.check(request, kind: .callback)
+        do throws(ServerError) {
+            return try await verifyAssertion(request, provider: name, relyingParty: relyingParty)
+        } catch {
+            audit(AuditEvent(.signInRefused, outcome: .failure, code: error.code.rawValue, provider: name))
+            throw error
+        }
+    }
+
+    private func verifyAssertion(
+        _ request: HTTPServerRequest, provider name: String, relyingParty: WebAuthnRelyingParty
+    ) async throws(ServerError) -> HTTPServerResponse {
         let body = try PasskeyRequestBody(request, provider: name)
         let (seal, passkeys) = try ready(name)
         let ceremony = try await spend(body, seal: seal, kind: .authentication, provider: name)

@@ -67,6 +67,7 @@ extension PasskeyRoutes {
                 json = .object(members)
             }
             logger.log(.info, "signed in", metadata: ["provider": identity.provider, "session": "bearer"])
+            audit(.signedIn(identity.userID, provider: identity.provider, intent: "login", session: "bearer"))
             return ResponseFactory.json(json)
         }
         let (_, cookie) = try await createSession(for: identity, agent: agent)
@@ -77,6 +78,7 @@ extension PasskeyRoutes {
             ]))
         response.addCookie(cookie)
         logger.log(.info, "signed in", metadata: ["provider": identity.provider, "session": "cookie"])
+        audit(.signedIn(identity.userID, provider: identity.provider, intent: "login", session: "cookie"))
         return response
     }
 }

@@ -57,6 +57,10 @@ struct AccountRoutes: SessionUsing {
             if identity.identity.key == session.record.identity { endedOwnSession = true }
         }
         logger.log(.info, "provider disconnected", metadata: ["provider": name])
+        audit(
+            AuditEvent(
+                .identityUnlinked, userID: user, provider: name, actor: .user,
+                details: ["identities": .integer(Int64(removed.count))]))
         var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
         if endedOwnSession { response.addCookie(cookies.clearedSessionCookie()) }
         return response

@@ -34,6 +34,7 @@ extension CallbackRoutes {
             }
         } catch {
             logger.log(.warning, "sign-in refused", metadata: ["provider": name, "code": error.code.rawValue])
+            audit(AuditEvent(.signInRefused, outcome: .failure, code: error.code.rawValue, provider: name))
             var failure = ServerError(error)
             if error.code == .browserBindingMismatch, flow.record == nil,
                 flowCookie?.isPresent(in: request, state: flow.state, provider: name) == true
@@ -63,6 +64,7 @@ extension CallbackRoutes {
             if let pending { await pendingProfiles.restore(pending) }
             logger.log(
                 .warning, "sign-in refused", metadata: ["provider": flow.provider, "code": error.code.rawValue])
+            audit(AuditEvent(.signInRefused, outcome: .failure, code: error.code.rawValue, provider: flow.provider))
             throw error
         }
     }
@@ -94,6 +96,7 @@ extension CallbackRoutes {
             traces.rememberSession(digest: TraceLog.digest(session.id), trace: flow.startTrace + result.trace)
         }
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
+        audit(.signedIn(identity.userID, provider: name, intent: result.intent.rawValue, session: "cookie"))
         requestLog.countSignIn(provider: name, intent: result.intent, started: flow.started)
         var response = HTTPServerResponse.redirect(
             to: result.returnTo ?? "/", status: flow.method == .post ? 303 : 302)

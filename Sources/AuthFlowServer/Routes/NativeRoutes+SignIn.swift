@@ -19,6 +19,7 @@ extension NativeRoutes {
             outcome = try await native.verify(body, provider: name)
         } catch {
             logger.log(.warning, "native sign-in refused", metadata: ["provider": name, "code": error.code.rawValue])
+            audit(AuditEvent(.signInRefused, outcome: .failure, code: error.code.rawValue, provider: name))
             throw ServerError(error)
         }
         let result = outcome.result
@@ -45,6 +46,7 @@ extension NativeRoutes {
             logger.log(
                 .warning, "native sign-in refused",
                 metadata: ["provider": result.provider, "code": error.code.rawValue])
+            audit(AuditEvent(.signInRefused, outcome: .failure, code: error.code.rawValue, provider: result.provider))
             throw error
         }
         let providerSessionID = result.identity.rawClaims["sid"]?.stringValue.flatMap {
@@ -60,6 +62,7 @@ extension NativeRoutes {
         logger.log(
             .info, "signed in",
             metadata: ["provider": result.provider, "intent": result.intent.rawValue, "session": "bearer"])
+        audit(.signedIn(identity.userID, provider: result.provider, intent: result.intent.rawValue, session: "bearer"))
         requestLog.countSignIn(provider: result.provider, intent: result.intent, started: started)
         return ResponseFactory.json(
             Self.bearerJSON(token: session.id, record: session.record, identity: identity))

@@ -41,7 +41,7 @@ extension ProviderEventRoutes {
             try await accounts.isNotificationApplied(id: id)
         }
         guard !seen else { return .alreadyApplied }
-        try await endSessions(of: outcome, users: users)
+        let ended = try await endSessions(of: outcome, users: users)
         let applied: Bool
         do throws(StoreError) {
             applied = try await accounts.applyNotification(id: id, changes: changes)
@@ -51,6 +51,7 @@ extension ProviderEventRoutes {
         }
         guard applied else { return .alreadyApplied }
         for (identity, tokens) in toRevoke { await revoker.revoke(tokens, provider: identity.provider) }
+        if ended > 0 { await auditEndedSessions(ended, of: outcome, users: users, provider: provider) }
         return .applied
     }
 
@@ -60,22 +61,44 @@ extension ProviderEventRoutes {
     /// Sessions end before the event is recorded as applied: when the session store (Redis, say) fails, the
     /// provider is answered 503 and delivers the event again, instead of an acknowledged event whose sessions
     /// live on. An event already applied ends nothing, so a replay cannot end the sessions made since.
-    private func endSessions(of outcome: ProviderEventOutcome, users: [UserID]) async throws(ServerError) {
+    private func endSessions(of outcome: ProviderEventOutcome, users: [UserID]) async throws(ServerError) -> Int {
         let sessions = stores.sessions
+        var ended = 0
         do throws(StoreError) {
             for action in outcome.actions {
                 switch action {
                 case .endSessions(let identity):
-                    _ = try await sessions.deleteSessions(identity: identity)
+                    ended += try await sessions.deleteSessions(identity: identity)
                 case .endProviderSession(let identity, let sid):
-                    _ = try await sessions.deleteSessions(identity: identity, providerSessionID: sid)
+                    ended += try await sessions.deleteSessions(identity: identity, providerSessionID: sid)
                 case .account, .revokeTokens, .endUserSessions:
                     break
                 }
             }
-            for user in users { _ = try await sessions.deleteSessions(userID: user) }
+            for user in users { ended += try await sessions.deleteSessions(userID: user) }
         } catch {
             throw ServerError(error, while: "end the sessions the provider event ends", store: "sessions")
         }
+        return ended
+    }
+
+    /// Writes `session.revoked` (actor `provider`) for the sessions an applied event ended, naming the user when
+    /// the event concerns one (looked up from its identity; none when that fails or there are several).
+    private func auditEndedSessions(_ ended: Int, of outcome: ProviderEventOutcome, users: [UserID], provider: String)
+        async
+    {
+        var concerned = Set(users)
+        for action in outcome.actions {
+            switch action {
+            case .endSessions(let identity), .endProviderSession(let identity, _):
+                if let user = try? await stores.accounts.identity(identity)?.userID { concerned.insert(user) }
+            case .account, .revokeTokens, .endUserSessions:
+                break
+            }
+        }
+        audit(
+            .sessionsRevoked(
+                concerned.count == 1 ? concerned.first : nil, actor: .provider,
+                scope: users.isEmpty ? "identity" : "user", count: ended, provider: provider))
     }
 }

@@ -83,6 +83,12 @@ struct ProviderEventRoutes: SessionUsing {
         let disposition = try await apply(outcome, provider: provider.name)
         requestLog.countNotification(
             provider: provider.name, type: Self.eventTypeLabel(outcome.summary), applied: disposition == .applied)
+        if disposition == .applied {
+            audit(
+                AuditEvent(
+                    .providerEventApplied, provider: provider.name, actor: .provider,
+                    details: ["event_type": .string(Self.eventTypeLabel(outcome.summary))]))
+        }
         logger.log(
             .info, "provider event \(disposition.rawValue)",
             metadata: ["provider": provider.name, "event": String(outcome.summary.prefix(64))])

@@ -62,7 +62,7 @@ final class ServerContext: Sendable {
         let shared = ServerRoutes.Shared(
             options: options, providers: directory, stores: stores, clock: clock, random: random, logger: scoped,
             cookies: cookies, sessions: sessions, traces: traces, requestLog: requestLog, keySets: keySets,
-            keyring: try? options.keyring())
+            keyring: Self.keyring(options))
         self.routes = ServerRoutes(
             shared, check: check, tokenOperations: tokenOperations,
             signIn: SignIn(
@@ -73,5 +73,18 @@ final class ServerContext: Sendable {
                     providers: providers, keySets: keySets, httpClient: httpClient, flowStore: stores.flows,
                     nonces: $0, clock: clock, options: options.flow, observer: observer)
             })
+    }
+
+    /// The keyring of `server.secret` and `server.previous_secrets`; with an audit trail, the first value of each
+    /// purpose opened only under a previous secret is recorded (`secret.previous_used`).
+    static func keyring(_ options: SignInServer.Options) -> SecretKeyring? {
+        let keyring = try? options.keyring()
+        if let audit = options.audit {
+            keyring?.onPreviousSecretUsed { label in
+                audit.record(
+                    AuditEvent(.previousSecretUsed, actor: .server, details: ["purpose": .string(label)]))
+            }
+        }
+        return keyring
     }
 }

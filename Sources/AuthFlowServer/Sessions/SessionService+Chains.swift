@@ -90,17 +90,24 @@ extension SessionService {
         noteChanged(user: marker.userID)
         let mark = endedChainID(marker)
         let markDigest = Digest.sha256(Array(mark.utf8))
+        var ended = 0
         do throws(StoreError) {
             // The mark first: a refresh racing this sweep finds it once its new session is stored (`checkChainLives`).
             try await createUnlessStored(id: mark, record: marker)
             for stored in try await sessions.sessions(userID: marker.userID)
             where stored.digest != markDigest && Self.inChain(stored.record, of: marker) {
                 try await sessions.deleteSession(digest: stored.digest)
+                if stored.record.kind.isSession { ended += 1 }
             }
         } catch {
             throw ServerError(error, while: "end the refresh chain", store: "sessions")
         }
         logger.log(.warning, "bearer refresh token reused; chain ended", metadata: ["provider": marker.provider])
+        var event = AuditEvent.sessionsRevoked(
+            marker.userID, actor: .server, scope: "refresh_chain", count: ended, provider: marker.provider,
+            kind: "bearer")
+        event.code = "refresh_token_reused"
+        audit(event)
     }
 
     /// Stores `record` under `id` unless a record is stored there already.

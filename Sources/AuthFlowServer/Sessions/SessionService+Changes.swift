@@ -15,6 +15,9 @@ final class SessionChangeLog: Sendable {
 }
 
 extension SessionService {
+    /// Records `event` in the audit trail, when one is configured (`server.audit_log`).
+    func audit(_ event: AuditEvent) { options.audit?.record(event) }
+
     /// Runs a route that may change sessions or accounts; what it notes (``noteChanged(session:)`` and its
     /// siblings) is forgotten by the session cache once it has finished, answered or thrown. Other routes leave
     /// the cache alone.

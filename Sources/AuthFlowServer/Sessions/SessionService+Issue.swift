@@ -91,6 +91,10 @@ extension SessionService {
                 try await endEverySession(of: record.userID)
             } else if try await sessions.deleteSession(id: credential.id) {
                 logger.log(.info, "signed out", metadata: ["session": record.kind.rawValue])
+                audit(
+                    .sessionsRevoked(
+                        record.userID, actor: .user, scope: "session", count: 1, provider: record.identity.provider,
+                        kind: record.kind.rawValue))
             }
             return record
         } catch {
@@ -103,6 +107,7 @@ extension SessionService {
         noteChanged(user: user)
         let ended = try await sessions.endSessions(of: user)
         logger.log(.info, "signed out everywhere", metadata: ["sessions": String(ended)])
+        audit(.sessionsRevoked(user, actor: .user, scope: "user", count: ended))
     }
 
     /// The live sessions of `user` (past neither their lifetime nor the idle timeout; never a refresh chain's
@@ -146,6 +151,10 @@ extension SessionService {
             throw ServerError(error, while: "end the session", store: "sessions")
         }
         logger.log(.info, "session revoked", metadata: ["session": target.record.kind.rawValue])
+        audit(
+            .sessionsRevoked(
+                user, actor: .user, scope: "session", count: 1, provider: target.record.identity.provider,
+                kind: target.record.kind.rawValue))
         return target
     }
 }

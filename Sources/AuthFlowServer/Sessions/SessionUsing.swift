@@ -9,6 +9,9 @@ protocol SessionUsing: Sendable {
 }
 
 extension SessionUsing {
+    /// Records `event` in the audit trail, when one is configured (`server.audit_log`).
+    func audit(_ event: AuditEvent) { sessions.audit(event) }
+
     /// The session of `request` (see ``SessionService/current(_:cached:)``).
     func currentSession(_ request: HTTPServerRequest, cached: Bool = false) async throws(ServerError)
         -> CurrentSession?

@@ -75,6 +75,8 @@ final class TestDeployment: Sendable {
         var resolvesWithDiscovery = false
         /// Runs the sandbox's OpenID issuer in its strict FAPI 2.0 mode (`SandboxConfiguration.fapi2`).
         var fapi2 = false
+        /// The audit trail the server records into (`server.audit_log`; none when `nil`).
+        var audit: AuditTrail? = nil
     }
 
     private init(
@@ -148,9 +150,10 @@ final class TestDeployment: Sendable {
         let httpClient = CurlHTTPClient(
             configuration: .init(defaultTimeout: settings.httpTimeout ?? 10, caBundlePath: settings.caBundlePath))
         let server: SignInServer
-        if settings.metrics != nil || settings.sessionCacheLifetime != nil {
+        if settings.metrics != nil || settings.sessionCacheLifetime != nil || settings.audit != nil {
             var options = try SignInServer.Options(configuration: configuration)
             options.keepsTraces = true
+            options.audit = settings.audit
             if let lifetime = settings.sessionCacheLifetime { options.sessionCacheLifetime = lifetime }
             server = SignInServer(
                 options: options, providers: try registry.resolve(configuration), stores: stores,
