@@ -44,6 +44,7 @@ extension ConfigurationReader {
         "link_by_verified_email",
         "metrics_listen", "log_format", "path_prefix", "access",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
+        "tracing",
     ]
 
     mutating func readServer(_ node: YAMLNode, owner: YAMLMark) -> ServerSettings? {
@@ -76,6 +77,7 @@ extension ConfigurationReader {
             section.value("rate_limits"), owner: section["rate_limits"]?.key.mark ?? section.owner)
         let pathPrefix = pathPrefix(section.value("path_prefix"))
         let access = readAccess(section.value("access"), owner: section["access"]?.key.mark ?? section.owner)
+        let tracing = readTracing(section.value("tracing"), owner: section["tracing"]?.key.mark ?? section.owner)
         guard let publicURL else { return nil }
         var settings = ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
@@ -84,6 +86,7 @@ extension ConfigurationReader {
             logFormat: logFormat, nativeSessionTTL: nativeSessionTTL, pathPrefix: pathPrefix, access: access.rules,
             previousSecrets: previousSecrets, sessionIdleTimeout: idleTimeout, nativeSessionMaxAge: nativeMaxAge)
         settings.tenantRuleSites = access.tenantRuleSites
+        settings.tracing = tracing
         return settings
     }
 

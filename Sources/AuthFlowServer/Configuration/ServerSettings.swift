@@ -51,6 +51,8 @@ public struct ServerSettings: Sendable, Hashable {
     /// The tenant-qualified access rules (`PROVIDER/TENANT:NAME`) and where each was written, checked against
     /// the resolved providers' plugins (their ``ProviderPreparing/tenantForm``) when the configuration resolves.
     package var tenantRuleSites: [TenantRuleSite] = []
+    /// Where OpenTelemetry traces are exported (`server.tracing`); `nil` (the default) traces nothing.
+    package var tracing: TracingSettings?
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
     package static let defaultPathPrefix = Configuration.defaultPathPrefix
