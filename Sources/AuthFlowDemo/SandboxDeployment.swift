@@ -168,6 +168,7 @@ public struct SandboxDeployment: Sendable {
             pathPrefix: pathPrefix, access: existing?.access ?? AccessRules(),
             sessionIdleTimeout: existing?.sessionIdleTimeout, nativeSessionMaxAge: existing?.nativeSessionMaxAge)
         server.tenantRuleSites = existing?.tenantRuleSites ?? []
+        server.tracing = existing?.tracing
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)
