@@ -39,7 +39,7 @@ final class ServerContext: Sendable {
         metrics: ServerMetrics?, tracer: Tracer? = nil
     ) {
         let random = BufferedRandom(source: random)
-        tracer?.describe(providers)
+        tracer?.describe(providers, publicURL: options.publicURL)
         let httpClient: any HTTPClient = tracer.map { TracingHTTPClient(base: httpClient, tracer: $0) } ?? httpClient
         self.tracer = tracer
         let observer: any ProviderObserver = metrics ?? NoProviderObserver()

@@ -106,8 +106,7 @@ extension SignInServer {
         failure: ServerError?
     ) {
         guard let span, let tracer = context.tracer else { return }
-        tracer.endServerSpan(
-            span, request: request, context: scope, publicURL: options.publicURL, status: status, failure: failure)
+        tracer.endServerSpan(span, request: request, context: scope, status: status, failure: failure)
     }
 
     /// The routed segments of `{prefix}/check`.

@@ -23,8 +23,7 @@ extension Tracer {
 
     /// Ends the SERVER span of `request` with its answer: an error status for a 5xx.
     func endServerSpan(
-        _ span: ActiveSpan, request: HTTPServerRequest, context: RequestContext, publicURL: String, status: Int,
-        failure: ServerError?
+        _ span: ActiveSpan, request: HTTPServerRequest, context: RequestContext, status: Int, failure: ServerError?
     ) {
         var attributes: [SpanAttribute] = [
             SpanAttribute("http.request.method", .string(Self.method(request.method))),
@@ -34,13 +33,7 @@ extension Tracer {
             SpanAttribute("client.address", .string(request.remoteAddress)),
             SpanAttribute("authflow.request_id", .string(context.requestID)),
         ]
-        if let parts = URLComponents(string: publicURL) {
-            if let scheme = parts.scheme { attributes.append(SpanAttribute("url.scheme", .string(scheme))) }
-            if let host = parts.host { attributes.append(SpanAttribute("server.address", .string(host))) }
-            if let port = parts.port ?? (parts.scheme == "https" ? 443 : parts.scheme == "http" ? 80 : nil) {
-                attributes.append(SpanAttribute("server.port", .int(Int64(port))))
-            }
-        }
+        attributes += serverAddress
         if let agent = request.headers["User-Agent"] {
             attributes.append(
                 SpanAttribute("user_agent.original", .string(String(agent.prefix(Self.maximumValueBytes)))))
@@ -72,12 +65,7 @@ extension Tracer {
             SpanAttribute("http.request.method", .string(Self.method(request.method))),
             SpanAttribute("url.full", .string(String(bare.prefix(Self.maximumValueBytes)))),
         ]
-        if let parts = URLComponents(string: bare), let host = parts.host {
-            attributes.append(SpanAttribute("server.address", .string(host)))
-            if let port = parts.port ?? (parts.scheme == "https" ? 443 : parts.scheme == "http" ? 80 : nil) {
-                attributes.append(SpanAttribute("server.port", .int(Int64(port))))
-            }
-        }
+        attributes += Self.addressAttributes(of: bare, scheme: false)
         if let name = endpointName(of: request.url) {
             if !name.provider.isEmpty { attributes.append(SpanAttribute("authflow.provider", .string(name.provider))) }
             attributes.append(SpanAttribute("authflow.provider.endpoint", .string(name.endpoint)))

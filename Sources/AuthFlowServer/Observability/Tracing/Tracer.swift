@@ -15,6 +15,8 @@ package final class Tracer: Sendable {
     let clock: any WallClock
     let random: BufferedRandom
     private let endpointNames = Mutex<[String: EndpointName]>([:])
+    /// `url.scheme`, `server.address` and `server.port` of the public URL, worked out once (``describe(_:publicURL:)``).
+    private let publicURLAttributes = Mutex<[SpanAttribute]>([])
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
     /// What a provider URL is: whose endpoint and which one.
@@ -60,8 +62,11 @@ package final class Tracer: Sendable {
     /// The most the last export at shutdown may take, in seconds.
     package static let shutdownTimeout: Double = 2
 
-    /// Names the providers' endpoint URLs, so client spans say which endpoint they called.
-    package func describe(_ providers: [ResolvedProvider]) {
+    /// Names the providers' endpoint URLs, so client spans say which endpoint they called, and takes the server's
+    /// `url.scheme`, `server.address` and `server.port` from its public URL.
+    package func describe(_ providers: [ResolvedProvider], publicURL: String) {
+        let attributes = Self.addressAttributes(of: publicURL, scheme: true)
+        publicURLAttributes.withLock { $0 = attributes }
         var names: [String: EndpointName] = [:]
         for provider in providers {
             let endpoints = provider.endpoints
@@ -74,6 +79,21 @@ package final class Tracer: Sendable {
             }
         }
         endpointNames.withLock { $0.merge(names) { _, new in new } }
+    }
+
+    /// The server span's attributes from the public URL.
+    var serverAddress: [SpanAttribute] { publicURLAttributes.withLock { $0 } }
+
+    /// `server.address` and `server.port` (and `url.scheme` when `scheme`) of `url`.
+    static func addressAttributes(of url: String, scheme withScheme: Bool) -> [SpanAttribute] {
+        guard let parts = URLComponents(string: url) else { return [] }
+        var attributes: [SpanAttribute] = []
+        if withScheme, let scheme = parts.scheme { attributes.append(SpanAttribute("url.scheme", .string(scheme))) }
+        if let host = parts.host { attributes.append(SpanAttribute("server.address", .string(host))) }
+        if let port = parts.port ?? (parts.scheme == "https" ? 443 : parts.scheme == "http" ? 80 : nil) {
+            attributes.append(SpanAttribute("server.port", .int(Int64(port))))
+        }
+        return attributes
     }
 
     func endpointName(of url: String) -> EndpointName? {
