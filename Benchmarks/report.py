@@ -292,9 +292,10 @@ def tracing_section(tracing: dict | None) -> list[str]:
     for name, run in tracing["configurations"].items():
         lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} | "
                      f"{run['user_ms_per_signin']:.3f} | {run['system_ms_per_signin']:.3f} |")
-    lines += ["", f"Best of {tracing['rounds']} rounds of {tracing['count']}; {tracing['exports_received']} exports "
-              f"reached the receiver; load average {tracing['load']['before']} before, {tracing['load']['after']} after.",
-              ""]
+    lines += ["", f"`Benchmarks/tracing.sh --count {tracing['count']} --rounds {tracing['rounds']}`: best of "
+              f"{tracing['rounds']} rounds of {tracing['count']}; {tracing['exports_received']} exports reached the "
+              f"receiver; load average {tracing['load']['before']} before, {tracing['load']['after']} after. CPU per "
+              "sign-in is read from /proc in 10 ms ticks: compare the rows of one run, with enough sign-ins.", ""]
     return lines
 
 
