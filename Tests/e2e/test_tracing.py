@@ -314,6 +314,11 @@ def test_a_trusted_proxy_continues_its_trace_and_an_untrusted_client_does_not(tr
     assert all(child["trace_id"] == trace_id for child in children)
     assert {"token", "userinfo"} <= {child["attributes"].get("authflow.provider.endpoint") for child in children}
     assert flow.result.status_code in (302, 303)
+    # Each provider call carried its own span's traceparent to the sandbox (which keeps what it was sent).
+    received = direct.get(traced.sandbox_url + "/_sandbox/traceparents", timeout=harness.HTTP_TIMEOUT).json()
+    sent = {entry["traceparent"] for entry in received["traceparents"]}
+    for child in children:
+        assert f"00-{trace_id}-{child['span_id']}-01" in sent, (child["name"], sorted(sent)[-5:])
 
     # The same header from the browser itself (not a trusted proxy) starts a new trace.
     other_trace, other_parent = secrets.token_hex(16), secrets.token_hex(8)
