@@ -47,5 +47,6 @@ let package = Package(
             ["AuthFlow", "AuthFlowOIDC", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness(
             "FuzzNativeSignIn", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+        harness("FuzzTraceparent", ["AuthFlowServer"]),
     ]
 )
