@@ -23,6 +23,9 @@ import requests
 import yaml
 
 BENCH_DIR = Path(__file__).resolve().parent
+# Where results go: Benchmarks/results, or AUTHFLOW_BENCH_RESULTS (the smoke step's scratch directory, so a
+# run with tiny settings never overwrites the recorded figures).
+RESULTS_DIR = Path(os.environ.get("AUTHFLOW_BENCH_RESULTS") or BENCH_DIR / "results")
 SERVER_CORE = os.environ.get("AUTHFLOW_BENCH_CORE", "0")
 CLIENT_CORE = os.environ.get("AUTHFLOW_BENCH_CLIENT_CORE", "1")
 # A fixed, public benchmark secret (never used outside these throw-away processes).
@@ -340,5 +343,5 @@ def wrk(url: str, seconds: float, connections: int, headers: dict | None = None)
 
 
 def write_result(name: str, result: dict) -> None:
-    (BENCH_DIR / "results").mkdir(exist_ok=True)
-    (BENCH_DIR / "results" / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    (RESULTS_DIR / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")

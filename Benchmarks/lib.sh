@@ -45,9 +45,14 @@ ensure_bench_venv() {
 }
 
 # build_authflow [DIR]: release build of the `authflow` executable of the package at DIR (default: this
-# repository); prints the binary's path.
+# repository); prints the binary's path. AUTHFLOW_BENCH_BIN names a binary to use instead (the test suite's
+# benchmark smoke step, scripts/bench-smoke.sh, passes the release archive's binary, to prove they work).
 build_authflow() {
     local dir=${1:-$ROOT_DIR}
+    if [ -n "${AUTHFLOW_BENCH_BIN:-}" ] && [ "$dir" = "$ROOT_DIR" ]; then
+        echo "$AUTHFLOW_BENCH_BIN"
+        return
+    fi
     (cd "$dir" && swift build -c release --product authflow >&2)
     echo "$(cd "$dir" && swift build -c release --show-bin-path)/authflow"
 }

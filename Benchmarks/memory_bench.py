@@ -139,7 +139,6 @@ def main() -> None:
         # Slots for every session plus the nonce replay entry mod_auth_openidc keeps for each sign-in.
         apache, apache_url = start_apache(processes, apache_port, sandbox, idle_connections=args.connections,
                                           shm_entries=2 * peer_sessions + 1000)
-        time.sleep(0.5)  # the child is forked after the parent answers the first probe
         servers = {
             "authflow-memory": {"pids": lambda: [authflow.pid], "port": authflow_port, "idle_path": "/healthz",
                                 "login": f"{authflow_url}/auth/google/login?return_to=/",

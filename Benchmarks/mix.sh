@@ -16,7 +16,9 @@ trap stop_test_services EXIT
 start_test_services >&2
 BIN=$(build_authflow "$ROOT_DIR")
 cd "$BENCH_DIR"
-output=$("$BENCH_PYTHON" mix_bench.py --authflow "$BIN" --postgres-url "$AUTHFLOW_TEST_POSTGRES_URL" \
+DRIVER_DIR=$(mktemp -d)
+cc -O2 -Wall -o "$DRIVER_DIR/signin_driver" driver/signin_driver.c -lcurl -lpthread
+output=$("$BENCH_PYTHON" mix_bench.py --authflow "$BIN" --signin-driver "$DRIVER_DIR/signin_driver" --postgres-url "$AUTHFLOW_TEST_POSTGRES_URL" \
     --redis-url "$AUTHFLOW_TEST_REDIS_URL" "$@")
 "$BENCH_PYTHON" report.py >&2
 printf '%s\n' "$output"

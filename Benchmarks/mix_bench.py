@@ -10,16 +10,15 @@ wrk (one thread, 64 connections, a generated Lua script) sends the checks (`GET 
 cookie, 202), the anonymous requests (`GET /auth/check` without a cookie, 401) and the session reads
 (`GET /auth/session` with the cookie, 200) in a fixed interleaved order, and counts the answers by status, so
 the checks are counted exactly. Whole sign-ins (login → sandbox consent → callback) and logouts
-(`POST /auth/logout` of one of those sessions) cannot be scripted in wrk: `--signin-threads` browsers make them
+(`POST /auth/logout` of one of those sessions) cannot be scripted in wrk: `--signin-threads` threads of a
+compiled driver (Benchmarks/driver/signin_driver.c, libcurl, one connection pair per thread) make them
 meanwhile, paced to the stated ratio against the rate of checks measured alone in the same round (times the share
 of it the mix kept in the round before); the ratio reached is reported, and when the sign-ins fall short, why
-(the browsers' rate against the paced one and how busy the client core was). The browsers kept for a logout
-hang up their connections: idle, they would fill the 256 connections per client address the server and the
-sandbox allow, and further connections would be closed at once. The latency percentiles are wrk's over its
+(the driver's rate against the paced one and how busy the client core was). The latency percentiles are wrk's over its
 requests, of which the checks are 1000/1030 by default.
 
 The servers' CPU (utime + stime of every instance, /proc/PID/stat) over each run divided by the checks answered
-is reported too: the browsers and the sandbox share the client core with wrk, so part of a drop in checks/s
+is reported too: the driver and the sandbox share the client core with wrk, so part of a drop in checks/s
 in the mix can be the client's, which the server CPU per check does not see.
 
 Each round measures the checks alone (the same script with only checks), then the mix; the best round of
@@ -190,64 +189,30 @@ class Counters:
 
 
 class SignIns:
-    """Browsers making whole sign-ins (and a logout after every `per_logout` of them) paced to `per_second`."""
+    """Whole sign-ins (and a logout after every `per_logout` of them) paced to `per_second`, made by the compiled
+    driver (Benchmarks/driver/signin_driver.c, libcurl) on the client core: the Python browsers it replaced made
+    about 30 sign-ins/s with that core full, too few for the ratio at full check speed."""
 
-    def __init__(self, sandbox, url: str, per_second: float, per_logout: int, threads: int, subject_base: int):
-        self.sandbox, self.url, self.per_second, self.per_logout = sandbox, url, per_second, per_logout
-        self.threads, self.subject_base = threads, subject_base
-        self.lock = threading.Lock()
+    def __init__(self, driver: str, sandbox, url: str, per_second: float, per_logout: int, threads: int,
+                 subject_base: int):
+        self.driver, self.sandbox, self.url, self.per_second = driver, sandbox, url, per_second
+        self.per_logout, self.threads, self.subject_base = per_logout, threads, subject_base
         self.signins = self.completed = self.logouts = 0
         self.errors: list[str] = []
-        self.sessions: list[Browser] = []
-        self.stop = threading.Event()
 
     def run(self, seconds: float) -> None:
-        self.started = time.monotonic()
-        workers = [threading.Thread(target=self.work, args=(index,)) for index in range(self.threads)]
-        for worker in workers:
-            worker.start()
-        time.sleep(seconds)
-        self.stop.set()
-        for worker in workers:
-            worker.join(timeout=60)
-
-    def work(self, index: int) -> None:
-        count = 0
-        while not self.stop.is_set():
-            with self.lock:
-                due = self.per_second * (time.monotonic() - self.started) > self.signins
-                if due:
-                    self.signins += 1
-                    number = self.signins
-            if not due:
-                time.sleep(0.002)
-                continue
-            count += 1
-            try:
-                browser = Browser(self.sandbox)
-                # Returning users: a pool of 100 subjects, so most sign-ins find their account.
-                browser.sign_in(f"{self.url}/auth/google/login?return_to=/",
-                                subject=str(self.subject_base + number % 100))
-                # Kept for a later logout: without its idle connections (see Browser.hang_up).
-                browser.hang_up()
-                logout_now = False
-                with self.lock:
-                    self.completed += 1
-                    self.sessions.append(browser)
-                    if number % self.per_logout == 0 and self.sessions:
-                        leaving = self.sessions.pop(0)
-                        logout_now = True
-                if logout_now:
-                    answer = leaving.session.post(f"{self.url}/auth/logout", timeout=30, allow_redirects=False,
-                                                  headers={"Origin": self.url})
-                    leaving.hang_up()
-                    if answer.status_code not in (204, 302, 303):
-                        raise RuntimeError(f"logout answered {answer.status_code}")
-                    with self.lock:
-                        self.logouts += 1
-            except Exception as error:  # noqa: BLE001 - reported in the result, the run goes on
-                with self.lock:
-                    self.errors.append(str(error)[:200])
+        if self.per_second <= 0:
+            return
+        command = [self.driver, "--url", self.url, "--sandbox", self.sandbox.base_url, "--rate",
+                   f"{self.per_second:.3f}", "--seconds", f"{seconds:g}", "--threads", str(self.threads),
+                   "--per-logout", str(self.per_logout), "--subject-base", str(self.subject_base)]
+        finished = subprocess.run(pinned(CLIENT_CORE, command), capture_output=True, text=True, timeout=seconds + 120)
+        lines = finished.stdout.strip().splitlines()
+        if finished.returncode != 0 or not lines:
+            raise RuntimeError(f"signin_driver failed ({finished.returncode}): {finished.stderr[-500:]}")
+        result = json.loads(lines[-1])
+        self.signins, self.completed, self.logouts = result["signins"], result["completed"], result["logouts"]
+        self.errors = result["errors"] + [""] * max(0, result["failures"] - len(result["errors"]))
 
 
 def ratio_not_reached(row: dict, checks: int, signins: int, threads: int) -> str | None:
@@ -258,13 +223,13 @@ def ratio_not_reached(row: dict, checks: int, signins: int, threads: int) -> str
         return None
     busy = row["client_core_busy"]
     text = (f"the ratio of sign-ins was not reached: {reached['signins']} in the mix's {reached['checks']} checks "
-            f"(the ratio asks {stated:.0f}); the browsers made {row['signins_per_s']:.1f} sign-ins/s of the "
+            f"(the ratio asks {stated:.0f}); the driver made {row['signins_per_s']:.1f} sign-ins/s of the "
             f"{row['signins_asked_per_s']:.1f}/s paced from the checks alone, with the client core (wrk, {threads} "
-            f"browser threads, the sandbox{'' if row['deployment'] == 'sqlite' else ', nginx'}) "
+            f"driver threads, the sandbox{'' if row['deployment'] == 'sqlite' else ', nginx'}) "
             f"{100 * busy:.0f} % busy")
     if busy > 0.95:
-        return text + (": the client core is full, so the browsers cannot go faster on it (on two cores the ratio "
-                       "needs fewer checks/s than wrk makes, or the browsers and the sandbox on a core of their own)")
+        return text + (": the client core is full, so the driver cannot go faster on it (on two cores the ratio "
+                       "needs fewer checks/s than wrk makes, or the driver and the sandbox on a core of their own)")
     return text + "; more --signin-threads would come nearer (each waits for the server and the sandbox)"
 
 
@@ -288,6 +253,7 @@ def main() -> None:
     parser.add_argument("--ratio", default="1000:5:1:20:10",
                         help="checks : sign-ins : logouts : anonymous requests : session reads")
     parser.add_argument("--signin-threads", type=int, default=4)
+    parser.add_argument("--signin-driver", required=True, help="the compiled sign-in driver (mix.sh builds it)")
     args = parser.parse_args()
     checks, signins, logouts, anonymous, reads = (int(part) for part in args.ratio.split(":"))
     if checks <= 0 or min(signins, logouts, anonymous, reads) < 0 or (logouts and not signins):
@@ -353,10 +319,10 @@ def main() -> None:
                 log(f"round {round_number}/{args.rounds}: {name}, mix")
                 # Paced to the checks the mix is expected to answer: alone, times what the mix kept of them in
                 # the previous round (the first round assumes all of them).
-                pace = SignIns(sandbox, target["url"],
+                pace = SignIns(args.signin_driver, sandbox, target["url"],
                                alone["checks_per_s"] * target["mix_factor"] * signins / checks,
                                max(1, signins // logouts) if logouts else 10**9, args.signin_threads,
-                               5 * 10**19 + 1000 * number)
+                               5 * 10**17 + 1000 * number)
                 counters.settle()
                 before = counters.read()
                 cpu_before = cpu_seconds(target["pids"])
@@ -368,8 +334,8 @@ def main() -> None:
                 if driver:
                     driver.join()
                 client_after = core_ticks(CLIENT_CORE)
-                # How busy the client core was (wrk, the browsers, the sandbox, nginx): when it is full, the
-                # browsers cannot make the sign-ins the ratio asks for.
+                # How busy the client core was (wrk, the driver, the sandbox, nginx): when it is full, the
+                # driver cannot make the sign-ins the ratio asks for.
                 mixed["client_core_busy"] = ((client_after[0] - client_before[0])
                                              / max(1, client_after[1] - client_before[1]))
                 mixed["signins_asked_per_s"] = pace.per_second
@@ -450,7 +416,7 @@ def main() -> None:
     print(f"(mix {args.ratio} = checks:sign-ins:logouts:anonymous:session reads; best of {args.rounds} rounds of "
           f"{args.seconds:g}s at {args.connections} connections; goals: mix ÷ alone ≥ 0.9, store round trips per "
           f"check < 0.05; SQLite is in process, its calls not countable; AuthFlow on core {SERVER_CORE}, wrk, "
-          f"nginx, the sandbox and the sign-in browsers on core {CLIENT_CORE}; load average {load['before']} "
+          f"nginx, the sandbox and the sign-in driver on core {CLIENT_CORE}; load average {load['before']} "
           f"before, {load['after']} after)")
     result = {"benchmark": "mix", "ratio": args.ratio, "seconds": args.seconds, "rounds": args.rounds,
               "connections": args.connections, "signin_threads": args.signin_threads, "load": load, "rows": rows}

@@ -69,6 +69,13 @@ def start_apache(processes: Processes, port: int, sandbox, threads: int = 64, id
     child = processes.start([apache_binary(), "-d", str(directory), "-f", str(conf), "-DFOREGROUND"], "apache")
     url = f"http://127.0.0.1:{port}"
     wait_http(url + "/", child)
+    # The child that serves is forked after the parent answers the first probe, and until mod_auth_openidc is
+    # ready there the protected location can answer 404: wait until it sends a browser to the provider.
+    deadline = time.monotonic() + 60
+    while requests.get(f"{url}/protected/check", allow_redirects=False, timeout=10).status_code != 302:
+        if child.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("mod_auth_openidc: /protected/check sent no redirect to the provider within 60 s")
+        time.sleep(0.1)
     return child, url
 
 
@@ -124,7 +131,6 @@ def main() -> None:
         # Slots for every session of the run and its nonce's replay entry, so none is evicted.
         apache, apache_url = start_apache(processes, apache_port, sandbox,
                                           shm_entries=2 * (args.count + 2) * args.rounds + 10000)
-        time.sleep(0.5)  # the child is forked after the parent answers the first probe
         targets["mod_auth_openidc"] = {
             "url": apache_url, "login": "/protected/check", "check": "/protected/check", "status": 200,
             "pids": descendants(apache.pid),

@@ -29,8 +29,8 @@ ensure_bench_venv
 PYTHON=$BENCH_PYTHON
 LOAD_BEFORE=$(machine_load)
 
-swift build -c release --product JOSEBenchmark >&2
-BIN="$(swift build -c release --show-bin-path)/JOSEBenchmark"
+swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" --product JOSEBenchmark >&2
+BIN="$(swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" --show-bin-path)/JOSEBenchmark"
 FLOOR_DIR=$(mktemp -d)
 trap 'rm -rf "$FLOOR_DIR"' EXIT
 cc -O2 -Wall -o "$FLOOR_DIR/jose_floor" floor/jose_floor.c -lcrypto
@@ -65,7 +65,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 output=$("$PYTHON" - "$ROUNDS" "$LOAD_BEFORE" "$(machine_load)" "${authflow_runs[@]}" "${openssl_runs[@]}" "${pyjwt_runs[@]}" "${floor_runs[@]}" <<'PY'
-import json, sys
+import json, os, sys
 rounds = int(sys.argv[1])
 load = {"before": sys.argv[2], "after": sys.argv[3]}
 runs = [json.loads(text) for text in sys.argv[4:]]
@@ -90,7 +90,9 @@ print("(ops/s, best of %d rounds, one core; floor: only the OpenSSL calls of Aut
       "signing input included, so authflow ÷ floor is the share left to AuthFlow's own code; load average %s "
       "before, %s after)" % (rounds, load["before"], load["after"]))
 result = {"benchmark": "jose", "unit": "ops/s", "rounds": rounds, "load": load, "best": best}
-with open("results/jose.json", "w") as out:
+results_dir = os.environ.get("AUTHFLOW_BENCH_RESULTS") or "results"
+os.makedirs(results_dir, exist_ok=True)
+with open(os.path.join(results_dir, "jose.json"), "w") as out:
     json.dump(result, out, indent=1)
 print(json.dumps(result))
 PY

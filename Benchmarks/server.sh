@@ -29,8 +29,8 @@ if [ -n "$baseline" ]; then
     args+=(--baseline "$BASE_BIN" --baseline-label "$baseline")
 fi
 cd "$BENCH_DIR"
-swift build -c release --product HTTPFloor >&2
-FLOOR_BIN="$(swift build -c release --show-bin-path)/HTTPFloor"
+swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" --product HTTPFloor >&2
+FLOOR_BIN="$(swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" --show-bin-path)/HTTPFloor"
 output=$("$BENCH_PYTHON" server_bench.py --authflow "$BIN" --floor "$FLOOR_BIN" "${args[@]}")
 "$BENCH_PYTHON" report.py >&2
 printf '%s\n' "$output"

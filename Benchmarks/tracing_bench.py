@@ -17,6 +17,7 @@ import http.server
 import json
 import socket
 import threading
+import time
 
 from benchlib import (CLIENT_CORE, SERVER_CORE, Browser, Processes, driver_cores, free_port, log, machine_load,
                       pin_driver, start_authflow, start_sandbox, write_result)
@@ -92,6 +93,10 @@ def main() -> None:
                 run = measure(lambda: Browser(sandbox), login_url, check_url, pids, args.count, offset)
                 if name not in best or run["cpu_ms_per_signin"] < best[name]["cpu_ms_per_signin"]:
                     best[name] = run
+        # The exporter sends every second: wait for the receiving instance's spans before stopping it.
+        deadline = time.monotonic() + 30
+        while receiver.exports == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
     if receiver.exports == 0:
         raise RuntimeError("the receiver got no export: tracing did not run")
 

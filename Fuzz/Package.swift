@@ -45,6 +45,7 @@ let package = Package(
         harness(
             "FuzzLogoutToken",
             ["AuthFlow", "AuthFlowOIDC", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+        harness("FuzzForwardAuth", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness(
             "FuzzNativeSignIn", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness("FuzzTraceparent", ["AuthFlowServer"]),

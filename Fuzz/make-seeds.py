@@ -241,4 +241,22 @@ for name, text in {
 }.items():
     write("FuzzCBOR", name, bytes.fromhex(text))
 
+# Forward auth: a flags byte (bit 0: the peer is a trusted proxy; bit 1: the signed-in session's cookie is sent),
+# then the rules segment of /auth/forward/RULES and `Name: value` headers, one per line.
+browser = "Accept: text/html,application/xhtml+xml\nUser-Agent: Mozilla/5.0"
+forwarded = ("X-Forwarded-Method: GET\nX-Forwarded-Proto: https\nX-Forwarded-Host: app.example\n"
+             "X-Forwarded-Uri: /reports?q=1")
+for name, flags, rules, headers in [
+    ("anonymous-browser-trusted", 1, "", browser + "\n" + forwarded),
+    ("anonymous-browser-untrusted", 0, "", browser + "\n" + forwarded),
+    ("anonymous-api", 1, "group=admins", "Accept: application/json\n" + forwarded),
+    ("other-host", 1, "provider=google", browser + "\nX-Forwarded-Proto: https\nX-Forwarded-Host: other.example\n"
+     "X-Forwarded-Uri: //evil.example/"),
+    ("signed-in-rules", 3, "group=admins,ops&provider=google", browser),
+    ("signed-in-refused", 2, "group=finance", "Accept: */*"),
+    ("repeated-rule", 3, "group=admins&group=ops", browser),
+    ("forged-identity", 0, "", "X-Auth-Request-User: admin\nX-Forwarded-User: admin\nCookie: authflow_session=forged"),
+]:
+    write("FuzzForwardAuth", name, bytes([flags]) + (rules + "\n" + headers).encode())
+
 print("seeds written to", here / "Corpus")

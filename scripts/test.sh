@@ -79,6 +79,12 @@ step "release archive"
 bash scripts/release.sh
 bash scripts/check-release.sh
 
+# Every benchmark runner of Benchmarks/ once, with tiny settings, on the release binary just built: the runners
+# still work from a fresh clone. It measures nothing (the figures go to a scratch directory, no timing is
+# asserted); Benchmarks/README.md says how to run them for real.
+step "benchmark runners, smoke"
+bash scripts/bench-smoke.sh "$(swift build -c release --static-swift-stdlib --scratch-path .build-release --show-bin-path)/authflow"
+
 # `swift package capability-matrix` from a clean clone of the committed tree, offline.
 step "capability-matrix plugin from a clean clone"
 Tests/AuthFlowMatrixTests/plugin-clean-clone.sh
