@@ -284,6 +284,24 @@ def memory_section(memory: dict | None) -> list[str]:
     return lines
 
 
+def tracing_section(tracing: dict | None) -> list[str]:
+    if not tracing:
+        return []
+    lines = ["## Tracing (`Benchmarks/tracing.sh`)", "",
+             "Whole sign-ins as in `signin.sh`, with `server.tracing` off, exporting to a live OTLP/HTTP receiver, and "
+             "exporting to a collector that is down (every export refused): a down collector should cost the sign-in "
+             "nothing measurable (docs/tracing.md).", "",
+             "| tracing | sign-ins/s | app CPU per sign-in (ms) | user (ms) | system (ms) |", "|---|---:|---:|---:|---:|"]
+    for name, run in tracing["configurations"].items():
+        lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} | "
+                     f"{run['user_ms_per_signin']:.3f} | {run['system_ms_per_signin']:.3f} |")
+    lines += ["", f"`Benchmarks/tracing.sh --count {tracing['count']} --rounds {tracing['rounds']}`: best of "
+              f"{tracing['rounds']} rounds of {tracing['count']}; {tracing['exports_received']} exports reached the "
+              f"receiver; load average {tracing['load']['before']} before, {tracing['load']['after']} after. CPU per "
+              "sign-in is read from /proc in 10 ms ticks: compare the rows of one run, with enough sign-ins.", ""]
+    return lines
+
+
 def passkey_section(passkey: dict | None) -> list[str]:
     lines = ["## Passkeys (`Benchmarks/passkey.sh`)", ""]
     if not passkey:
@@ -307,6 +325,7 @@ def main() -> None:
     text += "\n" + "\n".join(peer_section(load("peer")))
     text += "\n" + "\n".join(mix_section(load("mix")))
     text += "\n" + "\n".join(memory_section(load("memory")))
+    text += "\n" + "\n".join(tracing_section(load("tracing")))
     text += "\n" + "\n".join(passkey_section(load("passkey")))
     profile = load("profile")
     if profile:

@@ -48,5 +48,6 @@ let package = Package(
         harness("FuzzForwardAuth", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness(
             "FuzzNativeSignIn", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+        harness("FuzzTraceparent", ["AuthFlowServer"]),
     ]
 )

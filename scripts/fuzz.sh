@@ -10,7 +10,7 @@ harnesses=("$@")
 if [ "${#harnesses[@]}" -eq 0 ]; then
     harnesses=(FuzzJWT FuzzJSON FuzzJWKS FuzzCBOR FuzzConfiguration FuzzCallback FuzzCookie FuzzAppleUser FuzzNotification
         FuzzFlowCookie FuzzRedisReply FuzzSignedRequest FuzzSecurityEvent FuzzLogoutToken
-        FuzzNativeSignIn FuzzForwardAuth)
+        FuzzNativeSignIn FuzzForwardAuth FuzzTraceparent)
 fi
 # -parse-as-library: libFuzzer supplies main(). -enable-testing: two harnesses reach the server's internal
 # flow-cookie type. (`--sanitize=fuzzer` makes SwiftPM link libFuzzer; the -Xswiftc flag instruments.)

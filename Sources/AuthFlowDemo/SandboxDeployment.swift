@@ -169,6 +169,7 @@ public struct SandboxDeployment: Sendable {
             sessionIdleTimeout: existing?.sessionIdleTimeout, nativeSessionMaxAge: existing?.nativeSessionMaxAge)
         server.tenantRuleSites = existing?.tenantRuleSites ?? []
         server.auditLog = existing?.auditLog
+        server.tracing = existing?.tracing
         let rewritten = Configuration(
             server: server, sandbox: configuration.sandbox, store: configuration.store, providers: providers)
         return SandboxDeployment(sandbox: sandbox, configuration: rewritten, secretWasGenerated: generated)

@@ -23,6 +23,8 @@ public final class SignInService: Sendable {
     private let metricsHTTP: HTTPServer?
     /// The threads the listeners' handlers and the stores' blocking operations share; shut down by ``stop()``.
     private let blockingThreads: BlockingThreads
+    /// The OpenTelemetry tracer (`server.tracing`), whose exporter ``stop()`` flushes and ends.
+    private let tracer: Tracer?
 
     /// How a run differs from `authflow serve`'s: the stores it opens, whether the server keeps traces, the
     /// handler in front of the server, what it started and how to stop that. `AuthFlowDemo`'s sandbox mode is one.
@@ -57,9 +59,10 @@ public final class SignInService: Sendable {
 
     private init(
         server: SignInServer, http: HTTPServer, metrics: (listener: HTTPServer, url: String)?, listenURL: String,
-        publicURL: String, mode: Mode, blockingThreads: BlockingThreads, audit: AuditTrail?
+        publicURL: String, mode: Mode, blockingThreads: BlockingThreads, audit: AuditTrail?, tracer: Tracer?
     ) {
         self.audit = audit
+        self.tracer = tracer
         self.server = server
         self.http = http
         self.blockingThreads = blockingThreads
@@ -97,6 +100,7 @@ public final class SignInService: Sendable {
         let blockingThreads = BlockingThreads(name: "authflow-http-handler")
         var metrics: (listener: HTTPServer, url: String)?
         var audit: AuditTrail?
+        var tracer: Tracer?
         do {
             let options = try SignInServer.Options(configuration: configuration)
             audit = try configuration.server?.auditLog.map { destination throws(AuditTrailError) in
@@ -106,8 +110,13 @@ public final class SignInService: Sendable {
                 mode.storeSettings ?? configuration.store, secret: options.secret,
                 previousSecrets: options.previousSecrets, clock: clock, random: random,
                 blockingThreads: blockingThreads)
+            tracer = configuration.server?.tracing.map {
+                Tracer(settings: $0, clock: clock, random: random, httpClient: httpClient)
+            }
+            tracer?.start()
             // Plugins prepare first (`type: oidc` fetches its issuer's discovery document).
-            let providers = try await registry.resolve(configuration, httpClient: httpClient)
+            let providers = try await registry.resolve(
+                configuration, httpClient: tracer.map { TracingHTTPClient(base: httpClient, tracer: $0) } ?? httpClient)
             var serverOptions = options
             serverOptions.keepsTraces = mode.keepsTraces
             serverOptions.audit = audit
@@ -115,9 +124,10 @@ public final class SignInService: Sendable {
             let serverMetrics = try metricsListen.map { _ throws(MetricsError) in
                 try ServerMetrics(providers: providers.map(\.name))
             }
+            if let tracer, let serverMetrics { try tracer.registerMetrics(in: serverMetrics.registry) }
             let server = SignInServer(
                 options: serverOptions, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
-                random: random, logger: logger, metrics: serverMetrics)
+                random: random, logger: logger, metrics: serverMetrics, tracer: tracer)
             if let serverMetrics { audit?.onDrop { serverMetrics.countAuditDrop() } }
             if let metricsListen {
                 metrics = try startMetrics(server, on: metricsListen, blockingThreads: blockingThreads)
@@ -126,8 +136,9 @@ public final class SignInService: Sendable {
                 server, configuration: configuration, handler: mode.handler(server), blockingThreads: blockingThreads)
             return SignInService(
                 server: server, http: http, metrics: metrics, listenURL: listenURL, publicURL: options.publicURL,
-                mode: mode, blockingThreads: blockingThreads, audit: audit)
+                mode: mode, blockingThreads: blockingThreads, audit: audit, tracer: tracer)
         } catch {
+            await tracer?.shutdown()
             await metrics?.listener.stop()
             audit?.close()
             blockingThreads.shutdown()
@@ -177,6 +188,7 @@ public final class SignInService: Sendable {
     public func stop() async {
         await http.stop()
         await metricsHTTP?.stop()
+        await tracer?.shutdown()
         blockingThreads.shutdown()
         await mode.stop()
         audit?.close()

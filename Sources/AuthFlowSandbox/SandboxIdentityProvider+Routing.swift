@@ -14,6 +14,7 @@ extension SandboxIdentityProvider {
         if path == "/" || path.isEmpty { return index() }
         if path.hasPrefix("/_sandbox/") { return await handleAdmin(request) }
         if let (emulator, rest) = Self.emulator(forPath: path) {
+            rememberTraceparent(request)
             return emulator.route(request, path: rest, sandbox: self)
         }
         return Self.notFound()
@@ -37,6 +38,9 @@ extension SandboxIdentityProvider {
         case "/_sandbox/revocations":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return revocationsAdmin()
+        case "/_sandbox/traceparents":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return traceparentsAdmin()
         default:
             return Self.notFound()
         }

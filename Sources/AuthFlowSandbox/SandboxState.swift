@@ -75,6 +75,8 @@ struct SandboxState: Sendable {
     var refreshTokens: [String: RefreshTokenRecord] = [:]
     var consents: Set<ConsentKey> = []
     var revocations: [SandboxProvider: [SandboxRevocation]] = [:]
+    /// The `traceparent` headers of the latest requests to provider endpoints, oldest first (``SandboxTraceparents``).
+    var traceparents: [(path: String, traceparent: String)] = []
     var counts: [SandboxProvider: SandboxRequestCounts] = [:]
     var keyRings: [SandboxProvider: SigningKeyRing] = [:]
     var autoConsent: [SandboxProvider: SandboxIdentity] = [:]

@@ -57,6 +57,7 @@ struct AccountResolution: Sendable {
             }
         }
         let user = outcome.identity.userID
+        ActiveSpan.current?.event(Self.eventName(outcome.decision))
         switch outcome.decision {
         case .create:
             logger.log(.info, "user created", metadata: ["provider": result.provider])
@@ -72,6 +73,15 @@ struct AccountResolution: Sendable {
         default: break
         }
         return outcome.identity
+    }
+
+    /// The span event of an account decision: `account.created`, `account.linked` or `account.updated`.
+    static func eventName(_ decision: AccountDecision) -> String {
+        switch decision {
+        case .create: "account.created"
+        case .link: "account.linked"
+        default: "account.updated"
+        }
     }
 
     /// The account rules of the server's options; a stored verified email may be linked to only through a

@@ -110,7 +110,7 @@ extension ConfigurationReader {
     }
 
     /// A whole number in `range`.
-    private mutating func integer(_ node: YAMLNode?, path: String, range: ClosedRange<Int>) -> Int? {
+    mutating func integer(_ node: YAMLNode?, path: String, range: ClosedRange<Int>) -> Int? {
         guard let text = text(node, path: path, expected: "a whole number") else { return nil }
         guard !text.value.isEmpty, text.value.utf8.count <= 9, text.value.utf8.allSatisfy({ (48...57).contains($0) }),
             let value = Int(text.value), range.contains(value)

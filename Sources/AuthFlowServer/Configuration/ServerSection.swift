@@ -45,6 +45,7 @@ extension ConfigurationReader {
         "metrics_listen", "log_format", "path_prefix", "access",
         "limits", "trusted_proxies", "trusted_proxies_allow_any", "rate_limits",
         "audit_log",
+        "tracing",
     ]
 
     mutating func readServer(_ node: YAMLNode, owner: YAMLMark) -> ServerSettings? {
@@ -78,6 +79,7 @@ extension ConfigurationReader {
         let pathPrefix = pathPrefix(section.value("path_prefix"))
         let access = readAccess(section.value("access"), owner: section["access"]?.key.mark ?? section.owner)
         let auditLog = auditLog(section.value("audit_log"))
+        let tracing = readTracing(section.value("tracing"), owner: section["tracing"]?.key.mark ?? section.owner)
         guard let publicURL else { return nil }
         var settings = ServerSettings(
             listen: listen, publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo,
@@ -87,6 +89,7 @@ extension ConfigurationReader {
             previousSecrets: previousSecrets, sessionIdleTimeout: idleTimeout, nativeSessionMaxAge: nativeMaxAge)
         settings.tenantRuleSites = access.tenantRuleSites
         settings.auditLog = auditLog
+        settings.tracing = tracing
         return settings
     }
 

@@ -53,6 +53,8 @@ public struct ServerSettings: Sendable, Hashable {
     package var tenantRuleSites: [TenantRuleSite] = []
     /// Where the audit trail goes (`server.audit_log`, docs/audit.md); `nil` (the default) keeps none.
     package var auditLog: AuditDestination?
+    /// Where OpenTelemetry traces are exported (`server.tracing`); `nil` (the default) traces nothing.
+    package var tracing: TracingSettings?
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
     package static let defaultPathPrefix = Configuration.defaultPathPrefix

@@ -11,7 +11,7 @@ extension CallbackRoutes {
     {
         let name = flow.provider
         do throws(SignInError) {
-            return try await signIn.complete(
+            let result = try await signIn.complete(
                 provider: name, method: flow.method, parameters: parameters, flowRecord: flow.record
             ) { [stores, clock, options] profile in
                 guard flow.keepsProfile else { return }
@@ -32,7 +32,10 @@ extension CallbackRoutes {
                         },
                         expiresAt: expiry))
             }
+            ActiveSpan.recordFlow(result.trace)
+            return result
         } catch {
+            ActiveSpan.recordFlow(error.trace)
             logger.log(.warning, "sign-in refused", metadata: ["provider": name, "code": error.code.rawValue])
             audit(AuditEvent(.signInRefused, outcome: .failure, code: error.code.rawValue, provider: name))
             var failure = ServerError(error)
@@ -95,6 +98,8 @@ extension CallbackRoutes {
         if options.keepsTraces {
             traces.rememberSession(digest: TraceLog.digest(session.id), trace: flow.startTrace + result.trace)
         }
+        ActiveSpan.current?.event(
+            "session.started", [SpanAttribute("authflow.intent", .string(result.intent.rawValue))])
         logger.log(.info, "signed in", metadata: ["provider": name, "intent": result.intent.rawValue])
         audit(.signedIn(identity.userID, provider: name, intent: result.intent.rawValue, session: "cookie"))
         requestLog.countSignIn(provider: name, intent: result.intent, started: flow.started)

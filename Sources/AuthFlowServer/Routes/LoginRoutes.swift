@@ -55,6 +55,7 @@ struct LoginRoutes: SessionUsing {
             await carryPendingProfile(from: earlier, to: start.record)
         }
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
+        ActiveSpan.recordFlow(start.trace)
         // The event's metadata is only built when debug events are written (not by default).
         if logger.isEnabled(.debug) {
             logger.log(.debug, "sign-in started", metadata: ["provider": name, "intent": intent.rawValue])

@@ -29,14 +29,19 @@ final class ServerContext: Sendable {
     let check: AuthCheck
     /// The route handlers.
     let routes: ServerRoutes
+    /// The OpenTelemetry tracer (`server.tracing`), when traces are exported.
+    let tracer: Tracer?
 
     /// The context of ``SignInServer/init(options:providers:stores:httpClient:clock:random:logger:metrics:)``.
     init(
         options: SignInServer.Options, providers: [ResolvedProvider], stores: SignInServer.Stores,
         httpClient: any HTTPClient, clock: any WallClock, random: any SecureRandom, logger: any ServerLogger,
-        metrics: ServerMetrics?
+        metrics: ServerMetrics?, tracer: Tracer? = nil
     ) {
         let random = BufferedRandom(source: random)
+        tracer?.describe(providers, publicURL: options.publicURL)
+        let httpClient: any HTTPClient = tracer.map { TracingHTTPClient(base: httpClient, tracer: $0) } ?? httpClient
+        self.tracer = tracer
         let observer: any ProviderObserver = metrics ?? NoProviderObserver()
         let keySets = ProviderKeySets(providers: providers, httpClient: httpClient, clock: clock, observer: observer)
         let directory = ProviderDirectory(providers)

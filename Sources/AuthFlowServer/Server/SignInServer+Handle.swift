@@ -40,18 +40,22 @@ extension SignInServer {
     ) async -> HTTPServerResponse {
         let started = context.clock.now()
         let scope = context.requestLog.context(of: request, segments: segments, route: route)
+        let span = context.tracer?.startServerSpan(request, route: scope.route, at: started)
         return await RequestContext.$current.withValue(scope) {
-            var response: HTTPServerResponse
-            var failure: ServerError?
-            do throws(ServerError) {
-                response = try await page(request)
-            } catch {
-                failure = error
-                response = ResponseFactory.error(error, accept: request.headers["Accept"])
-                if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+            await ActiveSpan.$current.withValue(span) {
+                var response: HTTPServerResponse
+                var failure: ServerError?
+                do throws(ServerError) {
+                    response = try await page(request)
+                } catch {
+                    failure = error
+                    response = ResponseFactory.error(error, accept: request.headers["Accept"])
+                    if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+                }
+                complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
+                endSpan(span, of: request, context: scope, status: response.status, failure: failure)
+                return response
             }
-            complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
-            return response
         }
     }
 
@@ -87,11 +91,22 @@ extension SignInServer {
         else { return nil }
         let segments = Self.checkSegments
         let scope = context.requestLog.context(of: request, segments: segments)
+        let span = context.tracer?.startServerSpan(request, route: scope.route, at: started)
         return RequestContext.$current.withValue(scope) {
             var response = answer
             complete(&response, of: request, segments: segments, context: scope, failure: nil, started: started)
+            endSpan(span, of: request, context: scope, status: response.status, failure: nil)
             return response
         }
+    }
+
+    /// Ends the request's server span, when it is traced.
+    private func endSpan(
+        _ span: ActiveSpan?, of request: HTTPServerRequest, context scope: RequestContext, status: Int,
+        failure: ServerError?
+    ) {
+        guard let span, let tracer = context.tracer else { return }
+        tracer.endServerSpan(span, request: request, context: scope, status: status, failure: failure)
     }
 
     /// The routed segments of `{prefix}/check`.

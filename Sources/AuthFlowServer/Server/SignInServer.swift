@@ -56,15 +56,16 @@ public final class SignInServer: Sendable {
     }
 
     /// ``init(options:providers:stores:httpClient:clock:random:logger:)`` that also counts requests, sign-ins
-    /// and provider calls in `metrics` (served with ``metricsResponse(_:)`` on a listener of its own).
+    /// and provider calls in `metrics` (served with ``metricsResponse(_:)`` on a listener of its own), and, with a
+    /// `tracer`, records each request and provider call as OpenTelemetry spans (docs/tracing.md).
     package init(
         options: Options, providers: [ResolvedProvider], stores: Stores, httpClient: any HTTPClient,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        logger: any ServerLogger = SilentLogger(), metrics: ServerMetrics?
+        logger: any ServerLogger = SilentLogger(), metrics: ServerMetrics?, tracer: Tracer? = nil
     ) {
         self.context = ServerContext(
             options: options, providers: providers, stores: stores, httpClient: httpClient, clock: clock,
-            random: random, logger: logger, metrics: metrics)
+            random: random, logger: logger, metrics: metrics, tracer: tracer)
     }
 
     /// Creates a server from a loaded configuration, resolving its providers with `registry` without any I/O,
