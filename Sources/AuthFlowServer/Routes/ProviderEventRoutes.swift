@@ -86,7 +86,26 @@ struct ProviderEventRoutes: SessionUsing {
         logger.log(
             .info, "provider event \(disposition.rawValue)",
             metadata: ["provider": provider.name, "event": String(outcome.summary.prefix(64))])
-        return outcome.respond(disposition)
+        return framed(outcome.respond(disposition), endpoint: endpoint, provider: provider)
+    }
+
+    /// The plugin's answer with the server's framing policy: an endpoint framable by the issuer
+    /// (front-channel logout) gets `frame-ancestors` naming the issuer's origin alone, so
+    /// ``ResponseFactory/secure(_:)`` adds no `X-Frame-Options`; any other keeps none but `'none'`.
+    func framed(_ response: HTTPServerResponse, endpoint: ProviderEventEndpoint, provider: ResolvedProvider)
+        -> HTTPServerResponse
+    {
+        var response = response
+        if endpoint.framableByIssuer, let origin = provider.issuer.flatMap(ResponseFactory.origin(of:)) {
+            response.headers["Content-Security-Policy"] =
+                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+                + "frame-ancestors \(origin)"
+            response.headers["X-Frame-Options"] = nil
+            response.headers["Cache-Control"] = "no-store"
+        } else if ResponseFactory.allowsFraming(response) {
+            response.headers["Content-Security-Policy"] = "default-src 'none'; frame-ancestors 'none'"
+        }
+        return response
     }
 
     /// The `type` label of a provider event: the plugin's summary (an event type such as `consent-revoked`) when
