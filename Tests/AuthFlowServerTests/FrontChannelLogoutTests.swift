@@ -202,9 +202,12 @@ struct FrontChannelLogoutTests {
             #expect(response.status == 200)
             #expect(response.headers["X-Frame-Options"] == nil)
             #expect(try await app.session(alice).status == 200)
-            // A wrong iss is refused all the same.
+            // A wrong iss is refused all the same, and so is a sid without iss.
             let wrong = try await get(frontChannelURL(app, [("iss", "https://issuer.example.com")]))
             #expect(wrong.status == 400)
+            let sidAlone = try await get(frontChannelURL(app, [("sid", "a-provider-session")]))
+            #expect(sidAlone.status == 400)
+            #expect(try await app.session(alice).status == 200)
         }
     }
 
@@ -227,6 +230,26 @@ struct FrontChannelLogoutTests {
             let response = try await get(frontChannelURL(app, [("iss", issuer), ("sid", "s")]))
             #expect(response.status == 404)
         }
+    }
+
+    @Test func onlyAnEndpointFramableByTheIssuerGetsAFramingPolicy() {
+        var page = HTTPServerResponse.html("<p>hi</p>")
+        page.headers["Content-Security-Policy"] = "default-src 'none'; frame-ancestors https://evil.example"
+        page.headers["X-Frame-Options"] = "ALLOWALL"
+        // A plugin's page for an ordinary endpoint cannot make itself framable.
+        let plain = ProviderEventEndpoint(path: "events", method: "POST")
+        let kept = ProviderEventRoutes.framed(page, endpoint: plain, issuer: "https://op.example")
+        #expect(!ResponseFactory.allowsFraming(kept))
+        // The framable endpoint gets the issuer's origin alone, whatever the plugin wrote.
+        var frontChannel = ProviderEventEndpoint(path: "frontchannel-logout", method: "GET")
+        frontChannel.framableByIssuer = true
+        let framed = ProviderEventRoutes.framed(page, endpoint: frontChannel, issuer: "https://op.example/tenant")
+        #expect(framed.headers["Content-Security-Policy"]?.hasSuffix("frame-ancestors https://op.example") == true)
+        #expect(framed.headers["X-Frame-Options"] == nil)
+        #expect(framed.headers["Cache-Control"] == "no-store")
+        // Without an issuer origin nothing is framable.
+        let orphan = ProviderEventRoutes.framed(page, endpoint: frontChannel, issuer: nil)
+        #expect(!ResponseFactory.allowsFraming(orphan))
     }
 
     @Test func onlyAPolicyNamingAnOriginLiftsDeny() {

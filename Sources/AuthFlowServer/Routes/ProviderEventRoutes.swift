@@ -86,17 +86,17 @@ struct ProviderEventRoutes: SessionUsing {
         logger.log(
             .info, "provider event \(disposition.rawValue)",
             metadata: ["provider": provider.name, "event": String(outcome.summary.prefix(64))])
-        return framed(outcome.respond(disposition), endpoint: endpoint, provider: provider)
+        return Self.framed(outcome.respond(disposition), endpoint: endpoint, issuer: provider.issuer)
     }
 
     /// The plugin's answer with the server's framing policy: an endpoint framable by the issuer
     /// (front-channel logout) gets `frame-ancestors` naming the issuer's origin alone, so
     /// ``ResponseFactory/secure(_:)`` adds no `X-Frame-Options`; any other keeps none but `'none'`.
-    func framed(_ response: HTTPServerResponse, endpoint: ProviderEventEndpoint, provider: ResolvedProvider)
+    static func framed(_ response: HTTPServerResponse, endpoint: ProviderEventEndpoint, issuer: String?)
         -> HTTPServerResponse
     {
         var response = response
-        if endpoint.framableByIssuer, let origin = provider.issuer.flatMap(ResponseFactory.origin(of:)) {
+        if endpoint.framableByIssuer, let origin = issuer.flatMap(ResponseFactory.origin(of:)) {
             response.headers["Content-Security-Policy"] =
                 "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
                 + "frame-ancestors \(origin)"
