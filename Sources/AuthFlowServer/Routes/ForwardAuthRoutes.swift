@@ -54,7 +54,7 @@ struct ForwardAuthRoutes: SessionUsing {
             return try signInAnswer(request, original: original, narrowing: narrowing)
         }
         return try authCheck.answer(
-            session, narrowing: narrowing, stepUp: stepUp, returnTo: returnTo(original),
+            session, narrowing: narrowing, stepUp: stepUp, returnTo: stepUp == nil ? nil : returnTo(original),
             browser: Self.asksForPage(request, original: original))
     }
 
@@ -76,7 +76,7 @@ struct ForwardAuthRoutes: SessionUsing {
             return try signInAnswer(request, original: original, narrowing: narrowing)
         }
         return try authCheck.answer(
-            session, narrowing: narrowing, stepUp: stepUp, returnTo: returnTo(original),
+            session, narrowing: narrowing, stepUp: stepUp, returnTo: stepUp == nil ? nil : returnTo(original),
             browser: Self.asksForPage(request, original: original))
     }
 
