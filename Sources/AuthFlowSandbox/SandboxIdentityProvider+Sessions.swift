@@ -1,6 +1,6 @@
 import AuthFlowHTTP
 import AuthFlowJOSE
-package import Foundation
+import Foundation
 import Synchronization
 
 /// One authentication at the OpenID issuer (the Google emulator, which tests use as a generic `type: oidc`
