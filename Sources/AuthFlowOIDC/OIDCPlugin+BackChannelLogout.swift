@@ -9,10 +9,21 @@ extension OIDCPlugin: ProviderEventHandling {
     package static let backchannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logout"
 
     /// `POST /auth/{name}/backchannel-logout` when the discovery document advertises
-    /// `backchannel_logout_supported`; none otherwise.
+    /// `backchannel_logout_supported`, and `GET /auth/{name}/frontchannel-logout` when it advertises
+    /// `frontchannel_logout_supported` (framable by the issuer only); none otherwise.
     public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
-        guard metadata?.backchannelLogoutSupported == true else { return [] }
-        return [ProviderEventEndpoint(path: "backchannel-logout", method: "POST", maximumBodyBytes: 32 * 1024)]
+        var endpoints: [ProviderEventEndpoint] = []
+        if metadata?.backchannelLogoutSupported == true {
+            endpoints.append(
+                ProviderEventEndpoint(path: "backchannel-logout", method: "POST", maximumBodyBytes: 32 * 1024))
+        }
+        if metadata?.frontchannelLogoutSupported == true {
+            var frontChannel = ProviderEventEndpoint(
+                path: Self.frontchannelLogoutPath, method: "GET", maximumBodyBytes: 0, errorCode: "invalid_request")
+            frontChannel.framableByIssuer = true
+            endpoints.append(frontChannel)
+        }
+        return endpoints
     }
 
     /// Validates a logout token (§2.6) and ends the sessions it names.
@@ -29,6 +40,9 @@ extension OIDCPlugin: ProviderEventHandling {
     public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {
+        if request.endpoint.path == [Self.frontchannelLogoutPath] {
+            return try frontChannelLogout(request.http, provider: context.provider)
+        }
         guard let fields = request.formFields, let token = fields["logout_token"], !token.isEmpty else {
             throw Self.refusal("expected a form body with one logout_token, found none")
         }

@@ -56,6 +56,13 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     /// `backchannel_logout_supported` (OpenID Connect Back-Channel Logout 1.0 §2.1): the issuer sends logout
     /// tokens, served at `POST /auth/{name}/backchannel-logout`. `false` when absent.
     package let backchannelLogoutSupported: Bool
+    /// `frontchannel_logout_supported` (OpenID Connect Front-Channel Logout 1.0 §3): the issuer renders the
+    /// relying party's logout URI in an iframe, served at `GET /auth/{name}/frontchannel-logout`. `false` when
+    /// absent.
+    package let frontchannelLogoutSupported: Bool
+    /// `frontchannel_logout_session_required` (Front-Channel Logout 1.0 §3): the issuer sends `iss` and `sid` to
+    /// the front-channel logout URI, so a request without them is refused. `false` when absent.
+    package let frontchannelLogoutSessionRequired: Bool
 
     /// Checks a discovery document against the configured issuer.
     ///
@@ -108,6 +115,8 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         scopes = try reader.strings("scopes_supported")
         issuerInAuthorizationResponse = try reader.bool("authorization_response_iss_parameter_supported") ?? false
         backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
+        frontchannelLogoutSupported = try reader.bool("frontchannel_logout_supported") ?? false
+        frontchannelLogoutSessionRequired = try reader.bool("frontchannel_logout_session_required") ?? false
         requiresPushedAuthorizationRequests = try reader.bool("require_pushed_authorization_requests") ?? false
         requiresSignedRequestObject = try reader.bool("require_signed_request_object") ?? false
     }

@@ -6,7 +6,7 @@ import Foundation
 /// the kind's raw value (`bearer`, `rotated`; a record of seven fields, as written before session kinds, is a
 /// cookie session). A session with groups, roles, a tenant, an agent summary or a last use after its creation has
 /// eleven fields: the kind always, then the groups (their JSON array, or with roles or a tenant the object of
-/// `SessionRecord.encodeMemberships`; empty for none), the last use time and the agent (`+<agent>`, or `-`).
+/// `SessionRecord.encodeMemberships`, which also carries the authentication's `auth_time` and `acr`; empty for none), the last use time and the agent (`+<agent>`, or `-`).
 /// Records of seven or eight fields stay readable, and are what a session without these is still written as.
 enum RedisSessionRecord {
     static func encode(_ record: SessionRecord) -> [UInt8] {
@@ -17,12 +17,11 @@ enum RedisSessionRecord {
         ]
         let extended =
             !record.groups.isEmpty || !record.roles.isEmpty || record.tenant != nil || record.agent != nil
-            || record.lastUsedAt != record.createdAt
+            || record.lastUsedAt != record.createdAt || record.authTime != nil || record.acr != nil
         if extended || record.kind != .cookie { fields.append(record.kind.rawValue) }
         if extended {
             fields += [
-                SessionRecord.encodeMemberships(groups: record.groups, roles: record.roles, tenant: record.tenant)
-                    ?? "", String(record.lastUsedAt.timeIntervalSince1970),
+                SessionRecord.encodeMemberships(of: record) ?? "", String(record.lastUsedAt.timeIntervalSince1970),
                 record.agent.map { "+" + $0 } ?? "-",
             ]
         }
@@ -51,8 +50,11 @@ enum RedisSessionRecord {
         var memberships: (groups: [String], roles: [String], tenant: String?) = ([], [], nil)
         var lastUsed: Date?
         var agent: String?
+        var authentication: (authTime: Date?, acr: String?) = (nil, nil)
         if fields.count == 11 {
             memberships = try SessionRecord.decodeMemberships(fields[8].isEmpty ? nil : fields[8], operation: operation)
+            authentication = try SessionRecord.decodeAuthentication(
+                fields[8].isEmpty ? nil : fields[8], operation: operation)
             guard let used = Double(fields[9]) else { throw corrupt(operation) }
             lastUsed = Date(timeIntervalSince1970: used)
             agent = fields[10].hasPrefix("+") ? String(fields[10].dropFirst()) : nil
@@ -62,7 +64,8 @@ enum RedisSessionRecord {
             createdAt: Date(timeIntervalSince1970: created), expiresAt: Date(timeIntervalSince1970: expires),
             providerSessionID: fields[6].hasPrefix("+") ? String(fields[6].dropFirst()) : nil, kind: kind,
             groups: memberships.groups, lastUsedAt: lastUsed, agent: agent, roles: memberships.roles,
-            tenant: memberships.tenant)
+            tenant: memberships.tenant
+        ).authenticated(at: authentication.authTime, acr: authentication.acr)
     }
 
     private static func corrupt(_ operation: String) -> StoreError {

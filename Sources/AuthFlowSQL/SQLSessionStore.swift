@@ -40,8 +40,7 @@ package struct SQLSessionStore<Database: SQLDatabase>: SessionStore, StoreBacken
                 .bytes(Self.digest(id)), .text(record.userID.rawValue), .text(record.provider), .text(record.subject),
                 .real(record.createdAt.timeIntervalSince1970), .real(record.expiresAt.timeIntervalSince1970),
                 .optional(record.providerSessionID), .text(record.kind.rawValue),
-                .optional(
-                    SessionRecord.encodeMemberships(groups: record.groups, roles: record.roles, tenant: record.tenant)),
+                .optional(SessionRecord.encodeMemberships(of: record)),
                 .real(record.lastUsedAt.timeIntervalSince1970),
                 .optional(record.agent), operation: operation)
         }
@@ -63,12 +62,15 @@ package struct SQLSessionStore<Database: SQLDatabase>: SessionStore, StoreBacken
                 .corruptData, "expected a session kind (cookie, bearer or rotated), found another value",
                 operation: operation)
         }
-        let memberships = try SessionRecord.decodeMemberships(try row.optionalText(8), operation: operation)
+        let stored = try row.optionalText(8)
+        let memberships = try SessionRecord.decodeMemberships(stored, operation: operation)
+        let authentication = try SessionRecord.decodeAuthentication(stored, operation: operation)
         return SessionRecord(
             userID: UserID(rawValue: try row.text(1)), provider: try row.text(2), subject: try row.text(3),
             createdAt: try row.date(4), expiresAt: try row.date(5), providerSessionID: try row.optionalText(6),
             kind: kind, groups: memberships.groups, lastUsedAt: try row.optionalDate(9),
-            agent: try row.optionalText(10), roles: memberships.roles, tenant: memberships.tenant)
+            agent: try row.optionalText(10), roles: memberships.roles, tenant: memberships.tenant
+        ).authenticated(at: authentication.authTime, acr: authentication.acr)
     }
 
     package func session(id: String) async throws(StoreError) -> SessionRecord? {

@@ -24,6 +24,10 @@ struct AuthorizationRequest: Sendable {
     /// Microsoft: the authority path segment (`common`, `organizations`, `consumers` or a tenant GUID) the
     /// request went to; the code must be redeemed at the same authority.
     let authority: String?
+    /// OpenID Connect `max_age` (Core §3.1.2.1), when asked: the id_token then carries `auth_time`.
+    var maxAge: Int64? = nil
+    /// OpenID Connect `acr_values`, in order, when asked: the id_token then carries `acr` and `auth_time`.
+    var acrValues: [String] = []
 
     init(
         provider: SandboxProvider, clientID: String, redirectURI: String, responseTypes: Set<String> = ["code"],

@@ -41,6 +41,12 @@ package struct SandboxIdentity: Sendable, Hashable {
     /// Google only: the Google Workspace domain of the account, sent as the `hd` claim of the id_token and of
     /// userinfo (Google sends `hd` only for accounts of a Workspace or Cloud organization); `nil` for none.
     package var hostedDomain: String?
+    /// Step-up tests: the `acr` this user's authentication reaches whatever `acr_values` asked (a provider that
+    /// cannot satisfy the request); `nil` gives the first value asked.
+    package var pinnedACR: String? = nil
+    /// Step-up tests: how many seconds before the sign-in the provider says the user authenticated (a provider
+    /// that ignores `max_age` and reuses an old authentication); `nil` authenticates afresh.
+    package var staleAuthenticationSeconds: Int64? = nil
 
     /// A further email address of a GitHub user.
     package struct AdditionalEmail: Sendable, Hashable {

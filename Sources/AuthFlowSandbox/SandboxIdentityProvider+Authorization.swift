@@ -97,10 +97,13 @@ extension SandboxIdentityProvider {
         let now = self.now
         let code = randomToken(prefix: provider.emulator.codePrefix)
         let consentKey = ConsentKey(provider: provider, clientID: authorization.clientID, subject: identity.subject)
+        let sid = randomToken()
         let outcome = state.withLock { state -> (stored: Bool, firstConsent: Bool) in
             let first = !state.consents.contains(consentKey)
+            let authTime = Int64(now.timeIntervalSince1970) - (identity.staleAuthenticationSeconds ?? 0)
+            state.recordProviderSession(authorization, identity: identity, authTime: authTime, sid: sid)
             let record = CodeRecord(
-                request: authorization, identity: identity, authTime: Int64(now.timeIntervalSince1970),
+                request: authorization, identity: identity, authTime: authTime,
                 expiresAt: now.addingTimeInterval(provider.authorizationCodeLifetime),
                 issuesRefreshToken: provider == .google
                     ? authorization.offlineAccess && (first || authorization.forceConsent) : true)

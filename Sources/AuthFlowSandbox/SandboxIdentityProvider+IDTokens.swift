@@ -19,6 +19,11 @@ extension SandboxIdentityProvider {
         ]
         if let nonce { claims["nonce"] = .string(nonce) }
         if let accessToken { claims["at_hash"] = .string(Self.accessTokenHash(accessToken)) }
+        for (name, value) in sessionClaims(
+            provider: provider, clientID: clientID, subject: identity.subject, authTime: authTime)
+        {
+            claims[name] = value
+        }
         guard
             let full = emulator.idTokenClaims(
                 claims, identity: identity, scopes: scopes, authTime: authTime, authorizedParty: authorizedParty,

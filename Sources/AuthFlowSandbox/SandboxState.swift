@@ -85,6 +85,10 @@ struct SandboxState: Sendable {
     var logouts: [SandboxProvider: [SandboxLogout]] = [:]
     /// Pushed authorization requests by `request_uri`, each taken once.
     var pushedRequests: [String: PushedRequest] = [:]
+    /// The OpenID issuer's sessions (front-channel logout, step-up), oldest first, and each client's registered
+    /// front-channel logout URI by `provider/client_id`.
+    var providerSessions: [SandboxProviderSession] = []
+    var frontChannelLogoutURIs: [String: String] = [:]
 
     func client(_ provider: SandboxProvider, _ clientID: String) -> SandboxClient? {
         clients[provider]?[clientID]

@@ -223,6 +223,36 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.availableForSessions)
+    func keepsTheAuthenticationTimeAndClassThroughTouches(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        let base = Self.record()
+        let authTime = Date(timeIntervalSince1970: (StoreHarness.start - 42).timeIntervalSince1970.rounded(.down))
+        let records = [
+            base.authenticated(at: authTime, acr: "urn:example:mfa"),
+            base.authenticated(at: authTime, acr: nil),
+            base.authenticated(at: nil, acr: "urn:example:pwd"),
+            SessionRecord(
+                userID: base.userID, provider: base.provider, subject: base.subject, createdAt: base.createdAt,
+                expiresAt: base.expiresAt, groups: ["admins"], roles: ["Admin"], tenant: "tenant-1"
+            ).authenticated(at: authTime, acr: "1"),
+        ]
+        for (index, record) in records.enumerated() {
+            try await stores.sessions.createSession(id: "s\(index)", record: record)
+            let stored = try #require(try await stores.sessions.session(id: "s\(index)"))
+            #expect(stored == record, "\(index)")
+            #expect(stored.authTime == record.authTime && stored.acr == record.acr, "\(index)")
+            try await stores.sessions.touchSession(id: "s\(index)", lastUsedAt: base.createdAt + 60)
+            let touched = try #require(try await stores.sessions.session(id: "s\(index)"))
+            #expect(touched.authTime == record.authTime && touched.acr == record.acr, "\(index)")
+            #expect(touched.groups == record.groups && touched.tenant == record.tenant, "\(index)")
+        }
+        // A session without them reads as before.
+        try await stores.sessions.createSession(id: "plain", record: base)
+        let plain = try #require(try await stores.sessions.session(id: "plain"))
+        #expect(plain.authTime == nil && plain.acr == nil)
+    }
+
+    @Test(arguments: StoreBackend.availableForSessions)
     func touchMovesTheLastUseForwardOnlyAndNeverBringsASessionBack(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()
         let base = Self.record()

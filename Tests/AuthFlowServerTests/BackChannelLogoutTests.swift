@@ -17,37 +17,7 @@ struct BackChannelLogoutTests {
 
     /// The sandbox Google as a generic `type: oidc` issuer whose discovery advertises back-channel logout.
     static func settings(backchannel: Bool = true) -> TestDeployment.Settings {
-        var settings = TestDeployment.Settings()
-        settings.providers = ["google"]
-        settings.adapt = { configuration, sandbox in
-            let issuer = sandbox.issuer(for: .google) ?? ""
-            let endpoints = sandbox.endpoints(for: .google)
-            let document: JSONValue = .object([
-                "issuer": .string(issuer), "authorization_endpoint": .string(endpoints.authorization),
-                "token_endpoint": .string(endpoints.token), "jwks_uri": .string(endpoints.jwks ?? ""),
-                "userinfo_endpoint": .string(endpoints.userinfo ?? ""),
-                "response_types_supported": .array([.string("code")]),
-                "id_token_signing_alg_values_supported": .array([.string("RS256")]),
-                "token_endpoint_auth_methods_supported": .array([.string("client_secret_post")]),
-                "code_challenge_methods_supported": .array([.string("S256")]),
-                "backchannel_logout_supported": .bool(backchannel),
-            ])
-            var registry = ProviderRegistry.standard
-            registry.register(OIDCPlugin(metadata: try OIDCProviderMetadata(json: document, expectedIssuer: issuer)))
-            let providers = configuration.providers.map { google in
-                ProviderSettings(
-                    name: google.name, type: "oidc", clientID: google.clientID, clientSecret: google.clientSecret,
-                    scopes: ["openid", "email"], redirectURI: google.redirectURI, issuer: issuer,
-                    location: google.location)
-            }
-            return (
-                Configuration(
-                    server: configuration.server, sandbox: configuration.sandbox, store: configuration.store,
-                    providers: providers),
-                registry
-            )
-        }
-        return settings
+        GenericOIDCSettings.settings(["backchannel_logout_supported": .bool(backchannel)])
     }
 
     func logoutToken(_ app: TestDeployment, key: JWK? = nil, _ change: (inout [String: JSONValue]) -> Void = { _ in })

@@ -84,13 +84,22 @@ public final class SignIn: Sendable {
     public func begin(
         provider name: String, returnTo: String?, intent: SignInIntent = .login, browserBinding: String
     ) async throws(SignInError) -> SignInStart {
+        try await begin(provider: name, returnTo: returnTo, intent: intent, browserBinding: browserBinding, stepUp: nil)
+    }
+
+    /// ``begin(provider:returnTo:intent:browserBinding:)`` asking for `max_age` and `acr_values` (sent to the
+    /// provider, sealed in the record, and checked against the id_token at the callback).
+    package func begin(
+        provider name: String, returnTo: String?, intent: SignInIntent = .login, browserBinding: String,
+        stepUp: StepUp?
+    ) async throws(SignInError) -> SignInStart {
         guard let provider = providers[name] else { throw Self.unknownProvider(name) }
         var flow = OAuthFlow(provider: provider, options: options)
         let now = clock.now()
         let redirect: OAuthFlow.AuthorizationRedirect
         switch try flow.begin(
             returnTo: returnTo, intent: intent, browserBinding: browserBinding,
-            secrets: FlowSecrets.generate(random: random), now: now)
+            secrets: FlowSecrets.generate(random: random), now: now, stepUp: stepUp)
         {
         case .redirect(let value):
             redirect = value

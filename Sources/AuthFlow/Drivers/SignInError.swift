@@ -55,7 +55,7 @@ public struct SignInError: CodedError, Sendable, Equatable {
         case .pushedAuthorizationError: 502
         case .flowStoreUnavailable: 503
         case .invalidState, .stateExpired, .wrongCallbackMethod, .missingCode, .unknownProvider, .invalidRequest,
-            .invalidUserField, .invalidNonce:
+            .invalidUserField, .invalidNonce, .invalidStepUp:
             400
         default: 401
         }

@@ -16,6 +16,11 @@ public struct ProviderEventEndpoint: Sendable, Hashable {
     /// The error code of the server's refusals before the plugin runs (a body over the limit), so an
     /// endpoint keeps one documented code, e.g. Apple's `invalid_notification`.
     public let errorCode: String
+    /// Whether the provider's issuer may frame the endpoint's page (OpenID Connect Front-Channel Logout: the
+    /// issuer renders it in an iframe). The server then answers it with `Content-Security-Policy:
+    /// frame-ancestors` naming the issuer's origin and no `X-Frame-Options`; every other response keeps
+    /// `X-Frame-Options: DENY`. `false` unless set.
+    package var framableByIssuer = false
 
     /// Creates an endpoint; `path` is written with `/` between segments, e.g. `"data-deletion/*"`.
     public init(path: String, method: String, maximumBodyBytes: Int = 64 * 1024, errorCode: String = "invalid_event") {

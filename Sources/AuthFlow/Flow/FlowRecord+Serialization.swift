@@ -17,6 +17,10 @@ extension FlowRecord {
         if let nonce { object["nonce"] = .string(nonce) }
         if let pkceVerifier { object["pkce_verifier"] = .string(pkceVerifier) }
         if let returnTo { object["return_to"] = .string(returnTo) }
+        if let maxAge = stepUp?.maxAge { object["max_age"] = .integer(maxAge) }
+        if let acrValues = stepUp?.acrValues, !acrValues.isEmpty {
+            object["acr_values"] = .string(acrValues.joined(separator: " "))
+        }
         return .object(object)
     }
 
@@ -28,10 +32,16 @@ extension FlowRecord {
             160 + provider.utf8.count + state.utf8.count + browserBindingDigest.utf8.count
                 + (nonce?.utf8.count ?? 0) + (pkceVerifier?.utf8.count ?? 0) + (returnTo?.utf8.count ?? 0))
         // Member names in UTF-8 byte order, as `JSONValue` writes an object; values written by its serializer.
-        Self.append(member: "{\"browser_binding\":", .string(browserBindingDigest), to: &out)
+        out.append(UInt8(ascii: "{"))
+        if let acrValues = stepUp?.acrValues, !acrValues.isEmpty {
+            Self.append(member: "\"acr_values\":", .string(acrValues.joined(separator: " ")), to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        Self.append(member: "\"browser_binding\":", .string(browserBindingDigest), to: &out)
         Self.append(
             member: ",\"created_at\":", .integer(Int64((createdAt.timeIntervalSince1970 * 1000).rounded())), to: &out)
         Self.append(member: ",\"intent\":", .string(intent.rawValue), to: &out)
+        if let maxAge = stepUp?.maxAge { Self.append(member: ",\"max_age\":", .integer(maxAge), to: &out) }
         if let nonce { Self.append(member: ",\"nonce\":", .string(nonce), to: &out) }
         if let pkceVerifier { Self.append(member: ",\"pkce_verifier\":", .string(pkceVerifier), to: &out) }
         Self.append(member: ",\"provider\":", .string(provider), to: &out)
@@ -73,6 +83,21 @@ extension FlowRecord {
             provider: provider, state: state, nonce: json["nonce"]?.stringValue,
             pkceVerifier: json["pkce_verifier"]?.stringValue, returnTo: json["return_to"]?.stringValue,
             browserBindingDigest: binding, intent: intent,
-            createdAt: Date(timeIntervalSince1970: Double(created) / 1000))
+            createdAt: Date(timeIntervalSince1970: Double(created) / 1000),
+            stepUp: try Self.stepUp(maxAge: json["max_age"], acrValues: json["acr_values"]))
+    }
+}
+
+extension FlowRecord {
+    /// The step-up members of a sealed record (written by ``FlowRecord/serialized()``), validated again.
+    fileprivate static func stepUp(maxAge: JSONValue?, acrValues: JSONValue?) throws(FlowStoreError) -> StepUp? {
+        let invalid = FlowStoreError(.invalidRecord, "expected a flow record's max_age and acr_values to be valid")
+        if maxAge != nil && maxAge?.int64Value == nil { throw invalid }
+        if acrValues != nil && acrValues?.stringValue == nil { throw invalid }
+        do throws(SignInError) {
+            return try StepUp.parse(maxAge: maxAge?.int64Value.map(String.init), acrValues: acrValues?.stringValue)
+        } catch {
+            throw invalid
+        }
     }
 }

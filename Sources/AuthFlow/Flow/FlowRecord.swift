@@ -22,12 +22,25 @@ public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     public let intent: SignInIntent
     /// When the flow began (from the injected clock).
     public let createdAt: Date
+    /// The `max_age` and `acr_values` the sign-in asked for, checked against the id_token; `nil` when none.
+    package let stepUp: StepUp?
 
     /// Creates a record.
     public init(
         provider: String, state: String, nonce: String?, pkceVerifier: String?, returnTo: String?,
         browserBindingDigest: String, intent: SignInIntent, createdAt: Date
     ) {
+        self.init(
+            provider: provider, state: state, nonce: nonce, pkceVerifier: pkceVerifier, returnTo: returnTo,
+            browserBindingDigest: browserBindingDigest, intent: intent, createdAt: createdAt, stepUp: nil)
+    }
+
+    /// Creates a record that carries a step-up request.
+    package init(
+        provider: String, state: String, nonce: String?, pkceVerifier: String?, returnTo: String?,
+        browserBindingDigest: String, intent: SignInIntent, createdAt: Date, stepUp: StepUp?
+    ) {
+        self.stepUp = stepUp
         self.provider = provider
         self.state = state
         self.nonce = nonce

@@ -44,12 +44,15 @@ extension OAuthFlow {
         // OpenID Connect Core §2: `sub` is required. Refused here, before any userinfo call can use the token.
         do throws(SignInError) {
             _ = try IDTokenRefusals.subject(of: claims)
+            // What the sign-in asked of the authentication (max_age, acr_values), proven by the verified token.
+            try exchange.record.stepUp?.check(claims, now: now, leeway: options.leeway)
         } catch {
             return fail(.idTokenVerification, error, now: now)
         }
         var passed = ["signature", "iss", "aud"]
         if claims.audience.count > 1 || claims.authorizedParty != nil { passed.append("azp") }
         passed += ["exp", "nbf", "iat", "nonce"]
+        if exchange.record.stepUp != nil { passed.append("step_up") }
         appendTrace(.idTokenVerification, now: now, checks: passed, roundTrip: false, outcome: .succeeded)
         if provider.plugin.fetchesUserinfoWithIDToken {
             return requestUserinfo(exchange, tokens, idTokenClaims: claims, now: now)

@@ -134,7 +134,8 @@ public struct OAuthFlow: Sendable {
     /// - Throws: ``SignInError`` as `start` does (`par` aside), or `client_authentication_failed`.
     /// - Precondition: the flow is new.
     package mutating func begin(
-        returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date
+        returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date,
+        stepUp: StepUp? = nil
     ) throws(SignInError) -> StartAction {
         guard case .idle = state else { unexpected("start") }
         stepStartedAt = now
@@ -149,6 +150,7 @@ public struct OAuthFlow: Sendable {
                 SignInError(.invalidRequest, "expected non-empty flow secrets, found an empty value"), now: now)
         }
         var (parameters, checks) = authorizationParameters(secrets)
+        if let stepUp { try ask(stepUp, in: &parameters, checks: &checks, now: now) }
         guard let endpoint = provider.endpoints.authorization else {
             throw failure(
                 .authorizationRedirect,
@@ -159,7 +161,7 @@ public struct OAuthFlow: Sendable {
         let record = FlowRecord(
             provider: provider.name, state: secrets.state, nonce: provider.isEnabled(.oidc) ? secrets.nonce : nil,
             pkceVerifier: provider.isEnabled(.pkce) ? secrets.pkceVerifier : nil, returnTo: returnTo,
-            browserBindingDigest: Self.bindingDigest(browserBinding), intent: intent, createdAt: now)
+            browserBindingDigest: Self.bindingDigest(browserBinding), intent: intent, createdAt: now, stepUp: stepUp)
         if provider.signsRequestObject {
             do throws(SignInError) {
                 parameters = try signedRequestParameters(
@@ -220,6 +222,25 @@ public struct OAuthFlow: Sendable {
             parameters.append((name, configured[name] ?? ""))
         }
         return (parameters, checks)
+    }
+
+    /// Puts the step-up's `max_age` and `acr_values` into the authorization request, in place of any configured.
+    ///
+    /// - Throws: `invalid_step_up` for a provider without OpenID Connect: only an id_token can prove what was asked
+    ///   (its `auth_time` and `acr`).
+    private mutating func ask(
+        _ stepUp: StepUp, in parameters: inout [(String, String)], checks: inout [String], now: Date
+    ) throws(SignInError) {
+        guard provider.isEnabled(.oidc) else {
+            throw failure(
+                .authorizationRedirect,
+                SignInError(
+                    .invalidStepUp, "expected a provider with OpenID Connect for max_age or acr_values, found none",
+                    provider: provider.name), now: now)
+        }
+        parameters.removeAll { $0.0 == "max_age" || $0.0 == "acr_values" }
+        parameters += stepUp.parameters
+        checks.append("step_up")
     }
 
     /// Base64url SHA-256 of the browser-binding value, as stored in ``FlowRecord/browserBindingDigest``.

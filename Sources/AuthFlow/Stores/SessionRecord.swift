@@ -32,6 +32,12 @@ public struct SessionRecord: Sendable, Hashable {
     /// A short summary of the browser or app that signed in (e.g. `Chrome on Linux`), at most
     /// 64 bytes; never the raw `User-Agent`.
     public let agent: String?
+    /// When the user authenticated at the provider (the id_token's `auth_time`), when it said; step-up checks
+    /// (`/auth/check?max_age=…`) read it.
+    package private(set) var authTime: Date? = nil
+    /// The authentication context class the provider reported (the id_token's `acr`, at most
+    /// ``maximumACRBytes``), when it said; step-up checks (`/auth/check?acr=…`) read it.
+    package private(set) var acr: String? = nil
 
     /// The most groups a session keeps.
     package static let maximumGroups = 64
@@ -39,6 +45,17 @@ public struct SessionRecord: Sendable, Hashable {
     package static let maximumGroupBytes = 256
     /// The longest agent summary a session keeps, in UTF-8 bytes.
     package static let maximumAgentBytes = 64
+    /// The longest `acr` a session keeps, in UTF-8 bytes.
+    package static let maximumACRBytes = 255
+
+    /// This record with the authentication's time and class (`nil` leaves none); an `acr` longer than
+    /// ``maximumACRBytes`` or empty is not kept.
+    package func authenticated(at authTime: Date?, acr: String?) -> SessionRecord {
+        var record = self
+        record.authTime = authTime
+        record.acr = acr.flatMap { $0.isEmpty || $0.utf8.count > Self.maximumACRBytes ? nil : $0 }
+        return record
+    }
 
     /// Creates a session record; `lastUsedAt` defaults to `createdAt`.
     public init(
@@ -68,7 +85,8 @@ public struct SessionRecord: Sendable, Hashable {
         SessionRecord(
             userID: userID, provider: provider, subject: subject, createdAt: createdAt, expiresAt: expiresAt,
             providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: date, agent: agent,
-            roles: roles, tenant: tenant)
+            roles: roles, tenant: tenant
+        ).authenticated(at: authTime, acr: acr)
     }
 
     /// `groups` within the bounds a session keeps: empty names and names over ``maximumGroupBytes`` dropped,
@@ -132,12 +150,43 @@ extension SessionRecord {
     /// The stored form of `groups`, `roles` and `tenant` in the one column that held groups alone (no schema
     /// change): the JSON array of ``encodeGroups(_:)`` when there are neither roles nor a tenant, so such a
     /// session reads as before; otherwise a JSON object `{"groups": [...], "roles": [...], "tenant": "..."}`.
-    package static func encodeMemberships(groups: [String], roles: [String], tenant: String?) -> String? {
-        guard !roles.isEmpty || tenant != nil else { return encodeGroups(groups) }
+    package static func encodeMemberships(
+        groups: [String], roles: [String], tenant: String?, authTime: Date? = nil, acr: String? = nil
+    ) -> String? {
+        guard !roles.isEmpty || tenant != nil || authTime != nil || acr != nil else { return encodeGroups(groups) }
         var object: [String: JSONValue] = ["groups": .array(groups.map(JSONValue.string))]
         if !roles.isEmpty { object["roles"] = .array(roles.map(JSONValue.string)) }
         if let tenant { object["tenant"] = .string(tenant) }
+        // The authentication's time (seconds) and class ride in the same column (no schema change).
+        if let authTime { object["auth_time"] = .integer(Int64(authTime.timeIntervalSince1970.rounded(.down))) }
+        if let acr { object["acr"] = .string(acr) }
         return JSONValue.object(object).serialized()
+    }
+
+    /// The stored form of `record`'s groups, roles, tenant, `auth_time` and `acr` (``encodeMemberships(groups:roles:tenant:authTime:acr:)``).
+    package static func encodeMemberships(of record: SessionRecord) -> String? {
+        encodeMemberships(
+            groups: record.groups, roles: record.roles, tenant: record.tenant, authTime: record.authTime,
+            acr: record.acr)
+    }
+
+    /// The `auth_time` and `acr` of the stored form (``encodeMemberships(of:)``); `nil`s for the array form or none.
+    ///
+    /// - Throws: `StoreError` `corruptData` when they are present but not an integer and a string.
+    package static func decodeAuthentication(_ text: String?, operation: String) throws(StoreError) -> (
+        authTime: Date?, acr: String?
+    ) {
+        guard let text, text.hasPrefix("{"), case .object(let object)? = try? JSONValue.parse(Array(text.utf8)) else {
+            return (nil, nil)
+        }
+        let authTime = object["auth_time"]
+        let acr = object["acr"]
+        guard authTime == nil || authTime?.int64Value != nil, acr == nil || acr?.stringValue != nil else {
+            throw StoreError(
+                .corruptData, "expected a session's auth_time to be an integer and acr a string, found other values",
+                operation: operation)
+        }
+        return (authTime?.int64Value.map { Date(timeIntervalSince1970: Double($0)) }, acr?.stringValue)
     }
 
     /// The groups, roles and tenant of their stored form (``encodeMemberships(groups:roles:tenant:)``), the

@@ -76,6 +76,8 @@ struct GoogleEmulator: SandboxEmulator {
         case "/par" where sandbox.configuration.fapi2:
             return sandbox.only("POST", request) { sandbox.handlePushedAuthorization(request) }
         case "/consent": return sandbox.only("POST", request) { sandbox.handleConsent(request, provider: .google) }
+        case "/logout":
+            return sandbox.only("GET", request) { sandbox.handleFrontChannelEndSession(request, provider: .google) }
         case "/token": return sandbox.only("POST", request) { sandbox.handleGoogleToken(request) }
         case "/v1/userinfo": return sandbox.only("GET", request) { sandbox.handleGoogleUserinfo(request) }
         case "/revoke": return sandbox.only("POST", request) { sandbox.handleGoogleRevoke(request) }

@@ -54,11 +54,12 @@ extension SandboxIdentityProvider {
         case .failure(let refusal): return .failure(refusal)
         case .success(let value): challenge = value
         }
-        return .success(
-            AuthorizationRequest(
-                provider: .google, clientID: client.client.clientID, redirectURI: client.redirectURI, scopes: scopes,
-                state: parameters["state"], nonce: parameters["nonce"], challenge: challenge, offlineAccess: offline,
-                forceConsent: prompts.contains("consent")))
+        var request = AuthorizationRequest(
+            provider: .google, clientID: client.client.clientID, redirectURI: client.redirectURI, scopes: scopes,
+            state: parameters["state"], nonce: parameters["nonce"], challenge: challenge, offlineAccess: offline,
+            forceConsent: prompts.contains("consent"))
+        if let refusal = Self.readStepUp(parameters, into: &request) { return .failure(refusal) }
+        return .success(request)
     }
 
     /// Google's client authentication: `client_secret_post` or `client_secret_basic`, never both.

@@ -8,8 +8,16 @@ import AuthFlowHTTP
 final class AuthCheck: Sendable {
     /// `server.access`.
     let access: AccessRules
+    /// The time step-up checks (`max_age`) measure against.
+    let clock: any WallClock
+    /// `server.public_url` + `server.path_prefix`: where the step-up answer's sign-in URL starts.
+    let loginBase: String
 
-    init(access: AccessRules) { self.access = access }
+    init(access: AccessRules, clock: any WallClock = SystemClock(), loginBase: String = "") {
+        self.access = access
+        self.clock = clock
+        self.loginBase = loginBase
+    }
 
     /// `/auth/check`'s answer for `session`: 202 with the identity headers (``IdentityHeaders/response(for:)``).
     ///
@@ -19,10 +27,16 @@ final class AuthCheck: Sendable {
     ///
     /// - Throws: ``ServerError`` `forbidden` (403) for a user that `server.access` or the query refuses,
     ///   `internal_error` (500) for a stored user id or provider name that no header can carry whole.
-    func answer(_ session: CurrentSession, narrowing: AccessRules?) throws(ServerError) -> HTTPServerResponse {
+    func answer(
+        _ session: CurrentSession, narrowing: AccessRules?, stepUp: StepUpRequirement? = nil,
+        returnTo: String? = nil, browser: Bool = false
+    ) throws(ServerError) -> HTTPServerResponse {
         guard allows(session, narrowing: narrowing) else {
             throw ServerError(
                 .forbidden, "this account may not use this location: it does not match its access rules", status: 403)
+        }
+        if let stepUp, !stepUp.isSatisfied(by: session.record, now: clock.now()) {
+            return stepUpAnswer(session, requirement: stepUp, returnTo: returnTo, browser: browser)
         }
         return try IdentityHeaders.response(for: session)
     }
@@ -48,8 +62,19 @@ final class AuthCheck: Sendable {
     ///   must not pass silently), an empty value, a domain that is not an ASCII host name, or a group or role rule
     ///   that does not parse (``MembershipRule/init(parsing:)``).
     static func accessQuery(_ request: HTTPServerRequest) throws(ServerError) -> AccessRules? {
-        guard !request.query.isEmpty else { return nil }
-        return try rules(request.query, in: "the query of /auth/check", repeatable: true)
+        try checkQuery(request).rules
+    }
+
+    /// The access rules and the step-up requirement (`acr`, `max_age`) of `/auth/check`'s query; `nil`s without.
+    ///
+    /// - Throws: ``ServerError`` `invalid_request` (400) as ``accessQuery(_:)`` and ``stepUp(from:in:repeatable:)``.
+    static func checkQuery(_ request: HTTPServerRequest) throws(ServerError) -> (
+        rules: AccessRules?, stepUp: StepUpRequirement?
+    ) {
+        guard !request.query.isEmpty else { return (nil, nil) }
+        let place = "the query of /auth/check"
+        let (pairs, stepUp) = try stepUp(from: request.query, in: place, repeatable: true)
+        return (pairs.isEmpty && stepUp != nil ? nil : try rules(pairs, in: place, repeatable: true), stepUp)
     }
 
     /// The rules `pairs` (`email_domain`, `provider`, `group`, `role`, each value one item or a comma list)
@@ -110,7 +135,7 @@ final class AuthCheck: Sendable {
         default:
             throw ServerError(
                 .invalidRequest,
-                "expected email_domain, provider, group or role in \(place), found "
+                "expected email_domain, provider, group, role, acr or max_age in \(place), found "
                     + JSONValue.string(String(name.prefix(32))).serialized(), status: 400)
         }
     }

@@ -94,7 +94,8 @@ extension CallbackRoutes {
             groups: membership.groups(of: result.identity, provider: name),
             roles: membership.roles(of: result.identity, provider: name),
             tenant: membership.tenant(of: result.identity),
-            agent: UserAgentSummary.summary(request.headers["User-Agent"]))
+            agent: UserAgentSummary.summary(request.headers["User-Agent"]),
+            authentication: SessionAuthentication(of: result.identity))
         if options.keepsTraces {
             traces.rememberSession(digest: TraceLog.digest(session.id), trace: flow.startTrace + result.trace)
         }

@@ -42,14 +42,27 @@ struct ForwardAuthRoutes: SessionUsing {
     ///   the rules refuse.
     func forward(_ request: HTTPServerRequest, rules: String?) async throws(ServerError) -> HTTPServerResponse {
         var narrowing: AccessRules?
+        var stepUp: StepUpRequirement?
         if let rules {
-            narrowing = try AuthCheck.rules(
-                FormURLEncoding.decode(rules), in: "the path of /auth/forward", repeatable: false)
+            let place = "the path of /auth/forward"
+            let split = try AuthCheck.stepUp(from: FormURLEncoding.decode(rules), in: place, repeatable: false)
+            narrowing = try AuthCheck.rules(split.rules, in: place, repeatable: false)
+            stepUp = split.stepUp
         }
+        let original = original(of: request)
         guard let session = try await currentSession(request, cached: true) else {
-            return try signInAnswer(request, original: original(of: request), narrowing: narrowing)
+            return try signInAnswer(request, original: original, narrowing: narrowing)
         }
-        return try authCheck.answer(session, narrowing: narrowing)
+        return try authCheck.answer(
+            session, narrowing: narrowing, stepUp: stepUp, returnTo: stepUp == nil ? nil : returnTo(original),
+            browser: Self.asksForPage(request, original: original))
+    }
+
+    /// Whether the original request is a browser asking for a page (`GET`/`HEAD` accepting `text/html`).
+    static func asksForPage(_ request: HTTPServerRequest, original: OriginalRequest) -> Bool {
+        let method = (original.method ?? request.method).uppercased()
+        let accept = request.headers.values("Accept").joined(separator: ",").lowercased()
+        return (method == "GET" || method == "HEAD") && accept.contains("text/html")
     }
 
     /// `GET /auth/check` asked by a trusted proxy that describes the original request (`X-Forwarded-Uri`, sent
@@ -57,11 +70,14 @@ struct ForwardAuthRoutes: SessionUsing {
     /// ``forward(_:rules:)`` (302 to the sign-in for a browser asking for a page, else 401). Any other
     /// `/auth/check` (nginx's `auth_request` among them) keeps its 401, which nginx needs.
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
-        let narrowing = try AuthCheck.accessQuery(request)
+        let (narrowing, stepUp) = try AuthCheck.checkQuery(request)
+        let original = original(of: request)
         guard let session = try await currentSession(request, cached: true) else {
-            return try signInAnswer(request, original: original(of: request), narrowing: narrowing)
+            return try signInAnswer(request, original: original, narrowing: narrowing)
         }
-        return try authCheck.answer(session, narrowing: narrowing)
+        return try authCheck.answer(
+            session, narrowing: narrowing, stepUp: stepUp, returnTo: stepUp == nil ? nil : returnTo(original),
+            browser: Self.asksForPage(request, original: original))
     }
 
     /// Whether `/auth/check` is asked by a trusted proxy describing the original request (``check(_:)``).

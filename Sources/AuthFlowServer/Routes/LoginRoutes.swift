@@ -21,7 +21,8 @@ struct LoginRoutes: SessionUsing {
         .flowCookieUnavailable,
         "expected server.secret of at least 32 bytes to key the flow cookie, found a shorter one", status: 500)
 
-    /// Validates `return_to`, seals the flow into a flow cookie of its own (nothing is stored server-side) and
+    /// Validates `return_to` and the step-up (`max_age`, `acr_values`: sent to the provider, checked against the
+    /// id_token at the callback; 400 `invalid_step_up` when malformed), seals the flow into a flow cookie of its own (nothing is stored server-side) and
     /// redirects (302) to the provider.
     ///
     /// Rate-limited per client address (`server.rate_limits.starts`). `link` needs a session (401
@@ -33,6 +34,7 @@ struct LoginRoutes: SessionUsing {
         try providers.require(name)
         try await rateLimiter.check(request, kind: .start)
         let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
+        let stepUp = try RequestParameters.stepUpParameters(request)
         if intent == .link {
             _ = try await requireSession(request)
         } else if intent == .register, !options.signup {
@@ -42,7 +44,8 @@ struct LoginRoutes: SessionUsing {
         let start: SignInStart
         do throws(SignInError) {
             start = try await signIn.begin(
-                provider: name, returnTo: returnTo, intent: intent, browserBinding: signIn.newBrowserBinding())
+                provider: name, returnTo: returnTo, intent: intent, browserBinding: signIn.newBrowserBinding(),
+                stepUp: stepUp)
         } catch {
             throw ServerError(error)
         }

@@ -7,7 +7,12 @@ extension ProviderEventRoutes {
         -> ProviderEventDisposition
     {
         guard let key = outcome.idempotencyKey else {
-            return outcome.actions.isEmpty ? .nothingToApply : .unknownIdentity
+            guard !outcome.actions.isEmpty else { return .nothingToApply }
+            // Ending the sessions of a provider session (front-channel logout, which carries no id to apply
+            // once by) is idempotent by itself: it is applied each time and records nothing.
+            guard outcome.actions.allSatisfy(\.endsProviderSession) else { return .unknownIdentity }
+            try await endSessions(of: outcome, users: [])
+            return .applied
         }
         let accounts = stores.accounts
         // Tokens to revoke at the provider are read before the changes can delete them.
@@ -100,5 +105,13 @@ extension ProviderEventRoutes {
             .sessionsRevoked(
                 concerned.count == 1 ? concerned.first : nil, actor: .provider,
                 scope: users.isEmpty ? "identity" : "user", count: ended, provider: provider))
+    }
+}
+
+extension ProviderEventAction {
+    /// Whether this ends the sessions of one provider session and does nothing else.
+    fileprivate var endsProviderSession: Bool {
+        if case .endProviderSession = self { return true }
+        return false
     }
 }

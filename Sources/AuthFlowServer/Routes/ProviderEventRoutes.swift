@@ -92,7 +92,26 @@ struct ProviderEventRoutes: SessionUsing {
         logger.log(
             .info, "provider event \(disposition.rawValue)",
             metadata: ["provider": provider.name, "event": String(outcome.summary.prefix(64))])
-        return outcome.respond(disposition)
+        return Self.framed(outcome.respond(disposition), endpoint: endpoint, issuer: provider.issuer)
+    }
+
+    /// The plugin's answer with the server's framing policy: an endpoint framable by the issuer
+    /// (front-channel logout) gets `frame-ancestors` naming the issuer's origin alone, so
+    /// ``ResponseFactory/secure(_:)`` adds no `X-Frame-Options`; any other keeps none but `'none'`.
+    static func framed(_ response: HTTPServerResponse, endpoint: ProviderEventEndpoint, issuer: String?)
+        -> HTTPServerResponse
+    {
+        var response = response
+        if endpoint.framableByIssuer, let origin = issuer.flatMap(ResponseFactory.origin(of:)) {
+            response.headers["Content-Security-Policy"] =
+                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+                + "frame-ancestors \(origin)"
+            response.headers["X-Frame-Options"] = nil
+            response.headers["Cache-Control"] = "no-store"
+        } else if ResponseFactory.allowsFraming(response) {
+            response.headers["Content-Security-Policy"] = "default-src 'none'; frame-ancestors 'none'"
+        }
+        return response
     }
 
     /// The `type` label of a provider event: the plugin's summary (an event type such as `consent-revoked`) when

@@ -37,6 +37,27 @@ enum RequestParameters {
         }
     }
 
+    /// The step-up a sign-in start asks for: its single `max_age` and `acr_values` (query), `nil` for neither.
+    ///
+    /// - Throws: ``ServerError`` `invalid_step_up` (400) for a repeated or malformed value.
+    static func stepUpParameters(_ request: HTTPServerRequest) throws(ServerError) -> StepUp? {
+        var values: [String: String] = [:]
+        for name in ["max_age", "acr_values"] {
+            let given = request.query.filter { $0.0 == name }.map(\.1)
+            guard given.count <= 1 else {
+                throw ServerError(
+                    .init(rawValue: "invalid_step_up"), "expected at most one \(name), found \(given.count)",
+                    status: 400)
+            }
+            values[name] = given.first
+        }
+        do throws(SignInError) {
+            return try StepUp.parse(maxAge: values["max_age"], acrValues: values["acr_values"])
+        } catch {
+            throw ServerError(error)
+        }
+    }
+
     /// The values of `name` in the query and, for a POST, the form body.
     private static func formOrQueryValues(_ request: HTTPServerRequest, _ name: String) -> [String] {
         var values = request.query.filter { $0.0 == name }.map(\.1)

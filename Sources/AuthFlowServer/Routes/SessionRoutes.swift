@@ -30,6 +30,7 @@ struct SessionRoutes: SessionUsing {
     /// else ``AuthCheck/answer(_:narrowing:)`` (the one decision ``SignInServer/handleAtOnce(_:)`` makes too).
     func check(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
         let session = try await requireSession(request, cached: true)
-        return try authCheck.answer(session, narrowing: try AuthCheck.accessQuery(request))
+        let (narrowing, stepUp) = try AuthCheck.checkQuery(request)
+        return try authCheck.answer(session, narrowing: narrowing, stepUp: stepUp)
     }
 }

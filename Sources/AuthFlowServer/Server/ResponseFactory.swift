@@ -1,5 +1,6 @@
 import AuthFlowHTTP
 import AuthFlowJOSE
+import Foundation
 
 /// Builds the server's responses: JSON or HTML errors by content negotiation, and the security headers
 /// every response carries.
@@ -51,9 +52,37 @@ enum ResponseFactory {
     static func secure(_ response: inout HTTPServerResponse) {
         // Appending a missing field is what setting it would do (a new name goes at the end), minus a second
         // search of the fields.
+        let framable = allowsFraming(response)
         for (name, value) in securityHeaders where !response.headers.contains(name) {
+            // Only a page whose own policy names the origins that may frame it (front-channel logout: the
+            // issuer's) goes without `DENY`, which would forbid the framing that policy allows.
+            if framable && name == "X-Frame-Options" { continue }
             response.headers.add(name, value)
         }
+    }
+
+    /// Whether the response's `Content-Security-Policy` has a `frame-ancestors` directive naming some origin
+    /// (anything but `'none'`).
+    static func allowsFraming(_ response: HTTPServerResponse) -> Bool {
+        guard let policy = response.headers["Content-Security-Policy"] else { return false }
+        for directive in policy.split(separator: ";") {
+            let parts = directive.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.first?.lowercased() == "frame-ancestors" else { continue }
+            return parts.dropFirst().contains { $0 != "'none'" }
+        }
+        return false
+    }
+
+    /// `scheme://host[:port]` of an absolute http(s) URL (the form `frame-ancestors` names an origin in), `nil`
+    /// for anything else.
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty,
+            host.allSatisfy({
+                $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" || $0 == "[" || $0 == "]"
+            })
+        else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
 
     /// Whether `Accept` ranks text/html above application/json (browsers' navigation Accept does;

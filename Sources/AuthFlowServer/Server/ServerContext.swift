@@ -63,7 +63,8 @@ final class ServerContext: Sendable {
         self.routePrefix = RoutePrefix(options.pathPrefix)
         self.requestLog = RequestLog(
             providers: directory, random: random, clock: clock, metrics: metrics, logger: logger)
-        self.check = AuthCheck(access: options.access)
+        self.check = AuthCheck(
+            access: options.access, clock: clock, loginBase: options.publicURL + options.pathPrefix)
         let shared = ServerRoutes.Shared(
             options: options, providers: directory, stores: stores, clock: clock, random: random, logger: scoped,
             cookies: cookies, sessions: sessions, traces: traces, requestLog: requestLog, keySets: keySets,

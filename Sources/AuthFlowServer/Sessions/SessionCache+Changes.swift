@@ -35,10 +35,14 @@ extension SessionCache {
                 if let entry = state.entries.removeValue(forKey: id) { users.insert(entry.session.record.userID) }
             }
             guard !users.isEmpty || !changes.identities.isEmpty else { return }
+            // An identity with an empty subject stands for every subject of its provider (a logout by the provider's
+            // `sid` alone, as the session store reads it).
+            let wholeProviders = Set(changes.identities.filter(\.subject.isEmpty).map(\.provider))
             state.entries = state.entries.filter { _, entry in
                 !users.contains(entry.session.record.userID)
                     && !changes.identities.contains(entry.session.record.identity)
                     && !changes.identities.contains(entry.session.identity.key)
+                    && !wholeProviders.contains(entry.session.record.provider)
             }
         }
     }

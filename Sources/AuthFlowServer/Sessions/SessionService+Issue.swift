@@ -10,7 +10,8 @@ extension SessionService {
     /// is the id_token's `sid`, kept for back-channel logout. Returns the id and the record.
     func issue(
         for identity: LinkedIdentity, kind: SessionKind, providerSessionID: String?, groups: [String] = [],
-        roles: [String] = [], tenant: String? = nil, agent: String? = nil, chainStart: Date? = nil
+        roles: [String] = [], tenant: String? = nil, agent: String? = nil, chainStart: Date? = nil,
+        authentication: SessionAuthentication = .init()
     ) async throws(ServerError) -> (id: String, record: SessionRecord) {
         let id = Base64URL.encode(random.bytes(32))
         let now = clock.now()
@@ -21,7 +22,8 @@ extension SessionService {
         let record = SessionRecord(
             userID: identity.userID, provider: identity.provider, subject: identity.subject, createdAt: createdAt,
             expiresAt: expiresAt, providerSessionID: providerSessionID, kind: kind, groups: groups, lastUsedAt: now,
-            agent: agent, roles: roles, tenant: tenant)
+            agent: agent, roles: roles, tenant: tenant
+        ).authenticated(at: authentication.authTime, acr: authentication.acr)
         do throws(StoreError) {
             try await sessions.createSession(id: id, record: record)
         } catch {
@@ -33,11 +35,11 @@ extension SessionService {
     /// Starts a new cookie session for `identity` and returns its id and its `Set-Cookie` value.
     func issueCookieSession(
         for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], roles: [String] = [],
-        tenant: String? = nil, agent: String? = nil
+        tenant: String? = nil, agent: String? = nil, authentication: SessionAuthentication = .init()
     ) async throws(ServerError) -> (id: String, cookie: String) {
         let (id, _) = try await issue(
             for: identity, kind: .cookie, providerSessionID: providerSessionID, groups: groups, roles: roles,
-            tenant: tenant, agent: agent)
+            tenant: tenant, agent: agent, authentication: authentication)
         return (id, cookies.sessionCookie(id, maxAge: Int(options.sessionTTL.rounded(.down))))
     }
 

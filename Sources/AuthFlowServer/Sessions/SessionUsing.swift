@@ -37,11 +37,11 @@ extension SessionUsing {
     /// (``SessionService/issueCookieSession(for:providerSessionID:groups:roles:tenant:agent:)``).
     func createSession(
         for identity: LinkedIdentity, providerSessionID: String? = nil, groups: [String] = [], roles: [String] = [],
-        tenant: String? = nil, agent: String? = nil
+        tenant: String? = nil, agent: String? = nil, authentication: SessionAuthentication = .init()
     ) async throws(ServerError) -> (id: String, cookie: String) {
         try await sessions.issueCookieSession(
             for: identity, providerSessionID: providerSessionID, groups: groups, roles: roles, tenant: tenant,
-            agent: agent)
+            agent: agent, authentication: authentication)
     }
 
     /// The session cookie's value when it looks like a session id (``SessionService/cookieValue(_:)``).

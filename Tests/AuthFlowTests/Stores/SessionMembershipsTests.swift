@@ -1,4 +1,5 @@
 import AuthFlow
+import Foundation
 import Testing
 
 /// The stored form of a session's groups, roles and tenant in the one column groups had: the JSON array as
@@ -26,6 +27,25 @@ import Testing
     ])
     func anyOtherStoredValueIsCorruptNotEmpty(_ text: String) {
         let error = #expect(throws: StoreError.self) { try SessionRecord.decodeMemberships(text, operation: "t") }
+        #expect(error?.code == .corruptData)
+    }
+
+    @Test func theAuthenticationTimeAndClassRideInTheObjectForm() throws {
+        let authTime = Date(timeIntervalSince1970: 1_700_000_000)
+        let text = try #require(
+            SessionRecord.encodeMemberships(groups: ["g"], roles: [], tenant: nil, authTime: authTime, acr: "mfa"))
+        #expect(text.hasPrefix("{"))
+        #expect(try SessionRecord.decodeMemberships(text, operation: "t").groups == ["g"])
+        let decoded = try SessionRecord.decodeAuthentication(text, operation: "t")
+        #expect(decoded.authTime == authTime && decoded.acr == "mfa")
+        // The array form and no value have none.
+        #expect(try SessionRecord.decodeAuthentication(#"["a"]"#, operation: "t").authTime == nil)
+        #expect(try SessionRecord.decodeAuthentication(nil, operation: "t").acr == nil)
+    }
+
+    @Test(arguments: [#"{"groups":[],"auth_time":"x"}"#, #"{"groups":[],"acr":5}"#])
+    func aMalformedAuthenticationIsCorrupt(_ text: String) {
+        let error = #expect(throws: StoreError.self) { try SessionRecord.decodeAuthentication(text, operation: "t") }
         #expect(error?.code == .corruptData)
     }
 }
