@@ -42,6 +42,9 @@ public struct SandboxConfiguration: Sendable {
     /// authorization response, `private_key_jwt` the only client authentication, PKCE with `S256` only.
     /// Its clients register assertion keys (``SandboxClient/openID(clientID:redirectURIs:assertionKeys:)``).
     package var fapi2 = false
+    /// FAPI mode, for tests of a client's nonce handling: every DPoP proof is answered `use_dpop_nonce` with a
+    /// fresh nonce, so a client that retries once meets a second challenge.
+    package var dpopNonceAlwaysStale = false
 
     /// How long a `request_uri` of the FAPI 2.0 mode's pushed authorization requests lives, in seconds.
     package static let pushedRequestLifetime: Int64 = 60

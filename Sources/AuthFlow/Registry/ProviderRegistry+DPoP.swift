@@ -1,0 +1,43 @@
+import AuthFlowJOSE
+
+extension ProviderRegistry {
+    /// `dpop: true` against what the provider advertises (RFC 9449 §5.1): a provider that lists its proof
+    /// algorithms in `dpop_signing_alg_values_supported` and names neither ES256 nor EdDSA would refuse every
+    /// proof AuthFlow signs. A provider that advertises nothing may still bind tokens (the metadata member is
+    /// optional), so `dpop: true` is allowed there; its answer's `token_type` then says whether it did.
+    static func checkDPoP(
+        _ settings: ProviderSettings, plugin: any ProviderPlugin, subject: String, issues: inout [ConfigurationIssue]
+    ) {
+        guard settings.dpop == .on, let advertised = plugin.dpopSigningAlgorithms,
+            ResolvedProvider.dpopAlgorithm(advertised: advertised) == nil
+        else { return }
+        issues.append(
+            ResolutionIssue.make(
+                .invalidValue,
+                "\(subject) has dpop: true but the provider's metadata lists dpop_signing_alg_values_supported "
+                    + "without ES256 or EdDSA (expected one of them, found "
+                    + "\(advertised.isEmpty ? "none" : advertised.joined(separator: ", ")))",
+                settings.location(of: "dpop")))
+    }
+}
+
+extension ResolvedProvider {
+    /// The algorithm of this provider's DPoP proofs (RFC 9449), or `nil` when its tokens are not bound:
+    /// `dpop: false`; `dpop: auto` without an advertised algorithm AuthFlow signs with. ES256 unless the provider
+    /// advertises only EdDSA.
+    package var dpopAlgorithm: JWSAlgorithm? {
+        let advertised = plugin.dpopSigningAlgorithms
+        switch settings.dpop {
+        case .off: return nil
+        case .on: return advertised.flatMap(Self.dpopAlgorithm(advertised:)) ?? .es256
+        case .auto: return advertised.flatMap(Self.dpopAlgorithm(advertised:))
+        }
+    }
+
+    /// ES256 when `advertised` names it, else EdDSA when it names that, else `nil`.
+    static func dpopAlgorithm(advertised: [String]) -> JWSAlgorithm? {
+        if advertised.contains("ES256") { return .es256 }
+        if advertised.contains("EdDSA") { return .edDSA }
+        return nil
+    }
+}
