@@ -30,6 +30,8 @@ extension ResolvedProvider {
         switch settings.dpop {
         case .off: return nil
         case .on: return advertised.flatMap(Self.dpopAlgorithm(advertised:)) ?? .es256
+        case .auto where settings.profile == .fapi2:
+            return advertised.flatMap(Self.dpopAlgorithm(advertised:)) ?? .es256
         case .auto: return advertised.flatMap(Self.dpopAlgorithm(advertised:))
         }
     }

@@ -20,6 +20,7 @@ extension SandboxIdentityProvider {
             "require_signed_request_object": true,
             "request_object_signing_alg_values_supported": ["ES256", "PS256"],
             "dpop_signing_alg_values_supported": ["ES256", "EdDSA", "PS256"],
+            "id_token_signing_alg_values_supported": ["PS256"],
         ]
     }
 
