@@ -24,11 +24,13 @@ struct ProviderTransport: Sendable {
     /// The servers' latest DPoP nonces.
     var nonces = DPoPNonces()
 
-    /// Sends `request` to `provider`'s `endpoint`, with a DPoP proof signed by `dpopKey` when given.
+    /// Sends `request` to `provider`'s `endpoint`, with a DPoP proof signed by `dpopKey` when given; `renew`
+    /// rebuilds the request for the retry after a nonce challenge (a fresh client assertion).
     ///
     /// - Throws: ``SignInError`` with `provider_unreachable` when no answer came.
     func send(
-        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, dpopKey: JWK? = nil
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, dpopKey: JWK? = nil,
+        renew: ((HTTPClientRequest) throws(SignInError) -> HTTPClientRequest)? = nil
     ) async throws(SignInError) -> HTTPClientResponse {
         guard let dpopKey else { return try await sendOnce(request, endpoint: endpoint, provider: provider) }
         var request = request
@@ -41,7 +43,8 @@ struct ProviderTransport: Sendable {
         var response = try await sendProved(
             request, key: dpopKey, accessToken: accessToken, endpoint: endpoint, provider: provider)
         if DPoPProof.asksForNonce(response), response.headers["DPoP-Nonce"] != nil {
-            // One retry with the nonce just given (remembered by sendProved); a second challenge is the answer.
+            // One retry with the nonce just given (remembered on receipt); a second challenge is the answer.
+            if let renew { request = try renew(request) }
             response = try await sendProved(
                 request, key: dpopKey, accessToken: accessToken, endpoint: endpoint, provider: provider)
         }

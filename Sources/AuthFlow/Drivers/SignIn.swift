@@ -155,8 +155,10 @@ public final class SignIn: Sendable {
             }
         }
         let dpopKey = flowRecord?.dpopKey
+        let clock = self.clock
         let tokenResponse = try await send(
-            exchange.request, endpoint: .token, provider: name, flow: &flow, dpopKey: dpopKey)
+            exchange.request, endpoint: .token, provider: name, flow: &flow, dpopKey: dpopKey,
+            renew: { request throws(SignInError) in try provider.withFreshClientAssertion(request, now: clock.now()) })
         var next: OAuthFlow.IdentityAction
         switch flow.tokenResponseReceived(tokenResponse, now: clock.now()) {
         case .verifyIDToken(let verification):
@@ -183,10 +185,11 @@ public final class SignIn: Sendable {
     /// Sends a provider request; a transport failure ends the flow.
     private func send(
         _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, flow: inout OAuthFlow,
-        dpopKey: JWK? = nil
+        dpopKey: JWK? = nil, renew: ((HTTPClientRequest) throws(SignInError) -> HTTPClientRequest)? = nil
     ) async throws(SignInError) -> HTTPClientResponse {
         do throws(SignInError) {
-            return try await transport.send(request, endpoint: endpoint, provider: provider, dpopKey: dpopKey)
+            return try await transport.send(
+                request, endpoint: endpoint, provider: provider, dpopKey: dpopKey, renew: renew)
         } catch {
             throw flow.requestFailed(error, now: clock.now())
         }

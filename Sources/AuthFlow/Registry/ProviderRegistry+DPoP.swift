@@ -1,4 +1,6 @@
+import AuthFlowHTTP
 import AuthFlowJOSE
+import Foundation
 
 extension ProviderRegistry {
     /// `dpop: true` against what the provider advertises (RFC 9449 §5.1): a provider that lists its proof
@@ -41,5 +43,24 @@ extension ResolvedProvider {
         if advertised.contains("ES256") { return .es256 }
         if advertised.contains("EdDSA") { return .edDSA }
         return nil
+    }
+}
+
+extension ResolvedProvider {
+    /// `request` with a fresh `private_key_jwt` assertion in place of the one it carries, for the one retry after a
+    /// DPoP nonce challenge (RFC 9449 §8): a server that spent the first assertion's `jti` before it looked at the
+    /// proof would refuse it again. Any other request is returned as it is.
+    ///
+    /// - Throws: ``SignInError`` with `client_authentication_failed` when the assertion cannot be signed.
+    func withFreshClientAssertion(_ request: HTTPClientRequest, now: Date) throws(SignInError) -> HTTPClientRequest {
+        guard clientAuthentication == .privateKeyJWT, let body = request.body,
+            request.headers["Content-Type"]?.hasPrefix("application/x-www-form-urlencoded") == true
+        else { return request }
+        var fields = FormURLEncoding.decode(String(decoding: body, as: UTF8.self))
+        guard let index = fields.firstIndex(where: { $0.0 == "client_assertion" }) else { return request }
+        fields[index].1 = try clientAssertion(now: now, random: SystemRandom())
+        var renewed = request
+        renewed.body = Array(FormURLEncoding.encode(fields).utf8)
+        return renewed
     }
 }

@@ -99,7 +99,7 @@ public final class TokenOperations: Sendable {
         let request = try provider.refreshRequest(
             refreshToken: refreshToken, scopes: scopes, now: clock.now(),
             clientSecretLifetime: options.clientSecretLifetime)
-        let response = try await send(request, endpoint: .token, provider: name, dpopKey: dpopKey)
+        let response = try await send(request, endpoint: .token, provider: provider, dpopKey: dpopKey)
         let tokens = try Self.tokenSet(
             from: response, expected: "refreshed tokens", provider: name, dpopKey: dpopKey)
         var claims: JWTClaims?
@@ -197,7 +197,7 @@ public final class TokenOperations: Sendable {
             throw SignInError(
                 .revocationUnsupported, "expected a revocation endpoint for the provider, found none", provider: name)
         }
-        let response = try await send(request, endpoint: .revocation, provider: name, dpopKey: dpopKey)
+        let response = try await send(request, endpoint: .revocation, provider: provider, dpopKey: dpopKey)
         guard (200..<300).contains(response.status) else {
             let code = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: try? JSONValue.parse(response.body)))
             throw SignInError(
@@ -210,9 +210,20 @@ public final class TokenOperations: Sendable {
 
     /// Sends `request` (bounded by the request timeout, when set), telling the observer how it went.
     private func send(
-        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, dpopKey: JWK? = nil
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String
     ) async throws(SignInError) -> HTTPClientResponse {
-        try await transport.send(request, endpoint: endpoint, provider: provider, dpopKey: dpopKey)
+        try await transport.send(request, endpoint: endpoint, provider: provider)
+    }
+
+    /// Sends a request of `provider` with a DPoP proof when `dpopKey` is given; the retry after a nonce challenge
+    /// carries a fresh client assertion.
+    private func send(
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: ResolvedProvider, dpopKey: JWK?
+    ) async throws(SignInError) -> HTTPClientResponse {
+        let clock = self.clock
+        return try await transport.send(
+            request, endpoint: endpoint, provider: provider.name, dpopKey: dpopKey,
+            renew: { request throws(SignInError) in try provider.withFreshClientAssertion(request, now: clock.now()) })
     }
 
     private func verify(_ idToken: String, provider: ResolvedProvider, subject: String?) async throws(SignInError)
