@@ -28,6 +28,8 @@ struct AuthorizationRequest: Sendable {
     var maxAge: Int64? = nil
     /// OpenID Connect `acr_values`, in order, when asked: the id_token then carries `acr` and `auth_time`.
     var acrValues: [String] = []
+    /// FAPI mode: the `dpop_jkt` of the pushed request (RFC 9449 §10), which the code exchange's proof key must match.
+    var dpopJKT: String?
 
     init(
         provider: SandboxProvider, clientID: String, redirectURI: String, responseTypes: Set<String> = ["code"],

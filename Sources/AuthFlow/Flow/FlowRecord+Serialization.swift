@@ -21,6 +21,7 @@ extension FlowRecord {
         if let acrValues = stepUp?.acrValues, !acrValues.isEmpty {
             object["acr_values"] = .string(acrValues.joined(separator: " "))
         }
+        if let dpopKey { object["dpop_jwk"] = dpopKey.exportPrivate() }
         return .object(object)
     }
 
@@ -40,6 +41,7 @@ extension FlowRecord {
         Self.append(member: "\"browser_binding\":", .string(browserBindingDigest), to: &out)
         Self.append(
             member: ",\"created_at\":", .integer(Int64((createdAt.timeIntervalSince1970 * 1000).rounded())), to: &out)
+        if let dpopKey { Self.append(member: ",\"dpop_jwk\":", dpopKey.exportPrivate(), to: &out) }
         Self.append(member: ",\"intent\":", .string(intent.rawValue), to: &out)
         if let maxAge = stepUp?.maxAge { Self.append(member: ",\"max_age\":", .integer(maxAge), to: &out) }
         if let nonce { Self.append(member: ",\"nonce\":", .string(nonce), to: &out) }
@@ -79,12 +81,21 @@ extension FlowRecord {
         else {
             throw FlowStoreError(.invalidRecord, "expected a version 1 flow record with every required member")
         }
+        var dpopKey: JWK?
+        if let jwk = json["dpop_jwk"] {
+            do throws(JOSEError) {
+                dpopKey = try JWK(json: jwk)
+            } catch {
+                throw FlowStoreError(.invalidRecord, "expected dpop_jwk to be a private JWK, found \(error.code)")
+            }
+        }
         self.init(
             provider: provider, state: state, nonce: json["nonce"]?.stringValue,
             pkceVerifier: json["pkce_verifier"]?.stringValue, returnTo: json["return_to"]?.stringValue,
             browserBindingDigest: binding, intent: intent,
             createdAt: Date(timeIntervalSince1970: Double(created) / 1000),
             stepUp: try Self.stepUp(maxAge: json["max_age"], acrValues: json["acr_values"]))
+        self.dpopKey = dpopKey
     }
 }
 
