@@ -1,0 +1,553 @@
+"""The OpenID Foundation conformance suite's relying-party (client) test modules, replicated as black-box tests
+of `authflow serve` with `type: oidc`.
+
+The suite (https://github.com/openid-certification/conformance-suite) tests a relying party by playing its
+OpenID Provider and misbehaving in one way per test module; the module passes when the relying party refuses
+(shows an error and calls no further endpoint) or, for the modules that check interoperability, signs in.
+Here `conformance_op.Provider` plays that provider, each test below injects one module's misbehaviour,
+drives the sign-in with plain HTTP, and asserts the suite's verdict: refused with the typed error AuthFlow
+documents (docs/errors.md), no session, and, where the suite checks it, no later call to the provider; or
+signed in. Each test is named after the module's id and cites the module's source.
+
+Plans covered: OpenID Connect Core Basic RP (`oidcc-client-basic-certification-test-plan`), Config RP
+(`oidcc-client-config-certification-test-plan`), the extra modules of `oidcc-client-test-plan` that apply to
+the code flow, and FAPI 2.0 Security Profile Final RP (`fapi2-security-profile-final-client-test-plan`, with
+PAR, `private_key_jwt` and RFC 9207). docs/conformance.md has the table, the modules that do not apply, and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from jwcrypto import jwk
+
+import authflow_harness as harness
+from conformance_op import Faults, Provider
+
+SUITE = "https://github.com/openid-certification/conformance-suite/blob/master/src/main/java/net/openid/conformance"
+OIDCC = f"{SUITE}/openid/client"
+FAPI2 = f"{SUITE}/fapi2spfinal"
+NAME = "op"  # the provider's name in providers.yaml
+
+
+# ---------------------------------------------------------------------------------------------
+# The relying party and the sign-in
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Setup:
+    """Which plan's relying party configuration a module runs with."""
+
+    fapi: bool = False  # FAPI 2.0: PAR required, private_key_jwt, RFC 9207 `iss`, PKCE S256
+
+
+def client_key(directory) -> tuple[str, jwk.JWK]:
+    """A fresh EC P-256 client key: its PKCS#8 PEM file (for `private_key_file`) and its public JWK."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    path = directory / "client-key.pem"
+    path.write_bytes(pem)
+    path.chmod(0o600)
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    return str(path), jwk.JWK.from_pem(public)
+
+
+class Stand:
+    """One provider and one `authflow serve` configured as that plan's relying party."""
+
+    def __init__(self, servers, setup: Setup, faults: Faults):
+        directory = servers.directory()
+        if setup.fapi:
+            key_file, public = client_key(directory)
+            self.provider = Provider(client_public_key=public, par=True, iss_parameter=True,
+                                     auth_methods=("private_key_jwt",))
+            client = (f"    client_auth: private_key_jwt\n    private_key_file: {key_file}\n"
+                      "    par: required\n")
+        else:
+            self.provider = Provider()
+            client = (f"    client_secret: {self.provider.client_secret}\n"
+                      "    client_auth: client_secret_basic\n")
+        self.provider.faults = faults
+        block = (f"  {NAME}:\n    type: oidc\n    issuer: {self.provider.issuer}\n"
+                 f"    client_id: {self.provider.client_id}\n{client}"
+                 "    scopes: [openid, email, profile]\n")
+        port = harness.free_port()
+        self.config = harness.write_config(directory, port=port, providers=(), extra_providers=block)
+        self.config.chmod(0o600)
+        self.app = None
+        self.start_error: Exception | None = None
+        try:
+            self.app = servers.start(self.config, sandbox=False)
+        except harness.ServerError as error:
+            self.start_error = error
+
+    def stop(self):
+        self.provider.stop()
+
+
+@dataclass
+class Attempt:
+    browser: harness.Browser
+    start: object  # the app's answer to the login
+    authorize_url: str | None = None
+    provider_answer: object = None
+    result: object = None  # the app's answer to the callback
+
+
+def sign_in(stand: Stand) -> Attempt:
+    """The login at the app, the provider's authorization endpoint (which answers at once), the callback."""
+    assert stand.app is not None, f"authflow serve did not start: {stand.start_error}"
+    browser = stand.app.browser()
+    attempt = Attempt(browser, browser.begin(NAME))
+    location = attempt.start.headers.get("Location", "")
+    if attempt.start.status_code != 302 or not location.startswith(stand.provider.issuer + "/authorize"):
+        return attempt
+    attempt.authorize_url = location
+    attempt.provider_answer = browser.get(location, initiator=browser.app)
+    assert attempt.provider_answer.status_code == 302, (
+        f"the provider refused the authorization request: {attempt.provider_answer.text[:300]} "
+        f"{stand.provider.refusals}")
+    callback = urljoin(location, attempt.provider_answer.headers["Location"])
+    assert callback.startswith(browser.app + f"/auth/{NAME}/callback?"), callback
+    attempt.result = browser.get(callback, initiator=stand.provider.issuer)
+    return attempt
+
+
+def expect_signed_in(stand: Stand, attempt: Attempt) -> dict:
+    assert attempt.result is not None, (
+        f"the sign-in did not reach the provider: {attempt.start.status_code} {attempt.start.text[:300]}")
+    harness.expect_redirect(attempt.result, "/", context=f"callback; provider refusals {stand.provider.refusals}")
+    session = attempt.browser.session_info()
+    assert session.status_code == 200, session.text[:300]
+    body = session.json()
+    assert body["provider"] == NAME and body["subject"] == stand.provider.subject
+    return body
+
+
+def expect_refused(attempt: Attempt, code, *, mentions: tuple[str, ...] = ()) -> dict:
+    """The callback refused with `code` (a JSON error naming what was expected and found), no session."""
+    assert attempt.result is not None, (
+        f"the sign-in did not reach the callback: {attempt.start.status_code} {attempt.start.text[:300]}")
+    body = harness.expect_error(attempt.result, code, statuses=(400, 401, 403, 502), context="callback")
+    for word in mentions:
+        assert word in body["message"], f"expected {word!r} in the message {body['message']!r}"
+    assert attempt.browser.session_info().status_code == 401
+    return body
+
+
+# ---------------------------------------------------------------------------------------------
+# The modules
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Module:
+    """One conformance-suite test module: its id, its source (relative to the suite's package), what it
+    injects, and the verdict the suite expects."""
+
+    id: str
+    source: str
+    injects: str
+    faults: Callable[[], Faults] = Faults
+    setup: Setup = field(default_factory=Setup)
+    #: None: the relying party must sign in; else the error code AuthFlow must refuse with
+    refusal: str | None = None
+    #: words the refusal's message must contain (the JOSE check that failed, the claim)
+    mentions: tuple[str, ...] = ()
+    #: provider endpoints the relying party must not call once it was given the faulty response
+    never_calls: tuple[str, ...] = ()
+    #: further checks on the provider and the session after the verdict
+    check: Callable[[Stand, Attempt], None] | None = None
+    #: a provider and relying party of its own (the fault concerns keys the relying party caches);
+    #: otherwise the module shares its plan's stand with the other modules of that plan
+    fresh: bool = False
+
+
+def claims_with(**changes) -> Callable[[dict], dict]:
+    def change(claims: dict) -> dict:
+        claims = dict(claims)
+        for name, value in changes.items():
+            if value is REMOVE:
+                claims.pop(name, None)
+            else:
+                claims[name] = value(claims) if callable(value) else value
+        return claims
+    return change
+
+
+REMOVE = object()
+
+
+def check_basic_auth(stand: Stand, attempt: Attempt) -> None:
+    assert stand.provider.client_auth_seen == ["client_secret_basic"]
+    token_call = next(c for c in stand.provider.calls if c.path == "/token")
+    assert token_call.headers["authorization"].startswith("Basic ")
+    assert "client_secret" not in token_call.form
+
+
+def check_scopes(stand: Stand, attempt: Attempt) -> None:
+    scope = parse_qs(urlsplit(attempt.authorize_url).query)["scope"][0].split()
+    assert "openid" in scope and {"email", "profile"} <= set(scope), scope
+    session = attempt.browser.session_info().json()
+    assert session["email"] == "conformance@example.com" and session["email_verified"] is True
+
+
+def check_userinfo_bearer(stand: Stand, attempt: Attempt) -> None:
+    calls = [c for c in stand.provider.calls if c.path == "/userinfo"]
+    assert len(calls) == 1
+    assert calls[0].headers["authorization"].startswith("Bearer ")
+    assert calls[0].query == {} and calls[0].form == {}
+
+
+def check_jwks_fetched(stand: Stand, attempt: Attempt) -> None:
+    assert stand.provider.paths("GET").count("/jwks") >= 1
+    assert stand.provider.called("/.well-known/openid-configuration")
+
+
+def check_fapi_request(stand: Stand, attempt: Attempt) -> None:
+    """PAR: the redirect carries only client_id and request_uri; every request was private_key_jwt."""
+    query = parse_qs(urlsplit(attempt.authorize_url).query)
+    assert set(query) == {"client_id", "request_uri"}, query
+    pushed = next(c for c in stand.provider.calls if c.path == "/par")
+    assert pushed.form["code_challenge_method"] == "S256" and pushed.form["response_type"] == "code"
+    assert set(stand.provider.client_auth_seen) == {"private_key_jwt"}
+    assert stand.provider.paths().count("/par") == 1
+
+
+FAPI = Setup(fapi=True)
+
+
+def iss_removed(params: dict) -> dict:
+    return {k: v for k, v in params.items() if k != "iss"}
+
+
+OIDCC_BASIC = [
+    Module("oidcc-client-test", "openid/client/OIDCCClientTest.java",
+           "nothing: a well-behaved provider (code flow, client_secret_basic)",
+           check=check_userinfo_bearer),
+    Module("oidcc-client-test-invalid-iss", "openid/client/OIDCCClientTestInvalidIssuerInIdToken.java",
+           "an id_token whose `iss` is not the issuer",
+           faults=lambda: Faults(id_token_claims=claims_with(iss=lambda c: c["iss"] + "/invalid")),
+           refusal="id_token_invalid", mentions=("iss",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-missing-sub", "openid/client/OIDCCClientTestMissingSubInIdToken.java",
+           "an id_token without `sub`",
+           faults=lambda: Faults(id_token_claims=claims_with(sub=REMOVE)),
+           refusal="id_token_invalid", mentions=("sub",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-invalid-aud", "openid/client/OIDCCClientTestInvalidAudInIdToken.java",
+           "an id_token whose `aud` is another client",
+           faults=lambda: Faults(id_token_claims=claims_with(aud=lambda c: c["aud"] + "-invalid")),
+           refusal="id_token_invalid", mentions=("aud",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-missing-iat", "openid/client/OIDCCClientTestMissingIatInIdToken.java",
+           "an id_token without `iat`",
+           faults=lambda: Faults(id_token_claims=claims_with(iat=REMOVE)),
+           refusal="id_token_invalid", mentions=("iat",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-kid-absent-single-jwks", "openid/client/OIDCCClientTestKidAbsentSingleJwks.java",
+           "an id_token header without `kid`; the JWKS holds that one key (without `kid`)",
+           fresh=True, faults=lambda: Faults(jwks="single", kid_in_header=False)),
+    Module("oidcc-client-test-kid-absent-multiple-jwks",
+           "openid/client/OIDCCClientTestKidAbsentMultipleMatchingKeysInJwks.java",
+           "an RS256 id_token without `kid`; the JWKS holds two RSA keys, neither with a `kid` (the suite "
+           "accepts either verdict: refuse, or try each key)",
+           fresh=True, faults=lambda: Faults(signing="RS256", jwks="several-without-kid", kid_in_header=False),
+           refusal="id_token_invalid", mentions=("kid",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-idtoken-sig-rs256", "openid/client/OIDCCClientTestIdTokenSignedUsingRS256.java",
+           "an id_token signed with RS256",
+           faults=lambda: Faults(signing="RS256")),
+    Module("oidcc-client-test-idtoken-sig-none", "openid/client/OIDCCClientTestIdTokenSigAlgNone.java",
+           "an unsigned id_token (`alg: none`) from the token endpoint; the suite expects a client registered "
+           "for `none` to accept it. AuthFlow never registers for `none` and refuses it (deviation)",
+           faults=lambda: Faults(signing="none"),
+           refusal="id_token_invalid", mentions=("none",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-invalid-sig-rs256",
+           "openid/client/OIDCCClientTestInvalidIdTokenSignatureWithRS256.java",
+           "an RS256 id_token whose signature does not verify",
+           faults=lambda: Faults(signing="RS256", corrupt_signature=True),
+           refusal="id_token_invalid", mentions=("signature",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-userinfo-invalid-sub",
+           "openid/client/OIDCCClientTestInvalidSubInUserinfoResponse.java",
+           "a userinfo response whose `sub` differs from the id_token's",
+           faults=lambda: Faults(userinfo=claims_with(sub="someone-else")),
+           refusal="userinfo_subject_mismatch"),
+    Module("oidcc-client-test-nonce-invalid", "openid/client/OIDCCClientTestNonceInvalid.java",
+           "an id_token whose `nonce` is not the one the client sent",
+           faults=lambda: Faults(id_token_claims=claims_with(nonce="not-the-nonce")),
+           refusal="id_token_invalid", mentions=("nonce",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-scope-userinfo-claims", "openid/client/OIDCCClientTestScopeUserInfoClaims.java",
+           "nothing; the client must ask for claims with `profile`/`email` scopes and use userinfo",
+           check=check_scopes),
+    Module("oidcc-client-test-client-secret-basic", "openid/client/OIDCCClientTestClientSecretBasic.java",
+           "nothing; the token endpoint accepts only `client_secret_basic`",
+           check=check_basic_auth),
+]
+
+OIDCC_EXTRA = [
+    Module("oidcc-client-test-missing-aud", "openid/client/OIDCCClientTestMissingAudInIdToken.java",
+           "an id_token without `aud`",
+           faults=lambda: Faults(id_token_claims=claims_with(aud=REMOVE)),
+           refusal="id_token_invalid", mentions=("aud",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-invalid-sig-es256",
+           "openid/client/OIDCCClientTestInvalidIdTokenSignatureWithES256.java",
+           "an ES256 id_token whose signature does not verify",
+           faults=lambda: Faults(signing="ES256", corrupt_signature=True),
+           refusal="id_token_invalid", mentions=("signature",), never_calls=("/userinfo",)),
+    Module("oidcc-client-test-invalid-sig-hs256",
+           "openid/client/OIDCCClientTestInvalidIdTokenSignatureWithHS256.java",
+           "an HS256 id_token (keyed with the client secret) whose signature does not verify",
+           faults=lambda: Faults(signing="HS256", corrupt_signature=True),
+           refusal="id_token_invalid", never_calls=("/userinfo",)),
+    Module("oidcc-client-test-userinfo-bearer-header", "openid/client/OIDCCClientTestUserinfoBearerHeader.java",
+           "nothing; the userinfo request must carry the access token in `Authorization: Bearer`",
+           check=check_userinfo_bearer),
+]
+
+OIDCC_CONFIG = [
+    Module("oidcc-client-test-discovery-openid-config",
+           "openid/client/config/OIDCCClientTestDiscoveryOpenIDConfiguration.java",
+           "nothing; the client must find the endpoints through discovery", check=check_jwks_fetched, fresh=True),
+    Module("oidcc-client-test-discovery-jwks_uri-keys",
+           "openid/client/config/OIDCCClientTestDiscoveryJwksUriKeys.java",
+           "nothing; the client must verify the id_token with the keys at discovery's `jwks_uri`",
+           check=check_jwks_fetched, fresh=True),
+    Module("oidcc-client-test-signing-key-rotation-just-before-signing",
+           "openid/client/config/OIDCCClientTestSigningKeyRotationJustBeforeSigning.java",
+           "new signing keys (new `kid`s) published right before the id_token is signed",
+           fresh=True, faults=lambda: Faults(rotate_before_signing=True)),
+]
+
+FAPI2_SP = [
+    Module("fapi2-security-profile-final-client-test-happy-path",
+           "fapi2spfinal/FAPI2SPFinalClientTestHappyPath.java",
+           "nothing: PAR required, `private_key_jwt`, `iss` in the authorization response, PKCE S256",
+           setup=FAPI, check=check_fapi_request),
+    Module("fapi2-security-profile-final-client-test-invalid-iss", "fapi2spfinal/FAPI2SPFinalClientTestInvalidIss.java",
+           "an id_token whose `iss` is not the issuer",
+           faults=lambda: Faults(id_token_claims=claims_with(iss="https://invalid.example")),
+           setup=FAPI, refusal="id_token_invalid", mentions=("iss",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-aud", "fapi2spfinal/FAPI2SPFinalClientTestInvalidAud.java",
+           "an id_token whose `aud` is another client",
+           faults=lambda: Faults(id_token_claims=claims_with(aud="invalid-client")),
+           setup=FAPI, refusal="id_token_invalid", mentions=("aud",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-secondary-aud",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidSecondaryAud.java",
+           "an id_token whose `aud` lists the client and an untrusted second client (no `azp`)",
+           faults=lambda: Faults(id_token_claims=claims_with(aud=lambda c: [c["aud"], "untrusted-client"])),
+           setup=FAPI, refusal="id_token_invalid", mentions=("aud",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-null-alg",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidNullAlg.java",
+           "an unsigned id_token (`alg: none`)",
+           faults=lambda: Faults(signing="none"),
+           setup=FAPI, refusal="id_token_invalid", mentions=("none",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-expired-exp",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidExpiredExp.java",
+           "an id_token that expired (`exp` in the past)",
+           faults=lambda: Faults(id_token_claims=claims_with(exp=lambda c: c["iat"] - 3600, iat=lambda c: c["iat"] - 7200)),
+           setup=FAPI, refusal="id_token_invalid", mentions=("exp",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-missing-exp",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidMissingExp.java",
+           "an id_token without `exp`",
+           faults=lambda: Faults(id_token_claims=claims_with(exp=REMOVE)),
+           setup=FAPI, refusal="id_token_invalid", mentions=("exp",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-missing-aud",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidMissingAud.java",
+           "an id_token without `aud`",
+           faults=lambda: Faults(id_token_claims=claims_with(aud=REMOVE)),
+           setup=FAPI, refusal="id_token_invalid", mentions=("aud",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-missing-iss",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidMissingIss.java",
+           "an id_token without `iss`",
+           faults=lambda: Faults(id_token_claims=claims_with(iss=REMOVE)),
+           setup=FAPI, refusal="id_token_invalid", mentions=("iss",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-valid-aud-as-array",
+           "fapi2spfinal/FAPI2SPFinalClientTestValidAudAsArray.java",
+           "an id_token whose `aud` is an array holding only the client",
+           faults=lambda: Faults(id_token_claims=claims_with(aud=lambda c: [c["aud"]])),
+           setup=FAPI),
+    Module("fapi2-security-profile-final-client-test-invalid-nonce",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidNonce.java",
+           "an id_token whose `nonce` is not the one the client sent",
+           faults=lambda: Faults(id_token_claims=claims_with(nonce="not-the-nonce")),
+           setup=FAPI, refusal="id_token_invalid", mentions=("nonce",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-missing-nonce",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidMissingNonce.java",
+           "an id_token without the `nonce` the client sent",
+           faults=lambda: Faults(id_token_claims=claims_with(nonce=REMOVE)),
+           setup=FAPI, refusal="id_token_invalid", mentions=("nonce",), never_calls=("/userinfo",)),
+    Module("fapi2-security-profile-final-client-test-invalid-authorization-response-iss",
+           "fapi2spfinal/FAPI2SPFinalClientTestInvalidAuthorizationResponseIss.java",
+           "an authorization response whose `iss` (RFC 9207) is not the issuer",
+           faults=lambda: Faults(authorization_response=claims_with(iss="https://invalid.example")),
+           setup=FAPI, refusal="issuer_mismatch", never_calls=("/token", "/userinfo")),
+    Module("fapi2-security-profile-final-client-test-remove-authorization-response-iss",
+           "fapi2spfinal/FAPI2SPFinalClientTestRemoveAuthorizationResponseIss.java",
+           "an authorization response without `iss` from an issuer that advertises "
+           "`authorization_response_iss_parameter_supported`",
+           faults=lambda: Faults(authorization_response=iss_removed),
+           setup=FAPI, refusal="issuer_mismatch", never_calls=("/token", "/userinfo")),
+    Module("fapi2-security-profile-final-client-test-ensure-authorization-response-with-invalid-state-fails",
+           "fapi2spfinal/FAPI2SPFinalClientTestEnsureAuthorizationResponseWithInvalidStateFails.java",
+           "an authorization response whose `state` is not the one the client sent",
+           faults=lambda: Faults(authorization_response=claims_with(state=lambda p: p["state"][::-1] + "x")),
+           setup=FAPI, refusal="browser_binding_mismatch", never_calls=("/token", "/userinfo")),
+    Module("fapi2-security-profile-final-client-test-ensure-authorization-response-with-invalid-missing-state-fails",
+           "fapi2spfinal/FAPI2SPFinalClientTestEnsureAuthorizationResponseWithInvalidMissingStateFails.java",
+           "an authorization response without the `state` the client sent",
+           faults=lambda: Faults(authorization_response=claims_with(state=REMOVE)),
+           setup=FAPI, refusal="invalid_state", never_calls=("/token", "/userinfo")),
+    Module("fapi2-security-profile-final-client-test-token-endpoint-response-without-expires_in",
+           "fapi2spfinal/FAPI2SPFinalClientTestTokenEndpointResponseWithoutExpiresIn.java",
+           "a token response without `expires_in`",
+           faults=lambda: Faults(token_response=claims_with(expires_in=REMOVE)), setup=FAPI),
+    Module("fapi2-security-profile-final-client-test-token-type-case-insensitivity",
+           "fapi2spfinal/FAPI2SPFinalClientTestTokenTypeCaseInsenstivity.java",
+           "a token response whose `token_type` is `bEARER` (the case inverted)",
+           faults=lambda: Faults(token_response=claims_with(token_type="bEARER")), setup=FAPI),
+]
+
+MODULES = OIDCC_BASIC + OIDCC_EXTRA + OIDCC_CONFIG + FAPI2_SP
+
+
+@pytest.fixture(scope="module")
+def shared_stands(module_servers):
+    """One stand per plan for the modules whose faults leave discovery and keys alone: starting a relying
+    party per module would make the file several times slower."""
+    stands: dict[bool, Stand] = {}
+
+    def get(setup: Setup) -> Stand:
+        if setup.fapi not in stands:
+            stands[setup.fapi] = Stand(module_servers, setup, Faults())
+        return stands[setup.fapi]
+    yield get
+    for stand in stands.values():
+        stand.stop()
+
+
+def run_module(servers, shared_stands, module: Module) -> None:
+    if module.fresh:
+        stand = Stand(servers, module.setup, module.faults())
+    else:
+        stand = shared_stands(module.setup)
+        stand.provider.reset(module.faults())
+    try:
+        attempt = sign_in(stand)
+        if module.refusal is None:
+            expect_signed_in(stand, attempt)
+        else:
+            expect_refused(attempt, module.refusal, mentions=module.mentions)
+            for path in module.never_calls:
+                assert not stand.provider.called(path), (
+                    f"{module.id}: the relying party called {path} after the faulty response: "
+                    f"{stand.provider.paths()}")
+        if module.check is not None:
+            module.check(stand, attempt)
+    finally:
+        if module.fresh:
+            stand.stop()
+
+
+def _make_test(module: Module):
+    def test(servers, shared_stands):
+        run_module(servers, shared_stands, module)
+    test.__name__ = "test_" + module.id.replace("-", "_")
+    test.__doc__ = f"{module.id}: {module.injects}.\n\nSource: {SUITE}/{module.source}"
+    return test
+
+
+for _module in MODULES:
+    _test = _make_test(_module)
+    globals()[_test.__name__] = _test
+del _module, _test
+
+
+# ---------------------------------------------------------------------------------------------
+# Modules with more than one sign-in or a provider that fails before the sign-in
+# ---------------------------------------------------------------------------------------------
+
+
+def test_oidcc_client_test_signing_key_rotation(servers):
+    """oidcc-client-test-signing-key-rotation: a sign-in, then new signing keys (new `kid`s), then a second
+    sign-in, which the client must verify by fetching the key set again.
+
+    Source: {OIDCC}/config/OIDCCClientTestSigningKeyRotation.java
+    """
+    stand = Stand(servers, Setup(), Faults())
+    try:
+        expect_signed_in(stand, sign_in(stand))
+        fetched = stand.provider.paths("GET").count("/jwks")
+        stand.provider.keys.rotate()
+        expect_signed_in(stand, sign_in(stand))
+        assert stand.provider.paths("GET").count("/jwks") > fetched
+    finally:
+        stand.stop()
+
+
+def discovery_issuer_mismatch(servers, setup: Setup) -> None:
+    """The discovery document names another issuer: the client must stop before any authorization request.
+    AuthFlow finds out when it starts: `authflow serve` refuses the configuration with `issuer_mismatch`
+    (OpenID Connect Discovery §4.3), at the provider's `issuer:` line, and exits 1."""
+    faults = Faults(discovery=claims_with(issuer=lambda d: d["issuer"] + "/mismatch"))
+    stand = Stand(servers, setup, faults)
+    try:
+        assert stand.app is None, "authflow serve started with an issuer whose discovery names another"
+        report = str(stand.start_error)
+        assert "exit 1" in report, report
+        assert "failed: issuer_mismatch: expected the discovery document's issuer to equal the configured " \
+               f"issuer '{stand.provider.issuer}'" in report, report
+        assert stand.provider.paths() == ["/.well-known/openid-configuration"], stand.provider.paths()
+    finally:
+        stand.stop()
+
+
+def test_oidcc_client_test_discovery_issuer_mismatch(servers):
+    """oidcc-client-test-discovery-issuer-mismatch: discovery's `issuer` differs from the configured issuer.
+
+    Source: {OIDCC}/config/OIDCCClientTestDiscoveryIssuerMismatch.java
+    """
+    discovery_issuer_mismatch(servers, Setup())
+
+
+def test_fapi2_security_profile_final_client_test_discovery_issuer_mismatch(servers):
+    """fapi2-security-profile-final-client-test-discovery-issuer-mismatch: as the OIDC module, with FAPI 2.0.
+
+    Source: {FAPI2}/FAPI2SPFinalClientTestDiscoveryIssuerMismatch.java
+    """
+    discovery_issuer_mismatch(servers, FAPI)
+
+
+for _test in (test_oidcc_client_test_signing_key_rotation, test_oidcc_client_test_discovery_issuer_mismatch,
+              test_fapi2_security_profile_final_client_test_discovery_issuer_mismatch):
+    _test.__doc__ = _test.__doc__.replace("{OIDCC}", OIDCC).replace("{FAPI2}", FAPI2)
+del _test
+
+
+# ---------------------------------------------------------------------------------------------
+# RFC 9126 checks the FAPI 2.0 client plan leaves out: a refused or unusable pushed request
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer, case", [
+    ((400, {"error": "invalid_request", "error_description": "scope not allowed"}), "error"),
+    ((201, {"expires_in": 60}), "no request_uri"),
+    ((201, {"request_uri": "urn:ietf:params:oauth:request_uri:x", "expires_in": 0}), "request_uri expired"),
+], ids=["par-error", "par-missing-request-uri", "par-request-uri-expired"])
+def test_par_response_refused(servers, answer, case):
+    """RFC 9126 §2.2-2.3: an error from the pushed authorization request endpoint, an answer without a
+    `request_uri`, or one whose lifetime is already over: the login is refused with
+    `pushed_authorization_error` and the browser never reaches the authorization endpoint."""
+    stand = Stand(servers, FAPI, Faults(par_response=lambda status, body: answer))
+    try:
+        attempt = sign_in(stand)
+        assert attempt.authorize_url is None, case
+        body = harness.expect_error(attempt.start, "pushed_authorization_error", statuses=(400, 401, 403, 502),
+                                    context=case)
+        assert "request_uri:x" not in body["message"]
+        assert not stand.provider.called("/authorize")
+    finally:
+        stand.stop()
