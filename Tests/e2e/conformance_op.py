@@ -16,6 +16,7 @@ import json
 import secrets
 import threading
 import time
+from html import escape
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
@@ -58,10 +59,10 @@ class Faults:
     token_response: Mapping = identity
     #: the userinfo JSON
     userinfo: Mapping = identity
+    #: answer the authorization request with this OAuth error (`error`, `state`) instead of a code
+    authorization_error: str | None = None
     #: the pushed authorization request endpoint's (status, JSON) answer
     par_response: Callable[[int, dict], tuple[int, dict]] = lambda status, body: (status, body)
-    #: seconds to wait before answering the pushed authorization request
-    par_delay: float = 0.0
 
 
 @dataclass
@@ -152,6 +153,7 @@ class Provider:
             "userinfo_endpoint": self.issuer + "/userinfo",
             "jwks_uri": self.issuer + "/jwks",
             "response_types_supported": ["code"],
+            "response_modes_supported": ["query", "form_post"],
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["ES256", "RS256", "PS256"],
             "token_endpoint_auth_methods_supported": list(self.auth_methods),
@@ -318,16 +320,34 @@ class Provider:
                 if query.get("client_id") != provider.client_id or query.get("response_type") != "code":
                     self.send_json(400, {"error": "invalid_request"})
                     return
-                code = secrets.token_urlsafe(24)
-                provider.codes[code] = query
-                params = {"code": code, "state": query.get("state")}
+                if provider.faults.authorization_error is not None:
+                    params = {"error": provider.faults.authorization_error, "state": query.get("state")}
+                else:
+                    code = secrets.token_urlsafe(24)
+                    provider.codes[code] = query
+                    params = {"code": code, "state": query.get("state")}
                 if provider.iss_parameter:
                     params["iss"] = provider.issuer
                 params = {k: v for k, v in provider.faults.authorization_response(params).items() if v is not None}
+                if query.get("response_mode") == "form_post":
+                    self.form_post(query["redirect_uri"], params)
+                    return
                 self.send_response(302)
                 self.send_header("Location", query["redirect_uri"] + "?" + urlencode(params))
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+
+            def form_post(self, action: str, params: dict):
+                """OAuth 2.0 Form Post Response Mode: a page whose form posts the response to the client."""
+                inputs = "".join(f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">'
+                                 for k, v in params.items())
+                page = (f'<!doctype html><html><body onload="document.forms[0].submit()">'
+                        f'<form method="post" action="{escape(action)}">{inputs}</form></body></html>').encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
 
             def pushed(self, headers: dict, form: dict):
                 if provider.authenticate(headers, form, "par") is None:
@@ -337,8 +357,6 @@ class Provider:
                 request_uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(16)
                 provider.pushed[request_uri] = (params, time.time() + 60)
                 status, body = provider.faults.par_response(201, {"request_uri": request_uri, "expires_in": 60})
-                if provider.faults.par_delay:
-                    time.sleep(provider.faults.par_delay)
                 self.send_json(status, body)
 
             def token(self, headers: dict, form: dict):

@@ -63,7 +63,7 @@ def client_key(directory) -> tuple[str, jwk.JWK]:
 class Stand:
     """One provider and one `authflow serve` configured as that plan's relying party."""
 
-    def __init__(self, servers, setup: Setup, faults: Faults):
+    def __init__(self, servers, setup: Setup, faults: Faults, extra: str = ""):
         directory = servers.directory()
         if setup.fapi:
             key_file, public = client_key(directory)
@@ -78,7 +78,7 @@ class Stand:
         self.provider.faults = faults
         block = (f"  {NAME}:\n    type: oidc\n    issuer: {self.provider.issuer}\n"
                  f"    client_id: {self.provider.client_id}\n{client}"
-                 "    scopes: [openid, email, profile]\n")
+                 "    scopes: [openid, email, profile]\n" + extra)
         port = harness.free_port()
         self.config = harness.write_config(directory, port=port, providers=(), extra_providers=block)
         self.config.chmod(0o600)
@@ -312,7 +312,7 @@ OIDCC_CONFIG = [
     Module("oidcc-client-test-discovery-openid-config",
            "openid/client/config/OIDCCClientTestDiscoveryOpenIDConfiguration.java",
            "nothing; the client must find the endpoints through discovery", check=check_jwks_fetched, fresh=True),
-    Module("oidcc-client-test-discovery-jwks_uri-keys",
+    Module("oidcc-client-test-discovery-jwks-uri-keys",
            "openid/client/config/OIDCCClientTestDiscoveryJwksUriKeys.java",
            "nothing; the client must verify the id_token with the keys at discovery's `jwks_uri`",
            check=check_jwks_fetched, fresh=True),
@@ -525,6 +525,40 @@ for _test in (test_oidcc_client_test_signing_key_rotation, test_oidcc_client_tes
               test_fapi2_security_profile_final_client_test_discovery_issuer_mismatch):
     _test.__doc__ = _test.__doc__.replace("{OIDCC}", OIDCC).replace("{FAPI2}", FAPI2)
 del _test
+
+
+def test_oidcc_client_test_form_post_error(servers):
+    """oidcc-client-test-form-post-error: the client asks with `response_mode=form_post`, `prompt=none` and
+    `max_age=0`; the provider answers with a form that posts `error=login_required` back. The client must take
+    the posted error and show an error, not a sign-in.
+
+    Source: {OIDCC}/OIDCCClientTestFormPostError.java
+    """
+    extra = ("    capabilities: {form_post: true}\n"
+             "    authorization_params: {prompt: none, max_age: \"0\"}\n")
+    stand = Stand(servers, Setup(), Faults(authorization_error="login_required"), extra=extra)
+    try:
+        browser = stand.app.browser()
+        start = browser.begin(NAME)
+        authorize_url = start.headers["Location"]
+        query = parse_qs(urlsplit(authorize_url).query)
+        assert query["response_mode"] == ["form_post"] and query["prompt"] == ["none"] and query["max_age"] == ["0"]
+        page = browser.get(authorize_url, initiator=browser.app)
+        forms = harness.parse_forms(page.text, page.url)
+        assert page.status_code == 200 and len(forms) == 1 and forms[0].field("error") == "login_required"
+        callback = harness.Callback("POST", forms[0].action, forms[0].fields(), page_url=page.url,
+                                    page_policy=harness.referrer_policy(page))
+        result = browser.deliver(callback)
+        body = harness.expect_error(result, "provider_error", statuses=(400, 401, 403), context="form_post error")
+        assert "login_required" in body["message"], body
+        assert browser.session_info().status_code == 401
+        assert not stand.provider.called("/token")
+    finally:
+        stand.stop()
+
+
+test_oidcc_client_test_form_post_error.__doc__ = test_oidcc_client_test_form_post_error.__doc__.replace(
+    "{OIDCC}", OIDCC)
 
 
 # ---------------------------------------------------------------------------------------------
