@@ -117,6 +117,8 @@ class Provider:
         self.pushed: dict[str, tuple[dict, float]] = {}
         self.access_tokens: set[str] = set()
         self.client_auth_seen: list[str] = []
+        #: (endpoint, the `aud` of the client assertion) for each private_key_jwt request
+        self.assertion_audiences: list[tuple[str, object]] = []
         self.refusals: list[str] = []
         self.subject = "conformance-user-" + secrets.token_hex(4)
         self.lock = threading.Lock()
@@ -135,6 +137,7 @@ class Provider:
             self.faults = faults
             self.calls.clear()
             self.client_auth_seen.clear()
+            self.assertion_audiences.clear()
             self.refusals.clear()
 
     def paths(self, method: str | None = None) -> list[str]:
@@ -242,6 +245,7 @@ class Provider:
             except Exception as error:  # noqa: BLE001 (any verification failure refuses the client)
                 self.refusals.append(f"{endpoint}: assertion refused: {error}")
                 return None
+            self.assertion_audiences.append((endpoint, claims.get("aud")))
             audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
             accepted = {self.issuer, self.issuer + "/token", self.issuer + "/par"}
             if claims.get("iss") != self.client_id or claims.get("sub") != self.client_id \
