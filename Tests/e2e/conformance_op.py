@@ -119,6 +119,7 @@ class Provider:
         self.client_auth_seen: list[str] = []
         #: (endpoint, the `aud` of the client assertion) for each private_key_jwt request
         self.assertion_audiences: list[tuple[str, object]] = []
+        self.assertion_ids: set[str] = set()
         self.refusals: list[str] = []
         self.subject = "conformance-user-" + secrets.token_hex(4)
         self.lock = threading.Lock()
@@ -248,10 +249,13 @@ class Provider:
             self.assertion_audiences.append((endpoint, claims.get("aud")))
             audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
             accepted = {self.issuer, self.issuer + "/token", self.issuer + "/par"}
+            jti = claims.get("jti")
             if claims.get("iss") != self.client_id or claims.get("sub") != self.client_id \
-                    or not accepted & set(audiences) or claims.get("exp", 0) < time.time():
-                self.refusals.append(f"{endpoint}: assertion claims refused: {claims}")
+                    or not accepted & set(audiences) or not isinstance(claims.get("exp"), int) \
+                    or claims["exp"] < time.time() or not isinstance(jti, str) or jti in self.assertion_ids:
+                self.refusals.append(f"{endpoint}: assertion claims refused: {sorted(claims)}")
                 return None
+            self.assertion_ids.add(jti)
             self.client_auth_seen.append("private_key_jwt")
             return self.client_id
         self.refusals.append(f"{endpoint}: no client authentication")

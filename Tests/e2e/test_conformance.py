@@ -186,6 +186,21 @@ def claims_with(**changes) -> Callable[[dict], dict]:
 REMOVE = object()
 
 
+def check_code_flow_requests(stand: Stand, attempt: Attempt) -> None:
+    """What the suite's provider checks of every request of a code-flow client (`AbstractOIDCCClientTest`):
+    the authorization request (`openid` scope, `response_type=code`, the registered redirect URI, `state`,
+    `nonce`, PKCE S256), the token request (`authorization_code` grant, the same redirect URI, the verifier),
+    and userinfo with the access token in the header."""
+    request = {k: v[0] for k, v in parse_qs(urlsplit(attempt.authorize_url).query).items()}
+    assert request["response_type"] == "code" and "openid" in request["scope"].split()
+    assert request["redirect_uri"] == attempt.browser.app + f"/auth/{NAME}/callback"
+    assert request["state"] and request["nonce"] and request["code_challenge_method"] == "S256"
+    token = next(c for c in stand.provider.calls if c.path == "/token")
+    assert token.form["grant_type"] == "authorization_code"
+    assert token.form["redirect_uri"] == request["redirect_uri"] and token.form["code_verifier"]
+    check_userinfo_bearer(stand, attempt)
+
+
 def check_basic_auth(stand: Stand, attempt: Attempt) -> None:
     assert stand.provider.client_auth_seen == ["client_secret_basic"]
     token_call = next(c for c in stand.provider.calls if c.path == "/token")
@@ -213,11 +228,16 @@ def check_jwks_fetched(stand: Stand, attempt: Attempt) -> None:
 
 
 def check_fapi_request(stand: Stand, attempt: Attempt) -> None:
-    """PAR: the redirect carries only client_id and request_uri; every request was private_key_jwt."""
+    """PAR: the pushed request holds the whole authorization request (`openid`, `code`, the redirect URI,
+    `state`, `nonce`, PKCE S256) and the redirect only `client_id` and `request_uri`; every request
+    authenticated with `private_key_jwt` (a fresh `jti` each, which the provider checks)."""
     query = parse_qs(urlsplit(attempt.authorize_url).query)
     assert set(query) == {"client_id", "request_uri"}, query
-    pushed = next(c for c in stand.provider.calls if c.path == "/par")
-    assert pushed.form["code_challenge_method"] == "S256" and pushed.form["response_type"] == "code"
+    pushed = next(c for c in stand.provider.calls if c.path == "/par").form
+    assert pushed["code_challenge_method"] == "S256" and len(pushed["code_challenge"]) == 43
+    assert pushed["response_type"] == "code" and "openid" in pushed["scope"].split()
+    assert pushed["redirect_uri"] == attempt.browser.app + f"/auth/{NAME}/callback"
+    assert pushed["state"] and pushed["nonce"] and "request_uri" not in pushed and "client_secret" not in pushed
     assert set(stand.provider.client_auth_seen) == {"private_key_jwt"}
     assert stand.provider.paths().count("/par") == 1
     assert [endpoint for endpoint, _ in stand.provider.assertion_audiences] == ["par", "token"]
@@ -233,7 +253,7 @@ def iss_removed(params: dict) -> dict:
 OIDCC_BASIC = [
     Module("oidcc-client-test", "openid/client/OIDCCClientTest.java",
            "nothing: a well-behaved provider (code flow, client_secret_basic)",
-           check=check_userinfo_bearer),
+           check=check_code_flow_requests),
     Module("oidcc-client-test-invalid-iss", "openid/client/OIDCCClientTestInvalidIssuerInIdToken.java",
            "an id_token whose `iss` is not the issuer",
            faults=lambda: Faults(id_token_claims=claims_with(iss=lambda c: c["iss"] + "/invalid")),
