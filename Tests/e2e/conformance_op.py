@@ -49,7 +49,9 @@ class Faults:
     #: put the signing key's `kid` in the id_token header
     kid_in_header: bool = True
     #: the JWKS: "one-per-alg" (an EC and an RSA key, with kids), "single" (only the signing key, no kid),
-    #: "several-without-kid" (two RSA keys, neither with a kid, the signing one among them)
+    #: "several-without-kid" (two RSA keys, neither with a kid, the signing one among them),
+    #: "with-unusable" (one-per-alg, plus a key of a post-quantum type with an unknown parameter set and one of
+    #: a made-up type, each with its own kid)
     jwks: str = "one-per-alg"
     #: rotate the signing keys (new keys, new kids) right before the next id_token is signed
     rotate_before_signing: bool = False
@@ -108,6 +110,8 @@ class Provider:
         self.client_secret = client_secret or secrets.token_urlsafe(32)
         self.client_public_key = client_public_key
         self.par = par
+        #: FAPI 2.0 mode: advertises only the id_token algorithms FAPI 2.0 allows (and PAR, per `par`)
+        self.fapi = par
         self.iss_parameter = iss_parameter
         self.auth_methods = auth_methods
         self.faults = Faults()
@@ -166,6 +170,8 @@ class Provider:
             "scopes_supported": ["openid", "email", "profile"],
             "grant_types_supported": ["authorization_code"],
         }
+        if self.fapi:
+            document["id_token_signing_alg_values_supported"] = ["ES256", "PS256", "EdDSA"]
         if self.par:
             document["pushed_authorization_request_endpoint"] = self.issuer + "/par"
             document["require_pushed_authorization_requests"] = True
@@ -179,7 +185,12 @@ class Provider:
             return {"keys": [public_without_kid(keys.for_alg(self.faults.signing))]}
         if self.faults.jwks == "several-without-kid":
             return {"keys": [public_without_kid(keys.rsa_other), public_without_kid(keys.rsa)]}
-        return {"keys": [json.loads(keys.ec.export_public()), json.loads(keys.rsa.export_public())]}
+        usable = [json.loads(keys.ec.export_public()), json.loads(keys.rsa.export_public())]
+        if self.faults.jwks == "with-unusable":
+            unusable = [{"kty": "AKP", "alg": "ML-DSA-99", "kid": "pq-1", "use": "sig", "pub": "AAEC"},
+                        {"kty": "XYZ", "kid": "made-up-1", "use": "sig", "x": "AAEC"}]
+            return {"keys": unusable[:1] + usable + unusable[1:]}
+        return {"keys": usable}
 
     def id_token(self, grant: dict) -> str:
         now = int(time.time())
@@ -210,7 +221,7 @@ class Provider:
         alg = mode
         key = self.keys.for_alg(alg)
         header = {"alg": alg, "typ": "JWT"}
-        if self.faults.kid_in_header and self.faults.jwks == "one-per-alg":
+        if self.faults.kid_in_header and self.faults.jwks in ("one-per-alg", "with-unusable"):
             header["kid"] = key["kid"]
         token = jws.JWS(payload)
         token.add_signature(key, alg=alg, protected=json.dumps(header))
