@@ -63,6 +63,8 @@ class Faults:
     userinfo: Mapping = identity
     #: answer the authorization request with this OAuth error (`error`, `state`) instead of a code
     authorization_error: str | None = None
+    #: the query the end-session endpoint sends the browser back with (RP-Initiated Logout)
+    end_session_response: Mapping = identity
     #: the pushed authorization request endpoint's (status, JSON) answer
     par_response: Callable[[int, dict], tuple[int, dict]] = lambda status, body: (status, body)
 
@@ -126,6 +128,8 @@ class Provider:
         self.assertion_ids: set[str] = set()
         self.refusals: list[str] = []
         self.subject = "conformance-user-" + secrets.token_hex(4)
+        #: the provider session (`sid`) of the last id_token
+        self.sid: str | None = None
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.issuer = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -169,6 +173,9 @@ class Provider:
             "code_challenge_methods_supported": ["S256"],
             "scopes_supported": ["openid", "email", "profile"],
             "grant_types_supported": ["authorization_code"],
+            "end_session_endpoint": self.issuer + "/logout",
+            "backchannel_logout_supported": True,
+            "backchannel_logout_session_supported": True,
         }
         if self.fapi:
             document["id_token_signing_alg_values_supported"] = ["ES256", "PS256", "EdDSA"]
@@ -197,6 +204,8 @@ class Provider:
         claims = {"iss": self.issuer, "sub": self.subject, "aud": self.client_id, "iat": now,
                   "exp": now + 300, "auth_time": now - 5, "email": "conformance@example.com",
                   "email_verified": True, "name": "Conformance User"}
+        self.sid = secrets.token_urlsafe(12)
+        claims["sid"] = self.sid
         if grant.get("nonce") is not None:
             claims["nonce"] = grant["nonce"]
         claims = self.faults.id_token_claims(claims)
@@ -205,22 +214,36 @@ class Provider:
             self.faults.rotate_before_signing = False
         return self.sign(claims)
 
-    def sign(self, claims: dict) -> str:
+    def logout_token(self, change: Mapping = identity, signing: str | None = None) -> str:
+        """A Back-Channel Logout token (OpenID Connect Back-Channel Logout 1.0 §2.4) for the last id_token's
+        subject and session, changed by `change` and signed as `signing` says (default: as id_tokens are)."""
+        now = int(time.time())
+        claims = change({"iss": self.issuer, "aud": self.client_id, "iat": now, "exp": now + 120,
+                         "jti": secrets.token_urlsafe(12), "sub": self.subject, "sid": self.sid,
+                         "events": {"http://schemas.openid.net/event/backchannel-logout": {}}})
+        saved = self.faults.signing
+        self.faults.signing = signing or saved
+        try:
+            return self.sign(claims, typ="logout+jwt")
+        finally:
+            self.faults.signing = saved
+
+    def sign(self, claims: dict, typ: str = "JWT") -> str:
         mode = self.faults.signing
         payload = json.dumps(claims)
         if mode == "none":
-            header = {"alg": "none", "typ": "JWT"}
+            header = {"alg": "none", "typ": typ}
             encode = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()  # noqa: E731
             return f"{encode(json.dumps(header).encode())}.{encode(payload.encode())}."
         if mode == "HS256":
             key = jwk.JWK(kty="oct", k=base64.urlsafe_b64encode(self.client_secret.encode()).rstrip(b"=").decode())
             token = jws.JWS(payload)
-            token.add_signature(key, alg="HS256", protected=json.dumps({"alg": "HS256", "typ": "JWT"}))
+            token.add_signature(key, alg="HS256", protected=json.dumps({"alg": "HS256", "typ": typ}))
             compact = token.serialize(compact=True)
             return self._corrupt(compact) if self.faults.corrupt_signature else compact
         alg = mode
         key = self.keys.for_alg(alg)
-        header = {"alg": alg, "typ": "JWT"}
+        header = {"alg": alg, "typ": typ}
         if self.faults.kid_in_header and self.faults.jwks in ("one-per-alg", "with-unusable"):
             header["kid"] = key["kid"]
         token = jws.JWS(payload)
@@ -310,6 +333,8 @@ class Provider:
                     self.authorize(query)
                 elif path == "/userinfo":
                     self.userinfo()
+                elif path == "/logout":
+                    self.end_session(query)
                 else:
                     self.send_json(404, {"error": "not_found"})
 
@@ -353,6 +378,19 @@ class Provider:
                     return
                 self.send_response(302)
                 self.send_header("Location", query["redirect_uri"] + "?" + urlencode(params))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def end_session(self, query: dict):
+                """RP-Initiated Logout 1.0: back to `post_logout_redirect_uri` with the client's `state`."""
+                target = query.get("post_logout_redirect_uri")
+                if target is None or query.get("client_id") != provider.client_id:
+                    self.send_json(400, {"error": "invalid_request"})
+                    return
+                params = {k: v for k, v in provider.faults.end_session_response(
+                    {"state": query.get("state")}).items() if v is not None}
+                self.send_response(302)
+                self.send_header("Location", target + ("?" + urlencode(params) if params else ""))
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
