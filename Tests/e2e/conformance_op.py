@@ -65,6 +65,10 @@ class Faults:
     authorization_error: str | None = None
     #: the query the end-session endpoint sends the browser back with (RP-Initiated Logout)
     end_session_response: Mapping = identity
+    #: DPoP (RFC 9449): the token and userinfo endpoints demand a server nonce (`use_dpop_nonce` first)
+    dpop_nonce: bool = True
+    #: DPoP: every proof is answered with `use_dpop_nonce` and a new nonce, however fresh its nonce
+    dpop_nonce_every_time: bool = False
     #: the pushed authorization request endpoint's (status, JSON) answer
     par_response: Callable[[int, dict], tuple[int, dict]] = lambda status, body: (status, body)
 
@@ -107,7 +111,7 @@ class Provider:
 
     def __init__(self, *, client_id: str = "conformance-rp", client_secret: str | None = None,
                  client_public_key: jwk.JWK | None = None, par: bool = False, iss_parameter: bool = False,
-                 auth_methods: tuple[str, ...] = ("client_secret_basic",)):
+                 auth_methods: tuple[str, ...] = ("client_secret_basic",), dpop: bool = False):
         self.client_id = client_id
         self.client_secret = client_secret or secrets.token_urlsafe(32)
         self.client_public_key = client_public_key
@@ -116,12 +120,19 @@ class Provider:
         self.fapi = par
         self.iss_parameter = iss_parameter
         self.auth_methods = auth_methods
+        #: DPoP required at the token endpoint (and so at userinfo for the tokens it binds)
+        self.dpop = dpop
+        self.dpop_nonce_value = secrets.token_urlsafe(16)
+        #: (endpoint, header, claims) of each DPoP proof that verified
+        self.dpop_proofs: list[tuple[str, dict, dict]] = []
+        self.dpop_ids: set[str] = set()
         self.faults = Faults()
         self.keys = Keys()
         self.calls: list[Call] = []
         self.codes: dict[str, dict] = {}
         self.pushed: dict[str, tuple[dict, float]] = {}
-        self.access_tokens: set[str] = set()
+        #: access token -> the JWK thumbprint it is bound to (None: a Bearer token)
+        self.access_tokens: dict[str, str | None] = {}
         self.client_auth_seen: list[str] = []
         #: (endpoint, the `aud` of the client assertion) for each private_key_jwt request
         self.assertion_audiences: list[tuple[str, object]] = []
@@ -147,6 +158,7 @@ class Provider:
             self.calls.clear()
             self.client_auth_seen.clear()
             self.assertion_audiences.clear()
+            self.dpop_proofs.clear()
             self.refusals.clear()
 
     def paths(self, method: str | None = None) -> list[str]:
@@ -184,6 +196,8 @@ class Provider:
             document["require_pushed_authorization_requests"] = True
         if self.iss_parameter:
             document["authorization_response_iss_parameter_supported"] = True
+        if self.dpop:
+            document["dpop_signing_alg_values_supported"] = ["ES256", "EdDSA"]
         return self.faults.discovery(document)
 
     def jwks_document(self) -> dict:
@@ -294,6 +308,42 @@ class Provider:
             return self.client_id
         self.refusals.append(f"{endpoint}: no client authentication")
         return None
+
+    # -- DPoP (RFC 9449) -------------------------------------------------------------------------------
+
+    def check_dpop(self, proof: str | None, method: str, url: str, endpoint: str,
+                   access_token: str | None = None, nonce: bool = True) -> tuple[str | None, str | None]:
+        """Checks a DPoP proof (RFC 9449 §4.3): (the key's thumbprint, None), (None, None) without a proof, or
+        (None, the OAuth error code) when it is refused."""
+        if proof is None:
+            return None, None
+        try:
+            head, body, _ = proof.split(".")
+            header = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+            key = jwk.JWK(**header["jwk"])
+            if header.get("typ") != "dpop+jwt" or header.get("alg") not in ("ES256", "EdDSA") or key.has_private:
+                return None, "invalid_dpop_proof"
+            token = jws.JWS()
+            token.deserialize(proof)
+            token.verify(key, alg=header["alg"])
+            claims = json.loads(token.payload)
+        except Exception:  # noqa: BLE001 (any malformed or unverifiable proof is refused)
+            return None, "invalid_dpop_proof"
+        fresh = isinstance(claims.get("iat"), int) and abs(claims["iat"] - time.time()) < 60
+        bound = access_token is None or claims.get("ath") == base64.urlsafe_b64encode(
+            hashlib.sha256(access_token.encode()).digest()).rstrip(b"=").decode()
+        if claims.get("htm") != method or claims.get("htu") != url or not fresh or not bound \
+                or not isinstance(claims.get("jti"), str) or claims["jti"] in self.dpop_ids:
+            self.refusals.append(f"{endpoint}: DPoP proof refused: {sorted(claims)}")
+            return None, "invalid_dpop_proof"
+        if nonce and (self.faults.dpop_nonce_every_time
+                      or (self.faults.dpop_nonce and claims.get("nonce") != self.dpop_nonce_value)):
+            if self.faults.dpop_nonce_every_time:
+                self.dpop_nonce_value = secrets.token_urlsafe(16)
+            return None, "use_dpop_nonce"
+        self.dpop_ids.add(claims["jti"])
+        self.dpop_proofs.append((endpoint, header, claims))
+        return key.thumbprint(), None
 
     # -- HTTP -------------------------------------------------------------------------------------------
 
@@ -410,7 +460,15 @@ class Provider:
                 if provider.authenticate(headers, form, "par") is None:
                     self.send_json(401, {"error": "invalid_client"})
                     return
+                jkt, error = provider.check_dpop(headers.get("dpop"), "POST", provider.issuer + "/par", "par",
+                                                 nonce=False)
+                if error is not None:
+                    self.send_json(400, {"error": error})
+                    return
                 params = {k: v for k, v in form.items() if not k.startswith("client_assertion")}
+                if jkt is not None and params.setdefault("dpop_jkt", jkt) != jkt:
+                    self.send_json(400, {"error": "invalid_dpop_proof", "error_description": "dpop_jkt"})
+                    return
                 request_uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(16)
                 provider.pushed[request_uri] = (params, time.time() + 60)
                 status, body = provider.faults.par_response(201, {"request_uri": request_uri, "expires_in": 60})
@@ -420,7 +478,17 @@ class Provider:
                 if provider.authenticate(headers, form, "token") is None:
                     self.send_json(401, {"error": "invalid_client"})
                     return
+                nonce_header = {"DPoP-Nonce": provider.dpop_nonce_value} if provider.dpop else {}
+                jkt, error = provider.check_dpop(headers.get("dpop"), "POST", provider.issuer + "/token", "token")
+                if error is None and jkt is None and provider.dpop:
+                    error = "invalid_dpop_proof"
+                if error is not None:
+                    self.send_json(400, {"error": error}, {"DPoP-Nonce": provider.dpop_nonce_value})
+                    return
                 grant = provider.codes.pop(form.get("code", ""), None)
+                if grant is not None and grant.get("dpop_jkt") not in (None, jkt):
+                    self.send_json(400, {"error": "invalid_grant", "error_description": "dpop_jkt"})
+                    return
                 if grant is None or form.get("redirect_uri") != grant.get("redirect_uri"):
                     self.send_json(400, {"error": "invalid_grant"})
                     return
@@ -432,17 +500,25 @@ class Provider:
                         self.send_json(400, {"error": "invalid_grant", "error_description": "PKCE"})
                         return
                 access = secrets.token_urlsafe(24)
-                provider.access_tokens.add(access)
-                body = {"access_token": access, "token_type": "Bearer", "expires_in": 300,
+                provider.access_tokens[access] = jkt
+                body = {"access_token": access, "token_type": "DPoP" if jkt else "Bearer", "expires_in": 300,
                         "id_token": provider.id_token(grant)}
-                self.send_json(200, provider.faults.token_response(body))
+                self.send_json(200, provider.faults.token_response(body), nonce_header)
 
             def userinfo(self):
-                authorization = self.headers.get("Authorization", "")
-                token = authorization[7:] if authorization.lower().startswith("bearer ") else ""
-                if token not in provider.access_tokens:
+                scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+                bound = provider.access_tokens.get(token, "unknown")
+                if bound == "unknown" or scheme.lower() != ("dpop" if bound else "bearer"):
                     self.send_json(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
                     return
+                if bound is not None:
+                    jkt, error = provider.check_dpop(self.headers.get("DPoP"), "GET", provider.issuer + "/userinfo",
+                                                     "userinfo", access_token=token)
+                    if error is not None or jkt != bound:
+                        self.send_json(401, {"error": error or "invalid_dpop_proof"},
+                                       {"WWW-Authenticate": f'DPoP error="{error or "invalid_dpop_proof"}"',
+                                        "DPoP-Nonce": provider.dpop_nonce_value})
+                        return
                 body = {"sub": provider.subject, "email": "conformance@example.com", "email_verified": True,
                         "name": "Conformance User"}
                 self.send_json(200, provider.faults.userinfo(body))
