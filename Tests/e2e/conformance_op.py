@@ -69,6 +69,8 @@ class Faults:
     dpop_nonce: bool = True
     #: DPoP: every proof is answered with `use_dpop_nonce` and a new nonce, however fresh its nonce
     dpop_nonce_every_time: bool = False
+    #: DPoP: how the userinfo endpoint writes the scheme of its `WWW-Authenticate` challenge
+    dpop_challenge_scheme: str = "DPoP"
     #: the pushed authorization request endpoint's (status, JSON) answer
     par_response: Callable[[int, dict], tuple[int, dict]] = lambda status, body: (status, body)
 
@@ -516,7 +518,8 @@ class Provider:
                                                      "userinfo", access_token=token)
                     if error is not None or jkt != bound:
                         self.send_json(401, {"error": error or "invalid_dpop_proof"},
-                                       {"WWW-Authenticate": f'DPoP error="{error or "invalid_dpop_proof"}"',
+                                       {"WWW-Authenticate": f'{provider.faults.dpop_challenge_scheme} '
+                                                            f'error="{error or "invalid_dpop_proof"}"',
                                         "DPoP-Nonce": provider.dpop_nonce_value})
                         return
                 body = {"sub": provider.subject, "email": "conformance@example.com", "email_verified": True,
