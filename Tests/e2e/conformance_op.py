@@ -118,13 +118,16 @@ class Provider:
         self.client_secret = client_secret or secrets.token_urlsafe(32)
         self.client_public_key = client_public_key
         self.par = par
-        #: FAPI 2.0 mode: advertises only the id_token algorithms FAPI 2.0 allows (and PAR, per `par`)
+        #: FAPI 2.0 mode: a client assertion's `aud` must be the issuer as a string, as the suite's FAPI 2.0
+        #: provider checks; RS256 is advertised beside the algorithms FAPI 2.0 allows, as many servers do
         self.fapi = par
         self.iss_parameter = iss_parameter
         self.auth_methods = auth_methods
         #: DPoP required at the token endpoint (and so at userinfo for the tokens it binds)
         self.dpop = dpop
         self.dpop_nonce_value = secrets.token_urlsafe(16)
+        #: the userinfo endpoint's own nonce, as a resource server apart from the authorization server has
+        self.rs_nonce_value = secrets.token_urlsafe(16)
         #: (endpoint, header, claims) of each DPoP proof that verified
         self.dpop_proofs: list[tuple[str, dict, dict]] = []
         self.dpop_ids: set[str] = set()
@@ -192,7 +195,7 @@ class Provider:
             "backchannel_logout_session_supported": True,
         }
         if self.fapi:
-            document["id_token_signing_alg_values_supported"] = ["ES256", "PS256", "EdDSA"]
+            document["id_token_signing_alg_values_supported"] = ["ES256", "PS256", "EdDSA", "RS256"]
         if self.par:
             document["pushed_authorization_request_endpoint"] = self.issuer + "/par"
             document["require_pushed_authorization_requests"] = True
@@ -298,10 +301,11 @@ class Provider:
                 return None
             self.assertion_audiences.append((endpoint, claims.get("aud")))
             audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-            accepted = {self.issuer, self.issuer + "/token", self.issuer + "/par"}
+            accepted = {self.issuer} if self.fapi else {self.issuer, self.issuer + "/token", self.issuer + "/par"}
             jti = claims.get("jti")
             if claims.get("iss") != self.client_id or claims.get("sub") != self.client_id \
-                    or not accepted & set(audiences) or not isinstance(claims.get("exp"), int) \
+                    or not accepted & set(audiences) or (self.fapi and not isinstance(claims["aud"], str)) \
+                    or not isinstance(claims.get("exp"), int) \
                     or claims["exp"] < time.time() or not isinstance(jti, str) or jti in self.assertion_ids:
                 self.refusals.append(f"{endpoint}: assertion claims refused: {sorted(claims)}")
                 return None
@@ -314,7 +318,8 @@ class Provider:
     # -- DPoP (RFC 9449) -------------------------------------------------------------------------------
 
     def check_dpop(self, proof: str | None, method: str, url: str, endpoint: str,
-                   access_token: str | None = None, nonce: bool = True) -> tuple[str | None, str | None]:
+                   access_token: str | None = None, nonce: bool = True,
+                   resource: bool = False) -> tuple[str | None, str | None]:
         """Checks a DPoP proof (RFC 9449 §4.3): (the key's thumbprint, None), (None, None) without a proof, or
         (None, the OAuth error code) when it is refused."""
         if proof is None:
@@ -338,10 +343,11 @@ class Provider:
                 or not isinstance(claims.get("jti"), str) or claims["jti"] in self.dpop_ids:
             self.refusals.append(f"{endpoint}: DPoP proof refused: {sorted(claims)}")
             return None, "invalid_dpop_proof"
+        expected = self.rs_nonce_value if resource else self.dpop_nonce_value
         if nonce and (self.faults.dpop_nonce_every_time
-                      or (self.faults.dpop_nonce and claims.get("nonce") != self.dpop_nonce_value)):
+                      or (self.faults.dpop_nonce and claims.get("nonce") != expected)):
             if self.faults.dpop_nonce_every_time:
-                self.dpop_nonce_value = secrets.token_urlsafe(16)
+                self.dpop_nonce_value = self.rs_nonce_value = secrets.token_urlsafe(16)
             return None, "use_dpop_nonce"
         self.dpop_ids.add(claims["jti"])
         self.dpop_proofs.append((endpoint, header, claims))
@@ -480,12 +486,14 @@ class Provider:
                 if provider.authenticate(headers, form, "token") is None:
                     self.send_json(401, {"error": "invalid_client"})
                     return
-                nonce_header = {"DPoP-Nonce": provider.dpop_nonce_value} if provider.dpop else {}
+                nonce_header = {"DPoP-Nonce": provider.dpop_nonce_value} \
+                    if provider.dpop and provider.faults.dpop_nonce else {}
                 jkt, error = provider.check_dpop(headers.get("dpop"), "POST", provider.issuer + "/token", "token")
                 if error is None and jkt is None and provider.dpop:
                     error = "invalid_dpop_proof"
                 if error is not None:
-                    self.send_json(400, {"error": error}, {"DPoP-Nonce": provider.dpop_nonce_value})
+                    self.send_json(400, {"error": error},
+                                   {"DPoP-Nonce": provider.dpop_nonce_value} if error == "use_dpop_nonce" else {})
                     return
                 grant = provider.codes.pop(form.get("code", ""), None)
                 if grant is not None and grant.get("dpop_jkt") not in (None, jkt):
@@ -515,12 +523,12 @@ class Provider:
                     return
                 if bound is not None:
                     jkt, error = provider.check_dpop(self.headers.get("DPoP"), "GET", provider.issuer + "/userinfo",
-                                                     "userinfo", access_token=token)
+                                                     "userinfo", access_token=token, resource=True)
                     if error is not None or jkt != bound:
                         self.send_json(401, {"error": error or "invalid_dpop_proof"},
                                        {"WWW-Authenticate": f'{provider.faults.dpop_challenge_scheme} '
                                                             f'error="{error or "invalid_dpop_proof"}"',
-                                        "DPoP-Nonce": provider.dpop_nonce_value})
+                                        "DPoP-Nonce": provider.rs_nonce_value})
                         return
                 body = {"sub": provider.subject, "email": "conformance@example.com", "email_verified": True,
                         "name": "Conformance User"}

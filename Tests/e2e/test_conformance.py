@@ -18,6 +18,7 @@ docs/conformance.md has the table, the deviations, the modules that do not apply
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import parse_qs, urljoin, urlsplit
@@ -45,7 +46,7 @@ NAME = "op"  # the provider's name in providers.yaml
 class Setup:
     """Which plan's relying party configuration a module runs with."""
 
-    fapi: bool = False  # FAPI 2.0: PAR required, private_key_jwt, RFC 9207 `iss`, PKCE S256
+    fapi: bool = False  # FAPI 2.0 (`profile: fapi2`): PAR, private_key_jwt, DPoP, RFC 9207 `iss`, PKCE S256
 
 
 def client_key(directory) -> tuple[str, jwk.JWK]:
@@ -69,9 +70,9 @@ class Stand:
         if setup.fapi:
             key_file, public = client_key(directory)
             self.provider = Provider(client_public_key=public, par=True, iss_parameter=True,
-                                     auth_methods=("private_key_jwt",))
+                                     auth_methods=("private_key_jwt",), dpop=True)
             client = (f"    client_auth: private_key_jwt\n    private_key_file: {key_file}\n"
-                      "    par: required\n")
+                      "    profile: fapi2\n")
         else:
             self.provider = Provider()
             client = (f"    client_secret: {self.provider.client_secret}\n"
@@ -231,7 +232,9 @@ def check_jwks_fetched(stand: Stand, attempt: Attempt) -> None:
 def check_fapi_request(stand: Stand, attempt: Attempt) -> None:
     """PAR: the pushed request holds the whole authorization request (`openid`, `code`, the redirect URI,
     `state`, `nonce`, PKCE S256) and the redirect only `client_id` and `request_uri`; every request
-    authenticated with `private_key_jwt` (a fresh `jti` each, which the provider checks)."""
+    authenticated with `private_key_jwt` (a fresh `jti` each, which the provider checks) whose `aud` is the
+    issuer as a string (the suite's `ValidateClientAssertionAudClaimIsIssuerAsString`); DPoP at the token and
+    userinfo endpoints with the key the pushed request named."""
     query = parse_qs(urlsplit(attempt.authorize_url).query)
     assert set(query) == {"client_id", "request_uri"}, query
     pushed = next(c for c in stand.provider.calls if c.path == "/par").form
@@ -241,7 +244,11 @@ def check_fapi_request(stand: Stand, attempt: Attempt) -> None:
     assert pushed["state"] and pushed["nonce"] and "request_uri" not in pushed and "client_secret" not in pushed
     assert set(stand.provider.client_auth_seen) == {"private_key_jwt"}
     assert stand.provider.paths().count("/par") == 1
-    assert [endpoint for endpoint, _ in stand.provider.assertion_audiences] == ["par", "token"]
+    audiences = stand.provider.assertion_audiences  # a nonce challenge at the token endpoint: a second one there
+    assert [endpoint for endpoint, _ in audiences][:2] == ["par", "token"] and len(audiences) <= 3, audiences
+    assert all(audience == stand.provider.issuer for _, audience in audiences), audiences
+    assert pushed["dpop_jkt"]
+    check_dpop(stand, attempt)
 
 
 FAPI = Setup(fapi=True)
@@ -352,7 +359,8 @@ OIDCC_CONFIG = [
 FAPI2_SP = [
     Module("fapi2-security-profile-final-client-test-happy-path",
            "fapi2spfinal/FAPI2SPFinalClientTestHappyPath.java",
-           "nothing: PAR required, `private_key_jwt`, `iss` in the authorization response, PKCE S256",
+           "nothing: PAR required, `private_key_jwt`, DPoP with server nonces, `iss` in the authorization "
+           "response, PKCE S256",
            setup=FAPI, check=check_fapi_request),
     Module("fapi2-security-profile-final-client-test-invalid-iss", "fapi2spfinal/FAPI2SPFinalClientTestInvalidIss.java",
            "an id_token whose `iss` is not the issuer",
@@ -374,8 +382,8 @@ FAPI2_SP = [
            setup=FAPI, refusal="id_token_invalid", mentions=("none",), never_calls=("/userinfo",)),
     Module("fapi2-security-profile-final-client-test-invalid-alternate-alg",
            "fapi2spfinal/FAPI2SPFinalClientTestInvalidAlternateAlg.java",
-           "an id_token signed with RS256, which FAPI 2.0 does not allow (the provider advertises ES256, PS256 "
-           "and EdDSA, as a FAPI 2.0 provider does)",
+           "an id_token signed with RS256, which FAPI 2.0 does not allow (the provider advertises RS256 beside "
+           "ES256, PS256 and EdDSA, so only `profile: fapi2` can refuse it)",
            faults=lambda: Faults(signing="RS256"),
            setup=FAPI, refusal="id_token_invalid", mentions=("RS256",), never_calls=("/userinfo",)),
     Module("fapi2-security-profile-final-client-test-invalid-expired-exp",
@@ -440,8 +448,8 @@ FAPI2_SP = [
            faults=lambda: Faults(token_response=claims_with(expires_in=REMOVE)), setup=FAPI),
     Module("fapi2-security-profile-final-client-test-token-type-case-insensitivity",
            "fapi2spfinal/FAPI2SPFinalClientTestTokenTypeCaseInsenstivity.java",
-           "a token response whose `token_type` is `bEARER` (the case inverted)",
-           faults=lambda: Faults(token_response=claims_with(token_type="bEARER")), setup=FAPI),
+           "a token response whose `token_type` is `dPoP` (DPoP with the case inverted)",
+           faults=lambda: Faults(token_response=claims_with(token_type="dPoP")), setup=FAPI),
 ]
 
 MODULES = OIDCC_BASIC + OIDCC_EXTRA + OIDCC_CONFIG + FAPI2_SP
@@ -592,30 +600,6 @@ def test_oidcc_client_test_form_post_error(servers):
 
 test_oidcc_client_test_form_post_error.__doc__ = test_oidcc_client_test_form_post_error.__doc__.replace(
     "{OIDCC}", OIDCC)
-
-
-@pytest.mark.xfail(strict=True, reason="AuthFlow sends the token endpoint as the assertion's aud; the issuer is "
-                   "not sent yet (docs/conformance.md, Deviations)")
-def test_fapi2_security_profile_final_client_test_happy_path_assertion_audience(servers):
-    """The check of fapi2-security-profile-final-client-test-happy-path (and every FAPI 2.0 client module) on
-    `private_key_jwt`: the client assertion's `aud` is the issuer identifier, as a string, at the pushed
-    authorization request endpoint and at the token endpoint.
-
-    Source: {FAPI2}/FAPI2SPFinalClientTestHappyPath.java, with the suite's condition
-    {SUITE}/condition/as/ValidateClientAssertionAudClaimIsIssuerAsString.java
-    """
-    stand = Stand(servers, FAPI, Faults())
-    try:
-        expect_signed_in(stand, sign_in(stand))
-        assert stand.provider.assertion_audiences == [("par", stand.provider.issuer),
-                                                      ("token", stand.provider.issuer)]
-    finally:
-        stand.stop()
-
-
-test_fapi2_security_profile_final_client_test_happy_path_assertion_audience.__doc__ = (
-    test_fapi2_security_profile_final_client_test_happy_path_assertion_audience.__doc__
-    .replace("{FAPI2}", FAPI2).replace("{SUITE}", SUITE))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -794,4 +778,85 @@ def test_oidcc_client_test_rp_init_logout_no_state(shared_stands):
 for _test in (test_oidcc_client_test_rp_init_logout, test_oidcc_client_test_rp_init_logout_other_state,
               test_oidcc_client_test_rp_init_logout_no_state):
     _test.__doc__ = _test.__doc__.replace("{OIDCC}", OIDCC)
+del _test
+
+
+# ---------------------------------------------------------------------------------------------
+# DPoP (RFC 9449): the FAPI 2.0 plan's sender-constraining variant
+# ---------------------------------------------------------------------------------------------
+
+
+def check_dpop(stand: Stand, attempt: Attempt) -> None:
+    """Each token and userinfo request carried a proof of the one key the pushed request named (`dpop_jkt`),
+    the userinfo request `Authorization: DPoP` and an `ath`."""
+    proofs = stand.provider.dpop_proofs
+    assert [endpoint for endpoint, _, _ in proofs] == ["token", "userinfo"], proofs
+    keys = {json.dumps(header["jwk"], sort_keys=True) for _, header, _ in proofs}
+    assert len(keys) == 1
+    userinfo = next(c for c in stand.provider.calls if c.path == "/userinfo")
+    assert userinfo.headers["authorization"].startswith("DPoP ")
+    assert "ath" in proofs[1][2]
+    if stand.provider.faults.dpop_nonce:
+        assert proofs[0][2]["nonce"] == stand.provider.dpop_nonce_value
+        assert proofs[1][2]["nonce"] == stand.provider.rs_nonce_value
+
+
+def test_fapi2_security_profile_final_client_test_happy_path_no_dpop_nonce(servers, shared_stands):
+    """fapi2-security-profile-final-client-test-happy-path-no-dpop-nonce: the DPoP happy path where neither the
+    token nor the userinfo endpoint asks for a server nonce.
+
+    Source: {FAPI2}/FAPI2SPFinalClientTestHappyPathNoDpopNonce.java
+    """
+    run_module(servers, shared_stands, Module(
+        "fapi2-security-profile-final-client-test-happy-path-no-dpop-nonce", "", "",
+        faults=lambda: Faults(dpop_nonce=False), setup=FAPI, check=check_no_nonce, fresh=True))
+
+
+def check_no_nonce(stand: Stand, attempt: Attempt) -> None:
+    check_dpop(stand, attempt)
+    assert all("nonce" not in claims for _, _, claims in stand.provider.dpop_proofs)
+    assert stand.provider.paths("POST").count("/token") == 1 and stand.provider.paths("GET").count("/userinfo") == 1
+
+
+def test_fapi2_security_profile_final_client_test_rs_dpop_auth_scheme_case_insensitivity(servers, shared_stands):
+    """fapi2-security-profile-final-client-test-rs-dpop-auth-scheme-case-insensitivity: the userinfo endpoint
+    asks for a DPoP nonce with the scheme written `dPoP`; the client must answer the challenge all the same.
+
+    Source: {FAPI2}/FAPI2SPFinalClientTestRSDpopAuthSchemeCaseInsenstivity.java
+    """
+    run_module(servers, shared_stands, Module(
+        "fapi2-security-profile-final-client-test-rs-dpop-auth-scheme-case-insensitivity", "", "",
+        faults=lambda: Faults(dpop_challenge_scheme="dPoP"), setup=FAPI, check=check_challenged_at_userinfo,
+        fresh=True))
+
+
+def check_challenged_at_userinfo(stand: Stand, attempt: Attempt) -> None:
+    """The first userinfo request met the `dPoP` challenge (the endpoint's own nonce), the second passed."""
+    check_dpop(stand, attempt)
+    assert stand.provider.paths("GET").count("/userinfo") == 2, stand.provider.paths()
+
+
+def test_dpop_nonce_challenge_answered_once_not_twice(servers, shared_stands):
+    """RFC 9449 §8: a `use_dpop_nonce` error is answered with one retry carrying the nonce given. A server that
+    asks again (a new nonce each time) gets no third request: the sign-in is refused."""
+    stand = shared_stands(FAPI)
+    stand.provider.reset(Faults(dpop_nonce_every_time=True))
+    attempt = sign_in(stand)
+    expect_refused(attempt, "token_endpoint_error")
+    assert stand.provider.paths("POST").count("/token") == 2, stand.provider.paths()
+
+
+def test_dpop_token_type_bearer_refused(servers, shared_stands):
+    """RFC 9449 §5: a client that sent a proof must receive `token_type: DPoP`; a Bearer token in answer (a
+    server that ignored the proof) is refused, and never used at userinfo."""
+    stand = shared_stands(FAPI)
+    stand.provider.reset(Faults(token_response=claims_with(token_type="Bearer")))
+    attempt = sign_in(stand)
+    expect_refused(attempt, "invalid_token_response")
+    assert not stand.provider.called("/userinfo")
+
+
+for _test in (test_fapi2_security_profile_final_client_test_happy_path_no_dpop_nonce,
+              test_fapi2_security_profile_final_client_test_rs_dpop_auth_scheme_case_insensitivity):
+    _test.__doc__ = _test.__doc__.replace("{FAPI2}", FAPI2)
 del _test
