@@ -192,7 +192,10 @@ extension SandboxIdentityProvider {
         let form = Parameters.form(of: request) ?? Parameters(request.query)
         if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
         // Google takes revocations unauthenticated; the FAPI 2.0 mode authenticates the client as at the token endpoint.
-        if configuration.fapi2, case .failure(let failure) = authenticateFAPIClient(form, request: request) {
+        if configuration.fapi2,
+            case .failure(let failure) = authenticateFAPIClient(
+                form, request: request, endpoint: endpoints(for: .google).revocation)
+        {
             return failure.oauthResponse()
         }
         guard let token = form["token"] ?? Parameters(request.query)["token"] else {
