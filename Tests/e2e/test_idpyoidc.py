@@ -10,7 +10,9 @@ in every authorization response (RFC 9207) and DPoP offered.
 - refreshes the stored tokens at the provider (`authflow tokens refresh`, the server's own refresher);
 - revokes them at the provider when the account is deleted (`POST /auth/account/delete`);
 - refuses a callback whose `iss` is missing or names another issuer, and a `request_uri` the provider has
-  forgotten (expired) comes back as the provider's error, never a session.
+  forgotten (expired) comes back as the provider's error, never a session;
+- answers a push the provider refuses (an assertion signed by an unregistered key) with
+  `pushed_authorization_error`, never a redirect.
 
 Where idpyoidc 5.0 departs from the RFCs, docs/testing.md ("Third-party OpenID Providers") says how.
 """
@@ -88,22 +90,48 @@ def start_op(directory: Path, redirect_uri: str) -> IdpyOIDC:
     return IdpyOIDC(process, issuer, log_path, key_file)
 
 
+def provider_block(op: IdpyOIDC, key_file: Path) -> str:
+    return (
+        "  corp:\n    type: oidc\n"
+        f"    issuer: {op.issuer}\n    client_id: {CLIENT_ID}\n"
+        f"    client_auth: private_key_jwt\n    private_key_file: {key_file}\n    key_id: authflow-rp-key\n"
+        "    par: required\n    scopes: [openid, email, profile, offline_access]\n"
+        # OpenID Connect Core §11: a refresh token (offline_access) is asked for with prompt=consent.
+        "    authorization_params: {prompt: consent}\n")
+
+
 @pytest.fixture
 def deployment(servers, tmp_path):
     """The OP and `authflow serve` with one `type: oidc` provider `corp` on it."""
     port = harness.free_port()
     op = start_op(tmp_path, f"http://localhost:{port}/auth/corp/callback")
     try:
-        block = (
-            "  corp:\n    type: oidc\n"
-            f"    issuer: {op.issuer}\n    client_id: {CLIENT_ID}\n"
-            f"    client_auth: private_key_jwt\n    private_key_file: {op.key_file}\n    key_id: authflow-rp-key\n"
-            "    par: required\n    scopes: [openid, email, profile, offline_access]\n"
-            # OpenID Connect Core §11: a refresh token (offline_access) is asked for with prompt=consent.
-            "    authorization_params: {prompt: consent}\n")
+        block = provider_block(op, op.key_file)
         config = harness.write_config(servers.directory(), port=port, providers=(), extra_providers=block)
         app = servers.start(config, sandbox=False)
         yield op, app, config
+    finally:
+        op.stop()
+
+
+def test_a_push_the_provider_refuses_is_a_typed_error_not_a_redirect(servers, tmp_path):
+    """The client assertion signed with a key the provider does not know: idpyoidc refuses the push, and the
+    sign-in start answers `pushed_authorization_error` (502) instead of sending the browser anywhere."""
+    port = harness.free_port()
+    op = start_op(tmp_path, f"http://localhost:{port}/auth/corp/callback")
+    try:
+        stranger = jwk.JWK.generate(kty="EC", crv="P-256", kid="authflow-rp-key", alg="ES256", use="sig")
+        key_file = tmp_path / "unregistered-key.pem"
+        key_file.write_bytes(stranger.export_to_pem(private_key=True, password=None))
+        config = harness.write_config(servers.directory(), port=port, providers=(),
+                                      extra_providers=provider_block(op, key_file))
+        app = servers.start(config, sandbox=False)
+        start = app.browser().begin("corp")
+        assert start.status_code == 502, start.text[:300]
+        assert start.json()["error"] == "pushed_authorization_error"
+        assert "invalid_client" in start.json()["message"]
+        assert "Location" not in start.headers
+        assert [r["status"] for r in op.requests_seen() if r["endpoint"] == "pushed_authorization"] == [401]
     finally:
         op.stop()
 

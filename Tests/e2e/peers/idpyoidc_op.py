@@ -37,6 +37,7 @@ from idpyoidc.message.oauth2 import ResponseMessage
 from idpyoidc.message.oidc import AccessTokenRequest
 from idpyoidc.server import Server
 from idpyoidc.server.configure import OPConfiguration
+from idpyoidc.server.exception import ClientAuthenticationError, UnAuthorizedClient
 from idpyoidc.server.oidc.token import Token
 
 AUTHN_METHODS = ["private_key_jwt"]
@@ -220,6 +221,9 @@ class OP:
                   "authorization_scheme": (headers.get("Authorization") or " ").split(" ")[0]}
         try:
             request = endpoint.parse_request(form, http_info=http_info)
+        except (ClientAuthenticationError, UnAuthorizedClient) as error:
+            traceback.print_exc()
+            return self.answer(record, 401, {"error": "invalid_client", "error_description": str(error)})
         except Exception as error:
             traceback.print_exc()
             return self.answer(record, 400, {"error": "invalid_request", "error_description": str(error)})
