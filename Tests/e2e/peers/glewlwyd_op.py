@@ -261,6 +261,16 @@ class GlewlwydOP:
             answer = browser.get(callback + "&g_continue", allow_redirects=False, timeout=HTTP_TIMEOUT)
         return answer
 
+    def query(self, sql: str, *parameters) -> list[tuple]:
+        """Rows of glewlwyd's own database (read-only): what it recorded, e.g. the DPoP key a refresh token is
+        bound to (`gpo_refresh_token.gpor_dpop_jkt`) or the proofs it accepted (`gpo_dpop`)."""
+        import sqlite3
+        connection = sqlite3.connect(f"file:{self.directory / 'glewlwyd.db'}?mode=ro", uri=True, timeout=10)
+        try:
+            return connection.execute(sql, parameters).fetchall()
+        finally:
+            connection.close()
+
     def discovery(self) -> dict:
         return _check(requests.get(self.issuer + "/.well-known/openid-configuration", timeout=HTTP_TIMEOUT),
                       "discovery").json()

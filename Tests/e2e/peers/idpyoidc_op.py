@@ -13,8 +13,9 @@ document does not say so, so this wrapper adds `authorization_response_iss_param
 (RFC 9207 §3) to it. The user is authenticated without a form (idpyoidc's `NoAuthn`, as `--user`): the tests
 are about the client's side.
 
-Extra routes for the tests: `GET /_test/log` (every token, PAR and revocation request seen: the grant type,
-the client assertion's claims, whether a DPoP header came, the answer's status), `POST /_test/expire-par`
+Extra routes for the tests: `GET /_test/log` (every token, PAR, userinfo and revocation request seen: the grant
+type, the client assertion's claims, whether a DPoP proof came, the pushed `dpop_jkt`, the answer's status,
+`token_type` and the access token's `cnf`), `POST /_test/expire-par`
 (every pushed request forgotten, as if its `request_uri` had expired).
 
 Prints `READY <issuer>` on standard output once listening.
@@ -217,7 +218,7 @@ class OP:
                         form[name] = " ".join(value) if isinstance(value, list) else value
         record = {"endpoint": endpoint.name, "grant_type": form.get("grant_type"),
                   "assertion": unverified_claims(form.get("client_assertion", "")),
-                  "dpop": "dpop" in http_info["headers"],
+                  "dpop": "dpop" in http_info["headers"], "dpop_jkt": form.get("dpop_jkt"),
                   "authorization_scheme": (headers.get("Authorization") or " ").split(" ")[0]}
         try:
             request = endpoint.parse_request(form, http_info=http_info)
@@ -267,6 +268,8 @@ class OP:
         record["status"] = status
         if isinstance(body, dict) and "token_type" in body:
             record["token_type"] = body["token_type"]
+            # The key the access token is bound to (RFC 9449 §6: `cnf.jkt` of a JWT access token).
+            record["cnf"] = unverified_claims(body.get("access_token", "")).get("cnf")
         self.remember(record)
         text = body if isinstance(body, str) else json.dumps(body)
         return status, {"Content-Type": "application/json", "Cache-Control": "no-store"}, text
