@@ -19,6 +19,7 @@ Where glewlwyd 2.7.5 departs from the RFCs, docs/testing.md ("Third-party OpenID
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,26 @@ def authorize(app, op):
     callback = urljoin(authorize_url, answer.headers["Location"])
     assert callback.startswith(browser.app + "/auth/corp/callback?"), callback
     return browser, authorize_url, callback
+
+
+def test_the_client_assertion_glewlwyd_copies_into_the_redirect_is_spent_and_bound_to_par(deployment):
+    """glewlwyd 2.7.5 copies the pushed request's parameters it does not consume into its redirect to the
+    client, `client_assertion` included, so the assertion reaches the browser. AuthFlow's assertion there is
+    addressed to the pushed authorization request endpoint only, lives 60 s, and glewlwyd has already spent
+    its `jti`: presented again, it is refused."""
+    op, app, _ = deployment
+    _, _, callback = authorize(app, op)
+    echoed = parse_qs(urlsplit(callback).query).get("client_assertion")
+    assert echoed, "glewlwyd no longer copies the assertion: update docs/testing.md"
+    claims = json.loads(harness.b64url_decode(echoed[0].split(".")[1]))
+    par = op.discovery()["pushed_authorization_request_endpoint"]
+    assert claims["aud"] == par and claims["exp"] - claims["iat"] <= 60, claims
+    replay = harness.direct.post(par, timeout=harness.HTTP_TIMEOUT, data={
+        "client_id": glewlwyd_op.CLIENT_ID, "response_type": "code", "scope": "openid",
+        "redirect_uri": f"{app.browser().app}/auth/corp/callback",
+        "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "client_assertion": echoed[0]})
+    assert replay.status_code == 401, replay.text[:300]
 
 
 def refresh_tokens(op, browser) -> list[dict]:
