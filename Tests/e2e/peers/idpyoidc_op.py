@@ -73,7 +73,8 @@ def configuration(issuer: str, user: str, dpop: bool) -> dict:
                                      "kwargs": {"client_authn_method": AUTHN_METHODS, "ttl": 60}},
             "token": {"path": "token", "class": "idpyoidc.server.oidc.token.Token",
                       "kwargs": {"client_authn_method": AUTHN_METHODS}},
-            "userinfo": {"path": "userinfo", "class": "idpyoidc.server.oidc.userinfo.UserInfo", "kwargs": {}},
+            "userinfo": {"path": "userinfo", "class": "idpyoidc.server.oidc.userinfo.UserInfo",
+                         "kwargs": {"client_authn_method": ["bearer_header"]}},
             "revocation": {"path": "revoke", "class": "idpyoidc.server.oauth2.token_revocation.TokenRevocation",
                            "kwargs": {"client_authn_method": AUTHN_METHODS}},
         },
@@ -101,7 +102,8 @@ def configuration(issuer: str, user: str, dpop: bool) -> dict:
             {"type": "OCT", "use": ["enc"], "kid": "salt"}]}, "iterations": 1}}},
         "template_dir": "templates",
     }
-    if dpop:  # DPoP (RFC 9449) required at the token and userinfo endpoints
+    if dpop:  # DPoP (RFC 9449) required at the token and userinfo endpoints (`Authorization: DPoP` there)
+        conf["endpoint"]["userinfo"]["kwargs"]["client_authn_method"] = ["dpop"]
         conf["add_ons"]["dpop"] = {
             "function": "idpyoidc.server.oauth2.add_on.dpop.add_support",
             "kwargs": {"dpop_signing_alg_values_supported": ["ES256"], "dpop_endpoints": ["token", "userinfo"]}}
@@ -260,6 +262,13 @@ class OP:
             return 302, headers_out, ""
         if isinstance(info["response"], dict):
             return self.answer(record, status, info["response"])
+        try:
+            answered = json.loads(info["response"])
+        except (TypeError, ValueError):
+            answered = None
+        if isinstance(answered, dict) and "token_type" in answered:
+            record["token_type"] = answered["token_type"]
+            record["cnf"] = unverified_claims(answered.get("access_token", "")).get("cnf")
         record["status"] = status
         self.remember(record)
         return status, headers_out or {"Content-Type": "application/json"}, info["response"]
