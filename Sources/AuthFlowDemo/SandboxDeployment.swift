@@ -47,8 +47,11 @@ public struct SandboxDeployment: Sendable {
     ) async throws -> SandboxDeployment {
         var issues: [ConfigurationIssue] = []
         // A passkey provider makes no round trip to anyone: it needs no emulator and is kept as written.
+        let fapi2 = configuration.sandbox?.fapi2 ?? false
         for settings in configuration.providers
-        where SandboxProvider(rawValue: settings.type) == nil && settings.type != "passkey" {
+        where SandboxProvider(rawValue: settings.type) == nil && settings.type != "passkey"
+            && !(fapi2 && settings.type == "oidc")
+        {
             issues.append(
                 ConfigurationIssue(
                     code: .notAvailable,
@@ -70,6 +73,7 @@ public struct SandboxDeployment: Sendable {
 
         var sandboxConfiguration = SandboxConfiguration(
             host: listen.host, port: listen.port, clock: clock, random: random)
+        sandboxConfiguration.fapi2 = fapi2
         if let tenants = configuration.sandbox?.microsoftTenants, !tenants.isEmpty {
             sandboxConfiguration.microsoftTenants = tenants.enumerated().map { index, id in
                 SandboxMicrosoftTenant(id: id, name: "Tenant \(index + 1)")
@@ -144,6 +148,11 @@ public struct SandboxDeployment: Sendable {
         let pathPrefix = existing?.pathPrefix ?? ServerSettings.defaultPathPrefix
         var providers: [ProviderSettings] = []
         for settings in configuration.providers {
+            if settings.type == "oidc", sandbox.configuration.fapi2 {
+                providers.append(
+                    try registerFAPIClient(settings, publicURL: publicURL, pathPrefix: pathPrefix, sandbox: sandbox))
+                continue
+            }
             guard let kind = SandboxProvider(rawValue: settings.type) else {
                 // A provider that makes no round trip to anyone (passkeys) needs no stand-in: kept as written.
                 if settings.type == "passkey" { providers.append(settings) }
@@ -216,6 +225,30 @@ public struct SandboxDeployment: Sendable {
             claims: settings.claims)
         // The tenant and its allow-list still apply; the sandbox's endpoints and issuer replace the base URL's.
         pointed.options = settings.options
+        return pointed
+    }
+
+    /// Registers a `type: oidc` provider's client with the OpenID issuer in its FAPI 2.0 mode (`sandbox.fapi2`):
+    /// `private_key_jwt` with a generated P-256 key; the provider keeps its other keys (`profile`, `par`, `dpop`)
+    /// and discovers the issuer's endpoints.
+    static func registerFAPIClient(
+        _ settings: ProviderSettings, publicURL: String, pathPrefix: String, sandbox: SandboxIdentityProvider
+    ) throws -> ProviderSettings {
+        let clientID = settings.clientID ?? "fapi-client"
+        let redirectURI = settings.redirectURI ?? settings.redirectURI(publicURL: publicURL, pathPrefix: pathPrefix)
+        let key = try JWK.generateP256(keyID: "sandbox-fapi")
+        try sandbox.register(.openID(clientID: clientID, redirectURIs: [redirectURI], assertionKeys: [key]))
+        var pointed = ProviderSettings(
+            name: settings.name, type: settings.type, clientID: clientID, keyID: key.keyID,
+            privateKey: Secret(try key.pkcs8PEM()), scopes: settings.scopes, capabilities: settings.capabilities,
+            redirectURI: settings.redirectURI, issuer: sandbox.issuer(for: .google),
+            authorizationParameters: settings.authorizationParameters, location: settings.location,
+            typeLocation: settings.typeLocation, capabilityLocations: settings.capabilityLocations,
+            keyLocations: settings.keyLocations, clientAuthentication: .privateKeyJWT, claims: settings.claims)
+        pointed.pushedAuthorization = settings.pushedAuthorization
+        pointed.requestObject = settings.requestObject
+        pointed.dpop = settings.dpop
+        pointed.profile = settings.profile
         return pointed
     }
 

@@ -13,6 +13,9 @@ package struct JWSVerifier: Sendable {
     package let maxTokenBytes: Int
     /// `allowedAlgorithms` as a bit set of ordinals, so the check does not hash.
     let allowedOrdinals: UInt32
+    /// Whether a `jwk` header is let through (`jku`, `x5u`, `x5c` never are): only for a DPoP proof (RFC 9449
+    /// §4.3), which is signed by the key its header carries, and only when the caller passes that key as the set.
+    package var allowsEmbeddedJWK = false
 
     /// Creates a verifier for the given algorithms and size cap.
     package init(allowedAlgorithms: Set<JWSAlgorithm>, maxTokenBytes: Int = 16 * 1024) {
@@ -145,7 +148,8 @@ package struct JWSVerifier: Sendable {
             throw JOSEError(
                 .unsupportedCriticalHeader, "expected no critical header extensions, found 'crit'", keyID: header.keyID)
         }
-        for (offset, name) in Self.keyHeaders.enumerated() where refused & (2 << UInt64(offset)) != 0 {
+        for (offset, name) in Self.keyHeaders.enumerated()
+        where refused & (2 << UInt64(offset)) != 0 && !(allowsEmbeddedJWK && name == "jwk") {
             throw JOSEError(
                 .embeddedKeyRefused, "expected keys only from the configured key set, found a '\(name)' header",
                 keyID: header.keyID)

@@ -28,6 +28,7 @@ extension CapabilityMatrix {
                 .init("finding", .string(advisory.finding)), .init("change", .string(advisory.changeText)),
             ])
         }
+        let profile: JSONDocument = row.profile.map { .string($0) } ?? .null
         return .object([
             .init("name", .string(row.name)),
             .init("type", .string(row.type)),
@@ -37,6 +38,8 @@ extension CapabilityMatrix {
             .init("client_auth", row.signInProtocol == .webAuthn ? .null : .string(row.clientAuthentication.rawValue)),
             .init("par", .bool(row.pushedAuthorization)),
             .init("request_object", .bool(row.signedRequestObject)),
+            .init("dpop", .bool(row.dpop)),
+            .init("profile", profile),
             .init("callback_method", row.signInProtocol == .webAuthn ? .null : .string(row.callbackMethod.rawValue)),
             .init("email_linkable", .string(row.emailLinkability.summary)),
             .init("round_trips", .integer(row.roundTrips)),

@@ -18,6 +18,10 @@ public struct MatrixRow: Sendable, Hashable {
     package let pushedAuthorization: Bool
     /// Whether the authorization request is a signed request object (RFC 9101, `request_object`).
     package let signedRequestObject: Bool
+    /// Whether the provider's tokens are bound to a DPoP key (RFC 9449, `dpop`).
+    package let dpop: Bool
+    /// The security profile in effect (`profile: fapi2`), or `nil`.
+    package let profile: String?
     /// How the provider returns to the callback: GET query or POST form_post.
     package let callbackMethod: CallbackMethod
     /// Provider calls per sign-in with the JWKS cached.
@@ -57,6 +61,8 @@ public struct MatrixRow: Sendable, Hashable {
         clientAuthentication = provider.clientAuthentication
         pushedAuthorization = provider.pushedAuthorizationEndpoint != nil
         signedRequestObject = provider.signsRequestObject
+        dpop = provider.dpopAlgorithm != nil
+        profile = provider.settings.profile == .none ? nil : provider.settings.profile.rawValue
         callbackMethod = provider.callbackMethod
         roundTrips = provider.roundTrips
         capabilities = Capability.allCases.map { capability in

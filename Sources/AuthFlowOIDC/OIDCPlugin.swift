@@ -84,6 +84,7 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
             supportsClaimMapping: true, nativeSignIn: NativeSignInDescription(audience: .nativeClient))
         description.requiresPushedAuthorizationRequests = metadata?.requiresPushedAuthorizationRequests ?? false
         description.requiresSignedRequestObject = metadata?.requiresSignedRequestObject ?? false
+        description.dpopSigningAlgorithms = metadata?.dpopSigningAlgorithms
         return description
     }
 

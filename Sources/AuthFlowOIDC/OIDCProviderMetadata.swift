@@ -53,6 +53,8 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     /// `require_signed_request_object` (RFC 9101 §10.5): the issuer accepts only signed request objects, so
     /// sign-ins send one (with the `private_key_jwt` key). `false` when absent.
     package let requiresSignedRequestObject: Bool
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1), when advertised: `dpop: auto` binds tokens then.
+    package let dpopSigningAlgorithms: [String]?
     /// `backchannel_logout_supported` (OpenID Connect Back-Channel Logout 1.0 §2.1): the issuer sends logout
     /// tokens, served at `POST /auth/{name}/backchannel-logout`. `false` when absent.
     package let backchannelLogoutSupported: Bool
@@ -110,6 +112,7 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
         backchannelLogoutSupported = try reader.bool("backchannel_logout_supported") ?? false
         requiresPushedAuthorizationRequests = try reader.bool("require_pushed_authorization_requests") ?? false
         requiresSignedRequestObject = try reader.bool("require_signed_request_object") ?? false
+        dpopSigningAlgorithms = try reader.strings("dpop_signing_alg_values_supported")
     }
 
     /// The advertised id_token algorithms AuthFlow can verify; at least one.

@@ -5,7 +5,9 @@ import Foundation
 /// How the SQL stores keep provider tokens at rest: access and refresh tokens are sealed separately with a
 /// `TokenCipher`, each with associated data `"<kind>|<provider byte count>:<provider>|<subject>"` (kind
 /// `access_token` or `refresh_token`), so a value decrypts only in the column and row it was written to.
-/// Expiry and scope are stored in clear. Beside a refresh token go two lookup digests (for revocation notices
+/// Expiry and scope are stored in clear. Tokens bound to a DPoP key (RFC 9449) are sealed with it: the plaintext
+/// is then a zero byte (which no token starts with) followed by the JSON `{"dpop_jwk": <private JWK>, "token":
+/// <token>}`, so the key lives only inside the sealed columns and no schema changes. Beside a refresh token go two lookup digests (for revocation notices
 /// that name a token, ``Columns/refreshHash`` and ``Columns/refreshPrefixDigest``).
 package struct TokenSealing: Sendable {
     /// Which token a sealed value holds.
@@ -67,8 +69,10 @@ package struct TokenSealing: Sendable {
         -> Columns
     {
         Columns(
-            access: try seal(tokens.accessToken, kind: .access, identity, operation: operation),
-            refresh: try seal(tokens.refreshToken, kind: .refresh, identity, operation: operation),
+            access: try seal(
+                tokens.accessToken, kind: .access, identity, dpopKey: tokens.dpopKey, operation: operation),
+            refresh: try seal(
+                tokens.refreshToken, kind: .refresh, identity, dpopKey: tokens.dpopKey, operation: operation),
             expiresAt: tokens.accessTokenExpiresAt?.timeIntervalSince1970, scope: tokens.scope,
             clientID: tokens.clientID,
             refreshHash: tokens.refreshToken.map(RefreshTokenIdentifier.sha512SHA512Digest(of:)),
@@ -81,11 +85,34 @@ package struct TokenSealing: Sendable {
     package func tokens(
         from row: any StoreRow, at first: Int = 0, _ identity: IdentityKey, operation: String
     ) throws(StoreError) -> StoredTokens {
-        StoredTokens(
-            accessToken: try open(row.optionalBytes(first), kind: .access, identity, operation: operation),
-            refreshToken: try open(row.optionalBytes(first + 1), kind: .refresh, identity, operation: operation),
+        let access = try openBound(row.optionalBytes(first), kind: .access, identity, operation: operation)
+        let refresh = try openBound(row.optionalBytes(first + 1), kind: .refresh, identity, operation: operation)
+        var tokens = StoredTokens(
+            accessToken: access.token, refreshToken: refresh.token,
             accessTokenExpiresAt: try row.optionalDate(first + 2), scope: try row.optionalText(first + 3),
             clientID: try row.optionalText(first + 4))
+        tokens.dpopKey = refresh.dpopKey ?? access.dpopKey
+        return tokens
+    }
+
+    /// A sealed token column opened, with the DPoP key sealed beside the token when there is one.
+    ///
+    /// - Throws: `StoreError` `corruptData` as ``open(_:kind:_:operation:)``, or for an envelope that does not read.
+    func openBound(_ sealed: [UInt8]?, kind: Kind, _ identity: IdentityKey, operation: String) throws(StoreError)
+        -> (token: String?, dpopKey: JWK?)
+    {
+        guard let text = try open(sealed, kind: kind, identity, operation: operation) else { return (nil, nil) }
+        guard text.utf8.first == 0 else { return (text, nil) }
+        guard let envelope = try? JSONValue.parse(Array(text.utf8.dropFirst())),
+            let token = envelope["token"]?.stringValue, let jwk = envelope["dpop_jwk"],
+            let key = try? JWK(json: jwk), key.isPrivate
+        else {
+            throw StoreError(
+                .corruptData,
+                "expected the stored \(kind.rawValue) with its DPoP key, found an envelope that does not read",
+                operation: operation)
+        }
+        return (token, key)
     }
 
     /// The tokens of a deleted row, or `nil` when they do not decrypt (they cannot be revoked then, and
@@ -97,12 +124,18 @@ package struct TokenSealing: Sendable {
         return try? tokens(from: row, identity, operation: operation)
     }
 
-    func seal(_ token: String?, kind: Kind, _ identity: IdentityKey, operation: String) throws(StoreError)
-        -> [UInt8]?
+    func seal(_ token: String?, kind: Kind, _ identity: IdentityKey, dpopKey: JWK? = nil, operation: String)
+        throws(StoreError) -> [UInt8]?
     {
         guard let token else { return nil }
+        var plaintext = Array(token.utf8)
+        if let dpopKey {
+            plaintext =
+                [0]
+                + JSONValue.object(["dpop_jwk": dpopKey.exportPrivate(), "token": .string(token)]).serializedBytes()
+        }
         do {
-            return try cipher.seal(Array(token.utf8), associatedData: Self.associatedData(kind, identity))
+            return try cipher.seal(plaintext, associatedData: Self.associatedData(kind, identity))
         } catch {
             throw StoreError(
                 .backendFailure, "expected to encrypt the \(kind.rawValue), found: \(error)", operation: operation)

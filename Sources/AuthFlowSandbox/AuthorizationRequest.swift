@@ -24,6 +24,8 @@ struct AuthorizationRequest: Sendable {
     /// Microsoft: the authority path segment (`common`, `organizations`, `consumers` or a tenant GUID) the
     /// request went to; the code must be redeemed at the same authority.
     let authority: String?
+    /// FAPI mode: the `dpop_jkt` of the pushed request (RFC 9449 §10), which the code exchange's proof key must match.
+    var dpopJKT: String?
 
     init(
         provider: SandboxProvider, clientID: String, redirectURI: String, responseTypes: Set<String> = ["code"],

@@ -12,6 +12,8 @@ struct OAuthFailure: Error, Sendable {
     /// Facebook only: the Graph error `code` (and optional `error_subcode`).
     var graphCode: Int
     var graphSubcode: Int?
+    /// A fresh DPoP nonce to send in `DPoP-Nonce` (RFC 9449 §8), with `use_dpop_nonce`.
+    var dpopNonce: String?
 
     init(_ error: String, _ description: String, status: Int = 400, graphCode: Int = 100, graphSubcode: Int? = nil) {
         self.error = error
@@ -41,6 +43,7 @@ struct OAuthFailure: Error, Sendable {
     func oauthResponse() -> HTTPServerResponse {
         var response = HTTPServerResponse.oauthError(error, description: description, status: status)
         response.headers["Pragma"] = "no-cache"
+        if let dpopNonce { response.headers["DPoP-Nonce"] = dpopNonce }
         if status == 401 {
             response.headers["WWW-Authenticate"] = "Basic realm=\"sandbox\", error=\"\(error)\""
         }

@@ -39,9 +39,13 @@ public struct SandboxConfiguration: Sendable {
     /// Whether the sandbox's OpenID issuer (the Google emulator, whose discovery document `type: oidc` reads)
     /// runs in a strict FAPI 2.0 mode: pushed authorization requests required (a `request_uri` lives
     /// ``pushedRequestLifetime`` seconds on the sandbox's clock and is used once), `iss` in every
-    /// authorization response, `private_key_jwt` the only client authentication, PKCE with `S256` only.
+    /// authorization response, `private_key_jwt` the only client authentication, PKCE with `S256` only, DPoP
+    /// (RFC 9449) required with server nonces and `dpop_jkt` at the pushed request, id_tokens signed PS256.
     /// Its clients register assertion keys (``SandboxClient/openID(clientID:redirectURIs:assertionKeys:)``).
     package var fapi2 = false
+    /// FAPI mode, for tests of a client's nonce handling: every DPoP proof is answered `use_dpop_nonce` with a
+    /// fresh nonce, so a client that retries once meets a second challenge.
+    package var dpopNonceAlwaysStale = false
 
     /// How long a `request_uri` of the FAPI 2.0 mode's pushed authorization requests lives, in seconds.
     package static let pushedRequestLifetime: Int64 = 60

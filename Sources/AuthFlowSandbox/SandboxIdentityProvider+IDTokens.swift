@@ -36,11 +36,17 @@ extension SandboxIdentityProvider {
     ) throws(SandboxError) -> String {
         let payload = Array(JSONValue.object(claims).serialized().utf8)
         do {
-            return try JWS.sign(payload: payload, key: ring.current, algorithm: .rs256, extraHeader: header)
+            return try JWS.sign(
+                payload: payload, key: ring.current, algorithm: idTokenAlgorithm(provider), extraHeader: header)
         } catch {
             throw SandboxError(
                 code: .keyFailure, message: "could not sign an id_token: \(error.message)", provider: provider)
         }
+    }
+
+    /// RS256, or PS256 for the OpenID issuer in its FAPI 2.0 mode (the profile allows PS256, ES256, EdDSA).
+    func idTokenAlgorithm(_ provider: SandboxProvider) -> JWSAlgorithm {
+        provider == .google && configuration.fapi2 ? .ps256 : .rs256
     }
 
     /// OIDC `at_hash`: base64url of the left half of SHA-256 over the access token.

@@ -92,7 +92,9 @@ extension SandboxIdentityProvider {
     func jwks(_ provider: SandboxProvider) -> HTTPServerResponse {
         state.withLock { $0.count(provider, \.jwks) }
         do {
-            var response = HTTPServerResponse.json(try keyRing(for: provider).jwksDocument().serialized())
+            let algorithm = idTokenAlgorithm(provider)
+            var response = HTTPServerResponse.json(
+                try keyRing(for: provider).jwksDocument(algorithm: algorithm).serialized())
             response.headers["Cache-Control"] = "public, max-age=300"
             return response
         } catch {

@@ -83,6 +83,12 @@ struct SandboxState: Sendable {
     var logouts: [SandboxProvider: [SandboxLogout]] = [:]
     /// Pushed authorization requests by `request_uri`, each taken once.
     var pushedRequests: [String: PushedRequest] = [:]
+    /// The FAPI mode's current DPoP nonce (RFC 9449 §8), made on first use.
+    var dpopNonce: String?
+    /// Used DPoP proof `jti`s, until when they are remembered.
+    var spentDPoPProofs: [String: Date] = [:]
+    /// The DPoP key thumbprint each grant's tokens are bound to (`cnf.jkt`), by grant id.
+    var dpopBindings: [String: String] = [:]
 
     func client(_ provider: SandboxProvider, _ clientID: String) -> SandboxClient? {
         clients[provider]?[clientID]

@@ -8,10 +8,12 @@ struct SigningKeyRing: Sendable {
 
     /// The JWKS document: public keys only, current first, each with `use: sig`, `alg: RS256` unless
     /// `withAlgorithm` is false (Microsoft's keys carry none), and the `extraMembers` (Microsoft's `issuer`).
-    func jwksDocument(withAlgorithm: Bool = true, extraMembers: [String: JSONValue] = [:]) -> JSONValue {
+    func jwksDocument(
+        withAlgorithm: Bool = true, algorithm: JWSAlgorithm = .rs256, extraMembers: [String: JSONValue] = [:]
+    ) -> JSONValue {
         let keys = ([current] + previous).map { key -> JSONValue in
             var object = key.publicKey.jsonValue().objectValue ?? [:]
-            object["alg"] = withAlgorithm ? .string(JWSAlgorithm.rs256.rawValue) : nil
+            object["alg"] = withAlgorithm ? .string(algorithm.rawValue) : nil
             object["use"] = .string("sig")
             for (name, value) in extraMembers { object[name] = value }
             return .object(object)

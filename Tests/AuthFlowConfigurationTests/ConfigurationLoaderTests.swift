@@ -564,6 +564,25 @@ import Testing
         #expect(error.issues.allSatisfy { $0.code == .invalidValue && $0.location != nil })
     }
 
+    @Test func readsTheSandboxFAPI2SwitchAndTheDPoPAndProfileKeys() throws {
+        let on = try makeLoader().load(yaml: minimalProviders + "sandbox:\n  fapi2: true\n", fileName: "p.yaml")
+        #expect(on.sandbox?.fapi2 == true)
+        let off = try makeLoader().load(
+            yaml: minimalProviders + "sandbox:\n  listen: 127.0.0.1:0\n", fileName: "p.yaml")
+        #expect(off.sandbox?.fapi2 == false)
+        let wrong = try loadError(minimalProviders + "sandbox:\n  fapi2: sometimes\n")
+        #expect(wrong.issues.first?.message.contains("sandbox.fapi2") == true)
+        let keys = try makeLoader().load(
+            yaml: minimalProviders + "    dpop: true\n    profile: none\n", fileName: "p.yaml")
+        #expect(keys.providers.first?.dpop == .on && keys.providers.first?.profile == ProviderProfile.none)
+        let badDPoP = try loadError(minimalProviders + "    dpop: always\n")
+        #expect(
+            badDPoP.issues.first?.message.contains("expected one of auto, true, false for providers.google.dpop")
+                == true)
+        let badProfile = try loadError(minimalProviders + "    profile: fapi1\n")
+        #expect(badProfile.issues.first?.message.contains("none, fapi2") == true)
+    }
+
     @Test func refusesScopesWithSpaces() throws {
         let error = try loadError(minimalProviders + "    scopes: [\"openid email\"]\n")
         #expect(

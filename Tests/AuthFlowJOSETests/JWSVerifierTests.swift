@@ -60,6 +60,14 @@ struct JWSVerifierTests {
             header: ["alg": "ES256", "kid": "ec-1", member: value], payload: payload, key: TestKeys.ec,
             algorithm: .es256)
         #expect(refusal(token)?.code == .embeddedKeyRefused)
+        // The DPoP opening lets a `jwk` through and nothing else.
+        var dpop = JWSVerifier(allowedAlgorithms: [.es256])
+        dpop.allowsEmbeddedJWK = true
+        if member == "jwk" {
+            #expect(refusal(token, verifier: dpop) == nil)
+        } else {
+            #expect(refusal(token, verifier: dpop)?.code == .embeddedKeyRefused)
+        }
     }
 
     @Test func refusesDEREncodedES256Signature() throws {

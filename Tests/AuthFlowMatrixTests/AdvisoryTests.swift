@@ -244,6 +244,9 @@ import Testing
         let object = json["providers"]?.arrayValue?.first
         #expect(object?["par"] == .bool(true))
         #expect(object?["request_object"] == .bool(true))
+        #expect(object?["dpop"] == .bool(false) && object?["profile"] == .null)
+        let bound = try #require(try AdvisoryTests.matrix(pushing + "\n    dpop: true").rows.first)
+        #expect(bound.dpop && bound.profile == nil)
         let plain = try #require(try AdvisoryTests.matrix(Self.corp).rows.first)
         #expect(!plain.pushedAuthorization && !plain.signedRequestObject && plain.roundTrips == 2)
     }

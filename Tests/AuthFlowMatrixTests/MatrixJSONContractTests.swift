@@ -99,6 +99,9 @@ import Testing
             #expect(provider["round_trips"]?.int64Value != nil)
             #expect(provider["par"]?.boolValue != nil, "par missing or not a boolean")
             #expect(provider["request_object"]?.boolValue != nil, "request_object missing or not a boolean")
+            #expect(provider["dpop"]?.boolValue != nil, "dpop missing or not a boolean")
+            #expect(
+                provider["profile"] == .null || provider["profile"]?.stringValue == "fapi2", "profile: null or fapi2")
             #expect(provider["advisories"]?.arrayValue?.allSatisfy { $0.stringValue != nil } == true)
             let capabilities = try #require(provider["capabilities"]?.objectValue)
             #expect(Set(capabilities.keys) == Set(Capability.allCases.map(\.rawValue)))

@@ -180,6 +180,58 @@ import Testing
         }
     }
 
+    /// `dpop: auto` binds tokens where discovery advertises `dpop_signing_alg_values_supported` with ES256 (or only
+    /// EdDSA), not where it advertises nothing; `dpop: true` binds anyway (RFC 9449 lets a client send proofs to any
+    /// server) but is an error at `dpop:` where the advertised list has neither algorithm.
+    @Test func dpopFollowsDiscoveryAndRefusesAnIssuerWithoutOurAlgorithms() async throws {
+        func issuer(_ algorithms: [String]) -> @Sendable (String) -> JSONValue {
+            { base in
+                TestIssuer.document(base, ["dpop_signing_alg_values_supported": .array(algorithms.map { .string($0) })])
+            }
+        }
+        try await TestIssuer.with(document: issuer(["ES256", "PS256"])) { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let providers = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
+            #expect(providers.first?.dpopAlgorithm == .es256)
+            let off = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL, extra: "    dpop: false")),
+                discovery: discovery)
+            #expect(off.first?.dpopAlgorithm == nil)
+        }
+        try await TestIssuer.with(document: issuer(["EdDSA"])) { issuer in
+            let providers = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)),
+                discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
+            #expect(providers.first?.dpopAlgorithm == .edDSA)
+        }
+        try await TestIssuer.with(document: issuer(["RS256"])) { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let auto = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
+            #expect(auto.first?.dpopAlgorithm == nil)
+            let forced = try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL, extra: "    dpop: true"))
+            do throws(ConfigurationError) {
+                _ = try await ProviderRegistry.standard.resolve(forced, discovery: discovery)
+                Issue.record("expected dpop: true to be refused")
+            } catch {
+                #expect(error.issues.map(\.code.rawValue) == ["invalid_value"])
+                #expect(error.issues.first?.location?.line == 10)
+                #expect(error.issues.first?.message.contains("dpop_signing_alg_values_supported") == true)
+            }
+        }
+        try await TestIssuer.with { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let plain = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
+            #expect(plain.first?.dpopAlgorithm == nil)
+            let forced = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL, extra: "    dpop: true")),
+                discovery: discovery)
+            #expect(forced.first?.dpopAlgorithm == .es256)
+        }
+    }
+
     @Test func mapsClaimsOfTheIDTokenAndKeepsUserinfoSubjectAsSub() throws {
         let metadata = try OIDCProviderMetadata(
             json: TestIssuer.googleLike("https://id.example"), expectedIssuer: "https://id.example")

@@ -230,6 +230,31 @@ import Testing
         #expect(try await stores.accounts.tokens(for: .googleBob) == nil)
     }
 
+    /// The DPoP key (RFC 9449) is kept with the tokens (sealed inside the token columns in the SQL stores), kept
+    /// when a refresh brings no new key, and read back whole, so a refresh after a restart proves possession.
+    @Test(arguments: StoreBackend.available)
+    func keepsTheDPoPKeyWithTheTokens(_ backend: StoreBackend) async throws {
+        let stores = try backend.makeHarness()
+        _ = try await stores.accounts.createUser(.alice, identity: .googleAlice, profile: Self.aliceProfile)
+        let key = try JWK.generateP256()
+        var bound = StoredTokens(accessToken: "dpop.access", refreshToken: "dpop.refresh", scope: "openid")
+        bound.dpopKey = key
+        try await stores.accounts.saveTokens(bound, for: .googleAlice)
+        let read = try #require(try await stores.accounts.tokens(for: .googleAlice))
+        #expect(read == bound)
+        #expect(read.dpopKey?.isPrivate == true)
+        #expect(read.dpopKey?.thumbprint() == key.thumbprint())
+        #expect(!"\(read)".contains("dpop.access") && "\(read)".contains("dpop: <redacted>"))
+
+        // A refresh's answer without a new refresh token or key keeps both.
+        try await stores.accounts.saveTokens(
+            StoredTokens(accessToken: "dpop.access.2", refreshToken: nil), for: .googleAlice)
+        let refreshed = try #require(try await stores.accounts.tokens(for: .googleAlice))
+        #expect(refreshed.refreshToken == "dpop.refresh")
+        #expect(refreshed.dpopKey?.thumbprint() == key.thumbprint())
+        #expect(try await stores.accounts.deleteTokens(for: .googleAlice)?.dpopKey?.thumbprint() == key.thumbprint())
+    }
+
     @Test(arguments: StoreBackend.available)
     func keepsTheClientTokensWereIssuedToWithTheRefreshToken(_ backend: StoreBackend) async throws {
         let stores = try backend.makeHarness()

@@ -25,7 +25,9 @@ import Testing
     /// A started FAPI-mode sandbox with one client registered under `registeredKey`, and a driver whose
     /// configuration signs with `configuredKey` (the same by default) and adds `extra` lines.
     func withStand(
-        registeredKey: JWK? = nil, configuredKey: JWK, extra: String = "", _ body: (Stand) async throws -> Void
+        registeredKey: JWK? = nil, configuredKey: JWK, extra: String = "",
+        sandboxSettings: (inout SandboxConfiguration) -> Void = { _ in }, httpClient: (any HTTPClient)? = nil,
+        _ body: (Stand) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "authflow-fapi-\(UUID().uuidString)"
@@ -37,6 +39,7 @@ import Testing
         let clock = ManualClock(Date())
         var configuration = SandboxConfiguration(clock: clock, signingKeys: try SandboxHarness.sharedKeys.get())
         configuration.fapi2 = true
+        sandboxSettings(&configuration)
         let sandbox = SandboxIdentityProvider(configuration: configuration)
         try sandbox.start()
         do {
@@ -49,7 +52,8 @@ import Testing
             let loaded = try Self.configuration(issuer: issuer, keyFile: keyFile, par: "required", extra: extra)
             let providers = try await ProviderRegistry.standard.resolve(loaded, httpClient: Self.client)
             let signIn = SignIn(
-                providers: providers, httpClient: Self.client, flowStore: InMemoryFlowStore(clock: SystemClock()))
+                providers: providers, httpClient: httpClient ?? Self.client,
+                flowStore: InMemoryFlowStore(clock: SystemClock()))
             try await body(Stand(sandbox: sandbox, clock: clock, signIn: signIn, directory: directory))
         } catch {
             await sandbox.stop()
@@ -109,12 +113,17 @@ import Testing
                 provider: "bank", method: .get, parameters: CallbackParameters(pairs), flowRecord: start.record)
             #expect(result.identity.subject == SandboxIdentity.presets(for: .google)[0].subject)
             #expect(result.trace.contains { $0.checks.contains("iss_parameter") })
+            // The pushed request's answer gave the DPoP nonce, so the code exchange needed no second try.
             #expect(stand.sandbox.requestCounts(for: .google).token == 1)
-            // Revocation authenticates with private_key_jwt too.
+            #expect(start.trace.last?.checks.contains("dpop") == true)
+            #expect(result.tokens.tokenType == "DPoP")
+            let dpopKey = try #require(result.tokens.dpopKey)
+            // Revocation authenticates with private_key_jwt too, and proves possession of the grant's key: a fresh
+            // TokenOperations knows no nonce yet, so it is challenged once and retries.
             let provider = try #require(stand.signIn.providers["bank"])
             try await TokenOperations(providers: [provider], httpClient: Self.client).revoke(
-                provider: "bank", token: result.tokens.accessToken, tokenTypeHint: .accessToken)
-            #expect(stand.sandbox.requestCounts(for: .google).revocation == 1)
+                provider: "bank", token: result.tokens.accessToken, tokenTypeHint: .accessToken, dpopKey: dpopKey)
+            #expect(stand.sandbox.requestCounts(for: .google).revocation == 2)
 
             // Each request_uri is used once.
             let again = try await browse(start.redirectURL)
@@ -185,7 +194,7 @@ import Testing
                 "iss": "fapi-client", "aud": .string(issuer), "nbf": .integer(now), "exp": .integer(now + 60),
                 "response_type": "code", "client_id": "fapi-client", "redirect_uri": .string(Self.redirectURI),
                 "scope": "openid", "code_challenge": .string(String(repeating: "a", count: 43)),
-                "code_challenge_method": "S256",
+                "code_challenge_method": "S256", "dpop_jkt": .string(try JWK.generateP256().thumbprint()),
             ]
             let wrongType = try JWS.sign(
                 payload: Array(parameters.serialized().utf8), key: key, algorithm: .es256,

@@ -177,6 +177,24 @@ import Testing
         #expect(ClientAuthenticationChoice.advertised(nil, preferred: .clientSecretPost).allowed.count == 3)
     }
 
+    /// The retry after a DPoP nonce challenge carries a fresh assertion (a server may have spent the first `jti`);
+    /// the rest of the form is kept, and a request without an assertion is left alone.
+    @Test func theDPoPRetryGetsAFreshAssertion() throws {
+        let key = try JWK.generateP256()
+        let provider = try resolve(settings(method: .privateKeyJWT, secret: nil, key: key.pkcs8PEM(), keyID: "kid-1"))
+        let refresh = try provider.refreshRequest(refreshToken: "r", now: now, random: CountingRandom())
+        let renewed = try provider.withFreshClientAssertion(refresh, now: now)
+        let before = Query.form(refresh.body)
+        let after = Query.form(renewed.body)
+        #expect(before["client_assertion"] != after["client_assertion"])
+        #expect(before["refresh_token"] == after["refresh_token"] && after["grant_type"] == "refresh_token")
+        let claims = try verifiedClaims(
+            try #require(after["client_assertion"]), key: key.with(keyID: "kid-1"), algorithm: .es256)
+        #expect(claims["aud"] == "https://c.test/token")
+        let plain = HTTPClientRequest(url: "https://c.test/userinfo")
+        #expect(try provider.withFreshClientAssertion(plain, now: now).body == nil)
+    }
+
     @Test func privateKeyJWTNeedsAP256OrRSAKeyAndNoSecret() throws {
         do throws(ConfigurationError) {
             _ = try resolve(settings(method: .privateKeyJWT, secret: nil))

@@ -14,6 +14,23 @@ import Testing
             browserBindingDigest: "b1nding", intent: intent, createdAt: Date(timeIntervalSince1970: createdAt))
     }
 
+    /// The grant's DPoP key (RFC 9449) travels in the record whole (private), written as both paths write it, and a
+    /// `dpop_jwk` that is not a key is an invalid record.
+    @Test func carriesTheDPoPKey() throws {
+        var record = Self.record()
+        record.dpopKey = try JWK.generateP256()
+        let bytes = record.serialized()
+        #expect(bytes == record.jsonValue().serializedBytes())
+        let read = try FlowRecord(serialized: bytes)
+        #expect(read.dpopKey == record.dpopKey && read.dpopKey?.isPrivate == true)
+        #expect(!record.description.contains("\"d\"") && record.description.contains("dpop: <redacted>"))
+        var object = try #require(record.jsonValue().objectValue)
+        object["dpop_jwk"] = "not a key"
+        #expect(throws: FlowStoreError.self) {
+            _ = try FlowRecord(serialized: JSONValue.object(object).serializedBytes())
+        }
+    }
+
     @Test func writesTheSameBytesAsTheRecordsJSONValue() throws {
         let records = [
             Self.record(),

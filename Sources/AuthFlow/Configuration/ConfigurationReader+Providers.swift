@@ -5,7 +5,7 @@ extension ConfigurationReader {
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
         "native_clients", "post_logout_redirect_uri", "client_auth", "claims", "par",
-        "request_object",
+        "request_object", "dpop", "profile",
     ]
     static let claimKeys = ["subject", "email", "email_verified", "name", "groups"]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
@@ -100,6 +100,8 @@ extension ConfigurationReader {
         settings.options = readProviderOptions(section, publicURL: publicURL)
         settings.pushedAuthorization = mode(section, "par", default: .auto)
         settings.requestObject = mode(section, "request_object", default: .auto)
+        settings.dpop = mode(section, "dpop", default: .auto)
+        settings.profile = mode(section, "profile", default: .none)
         return settings
     }
 

@@ -52,6 +52,10 @@ public struct ProviderSettings: Sendable, Hashable {
     /// `request_object`: whether the authorization request is a signed request object (RFC 9101); `auto` by
     /// default.
     package var requestObject = RequestObjectMode.auto
+    /// `dpop`: whether tokens are bound to a proof-of-possession key (RFC 9449); `auto` by default.
+    package var dpop = DPoPMode.auto
+    /// `profile`: a security profile (`fapi2`) whose requirements apply together; `none` by default.
+    package var profile = ProviderProfile.none
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.

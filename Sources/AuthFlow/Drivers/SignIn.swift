@@ -51,7 +51,8 @@ public final class SignIn: Sendable {
         options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
         observer: any ProviderObserver
     ) {
-        self.transport = ProviderTransport(httpClient: httpClient, clock: clock, observer: observer)
+        self.transport = ProviderTransport(
+            httpClient: httpClient, clock: clock, observer: observer, random: random, nonces: DPoPNonces())
         var byName: [String: ResolvedProvider] = [:]
         for provider in providers { byName[provider.name] = provider }
         self.providers = byName
@@ -88,9 +89,10 @@ public final class SignIn: Sendable {
         var flow = OAuthFlow(provider: provider, options: options)
         let now = clock.now()
         let redirect: OAuthFlow.AuthorizationRedirect
+        var secrets = FlowSecrets.generate(random: random)
+        secrets.dpopKey = try Self.dpopKey(for: provider)
         switch try flow.begin(
-            returnTo: returnTo, intent: intent, browserBinding: browserBinding,
-            secrets: FlowSecrets.generate(random: random), now: now)
+            returnTo: returnTo, intent: intent, browserBinding: browserBinding, secrets: secrets, now: now)
         {
         case .redirect(let value):
             redirect = value
@@ -152,7 +154,11 @@ public final class SignIn: Sendable {
                     now: clock.now())
             }
         }
-        let tokenResponse = try await send(exchange.request, endpoint: .token, provider: name, flow: &flow)
+        let dpopKey = flowRecord?.dpopKey
+        let clock = self.clock
+        let tokenResponse = try await send(
+            exchange.request, endpoint: .token, provider: name, flow: &flow, dpopKey: dpopKey,
+            renew: { request throws(SignInError) in try provider.withFreshClientAssertion(request, now: clock.now()) })
         var next: OAuthFlow.IdentityAction
         switch flow.tokenResponseReceived(tokenResponse, now: clock.now()) {
         case .verifyIDToken(let verification):
@@ -167,7 +173,8 @@ public final class SignIn: Sendable {
         while true {
             switch next {
             case .fetchUserinfo(let request):
-                let response = try await send(request, endpoint: .userinfo, provider: name, flow: &flow)
+                let response = try await send(
+                    request, endpoint: .userinfo, provider: name, flow: &flow, dpopKey: dpopKey)
                 next = flow.userinfoResponseReceived(response, now: clock.now())
             case .complete(let result): return result
             case .fail(let error): throw error
@@ -177,12 +184,27 @@ public final class SignIn: Sendable {
 
     /// Sends a provider request; a transport failure ends the flow.
     private func send(
-        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, flow: inout OAuthFlow
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String, flow: inout OAuthFlow,
+        dpopKey: JWK? = nil, renew: ((HTTPClientRequest) throws(SignInError) -> HTTPClientRequest)? = nil
     ) async throws(SignInError) -> HTTPClientResponse {
         do throws(SignInError) {
-            return try await transport.send(request, endpoint: endpoint, provider: provider)
+            return try await transport.send(
+                request, endpoint: endpoint, provider: provider, dpopKey: dpopKey, renew: renew)
         } catch {
             throw flow.requestFailed(error, now: clock.now())
+        }
+    }
+
+    /// A fresh key for the grant's DPoP proofs (RFC 9449) when `provider` binds its tokens, else `nil`.
+    ///
+    /// - Throws: ``SignInError`` `invalid_request` when OpenSSL cannot generate a key.
+    static func dpopKey(for provider: ResolvedProvider) throws(SignInError) -> JWK? {
+        guard let algorithm = provider.dpopAlgorithm else { return nil }
+        do throws(JOSEError) {
+            return algorithm == .edDSA ? try JWK.generateEd25519() : try JWK.generateP256()
+        } catch {
+            throw SignInError(
+                .invalidRequest, "expected a fresh DPoP key, found \(error.code)", provider: provider.name)
         }
     }
 

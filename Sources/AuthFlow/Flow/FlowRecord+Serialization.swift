@@ -17,6 +17,7 @@ extension FlowRecord {
         if let nonce { object["nonce"] = .string(nonce) }
         if let pkceVerifier { object["pkce_verifier"] = .string(pkceVerifier) }
         if let returnTo { object["return_to"] = .string(returnTo) }
+        if let dpopKey { object["dpop_jwk"] = dpopKey.exportPrivate() }
         return .object(object)
     }
 
@@ -31,6 +32,7 @@ extension FlowRecord {
         Self.append(member: "{\"browser_binding\":", .string(browserBindingDigest), to: &out)
         Self.append(
             member: ",\"created_at\":", .integer(Int64((createdAt.timeIntervalSince1970 * 1000).rounded())), to: &out)
+        if let dpopKey { Self.append(member: ",\"dpop_jwk\":", dpopKey.exportPrivate(), to: &out) }
         Self.append(member: ",\"intent\":", .string(intent.rawValue), to: &out)
         if let nonce { Self.append(member: ",\"nonce\":", .string(nonce), to: &out) }
         if let pkceVerifier { Self.append(member: ",\"pkce_verifier\":", .string(pkceVerifier), to: &out) }
@@ -69,10 +71,19 @@ extension FlowRecord {
         else {
             throw FlowStoreError(.invalidRecord, "expected a version 1 flow record with every required member")
         }
+        var dpopKey: JWK?
+        if let jwk = json["dpop_jwk"] {
+            do throws(JOSEError) {
+                dpopKey = try JWK(json: jwk)
+            } catch {
+                throw FlowStoreError(.invalidRecord, "expected dpop_jwk to be a private JWK, found \(error.code)")
+            }
+        }
         self.init(
             provider: provider, state: state, nonce: json["nonce"]?.stringValue,
             pkceVerifier: json["pkce_verifier"]?.stringValue, returnTo: json["return_to"]?.stringValue,
             browserBindingDigest: binding, intent: intent,
             createdAt: Date(timeIntervalSince1970: Double(created) / 1000))
+        self.dpopKey = dpopKey
     }
 }

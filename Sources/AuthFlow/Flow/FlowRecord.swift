@@ -1,3 +1,4 @@
+package import AuthFlowJOSE
 public import Foundation
 
 /// What a sign-in carries between the redirect to the provider and the callback.
@@ -22,6 +23,9 @@ public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     public let intent: SignInIntent
     /// When the flow began (from the injected clock).
     public let createdAt: Date
+    /// The grant's DPoP private key (RFC 9449) when the provider's tokens are bound; the code exchange and
+    /// userinfo prove possession of it, and it is kept with the tokens.
+    package var dpopKey: JWK?
 
     /// Creates a record.
     public init(
@@ -41,6 +45,6 @@ public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     /// A summary without the state, nonce, verifier or binding digest.
     public var description: String {
         "FlowRecord(provider: \(provider), intent: \(intent.rawValue), nonce: \(nonce == nil ? "none" : "<redacted>"), "
-            + "pkce: \(pkceVerifier == nil ? "none" : "<redacted>"), created_at: \(createdAt.timeIntervalSince1970))"
+            + "pkce: \(pkceVerifier == nil ? "none" : "<redacted>"), dpop: \(dpopKey == nil ? "none" : "<redacted>"), created_at: \(createdAt.timeIntervalSince1970))"
     }
 }

@@ -153,8 +153,9 @@ extension OAuthFlow {
     /// - Throws: ``SignInError`` with `issuer_mismatch`.
     private func checkIssuerParameter(_ parameters: CallbackParameters) throws(SignInError) -> Bool {
         let issuers = parameters.count("iss")
-        guard !provider.acceptedIssuers.isEmpty, issuers > 0 || provider.plugin.sendsIssuerInAuthorizationResponse
-        else { return false }
+        // `profile: fapi2` requires the parameter whatever discovery says (FAPI 2.0 Security Profile §5.3.2.2).
+        let required = provider.plugin.sendsIssuerInAuthorizationResponse || provider.settings.profile == .fapi2
+        guard !provider.acceptedIssuers.isEmpty, issuers > 0 || required else { return false }
         guard issuers == 1, let issuer = parameters.value("iss"), provider.acceptedIssuers.contains(issuer) else {
             let expected = provider.issuer.map { "'\($0)'" } ?? "this provider's issuer"
             let found = issuers == 0 ? "none" : issuers > 1 ? "\(issuers) iss parameters" : "another issuer"

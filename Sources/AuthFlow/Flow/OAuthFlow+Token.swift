@@ -19,7 +19,8 @@ extension OAuthFlow {
         let tokens: TokenSet
         do throws(SignInError) {
             tokens = try TokenResponse.tokens(
-                from: response, expected: "tokens", requireIDToken: provider.isEnabled(.oidc))
+                from: response, expected: "tokens", requireIDToken: provider.isEnabled(.oidc),
+                dpopKey: exchange.record.dpopKey)
         } catch {
             return fail(.tokenExchange, error, now: now, roundTrip: true, detail: detail)
         }

@@ -156,10 +156,16 @@ public struct OAuthFlow: Sendable {
                     .invalidRequest, "expected an authorization endpoint, found none", provider: provider.name),
                 now: now)
         }
-        let record = FlowRecord(
+        var record = FlowRecord(
             provider: provider.name, state: secrets.state, nonce: provider.isEnabled(.oidc) ? secrets.nonce : nil,
             pkceVerifier: provider.isEnabled(.pkce) ? secrets.pkceVerifier : nil, returnTo: returnTo,
             browserBindingDigest: Self.bindingDigest(browserBinding), intent: intent, createdAt: now)
+        if let dpopKey = secrets.dpopKey, provider.dpopAlgorithm != nil {
+            // RFC 9449 §10: the code is bound to the key whose thumbprint the request names.
+            record.dpopKey = dpopKey
+            parameters.append(("dpop_jkt", dpopKey.thumbprint()))
+            checks.append("dpop")
+        }
         if provider.signsRequestObject {
             do throws(SignInError) {
                 parameters = try signedRequestParameters(

@@ -12,16 +12,17 @@ enum ClientAssertion {
     /// The lifetime of an assertion unless the caller asks for another: one token request needs seconds.
     static let defaultLifetime: Int64 = 60
 
-    /// The algorithm `key` signs assertions with: ES256 for an EC P-256 key, RS256 for RSA.
+    /// The algorithm `key` signs assertions with: ES256 for an EC P-256 key, `rsa` (RS256 unless a profile
+    /// asks for PS256) for RSA.
     ///
     /// - Throws: `JOSEError` `.keyMismatch` for any other key (or a public one).
-    static func algorithm(for key: JWK) throws(JOSEError) -> JWSAlgorithm {
+    static func algorithm(for key: JWK, rsa: JWSAlgorithm = .rs256) throws(JOSEError) -> JWSAlgorithm {
         guard key.isPrivate else {
             throw JOSEError(.keyMismatch, "expected a private key, found a public \(key.keyType) key", keyID: key.keyID)
         }
         switch (key.keyType, key.defaultAlgorithm) {
         case ("EC", .es256): return .es256
-        case ("RSA", _): return .rs256
+        case ("RSA", _): return rsa
         default:
             throw JOSEError(
                 .keyMismatch, "expected an EC P-256 or RSA private key, found another \(key.keyType) key",
@@ -35,7 +36,7 @@ enum ClientAssertion {
     ///   `.keyMismatch` for a key that is neither EC P-256 nor RSA, `.cryptoFailure` when signing fails.
     static func make(
         clientID: String, audience: String, privateKey: JWK, issuedAt: Date, lifetime: Int64 = defaultLifetime,
-        random: any SecureRandom
+        rsaAlgorithm: JWSAlgorithm = .rs256, random: any SecureRandom
     ) throws(JOSEError) -> String {
         for (name, value) in [("sub", clientID), ("aud", audience)] where value.isEmpty {
             throw JOSEError(.invalidClaim, "expected a non-empty \(name), found an empty one", claim: name)
@@ -43,7 +44,7 @@ enum ClientAssertion {
         guard lifetime >= 1 else {
             throw JOSEError(.invalidClaim, "expected a lifetime of at least 1 second, found \(lifetime)", claim: "exp")
         }
-        let algorithm = try algorithm(for: privateKey)
+        let algorithm = try algorithm(for: privateKey, rsa: rsaAlgorithm)
         let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
         let claims: [String: JSONValue] = [
             "iss": .string(clientID), "sub": .string(clientID), "aud": .string(audience),

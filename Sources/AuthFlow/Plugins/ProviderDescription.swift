@@ -52,6 +52,9 @@ public struct ProviderDescription: Sendable {
     /// Whether the provider accepts only signed request objects (RFC 9101 §10.5,
     /// `require_signed_request_object`), so `request_object` is in effect whatever it says.
     package var requiresSignedRequestObject = false
+    /// The DPoP proof algorithms the provider advertises (RFC 9449 §5.1, `dpop_signing_alg_values_supported`);
+    /// `nil` when it advertises none, so `dpop: auto` stays off.
+    package var dpopSigningAlgorithms: [String]? = nil
     /// The protocol when it is not OAuth: `.webAuthn` for a provider with its own routes and no OAuth round trip
     /// (passkeys), which needs no client, endpoints or redirect URI. `nil`, the default: OAuth 2.0, or OpenID
     /// Connect when the `oidc` capability is on.

@@ -41,6 +41,7 @@ extension ProviderPlugin {
     package var requiresPushedAuthorizationRequests: Bool { about.requiresPushedAuthorizationRequests }
 
     package var requiresSignedRequestObject: Bool { about.requiresSignedRequestObject }
+    package var dpopSigningAlgorithms: [String]? { about.dpopSigningAlgorithms }
 
     package var nativeSignIn: NativeSignInDescription? { about.nativeSignIn }
 

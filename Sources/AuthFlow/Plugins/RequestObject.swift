@@ -17,9 +17,9 @@ enum RequestObject {
     ///   signing fails.
     static func make(
         parameters: [(String, String)], clientID: String, audience: String, privateKey: JWK, issuedAt: Date,
-        random: any SecureRandom
+        rsaAlgorithm: JWSAlgorithm = .rs256, random: any SecureRandom
     ) throws(JOSEError) -> String {
-        let algorithm = try ClientAssertion.algorithm(for: privateKey)
+        let algorithm = try ClientAssertion.algorithm(for: privateKey, rsa: rsaAlgorithm)
         let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
         var claims: [String: JSONValue] = [:]
         for (name, value) in parameters { claims[name] = .string(value) }

@@ -86,6 +86,10 @@ extension ProviderRegistry {
         Self.checkPushedAuthorization(settings, plugin: plugin, endpoints: endpoints, subject: subject, issues: &issues)
         Self.checkRequestObject(
             settings, plugin: plugin, clientAuthentication: clientAuthentication, subject: subject, issues: &issues)
+        Self.checkDPoP(settings, plugin: plugin, subject: subject, issues: &issues)
+        Self.checkProfile(
+            settings, plugin: plugin, endpoints: endpoints, clientAuthentication: clientAuthentication,
+            capabilities: enabled, subject: subject, issues: &issues)
         issues += plugin.validate(settings, capabilities: enabled)
 
         guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }

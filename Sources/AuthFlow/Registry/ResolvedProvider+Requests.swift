@@ -132,9 +132,11 @@ extension ResolvedProvider {
         }
         do throws(JOSEError) {
             let key = try JWK(pkcs8PEM: pem, keyID: settings.keyID)
+            // FAPI 2.0 Security Profile §5.3.2.1: the assertion's audience is the issuer identifier.
+            let fapi2 = settings.profile == .fapi2
             return try ClientAssertion.make(
-                clientID: clientID, audience: audience ?? endpoints.token ?? "", privateKey: key, issuedAt: now,
-                random: random)
+                clientID: clientID, audience: (fapi2 ? issuer : nil) ?? audience ?? endpoints.token ?? "",
+                privateKey: key, issuedAt: now, rsaAlgorithm: fapi2 ? .ps256 : .rs256, random: random)
         } catch {
             throw SignInError(
                 .clientAuthenticationFailed,
@@ -158,7 +160,8 @@ extension ResolvedProvider {
         do throws(JOSEError) {
             return try RequestObject.make(
                 parameters: parameters, clientID: clientID, audience: issuer ?? endpoints.authorization ?? "",
-                privateKey: JWK(pkcs8PEM: pem, keyID: settings.keyID), issuedAt: now, random: random)
+                privateKey: JWK(pkcs8PEM: pem, keyID: settings.keyID), issuedAt: now,
+                rsaAlgorithm: settings.profile == .fapi2 ? .ps256 : .rs256, random: random)
         } catch {
             throw SignInError(
                 .clientAuthenticationFailed, "expected to sign the request object, found \(error.code)", provider: name)

@@ -81,7 +81,13 @@ public struct ResolvedProvider: Sendable {
     }
 
     /// The id_token algorithms accepted: the plugin's allow-list without HMAC.
-    package var idTokenAlgorithms: Set<JWSAlgorithm> { plugin.idTokenAlgorithms.subtracting([.hs256]) }
+    package var idTokenAlgorithms: Set<JWSAlgorithm> {
+        let algorithms = plugin.idTokenAlgorithms.subtracting([.hs256])
+        return settings.profile == .fapi2 ? algorithms.intersection(Self.fapi2Algorithms) : algorithms
+    }
+
+    /// The algorithms the FAPI 2.0 Security Profile allows (§5.4.1): PS256, ES256, EdDSA.
+    package static let fapi2Algorithms: Set<JWSAlgorithm> = [.ps256, .es256, .edDSA]
 
     init(
         name: String, plugin: any ProviderPlugin, settings: ProviderSettings,

@@ -8,5 +8,6 @@ extension StoredTokens {
             accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
             accessTokenExpiresAt: tokens.expiresIn.map { receivedAt.addingTimeInterval(Double($0)) },
             scope: tokens.scope)
+        dpopKey = tokens.dpopKey
     }
 }

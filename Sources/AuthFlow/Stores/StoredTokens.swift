@@ -1,3 +1,4 @@
+package import AuthFlowJOSE
 public import Foundation
 
 /// Provider tokens kept for an identity, e.g. to revoke them when the user disconnects or is deleted.
@@ -18,6 +19,9 @@ public struct StoredTokens: Sendable, Hashable, CustomStringConvertible, CustomD
     /// The client the tokens were issued to when it is not the provider's `client_id` (a native app's bundle
     /// id after Apple's native code exchange): refreshes and revocations then authenticate as it.
     public var clientID: String?
+    /// The DPoP private key the tokens are bound to (RFC 9449), kept sealed with them so a refresh on another
+    /// instance or after a restart proves possession with the same key.
+    package var dpopKey: JWK?
 
     /// Creates a token value.
     public init(
@@ -39,6 +43,7 @@ public struct StoredTokens: Sendable, Hashable, CustomStringConvertible, CustomD
         if let accessTokenExpiresAt { parts.append("expires_at: \(Int64(accessTokenExpiresAt.timeIntervalSince1970))") }
         if let scope { parts.append("scope: \(scope)") }
         if let clientID { parts.append("client_id: \(clientID)") }
+        if dpopKey != nil { parts.append("dpop: <redacted>") }
         return "StoredTokens(" + parts.joined(separator: ", ") + ")"
     }
 

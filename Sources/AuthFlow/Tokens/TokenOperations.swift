@@ -83,13 +83,25 @@ public final class TokenOperations: Sendable {
         provider name: String, refreshToken: String, scopes: [String]? = nil, subject: String? = nil,
         clientID: String? = nil
     ) async throws(SignInError) -> RefreshResult {
+        try await refresh(
+            provider: name, refreshToken: refreshToken, scopes: scopes, subject: subject, clientID: clientID,
+            dpopKey: nil)
+    }
+
+    /// ``refresh(provider:refreshToken:scopes:subject:clientID:)`` proving possession of `dpopKey` (RFC 9449),
+    /// the key the tokens are bound to (``StoredTokens/dpopKey``): the answer must then be `token_type: DPoP`.
+    package func refresh(
+        provider name: String, refreshToken: String, scopes: [String]? = nil, subject: String? = nil,
+        clientID: String? = nil, dpopKey: JWK?
+    ) async throws(SignInError) -> RefreshResult {
         guard let configured = providers[name] else { throw SignIn.unknownProvider(name) }
         let provider = clientID.map { configured.actingAs(client: $0) } ?? configured
         let request = try provider.refreshRequest(
             refreshToken: refreshToken, scopes: scopes, now: clock.now(),
             clientSecretLifetime: options.clientSecretLifetime)
-        let response = try await send(request, endpoint: .token, provider: name)
-        let tokens = try Self.tokenSet(from: response, expected: "refreshed tokens", provider: name)
+        let response = try await send(request, endpoint: .token, provider: provider, dpopKey: dpopKey)
+        let tokens = try Self.tokenSet(
+            from: response, expected: "refreshed tokens", provider: name, dpopKey: dpopKey)
         var claims: JWTClaims?
         if let idToken = tokens.idToken, provider.isEnabled(.oidc) {
             claims = try await verify(idToken, provider: provider, subject: subject)
@@ -135,11 +147,12 @@ public final class TokenOperations: Sendable {
     ///
     /// - Throws: ``SignInError``: `token_endpoint_error` (with the provider's error code and the HTTP status),
     ///   `invalid_token_response`.
-    private static func tokenSet(from response: HTTPClientResponse, expected: String, provider name: String)
-        throws(SignInError) -> TokenSet
-    {
+    private static func tokenSet(
+        from response: HTTPClientResponse, expected: String, provider name: String, dpopKey: JWK? = nil
+    ) throws(SignInError) -> TokenSet {
         do throws(SignInError) {
-            return try TokenResponse.tokens(from: response, expected: expected, requireIDToken: false)
+            return try TokenResponse.tokens(
+                from: response, expected: expected, requireIDToken: false, dpopKey: dpopKey)
         } catch {
             var error = error
             error.provider = name
@@ -165,6 +178,15 @@ public final class TokenOperations: Sendable {
     public func revoke(
         provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil, clientID: String? = nil
     ) async throws(SignInError) {
+        try await revoke(provider: name, token: token, tokenTypeHint: tokenTypeHint, clientID: clientID, dpopKey: nil)
+    }
+
+    /// ``revoke(provider:token:tokenTypeHint:clientID:)`` proving possession of `dpopKey` (RFC 9449), the key the
+    /// token is bound to (``StoredTokens/dpopKey``).
+    package func revoke(
+        provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil, clientID: String? = nil,
+        dpopKey: JWK?
+    ) async throws(SignInError) {
         guard let configured = providers[name] else { throw SignIn.unknownProvider(name) }
         let provider = clientID.map { configured.actingAs(client: $0) } ?? configured
         guard
@@ -175,7 +197,7 @@ public final class TokenOperations: Sendable {
             throw SignInError(
                 .revocationUnsupported, "expected a revocation endpoint for the provider, found none", provider: name)
         }
-        let response = try await send(request, endpoint: .revocation, provider: name)
+        let response = try await send(request, endpoint: .revocation, provider: provider, dpopKey: dpopKey)
         guard (200..<300).contains(response.status) else {
             let code = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: try? JSONValue.parse(response.body)))
             throw SignInError(
@@ -187,10 +209,21 @@ public final class TokenOperations: Sendable {
     }
 
     /// Sends `request` (bounded by the request timeout, when set), telling the observer how it went.
-    private func send(_ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String)
-        async throws(SignInError) -> HTTPClientResponse
-    {
+    private func send(
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: String
+    ) async throws(SignInError) -> HTTPClientResponse {
         try await transport.send(request, endpoint: endpoint, provider: provider)
+    }
+
+    /// Sends a request of `provider` with a DPoP proof when `dpopKey` is given; the retry after a nonce challenge
+    /// carries a fresh client assertion.
+    private func send(
+        _ request: HTTPClientRequest, endpoint: ProviderRequestEndpoint, provider: ResolvedProvider, dpopKey: JWK?
+    ) async throws(SignInError) -> HTTPClientResponse {
+        let clock = self.clock
+        return try await transport.send(
+            request, endpoint: endpoint, provider: provider.name, dpopKey: dpopKey,
+            renew: { request throws(SignInError) in try provider.withFreshClientAssertion(request, now: clock.now()) })
     }
 
     private func verify(_ idToken: String, provider: ResolvedProvider, subject: String?) async throws(SignInError)

@@ -146,7 +146,7 @@ public struct TokenRefresher: Sendable {
         do throws(SignInError) {
             result = try await operations.refresh(
                 provider: identity.provider, refreshToken: refreshToken, subject: identity.subject,
-                clientID: stored.clientID)
+                clientID: stored.clientID, dpopKey: stored.dpopKey)
         } catch {
             try await store(identity) { () throws(StoreError) in
                 try await accounts.releaseTokenRefresh(for: identity, holder: holder)
@@ -161,6 +161,7 @@ public struct TokenRefresher: Sendable {
         refreshed.refreshToken = result.refreshToken
         if refreshed.scope == nil { refreshed.scope = stored.scope }
         refreshed.clientID = stored.clientID
+        refreshed.dpopKey = stored.dpopKey
         let written = refreshed
         try await store(identity) { () throws(StoreError) in
             do throws(StoreError) {

@@ -16,9 +16,11 @@ enum TokenResponse {
     ///   - response: the token endpoint's answer.
     ///   - expected: what the caller asked for, for the message (`tokens`, `refreshed tokens`).
     ///   - requireIDToken: whether an `id_token` must be present (an OpenID Connect code exchange).
-    static func tokens(from response: HTTPClientResponse, expected: String, requireIDToken: Bool)
-        throws(SignInError) -> TokenSet
-    {
+    ///   - dpopKey: the DPoP key the request proved possession of (RFC 9449): the answer's `token_type` must then
+    ///     be `DPoP` (§5), and the tokens carry the key.
+    static func tokens(
+        from response: HTTPClientResponse, expected: String, requireIDToken: Bool, dpopKey: JWK? = nil
+    ) throws(SignInError) -> TokenSet {
         let json = try? JSONValue.parse(response.body)
         let providerCode = ProviderErrorCode.sanitize(OAuthFlow.errorCode(in: json))
         guard (200..<300).contains(response.status), providerCode == nil else {
@@ -29,7 +31,9 @@ enum TokenResponse {
                 providerError: providerCode, upstreamStatus: response.status)
         }
         do throws(SignInError) {
-            return try tokenSet(from: json, requireIDToken: requireIDToken)
+            var tokens = try tokenSet(from: json, requireIDToken: requireIDToken, dpop: dpopKey != nil)
+            tokens.dpopKey = dpopKey
+            return tokens
         } catch {
             var error = error
             error.upstreamStatus = response.status
@@ -37,7 +41,9 @@ enum TokenResponse {
         }
     }
 
-    private static func tokenSet(from json: JSONValue?, requireIDToken: Bool) throws(SignInError) -> TokenSet {
+    private static func tokenSet(from json: JSONValue?, requireIDToken: Bool, dpop: Bool) throws(SignInError)
+        -> TokenSet
+    {
         guard let object = json?.objectValue else {
             throw SignInError(
                 .invalidTokenResponse, "expected a JSON object from the token endpoint, found something else")
@@ -46,7 +52,15 @@ enum TokenResponse {
             throw SignInError(.invalidTokenResponse, "expected a non-empty string access_token, found none")
         }
         let tokenType = object["token_type"]?.stringValue
-        if object["token_type"] != nil, tokenType?.lowercased() != "bearer" {
+        if dpop, tokenType?.lowercased() != "dpop" {
+            // RFC 9449 §5: a server that bound the token says so; any other answer would leave it usable by
+            // whoever holds it, which the proof was sent to prevent.
+            throw SignInError(
+                .invalidTokenResponse,
+                "expected token_type DPoP (a DPoP proof was sent), found "
+                    + (tokenType.map { "'\(ProviderErrorCode.sanitize($0) ?? "another")'" } ?? "none"))
+        }
+        if !dpop, object["token_type"] != nil, tokenType?.lowercased() != "bearer" {
             throw SignInError(.invalidTokenResponse, "expected token_type Bearer, found another token type")
         }
         var expiresIn: Int64?

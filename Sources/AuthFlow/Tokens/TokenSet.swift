@@ -1,3 +1,5 @@
+package import AuthFlowJOSE
+
 /// The tokens a completed sign-in received from the token endpoint.
 ///
 /// Its `description` and `debugDescription` redact every token value so a `TokenSet` can be logged or
@@ -17,6 +19,8 @@ public struct TokenSet: Sendable, Hashable, CustomStringConvertible, CustomDebug
     public let idToken: String?
     /// The granted scopes, when the provider returned them.
     public let scope: String?
+    /// The DPoP key the tokens are bound to (RFC 9449), when a proof was sent; kept with the stored tokens.
+    package var dpopKey: JWK?
 
     /// Creates a token set.
     public init(
@@ -39,6 +43,7 @@ public struct TokenSet: Sendable, Hashable, CustomStringConvertible, CustomDebug
         if let expiresIn { parts.append("expires_in: \(expiresIn)") }
         if idToken != nil { parts.append("id_token: <redacted>") }
         if let scope { parts.append("scope: \(scope)") }
+        if dpopKey != nil { parts.append("dpop: <redacted>") }
         return "TokenSet(" + parts.joined(separator: ", ") + ")"
     }
 

@@ -19,13 +19,17 @@ extension Configuration {
 extension ConfigurationReader {
     /// `sandbox:`; absent keys keep their defaults.
     mutating func readSandbox(_ node: YAMLNode, owner: YAMLMark) -> SandboxSettings? {
-        guard let section = fields(node, owner: owner, path: "sandbox", known: ["listen", "microsoft_tenants"]) else {
+        guard
+            let section = fields(node, owner: owner, path: "sandbox", known: ["listen", "microsoft_tenants", "fapi2"])
+        else {
             return nil
         }
         let listen = listenAddress(section.value("listen"), path: "sandbox.listen")
-        return SandboxSettings(
+        var settings = SandboxSettings(
             listen: listen ?? ListenAddress(host: "127.0.0.1", port: 0),
             microsoftTenants: microsoftTenants(section.value("microsoft_tenants")))
+        settings.fapi2 = bool(section.value("fapi2"), path: "sandbox.fapi2") ?? false
+        return settings
     }
 
     /// `sandbox.microsoft_tenants`: distinct tenant GUIDs (lowercased), not the personal-accounts tenant, which the

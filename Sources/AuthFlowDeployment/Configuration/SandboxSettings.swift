@@ -7,6 +7,9 @@ package struct SandboxSettings: Sendable, Hashable {
     /// `sandbox.microsoft_tenants`: the tenant GUIDs (lowercased) the Microsoft emulator knows besides personal
     /// accounts; empty means its two default tenants.
     package let microsoftTenants: [String]
+    /// `sandbox.fapi2`: the OpenID issuer (the Google emulator) runs its strict FAPI 2.0 mode, and `type: oidc`
+    /// providers sign in to it with a generated `private_key_jwt` client.
+    package var fapi2 = false
 
     /// Creates sandbox settings.
     package init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 0), microsoftTenants: [String] = []) {

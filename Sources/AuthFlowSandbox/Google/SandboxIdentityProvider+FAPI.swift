@@ -19,6 +19,8 @@ extension SandboxIdentityProvider {
             "code_challenge_methods_supported": ["S256"],
             "require_signed_request_object": true,
             "request_object_signing_alg_values_supported": ["ES256", "PS256"],
+            "dpop_signing_alg_values_supported": ["ES256", "EdDSA", "PS256"],
+            "id_token_signing_alg_values_supported": ["PS256"],
         ]
     }
 
@@ -37,7 +39,7 @@ extension SandboxIdentityProvider {
                 throw .invalidRequest("client_id must name the authenticated client")
             }
             let parameters = try requestObjectParameters(form, client: client)
-            let authorization: AuthorizationRequest
+            var authorization: AuthorizationRequest
             switch validateGoogleAuthorization(parameters) {
             case .failure(let refusal): throw OAuthFailure(refusal.error, refusal.description, status: 400)
             case .success(let value): authorization = value
@@ -45,6 +47,11 @@ extension SandboxIdentityProvider {
             guard authorization.challenge?.method == .s256 else {
                 throw .invalidRequest("FAPI 2.0 requires PKCE with code_challenge_method S256")
             }
+            // RFC 9449 §10: the code will be bound to this key; this mode requires the binding.
+            guard let jkt = parameters["dpop_jkt"], jkt.utf8.count == 43 else {
+                throw .invalidRequest("this issuer binds codes to a DPoP key: dpop_jkt (a JWK thumbprint) is required")
+            }
+            authorization.dpopJKT = jkt
             let requestURI = "urn:ietf:params:oauth:request_uri:" + randomToken()
             let now = self.now
             let lifetime = SandboxConfiguration.pushedRequestLifetime
@@ -57,6 +64,8 @@ extension SandboxIdentityProvider {
                 JSONValue.object(["request_uri": .string(requestURI), "expires_in": .integer(lifetime)])
                     .serialized(), status: 201)
             response.headers["Cache-Control"] = "no-store"
+            // RFC 9449 §8.2: the nonce the token request's proof will need.
+            response.headers["DPoP-Nonce"] = currentDPoPNonce()
             return response
         }
     }

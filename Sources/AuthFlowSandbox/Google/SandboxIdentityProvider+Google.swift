@@ -97,13 +97,18 @@ extension SandboxIdentityProvider {
     func handleGoogleToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.google, \.token) }
         return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
+            // FAPI mode: the DPoP proof first, so a nonce challenge spends no client assertion.
+            let jkt = configuration.fapi2 ? try checkFAPITokenProof(request) : nil
+            let tokenType: JSONValue = jkt == nil ? "Bearer" : "DPoP"
             let (form, client) = try authenticatedForm(request, authenticate: authenticateGoogleClient)
             switch form["grant_type"] {
             case "authorization_code"?:
                 let (code, record) = try redeemCode(in: form, client: client, provider: .google, policy: .init())
+                if let jkt { try requireBinding(record.request.dpopJKT, jkt, what: "the code") }
                 let tokens = issueTokens(code: code, record: record, withRefresh: record.issuesRefreshToken)
+                if let jkt { state.withLock { $0.dpopBindings[tokens.grant.id] = jkt } }
                 var body: [String: JSONValue] = [
-                    "access_token": .string(tokens.accessToken), "token_type": .string("Bearer"),
+                    "access_token": .string(tokens.accessToken), "token_type": tokenType,
                     "expires_in": .integer(SandboxProvider.google.accessTokenLifetime),
                     "scope": .string(record.request.scopes.joined(separator: " ")),
                 ]
@@ -123,9 +128,12 @@ extension SandboxIdentityProvider {
             case "refresh_token"?:
                 let grant = try refreshGrant(
                     in: form, client: client, provider: .google, refusal: "Token has been expired or revoked.")
+                if let jkt {
+                    try requireBinding(state.withLock { $0.dpopBindings[grant.id] }, jkt, what: "the refresh token")
+                }
                 let accessToken = issueAccessToken(grant: grant)
                 var body: [String: JSONValue] = [
-                    "access_token": .string(accessToken), "token_type": .string("Bearer"),
+                    "access_token": .string(accessToken), "token_type": tokenType,
                     "expires_in": .integer(SandboxProvider.google.accessTokenLifetime),
                     "scope": .string(grant.scopes.joined(separator: " ")),
                 ]
@@ -161,14 +169,27 @@ extension SandboxIdentityProvider {
                 "invalid_request", "the access token must be sent in the Authorization header, not the query string",
                 status: 400)
         }
-        guard let token = bearerToken(of: request) else {
-            return refuse("invalid_request", "missing Authorization: Bearer header", status: 401)
+        let token: String
+        var jkt: String?
+        if configuration.fapi2 {
+            switch fapiUserinfoProof(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let value): (token, jkt) = (value.token, value.jkt)
+            }
+        } else {
+            guard let bearer = bearerToken(of: request) else {
+                return refuse("invalid_request", "missing Authorization: Bearer header", status: 401)
+            }
+            token = bearer
         }
         let now = self.now
         let grant: GrantRecord
         switch state.withLock({ $0.liveGrant(accessToken: token, provider: .google, now: now) }) {
         case .failure(let problem): return refuse("invalid_token", problem.description, status: 401)
         case .success(let value): grant = value
+        }
+        if let jkt, state.withLock({ $0.dpopBindings[grant.id] }) != jkt {
+            return resourceRefusal("invalid_token", "the access token is bound to another key")
         }
         let identity = grant.identity
         var body: [String: JSONValue] = ["sub": .string(identity.subject)]
@@ -192,11 +213,23 @@ extension SandboxIdentityProvider {
         let form = Parameters.form(of: request) ?? Parameters(request.query)
         if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
         // Google takes revocations unauthenticated; the FAPI 2.0 mode authenticates the client as at the token endpoint.
-        if configuration.fapi2,
-            case .failure(let failure) = authenticateFAPIClient(
-                form, request: request, endpoint: endpoints(for: .google).revocation)
-        {
-            return failure.oauthResponse()
+        if configuration.fapi2 {
+            // The revocation endpoint's own URL is an audience too (RFC 7523 §3: any value naming the server).
+            let endpoint = endpoints(for: .google).revocation
+            // A request without an assertion is refused as unauthenticated before the proof is looked at.
+            if form["client_assertion"] == nil,
+                case .failure(let failure) = authenticateFAPIClient(form, request: request, endpoint: endpoint)
+            {
+                return failure.oauthResponse()
+            }
+            do throws(OAuthFailure) {
+                try checkFAPIRevocationProof(request, token: form["token"])
+            } catch {
+                return error.oauthResponse()
+            }
+            if case .failure(let failure) = authenticateFAPIClient(form, request: request, endpoint: endpoint) {
+                return failure.oauthResponse()
+            }
         }
         guard let token = form["token"] ?? Parameters(request.query)["token"] else {
             return OAuthFailure.invalidRequest("missing required parameter token").oauthResponse()

@@ -8,5 +8,6 @@ extension StoredTokens {
         self.init(
             accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
             accessTokenExpiresAt: tokens.expiresIn.map { now.addingTimeInterval(Double($0)) }, scope: tokens.scope)
+        dpopKey = tokens.dpopKey
     }
 }

@@ -27,7 +27,8 @@ struct TokenRevoker: Sendable {
         }
         do throws(SignInError) {
             try await tokenOperations.revoke(
-                provider: name, token: token, tokenTypeHint: hint, clientID: tokens.clientID)
+                provider: name, token: token, tokenTypeHint: hint, clientID: tokens.clientID,
+                dpopKey: tokens.dpopKey)
             logger.log(.debug, "token revoked", metadata: ["provider": name, "token_type": hint.rawValue])
             return true
         } catch {

@@ -1,0 +1,54 @@
+import AuthFlowJOSE
+
+extension ProviderRegistry {
+    /// `profile: fapi2` (the FAPI 2.0 Security Profile's client requirements) against the rest of the
+    /// configuration and what the issuer advertises: each key that contradicts it, and each thing the issuer
+    /// lacks, is an issue at that key (or at `profile:`, naming the discovery field).
+    static func checkProfile(
+        _ settings: ProviderSettings, plugin: any ProviderPlugin, endpoints: ProviderEndpoints,
+        clientAuthentication: ClientAuthentication, capabilities: Set<Capability>, subject: String,
+        issues: inout [ConfigurationIssue]
+    ) {
+        guard settings.profile == .fapi2 else { return }
+        func issue(_ kind: ResolutionIssue.Kind, _ why: String, at key: String) {
+            let location = settings.keyLocations[key] == nil ? "profile" : key
+            issues.append(
+                ResolutionIssue.make(
+                    kind, "\(subject) has profile: fapi2, which \(why)", settings.location(of: location)))
+        }
+        guard plugin.type == "oidc" else {
+            issue(
+                .invalidValue, "applies to type: oidc only (found type \(plugin.type)); remove profile", at: "profile")
+            return
+        }
+        if settings.pushedAuthorization == .off {
+            issue(.invalidValue, "requires pushed authorization requests (RFC 9126); remove par: off", at: "par")
+        } else if (endpoints.pushedAuthorizationRequest ?? "").isEmpty {
+            issue(
+                .missingEndpoint,
+                "requires pushed authorization requests, but the issuer's metadata has no "
+                    + "pushed_authorization_request_endpoint (nor is endpoints.pushed_authorization_request set)",
+                at: "profile")
+        }
+        if !capabilities.contains(.pkce) {
+            issue(.invalidValue, "requires PKCE with S256; remove capabilities.pkce: false", at: "capabilities.pkce")
+        }
+        if clientAuthentication != .privateKeyJWT {
+            issue(
+                .invalidValue,
+                "requires client_auth: private_key_jwt (found \(clientAuthentication.rawValue)); set it with "
+                    + "private_key_file", at: "client_auth")
+        }
+        if settings.dpop == .off {
+            issue(.invalidValue, "requires DPoP-bound tokens (RFC 9449); remove dpop: false", at: "dpop")
+        }
+        let advertised = plugin.idTokenAlgorithms.subtracting([.hs256])
+        if !advertised.isEmpty, advertised.isDisjoint(with: ResolvedProvider.fapi2Algorithms) {
+            issue(
+                .invalidValue,
+                "allows id_tokens signed PS256, ES256 or EdDSA only, but the issuer's "
+                    + "id_token_signing_alg_values_supported names "
+                    + advertised.map(\.rawValue).sorted().joined(separator: ", "), at: "profile")
+        }
+    }
+}
