@@ -3,7 +3,9 @@ starts it on loopback with a throwaway SQLite database and provisions it through
 pushed authorization requests required, a client registered for `private_key_jwt` only, PKCE, `iss` in the
 authorization response, refresh tokens and the revocation endpoint on.
 
-`authflow serve` with `type: oidc`, `client_auth: private_key_jwt` and `par: required`:
+`authflow serve` with `type: oidc`, `client_auth: private_key_jwt` and `par: required`, with and without
+`dpop: true` (and with glewlwyd requiring DPoP server nonces); with DPoP, glewlwyd's own database shows the code
+and refresh token bound to AuthFlow's key and the proofs it accepted, the refresh's included:
 
 - signs in (the user signs in at glewlwyd through its login API, then the browser follows the authorization
   URL, which carries only `client_id` and `request_uri`); the callback's `iss` is glewlwyd's issuer;
@@ -34,21 +36,26 @@ import glewlwyd_op  # noqa: E402
 
 
 @pytest.fixture
-def deployment(servers, tmp_path):
+def deployment(servers, tmp_path, request):
+    """glewlwyd and `authflow serve` with one `type: oidc` provider `corp` on it. Indirect parameters:
+    `dpop` (AuthFlow's `dpop:` key, `false` unless given) and `nonce` (glewlwyd requires DPoP server nonces)."""
+    options = getattr(request, "param", {})
     reason = glewlwyd_op.available()
     if reason:
         harness.missing(reason)
     port = harness.free_port()
-    op = glewlwyd_op.GlewlwydOP.start(tmp_path / "glewlwyd",
+    op = glewlwyd_op.GlewlwydOP.start(tmp_path / "glewlwyd", dpop_nonce=options.get("nonce", False),
                                       redirect_uris=[f"http://localhost:{port}/auth/corp/callback"])
     try:
         block = (
             "  corp:\n    type: oidc\n"
             f"    issuer: {op.issuer}\n    client_id: {glewlwyd_op.CLIENT_ID}\n"
             f"    client_auth: private_key_jwt\n    private_key_file: {op.directory / 'client-key.pem'}\n"
-            "    key_id: authflow-rp-key\n    par: required\n")
+            "    key_id: authflow-rp-key\n    par: required\n"
+            + (f"    dpop: {options['dpop']}\n" if "dpop" in options else ""))
         config = harness.write_config(servers.directory(), port=port, providers=(), extra_providers=block)
         app = servers.start(config, sandbox=False)
+        op.options["authflow_dpop"] = options.get("dpop", "false")
         yield op, app, config
     except BaseException:
         print(op.diagnostics())
@@ -97,8 +104,19 @@ def refresh_tokens(op, browser) -> list[dict]:
     return [t for t in response.json() if t.get("client_id") == glewlwyd_op.CLIENT_ID]
 
 
+def dpop_bindings(op) -> tuple[list, list, int]:
+    """What glewlwyd recorded: the DPoP key thumbprint of each code (pushed `dpop_jkt`) and each refresh token,
+    and how many DPoP proofs it accepted."""
+    codes = [row[0] for row in op.query("SELECT gpoc_dpop_jkt FROM gpo_code")]
+    refresh = [row[0] for row in op.query("SELECT gpor_dpop_jkt FROM gpo_refresh_token")]
+    return codes, refresh, op.query("SELECT count(*) FROM gpo_dpop")[0][0]
+
+
+@pytest.mark.parametrize("deployment", [{"dpop": "false"}, {"dpop": "true"}, {"dpop": "true", "nonce": True}],
+                         indirect=True, ids=["bearer", "dpop", "dpop-with-server-nonces"])
 def test_sign_in_refresh_and_revocation_with_par_private_key_jwt_and_iss(deployment):
     op, app, config = deployment
+    dpop = op.options["authflow_dpop"] == "true"
     browser, authorize_url, callback = authorize(app, op)
     query = parse_qs(urlsplit(authorize_url).query)
     assert sorted(query) == ["client_id", "request_uri"], query
@@ -110,6 +128,16 @@ def test_sign_in_refresh_and_revocation_with_par_private_key_jwt_and_iss(deploym
     subject = session["subject"]
     tokens = refresh_tokens(op, browser)
     assert len(tokens) == 1 and tokens[0]["enabled"] is True, tokens
+    codes, bound, proofs = dpop_bindings(op)
+    if dpop:
+        # The code was bound to the key's thumbprint at the push, the refresh token to the same key, and the
+        # code exchange carried a proof glewlwyd accepted.
+        assert len(codes) == 1 and codes[0] and bound == codes, (codes, bound)
+        assert proofs >= 1
+        if op.options["dpop_nonce"]:  # glewlwyd issued a nonce (its `use_dpop_nonce` challenge), answered
+            assert op.query("SELECT count(*) FROM gpo_dpop_client_nonce")[0][0] >= 1
+    else:
+        assert codes == [None] and bound == [None] and proofs == 0, (codes, bound, proofs)
 
     refreshed = subprocess.run(
         [harness.authflow_binary(), "tokens", "refresh", f"corp:{subject}", "--config", str(config)],
@@ -118,6 +146,11 @@ def test_sign_in_refresh_and_revocation_with_par_private_key_jwt_and_iss(deploym
     assert refreshed.stdout.startswith(f"refreshed the tokens of corp:{subject}: access token valid until ")
     after = refresh_tokens(op, browser)
     assert after[0]["last_seen"] >= tokens[0]["last_seen"], after
+    if dpop:
+        # Another process (the CLI) proved possession of the same key: it is kept sealed with the tokens.
+        _, bound_after, proofs_after = dpop_bindings(op)
+        assert set(bound_after) == set(codes), bound_after
+        assert proofs_after > proofs
 
     deleted = browser.app_post("/auth/account/delete")
     assert deleted.status_code == 204, deleted.text[:300]

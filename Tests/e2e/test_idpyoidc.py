@@ -9,6 +9,9 @@ in every authorization response (RFC 9207) and DPoP offered.
   issuer; the pushed request was authenticated with a fresh assertion (`iss` = `sub` = the client);
 - refreshes the stored tokens at the provider (`authflow tokens refresh`, the server's own refresher);
 - revokes them at the provider when the account is deleted (`POST /auth/account/delete`);
+- all of it again with `dpop: true` against the OP requiring DPoP: the pushed `dpop_jkt`, a proof at the code
+  exchange, userinfo, refresh (from another process) and revocation, `token_type: DPoP` and access tokens
+  bound to the key (`cnf.jkt`), as the OP's request log shows;
 - refuses a callback whose `iss` is missing or names another issuer, and a `request_uri` the provider has
   forgotten (expired) comes back as the provider's error, never a session;
 - answers a push the provider refuses (an assertion signed by an unregistered key) with
@@ -56,7 +59,7 @@ class IdpyOIDC:
             self.process.wait()
 
 
-def start_op(directory: Path, redirect_uri: str) -> IdpyOIDC:
+def start_op(directory: Path, redirect_uri: str, dpop: bool = False) -> IdpyOIDC:
     python = os.environ.get("AUTHFLOW_PYTHON", sys.executable)
     check = subprocess.run([python, "-c", "import idpyoidc.server"], capture_output=True, text=True)
     if check.returncode != 0:
@@ -71,7 +74,8 @@ def start_op(directory: Path, redirect_uri: str) -> IdpyOIDC:
     log = open(log_path, "w+")
     process = subprocess.Popen(
         [python, "-W", "ignore", str(PEERS / "idpyoidc_op.py"), "--port", str(port), "--client-id", CLIENT_ID,
-         "--client-jwks", str(jwks_file), "--redirect-uri", redirect_uri, "--user", SUBJECT],
+         "--client-jwks", str(jwks_file), "--redirect-uri", redirect_uri, "--user", SUBJECT]
+        + (["--dpop"] if dpop else []),
         stdout=log, stderr=subprocess.STDOUT, cwd=directory)
     issuer = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -90,23 +94,27 @@ def start_op(directory: Path, redirect_uri: str) -> IdpyOIDC:
     return IdpyOIDC(process, issuer, log_path, key_file)
 
 
-def provider_block(op: IdpyOIDC, key_file: Path) -> str:
+def provider_block(op: IdpyOIDC, key_file: Path, dpop: str | None = None) -> str:
     return (
         "  corp:\n    type: oidc\n"
         f"    issuer: {op.issuer}\n    client_id: {CLIENT_ID}\n"
         f"    client_auth: private_key_jwt\n    private_key_file: {key_file}\n    key_id: authflow-rp-key\n"
         "    par: required\n    scopes: [openid, email, profile, offline_access]\n"
         # OpenID Connect Core §11: a refresh token (offline_access) is asked for with prompt=consent.
-        "    authorization_params: {prompt: consent}\n")
+        "    authorization_params: {prompt: consent}\n"
+        + (f"    dpop: {dpop}\n" if dpop else ""))
 
 
 @pytest.fixture
-def deployment(servers, tmp_path):
-    """The OP and `authflow serve` with one `type: oidc` provider `corp` on it."""
+def deployment(servers, tmp_path, request):
+    """The OP and `authflow serve` with one `type: oidc` provider `corp` on it; the indirect parameter
+    `{"dpop": True}` has the OP require DPoP and AuthFlow set `dpop: true`."""
+    dpop = getattr(request, "param", {}).get("dpop", False)
     port = harness.free_port()
-    op = start_op(tmp_path, f"http://localhost:{port}/auth/corp/callback")
+    op = start_op(tmp_path, f"http://localhost:{port}/auth/corp/callback", dpop=dpop)
+    op.dpop = dpop
     try:
-        block = provider_block(op, op.key_file)
+        block = provider_block(op, op.key_file, "true" if dpop else None)
         config = harness.write_config(servers.directory(), port=port, providers=(), extra_providers=block)
         app = servers.start(config, sandbox=False)
         yield op, app, config
@@ -150,6 +158,7 @@ def authorize(app, op: IdpyOIDC):
     return browser, authorize_url, callback
 
 
+@pytest.mark.parametrize("deployment", [{}, {"dpop": True}], indirect=True, ids=["bearer", "dpop"])
 def test_sign_in_refresh_and_revocation_with_par_private_key_jwt_and_iss(deployment):
     op, app, config = deployment
     browser, authorize_url, callback = authorize(app, op)
@@ -174,6 +183,18 @@ def test_sign_in_refresh_and_revocation_with_par_private_key_jwt_and_iss(deploym
     codes = [r for r in seen if r["endpoint"] == "token" and r["grant_type"] == "authorization_code"]
     assert [r["status"] for r in codes] == [200], seen
     assert codes[0]["assertion"]["jti"] != assertion["jti"]
+    userinfo = [r for r in seen if r["endpoint"] == "userinfo"]
+    if op.dpop:
+        # The key's thumbprint was pushed, the code exchange proved possession of it, and the access token
+        # idpyoidc issued is bound to it (`cnf.jkt`); userinfo took `Authorization: DPoP` with a proof whose
+        # `ath` the corrected check verified.
+        jkt = pushed[0]["dpop_jkt"]
+        assert jkt, pushed
+        assert codes[0]["dpop"] and codes[0]["token_type"] == "DPoP", codes
+        assert codes[0]["cnf"] == {"jkt": jkt}, codes
+        assert [(r["status"], r["authorization_scheme"], r["dpop"]) for r in userinfo] == [(200, "DPoP", True)]
+    else:
+        assert pushed[0]["dpop_jkt"] is None and not codes[0]["dpop"] and codes[0]["token_type"] == "Bearer"
 
     # The refresh: the stored refresh token redeemed at the token endpoint, authenticated the same way.
     refreshed = subprocess.run(
@@ -184,6 +205,10 @@ def test_sign_in_refresh_and_revocation_with_par_private_key_jwt_and_iss(deploym
     refreshes = [r for r in op.requests_seen() if r["grant_type"] == "refresh_token"]
     assert [r["status"] for r in refreshes] == [200], op.requests_seen()
     assert refreshes[0]["assertion"]["iss"] == CLIENT_ID
+    if op.dpop:
+        # Another process (the CLI) proved possession of the same key: it is kept sealed with the tokens.
+        assert refreshes[0]["dpop"] and refreshes[0]["token_type"] == "DPoP", refreshes
+        assert refreshes[0]["cnf"] == {"jkt": jkt}, refreshes
 
     # The revocation: deleting the account revokes the stored token at the provider.
     deleted = browser.app_post("/auth/account/delete")
@@ -191,6 +216,7 @@ def test_sign_in_refresh_and_revocation_with_par_private_key_jwt_and_iss(deploym
     revocations = [r for r in op.requests_seen() if r["endpoint"] == "token_revocation"]
     assert [r["status"] for r in revocations] == [200], op.requests_seen()
     assert revocations[0]["assertion"]["sub"] == CLIENT_ID
+    assert revocations[0]["dpop"] == op.dpop  # a proof at revocation too (idpyoidc does not check it there)
     assert browser.session_info().status_code == 401
 
 
