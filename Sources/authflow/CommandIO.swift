@@ -23,6 +23,8 @@ enum CommandIO {
                                   the users of the configured store; delete revokes their tokens
           sessions revoke --user USER [--config FILE]
                                   end every session of a user
+          tokens refresh PROVIDER:SUBJECT [--config FILE]
+                                  redeem an identity's stored refresh token at its provider
 
           help COMMAND            that command's usage (the same as authflow COMMAND --help)
           --version               the version of this build

@@ -6,6 +6,7 @@ let commands: [String: any Command.Type] = [
     "check": CheckCommand.self, "matrix": MatrixCommand.self, "token": TokenCommand.self,
     "apple": AppleCommand.self, "sandbox": SandboxCommand.self, "serve": ServeCommand.self,
     "demo": DemoCommand.self, "users": UsersCommand.self, "sessions": SessionsCommand.self,
+    "tokens": TokensCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

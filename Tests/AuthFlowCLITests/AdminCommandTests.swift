@@ -7,9 +7,10 @@ import AuthFlowTestSupport
 import Foundation
 import Testing
 
-/// `authflow users` and `authflow sessions` on the store of a running `authflow serve`, signed in through a
-/// standalone `authflow sandbox`: what they print, that `sessions revoke` ends a live session and that
-/// `users delete` revokes the stored token at the sandbox's revocation endpoint.
+/// `authflow users`, `authflow sessions` and `authflow tokens` on the store of a running `authflow serve`, signed
+/// in through a standalone `authflow sandbox`: what they print, that `sessions revoke` ends a live session and
+/// that `users delete` revokes the stored token at the sandbox's revocation endpoint. (`tokens refresh` against
+/// providers that issue refresh tokens: Tests/e2e/test_glewlwyd.py and test_idpyoidc.py.)
 @Suite("authflow users and sessions")
 struct AdminCommandTests {
     /// The stores the round trip runs on; PostgreSQL (and Redis for sessions) when `scripts/test.sh` started them.
@@ -109,6 +110,15 @@ struct AdminCommandTests {
         let byIdentity = try await CLIRunner.authflowOffPool(["users", "show", "google:" + subject, "--config", config])
         #expect(byIdentity.stdout == shown.stdout)
 
+        // tokens refresh: the sandbox's Google issues a refresh token only for access_type=offline, which this
+        // configuration does not ask for, so the refresh is a typed refusal (exit 1) that prints no token.
+        let refresh = try await CLIRunner.authflowOffPool([
+            "tokens", "refresh", "google:" + subject, "--config", config,
+        ])
+        #expect(refresh.status == 1, "\(refresh.stdout)")
+        #expect(refresh.stderr.hasPrefix("authflow tokens refresh: no_refresh_token: "), "\(refresh.stderr)")
+        #expect(refresh.stdout.isEmpty)
+
         // sessions revoke ends the live session: the server answers 401 once its session cache (1 s) lets go.
         let revoked = try await CLIRunner.authflowOffPool(["sessions", "revoke", "--user", id, "--config", config])
         #expect(revoked.status == 0, "\(revoked.stderr)")
@@ -198,6 +208,8 @@ struct AdminCommandTests {
             ["users"], ["users", "frob"], ["users", "show"], ["users", "show", "a", "b"], ["users", "show", ""],
             ["users", "delete", "google:"], ["users", "list", "extra"], ["users", "show", "x", "--json"],
             ["sessions"], ["sessions", "revoke"], ["sessions", "revoke", "--user", ":sub"], ["sessions", "list"],
+            ["tokens"], ["tokens", "frob"], ["tokens", "refresh"], ["tokens", "refresh", "google:"],
+            ["tokens", "refresh", ":sub"], ["tokens", "refresh", "google:a", "google:b"],
         ] {
             let output = try await CLIRunner.authflowOffPool(arguments)
             #expect(output.status == 2, "\(arguments): \(output.stderr)")
@@ -209,8 +221,12 @@ struct AdminCommandTests {
         let sessions = try await CLIRunner.authflowOffPool(["sessions", "--help"])
         #expect(sessions.status == 0)
         #expect(sessions.stdout.contains("authflow sessions revoke --user USER"))
+        let tokens = try await CLIRunner.authflowOffPool(["help", "tokens"])
+        #expect(tokens.status == 0)
+        #expect(tokens.stdout.contains("authflow tokens refresh PROVIDER:SUBJECT"))
         let overview = try await CLIRunner.authflowOffPool(["--help"])
         #expect(overview.stdout.contains("users list") && overview.stdout.contains("sessions revoke"))
+        #expect(overview.stdout.contains("tokens refresh"))
     }
 
     @Test func aMemoryStoreOrABadConfigurationExits1() async throws {

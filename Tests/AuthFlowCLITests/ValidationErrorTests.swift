@@ -117,7 +117,7 @@ import Testing
         Case(
             arguments: ["frobnicate"],
             problem: "authflow: command: expected one of apple, check, demo, matrix, sandbox, serve, sessions, "
-                + "token, users, found the unknown command 'frobnicate'",
+                + "token, tokens, users, found the unknown command 'frobnicate'",
             usage: "usage: authflow <command>"),
     ]
 

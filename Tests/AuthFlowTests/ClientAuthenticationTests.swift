@@ -118,8 +118,13 @@ import Testing
         let refresh = try provider.refreshRequest(refreshToken: "r", now: now, random: random)
         let revoke = try #require(
             try provider.revocationRequest(token: "t", tokenTypeHint: nil, now: now, random: random))
+        #expect(revoke.url != "https://c.test/token")
         var jtis: Set<String> = []
-        for request in [token, refresh, revoke] {
+        // Each assertion names the endpoint it is sent to: the token endpoint, and the revocation endpoint at
+        // revocation (the audience glewlwyd and idpyoidc accept there).
+        for (request, audience) in [
+            (token, "https://c.test/token"), (refresh, "https://c.test/token"), (revoke, revoke.url),
+        ] {
             let form = Query.form(request.body)
             #expect(request.headers["Authorization"] == nil)
             #expect(form["client_id"] == "cid")
@@ -128,7 +133,7 @@ import Testing
             let assertion = try #require(form["client_assertion"])
             #expect(try JWSVerifier.header(of: assertion).keyID == "kid-1")
             let claims = try verifiedClaims(assertion, key: key.with(keyID: "kid-1"), algorithm: .es256)
-            #expect(claims["aud"] == "https://c.test/token")
+            #expect(claims["aud"]?.stringValue == audience)
             jtis.insert(claims["jti"]?.stringValue ?? "")
         }
         #expect(jtis.count == 3)

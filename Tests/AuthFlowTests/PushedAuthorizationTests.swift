@@ -137,7 +137,8 @@ import Testing
                 let assertion = try #require(form.first { $0.0 == "client_assertion" }?.1)
                 let verified = try JWSVerifier(allowedAlgorithms: [.es256]).verify(
                     assertion, keys: JWKSet(keys: [key.publicKey]))
-                #expect(try JSONValue.parse(verified.payload)["aud"] == "https://c.test/token")
+                // RFC 9126 §2: the endpoint's own URL, the audience glewlwyd and idpyoidc accept there.
+                #expect(try JSONValue.parse(verified.payload)["aud"] == "https://c.test/par")
             }
         }
     }

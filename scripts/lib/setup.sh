@@ -4,13 +4,14 @@
 # System packages: the C libraries AuthFlow wraps, the browser used by the end-to-end test, the
 # PostgreSQL and Redis servers the store tests start throwaway instances of, nginx and openssl for the
 # nginx example's test, systemd (systemd-analyze) for the release check of the unit, procps (pgrep)
-# for the store-stall test, and prometheus (promtool) for the alerting rules of examples/prometheus.
+# for the store-stall test, prometheus (promtool) for the alerting rules of examples/prometheus, and
+# glewlwyd, a third-party OpenID Provider the end-to-end tests sign in to (Tests/e2e/test_glewlwyd.py).
 AUTHFLOW_APT_PACKAGES=(
     pkg-config libssl-dev libcurl4-openssl-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev libpq-dev
     libhiredis-dev
 )
 AUTHFLOW_APT_TEST_PACKAGES=(chromium chromium-driver postgresql redis-server nginx openssl systemd procps
-    prometheus)
+    prometheus glewlwyd)
 
 af_as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -30,6 +30,8 @@ extension ResolvedProvider {
 
     /// A revocation request (RFC 7009) for `token`, authenticated like the token request, or the plugin's own
     /// (``TokenEndpointStrategy/revocationRequest(for:token:)``); `nil` when the provider has no revocation endpoint.
+    /// A `private_key_jwt` assertion names the revocation endpoint as its audience (RFC 7523 §3: a value that
+    /// identifies the authorization server; glewlwyd 2.7 accepts only the endpoint's own URL there).
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
     ///   cannot be minted.
@@ -42,7 +44,8 @@ extension ResolvedProvider {
         var fields: [(String, String)] = [("token", token)]
         if let tokenTypeHint { fields.append(("token_type_hint", tokenTypeHint)) }
         var request = try authenticatedRequest(
-            url: url, fields: fields, now: now, clientSecretLifetime: clientSecretLifetime, random: random)
+            url: url, fields: fields, now: now, clientSecretLifetime: clientSecretLifetime, random: random,
+            assertionAudience: url)
         if clientAuthentication == .clientSecretGet {
             // A GET revocation is not a thing; fall back to a POST form with the same fields.
             request = HTTPClientRequest.form(
@@ -56,6 +59,10 @@ extension ResolvedProvider {
     /// POST to `url`, the client authenticated exactly as at the token endpoint (its `client_id` sent once:
     /// by the authentication where it carries one, otherwise among the parameters). `client_secret_get` has
     /// no POST form of its own, so its credentials go into the body as with `client_secret_post`.
+    ///
+    /// A `private_key_jwt` assertion names `url` itself as its audience: RFC 9126 §2 has servers accept the
+    /// issuer, the token endpoint or the pushed authorization request endpoint there, and servers in the field
+    /// (glewlwyd 2.7, idpyoidc 5.0; docs/testing.md) accept only the last.
     ///
     /// - Throws: ``SignInError`` with `client_authentication_failed` when the secret JWT or the assertion
     ///   cannot be minted.
@@ -75,13 +82,13 @@ extension ResolvedProvider {
         default:
             return try authenticatedRequest(
                 url: url, fields: parameters.filter { $0.0 != "client_id" }, now: now,
-                clientSecretLifetime: clientSecretLifetime, random: random)
+                clientSecretLifetime: clientSecretLifetime, random: random, assertionAudience: url)
         }
     }
 
     func authenticatedRequest(
         url: String, fields: [(String, String)], now: Date, clientSecretLifetime: Int64,
-        random: any SecureRandom = SystemRandom()
+        random: any SecureRandom = SystemRandom(), assertionAudience: String? = nil
     ) throws(SignInError) -> HTTPClientRequest {
         var request: HTTPClientRequest
         switch clientAuthentication {
@@ -98,7 +105,7 @@ extension ResolvedProvider {
                 request = .form(url: url, fields: fields + clientFields(secret: nil))
             }
         case .privateKeyJWT:
-            let assertion = try clientAssertion(now: now, random: random)
+            let assertion = try clientAssertion(now: now, random: random, audience: assertionAudience)
             request = .form(
                 url: url,
                 fields: fields + [
@@ -115,9 +122,9 @@ extension ResolvedProvider {
         return request
     }
 
-    /// A fresh `private_key_jwt` assertion for the token endpoint (also its audience at revocation: RFC 7523
-    /// §3 names the authorization server, whose token endpoint URL identifies it).
-    func clientAssertion(now: Date, random: any SecureRandom) throws(SignInError) -> String {
+    /// A fresh `private_key_jwt` assertion for the token endpoint (RFC 7523 §3 names the authorization server,
+    /// whose token endpoint URL identifies it), or for `audience` (the endpoint it is sent to).
+    func clientAssertion(now: Date, random: any SecureRandom, audience: String? = nil) throws(SignInError) -> String {
         guard let pem = settings.privateKey?.value else {
             throw SignInError(
                 .clientAuthenticationFailed, "expected private_key_file for client_auth private_key_jwt, found none",
@@ -131,8 +138,9 @@ extension ResolvedProvider {
             // FAPI 2.0 Security Profile §5.3.2.1: the assertion's audience is the issuer identifier.
             let fapi2 = settings.profile == .fapi2
             return try ClientAssertion.make(
-                clientID: clientID, audience: (fapi2 ? issuer : nil) ?? endpoints.token ?? "", privateKey: key,
-                issuedAt: now, rsaAlgorithm: fapi2 ? .ps256 : .rs256, random: random, certificateThumbprint: thumbprint)
+                clientID: clientID, audience: (fapi2 ? issuer : nil) ?? audience ?? endpoints.token ?? "",
+                privateKey: key, issuedAt: now, rsaAlgorithm: fapi2 ? .ps256 : .rs256, random: random,
+                certificateThumbprint: thumbprint)
         } catch {
             throw SignInError(
                 .clientAuthenticationFailed,

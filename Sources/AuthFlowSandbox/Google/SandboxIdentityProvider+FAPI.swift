@@ -30,7 +30,8 @@ extension SandboxIdentityProvider {
     func handlePushedAuthorization(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.google, \.authorization) }
         return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
-            let (form, client) = try authenticatedForm(request, authenticate: authenticateFAPIClient)
+            let (form, client) = try authenticatedForm(
+                request, authenticate: { authenticateFAPIClient($0, request: $1) })
             guard !form.contains("request_uri") else {
                 throw .invalidRequest("a pushed authorization request must not carry request_uri (RFC 9126 §2.1)")
             }
@@ -130,8 +131,11 @@ extension SandboxIdentityProvider {
     }
 
     /// `private_key_jwt` only (RFC 7523 with a single-use `jti`); the assertion's `aud` may name the issuer,
-    /// the token endpoint or the pushed authorization request endpoint (RFC 9126 §2).
-    func authenticateFAPIClient(_ form: Parameters, request: HTTPServerRequest) -> Result<SandboxClient, OAuthFailure> {
+    /// the token endpoint or the pushed authorization request endpoint (RFC 9126 §2), and `endpoint`, the URL
+    /// the request was sent to (the revocation endpoint: RFC 7523 §3 lets any value identifying the server do).
+    func authenticateFAPIClient(_ form: Parameters, request: HTTPServerRequest, endpoint: String? = nil)
+        -> Result<SandboxClient, OAuthFailure>
+    {
         if request.headers["Authorization"] != nil || form.contains("client_secret") {
             return .failure(.invalidClient("FAPI 2.0 allows only private_key_jwt client authentication"))
         }
@@ -150,6 +154,7 @@ extension SandboxIdentityProvider {
             clientID: client.clientID, keys: client.assertionKeys, audience: endpoints.token)
         validator.otherAudiences = [baseURL + SandboxProvider.google.pathPrefix + "/par"]
         if let issuer = endpoints.issuer { validator.otherAudiences.insert(issuer) }
+        if let endpoint { validator.otherAudiences.insert(endpoint) }
         let now = self.now
         switch validator.check(assertion, now: now) {
         case .failure(let failure): return .failure(failure)

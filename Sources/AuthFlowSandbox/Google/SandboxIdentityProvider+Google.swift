@@ -215,9 +215,11 @@ extension SandboxIdentityProvider {
         if let problem = form.shapeProblem { return OAuthFailure.invalidRequest(problem).oauthResponse() }
         // Google takes revocations unauthenticated; the FAPI 2.0 mode authenticates the client as at the token endpoint.
         if configuration.fapi2 {
+            // The revocation endpoint's own URL is an audience too (RFC 7523 §3: any value naming the server).
+            let endpoint = endpoints(for: .google).revocation
             // A request without an assertion is refused as unauthenticated before the proof is looked at.
             if form["client_assertion"] == nil,
-                case .failure(let failure) = authenticateFAPIClient(form, request: request)
+                case .failure(let failure) = authenticateFAPIClient(form, request: request, endpoint: endpoint)
             {
                 return failure.oauthResponse()
             }
@@ -226,7 +228,7 @@ extension SandboxIdentityProvider {
             } catch {
                 return error.oauthResponse()
             }
-            if case .failure(let failure) = authenticateFAPIClient(form, request: request) {
+            if case .failure(let failure) = authenticateFAPIClient(form, request: request, endpoint: endpoint) {
                 return failure.oauthResponse()
             }
         }
