@@ -232,6 +232,73 @@ import Testing
         }
     }
 
+    /// `id_token_signed_response_alg` (the algorithm the client registered) narrows the id_token and logout token
+    /// algorithms to that one: a token the issuer signs with another advertised algorithm is refused; an algorithm
+    /// the issuer does not advertise is an error at the key, and a symmetric or unknown name at reading.
+    @Test func idTokenSignedResponseAlgAcceptsOnlyTheRegisteredAlgorithm() async throws {
+        let document: @Sendable (String) -> JSONValue = { base in
+            TestIssuer.document(base, ["id_token_signing_alg_values_supported": ["RS256", "ES256"]])
+        }
+        try await TestIssuer.with(document: document) { issuer in
+            let discovery = OIDCDiscovery(httpClient: Self.client, timeout: 30)
+            let open = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(Self.oidc("corp", issuer: issuer.baseURL)), discovery: discovery)
+            #expect(open.first?.idTokenAlgorithms == [.rs256, .es256])
+            let registered = try await ProviderRegistry.standard.resolve(
+                try Self.configuration(
+                    Self.oidc("corp", issuer: issuer.baseURL, extra: "    id_token_signed_response_alg: ES256")),
+                discovery: discovery)
+            let corp = try #require(registered.first)
+            #expect(corp.idTokenAlgorithms == [.es256])
+            let now = Date()
+            let claims: [String: JSONValue] = [
+                "iss": .string(issuer.baseURL), "aud": "app-corp", "sub": "s",
+                "iat": .integer(Int64(now.timeIntervalSince1970)),
+                "exp": .integer(Int64(now.timeIntervalSince1970) + 60),
+            ]
+            let rsa = try JWK.generateRSA(bits: 2048, keyID: "r")
+            let ec = try JWK.generateP256(keyID: "e")
+            let keys = JWKSet(keys: [rsa.publicKey, ec.publicKey])
+            let verifier = corp.jwtVerifier(leeway: 60)
+            do throws(JOSEError) {
+                _ = try verifier.verify(try JWT.sign(claims: claims, key: rsa), keys: keys, now: now)
+                Issue.record("expected an RS256 token to be refused where ES256 is registered")
+            } catch {
+                #expect(error.code == .algorithmNotAllowed)
+            }
+            #expect(try verifier.verify(JWT.sign(claims: claims, key: ec), keys: keys, now: now).subject == "s")
+            let unadvertised = try Self.configuration(
+                Self.oidc("corp", issuer: issuer.baseURL, extra: "    id_token_signed_response_alg: PS256"))
+            do throws(ConfigurationError) {
+                _ = try await ProviderRegistry.standard.resolve(unadvertised, discovery: discovery)
+                Issue.record("expected an algorithm the issuer does not advertise to be refused")
+            } catch {
+                #expect(error.issues.map(\.code.rawValue) == ["invalid_value"])
+                #expect(error.issues.first?.location?.line == 10)
+                #expect(error.issues.first?.message.contains("ES256, RS256") == true)
+            }
+        }
+        try await TestIssuer.with(document: document) { issuer in
+            let fapi = try Self.configuration(
+                Self.oidc(
+                    "corp", issuer: issuer.baseURL,
+                    extra: "    profile: fapi2\n    id_token_signed_response_alg: RS256"))
+            do throws(ConfigurationError) {
+                _ = try await ProviderRegistry.standard.resolve(
+                    fapi, discovery: OIDCDiscovery(httpClient: Self.client, timeout: 30))
+                Issue.record("expected RS256 to be refused under profile: fapi2")
+            } catch {
+                #expect(error.issues.contains { $0.message.contains("id_token_signed_response_alg is RS256") })
+            }
+        }
+        for name in ["HS256", "none", "es256"] {
+            #expect(throws: ConfigurationError.self) {
+                _ = try Self.configuration(
+                    Self.oidc("corp", issuer: "https://id.example", extra: "    id_token_signed_response_alg: \(name)"))
+            }
+        }
+    }
+
     @Test func mapsClaimsOfTheIDTokenAndKeepsUserinfoSubjectAsSub() throws {
         let metadata = try OIDCProviderMetadata(
             json: TestIssuer.googleLike("https://id.example"), expectedIssuer: "https://id.example")

@@ -1,3 +1,4 @@
+import AuthFlowJOSE
 internal import AuthFlowYAML
 
 extension ConfigurationReader {
@@ -5,7 +6,7 @@ extension ConfigurationReader {
         "type", "client_id", "client_secret", "client_secret_file", "audiences", "team_id", "key_id",
         "private_key_file", "scopes", "capabilities", "redirect_uri", "issuer", "endpoints", "authorization_params",
         "native_clients", "post_logout_redirect_uri", "client_auth", "claims", "par",
-        "request_object", "dpop", "profile",
+        "request_object", "dpop", "profile", "id_token_signed_response_alg",
     ]
     static let claimKeys = ["subject", "email", "email_verified", "name", "groups"]
     static let capabilityKeys = ["pkce", "oidc", "jwt_client_auth", "form_post"]
@@ -102,7 +103,25 @@ extension ConfigurationReader {
         settings.requestObject = mode(section, "request_object", default: .auto)
         settings.dpop = mode(section, "dpop", default: .auto)
         settings.profile = mode(section, "profile", default: .none)
+        settings.idTokenSignedResponseAlgorithm = idTokenSignedResponseAlgorithm(section)
         return settings
+    }
+
+    /// `id_token_signed_response_alg`: the one algorithm the client registered for its id_tokens (OpenID Connect
+    /// Dynamic Client Registration 1.0 §2); an asymmetric JWS algorithm name.
+    private mutating func idTokenSignedResponseAlgorithm(_ section: Fields) -> JWSAlgorithm? {
+        let path = section.path("id_token_signed_response_alg")
+        guard let text = string(section.value("id_token_signed_response_alg"), path: path) else { return nil }
+        if let algorithm = JWSAlgorithm(rawValue: text), JWSAlgorithm.asymmetric.contains(algorithm) {
+            return algorithm
+        }
+        report(
+            .invalidValue,
+            "expected an asymmetric JWS algorithm ("
+                + JWSAlgorithm.asymmetric.map(\.rawValue).sorted().joined(separator: ", ")
+                + ") for \(path), found \(YAMLError.quote(text))",
+            at: section.value("id_token_signed_response_alg")?.mark)
+        return nil
     }
 
     /// `client_secret` or `client_secret_file` (trimmed), not both.

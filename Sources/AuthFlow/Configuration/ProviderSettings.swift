@@ -1,3 +1,5 @@
+package import AuthFlowJOSE
+
 /// One entry of `providers:`, as written (and interpolated); not yet checked against its plugin.
 ///
 /// The core resolves it against the provider plugin named by ``type`` and reports problems (unknown
@@ -56,6 +58,9 @@ public struct ProviderSettings: Sendable, Hashable {
     package var dpop = DPoPMode.auto
     /// `profile`: a security profile (`fapi2`) whose requirements apply together; `none` by default.
     package var profile = ProviderProfile.none
+    /// `id_token_signed_response_alg`: the one algorithm id_tokens (and logout tokens, verified like them) must
+    /// be signed with, as the client registered it; `nil` accepts every algorithm the issuer advertises.
+    package var idTokenSignedResponseAlgorithm: JWSAlgorithm?
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.

@@ -1,6 +1,34 @@
 import AuthFlowJOSE
 
 extension ProviderRegistry {
+    /// `id_token_signed_response_alg` against the issuer's `id_token_signing_alg_values_supported`: an algorithm
+    /// the issuer does not advertise would refuse every id_token, so it is an issue at that key.
+    static func checkIDTokenAlgorithm(
+        _ settings: ProviderSettings, plugin: any ProviderPlugin, subject: String, issues: inout [ConfigurationIssue]
+    ) {
+        guard let registered = settings.idTokenSignedResponseAlgorithm else { return }
+        if settings.profile == .fapi2, !ResolvedProvider.fapi2Algorithms.contains(registered) {
+            issues.append(
+                ResolutionIssue.make(
+                    .invalidValue,
+                    "\(subject) has profile: fapi2, which allows id_tokens signed PS256, ES256 or EdDSA only, but "
+                        + "id_token_signed_response_alg is \(registered.rawValue)",
+                    settings.location(of: "id_token_signed_response_alg")))
+            return
+        }
+        let advertised = plugin.idTokenAlgorithms.subtracting([.hs256])
+        guard !advertised.contains(registered) else { return }
+        issues.append(
+            ResolutionIssue.make(
+                .invalidValue,
+                "\(subject) has id_token_signed_response_alg: \(registered.rawValue), but its id_tokens are signed "
+                    + (advertised.isEmpty
+                        ? "with none of the algorithms AuthFlow verifies"
+                        : "with " + advertised.map(\.rawValue).sorted().joined(separator: ", ")
+                            + " (the issuer's id_token_signing_alg_values_supported)"),
+                settings.location(of: "id_token_signed_response_alg")))
+    }
+
     /// `profile: fapi2` (the FAPI 2.0 Security Profile's client requirements) against the rest of the
     /// configuration and what the issuer advertises: each key that contradicts it, and each thing the issuer
     /// lacks, is an issue at that key (or at `profile:`, naming the discovery field).

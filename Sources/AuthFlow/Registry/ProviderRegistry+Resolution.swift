@@ -87,6 +87,7 @@ extension ProviderRegistry {
         Self.checkRequestObject(
             settings, plugin: plugin, clientAuthentication: clientAuthentication, subject: subject, issues: &issues)
         Self.checkDPoP(settings, plugin: plugin, subject: subject, issues: &issues)
+        Self.checkIDTokenAlgorithm(settings, plugin: plugin, subject: subject, issues: &issues)
         Self.checkProfile(
             settings, plugin: plugin, endpoints: endpoints, clientAuthentication: clientAuthentication,
             capabilities: enabled, subject: subject, issues: &issues)

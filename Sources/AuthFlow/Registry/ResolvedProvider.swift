@@ -80,10 +80,13 @@ public struct ResolvedProvider: Sendable {
         usesOAuth ? 1 + (callsUserinfo ? 1 : 0) + (pushedAuthorizationEndpoint == nil ? 0 : 1) : 0
     }
 
-    /// The id_token algorithms accepted: the plugin's allow-list without HMAC.
+    /// The id_token algorithms accepted: the plugin's allow-list without HMAC, narrowed by `profile: fapi2` and
+    /// by `id_token_signed_response_alg`.
     package var idTokenAlgorithms: Set<JWSAlgorithm> {
-        let algorithms = plugin.idTokenAlgorithms.subtracting([.hs256])
-        return settings.profile == .fapi2 ? algorithms.intersection(Self.fapi2Algorithms) : algorithms
+        var algorithms = plugin.idTokenAlgorithms.subtracting([.hs256])
+        if settings.profile == .fapi2 { algorithms.formIntersection(Self.fapi2Algorithms) }
+        if let registered = settings.idTokenSignedResponseAlgorithm { algorithms.formIntersection([registered]) }
+        return algorithms
     }
 
     /// The algorithms the FAPI 2.0 Security Profile allows (§5.4.1): PS256, ES256, EdDSA.
