@@ -140,13 +140,20 @@ struct ConnectionLimitTests {
 
     @Test func aTrustedProxyIsExemptFromThePerClientCap() async throws {
         let trusted = try #require(IPNetwork(parsing: "127.0.0.2"))
+        // As above: a request deadline and an idle timeout far beyond any stall of a busy run, so that no held
+        // connection is closed (which would keep the count below five) before the check.
         let (server, port) = try Self.server(
-            HTTPServer.Configuration(requestTimeout: 30, maxConnectionsPerClient: 2).trusting([trusted]))
+            HTTPServer.Configuration(requestTimeout: 600, idleTimeout: 600, maxConnectionsPerClient: 2).trusting([
+                trusted
+            ]))
         defer { Task { await server.stop() } }
         let held = (0..<5).compactMap { _ in RawClient(from: "127.0.0.2", port: port) }
+        #expect(held.count == 5)
         for client in held { client.write("GET /who HTTP/1.1\r\nHost: x\r\n") }
         // All five are counted (past the cap of two) before another comes.
-        try await waitUntil("the five held connections to be counted") { server.openConnections == 5 }
+        try await waitUntil("the five held connections to be counted", deadline: .seconds(120)) {
+            server.openConnections == 5
+        }
         let another = try #require(RawClient(from: "127.0.0.2", port: port))
         another.write("GET /who HTTP/1.0\r\nX-Forwarded-For: 198.51.100.7\r\n\r\n")
         #expect(another.readToEnd().text.hasSuffix("198.51.100.7"))
