@@ -268,8 +268,10 @@ def main() -> None:
         if shared:
             ports.update(a=free_port(), b=free_port(), nginx=free_port())
             public["2 × pg+redis via nginx"] = f"http://127.0.0.1:{ports['nginx']}"
+        # Every sign-in leaves a code the sandbox remembers for an hour (10,000 at most by default): the compiled
+        # driver makes more than that in a run.
         sandbox = start_sandbox(processes, args.authflow, [url + "/auth/{provider}/callback" for url in public.values()],
-                                core=CLIENT_CORE)
+                                core=CLIENT_CORE, max_pending=1_000_000)
         instances = {"sqlite": (ports["sqlite"], public["sqlite"],
                                 {"kind": "sqlite", "path": str(processes.directory / "authflow.sqlite")})}
         if shared:
