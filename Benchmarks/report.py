@@ -114,7 +114,7 @@ def markdown(jose, server, signin, callgrind) -> str:
             split = (f"{run['user_ms_per_signin']:.3f} | {run['system_ms_per_signin']:.3f}"
                      if "user_ms_per_signin" in run else "– | –")
             lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} | {split} |")
-        lines += ["", f"AuthFlow's CPU per sign-in is {signin['cpu_ratio']:.3f} × the authlib app's (goal ≤ 0.2). "
+        lines += ["", f"AuthFlow's CPU per sign-in is {number(signin['cpu_ratio'], 3)} × the authlib app's (goal ≤ 0.2). "
                   f"Best of {signin['rounds']} rounds of {signin['count']}; load average "
                   f"{signin['load']['before']} before, {signin['load']['after']} after.", ""]
     if jose:
@@ -293,13 +293,19 @@ def tracing_section(tracing: dict | None) -> list[str]:
              "nothing measurable (docs/tracing.md).", "",
              "| tracing | sign-ins/s | app CPU per sign-in (ms) | user (ms) | system (ms) |", "|---|---:|---:|---:|---:|"]
     for name, run in tracing["configurations"].items():
-        lines.append(f"| {name} | {run['signins_per_s']:.1f} | {run['cpu_ms_per_signin']:.3f} | "
-                     f"{run['user_ms_per_signin']:.3f} | {run['system_ms_per_signin']:.3f} |")
+        lines.append(f"| {name} | {number(run['signins_per_s'], 1)} | {number(run['cpu_ms_per_signin'], 3)} | "
+                     f"{number(run['user_ms_per_signin'], 3)} | {number(run['system_ms_per_signin'], 3)} |")
     lines += ["", f"`Benchmarks/tracing.sh --count {tracing['count']} --rounds {tracing['rounds']}`: best of "
               f"{tracing['rounds']} rounds of {tracing['count']}; {tracing['exports_received']} exports reached the "
               f"receiver; load average {tracing['load']['before']} before, {tracing['load']['after']} after. CPU per "
               "sign-in is read from /proc in 10 ms ticks: compare the rows of one run, with enough sign-ins.", ""]
     return lines
+
+
+def number(value: float | None, digits: int) -> str:
+    """A figure with `digits` decimals, or "n/a" when the run could not measure it (a ratio over a CPU time that
+    stayed under one 10 ms /proc tick, as in a few-ceremony smoke run on a fast machine)."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def passkey_section(passkey: dict | None) -> list[str]:
@@ -311,7 +317,7 @@ def passkey_section(passkey: dict | None) -> list[str]:
              "passkey_signin": "passkey sign-in (options + assertion, a returning user)"}
     lines += ["| ceremony | server CPU per ceremony (ms) | × Google sign-in |", "|---|---:|---:|"]
     for key, label in names.items():
-        lines.append(f"| {label} | {passkey['cpu_ms'][key]:.3f} | {passkey['vs_google'][key]:.2f} |")
+        lines.append(f"| {label} | {number(passkey['cpu_ms'][key], 3)} | {number(passkey['vs_google'][key], 2)} |")
     lines += ["", f"`authflow serve` on SQLite, its CPU from /proc; best of {passkey['rounds']} rounds of "
               f"{passkey['count']}; python-fido2 as the authenticator on the client core. Load average "
               f"{passkey['load']['before']} before, {passkey['load']['after']} after.", ""]

@@ -89,20 +89,22 @@ def main() -> None:
                 if name not in best or run["cpu_ms_per_signin"] < best[name]["cpu_ms_per_signin"]:
                     best[name] = run
 
-    ratio = best["authflow"]["cpu_ms_per_signin"] / best["authlib"]["cpu_ms_per_signin"]
+    # A ratio needs the peer's CPU to have passed at least one 10 ms /proc tick (a few-sign-in smoke run may not).
+    peer_ms = best["authlib"]["cpu_ms_per_signin"]
+    ratio = best["authflow"]["cpu_ms_per_signin"] / peer_ms if peer_ms else None
     print(f"{'app':<12}{'sign-ins/s':>12}{'CPU ms/sign-in':>16}{'user':>8}{'system':>8}")
     for name, run in best.items():
         print(f"{name:<12}{run['signins_per_s']:>12.1f}{run['cpu_ms_per_signin']:>16.3f}"
               f"{run['user_ms_per_signin']:>8.3f}{run['system_ms_per_signin']:>8.3f}")
     load = {"before": load_before, "after": machine_load()}
-    print(f"(AuthFlow CPU per sign-in = {ratio:.3f} × authlib's, goal ≤ 0.2; best of {args.rounds} rounds of "
+    print(f"(AuthFlow CPU per sign-in = {'n/a' if ratio is None else f'{ratio:.3f}'} × authlib's, goal ≤ 0.2; best of {args.rounds} rounds of "
           f"{args.count}; apps on core {SERVER_CORE}, sandbox on core {CLIENT_CORE}, driver on core {driver_cores()}; "
           f"load average "
           f"{load['before']} before, {load['after']} after)")
     result = {
         "benchmark": "signin", "count": args.count, "rounds": args.rounds, "load": load,
         "apps": {name: {key: round(value, 3) for key, value in run.items()} for name, run in best.items()},
-        "cpu_ratio": round(ratio, 3), "driver_cores": driver_cores(),
+        "cpu_ratio": None if ratio is None else round(ratio, 3), "driver_cores": driver_cores(),
     }
     write_result("signin", result)
     print(json.dumps(result))
