@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""What OpenTelemetry tracing costs a sign-in (docs/tracing.md): three `authflow serve` instances on one
-standalone `authflow sandbox`, SQLite stores, one driver client, the whole sign-ins of signin_bench.py:
+"""What OpenTelemetry tracing (docs/tracing.md) and the audit log (docs/audit.md) cost: four `authflow serve`
+instances on one standalone `authflow sandbox`, SQLite stores, one driver client:
 
-- `off`: no `server.tracing`;
+- `off`: no `server.tracing`, no `server.audit_log`;
 - `receiver`: spans exported to a live OTLP/HTTP receiver (a small HTTP server in this process answering 200);
-- `down`: spans exported to a collector that is down (a loopback port nothing listens on: every export fails).
+- `down`: spans exported to a collector that is down (a loopback port nothing listens on: every export fails);
+- `audit`: no tracing, `server.audit_log` writing to a file.
 
-Reports sign-ins per second and the app process's CPU per sign-in for each (best of R rounds, the three
-interleaved within a round). Run by Benchmarks/tracing.sh; prints a table and one JSON object on its last line
-(also written to Benchmarks/results/tracing.json).
+For each: the whole sign-ins of signin_bench.py (sign-ins per second and the app process's CPU per sign-in, best
+of R rounds, the configurations interleaved within a round), then `GET /auth/check` with the last session's
+cookie under wrk (64 connections, best of R runs of `--seconds`). The goal (issue 39): each option costs at most
+5 % of checks/s and of CPU per sign-in against `off`. Run by Benchmarks/tracing.sh; prints a table and one JSON
+object on its last line (also written to Benchmarks/results/tracing.json).
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import threading
 import time
 
 from benchlib import (CLIENT_CORE, SERVER_CORE, Browser, Processes, driver_cores, free_port, log, machine_load,
-                      pin_driver, start_authflow, start_sandbox, write_result)
+                      pin_driver, start_authflow, start_sandbox, wrk, write_result)
 from signin_bench import measure
 
 
@@ -58,29 +61,49 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
+def audit_events(path) -> int:
+    """The sign_in.succeeded events in the audit log so far."""
+    if not path.exists():
+        return 0
+    # A substring, not json.loads per line: the writer may be halfway through the last line.
+    return path.read_text().count('"event":"sign_in.succeeded"')
+
+
+def checks_per_s(check_url: str, browser: Browser, seconds: float) -> float:
+    """`GET /auth/check` with the browser's session cookie under wrk (64 connections); every answer must be 202."""
+    cookie = browser.session.cookies.get("authflow_session")
+    if not cookie:
+        raise RuntimeError(f"{check_url}: no session cookie after signing in")
+    run = wrk(check_url, seconds, 64, {"Cookie": f"authflow_session={cookie}"})
+    if run["non_2xx_3xx"]:
+        raise RuntimeError(f"{check_url}: {run['non_2xx_3xx']} checks were not answered 202")
+    return run["rps"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--authflow", required=True, help="the release authflow binary")
     parser.add_argument("--count", type=int, default=300, help="sign-ins per configuration and round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5, help="seconds of wrk per check run")
     args = parser.parse_args()
     pin_driver()
     load_before = machine_load()
     receiver = Receiver()
     down = f"http://127.0.0.1:{closed_port()}/v1/traces"
-    configurations = {
-        "off": None,
-        "receiver": {"endpoint": receiver.url, "service_name": "authflow-bench"},
-        "down": {"endpoint": down, "service_name": "authflow-bench", "timeout": "2s"},
-    }
     with Processes() as processes:
+        configurations = {
+            "off": None,
+            "receiver": {"tracing": {"endpoint": receiver.url, "service_name": "authflow-bench"}},
+            "down": {"tracing": {"endpoint": down, "service_name": "authflow-bench", "timeout": "2s"}},
+            "audit": {"audit_log": str(processes.directory / "audit.jsonl")},
+        }
         ports = {name: free_port() for name in configurations}
         sandbox = start_sandbox(
             processes, args.authflow,
             [f"http://127.0.0.1:{port}/auth/{{provider}}/callback" for port in ports.values()], core=CLIENT_CORE)
         apps = {}
-        for name, tracing in configurations.items():
-            extra = {"tracing": tracing} if tracing else None
+        for name, extra in configurations.items():
             child, url = start_authflow(processes, args.authflow, sandbox, "sqlite", f"authflow-{name}",
                                         port=ports[name], server_extra=extra)
             apps[name] = (f"{url}/auth/google/login?return_to=/", f"{url}/auth/check", [child.pid])
@@ -90,27 +113,38 @@ def main() -> None:
             for name, (login_url, check_url, pids) in apps.items():
                 log(f"round {round_number}/{args.rounds}: tracing {name}, {args.count} sign-ins")
                 offset += args.count + 1
-                run = measure(lambda: Browser(sandbox), login_url, check_url, pids, args.count, offset)
+                browser = Browser(sandbox)
+                run = measure(lambda: browser, login_url, check_url, pids, args.count, offset)
                 if name not in best or run["cpu_ms_per_signin"] < best[name]["cpu_ms_per_signin"]:
                     best[name] = run
+                best[name]["checks_per_s"] = max(best[name].get("checks_per_s", 0), checks_per_s(
+                    check_url, browser, args.seconds))
+                browser.hang_up()
         # The exporter sends every second: wait for the receiving instance's spans before stopping it.
         deadline = time.monotonic() + 30
         while receiver.exports == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
+        # The audit writer is off the request path: wait for every measured sign-in's event to reach the file.
+        audit_file, expected = processes.directory / "audit.jsonl", args.rounds * args.count
+        deadline = time.monotonic() + 30
+        while (audit_lines := audit_events(audit_file)) < expected and time.monotonic() < deadline:
+            time.sleep(0.05)
     if receiver.exports == 0:
         raise RuntimeError("the receiver got no export: tracing did not run")
+    if audit_lines < expected:
+        raise RuntimeError(f"the audit log holds {audit_lines} sign_in.succeeded events, expected at least {expected}")
 
-    print(f"{'tracing':<12}{'sign-ins/s':>12}{'CPU ms/sign-in':>16}{'user':>8}{'system':>8}")
+    print(f"{'option':<12}{'sign-ins/s':>12}{'CPU ms/sign-in':>16}{'user':>8}{'system':>8}{'checks/s':>12}")
     for name, run in best.items():
         print(f"{name:<12}{run['signins_per_s']:>12.1f}{run['cpu_ms_per_signin']:>16.3f}"
-              f"{run['user_ms_per_signin']:>8.3f}{run['system_ms_per_signin']:>8.3f}")
+              f"{run['user_ms_per_signin']:>8.3f}{run['system_ms_per_signin']:>8.3f}{run['checks_per_s']:>12.0f}")
     load = {"before": load_before, "after": machine_load()}
     print(f"(best of {args.rounds} rounds of {args.count}; {receiver.exports} exports reached the receiver; apps on "
           f"core {SERVER_CORE}, sandbox on core {CLIENT_CORE}, driver on core {driver_cores()}; load average "
           f"{load['before']} before, {load['after']} after)")
     result = {
-        "benchmark": "tracing", "count": args.count, "rounds": args.rounds, "load": load,
-        "exports_received": receiver.exports,
+        "benchmark": "tracing", "count": args.count, "rounds": args.rounds, "seconds": args.seconds, "load": load,
+        "exports_received": receiver.exports, "audit_events": audit_lines,
         "configurations": {name: {key: round(value, 3) for key, value in run.items()} for name, run in best.items()},
     }
     write_result("tracing", result)
