@@ -17,6 +17,8 @@ package struct SQLAccountStore<Database: SQLDatabase>: AccountStore, StoreBacken
     let clock: any WallClock
     /// The most live pending profiles kept at once; `nil` for no bound.
     let pendingCapacity: Int?
+    /// The digest of a session each account write also deletes in its transaction (``endingSession(digest:keptIn:)``).
+    var sessionToEnd: [UInt8]?
 
     /// The database's name in `GET /healthz` (`sqlite`, `postgres`).
     package var backendName: String { database.backendName }
@@ -97,7 +99,9 @@ package struct SQLAccountStore<Database: SQLDatabase>: AccountStore, StoreBacken
         try StoreValidation.checkProfile(profile, operation: operation)
         let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
+        let sessionToEnd = sessionToEnd
         return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            try Self.endSession(sessionToEnd, in: connection, operation: operation)
             let linked = LinkedIdentity(user: id, key: identity, profile: profile, at: now)
             try Self.insertUser(id, with: linked, at: now, in: connection, operation: operation)
             if let sealed { try Self.write(sealed, for: identity, at: now, in: connection, operation: operation) }
@@ -113,8 +117,9 @@ package struct SQLAccountStore<Database: SQLDatabase>: AccountStore, StoreBacken
         try StoreValidation.checkProfile(profile, operation: operation)
         let sealed = try sealedTokens(tokens, for: identity, operation: operation)
         let now = clock.now()
-        let lockUser = "SELECT 1 FROM users WHERE id = $1" + database.forShare
+        let (lockUser, sessionToEnd) = ("SELECT 1 FROM users WHERE id = $1" + database.forShare, sessionToEnd)
         return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
+            try Self.endSession(sessionToEnd, in: connection, operation: operation)
             // Locks the user against a concurrent deleteUser until the identity is in.
             let users = try connection.query(lockUser, .text(user.rawValue), operation: operation)
             let linked = LinkedIdentity(user: user, key: identity, profile: profile, at: now)
@@ -198,11 +203,12 @@ package struct SQLAccountStore<Database: SQLDatabase>: AccountStore, StoreBacken
         _ identity: IdentityKey, operation: String, tokens: TokenSealing.Columns? = nil,
         _ change: @escaping @Sendable (LinkedIdentity) -> LinkedIdentity
     ) async throws(StoreError) -> LinkedIdentity {
-        let forUpdate = database.forUpdate
+        let (forUpdate, sessionToEnd) = (database.forUpdate, sessionToEnd)
         let now = clock.now()
         return try await database.withTransaction(operation, writes: true) { connection throws(StoreError) in
             guard let stored = try Self.identity(identity, lock: forUpdate, in: connection, operation: operation)
             else { throw Self.identityNotFound(operation) }
+            try Self.endSession(sessionToEnd, in: connection, operation: operation)
             let updated = change(stored)
             if updated != stored { try Self.update(updated, in: connection, operation: operation) }
             if let tokens { try Self.write(tokens, for: identity, at: now, in: connection, operation: operation) }

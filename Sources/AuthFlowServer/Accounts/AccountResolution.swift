@@ -1,5 +1,6 @@
 import AuthFlow
 import AuthFlowHTTP
+import AuthFlowJOSE
 
 /// Account resolution for a completed sign-in (the web callback and native sign-in): the core's
 /// `AccountResolver` under the server's account rules, with its refusals as ``ServerError``s. Built once per
@@ -27,12 +28,15 @@ struct AccountResolution: Sendable {
     /// updates the stored profile with the verified values and stores the sign-in's `tokens`,
     /// in the same transaction as the account write (one commit per sign-in where the store supports it). A
     /// `link` links to the user of the request's session, presented as `cookieAuthority` says for a cookie (a
-    /// web link's flow cookie, or a native link's same-origin check) or by a bearer token.
+    /// web link's flow cookie, or a native link's same-origin check) or by a bearer token. `endingSession`, the
+    /// browser's previous session id, is deleted in that same transaction where the stores can
+    /// (`SessionEndingAccountStore`: one durable commit per sign-in); the caller still ends it afterwards, which
+    /// then deletes nothing and costs no sync.
     ///
     /// - Throws: ``ServerError``: the refusal's code and status, or `store_unavailable` (503).
     func resolveAccount(
         for result: SignInResult, request: HTTPServerRequest, pendingName: String?, tokens: StoredTokens,
-        cookieAuthority: LinkAuthority = .flowBoundCookie
+        cookieAuthority: LinkAuthority = .flowBoundCookie, endingSession: String? = nil
     ) async throws(ServerError) -> LinkedIdentity {
         var signedInUser: UserID?
         var authority = cookieAuthority
@@ -40,7 +44,7 @@ struct AccountResolution: Sendable {
             signedInUser = session.record.userID
             if session.record.kind == .bearer { authority = .bearer }
         }
-        let resolver = AccountResolver(accounts: stores.accounts, rules: accountRules, random: random)
+        let resolver = AccountResolver(accounts: accounts(ending: endingSession), rules: accountRules, random: random)
         let outcome: AccountResolver.Outcome
         do throws(AccountResolutionError) {
             outcome = try await resolver.resolve(
@@ -73,6 +77,15 @@ struct AccountResolution: Sendable {
         default: break
         }
         return outcome.identity
+    }
+
+    /// The account store for a sign-in's write: one that also ends `session` in the write's transaction where the
+    /// account and session stores share a database, else the plain one.
+    func accounts(ending session: String?) -> any AccountStore {
+        guard let session, !session.isEmpty, let ending = stores.accounts as? any SessionEndingAccountStore,
+            let view = ending.endingSession(digest: Digest.sha256(Array(session.utf8)), keptIn: stores.sessions)
+        else { return stores.accounts }
+        return view
     }
 
     /// The span event of an account decision: `account.created`, `account.linked` or `account.updated`.

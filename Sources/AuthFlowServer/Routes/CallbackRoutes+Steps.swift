@@ -52,17 +52,21 @@ extension CallbackRoutes {
     }
 
     /// The account of the completed sign-in, named with the first-login name the flow parked (which goes back
-    /// to the store when the resolution fails, for the next attempt).
+    /// to the store when the resolution fails, for the next attempt). The browser's previous session ends in the
+    /// account write's transaction where the stores allow (one durable commit per sign-in; `signedIn` then finds
+    /// nothing left to delete).
     func resolve(_ result: SignInResult, request: HTTPServerRequest, flow: Flow) async throws(ServerError)
         -> LinkedIdentity
     {
         let pending = await pendingProfiles.take(flow.pendingKey)
+        // A duplicated session cookie is refused in `signedIn`, as before; here it only means no old session.
         // The account of this identity may change (its profile, a link), and with it the identity's sessions.
         noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         do throws(ServerError) {
             return try await accountResolution.resolveAccount(
                 for: result, request: request, pendingName: pending?.displayName,
-                tokens: StoredTokens(result.tokens, receivedAt: clock.now()))
+                tokens: StoredTokens(result.tokens, receivedAt: clock.now()),
+                endingSession: (try? sessionCookieValue(request)) ?? nil)
         } catch {
             if let pending { await pendingProfiles.restore(pending) }
             logger.log(
