@@ -59,13 +59,13 @@ extension CallbackRoutes {
         -> LinkedIdentity
     {
         let pending = await pendingProfiles.take(flow.pendingKey)
-        // A duplicated session cookie is refused in `signedIn`, as before; here it only means no old session.
         // The account of this identity may change (its profile, a link), and with it the identity's sessions.
         noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         do throws(ServerError) {
             return try await accountResolution.resolveAccount(
                 for: result, request: request, pendingName: pending?.displayName,
                 tokens: StoredTokens(result.tokens, receivedAt: clock.now()),
+                // A duplicated session cookie is refused in `signedIn`, as before; here it means no old session.
                 endingSession: (try? sessionCookieValue(request)) ?? nil)
         } catch {
             if let pending { await pendingProfiles.restore(pending) }
