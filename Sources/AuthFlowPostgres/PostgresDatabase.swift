@@ -27,7 +27,7 @@ import Synchronization
 /// a database written by a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
 public final class PostgresDatabase: Sendable {
     /// The schema version this code writes and reads.
-    public static var currentSchemaVersion: Int { PostgresSchema.currentVersion }
+    package static var currentSchemaVersion: Int { PostgresSchema.currentVersion }
 
     /// Seconds an operation may take by default (`store.operation_timeout`).
     public static let defaultOperationTimeout = 5.0
@@ -85,7 +85,7 @@ public final class PostgresDatabase: Sendable {
     /// found there (`0` for a database AuthFlow has not used yet): what `authflow check --connect` reports.
     ///
     /// - Throws: `StoreError` `backendFailure` when the server cannot be reached or refuses the login.
-    public static func probe(url: String) throws(StoreError) -> Int {
+    package static func probe(url: String) throws(StoreError) -> Int {
         let connection = try PostgresConnection(conninfo: url, timeout: 10)
         let present = try connection.query(
             "SELECT to_regclass('authflow_schema') IS NOT NULL", operation: "probe"
@@ -97,7 +97,7 @@ public final class PostgresDatabase: Sendable {
     /// The database's schema version.
     ///
     /// - Throws: `StoreError` when the database cannot be read.
-    public func schemaVersion() async throws(StoreError) -> Int {
+    package func schemaVersion() async throws(StoreError) -> Int {
         try await perform("schemaVersion") { connection throws(StoreError) in
             Int(try PostgresSchema.version(connection, operation: "schemaVersion") ?? 0)
         }
@@ -106,7 +106,7 @@ public final class PostgresDatabase: Sendable {
     /// Checks that the server answers and holds the schema.
     ///
     /// - Throws: `StoreError` `backendFailure` when it does not.
-    public func checkHealth(operation: String = "checkHealth") async throws(StoreError) {
+    package func checkHealth(operation: String = "checkHealth") async throws(StoreError) {
         _ = try await perform(operation) { connection throws(StoreError) in
             try PostgresSchema.version(connection, operation: operation)
         }

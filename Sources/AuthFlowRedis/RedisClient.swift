@@ -17,7 +17,7 @@ import Synchronization
 /// itself when Redis is back.
 public final class RedisClient: Sendable {
     /// The prefix of every key (`store.redis_prefix`, default `authflow:`).
-    public let prefix: String
+    package let prefix: String
 
     private let endpoint: RedisEndpoint
     private let connectTimeout: Double
@@ -70,7 +70,7 @@ public final class RedisClient: Sendable {
     /// Checks that Redis answers `PING`.
     ///
     /// - Throws: `StoreError` `backendFailure`.
-    public func checkHealth() async throws(StoreError) {
+    package func checkHealth() async throws(StoreError) {
         _ = try await command(["PING"].map { Array($0.utf8) }, operation: "checkHealth")
     }
 
