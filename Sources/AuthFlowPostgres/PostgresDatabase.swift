@@ -29,9 +29,6 @@ public final class PostgresDatabase: Sendable {
     /// The schema version this code writes and reads.
     package static var currentSchemaVersion: Int { PostgresSchema.currentVersion }
 
-    /// Seconds an operation may take by default (`store.operation_timeout`).
-    public static let defaultOperationTimeout = 5.0
-
     private struct Pool {
         var idle: [PostgresConnection] = []
         var pending = 0
@@ -55,7 +52,8 @@ public final class PostgresDatabase: Sendable {
     ///   - url: the libpq URL or conninfo.
     ///   - maximumConnections: the pool's size (at least 1).
     ///   - operationTimeout: seconds any one operation (waiting for a connection, connecting, its statements)
-    ///     may take before failing; also the server's `statement_timeout` and `lock_timeout`.
+    ///     may take before failing (default 5, as `store.operation_timeout`); also the server's `statement_timeout`
+    ///     and `lock_timeout`.
     ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
     ///     as the handler threads; the pool's size while the server misses deadlines); more fail at once with
     ///     `busy`.
@@ -64,7 +62,7 @@ public final class PostgresDatabase: Sendable {
     /// - Throws: `StoreError` `backendFailure` (cannot connect), `invalidValue` (a URL libpq cannot parse),
     ///   `unsupportedSchema`, `busy`. Messages never quote the URL.
     public init(
-        url: String, maximumConnections: Int = 4, operationTimeout: Double = PostgresDatabase.defaultOperationTimeout,
+        url: String, maximumConnections: Int = 4, operationTimeout: Double = 5,
         maximumPending: Int? = nil, blockingThreads: BlockingThreads? = nil
     ) throws(StoreError) {
         conninfo = url
