@@ -1,5 +1,5 @@
-public import AuthFlowSandbox
-public import AuthFlowServer
+package import AuthFlowSandbox
+package import AuthFlowServer
 
 /// The sandbox demo (`authflow demo`, `serve --sandbox`): the sign-in server's routes plus the demo home
 /// page `GET /`, the capability matrix of the configured providers `GET /matrix` and the passkey script
@@ -11,21 +11,21 @@ public import AuthFlowServer
 /// send the signed-in identity's provider events to this app (`SandboxEventSender`).
 /// Element ids are a contract of the browser tests: `signin-{name}`, `identity`, `user_id`, `provider`,
 /// `subject`, `email`, `name`, `trace`, `signout`, `matrix`, `events`.
-public struct DemoSite: Sendable {
+package struct DemoSite: Sendable {
     /// The sign-in server every other path goes to.
-    public let server: SignInServer
+    package let server: SignInServer
     /// The sandbox whose event senders the home page offers, if any.
-    public let sandbox: SandboxIdentityProvider?
+    package let sandbox: SandboxIdentityProvider?
 
     /// Wraps `server`; with `sandbox`, the home page offers that sandbox's event senders.
-    public init(server: SignInServer, sandbox: SandboxIdentityProvider? = nil) {
+    package init(server: SignInServer, sandbox: SandboxIdentityProvider? = nil) {
         self.server = server
         self.sandbox = sandbox
     }
 
     /// Answers `/` and `/matrix` (GET or HEAD; 405 `method_not_allowed` otherwise) and hands every other
     /// request to the sign-in server.
-    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+    package func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         switch request.path {
         case "/":
             return await server.respond(to: request, route: "/") { request throws(ServerError) in

@@ -1,6 +1,6 @@
 public import AuthFlow
 import AuthFlowDeployment
-public import AuthFlowSandbox
+package import AuthFlowSandbox
 import AuthFlowServer
 import Foundation
 
@@ -19,22 +19,22 @@ import Foundation
 /// `{public_url}{path_prefix}/{name}/callback` unless `redirect_uri` is set), and replaces each provider's endpoints
 /// **and** issuer with the sandbox's and its credentials with the generated ones, before anything is
 /// resolved. ``start(configuration:clock:random:)`` always generates `server.secret` (a configured one is
-/// never used, so nothing the sandbox signs in is valid under the real secret); ``attach(_:to:random:)``
+/// never used, so nothing the sandbox signs in is valid under the real secret); `attach(_:to:random:)`
 /// generates it when unset. The app itself stays at `server.public_url`, so app (`localhost`) and sandbox
 /// (`127.0.0.1`) are different sites, as with a real provider.
 public struct SandboxDeployment: Sendable {
     /// The running sandbox.
-    public let sandbox: SandboxIdentityProvider
+    package let sandbox: SandboxIdentityProvider
     /// The configuration pointed at the sandbox, with generated credentials and a server secret.
     public let configuration: Configuration
     /// Whether `server.secret` was generated (then nothing encrypted with it outlives the process).
-    public let secretWasGenerated: Bool
+    package let secretWasGenerated: Bool
 
     /// The sandbox's base URL, e.g. `http://127.0.0.1:49152`.
-    public var baseURL: String { sandbox.baseURL }
+    package var baseURL: String { sandbox.baseURL }
 
     /// The public URL used when the configuration has no `server:` section.
-    public static let defaultPublicURL = "http://localhost:8080"
+    package static let defaultPublicURL = "http://localhost:8080"
 
     /// Starts the sandbox and rewrites `configuration` for it.
     ///
@@ -115,7 +115,7 @@ public struct SandboxDeployment: Sendable {
     /// The configured settings sandbox mode does not use, as configuration keys (`store.postgres_url`,
     /// `store.redis_url`, `server.secret`, a `store.kind` other than `memory`), for the note `serve --sandbox`
     /// prints on start; empty when the configuration names none of them.
-    public static func ignoredSettings(of configuration: Configuration) -> [String] {
+    package static func ignoredSettings(of configuration: Configuration) -> [String] {
         var ignored: [String] = []
         let store = configuration.store
         if store.kind == .postgres || store.postgresURL != nil {
@@ -133,7 +133,7 @@ public struct SandboxDeployment: Sendable {
     ///
     /// - Throws: `SandboxError` when a client cannot be registered or a key generated. Providers whose type
     ///   the sandbox does not emulate are left out.
-    public static func attach(
+    package static func attach(
         _ configuration: Configuration, to sandbox: SandboxIdentityProvider, random: any SecureRandom = SystemRandom()
     ) throws -> SandboxDeployment {
         try attach(configuration, to: sandbox, random: random, keepingSecret: true)

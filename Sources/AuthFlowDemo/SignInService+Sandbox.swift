@@ -1,5 +1,5 @@
-public import AuthFlowDeployment
-public import AuthFlowSandbox
+package import AuthFlowDeployment
+package import AuthFlowSandbox
 
 extension SignInService {
     /// What sandbox mode started besides the server.
@@ -9,10 +9,10 @@ extension SignInService {
     }
 
     /// The sandbox, in sandbox mode.
-    public var sandbox: SandboxIdentityProvider? { (mode.started as? SandboxRun)?.sandbox }
+    package var sandbox: SandboxIdentityProvider? { (mode.started as? SandboxRun)?.sandbox }
 
     /// The SQLite file created for this run only (sandbox mode with a SQLite store), removed by `stop()`.
-    public var temporaryDatabase: String? { (mode.started as? SandboxRun)?.throwaway?.path }
+    package var temporaryDatabase: String? { (mode.started as? SandboxRun)?.throwaway?.path }
 
     /// Starts the service, in sandbox mode (`authflow serve --sandbox`, `authflow demo`) when `sandboxMode` is set.
     ///
@@ -27,7 +27,7 @@ extension SignInService {
     /// - Throws: `ConfigurationError` for configuration problems, `StoreError` when the store
     ///   cannot be opened, `SandboxError` or `HTTPServerError` when a listener cannot start (the metrics
     ///   listener included). Everything started is stopped again before throwing.
-    public static func start(
+    package static func start(
         configuration: Configuration, sandboxMode: Bool, registry: ProviderRegistry,
         httpClient: any HTTPClient = CurlHTTPClient(), clock: any WallClock = SystemClock(),
         random: any SecureRandom = SystemRandom(), logger: any ServerLogger = SilentLogger()

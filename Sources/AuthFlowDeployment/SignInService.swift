@@ -10,10 +10,10 @@ public final class SignInService: Sendable {
     /// The listener-facing URL, `http://HOST:PORT`.
     public let listenURL: String
     /// `server.public_url`.
-    public let publicURL: String
+    package let publicURL: String
     /// The metrics listener's URL, `http://HOST:PORT` (serving `GET /metrics`), when `server.metrics_listen` is
     /// set.
-    public let metricsURL: String?
+    package let metricsURL: String?
     /// What a run mode started besides the server (sandbox mode: the sandbox and its throwaway database).
     package let mode: Mode
     /// The audit trail (`server.audit_log`), when configured; closed by ``stop()``.

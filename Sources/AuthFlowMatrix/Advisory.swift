@@ -5,7 +5,7 @@ package import AuthFlow
 /// Each advisory says what was found and what to change in `providers.yaml`; ``text`` is the one-line form
 /// used in the JSON contract's `advisories` (e.g. `google: OIDC available but off — identity trusted over TLS
 /// only; set capabilities.oidc: true (one round trip fewer)`).
-public struct Advisory: Sendable, Hashable {
+package struct Advisory: Sendable, Hashable {
     /// A stable identifier of the rule that produced an advisory.
     package typealias Code = ErrorCode<Advisory>
 
@@ -33,7 +33,7 @@ public struct Advisory: Sendable, Hashable {
     }
 
     /// The provider's name in configuration.
-    public let provider: String
+    package let provider: String
     /// Which rule found it.
     package let code: Code
     /// Hardening advice or a note.
@@ -62,7 +62,7 @@ public struct Advisory: Sendable, Hashable {
     package var changeText: String { change.map(\.string).joined() }
 
     /// `provider: finding; change`, the form listed under `advisories` in the JSON.
-    public var text: String { "\(provider): \(finding); \(changeText)" }
+    package var text: String { "\(provider): \(finding); \(changeText)" }
 }
 
 extension ErrorCode where Domain == Advisory {

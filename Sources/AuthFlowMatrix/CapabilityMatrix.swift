@@ -1,6 +1,6 @@
 public import AuthFlow
 
-/// The capability matrix of a set of configured providers: one ``MatrixRow`` per provider plus advisories.
+/// The capability matrix of a set of configured providers: one row per provider plus advisories.
 ///
 /// Every value is read from the `ResolvedProvider`s the sign-in flow runs with (capability support and
 /// state from the plugins' declarations, protocol, identity source, client authentication, callback method,
@@ -13,7 +13,7 @@ public import AuthFlow
 /// ```
 public struct CapabilityMatrix: Sendable, Hashable {
     /// One row per provider, in configuration order.
-    public let rows: [MatrixRow]
+    package let rows: [MatrixRow]
     /// Where the configuration came from (e.g. `providers.yaml`), shown by the text, Markdown and HTML renderings.
     package let source: String?
 
@@ -47,7 +47,7 @@ public struct CapabilityMatrix: Sendable, Hashable {
     }
 
     /// Every advisory, provider by provider.
-    public var advisories: [Advisory] { rows.flatMap(\.advisories) }
+    package var advisories: [Advisory] { rows.flatMap(\.advisories) }
 
     /// The matrix in `format`; every rendering ends with a newline.
     public func render(format: MatrixFormat) -> String {

@@ -1,9 +1,9 @@
 package import AuthFlow
 
 /// One provider's row of the capability matrix, computed from the `ResolvedProvider` that `OAuthFlow` runs with.
-public struct MatrixRow: Sendable, Hashable {
+package struct MatrixRow: Sendable, Hashable {
     /// The provider's name in configuration (`providers.<name>`).
-    public let name: String
+    package let name: String
     /// The plugin type (`type:`).
     package let type: String
     /// The plugin's human-readable name, e.g. `Google`.
@@ -29,7 +29,7 @@ public struct MatrixRow: Sendable, Hashable {
     /// Every capability, in declaration order (pkce, oidc, jwt_client_auth, form_post).
     package let capabilities: [CapabilityState]
     /// Hardening advice and notes for this provider.
-    public let advisories: [Advisory]
+    package let advisories: [Advisory]
     /// Whether the provider's plugin accepts ID tokens from native apps (`POST /auth/{name}/native`).
     package let nativeSupported: Bool
     /// The configured `native_clients`; native sign-in is on when this is not empty.

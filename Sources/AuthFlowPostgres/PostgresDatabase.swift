@@ -27,10 +27,7 @@ import Synchronization
 /// a database written by a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
 public final class PostgresDatabase: Sendable {
     /// The schema version this code writes and reads.
-    public static var currentSchemaVersion: Int { PostgresSchema.currentVersion }
-
-    /// Seconds an operation may take by default (`store.operation_timeout`).
-    public static let defaultOperationTimeout = 5.0
+    package static var currentSchemaVersion: Int { PostgresSchema.currentVersion }
 
     private struct Pool {
         var idle: [PostgresConnection] = []
@@ -55,7 +52,8 @@ public final class PostgresDatabase: Sendable {
     ///   - url: the libpq URL or conninfo.
     ///   - maximumConnections: the pool's size (at least 1).
     ///   - operationTimeout: seconds any one operation (waiting for a connection, connecting, its statements)
-    ///     may take before failing; also the server's `statement_timeout` and `lock_timeout`.
+    ///     may take before failing (default 5, as `store.operation_timeout`); also the server's `statement_timeout`
+    ///     and `lock_timeout`.
     ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
     ///     as the handler threads; the pool's size while the server misses deadlines); more fail at once with
     ///     `busy`.
@@ -64,7 +62,7 @@ public final class PostgresDatabase: Sendable {
     /// - Throws: `StoreError` `backendFailure` (cannot connect), `invalidValue` (a URL libpq cannot parse),
     ///   `unsupportedSchema`, `busy`. Messages never quote the URL.
     public init(
-        url: String, maximumConnections: Int = 4, operationTimeout: Double = PostgresDatabase.defaultOperationTimeout,
+        url: String, maximumConnections: Int = 4, operationTimeout: Double = 5,
         maximumPending: Int? = nil, blockingThreads: BlockingThreads? = nil
     ) throws(StoreError) {
         conninfo = url
@@ -85,7 +83,7 @@ public final class PostgresDatabase: Sendable {
     /// found there (`0` for a database AuthFlow has not used yet): what `authflow check --connect` reports.
     ///
     /// - Throws: `StoreError` `backendFailure` when the server cannot be reached or refuses the login.
-    public static func probe(url: String) throws(StoreError) -> Int {
+    package static func probe(url: String) throws(StoreError) -> Int {
         let connection = try PostgresConnection(conninfo: url, timeout: 10)
         let present = try connection.query(
             "SELECT to_regclass('authflow_schema') IS NOT NULL", operation: "probe"
@@ -97,7 +95,7 @@ public final class PostgresDatabase: Sendable {
     /// The database's schema version.
     ///
     /// - Throws: `StoreError` when the database cannot be read.
-    public func schemaVersion() async throws(StoreError) -> Int {
+    package func schemaVersion() async throws(StoreError) -> Int {
         try await perform("schemaVersion") { connection throws(StoreError) in
             Int(try PostgresSchema.version(connection, operation: "schemaVersion") ?? 0)
         }
@@ -106,7 +104,7 @@ public final class PostgresDatabase: Sendable {
     /// Checks that the server answers and holds the schema.
     ///
     /// - Throws: `StoreError` `backendFailure` when it does not.
-    public func checkHealth(operation: String = "checkHealth") async throws(StoreError) {
+    package func checkHealth(operation: String = "checkHealth") async throws(StoreError) {
         _ = try await perform(operation) { connection throws(StoreError) in
             try PostgresSchema.version(connection, operation: operation)
         }

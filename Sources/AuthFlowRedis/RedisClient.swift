@@ -17,7 +17,7 @@ import Synchronization
 /// itself when Redis is back.
 public final class RedisClient: Sendable {
     /// The prefix of every key (`store.redis_prefix`, default `authflow:`).
-    public let prefix: String
+    package let prefix: String
 
     private let endpoint: RedisEndpoint
     private let connectTimeout: Double
@@ -31,17 +31,15 @@ public final class RedisClient: Sendable {
     private let acquireTimeout: Double
     private let blockingThreads: BlockingThreads
 
-    /// Seconds a command may take by default (`store.operation_timeout`).
-    public static let defaultTimeout = 5.0
-
     /// Connects once to check the server answers.
     ///
     /// - Parameters:
     ///   - endpoint: where Redis listens and how to log in.
     ///   - prefix: prepended to every key.
     ///   - maximumConnections: the pool's size.
-    ///   - connectTimeout: seconds to connect.
-    ///   - commandTimeout: seconds any command may take, and an operation may wait for a pooled connection.
+    ///   - connectTimeout: seconds to connect (default 5, as `store.operation_timeout`).
+    ///   - commandTimeout: seconds any command may take, and an operation may wait for a pooled connection
+    ///     (default 5, as `store.operation_timeout`).
     ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
     ///     as the handler threads; the pool's size while Redis fails to answer); more fail at once with `busy`.
     ///   - blockingThreads: where commands run (a server's, so that a handler's command runs right on its
@@ -49,7 +47,7 @@ public final class RedisClient: Sendable {
     /// - Throws: `StoreError` `backendFailure` when Redis cannot be reached or refuses the login.
     public init(
         endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4,
-        connectTimeout: Double = RedisClient.defaultTimeout, commandTimeout: Double = RedisClient.defaultTimeout,
+        connectTimeout: Double = 5, commandTimeout: Double = 5,
         maximumPending: Int? = nil, blockingThreads: BlockingThreads? = nil
     ) throws(StoreError) {
         self.endpoint = endpoint
@@ -70,7 +68,7 @@ public final class RedisClient: Sendable {
     /// Checks that Redis answers `PING`.
     ///
     /// - Throws: `StoreError` `backendFailure`.
-    public func checkHealth() async throws(StoreError) {
+    package func checkHealth() async throws(StoreError) {
         _ = try await command(["PING"].map { Array($0.utf8) }, operation: "checkHealth")
     }
 

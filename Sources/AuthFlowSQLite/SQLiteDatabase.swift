@@ -27,10 +27,10 @@ import Synchronization
 ///   a newer AuthFlow is refused with `unsupportedSchema` and left untouched.
 public final class SQLiteDatabase: Sendable {
     /// The schema version this code writes and reads.
-    public static var currentSchemaVersion: Int { SQLiteSchema.currentVersion }
+    package static var currentSchemaVersion: Int { SQLiteSchema.currentVersion }
 
     /// The database file's path.
-    public let path: String
+    package let path: String
 
     private let connection: Mutex<SQLiteConnection>
     private let blockingThreads: BlockingThreads
@@ -85,7 +85,7 @@ public final class SQLiteDatabase: Sendable {
     /// The database's schema version.
     ///
     /// - Throws: `StoreError` when the database cannot be read.
-    public func schemaVersion() async throws(StoreError) -> Int {
+    package func schemaVersion() async throws(StoreError) -> Int {
         try await perform("schemaVersion") { connection throws(StoreError) in
             Int(try connection.query("PRAGMA user_version", operation: "schemaVersion").first?.integer(0) ?? 0)
         }

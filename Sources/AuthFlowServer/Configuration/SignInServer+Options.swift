@@ -97,7 +97,7 @@ extension SignInServer {
         ///
         /// - Throws: `ConfigurationError` when there is no `server:` section, or `server.secret`
         ///   is missing or shorter than 32 bytes.
-        public init(configuration: Configuration) throws(ConfigurationError) {
+        package init(configuration: Configuration) throws(ConfigurationError) {
             guard let server = configuration.server else {
                 throw ConfigurationError(issues: [
                     ConfigurationIssue(
