@@ -61,6 +61,6 @@ public struct GooglePlugin: ProviderPlugin {
                 allowed: [.clientSecretPost, .clientSecretBasic], defaultMethod: .clientSecretPost))
     }
 
-    /// Google RISC (Cross-Account Protection) events.
-    public var events: (any ProviderEventHandling)? { self }
+    /// Google RISC (Cross-Account Protection) events (`GoogleRISCEvents`).
+    public var events: (any ProviderEventHandling)? { GoogleRISCEvents() }
 }
