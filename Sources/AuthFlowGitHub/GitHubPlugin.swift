@@ -61,6 +61,10 @@ public struct GitHubPlugin: ProviderPlugin {
     /// `client_secret_post` and the grant deletion (`GitHubTokenEndpoint`).
     public var tokenEndpoint: any TokenEndpointStrategy { GitHubTokenEndpoint() }
 
+    /// Reads the provider's `allowed_organizations` and `allowed_teams` (`GitHubPreparation`,
+    /// `GitHubPlugin+Organizations.swift`).
+    public var preparation: (any ProviderPreparing)? { GitHubPreparation() }
+
     /// pkce optional (on); oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
         switch capability {

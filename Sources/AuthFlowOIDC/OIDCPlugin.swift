@@ -26,7 +26,7 @@ import AuthFlowJOSE
 /// carries the issuer's metadata. Sign-ins then need no discovery I/O.
 public struct OIDCPlugin: ProviderPlugin {
     /// Whether a sign-in also calls the issuer's userinfo endpoint.
-    public enum UserinfoPolicy: Sendable, Hashable {
+    package enum UserinfoPolicy: Sendable, Hashable {
         /// Call it when the discovery document names one.
         case whenAdvertised
         /// Never: the identity comes from the id_token alone.
@@ -45,8 +45,14 @@ public struct OIDCPlugin: ProviderPlugin {
     /// Whether sign-ins call the userinfo endpoint.
     package let userinfoPolicy: UserinfoPolicy
 
-    /// Creates an undiscovered plugin for `type` (default `"oidc"`).
-    public init(type: String = "oidc", userinfo: UserinfoPolicy = .whenAdvertised) {
+    /// Creates the undiscovered plugin of `type: oidc`, which calls an issuer's userinfo endpoint when its
+    /// discovery document names one.
+    public init() {
+        self.init(type: "oidc")
+    }
+
+    /// Creates an undiscovered plugin for `type`.
+    package init(type: String, userinfo: UserinfoPolicy = .whenAdvertised) {
         self.type = type
         self.metadata = nil
         self.userinfoPolicy = userinfo
@@ -67,7 +73,7 @@ public struct OIDCPlugin: ProviderPlugin {
     /// The discovered endpoints, issuer and advertised asymmetric algorithms (none before discovery); `email
     /// profile`, keeping only those in `scopes_supported` when the issuer lists it; the nonce always required;
     /// the `offline_access` scope for a refresh token (OpenID Connect Core §11); userinfo also fetched when the
-    /// policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint; RFC 9207 `iss` as
+    /// policy is `UserinfoPolicy.whenAdvertised` and the issuer has a userinfo endpoint; RFC 9207 `iss` as
     /// the issuer advertises (`authorization_response_iss_parameter_supported`); pushed authorization requests
     /// (RFC 9126) at the advertised `pushed_authorization_request_endpoint`, demanded when the issuer sets
     /// `require_pushed_authorization_requests`; signed request objects (RFC 9101) when the issuer sets
