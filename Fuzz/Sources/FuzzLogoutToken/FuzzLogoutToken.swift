@@ -45,9 +45,10 @@ let server: SignInServer = {
         location: SourceLocation(fileName: "fuzz.yaml", line: 1, column: 1, sourceLine: nil))
     var configuration = Configuration(providers: [settings])
     configuration.publicURL = "https://app.example"
+    let resolving = configuration
     let resolved = blocking { () async -> Result<[ResolvedProvider], ConfigurationError> in
         do throws(ConfigurationError) {
-            return .success(try await ProviderRegistry.standard.resolve(configuration, httpClient: FixedIssuer()))
+            return .success(try await ProviderRegistry.standard.resolve(resolving, httpClient: FixedIssuer()))
         } catch {
             return .failure(error)
         }
