@@ -9,11 +9,11 @@ struct GoogleRISCEvents: ProviderEventHandling {
     /// Google's RISC issuer, as `https://accounts.google.com/.well-known/risc-configuration` states it
     /// (with a trailing `/`, unlike the id_token issuer). Its `jwks_uri` is the sign-in certs endpoint, so
     /// events are verified with the sign-in key cache.
-    package static let riscIssuer = "https://accounts.google.com/"
+    static let riscIssuer = "https://accounts.google.com/"
     /// The prefix of the RISC event types.
-    package static let riscEventPrefix = "https://schemas.openid.net/secevent/risc/event-type/"
+    static let riscEventPrefix = "https://schemas.openid.net/secevent/risc/event-type/"
     /// The prefix of the OAuth event types.
-    package static let oauthEventPrefix = "https://schemas.openid.net/secevent/oauth/event-type/"
+    static let oauthEventPrefix = "https://schemas.openid.net/secevent/oauth/event-type/"
 
     /// `POST /auth/{name}/events`.
     func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
@@ -22,7 +22,7 @@ struct GoogleRISCEvents: ProviderEventHandling {
 
     /// The `iss` of the provider's security event tokens: ``riscIssuer`` for Google's own issuer, the
     /// configured `issuer` otherwise (a stand-in such as the sandbox publishes its RISC configuration there).
-    package static func riscIssuer(for provider: ResolvedProvider) -> String? {
+    static func riscIssuer(for provider: ResolvedProvider) -> String? {
         guard let issuer = provider.issuer else { return nil }
         return issuer == GooglePlugin.issuer ? riscIssuer : issuer
     }

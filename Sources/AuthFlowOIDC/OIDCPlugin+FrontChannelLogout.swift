@@ -6,7 +6,7 @@ import AuthFlowHTTP
 /// in an iframe, and the sessions that began with that provider session end.
 extension OIDCLogout {
     /// The endpoint's path under `/auth/{name}/`.
-    package static let frontchannelLogoutPath = "frontchannel-logout"
+    static let frontchannelLogoutPath = "frontchannel-logout"
 
     /// The longest `iss` or `sid` read, in UTF-8 bytes.
     static let maximumFrontChannelParameterBytes = 255
