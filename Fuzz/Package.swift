@@ -38,8 +38,7 @@ let package = Package(
         harness("FuzzFlowCookie", ["AuthFlowServer"]),
         harness("FuzzRedisReply", ["AuthFlow", "AuthFlowRedis"]),
         harness(
-            "FuzzSignedRequest",
-            ["AuthFlow", "AuthFlowFacebook", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
+            "FuzzSignedRequest", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness(
             "FuzzSecurityEvent", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness(

@@ -1,12 +1,12 @@
-public import AuthFlow
+import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
 /// Sign in with Apple server-to-server notifications, through the plugin events seam.
-extension ApplePlugin: ProviderEventHandling {
+struct AppleNotifications: ProviderEventHandling {
     /// `POST /auth/{name}/notifications`, bodies of at most 64 KiB.
-    public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
+    func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
         [ProviderEventEndpoint(path: "notifications", method: "POST", errorCode: "invalid_notification")]
     }
 
@@ -21,7 +21,7 @@ extension ApplePlugin: ProviderEventHandling {
     /// an unknown event type are acknowledged unapplied.
     ///
     /// - Throws: `ProviderEventError` `invalid_notification` (400), `store_unavailable` (503).
-    public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
+    func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {
         let notification = try await verifyNotification(request.http.body, context: context)

@@ -1,6 +1,6 @@
 public import AuthFlow
-public import AuthFlowJOSE
-public import Foundation
+import AuthFlowJOSE
+import Foundation
 
 /// Sign in with Apple: OpenID Connect with an ES256 client-secret JWT and a form-posted callback.
 ///
@@ -11,7 +11,7 @@ public import Foundation
 /// `nonce_supported` says; `email_verified` and `is_private_email` arrive as `true` or `"true"`. The first-login `user`
 /// form field is unsigned: its name is handed out as an `UnverifiedProfile`, its email is ignored; an unreadable one
 /// refuses the sign-in.
-public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
+public struct ApplePlugin: ProviderPlugin {
     /// Apple's id_token issuer.
     package static let issuer = "https://appleid.apple.com"
     /// The largest `user` form field read (bytes); a larger one refuses the sign-in (`invalid_user_field`).
@@ -40,14 +40,14 @@ public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrate
             nativeSignIn: NativeSignInDescription(audience: .nativeClient, exchangesAuthorizationCode: true))
     }
 
-    /// The plugin itself: the id_token and `user` field mapping below.
-    public var identity: any IdentityStrategy { self }
+    /// The id_token and `user` field mapping (`AppleIdentity`).
+    public var identity: any IdentityStrategy { AppleIdentity() }
 
-    /// The plugin itself: the client-secret JWT below.
-    public var tokenEndpoint: any TokenEndpointStrategy { self }
+    /// The ES256 client-secret JWT (`AppleTokenEndpoint`).
+    public var tokenEndpoint: any TokenEndpointStrategy { AppleTokenEndpoint() }
 
-    /// Apple's server-to-server notifications.
-    public var events: (any ProviderEventHandling)? { self }
+    /// Apple's server-to-server notifications (`AppleNotifications`).
+    public var events: (any ProviderEventHandling)? { AppleNotifications() }
 
     /// oidc and jwt_client_auth required; form_post required when `name` or `email` is requested
     /// (optional, on, otherwise); pkce unsupported.
@@ -66,14 +66,6 @@ public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrate
 
     static func requestsNameOrEmail(_ scopes: [String]) -> Bool {
         scopes.contains { $0 == "name" || $0 == "email" }
-    }
-
-    /// An ES256 JWT as `client_secret` in the POST body.
-    public func method(capabilities: Set<Capability>) -> ClientAuthentication { .es256ClientSecretJWT }
-
-    /// `team_id`, `key_id` and `private_key_file`.
-    public func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
-        [.teamID, .keyID, .privateKey]
     }
 
     /// Checks that the private key is a PKCS#8 EC P-256 key (the `.p8` file Apple issues).
@@ -102,11 +94,25 @@ public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrate
         }
     }
 
+    /// The relay domain of Apple's "Hide My Email" addresses.
+    package static let privateRelayDomain = "@privaterelay.appleid.com"
+}
+
+/// Sign in with Apple's token endpoint: the client secret is an ES256 JWT, minted for each request.
+struct AppleTokenEndpoint: TokenEndpointStrategy {
+    /// An ES256 JWT as `client_secret` in the POST body.
+    func method(capabilities: Set<Capability>) -> ClientAuthentication { .es256ClientSecretJWT }
+
+    /// `team_id`, `key_id` and `private_key_file`.
+    func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
+        [.teamID, .keyID, .privateKey]
+    }
+
     /// Mints Apple's client secret: ES256 JWT with `iss` team ID, `sub` client ID, `aud` Apple, `kid` key ID.
     ///
     /// - Throws: `SignInError` with `client_authentication_failed` when settings are missing or the key
     ///   does not sign.
-    public func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
+    func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
         -> String
     {
         let settings = provider.settings
@@ -126,14 +132,14 @@ public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrate
                 provider: provider.name)
         }
     }
+}
 
-    /// The relay domain of Apple's "Hide My Email" addresses.
-    package static let privateRelayDomain = "@privaterelay.appleid.com"
-
+/// Sign in with Apple's identity: the id_token's claims and the first-login `user` field's name.
+struct AppleIdentity: IdentityStrategy {
     /// `sub`, `email`, `email_verified` and `is_private_email` as `true` or `"true"`; Apple's id_token carries
     /// no name. A relay address (`is_private_email`, or the `privaterelay.appleid.com` domain, which Apple's
     /// tokens also use without the flag) is verified but never linkable: it proves nothing `sub` does not.
-    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+    func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
         guard let subject = claims.subject, !subject.isEmpty else {
@@ -144,7 +150,7 @@ public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrate
         let email = claims.string("email")
         let relay =
             IdentityClaims.flag(claims["is_private_email"]) == true
-            || email.map { $0.lowercased().hasSuffix(Self.privateRelayDomain) } == true
+            || email.map { $0.lowercased().hasSuffix(ApplePlugin.privateRelayDomain) } == true
         return VerifiedIdentity(
             provider: provider.name, subject: subject, email: email,
             emailVerified: IdentityClaims.flag(claims["email_verified"]) ?? false, name: nil, source: .idToken,
@@ -158,7 +164,7 @@ public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrate
     ///   8 KiB, held bytes that are not UTF-8 (the form decoder turns them into U+FFFD,
     ///   which Apple's JSON never carries unescaped), is not a JSON object, or has a `name` that is not an
     ///   object of strings. Refusing keeps a garbled name from ever reaching the store.
-    public func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider)
+    func unverifiedProfile(from parameters: CallbackParameters, provider: ResolvedProvider)
         throws(SignInError) -> UnverifiedProfile?
     {
         let count = parameters.count("user")
@@ -169,8 +175,8 @@ public struct ApplePlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrate
                 provider: provider.name)
         }
         guard count == 1 else { throw refuse("\(count) user fields") }
-        guard text.utf8.count <= Self.maximumUserFieldBytes else {
-            throw refuse("more than \(Self.maximumUserFieldBytes) bytes")
+        guard text.utf8.count <= ApplePlugin.maximumUserFieldBytes else {
+            throw refuse("more than \(ApplePlugin.maximumUserFieldBytes) bytes")
         }
         guard !text.unicodeScalars.contains("\u{FFFD}") else { throw refuse("bytes that are not UTF-8") }
         guard let json = try? JSONValue.parse(Array(text.utf8)), json.objectValue != nil else {

@@ -10,7 +10,7 @@ import AuthFlowJOSE
 /// identity is `GET https://discord.com/api/users/@me`: `id` (a snowflake string) as the subject, `email`
 /// (scope `email`, may be null) trusted only when `verified` is true, `global_name` or `username` as the name.
 /// Access tokens last 7 days and come with a refresh token.
-public struct DiscordPlugin: ProviderPlugin, IdentityStrategy {
+public struct DiscordPlugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}
 
@@ -26,8 +26,8 @@ public struct DiscordPlugin: ProviderPlugin, IdentityStrategy {
             scopes: ["identify", "email"], emailLinkability: .whenVerified(by: "verified"))
     }
 
-    /// The plugin itself: the `/users/@me` mapping below.
-    public var identity: any IdentityStrategy { self }
+    /// The `/users/@me` mapping (`DiscordIdentity`).
+    public var identity: any IdentityStrategy { DiscordIdentity() }
 
     /// `client_secret_post`.
     public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
@@ -43,12 +43,15 @@ public struct DiscordPlugin: ProviderPlugin, IdentityStrategy {
         case .formPost: .unsupported(reason: "Discord returns the code as a query-string (GET) callback")
         }
     }
+}
 
+/// Discord's identity: the `/users/@me` profile.
+struct DiscordIdentity: IdentityStrategy {
     /// `id` as subject, `email` verified only when `verified` is `true`, `global_name` or `username`.
     ///
     /// - Throws: `SignInError` `userinfo_error` naming the member when `id` is missing or not a string, or
     ///   `verified` is not a boolean.
-    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+    func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
         let json = responses.first ?? .null

@@ -1,13 +1,13 @@
-public import AuthFlow
+import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
 /// Facebook's Data Deletion Request and Deauthorize callbacks, through the plugin events seam.
-extension FacebookPlugin: ProviderEventHandling {
+struct FacebookEvents: ProviderEventHandling {
     /// `POST /auth/{name}/data-deletion`, `GET /auth/{name}/data-deletion/{code}` (the status page) and
     /// `POST /auth/{name}/deauthorize`.
-    public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
+    func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
         [
             ProviderEventEndpoint(path: "data-deletion", method: "POST", maximumBodyBytes: 16 * 1024),
             ProviderEventEndpoint(path: "data-deletion/*", method: "GET", maximumBodyBytes: 0),
@@ -15,7 +15,7 @@ extension FacebookPlugin: ProviderEventHandling {
         ]
     }
 
-    /// Verifies a callback's `signed_request` (see ``FacebookSignedRequest``) and names its effects.
+    /// Verifies a callback's `signed_request` (see `FacebookSignedRequest`) and names its effects.
     ///
     /// A `signed_request` is applied once, whichever endpoint receives it first (the key is a digest of its
     /// signature); a replay to either endpoint changes nothing.
@@ -29,7 +29,7 @@ extension FacebookPlugin: ProviderEventHandling {
     ///
     /// - Throws: `ProviderEventError` `invalid_signed_request` (400), `not_found` (404),
     ///   `store_unavailable` (503).
-    public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
+    func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {
         if request.endpoint.method == "GET" {

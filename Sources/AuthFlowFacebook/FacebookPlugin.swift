@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowHTTP
+import AuthFlowHTTP
 import AuthFlowJOSE
 
 /// Facebook Login: plain OAuth 2.0 with a GET token endpoint and the Graph `/me` profile.
@@ -9,9 +9,9 @@ import AuthFlowJOSE
 /// `GET /me?fields=id,name,email` with the access token and `appsecret_proof` = hex(HMAC-SHA256(key: app secret,
 /// message: access token)); PKCE (S256) is accepted and on by default. Facebook does not say an email is verified, so
 /// `VerifiedIdentity.emailVerified` is `false` for Facebook.
-public struct FacebookPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
+public struct FacebookPlugin: ProviderPlugin {
     /// The Graph API version in the default endpoints.
-    public let graphVersion: String
+    package let graphVersion: String
 
     /// Creates the plugin for a Graph API version (default `v19.0`).
     public init(graphVersion: String = "v19.0") {
@@ -38,14 +38,14 @@ public struct FacebookPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStr
             ))
     }
 
-    /// The plugin itself: the Graph `/me` request and mapping below.
-    public var identity: any IdentityStrategy { self }
+    /// The Graph `/me` request and mapping (`FacebookIdentity`).
+    public var identity: any IdentityStrategy { FacebookIdentity() }
 
-    /// The plugin itself: the GET token request and the long-lived-token exchange below.
-    public var tokenEndpoint: any TokenEndpointStrategy { self }
+    /// The GET token request and the long-lived-token exchange (`FacebookTokenEndpoint`).
+    public var tokenEndpoint: any TokenEndpointStrategy { FacebookTokenEndpoint() }
 
-    /// Facebook's data-deletion and deauthorization callbacks.
-    public var events: (any ProviderEventHandling)? { self }
+    /// Facebook's data-deletion and deauthorization callbacks (`FacebookEvents`).
+    public var events: (any ProviderEventHandling)? { FacebookEvents() }
 
     /// pkce optional, on by default; oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -63,25 +63,31 @@ public struct FacebookPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStr
         }
     }
 
-    /// A GET token request with the secret in the query.
-    public func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
-
-    /// `grant_type=fb_exchange_token&fb_exchange_token=…`: Facebook issues no refresh tokens; a short-lived
-    /// user token (hours) is traded at the token endpoint for one of about 60 days (docs/providers.md, "Facebook").
-    public func longLivedTokenParameters(accessToken: String) -> [(String, String)]? {
-        [("grant_type", "fb_exchange_token"), ("fb_exchange_token", accessToken)]
-    }
-
     /// hex(HMAC-SHA256(key: app secret, message: access token)), Graph's `appsecret_proof`.
     package static func appSecretProof(appSecret: String, accessToken: String) -> String {
         Hex.encode(Digest.hmacSHA256(key: Array(appSecret.utf8), message: Array(accessToken.utf8)))
     }
+}
 
+/// Facebook's token endpoint: a GET with the secret in the query, and the long-lived-token exchange.
+struct FacebookTokenEndpoint: TokenEndpointStrategy {
+    /// A GET token request with the secret in the query.
+    func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
+
+    /// `grant_type=fb_exchange_token&fb_exchange_token=…`: Facebook issues no refresh tokens; a short-lived
+    /// user token (hours) is traded at the token endpoint for one of about 60 days (docs/providers.md, "Facebook").
+    func longLivedTokenParameters(accessToken: String) -> [(String, String)]? {
+        [("grant_type", "fb_exchange_token"), ("fb_exchange_token", accessToken)]
+    }
+}
+
+/// Facebook's identity: the Graph `/me` profile, fetched with `appsecret_proof`.
+struct FacebookIdentity: IdentityStrategy {
     /// `GET /me?fields=id,name,email&appsecret_proof=…` with the access token as a Bearer token (fields are
     /// added unless the configured endpoint already names them).
     ///
     /// - Throws: `SignInError` with `userinfo_error` when no userinfo endpoint is known.
-    public func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+    func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
         -> [HTTPClientRequest]
     {
         guard var url = provider.endpoints.userinfo else {
@@ -90,7 +96,8 @@ public struct FacebookPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStr
         var query: [String] = []
         if !url.contains("fields=") { query.append("fields=id,name,email") }
         if let secret = provider.settings.clientSecret?.value {
-            query.append("appsecret_proof=" + Self.appSecretProof(appSecret: secret, accessToken: accessToken))
+            query.append(
+                "appsecret_proof=" + FacebookPlugin.appSecretProof(appSecret: secret, accessToken: accessToken))
         }
         if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + query.joined(separator: "&") }
         var request = HTTPClientRequest(method: "GET", url: url)
@@ -102,7 +109,7 @@ public struct FacebookPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStr
     /// `id` (string) as subject, `name`, `email` (not marked verified).
     ///
     /// - Throws: `SignInError` with `userinfo_error` when `id` is missing.
-    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+    func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
         let json = responses.first ?? .null

@@ -1,5 +1,5 @@
 import AuthFlowJOSE
-public import Foundation
+package import Foundation
 
 /// A verified Facebook `signed_request` (the Data Deletion Request and Deauthorize callbacks).
 ///
@@ -8,24 +8,24 @@ public import Foundation
 /// is JSON `{"algorithm": "HMAC-SHA256", "issued_at": …, "user_id": "…"}`. Another algorithm, an `issued_at`
 /// older than ``maximumAge`` (or in the future beyond the leeway), a missing `user_id` and a login payload (one
 /// carrying `code` or `oauth_token`, as the JavaScript SDK's cookie does) are refused.
-public struct FacebookSignedRequest: Sendable, Hashable {
+package struct FacebookSignedRequest: Sendable, Hashable {
     /// How old a signed request may be, in seconds: Facebook calls back at once, so a short bound leaves a
     /// captured request little time to be replayed.
-    public static let maximumAge: Double = 600
+    package static let maximumAge: Double = 600
     /// The largest `signed_request` read, in bytes.
-    public static let maximumBytes = 8 * 1024
+    package static let maximumBytes = 8 * 1024
 
     /// The app-scoped Facebook user id.
-    public let userID: String
+    package let userID: String
     /// When Facebook issued the request.
-    public let issuedAt: Date
+    package let issuedAt: Date
     /// The decoded HMAC (unique per request; the basis of idempotency keys and confirmation codes).
-    public let signature: [UInt8]
+    package let signature: [UInt8]
 
     /// Verifies `signedRequest` with `appSecret` at `now`.
     ///
     /// - Throws: ``FacebookSignedRequest/Failure`` naming what was expected and found.
-    public init(_ signedRequest: String, appSecret: String, now: Date, leeway: Double = 60) throws(Failure) {
+    package init(_ signedRequest: String, appSecret: String, now: Date, leeway: Double = 60) throws(Failure) {
         guard signedRequest.utf8.count <= Self.maximumBytes else {
             throw Failure(
                 .malformed, "expected a signed_request of at most \(Self.maximumBytes) bytes, found a longer one")
@@ -92,9 +92,9 @@ public struct FacebookSignedRequest: Sendable, Hashable {
     }
 
     /// Why a signed request was refused; the message never echoes the request.
-    public struct Failure: Error, Sendable, Hashable {
+    package struct Failure: Error, Sendable, Hashable {
         /// The part of the request that was refused.
-        public enum Reason: String, Sendable, Hashable {
+        package enum Reason: String, Sendable, Hashable {
             /// Not two base64url parts, too long, or a payload that is not a JSON object.
             case malformed
             /// The HMAC does not match the app secret.
@@ -110,9 +110,9 @@ public struct FacebookSignedRequest: Sendable, Hashable {
         }
 
         /// The part that was refused.
-        public let reason: Reason
+        package let reason: Reason
         /// What was expected and what was found.
-        public let message: String
+        package let message: String
 
         init(_ reason: Reason, _ message: String) {
             self.reason = reason

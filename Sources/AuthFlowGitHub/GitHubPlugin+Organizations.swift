@@ -1,4 +1,4 @@
-public import AuthFlow
+import AuthFlow
 
 /// `allowed_organizations` and `allowed_teams`: only members of an organization or team sign in.
 ///
@@ -9,9 +9,6 @@ public import AuthFlow
 /// plugin reads the first 100 of each. The memberships become the identity's groups, `ORG` and `ORG/TEAM-SLUG`
 /// (lower-cased), which `server.access` and `/auth/check?group=github:ORG/TEAM` can name.
 extension GitHubPlugin {
-    /// Reads the provider's `allowed_organizations` and `allowed_teams`.
-    public var preparation: (any ProviderPreparing)? { GitHubPreparation() }
-
     /// The organizations and teams of `/user/orgs` and `/user/teams` (`responses[2]`, `responses[3]`) as groups,
     /// checked against the allowed ones.
     ///

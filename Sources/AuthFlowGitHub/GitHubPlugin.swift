@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowHTTP
+import AuthFlowHTTP
 import AuthFlowJOSE
 
 /// GitHub (OAuth apps and GitHub Apps acting for a user): OAuth 2.0 with PKCE, `/user` and `/user/emails`.
@@ -15,7 +15,7 @@ import AuthFlowJOSE
 /// `primary` **and** `verified`, else none. GitHub App user tokens expire (8 h) with rotating refresh tokens;
 /// OAuth app tokens do not. Disconnecting deletes the grant: `DELETE /applications/{client_id}/grant` with HTTP
 /// Basic `client_id:client_secret` and the JSON body `{"access_token": …}`.
-public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
+public struct GitHubPlugin: ProviderPlugin {
     /// The `iss` GitHub names itself with on the callback.
     package static let issuer = "https://github.com/login/oauth"
     /// Sent as `User-Agent` on REST calls, which GitHub refuses without one.
@@ -55,11 +55,15 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
             emailLinkability: .whenVerified(by: "primary and verified in /user/emails"))
     }
 
-    /// The plugin itself: `/user` and `/user/emails` below.
-    public var identity: any IdentityStrategy { self }
+    /// `/user` and `/user/emails`, and the memberships a rule needs (`GitHubIdentity`).
+    public var identity: any IdentityStrategy { GitHubIdentity(plugin: self) }
 
-    /// The plugin itself: `client_secret_post` and the grant deletion below.
-    public var tokenEndpoint: any TokenEndpointStrategy { self }
+    /// `client_secret_post` and the grant deletion (`GitHubTokenEndpoint`).
+    public var tokenEndpoint: any TokenEndpointStrategy { GitHubTokenEndpoint() }
+
+    /// Reads the provider's `allowed_organizations` and `allowed_teams` (`GitHubPreparation`,
+    /// `GitHubPlugin+Organizations.swift`).
+    public var preparation: (any ProviderPreparing)? { GitHubPreparation() }
 
     /// pkce optional (on); oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -70,12 +74,15 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
         case .formPost: .unsupported(reason: "GitHub returns the code as a query-string (GET) callback")
         }
     }
+}
 
-    /// `client_secret_post`.
-    public func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
+/// GitHub's identity: `/user`, `/user/emails` and, when a rule needs them, the memberships.
+struct GitHubIdentity: IdentityStrategy {
+    /// The plugin whose `allowed_organizations` and `allowed_teams` apply.
+    let plugin: GitHubPlugin
 
     /// `GET /user`, then `GET /user/emails` beside it, each with the token, a User-Agent and GitHub's JSON type.
-    public func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
+    func userinfoRequests(for provider: ResolvedProvider, accessToken: String) throws(SignInError)
         -> [HTTPClientRequest]
     {
         guard let user = provider.endpoints.userinfo, !user.isEmpty else {
@@ -83,11 +90,11 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
                 .userinfoError, "expected a userinfo endpoint for provider '\(provider.name)', found none",
                 provider: provider.name)
         }
-        let memberships = readsMemberships ? [user + "/orgs?per_page=100", user + "/teams?per_page=100"] : []
+        let memberships = plugin.readsMemberships ? [user + "/orgs?per_page=100", user + "/teams?per_page=100"] : []
         return ([user, user + "/emails"] + memberships).map { url in
             var request = HTTPClientRequest(method: "GET", url: url)
             request.headers["Accept"] = "application/vnd.github+json"
-            request.headers["User-Agent"] = Self.userAgent
+            request.headers["User-Agent"] = GitHubPlugin.userAgent
             request.setBearer(accessToken)
             return request
         }
@@ -97,7 +104,7 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
     ///
     /// - Throws: `SignInError` `userinfo_error` naming `id` when it is missing or not a number, or `emails`
     ///   when `/user/emails` is not a list.
-    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider)
+    func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider)
         throws(SignInError) -> VerifiedIdentity
     {
         guard let user = responses.first?.objectValue else {
@@ -123,15 +130,21 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
                 }?["email"]?.stringValue
         }
         let name = [user["name"]?.stringValue, user["login"]?.stringValue].compactMap { $0 }.first { !$0.isEmpty }
-        let groups = readsMemberships ? try memberships(responses, provider: provider) : []
+        let groups = plugin.readsMemberships ? try plugin.memberships(responses, provider: provider) : []
         return VerifiedIdentity(
             provider: provider.name, subject: String(id), email: email, emailVerified: email != nil, name: name,
             source: .userinfo, rawClaims: user, groups: groups)
     }
+}
+
+/// GitHub's token endpoint: `client_secret_post`, and revocation by deleting the grant.
+struct GitHubTokenEndpoint: TokenEndpointStrategy {
+    /// `client_secret_post`.
+    func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretPost }
 
     /// `DELETE {revocation}` with `{client_id}` filled, HTTP Basic `client_id:client_secret`, and the token in a
     /// JSON body: the whole grant is deleted.
-    public func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest? {
+    func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest? {
         guard let template = provider.endpoints.revocation, let secret = provider.settings.clientSecret?.value else {
             return nil
         }
@@ -141,7 +154,7 @@ public struct GitHubPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrat
         var request = HTTPClientRequest(method: "DELETE", url: url)
         request.setBasicAuthorization(user: provider.clientID, password: secret)
         request.headers["Accept"] = "application/vnd.github+json"
-        request.headers["User-Agent"] = Self.userAgent
+        request.headers["User-Agent"] = GitHubPlugin.userAgent
         request.headers["Content-Type"] = "application/json"
         request.body = Array(JSONValue.object(["access_token": .string(token)]).serialized().utf8)
         return request

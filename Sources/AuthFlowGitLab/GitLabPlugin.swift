@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// GitLab (gitlab.com or a self-managed instance at `base_url`): OpenID Connect, PKCE on by default.
 ///
@@ -8,15 +8,16 @@ public import AuthFlowJOSE
 /// `/oauth/token`, `/oauth/userinfo`, `/oauth/revoke` and keys at `/oauth/discovery/keys` (RS256);
 /// `client_secret_basic` and `client_secret_post`; PKCE `plain` and `S256`; the id_token carries `sub` (the user
 /// id), `email`, `email_verified` (a boolean) and `groups_direct`; refresh tokens rotate.
-public struct GitLabPlugin: ProviderPlugin, IdentityStrategy, ProviderPreparing {
+public struct GitLabPlugin: ProviderPlugin {
     /// gitlab.com.
-    public static let defaultBaseURL = "https://gitlab.com"
+    package static let defaultBaseURL = "https://gitlab.com"
 
     /// The instance URL without a trailing `/`.
-    public let baseURL: String
+    package let baseURL: String
 
-    /// Creates the plugin for the instance at `baseURL`.
-    public init(baseURL: String = Self.defaultBaseURL) {
+    /// Creates the plugin for the instance at `baseURL` (gitlab.com by default; `base_url` in `providers.yaml`
+    /// sets it per provider).
+    public init(baseURL: String = "https://gitlab.com") {
         var base = Substring(baseURL)
         while base.hasSuffix("/") { base = base.dropLast() }
         self.baseURL = String(base)
@@ -33,22 +34,14 @@ public struct GitLabPlugin: ProviderPlugin, IdentityStrategy, ProviderPreparing 
             issuer: baseURL, scopes: ["profile", "email"])
     }
 
-    /// The plugin itself: `groups_direct` as the groups.
-    public var identity: any IdentityStrategy { self }
+    /// The standard claims with `groups_direct` as the groups (`GitLabIdentity`).
+    public var identity: any IdentityStrategy { GitLabIdentity() }
 
     /// `client_secret_basic`.
     public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
 
-    /// The plugin itself: `base_url`.
-    public var preparation: (any ProviderPreparing)? { self }
-
-    /// `base_url`.
-    public var optionKeys: Set<String> { ["base_url"] }
-
-    /// This plugin at the provider's `base_url`.
-    public func configured(with options: ProviderOptions) -> any ProviderPlugin {
-        GitLabPlugin(baseURL: options.baseURL ?? Self.defaultBaseURL)
-    }
+    /// Reads the provider's `base_url` (`GitLabPreparation`).
+    public var preparation: (any ProviderPreparing)? { GitLabPreparation() }
 
     /// oidc required; pkce optional (on); jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -61,9 +54,30 @@ public struct GitLabPlugin: ProviderPlugin, IdentityStrategy, ProviderPreparing 
             .unsupported(reason: "AuthFlow receives GitLab's authorization code as a query-string (GET) callback")
         }
     }
+}
 
+/// The one option GitLab reads: `base_url`.
+struct GitLabPreparation: ProviderPreparing {
+    /// `base_url`.
+    var optionKeys: Set<String> { ["base_url"] }
+
+    /// The plugin at the provider's `base_url`.
+    func configured(with options: ProviderOptions) -> any ProviderPlugin {
+        GitLabPlugin(baseURL: options.baseURL ?? GitLabPlugin.defaultBaseURL)
+    }
+
+    /// No set-up beyond the options.
+    func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+    {
+        configured(with: settings.options)
+    }
+}
+
+/// GitLab's identity: the standard id_token claims, with `groups_direct` as the groups.
+struct GitLabIdentity: IdentityStrategy {
     /// The standard claims, with `groups_direct` as the groups.
-    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+    func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
         let subject = try IdentityClaims.subject(ofIDToken: claims, provider: provider)

@@ -1,24 +1,12 @@
-public import AuthFlow
+import AuthFlow
 import AuthFlowJOSE
 
-/// `hosted_domain`: only accounts of one Google Workspace domain sign in.
+/// The one option Google reads, `hosted_domain`: only accounts of one Google Workspace domain sign in.
 ///
 /// Facts (docs/providers.md, "Google"; Google's OpenID Connect documentation): the id_token (and userinfo)
 /// carries `hd`, the account's Workspace or Cloud organization domain, only for accounts of such an
 /// organization. The `hd` authorization parameter only preselects accounts in Google's chooser, so the claim
 /// must be checked; the email's domain proves nothing (a consumer account may use any address it verified).
-extension GooglePlugin {
-    /// Reads the provider's `hosted_domain` (`GooglePreparation`).
-    public var preparation: (any ProviderPreparing)? { GooglePreparation() }
-
-    /// The standard claims, and with `hosted_domain` the check of `hd` (`GoogleHostedDomainIdentity`).
-    public var identity: any IdentityStrategy {
-        guard let hostedDomain else { return StandardIdentity() }
-        return GoogleHostedDomainIdentity(hostedDomain: hostedDomain)
-    }
-}
-
-/// The one option Google reads: `hosted_domain`.
 struct GooglePreparation: ProviderPreparing {
     /// `hosted_domain`.
     var optionKeys: Set<String> { ["hosted_domain"] }

@@ -1,30 +1,30 @@
-public import AuthFlow
+import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
 /// Google Cross-Account Protection (RISC): security event tokens (RFC 8417) pushed to the app (RFC 8935),
 /// through the plugin events seam.
-extension GooglePlugin: ProviderEventHandling {
+struct GoogleRISCEvents: ProviderEventHandling {
     /// Google's RISC issuer, as `https://accounts.google.com/.well-known/risc-configuration` states it
     /// (with a trailing `/`, unlike the id_token issuer). Its `jwks_uri` is the sign-in certs endpoint, so
     /// events are verified with the sign-in key cache.
-    package static let riscIssuer = "https://accounts.google.com/"
+    static let riscIssuer = "https://accounts.google.com/"
     /// The prefix of the RISC event types.
-    package static let riscEventPrefix = "https://schemas.openid.net/secevent/risc/event-type/"
+    static let riscEventPrefix = "https://schemas.openid.net/secevent/risc/event-type/"
     /// The prefix of the OAuth event types.
-    package static let oauthEventPrefix = "https://schemas.openid.net/secevent/oauth/event-type/"
+    static let oauthEventPrefix = "https://schemas.openid.net/secevent/oauth/event-type/"
 
     /// `POST /auth/{name}/events`.
-    public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
+    func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
         [ProviderEventEndpoint(path: "events", method: "POST", maximumBodyBytes: 32 * 1024)]
     }
 
     /// The `iss` of the provider's security event tokens: ``riscIssuer`` for Google's own issuer, the
     /// configured `issuer` otherwise (a stand-in such as the sandbox publishes its RISC configuration there).
-    package static func riscIssuer(for provider: ResolvedProvider) -> String? {
+    static func riscIssuer(for provider: ResolvedProvider) -> String? {
         guard let issuer = provider.issuer else { return nil }
-        return issuer == Self.issuer ? riscIssuer : issuer
+        return issuer == GooglePlugin.issuer ? riscIssuer : issuer
     }
 
     /// Verifies a security event token and names its effects, applied once per `jti`.
@@ -41,7 +41,7 @@ extension GooglePlugin: ProviderEventHandling {
     /// Answers 202 (also for a replay or an unknown subject); 400 `{"err", "description"}` when refused.
     ///
     /// - Throws: `ProviderEventError` with the RFC 8935 answer.
-    public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
+    func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {
         let provider = context.provider

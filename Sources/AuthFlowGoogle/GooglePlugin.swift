@@ -61,6 +61,15 @@ public struct GooglePlugin: ProviderPlugin {
                 allowed: [.clientSecretPost, .clientSecretBasic], defaultMethod: .clientSecretPost))
     }
 
-    /// Google RISC (Cross-Account Protection) events.
-    public var events: (any ProviderEventHandling)? { self }
+    /// Reads the provider's `hosted_domain` (`GooglePreparation`, `GooglePlugin+HostedDomain.swift`).
+    public var preparation: (any ProviderPreparing)? { GooglePreparation() }
+
+    /// The standard claims, and with `hosted_domain` the check of `hd` (`GoogleHostedDomainIdentity`).
+    public var identity: any IdentityStrategy {
+        guard let hostedDomain else { return StandardIdentity() }
+        return GoogleHostedDomainIdentity(hostedDomain: hostedDomain)
+    }
+
+    /// Google RISC (Cross-Account Protection) events (`GoogleRISCEvents`).
+    public var events: (any ProviderEventHandling)? { GoogleRISCEvents() }
 }

@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Microsoft Entra ID (the Microsoft identity platform, v2.0 endpoints): OpenID Connect with a tenant.
 ///
@@ -24,9 +24,9 @@ public import AuthFlowJOSE
 ///   `private_key_jwt` with a certificate credential: the key in `private_key_file`, `key_id` the certificate's
 ///   thumbprint in hex, sent as `x5t` (SHA-1) or `x5t#S256` (SHA-256) in the assertion's header. PKCE is
 ///   supported though discovery does not list it; a refresh token needs the `offline_access` scope.
-public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPreparing {
+public struct MicrosoftPlugin: ProviderPlugin {
     /// Microsoft's sign-in host.
-    public static let defaultBaseURL = "https://login.microsoftonline.com"
+    package static let defaultBaseURL = "https://login.microsoftonline.com"
     /// The tenant id of personal Microsoft accounts.
     package static let consumersTenantID = "9188040d-6c67-4c5b-b112-36a304b66dad"
     /// The placeholder of the multi-tenant issuer.
@@ -35,17 +35,20 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
     package static let multiTenant: Set<String> = ["common", "organizations"]
 
     /// `tenant`: `common`, `organizations`, `consumers` or a tenant id (GUID).
-    public let tenant: String
+    package let tenant: String
     /// `base_url` without a trailing `/`.
-    public let baseURL: String
+    package let baseURL: String
     /// `allowed_tenants`, lowercased; `nil` when not set.
-    public let allowedTenants: Set<String>?
+    package let allowedTenants: Set<String>?
     /// `allow_any_tenant`.
-    public let allowAnyTenant: Bool
+    package let allowAnyTenant: Bool
 
-    /// Creates the plugin for `tenant` (default `common`) at `baseURL`.
+    /// Creates the plugin for `tenant` (default `common`) at `baseURL` (default
+    /// `https://login.microsoftonline.com`); `providers.yaml`'s `tenant`, `base_url`, `allowed_tenants` and
+    /// `allow_any_tenant` set them per provider.
     public init(
-        tenant: String = "common", baseURL: String = Self.defaultBaseURL, allowedTenants: [String]? = nil,
+        tenant: String = "common", baseURL: String = "https://login.microsoftonline.com",
+        allowedTenants: [String]? = nil,
         allowAnyTenant: Bool = false
     ) {
         self.tenant = tenant
@@ -82,8 +85,8 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
         return "\(baseURL)/\(tenant.lowercased())/v2.0"
     }
 
-    /// The plugin itself: the `{tid}:{oid}` mapping below.
-    public var identity: any IdentityStrategy { self }
+    /// The `{tid}:{oid}` mapping and the tenant checks (`MicrosoftIdentity`).
+    public var identity: any IdentityStrategy { MicrosoftIdentity(plugin: self) }
 
     /// `client_secret_post` unless `client_auth` picks `client_secret_basic` or `private_key_jwt` (a certificate
     /// credential).
@@ -94,18 +97,8 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
                 allowed: [.clientSecretPost, .clientSecretBasic, .privateKeyJWT], defaultMethod: .clientSecretPost))
     }
 
-    /// The plugin itself: its options and tenants below.
-    public var preparation: (any ProviderPreparing)? { self }
-
-    /// `tenant`, `allowed_tenants`, `allow_any_tenant` and `base_url`.
-    public var optionKeys: Set<String> { ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"] }
-
-    /// This plugin with the provider's tenant, base URL and tenant allow-list.
-    public func configured(with options: ProviderOptions) -> any ProviderPlugin {
-        MicrosoftPlugin(
-            tenant: options.tenant ?? "common", baseURL: options.baseURL ?? Self.defaultBaseURL,
-            allowedTenants: options.allowedTenants, allowAnyTenant: options.allowAnyTenant ?? false)
-    }
+    /// Reads the provider's tenant options and states the form of a tenant (`MicrosoftPreparation`).
+    public var preparation: (any ProviderPreparing)? { MicrosoftPreparation() }
 
     /// oidc required; pkce optional (on); form_post optional (off); jwt_client_auth unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -193,55 +186,6 @@ public struct MicrosoftPlugin: ProviderPlugin, IdentityStrategy, ProviderPrepari
         return issues
     }
 
-    /// `{tid}:{oid}` as subject, after checking `tid` is a GUID, allowed, and the one `iss` names; the
-    /// email verified (and linkable) only with `xms_edov` or `verified_primary_email`; `groups` and `roles`.
-    ///
-    /// - Throws: `SignInError` `id_token_invalid` (claim `tid` or `oid`) or `tenant_not_allowed`.
-    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
-        -> VerifiedIdentity
-    {
-        guard let tid = claims.string("tid"), IssuerTemplate.isGUID(tid) else {
-            throw SignInError(
-                .idTokenInvalid,
-                "expected a tenant id (a GUID) in the id_token's 'tid' claim, found none or another value",
-                provider: provider.name, joseCode: .invalidClaim, claim: "tid")
-        }
-        let tenantID = tid.lowercased()
-        // The verifier already matched `iss` (exactly, or the template filled with `tid`); this holds for a
-        // tenant-specific issuer too, so `tid` is always the tenant that issued the token.
-        guard claims.issuer.map({ $0.lowercased().contains("/\(tenantID)/") }) == true else {
-            throw SignInError(
-                .idTokenInvalid, "expected the id_token's 'iss' to name the tenant in its 'tid', found another tenant",
-                provider: provider.name, joseCode: .issuerMismatch, claim: "iss")
-        }
-        if let accepted = acceptedTenants, !accepted.contains(tenantID) {
-            throw SignInError(
-                .tenantNotAllowed,
-                "expected a tenant among allowed_tenants, found tenant \(tenantID) (add it to allowed_tenants to "
-                    + "admit its users)", provider: provider.name, claim: "tid")
-        }
-        guard let oid = claims.string("oid"), !oid.isEmpty else {
-            throw SignInError(
-                .idTokenInvalid,
-                "expected an 'oid' claim in the id_token (requested with the profile scope), found none",
-                provider: provider.name, joseCode: .missingClaim, claim: "oid")
-        }
-        let raw = claims.json
-        let email = claims.string("email")
-        let verified = email.map { Self.isVerified($0, claims: raw) } ?? false
-        return VerifiedIdentity(
-            provider: provider.name, subject: "\(tenantID):\(oid)", email: email, emailVerified: verified,
-            name: IdentityClaims.displayName(raw), source: .idToken, rawClaims: raw,
-            groups: Self.strings(raw["groups"]), roles: Self.strings(raw["roles"]), tenant: tenantID,
-            emailLinkable: verified)
-    }
-
-    /// `a tenant id (a GUID, the id_token's tid)`: what an access rule's tenant is compared with.
-    public var tenantForm: String? { "a tenant id (a GUID, as in the id_token's tid)" }
-
-    /// Whether `text` is a GUID, the only form of `tid` (a domain name such as `contoso.onmicrosoft.com` never is).
-    public func isTenant(_ text: String) -> Bool { IssuerTemplate.isGUID(text) }
-
     /// Whether Microsoft states `email` is verified: `xms_edov` true (a boolean, `"1"` or `"true"`), or the
     /// address listed in `verified_primary_email`.
     static func isVerified(_ email: String, claims: [String: JSONValue]) -> Bool {
@@ -292,4 +236,80 @@ extension MicrosoftPlugin {
         }
         return []
     }
+}
+
+/// Microsoft's identity: `{tid}:{oid}`, the tenant checked against the plugin's tenant and allow-list.
+struct MicrosoftIdentity: IdentityStrategy {
+    /// The plugin whose tenant and `allowed_tenants` apply.
+    let plugin: MicrosoftPlugin
+
+    /// `{tid}:{oid}` as subject, after checking `tid` is a GUID, allowed, and the one `iss` names; the
+    /// email verified (and linkable) only with `xms_edov` or `verified_primary_email`; `groups` and `roles`.
+    ///
+    /// - Throws: `SignInError` `id_token_invalid` (claim `tid` or `oid`) or `tenant_not_allowed`.
+    func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let tid = claims.string("tid"), IssuerTemplate.isGUID(tid) else {
+            throw SignInError(
+                .idTokenInvalid,
+                "expected a tenant id (a GUID) in the id_token's 'tid' claim, found none or another value",
+                provider: provider.name, joseCode: .invalidClaim, claim: "tid")
+        }
+        let tenantID = tid.lowercased()
+        // The verifier already matched `iss` (exactly, or the template filled with `tid`); this holds for a
+        // tenant-specific issuer too, so `tid` is always the tenant that issued the token.
+        guard claims.issuer.map({ $0.lowercased().contains("/\(tenantID)/") }) == true else {
+            throw SignInError(
+                .idTokenInvalid, "expected the id_token's 'iss' to name the tenant in its 'tid', found another tenant",
+                provider: provider.name, joseCode: .issuerMismatch, claim: "iss")
+        }
+        if let accepted = plugin.acceptedTenants, !accepted.contains(tenantID) {
+            throw SignInError(
+                .tenantNotAllowed,
+                "expected a tenant among allowed_tenants, found tenant \(tenantID) (add it to allowed_tenants to "
+                    + "admit its users)", provider: provider.name, claim: "tid")
+        }
+        guard let oid = claims.string("oid"), !oid.isEmpty else {
+            throw SignInError(
+                .idTokenInvalid,
+                "expected an 'oid' claim in the id_token (requested with the profile scope), found none",
+                provider: provider.name, joseCode: .missingClaim, claim: "oid")
+        }
+        let raw = claims.json
+        let email = claims.string("email")
+        let verified = email.map { MicrosoftPlugin.isVerified($0, claims: raw) } ?? false
+        return VerifiedIdentity(
+            provider: provider.name, subject: "\(tenantID):\(oid)", email: email, emailVerified: verified,
+            name: IdentityClaims.displayName(raw), source: .idToken, rawClaims: raw,
+            groups: MicrosoftPlugin.strings(raw["groups"]), roles: MicrosoftPlugin.strings(raw["roles"]),
+            tenant: tenantID, emailLinkable: verified)
+    }
+}
+
+/// The options Microsoft reads (`tenant`, `allowed_tenants`, `allow_any_tenant`, `base_url`) and the form of its
+/// tenants.
+struct MicrosoftPreparation: ProviderPreparing {
+    /// `tenant`, `allowed_tenants`, `allow_any_tenant` and `base_url`.
+    var optionKeys: Set<String> { ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"] }
+
+    /// The plugin with the provider's tenant, base URL and tenant allow-list.
+    func configured(with options: ProviderOptions) -> any ProviderPlugin {
+        MicrosoftPlugin(
+            tenant: options.tenant ?? "common", baseURL: options.baseURL ?? MicrosoftPlugin.defaultBaseURL,
+            allowedTenants: options.allowedTenants, allowAnyTenant: options.allowAnyTenant ?? false)
+    }
+
+    /// No set-up beyond the options.
+    func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+        -> any ProviderPlugin
+    {
+        configured(with: settings.options)
+    }
+
+    /// `a tenant id (a GUID, the id_token's tid)`: what an access rule's tenant is compared with.
+    var tenantForm: String? { "a tenant id (a GUID, as in the id_token's tid)" }
+
+    /// Whether `text` is a GUID, the only form of `tid` (a domain name such as `contoso.onmicrosoft.com` never is).
+    func isTenant(_ text: String) -> Bool { IssuerTemplate.isGUID(text) }
 }

@@ -11,7 +11,7 @@ import AuthFlowJOSE
 /// PKCE is optional and on by default (RFC 6749 §3.1 has servers ignore parameters they do not know); the
 /// client authenticates with `client_secret_basic` (the method RFC 6749 §2.3.1 requires servers to support)
 /// unless `client_auth` picks `client_secret_post` or `private_key_jwt`.
-public struct OAuth2Plugin: ProviderPlugin, IdentityStrategy {
+public struct OAuth2Plugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}
 
@@ -21,8 +21,8 @@ public struct OAuth2Plugin: ProviderPlugin, IdentityStrategy {
             type: "oauth2", displayName: "OAuth 2.0", endpoints: ProviderEndpoints(), supportsClaimMapping: true)
     }
 
-    /// The plugin itself: the `claims:` mapping below.
-    public var identity: any IdentityStrategy { self }
+    /// The `claims:` mapping (`OAuth2Identity`).
+    public var identity: any IdentityStrategy { OAuth2Identity() }
 
     /// Any of ours, `client_secret_basic` by default.
     public var tokenEndpoint: any TokenEndpointStrategy {
@@ -56,12 +56,15 @@ public struct OAuth2Plugin: ProviderPlugin, IdentityStrategy {
                     + "the userinfo response (e.g. id, or data.id)", settings.location(of: written ? "claims" : "type"))
         ]
     }
+}
 
+/// A plain OAuth 2.0 provider's identity: the userinfo JSON through `claims:`.
+struct OAuth2Identity: IdentityStrategy {
     /// The userinfo JSON through `claims:`.
     ///
     /// - Throws: `SignInError` with `userinfo_error` for a body that is not a JSON object, `claim_mapping_failed`
     ///   naming the path for a missing or wrongly typed member.
-    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+    func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
         let json = responses.first ?? .null

@@ -1,4 +1,4 @@
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 import AuthFlowJOSE
 
 /// Fetches and caches OpenID Connect discovery documents, one per issuer.
@@ -9,7 +9,7 @@ import AuthFlowJOSE
 /// fetched once per issuer and kept for the life of this object; call ``forget(issuer:)`` and resolve
 /// again to pick up changed endpoints (rotated signing keys need no rediscovery: the JWKS cache refetches
 /// on an unknown `kid`). Failures are not cached.
-public actor OIDCDiscovery {
+package actor OIDCDiscovery {
     /// The largest discovery document accepted, in bytes.
     package static let maximumDocumentBytes = 256 * 1024
 
@@ -22,7 +22,7 @@ public actor OIDCDiscovery {
     package private(set) var fetchCount = 0
 
     /// Creates a discovery client that fetches through `httpClient`, allowing `timeout` seconds per fetch.
-    public init(httpClient: any HTTPClient, timeout: Double = 10) {
+    package init(httpClient: any HTTPClient, timeout: Double = 10) {
         self.httpClient = httpClient
         self.timeout = timeout
     }
@@ -33,7 +33,7 @@ public actor OIDCDiscovery {
     ///
     /// - Throws: ``OIDCDiscoveryError``: `invalid_issuer` (not https, except loopback), `discovery_unreachable`,
     ///   `discovery_unexpected_status`, or any error of ``OIDCProviderMetadata/init(json:expectedIssuer:)``.
-    public func metadata(for issuer: String) async throws(OIDCDiscoveryError) -> OIDCProviderMetadata {
+    package func metadata(for issuer: String) async throws(OIDCDiscoveryError) -> OIDCProviderMetadata {
         if let document = documents[issuer] { return document }
         if let problem = DiscoveryURL.problem(with: issuer, allowsQuery: false) {
             throw OIDCDiscoveryError(.invalidIssuer, "issuer: \(problem)", issuer: issuer, field: "issuer")
@@ -64,7 +64,7 @@ public actor OIDCDiscovery {
     }
 
     /// Drops the cached document of `issuer`, so the next ``metadata(for:)`` fetches it again.
-    public func forget(issuer: String) {
+    package func forget(issuer: String) {
         documents[issuer] = nil
     }
 

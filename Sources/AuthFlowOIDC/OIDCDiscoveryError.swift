@@ -1,24 +1,24 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 /// Why an OpenID Connect issuer's discovery document could not be used.
 ///
 /// Messages say what was expected and what was found; they never contain a secret or a token (discovery
 /// documents hold neither). ``issuer`` and ``field`` say where the problem is.
-public struct OIDCDiscoveryError: CodedError, Sendable, Equatable {
+package struct OIDCDiscoveryError: CodedError, Sendable, Equatable {
     /// A stable snake_case error code.
-    public typealias Code = ErrorCode<OIDCDiscoveryError>
+    package typealias Code = ErrorCode<OIDCDiscoveryError>
 
     /// The stable error code.
-    public let code: Code
+    package let code: Code
     /// What was expected and what was found; safe to show and log.
-    public let message: String
+    package let message: String
     /// The issuer whose discovery failed.
-    public var issuer: String?
+    package var issuer: String?
     /// The discovery member involved (e.g. `token_endpoint`), when one is.
-    public var field: String?
+    package var field: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, issuer: String? = nil, field: String? = nil) {
+    package init(_ code: Code, _ message: String, issuer: String? = nil, field: String? = nil) {
         self.code = code
         self.message = message
         self.issuer = issuer

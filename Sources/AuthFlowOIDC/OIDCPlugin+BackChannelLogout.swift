@@ -1,17 +1,23 @@
-public import AuthFlow
+import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import Foundation
 
-/// OpenID Connect Back-Channel Logout 1.0, through the plugin events seam.
-extension OIDCPlugin: ProviderEventHandling {
+extension OIDCPlugin {
     /// The `events` member that marks a logout token (§2.4).
     package static let backchannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logout"
+}
+
+/// OpenID Connect Back-Channel Logout 1.0 (and Front-Channel Logout, `OIDCPlugin+FrontChannelLogout.swift`),
+/// through the plugin events seam.
+struct OIDCLogout: ProviderEventHandling {
+    /// The issuer's metadata (the logout channels it advertises); `nil` before discovery.
+    let metadata: OIDCProviderMetadata?
 
     /// `POST /auth/{name}/backchannel-logout` when the discovery document advertises
     /// `backchannel_logout_supported`, and `GET /auth/{name}/frontchannel-logout` when it advertises
     /// `frontchannel_logout_supported` (framable by the issuer only); none otherwise.
-    public func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
+    func eventEndpoints(for provider: ResolvedProvider) -> [ProviderEventEndpoint] {
         var endpoints: [ProviderEventEndpoint] = []
         if metadata?.backchannelLogoutSupported == true {
             endpoints.append(
@@ -37,7 +43,7 @@ extension OIDCPlugin: ProviderEventHandling {
     /// `Cache-Control: no-store`.
     ///
     /// - Throws: `ProviderEventError` `invalid_request` (400).
-    public func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
+    func handleEvent(_ request: ProviderEventRequest, context: ProviderEventContext)
         async throws(ProviderEventError) -> ProviderEventOutcome
     {
         if request.endpoint.path == [Self.frontchannelLogoutPath] {
@@ -61,8 +67,8 @@ extension OIDCPlugin: ProviderEventHandling {
         guard subject != nil || sid != nil else {
             throw Self.refusal("expected a 'sub' or 'sid' claim in the logout token, found neither")
         }
-        guard claims["events"]?.objectValue?[Self.backchannelLogoutEvent]?.objectValue != nil else {
-            throw Self.refusal("expected an 'events' object holding \(Self.backchannelLogoutEvent), found none")
+        guard claims["events"]?.objectValue?[OIDCPlugin.backchannelLogoutEvent]?.objectValue != nil else {
+            throw Self.refusal("expected an 'events' object holding \(OIDCPlugin.backchannelLogoutEvent), found none")
         }
         guard claims["nonce"] == nil else {
             throw Self.refusal("expected no 'nonce' claim in a logout token, found one")

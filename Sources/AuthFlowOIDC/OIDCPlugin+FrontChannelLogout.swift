@@ -4,9 +4,9 @@ import AuthFlowHTTP
 /// OpenID Connect Front-Channel Logout 1.0 (https://openid.net/specs/openid-connect-frontchannel-1_0.html),
 /// through the plugin events seam: the issuer's logout page renders `GET /auth/{name}/frontchannel-logout?iss=…&sid=…`
 /// in an iframe, and the sessions that began with that provider session end.
-extension OIDCPlugin {
+extension OIDCLogout {
     /// The endpoint's path under `/auth/{name}/`.
-    package static let frontchannelLogoutPath = "frontchannel-logout"
+    static let frontchannelLogoutPath = "frontchannel-logout"
 
     /// The longest `iss` or `sid` read, in UTF-8 bytes.
     static let maximumFrontChannelParameterBytes = 255

@@ -1,10 +1,10 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Any OpenID Connect issuer, configured by discovery: `type: oidc` needs only `issuer`, `client_id` and
 /// `client_secret`.
 ///
-/// Everything else comes from the issuer's discovery document (``OIDCProviderMetadata``): endpoints, the
+/// Everything else comes from the issuer's discovery document: endpoints, the
 /// id_token algorithms (`id_token_signing_alg_values_supported` ∩ the asymmetric set; never `none` or
 /// HMAC), PKCE (optional and on by default when `code_challenge_methods_supported` has `S256`; optional and
 /// off otherwise, so `capabilities.pkce: true` forces it on an issuer that implements PKCE without advertising
@@ -21,12 +21,12 @@ public import AuthFlowJOSE
 /// **Discovery is an explicit asynchronous step.** The plugin registered in `ProviderRegistry.standard` is
 /// *undiscovered*: resolving a `type: oidc` provider with the synchronous
 /// `ProviderRegistry.resolve(_:credentials:)` reports `discovery_required`. Resolve with
-/// `ProviderRegistry.resolve(_:discovery:credentials:)` instead: it fetches each issuer's document once
-/// through ``OIDCDiscovery`` and resolves the provider against `discovered(_:)`, a copy of this plugin
-/// that carries the metadata. Sign-ins then need no discovery I/O.
-public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy, ProviderPreparing {
+/// `ProviderRegistry.resolve(_:httpClient:credentials:)` (or `SignInServer(resolving:registry:stores:httpClient:)`)
+/// instead: it fetches each issuer's document once and resolves the provider against a copy of this plugin that
+/// carries the issuer's metadata. Sign-ins then need no discovery I/O.
+public struct OIDCPlugin: ProviderPlugin {
     /// Whether a sign-in also calls the issuer's userinfo endpoint.
-    public enum UserinfoPolicy: Sendable, Hashable {
+    package enum UserinfoPolicy: Sendable, Hashable {
         /// Call it when the discovery document names one.
         case whenAdvertised
         /// Never: the identity comes from the id_token alone.
@@ -39,21 +39,27 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
     package static let discoveryFailed = ConfigurationIssue.Code(rawValue: "discovery_failed")
 
     /// The `type:` this plugin answers to (`"oidc"` unless an application registers another).
-    public let type: String
+    package let type: String
     /// The issuer's metadata; `nil` until discovered.
     package let metadata: OIDCProviderMetadata?
     /// Whether sign-ins call the userinfo endpoint.
-    public let userinfoPolicy: UserinfoPolicy
+    package let userinfoPolicy: UserinfoPolicy
 
-    /// Creates an undiscovered plugin for `type` (default `"oidc"`).
-    public init(type: String = "oidc", userinfo: UserinfoPolicy = .whenAdvertised) {
+    /// Creates the undiscovered plugin of `type: oidc`, which calls an issuer's userinfo endpoint when its
+    /// discovery document names one.
+    public init() {
+        self.init(type: "oidc")
+    }
+
+    /// Creates an undiscovered plugin for `type`.
+    package init(type: String, userinfo: UserinfoPolicy = .whenAdvertised) {
         self.type = type
         self.metadata = nil
         self.userinfoPolicy = userinfo
     }
 
     /// Creates a plugin that already carries an issuer's metadata.
-    public init(type: String = "oidc", metadata: OIDCProviderMetadata, userinfo: UserinfoPolicy = .whenAdvertised) {
+    package init(type: String = "oidc", metadata: OIDCProviderMetadata, userinfo: UserinfoPolicy = .whenAdvertised) {
         self.type = type
         self.metadata = metadata
         self.userinfoPolicy = userinfo
@@ -67,7 +73,7 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
     /// The discovered endpoints, issuer and advertised asymmetric algorithms (none before discovery); `email
     /// profile`, keeping only those in `scopes_supported` when the issuer lists it; the nonce always required;
     /// the `offline_access` scope for a refresh token (OpenID Connect Core §11); userinfo also fetched when the
-    /// policy is ``UserinfoPolicy/whenAdvertised`` and the issuer has a userinfo endpoint; RFC 9207 `iss` as
+    /// policy is `UserinfoPolicy.whenAdvertised` and the issuer has a userinfo endpoint; RFC 9207 `iss` as
     /// the issuer advertises (`authorization_response_iss_parameter_supported`); pushed authorization requests
     /// (RFC 9126) at the advertised `pushed_authorization_request_endpoint`, demanded when the issuer sets
     /// `require_pushed_authorization_requests`; signed request objects (RFC 9101) when the issuer sets
@@ -98,17 +104,17 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
         return endpoints
     }
 
-    /// The plugin itself: the `claims:` mapping below.
-    public var identity: any IdentityStrategy { self }
+    /// The `claims:` mapping (`OIDCIdentity`).
+    public var identity: any IdentityStrategy { OIDCIdentity() }
 
-    /// The plugin itself: the advertised client-authentication methods below.
-    public var tokenEndpoint: any TokenEndpointStrategy { self }
+    /// The advertised client-authentication methods (`OIDCTokenEndpoint`).
+    public var tokenEndpoint: any TokenEndpointStrategy { OIDCTokenEndpoint(metadata: metadata) }
 
-    /// The plugin itself: discovery (see `prepared(for:context:)`).
-    public var preparation: (any ProviderPreparing)? { self }
+    /// Discovery (`OIDCPreparation`, `OIDCPlugin+Preparation.swift`).
+    public var preparation: (any ProviderPreparing)? { OIDCPreparation(plugin: self) }
 
-    /// Back-channel logout.
-    public var events: (any ProviderEventHandling)? { self }
+    /// Back-channel and front-channel logout, as the issuer advertises them (`OIDCLogout`).
+    public var events: (any ProviderEventHandling)? { OIDCLogout(metadata: metadata) }
 
     /// oidc required; pkce optional (on when the issuer advertises S256, off otherwise); form_post optional
     /// (off) when it advertises `form_post`; jwt_client_auth unsupported (`client_auth: private_key_jwt` signs
@@ -133,19 +139,6 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
         }
     }
 
-    /// The default of ``choice(for:capabilities:)``.
-    public func method(capabilities: Set<Capability>) -> ClientAuthentication {
-        metadata?.clientAuthentication ?? .clientSecretBasic
-    }
-
-    /// The advertised `token_endpoint_auth_methods_supported` among ours (all of ours when nothing is
-    /// advertised), `client_secret_basic` preferred as the default.
-    public func choice(for settings: ProviderSettings, capabilities: Set<Capability>)
-        -> ClientAuthenticationChoice?
-    {
-        metadata?.clientAuthenticationChoice ?? .advertised(nil, preferred: .clientSecretBasic)
-    }
-
     /// PKCE forced on an issuer whose discovery document does not list S256.
     public func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
         guard let metadata, !metadata.supportsPKCE, provider.isEnabled(.pkce) else { return [] }
@@ -156,35 +149,6 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
                     + "code_challenge_methods_supported — sign-ins fail if the issuer does not implement it",
                 change: "keep capabilities.pkce: true only if the issuer checks code_verifier (try a sign-in)")
         ]
-    }
-
-    /// The id_token claims through `claims:` (the standard claims without it).
-    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
-        -> VerifiedIdentity
-    {
-        try (provider.settings.claims ?? .standard).identity(
-            from: claims.json, provider: provider.name, source: .idToken)
-    }
-
-    /// The userinfo members through `claims:`, except the subject: userinfo's `sub` must equal the id_token's
-    /// (OpenID Connect Core §5.3.2), whatever claim the id_token's subject is mapped from.
-    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
-        -> VerifiedIdentity
-    {
-        let json = responses.first ?? .null
-        guard let object = json.objectValue else {
-            throw SignInError(
-                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
-                provider: provider.name)
-        }
-        var mapping = provider.settings.claims ?? .standard
-        mapping.subject = nil
-        return try mapping.identity(from: object, provider: provider.name, source: .userinfo)
-    }
-
-    /// `client_secret` and `issuer`.
-    public func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
-        [.clientSecret, .issuer]
     }
 
     /// Refuses an undiscovered plugin (`discovery_required`) and metadata of another issuer.
@@ -211,5 +175,55 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
         }
         return []
     }
+}
 
+/// A discovered issuer's token endpoint: the client-authentication methods it advertises.
+struct OIDCTokenEndpoint: TokenEndpointStrategy {
+    /// The issuer's metadata; `nil` before discovery.
+    let metadata: OIDCProviderMetadata?
+
+    /// The default of `choice(for:capabilities:)`.
+    func method(capabilities: Set<Capability>) -> ClientAuthentication {
+        metadata?.clientAuthentication ?? .clientSecretBasic
+    }
+
+    /// The advertised `token_endpoint_auth_methods_supported` among ours (all of ours when nothing is
+    /// advertised), `client_secret_basic` preferred as the default.
+    func choice(for settings: ProviderSettings, capabilities: Set<Capability>)
+        -> ClientAuthenticationChoice?
+    {
+        metadata?.clientAuthenticationChoice ?? .advertised(nil, preferred: .clientSecretBasic)
+    }
+
+    /// `client_secret` and `issuer`.
+    func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
+        [.clientSecret, .issuer]
+    }
+}
+
+/// An OpenID Connect issuer's identity: the id_token and userinfo claims through `claims:`.
+struct OIDCIdentity: IdentityStrategy {
+    /// The id_token claims through `claims:` (the standard claims without it).
+    func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        try (provider.settings.claims ?? .standard).identity(
+            from: claims.json, provider: provider.name, source: .idToken)
+    }
+
+    /// The userinfo members through `claims:`, except the subject: userinfo's `sub` must equal the id_token's
+    /// (OpenID Connect Core §5.3.2), whatever claim the id_token's subject is mapped from.
+    func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        let json = responses.first ?? .null
+        guard let object = json.objectValue else {
+            throw SignInError(
+                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
+                provider: provider.name)
+        }
+        var mapping = provider.settings.claims ?? .standard
+        mapping.subject = nil
+        return try mapping.identity(from: object, provider: provider.name, source: .userinfo)
+    }
 }

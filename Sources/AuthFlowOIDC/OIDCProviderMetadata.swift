@@ -1,4 +1,4 @@
-public import AuthFlow
+package import AuthFlow
 package import AuthFlowJOSE
 
 /// What an OpenID Connect issuer's discovery document says, checked and reduced to what a relying party
@@ -10,7 +10,7 @@ package import AuthFlowJOSE
 /// (`http://` only on loopback hosts); `response_types_supported` offers `code`; at least one advertised
 /// id_token algorithm is asymmetric (`none` and HMAC are never accepted); the client can authenticate with
 /// `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
-public struct OIDCProviderMetadata: Sendable, Hashable {
+package struct OIDCProviderMetadata: Sendable, Hashable {
     /// The asymmetric id_token algorithms AuthFlow can verify.
     package static let supportedIDTokenAlgorithms: Set<JWSAlgorithm> = JWSAlgorithm.asymmetric
 
@@ -70,7 +70,7 @@ public struct OIDCProviderMetadata: Sendable, Hashable {
     ///
     /// - Throws: ``OIDCDiscoveryError`` with `invalid_discovery_document`, `issuer_mismatch`,
     ///   `missing_metadata`, `insecure_endpoint` or `unsupported_metadata`.
-    public init(json: JSONValue, expectedIssuer: String) throws(OIDCDiscoveryError) {
+    package init(json: JSONValue, expectedIssuer: String) throws(OIDCDiscoveryError) {
         guard let object = json.objectValue else {
             throw OIDCDiscoveryError(
                 .invalidDocument, "expected the discovery document to be a JSON object, found another JSON value",

@@ -1,4 +1,4 @@
-public import AuthFlow
+package import AuthFlow
 
 extension ProviderRegistry {
     /// Resolves every configured provider with `discovery` as the shared discovery cache: the same as
@@ -8,7 +8,7 @@ extension ProviderRegistry {
     ///
     /// - Throws: `ConfigurationError` listing every issue found; a failed discovery is a `discovery_failed`
     ///   issue at the provider's `issuer:` key quoting the ``OIDCDiscoveryError``.
-    public func resolve(
+    package func resolve(
         _ configuration: Configuration, discovery: OIDCDiscovery, credentials: CredentialRequirement = .values
     ) async throws(ConfigurationError) -> [ResolvedProvider] {
         let preparation = ProviderPreparation(

@@ -15,9 +15,9 @@ import AuthFlowX
 
 extension ProviderRegistry {
     /// The built-in plugins: `apple`, `google`, `facebook`, `x`, `microsoft`, `github`, `gitlab`, `linkedin`,
-    /// `slack`, `discord`, `oidc` (any OpenID Connect issuer by discovery; resolve with `resolve(_:discovery:)`
-    /// from AuthFlowOIDC), `oauth2` (a plain OAuth 2.0 provider from YAML alone) and `passkey` (WebAuthn: passkeys
-    /// on the server's own routes, no provider round trip).
+    /// `slack`, `discord`, `oidc` (any OpenID Connect issuer by discovery; resolve with
+    /// `resolve(_:httpClient:credentials:)`), `oauth2` (a plain OAuth 2.0 provider from YAML alone) and `passkey`
+    /// (WebAuthn: passkeys on the server's own routes, no provider round trip).
     ///
     /// A value: copy it and ``ProviderRegistry/register(_:)`` an application's own plugins.
     public static var standard: ProviderRegistry {

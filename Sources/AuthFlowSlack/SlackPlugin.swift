@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Slack ("Sign in with Slack"): OpenID Connect, a user keyed by workspace.
 ///
@@ -10,7 +10,7 @@ public import AuthFlowJOSE
 /// PKCE (its 2026 support is documented for app installs, not verified for this flow). A Slack identity is a user in a
 /// workspace: the subject is `{team_id}:{sub}` from the claim `https://slack.com/team_id`; `email_verified` is a
 /// boolean.
-public struct SlackPlugin: ProviderPlugin, IdentityStrategy {
+public struct SlackPlugin: ProviderPlugin {
     /// The claim naming the user's workspace.
     package static let teamClaim = "https://slack.com/team_id"
 
@@ -29,8 +29,8 @@ public struct SlackPlugin: ProviderPlugin, IdentityStrategy {
             issuer: "https://slack.com", scopes: ["profile", "email"])
     }
 
-    /// The plugin itself: the workspace-qualified subject below.
-    public var identity: any IdentityStrategy { self }
+    /// The workspace-qualified subject (`SlackIdentity`).
+    public var identity: any IdentityStrategy { SlackIdentity() }
 
     /// `client_secret_post`.
     public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretPost) }
@@ -45,18 +45,22 @@ public struct SlackPlugin: ProviderPlugin, IdentityStrategy {
         case .formPost: .unsupported(reason: "Slack's discovery lists only the query response mode")
         }
     }
+}
 
+/// Slack's identity: a user in a workspace.
+struct SlackIdentity: IdentityStrategy {
     /// `{team_id}:{sub}` as subject, `email` and `email_verified`, the name.
     ///
     /// - Throws: `SignInError` `id_token_invalid` when `sub` or the workspace claim is missing.
-    public func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
+    func identity(fromIDToken claims: JWTClaims, provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
         let subject = try IdentityClaims.subject(ofIDToken: claims, provider: provider)
-        guard let team = claims.string(Self.teamClaim), !team.isEmpty else {
+        guard let team = claims.string(SlackPlugin.teamClaim), !team.isEmpty else {
             throw SignInError(
-                .idTokenInvalid, "expected the workspace in the id_token's '\(Self.teamClaim)' claim, found none",
-                provider: provider.name, joseCode: .missingClaim, claim: Self.teamClaim)
+                .idTokenInvalid,
+                "expected the workspace in the id_token's '\(SlackPlugin.teamClaim)' claim, found none",
+                provider: provider.name, joseCode: .missingClaim, claim: SlackPlugin.teamClaim)
         }
         return IdentityClaims.identity(fromIDToken: claims, subject: "\(team):\(subject)", provider: provider)
     }

@@ -7,7 +7,7 @@ import AuthFlowJOSE
 /// at `https://x.com/i/oauth2/authorize`, token at `https://api.x.com/2/oauth2/token` with `Authorization: Basic` for
 /// confidential clients; the identity is the stable numeric `data.id` of `GET /2/users/me`, which needs both
 /// `tweet.read` and `users.read`. `data.confirmed_email` (scope `users.email`) is a confirmed address.
-public struct XPlugin: ProviderPlugin, IdentityStrategy {
+public struct XPlugin: ProviderPlugin {
     /// Creates the plugin.
     public init() {}
 
@@ -24,8 +24,8 @@ public struct XPlugin: ProviderPlugin, IdentityStrategy {
             refreshTokenRequest: .scope("offline.access"))
     }
 
-    /// The plugin itself: the `/2/users/me` mapping below.
-    public var identity: any IdentityStrategy { self }
+    /// The `/2/users/me` mapping (`XIdentity`).
+    public var identity: any IdentityStrategy { XIdentity() }
 
     /// HTTP Basic.
     public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
@@ -57,11 +57,14 @@ public struct XPlugin: ProviderPlugin, IdentityStrategy {
                 settings.location(of: "scopes"))
         ]
     }
+}
 
+/// X's identity: the `/2/users/me` profile.
+struct XIdentity: IdentityStrategy {
     /// `data.id` as subject, `data.name`, and `data.confirmed_email` as a verified email when present.
     ///
     /// - Throws: `SignInError` with `userinfo_error` when `data.id` is missing.
-    public func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
+    func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
         let json = responses.first ?? .null

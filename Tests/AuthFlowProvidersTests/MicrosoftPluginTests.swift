@@ -79,8 +79,8 @@ import Testing
         #expect(!result.identity.emailLinkable)
     }
 
-    @Test func statesTenantsAsGUIDsOnly() {
-        let plugin = MicrosoftPlugin()
+    @Test func statesTenantsAsGUIDsOnly() throws {
+        let plugin = try #require(MicrosoftPlugin().preparation)
         #expect(plugin.isTenant(Self.contoso) && plugin.isTenant(Self.contoso.uppercased()))
         #expect(!plugin.isTenant("contoso.onmicrosoft.com") && !plugin.isTenant("organizations"))
     }

@@ -96,10 +96,10 @@ import Testing
             "sub": "u1", "email": "a@b.example", "email_verified": "true", "given_name": "Ada",
             "family_name": "Lovelace", "groups_direct": ["ops", "dev"], "https://slack.com/team_id": "T1",
         ])
-        let fromGitLab = try GitLabPlugin().identity(fromIDToken: claims, provider: gitlab)
+        let fromGitLab = try GitLabPlugin().identity.identity(fromIDToken: claims, provider: gitlab)
         #expect(fromGitLab.subject == "u1")
         #expect(fromGitLab.groups == ["ops", "dev"])
-        let fromSlack = try SlackPlugin().identity(fromIDToken: claims, provider: slack)
+        let fromSlack = try SlackPlugin().identity.identity(fromIDToken: claims, provider: slack)
         #expect(fromSlack.subject == "T1:u1")
         #expect(fromSlack.groups.isEmpty)
         for identity in [fromGitLab, fromSlack] {
