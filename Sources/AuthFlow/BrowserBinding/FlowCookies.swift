@@ -8,7 +8,7 @@ import AuthFlowJOSE
 /// refuses a callback without the record it opened (`browser_binding_mismatch`).
 ///
 /// At a start, seal the record with ``setCookie(for:lifetime:)`` and clear ``evictions(in:providers:)``: at
-/// most ``maximumLive`` flow cookies live per browser, the oldest by the age their names say dropped without
+/// most four flow cookies live per browser, the oldest by the age their names say dropped without
 /// opening any. At the callback, open the one for the callback's state with ``record(in:state:provider:)``
 /// and clear it afterwards (``clearedCookie(for:)``).
 ///
@@ -21,7 +21,7 @@ import AuthFlowJOSE
 /// ```
 public struct FlowCookies: Sendable {
     /// The most flow cookies a browser keeps at once.
-    public static let maximumLive = 4
+    package static let maximumLive = 4
     /// The most flow cookies of a request looked at when choosing which to drop.
     package static let maximumExamined = 16
 

@@ -10,9 +10,9 @@ public import AuthFlowJOSE
 /// carry their own format version); anything else opens to `nil`.
 public struct FlowRecordSeal: Sendable, CustomStringConvertible {
     /// The HKDF info label of the flow-cookie key.
-    public static let label = "authflow flow cookie v1"
+    package static let label = "authflow flow cookie v1"
     /// The longest cookie value ``open(_:cookieName:provider:)`` looks at.
-    public static let maximumValueLength = 3072
+    package static let maximumValueLength = 3072
 
     private let cipher: TokenCipher
 
