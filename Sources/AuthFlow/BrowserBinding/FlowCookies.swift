@@ -158,7 +158,7 @@ public struct FlowCookies: Sendable {
     }
 
     /// `Set-Cookie` headers clearing this browser's oldest flow cookies, so that with one more the browser
-    /// holds at most ``maximumLive``, by the age their names say (no cookie is opened). Cookies whose name is
+    /// holds at most four, by the age their names say (no cookie is opened). Cookies whose name is
     /// not a flow cookie name for one of `providers` go first.
     public func evictions(in request: HTTPServerRequest, providers: [String]) -> [String] {
         evictions(held(in: request), providers: providers)
