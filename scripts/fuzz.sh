@@ -12,8 +12,10 @@ if [ "${#harnesses[@]}" -eq 0 ]; then
         FuzzFlowCookie FuzzRedisReply FuzzSignedRequest FuzzSecurityEvent FuzzLogoutToken
         FuzzNativeSignIn FuzzForwardAuth FuzzTraceparent)
 fi
-# -parse-as-library: libFuzzer supplies main(). -enable-testing: two harnesses reach the server's internal
-# flow-cookie type. (`--sanitize=fuzzer` makes SwiftPM link libFuzzer; the -Xswiftc flag instruments.)
+# -parse-as-library: libFuzzer supplies main(). -enable-testing: the harnesses that fuzz a `package` or internal
+# parser directly (the sign-in state machine's callback handling, the flow record's seal, CBOR, Redis replies,
+# trace context) import their module with `@testable`. (`--sanitize=fuzzer` makes SwiftPM link libFuzzer; the
+# -Xswiftc flag instruments.)
 build=(swift build -c release --scratch-path .build-fuzz --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
     -Xswiftc -parse-as-library -Xswiftc -enable-testing)
 for harness in "${harnesses[@]}"; do

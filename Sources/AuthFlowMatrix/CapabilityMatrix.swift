@@ -27,7 +27,7 @@ public struct CapabilityMatrix: Sendable, Hashable {
     ///   - options: the `OAuthFlow.Options` the flow runs with (the client-secret JWT lifetime is reported).
     public init(
         providers: [ResolvedProvider], source: String? = nil, storesTokens: Bool = true,
-        options: OAuthFlow.Options = .init()
+        options: SignIn.Options = .init()
     ) {
         self.init(
             providers: providers, source: source, storesTokens: storesTokens, options: options, access: AccessRules())
@@ -37,7 +37,7 @@ public struct CapabilityMatrix: Sendable, Hashable {
     /// or role rule among several providers is advised on every row (`AccessRules.unqualifiedRuleAdvice(configured:)`).
     package init(
         providers: [ResolvedProvider], source: String? = nil, storesTokens: Bool = true,
-        options: OAuthFlow.Options = .init(), access: AccessRules
+        options: SignIn.Options = .init(), access: AccessRules
     ) {
         let accessAdvice = access.unqualifiedRuleAdvice(configured: providers.map(\.name))
         rows = providers.map {

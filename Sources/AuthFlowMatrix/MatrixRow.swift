@@ -61,7 +61,7 @@ package struct MatrixRow: Sendable, Hashable {
     ///   - accessAdvice: advice about the deployment's access rules that concerns this provider too, listed after
     ///     the provider's own.
     package init(
-        provider: ResolvedProvider, storesTokens: Bool = true, options: OAuthFlow.Options = .init(),
+        provider: ResolvedProvider, storesTokens: Bool = true, options: SignIn.Options = .init(),
         accessAdvice: [ProviderAdvice] = []
     ) {
         name = provider.name

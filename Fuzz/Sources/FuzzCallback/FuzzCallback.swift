@@ -1,9 +1,10 @@
-import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
 import Foundation
 import FuzzSupport
+
+@testable import AuthFlow
 
 /// Callback query strings and form bodies, decoded as the server decodes them and fed to the sign-in state
 /// machine of a started flow (Apple's form POST, Google's GET): every input ends in a typed refusal or a

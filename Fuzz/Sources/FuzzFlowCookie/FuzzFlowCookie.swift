@@ -1,7 +1,8 @@
-import AuthFlow
 import AuthFlowJOSE
 import Foundation
 import FuzzSupport
+
+@testable import AuthFlow
 
 /// The sealed flow cookie (`FlowRecordSeal`), on arbitrary text and on tampered sealed values: it opens only
 /// what this key sealed, under the cookie name and provider it was sealed for, to exactly what was sealed.

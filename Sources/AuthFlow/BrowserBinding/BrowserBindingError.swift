@@ -13,7 +13,7 @@ public struct BrowserBindingError: CodedError, Sendable, Equatable {
     public let statusHint: Int
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, statusHint: Int) {
+    package init(_ code: Code, _ message: String, statusHint: Int) {
         self.code = code
         self.message = message
         self.statusHint = statusHint

@@ -8,7 +8,7 @@ import AuthFlowJOSE
 /// refuses a callback without the record it opened (`browser_binding_mismatch`).
 ///
 /// At a start, seal the record with ``setCookie(for:lifetime:)`` and clear ``evictions(in:providers:)``: at
-/// most ``maximumLive`` flow cookies live per browser, the oldest by the age their names say dropped without
+/// most four flow cookies live per browser, the oldest by the age their names say dropped without
 /// opening any. At the callback, open the one for the callback's state with ``record(in:state:provider:)``
 /// and clear it afterwards (``clearedCookie(for:)``).
 ///
@@ -21,7 +21,7 @@ import AuthFlowJOSE
 /// ```
 public struct FlowCookies: Sendable {
     /// The most flow cookies a browser keeps at once.
-    public static let maximumLive = 4
+    package static let maximumLive = 4
     /// The most flow cookies of a request looked at when choosing which to drop.
     package static let maximumExamined = 16
 
@@ -158,7 +158,7 @@ public struct FlowCookies: Sendable {
     }
 
     /// `Set-Cookie` headers clearing this browser's oldest flow cookies, so that with one more the browser
-    /// holds at most ``maximumLive``, by the age their names say (no cookie is opened). Cookies whose name is
+    /// holds at most four, by the age their names say (no cookie is opened). Cookies whose name is
     /// not a flow cookie name for one of `providers` go first.
     public func evictions(in request: HTTPServerRequest, providers: [String]) -> [String] {
         evictions(held(in: request), providers: providers)

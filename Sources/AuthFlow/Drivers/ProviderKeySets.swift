@@ -1,5 +1,5 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
+package import AuthFlowHTTP
+package import AuthFlowJOSE
 import Foundation
 
 /// The JWKS caches of a set of resolved providers: one per OpenID Connect provider with a `jwks`
@@ -8,12 +8,12 @@ import Foundation
 /// Share one value between ``SignIn``, ``TokenOperations`` and whatever else verifies a provider's
 /// tokens (a server verifying Apple's notifications), so each provider's keys are fetched and cached
 /// once, and a key rotation seen by one is seen by all.
-public struct ProviderKeySets: Sendable {
+package struct ProviderKeySets: Sendable {
     private let caches: [String: JWKSCache]
 
     /// Creates a cache for each provider of `providers` that has a `jwks` endpoint (nothing is fetched until a
     /// token needs it; signed provider events use the cache even with `oidc` off).
-    public init(providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock()) {
+    package init(providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock()) {
         self.init(providers: providers, httpClient: httpClient, clock: clock, observer: NoProviderObserver())
     }
 
@@ -46,14 +46,14 @@ public struct ProviderKeySets: Sendable {
     }
 
     /// The cache of the provider named `name`, or `nil` when it has no `jwks` endpoint.
-    public subscript(name: String) -> JWKSCache? { caches[name] }
+    package subscript(name: String) -> JWKSCache? { caches[name] }
 
     /// Verifies a compact JWS signed with the keys of the provider named `provider`, refetching once on an
     /// unknown `kid` (rate-limited), and checks its claims with `verifier`: the one verification path of
     /// id_tokens (sign-in, native sign-in, refresh) and signed provider events.
     ///
     /// - Throws: `JOSEError`; `.jwksUnavailable` when the provider has no `jwks` endpoint.
-    public func verify(_ token: String, provider: String, with verifier: JWTVerifier) async throws(JOSEError)
+    package func verify(_ token: String, provider: String, with verifier: JWTVerifier) async throws(JOSEError)
         -> JWTClaims
     {
         try await verification(of: token, provider: provider, with: verifier).result.get()
@@ -62,7 +62,7 @@ public struct ProviderKeySets: Sendable {
     /// ``verify(_:provider:with:)`` with where the keys came from, for a trace (``JWKSCache/verification(of:with:)``).
     ///
     /// A provider without a `jwks` endpoint gives `.jwksUnavailable` and no key source.
-    public func verification(of token: String, provider: String, with verifier: JWTVerifier) async
+    package func verification(of token: String, provider: String, with verifier: JWTVerifier) async
         -> JWKSVerification
     {
         guard let cache = caches[provider] else {

@@ -2,8 +2,8 @@ public import AuthFlowHTTP
 public import AuthFlowJOSE
 import Foundation
 
-/// The thin async driver of ``OAuthFlow``: performs its actions with an HTTP client, a spent-state set
-/// (``FlowStore``), per-provider JWKS caches, a clock and a random source.
+/// The sign-in driver: runs an authorization-code sign-in (the project's pure flow state machine) with an
+/// HTTP client, a spent-state set (``FlowStore``), per-provider JWKS caches, a clock and a random source.
 ///
 /// A start stores nothing: the caller seals ``SignInStart/record`` into a flow cookie (``FlowRecordSeal``)
 /// and opens it again at the callback.
@@ -19,9 +19,9 @@ import Foundation
 /// ```
 public final class SignIn: Sendable {
     /// The providers this driver signs in with, by name.
-    public let providers: [String: ResolvedProvider]
+    package let providers: [String: ResolvedProvider]
     /// The flow tunables.
-    public let options: OAuthFlow.Options
+    package let options: Options
 
     private let transport: ProviderTransport
     private let flowStore: any FlowStore
@@ -30,26 +30,22 @@ public final class SignIn: Sendable {
     private let keyCaches: ProviderKeySets
 
     /// Creates a driver; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
-    ///
-    /// Pass `keySets` to share the caches with ``TokenOperations`` or a notification endpoint; by default
-    /// the driver makes its own.
     public convenience init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, flowStore: any FlowStore,
-        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil
+        clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(), options: Options = .init()
     ) {
         self.init(
             providers: providers, httpClient: httpClient, flowStore: flowStore, clock: clock, random: random,
-            options: options, keySets: keySets, observer: NoProviderObserver())
+            options: options, observer: NoProviderObserver())
     }
 
     /// Creates a driver whose `observer` hears of every token and userinfo request (status and duration)
-    /// and, for caches the driver makes itself, of JWKS fetches: the server's metrics.
+    /// and, for caches the driver makes itself, of JWKS fetches: the server's metrics. Pass `keySets` to share
+    /// the caches with ``TokenOperations`` or a notification endpoint; by default the driver makes its own.
     package init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, flowStore: any FlowStore,
         clock: any WallClock = SystemClock(), random: any SecureRandom = SystemRandom(),
-        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
-        observer: any ProviderObserver
+        options: Options = .init(), keySets: ProviderKeySets? = nil, observer: any ProviderObserver
     ) {
         self.transport = ProviderTransport(
             httpClient: httpClient, clock: clock, observer: observer, random: random, nonces: DPoPNonces())

@@ -25,7 +25,7 @@ public struct SignInError: CodedError, Sendable, Equatable {
     public var upstreamStatus: Int?
     /// The steps of the sign-in up to and including the failed one (empty when the flow never ran).
     /// Not part of equality.
-    public var trace: [TraceEvent] = []
+    package var trace: [TraceEvent] = []
 
     /// Creates an error.
     public init(
@@ -61,7 +61,7 @@ public struct SignInError: CodedError, Sendable, Equatable {
         }
     }
 
-    /// Equal when everything but ``trace`` is equal.
+    /// Equal when everything but the trace of the failed sign-in is equal.
     public static func == (lhs: SignInError, rhs: SignInError) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message && lhs.provider == rhs.provider
             && lhs.providerError == rhs.providerError && lhs.joseCode == rhs.joseCode && lhs.claim == rhs.claim

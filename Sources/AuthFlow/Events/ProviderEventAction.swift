@@ -18,7 +18,7 @@ public enum ProviderEventAction: Sendable, Hashable {
     case revokeTokens(IdentityKey)
 
     /// The identity the action concerns (the server refuses an action on another provider's identity).
-    public var identity: IdentityKey {
+    package var identity: IdentityKey {
         switch self {
         case .account(let change): change.identity
         case .endSessions(let key), .endUserSessions(let key), .endProviderSession(let key, _), .revokeTokens(let key):
@@ -27,7 +27,7 @@ public enum ProviderEventAction: Sendable, Hashable {
     }
 
     /// The account-store change, when the action is one.
-    public var accountChange: AccountChange? {
+    package var accountChange: AccountChange? {
         if case .account(let change) = self { return change }
         return nil
     }

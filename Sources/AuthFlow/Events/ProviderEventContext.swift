@@ -4,27 +4,27 @@ public import Foundation
 /// What a plugin may use to verify and interpret one provider event.
 ///
 /// Signed events are verified with ``verify(_:with:)``, which goes through the same key cache as sign-in
-/// (``ProviderKeySets``): a key rotation seen by one is seen by both, and an unknown `kid` refetches once
+/// (one per provider): a key rotation seen by one is seen by both, and an unknown `kid` refetches once
 /// (rate-limited). The account store is for reads (is this identity known, which tokens are stored); every
 /// change goes back to the server as a ``ProviderEventAction``, so it is applied once, in one transaction.
 public struct ProviderEventContext: Sendable {
     /// The configured provider the endpoint belongs to (`/auth/{name}/…`).
     public let provider: ResolvedProvider
     /// The providers' JWKS caches, shared with sign-in.
-    public let keySets: ProviderKeySets
+    package let keySets: ProviderKeySets
     /// The account store, for reads.
-    public let accounts: any AccountStore
+    package let accounts: any AccountStore
     /// The time source.
-    public let clock: any WallClock
+    package let clock: any WallClock
     /// Clock-skew allowance in seconds for `iat`/`exp`/`nbf`.
     public let leeway: Double
     /// The server's public base URL (no trailing `/`), for links in answers such as a status page URL.
-    public let publicURL: String
+    package let publicURL: String
     /// The path the sign-in routes live under (`server.path_prefix`, `/auth` by default).
-    public let pathPrefix: String
+    package let pathPrefix: String
 
     /// Creates a context (the server does this per event).
-    public init(
+    package init(
         provider: ResolvedProvider, keySets: ProviderKeySets, accounts: any AccountStore, clock: any WallClock,
         leeway: Double, publicURL: String, pathPrefix: String = Configuration.defaultPathPrefix
     ) {

@@ -1,4 +1,4 @@
-/// What became of a verified provider event, given to ``ProviderEventOutcome/respond`` to choose the answer.
+/// What became of a verified provider event, given to the outcome's `respond` closure to choose the answer.
 public enum ProviderEventDisposition: String, Sendable, Hashable, CaseIterable {
     /// The actions were applied now.
     case applied

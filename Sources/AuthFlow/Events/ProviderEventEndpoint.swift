@@ -1,21 +1,21 @@
 /// An HTTP endpoint a provider plugin serves under `/auth/{name}/` for the provider's own server-to-server
 /// events (Apple's notifications, Facebook's data deletion callback, Google RISC, OIDC back-channel logout).
 ///
-/// The server routes a request to the endpoint when the path after `/auth/{name}/` matches ``path``, refuses
+/// The server routes a request to the endpoint when the path after `/auth/{name}/` matches its path, refuses
 /// another method with 405 and a larger body with 413 before the plugin sees it, then calls
 /// ``ProviderEventHandling/handleEvent(_:context:)``.
 public struct ProviderEventEndpoint: Sendable, Hashable {
     /// The path segments after `/auth/{name}/`; a `*` segment matches any one non-empty segment (passed to
     /// the plugin in ``ProviderEventRequest/pathParameters``). Never `login`, `register`, `link`, `callback`
     /// or `disconnect`, which the server keeps for itself.
-    public let path: [String]
+    package let path: [String]
     /// The HTTP method, e.g. `"POST"` (`HEAD` requests are routed as `GET`).
-    public let method: String
+    package let method: String
     /// The largest body accepted, in bytes (the server's own cap applies too).
-    public let maximumBodyBytes: Int
+    package let maximumBodyBytes: Int
     /// The error code of the server's refusals before the plugin runs (a body over the limit), so an
     /// endpoint keeps one documented code, e.g. Apple's `invalid_notification`.
-    public let errorCode: String
+    package let errorCode: String
     /// Whether the provider's issuer may frame the endpoint's page (OpenID Connect Front-Channel Logout: the
     /// issuer renders it in an iframe). The server then answers it with `Content-Security-Policy:
     /// frame-ancestors` naming the issuer's origin and no `X-Frame-Options`; every other response keeps
@@ -31,7 +31,7 @@ public struct ProviderEventEndpoint: Sendable, Hashable {
     }
 
     /// The values of the `*` segments when `segments` matches ``path``, `nil` otherwise.
-    public func match(_ segments: [String]) -> [String]? {
+    package func match(_ segments: [String]) -> [String]? {
         guard segments.count == path.count else { return nil }
         var parameters: [String] = []
         for (pattern, segment) in zip(path, segments) {

@@ -5,13 +5,13 @@ public import AuthFlowHTTP
 public struct ProviderEventOutcome: Sendable {
     /// The key the actions are applied once under (e.g. a JWS `jti`); the server prefixes it with the provider
     /// name. `nil` applies nothing (the actions must then be empty).
-    public var idempotencyKey: String?
+    package var idempotencyKey: String?
     /// The effects, applied in order (see ``ProviderEventAction``).
-    public var actions: [ProviderEventAction]
+    package var actions: [ProviderEventAction]
     /// A short description for the server log (an event type, never a subject, token or email).
-    public var summary: String
+    package var summary: String
     /// The response to give, once the server knows what became of the event.
-    public var respond: @Sendable (ProviderEventDisposition) -> HTTPServerResponse
+    package var respond: @Sendable (ProviderEventDisposition) -> HTTPServerResponse
 
     /// Creates an outcome.
     public init(
@@ -25,7 +25,7 @@ public struct ProviderEventOutcome: Sendable {
     }
 
     /// An outcome that applies nothing and always gives `response`.
-    public static func respond(_ response: HTTPServerResponse, summary: String) -> ProviderEventOutcome {
+    package static func respond(_ response: HTTPServerResponse, summary: String) -> ProviderEventOutcome {
         ProviderEventOutcome(idempotencyKey: nil, actions: [], summary: summary) { _ in response }
     }
 }

@@ -6,11 +6,11 @@ public struct ProviderEventRequest: Sendable {
     public let endpoint: ProviderEventEndpoint
     /// The values of the endpoint's `*` path segments, in order (still percent-encoded).
     public let pathParameters: [String]
-    /// The HTTP request as received (its body is within ``ProviderEventEndpoint/maximumBodyBytes``).
+    /// The HTTP request as received (its body is within the endpoint's body limit).
     public let http: HTTPServerRequest
 
     /// Creates a routed request.
-    public init(endpoint: ProviderEventEndpoint, pathParameters: [String], http: HTTPServerRequest) {
+    package init(endpoint: ProviderEventEndpoint, pathParameters: [String], http: HTTPServerRequest) {
         self.endpoint = endpoint
         self.pathParameters = pathParameters
         self.http = http

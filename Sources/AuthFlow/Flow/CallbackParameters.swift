@@ -1,7 +1,7 @@
 /// The decoded parameters of a provider callback: the query string (GET) or the form body (POST).
 public struct CallbackParameters: Sendable {
     /// Name/value pairs in arrival order; names may repeat.
-    public let pairs: [(name: String, value: String)]
+    package let pairs: [(name: String, value: String)]
 
     /// Wraps decoded pairs, e.g. from `HTTPServerRequest.query` or `formFields()`.
     public init(_ pairs: [(String, String)]) {
@@ -14,7 +14,7 @@ public struct CallbackParameters: Sendable {
     }
 
     /// How many times `name` occurs.
-    public func count(_ name: String) -> Int {
+    package func count(_ name: String) -> Int {
         pairs.reduce(0) { $0 + ($1.name == name ? 1 : 0) }
     }
 }

@@ -1,11 +1,11 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 import Foundation
 
 extension FlowRecord {
     /// The record as a JSON object (for stores that keep bytes, e.g. Redis or a SQL column).
     ///
     /// `created_at` is in integer milliseconds since 1970.
-    public func jsonValue() -> JSONValue {
+    package func jsonValue() -> JSONValue {
         var object: [String: JSONValue] = [
             "v": .integer(1),
             "provider": .string(provider),
@@ -27,7 +27,7 @@ extension FlowRecord {
 
     /// The record as compact UTF-8 JSON: the bytes of ``jsonValue()`` serialized (members in name order), written
     /// straight into one buffer, since every sign-in start seals a record.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(
             160 + provider.utf8.count + state.utf8.count + browserBindingDigest.utf8.count
@@ -63,7 +63,7 @@ extension FlowRecord {
     /// Reads a record written by ``serialized()``.
     ///
     /// - Throws: `FlowStoreError.Code.invalidRecord` when the bytes are not such a record.
-    public init(serialized bytes: some Collection<UInt8>) throws(FlowStoreError) {
+    package init(serialized bytes: some Collection<UInt8>) throws(FlowStoreError) {
         // Indexed in one validating pass and read member by member (`JWTClaims` is any JSON object read so):
         // no dictionary of values is built, since every callback and every start with an earlier flow reads one.
         let json: JWTClaims

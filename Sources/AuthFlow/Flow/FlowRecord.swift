@@ -1,5 +1,5 @@
 package import AuthFlowJOSE
-public import Foundation
+package import Foundation
 
 /// What a sign-in carries between the redirect to the provider and the callback.
 ///
@@ -8,21 +8,21 @@ public import Foundation
 /// nonce, the PKCE verifier and the browser-binding digest.
 public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     /// The configured provider name the flow was started for.
-    public let provider: String
+    package let provider: String
     /// The `state` sent to the provider.
-    public let state: String
+    package let state: String
     /// The OpenID Connect nonce, when `oidc` is enabled.
-    public let nonce: String?
+    package let nonce: String?
     /// The PKCE code verifier, when `pkce` is enabled.
-    public let pkceVerifier: String?
+    package let pkceVerifier: String?
     /// Where to send the browser after sign-in (validated by the server before it gets here).
-    public let returnTo: String?
+    package let returnTo: String?
     /// Base64url SHA-256 of the browser-binding value that identifies the browser across its sign-ins.
-    public let browserBindingDigest: String
+    package let browserBindingDigest: String
     /// What the user asked for.
-    public let intent: SignInIntent
+    package let intent: SignInIntent
     /// When the flow began (from the injected clock).
-    public let createdAt: Date
+    package let createdAt: Date
     /// The `max_age` and `acr_values` the sign-in asked for, checked against the id_token; `nil` when none.
     package let stepUp: StepUp?
     /// The grant's DPoP private key (RFC 9449) when the provider's tokens are bound; the code exchange and
@@ -30,7 +30,7 @@ public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     package var dpopKey: JWK?
 
     /// Creates a record.
-    public init(
+    package init(
         provider: String, state: String, nonce: String?, pkceVerifier: String?, returnTo: String?,
         browserBindingDigest: String, intent: SignInIntent, createdAt: Date
     ) {

@@ -3,16 +3,16 @@ public import AuthFlowJOSE
 /// Seals a ``FlowRecord`` into a flow cookie value and opens it again, so a sign-in start stores nothing on
 /// the server.
 ///
-/// AES-256-GCM (`TokenCipher`) under a key derived from the server secret by HKDF-SHA256 with
-/// its own label, ``label``, so flow cookies and encrypted tokens never share a key. The cookie's name and the
-/// provider are the associated data: a value opens only under the cookie name it was set with and only for
-/// the provider whose callback it reaches. The value is `v1.` followed by the base64url sealed bytes (which
-/// carry their own format version); anything else opens to `nil`.
+/// AES-256-GCM (`TokenCipher`) under a key derived from the server secret by HKDF-SHA256 with its own
+/// label (`authflow flow cookie v1`), so flow cookies and encrypted tokens never share a key. The cookie's
+/// name and the provider are the associated data: a value opens only under the cookie name it was set with
+/// and only for the provider whose callback it reaches. The value is `v1.` followed by the base64url sealed
+/// bytes (which carry their own format version); anything else opens to `nil`.
 public struct FlowRecordSeal: Sendable, CustomStringConvertible {
     /// The HKDF info label of the flow-cookie key.
-    public static let label = "authflow flow cookie v1"
+    package static let label = "authflow flow cookie v1"
     /// The longest cookie value ``open(_:cookieName:provider:)`` looks at.
-    public static let maximumValueLength = 3072
+    package static let maximumValueLength = 3072
 
     private let cipher: TokenCipher
 

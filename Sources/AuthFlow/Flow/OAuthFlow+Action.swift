@@ -1,11 +1,11 @@
-public import AuthFlowHTTP
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowHTTP
+package import AuthFlowJOSE
+package import Foundation
 
 // One action type per event, so the driver handles exactly what each event can lead to.
 extension OAuthFlow {
     /// What to do after ``OAuthFlow/callbackReceived(method:parameters:flowRecord:now:)``.
-    public enum CallbackAction: Sendable {
+    package enum CallbackAction: Sendable {
         /// The browser's flow cookie matched the callback: mark `state` spent until `until`
         /// (``FlowStore/markSpent(state:until:)``), then call ``OAuthFlow/stateSpent(_:now:)``.
         case markStateSpent(state: String, until: Date)
@@ -14,7 +14,7 @@ extension OAuthFlow {
     }
 
     /// What to do after ``OAuthFlow/stateSpent(_:now:)``.
-    public enum StateSpentAction: Sendable {
+    package enum StateSpentAction: Sendable {
         /// Hand any ``TokenExchange/unverifiedProfile`` to the application first, then send
         /// ``TokenExchange/request`` and call ``OAuthFlow/tokenResponseReceived(_:now:)``.
         case exchangeCode(TokenExchange)
@@ -23,7 +23,7 @@ extension OAuthFlow {
     }
 
     /// What to do after ``OAuthFlow/tokenResponseReceived(_:now:)``.
-    public enum TokenResponseAction: Sendable {
+    package enum TokenResponseAction: Sendable {
         /// Verify the id_token through the provider's key-set cache
         /// (``ProviderKeySets/verification(of:provider:with:)``), then call
         /// ``OAuthFlow/idTokenVerified(_:now:)``.
@@ -36,7 +36,7 @@ extension OAuthFlow {
 
     /// What to do after ``OAuthFlow/idTokenVerified(_:now:)`` or
     /// ``OAuthFlow/userinfoResponseReceived(_:now:)``.
-    public enum IdentityAction: Sendable {
+    package enum IdentityAction: Sendable {
         /// Send this userinfo request (the first, or the plugin's next profile resource), then call
         /// ``OAuthFlow/userinfoResponseReceived(_:now:)``.
         case fetchUserinfo(HTTPClientRequest)
@@ -47,29 +47,29 @@ extension OAuthFlow {
     }
 
     /// The first half of a sign-in: where to send the browser and what to seal into its flow cookie.
-    public struct AuthorizationRedirect: Sendable {
+    package struct AuthorizationRedirect: Sendable {
         /// The provider's authorization URL with every parameter.
-        public let url: String
+        package let url: String
         /// The record to seal into the flow cookie.
-        public let record: FlowRecord
+        package let record: FlowRecord
         /// How long the flow (and its cookie) lives, in seconds.
-        public let ttl: Double
+        package let ttl: Double
     }
 
     /// The code exchange to perform.
-    public struct TokenExchange: Sendable {
+    package struct TokenExchange: Sendable {
         /// The token request (POST form, or GET with query for `client_secret_get`).
-        public let request: HTTPClientRequest
+        package let request: HTTPClientRequest
         /// Unsigned profile data from the callback, to store before the exchange can fail.
-        public let unverifiedProfile: UnverifiedProfile?
+        package let unverifiedProfile: UnverifiedProfile?
     }
 
     /// The id_token to verify, and how.
-    public struct IDTokenVerification: Sendable {
+    package struct IDTokenVerification: Sendable {
         /// The id_token from the token response.
-        public let idToken: String
+        package let idToken: String
         /// The checks of the id_token verification order (docs/architecture.md) for this flow: the plugin's
         /// algorithms, issuers, audiences, leeway and, when the provider echoes it, the nonce.
-        public let verifier: JWTVerifier
+        package let verifier: JWTVerifier
     }
 }

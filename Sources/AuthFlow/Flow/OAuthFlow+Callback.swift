@@ -1,6 +1,6 @@
 import AuthFlowHTTP
 import AuthFlowJOSE
-public import Foundation
+package import Foundation
 
 extension OAuthFlow {
     /// The provider redirected the browser back: checks the callback's state against the flow record the
@@ -20,7 +20,7 @@ extension OAuthFlow {
     ///   - now: the current time.
     /// - Returns: ``CallbackAction/markStateSpent(state:until:)`` or ``CallbackAction/fail(_:)``.
     /// - Precondition: the flow is new (a callback runs on a flow of its own, not the one that redirected).
-    public mutating func callbackReceived(
+    package mutating func callbackReceived(
         method: CallbackMethod, parameters: CallbackParameters, flowRecord: FlowRecord?, now: Date
     ) -> CallbackAction {
         guard case .idle = state else { unexpected("callback received") }
@@ -87,7 +87,7 @@ extension OAuthFlow {
     ///   - now: the current time.
     /// - Returns: ``StateSpentAction/exchangeCode(_:)`` or ``StateSpentAction/fail(_:)``.
     /// - Precondition: the flow answered its callback with ``CallbackAction/markStateSpent(state:until:)``.
-    public mutating func stateSpent(_ firstUse: Bool, now: Date) -> StateSpentAction {
+    package mutating func stateSpent(_ firstUse: Bool, now: Date) -> StateSpentAction {
         guard case .awaitingSpend(let callback, let record) = state else { unexpected("state spent") }
         var checks = ["state", "browser_binding", "state_fresh", "state_provider", "callback_method"]
         guard firstUse else {
@@ -173,7 +173,7 @@ extension OAuthFlow {
     /// - Returns: `error`, with the flow's provider and trace, to throw.
     /// - Precondition: the flow is waiting for the outcome of an action (not new, not finished, not
     ///   verifying an id_token: ``idTokenVerified(_:now:)`` carries that outcome, failed or not).
-    public mutating func requestFailed(_ error: SignInError, now: Date) -> SignInError {
+    package mutating func requestFailed(_ error: SignInError, now: Date) -> SignInError {
         let step: TraceEvent.Step
         var roundTrip = true
         switch state {

@@ -1,5 +1,5 @@
-public import AuthFlowJOSE
-public import Foundation
+package import AuthFlowJOSE
+package import Foundation
 
 extension OAuthFlow {
     /// The id_token went through the provider's key-set cache (``ProviderKeySets/verification(of:provider:with:)``
@@ -18,7 +18,7 @@ extension OAuthFlow {
     /// - Returns: ``IdentityAction/fetchUserinfo(_:)``, ``IdentityAction/complete(_:)``, or
     ///   ``IdentityAction/fail(_:)`` with `jwks_unavailable`, or `id_token_invalid` carrying the JOSE code.
     /// - Precondition: the flow asked for it (``TokenResponseAction/verifyIDToken(_:)``).
-    public mutating func idTokenVerified(_ verification: JWKSVerification, now: Date) -> IdentityAction {
+    package mutating func idTokenVerified(_ verification: JWKSVerification, now: Date) -> IdentityAction {
         guard case .verifyingIDToken(let exchange, let tokens) = state else { unexpected("id_token verified") }
         let verified: JWTClaims
         switch verification.result {

@@ -1,6 +1,6 @@
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 import AuthFlowJOSE
-public import Foundation
+package import Foundation
 
 extension OAuthFlow {
     /// The token endpoint answered.
@@ -13,7 +13,7 @@ extension OAuthFlow {
     /// - Returns: ``TokenResponseAction/verifyIDToken(_:)`` (oidc), ``TokenResponseAction/fetchUserinfo(_:)``
     ///   (oauth2), or ``TokenResponseAction/fail(_:)``.
     /// - Precondition: the flow asked for the code exchange (``StateSpentAction/exchangeCode(_:)``).
-    public mutating func tokenResponseReceived(_ response: HTTPClientResponse, now: Date) -> TokenResponseAction {
+    package mutating func tokenResponseReceived(_ response: HTTPClientResponse, now: Date) -> TokenResponseAction {
         guard case .exchangingCode(let exchange) = state else { unexpected("token response") }
         let detail = "HTTP \(response.status)"
         let tokens: TokenSet

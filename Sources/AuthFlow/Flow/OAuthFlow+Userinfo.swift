@@ -1,6 +1,6 @@
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 import AuthFlowJOSE
-public import Foundation
+package import Foundation
 
 extension OAuthFlow {
     /// The userinfo endpoint (or the next of the plugin's profile resources) answered.
@@ -13,7 +13,7 @@ extension OAuthFlow {
     ///   ``IdentityAction/complete(_:)`` or ``IdentityAction/fail(_:)``.
     /// - Precondition: the flow asked for userinfo (``TokenResponseAction/fetchUserinfo(_:)`` or
     ///   ``IdentityAction/fetchUserinfo(_:)``).
-    public mutating func userinfoResponseReceived(_ response: HTTPClientResponse, now: Date) -> IdentityAction {
+    package mutating func userinfoResponseReceived(_ response: HTTPClientResponse, now: Date) -> IdentityAction {
         guard case .awaitingUserinfo(let exchange, let tokens, let idTokenClaims, var pending, var received) = state
         else { unexpected("userinfo response") }
         let detail = "HTTP \(response.status)"

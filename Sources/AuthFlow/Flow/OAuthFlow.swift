@@ -1,6 +1,6 @@
 import AuthFlowHTTP
 import AuthFlowJOSE
-public import Foundation
+package import Foundation
 
 /// The OAuth 2.0 / OpenID Connect authorization-code flow as a pure state machine.
 ///
@@ -23,24 +23,9 @@ public import Foundation
 /// receive (a callback to a flow that redirected, a token response before the exchange) is a bug in the
 /// driver and stops the process (a precondition), never a path input can reach. Every transition appends a
 /// ``TraceEvent`` to ``trace``.
-public struct OAuthFlow: Sendable {
-    /// Tunables of the flow.
-    public struct Options: Sendable, Hashable {
-        /// Seconds a flow lives between redirect and callback (default 10 minutes); also how long its state
-        /// stays in the spent-state set.
-        public var flowTTL: Double
-        /// Clock-skew leeway for `exp`, `nbf` and `iat` in seconds (default 60).
-        public var leeway: Double
-        /// Lifetime of a minted client-secret JWT in seconds (default 300; Apple allows up to 15,777,000).
-        public var clientSecretLifetime: Int64
-
-        /// Creates options; the defaults are the hardened ones.
-        public init(flowTTL: Double = 600, leeway: Double = 60, clientSecretLifetime: Int64 = 300) {
-            self.flowTTL = flowTTL
-            self.leeway = leeway
-            self.clientSecretLifetime = clientSecretLifetime
-        }
-    }
+package struct OAuthFlow: Sendable {
+    /// The flow's tunables: ``SignIn/Options``, which the public driver takes.
+    package typealias Options = SignIn.Options
 
     struct Callback: Sendable {
         let method: CallbackMethod
@@ -74,17 +59,17 @@ public struct OAuthFlow: Sendable {
     }
 
     /// The provider this flow signs in with.
-    public let provider: ResolvedProvider
+    package let provider: ResolvedProvider
     /// The flow's tunables.
-    public let options: Options
+    package let options: Options
     /// Every step so far.
-    public internal(set) var trace: [TraceEvent] = []
+    package internal(set) var trace: [TraceEvent] = []
 
     var state: State = .idle
     var stepStartedAt: Date?
 
     /// Creates a flow in its initial state.
-    public init(provider: ResolvedProvider, options: Options = .init()) {
+    package init(provider: ResolvedProvider, options: Options = .init()) {
         self.provider = provider
         self.options = options
     }
@@ -107,7 +92,7 @@ public struct OAuthFlow: Sendable {
     ///   has no authorization endpoint, or `par` is in effect for it (the pushed authorization request is a
     ///   provider round trip, which ``SignIn`` performs).
     /// - Precondition: the flow is new.
-    public mutating func start(
+    package mutating func start(
         returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date
     ) throws(SignInError) -> AuthorizationRedirect {
         guard provider.pushedAuthorizationEndpoint == nil else {

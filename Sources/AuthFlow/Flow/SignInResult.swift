@@ -13,7 +13,7 @@ public struct SignInResult: Sendable {
     /// Unsigned profile data from the callback (Apple's first-login name), if any.
     public let unverifiedProfile: UnverifiedProfile?
     /// Every step of the sign-in.
-    public let trace: [TraceEvent]
+    package let trace: [TraceEvent]
 
     /// Creates a result.
     package init(

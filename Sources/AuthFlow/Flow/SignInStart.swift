@@ -5,13 +5,13 @@ public struct SignInStart: Sendable {
     /// The provider's authorization URL; answer with a redirect (302) to it.
     public let redirectURL: String
     /// The `state` of this sign-in.
-    public var state: String { record.state }
+    package var state: String { record.state }
     /// The flow record to seal into the browser's flow cookie (``FlowRecordSeal``); nothing was stored.
     public let record: FlowRecord
     /// When the flow expires.
     public let expiresAt: Date
     /// The trace of the first step.
-    public let trace: [TraceEvent]
+    package let trace: [TraceEvent]
 
     /// Creates a start value.
     package init(redirectURL: String, record: FlowRecord, expiresAt: Date, trace: [TraceEvent]) {

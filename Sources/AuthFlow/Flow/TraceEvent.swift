@@ -1,11 +1,11 @@
-public import Foundation
+package import Foundation
 
 /// One recorded step of a sign-in, so the flow can be shown and debugged step by step.
 ///
 /// Never contains a token, code, state, nonce or secret.
-public struct TraceEvent: Sendable, Hashable {
+package struct TraceEvent: Sendable, Hashable {
     /// The steps of a sign-in.
-    public enum Step: String, Sendable, Hashable {
+    package enum Step: String, Sendable, Hashable {
         /// The authorization URL was built and the flow record prepared.
         case authorizationRedirect = "authorization_redirect"
         /// The callback was checked against the stored flow record.
@@ -23,7 +23,7 @@ public struct TraceEvent: Sendable, Hashable {
     }
 
     /// How a step ended.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The step succeeded.
         case succeeded
         /// The step failed with this sign-in error code.
@@ -31,19 +31,19 @@ public struct TraceEvent: Sendable, Hashable {
     }
 
     /// Which step.
-    public let step: Step
+    package let step: Step
     /// When the step began (injected clock).
-    public let startedAt: Date
+    package let startedAt: Date
     /// Seconds from the step's start to its end (injected clock).
-    public let duration: Double
+    package let duration: Double
     /// The checks that passed, in order (e.g. `state`, `browser_binding`, `signature`, `iss`, `aud`, `nonce`).
-    public let checks: [String]
+    package let checks: [String]
     /// Whether the step was a network round trip to the provider.
-    public let providerRoundTrip: Bool
+    package let providerRoundTrip: Bool
     /// How the step ended.
-    public let outcome: Outcome
+    package let outcome: Outcome
     /// A short non-secret detail, e.g. `"HTTP 200"` or `"unknown kid, refetching"`.
-    public let detail: String?
+    package let detail: String?
 
     /// Creates an event.
     package init(

@@ -1,7 +1,7 @@
 /// One kind of provider (a `type:` in `providers.yaml`): a description plus a few small strategies.
 ///
 /// A plugin supplies a ``ProviderDescription`` (a value: type, endpoints, issuer, defaults) and strategies for
-/// what differs from the common flow; ``OAuthFlow`` runs the flow. Only ``about``, ``support(for:settings:)``
+/// what differs from the common flow; the core runs the flow. Only ``about``, ``support(for:settings:)``
 /// and ``tokenEndpoint`` have no default, so an application's own plugin is a few lines:
 ///
 /// ```swift

@@ -2,7 +2,7 @@ package import AuthFlowJOSE
 
 /// One configured provider with its plugin and every effective value worked out.
 ///
-/// It is the single object both ``OAuthFlow`` and reports such as `authflow matrix` read: capabilities
+/// It is the single object both the sign-in flow and reports such as `authflow matrix` read: capabilities
 /// after configuration, endpoints after overrides, scopes, issuer(s), redirect URI and client
 /// authentication. Create it with ``ProviderRegistry/resolve(_:credentials:)``.
 public struct ResolvedProvider: Sendable {

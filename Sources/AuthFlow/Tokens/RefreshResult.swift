@@ -1,9 +1,9 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 /// The outcome of a refresh-token grant.
 public struct RefreshResult: Sendable {
     /// The configured provider name.
-    public let provider: String
+    package let provider: String
     /// The tokens the token endpoint returned (redacted when printed).
     public let tokens: TokenSet
     /// The refresh token to keep from now on: the new one when the provider rotated it (X), else the one
@@ -13,10 +13,10 @@ public struct RefreshResult: Sendable {
     /// reused one and revokes the whole grant).
     public let rotated: Bool
     /// The verified claims of the id_token returned with the refresh, when one was returned.
-    public let idTokenClaims: JWTClaims?
+    package let idTokenClaims: JWTClaims?
 
     /// Creates a result.
-    public init(
+    package init(
         provider: String, tokens: TokenSet, refreshToken: String, rotated: Bool, idTokenClaims: JWTClaims?
     ) {
         self.provider = provider

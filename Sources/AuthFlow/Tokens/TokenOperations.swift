@@ -17,39 +17,38 @@ import Foundation
 /// ```
 public final class TokenOperations: Sendable {
     /// The providers, by name.
-    public let providers: [String: ResolvedProvider]
+    package let providers: [String: ResolvedProvider]
     /// The tunables (leeway for refreshed id_tokens, client-secret lifetime).
-    public let options: OAuthFlow.Options
+    package let options: SignIn.Options
 
     private let transport: ProviderTransport
     private let clock: any WallClock
     private let keyCaches: ProviderKeySets
 
-    /// Creates the operations; one JWKS cache per OpenID Connect provider, fetched through `httpClient`,
-    /// unless `keySets` (shared with ``SignIn``) is given.
+    /// Creates the operations; one JWKS cache per OpenID Connect provider, fetched through `httpClient`.
     ///
     /// - Parameters:
     ///   - providers: the resolved providers whose tokens these operations handle.
     ///   - httpClient: the client for token, revocation and JWKS requests.
     ///   - clock: the time source (client secrets, id_token checks, request durations).
     ///   - options: the tunables (leeway for refreshed id_tokens, client-secret lifetime).
-    ///   - keySets: JWKS caches to share with ``SignIn``; `nil` makes fresh ones.
     ///   - requestTimeout: a bound in seconds on each token and revocation request; `nil` leaves the HTTP
     ///     client's default.
     public convenience init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
-        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil, requestTimeout: Double? = nil
+        options: SignIn.Options = .init(), requestTimeout: Double? = nil
     ) {
         self.init(
-            providers: providers, httpClient: httpClient, clock: clock, options: options, keySets: keySets,
+            providers: providers, httpClient: httpClient, clock: clock, options: options,
             observer: NoProviderObserver(), requestTimeout: requestTimeout)
     }
 
-    /// Creates the operations with an `observer` that hears of every token and revocation request (status
-    /// and duration), as ``SignIn``'s does: the server's metrics.
+    /// Creates the operations with JWKS caches shared with ``SignIn`` (`keySets`; `nil` makes fresh ones) and
+    /// an `observer` that hears of every token and revocation request (status and duration), as ``SignIn``'s
+    /// does: the server's metrics.
     package init(
         providers: [ResolvedProvider], httpClient: any HTTPClient, clock: any WallClock = SystemClock(),
-        options: OAuthFlow.Options = .init(), keySets: ProviderKeySets? = nil,
+        options: SignIn.Options = .init(), keySets: ProviderKeySets? = nil,
         observer: any ProviderObserver, requestTimeout: Double? = nil
     ) {
         var byName: [String: ResolvedProvider] = [:]

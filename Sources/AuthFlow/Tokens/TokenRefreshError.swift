@@ -19,7 +19,7 @@ public struct TokenRefreshError: CodedError, Sendable, Equatable {
     public var signInError: SignInError?
 
     /// Creates an error; keep `message` free of tokens.
-    public init(
+    package init(
         _ code: Code, _ message: String, provider: String, storeError: StoreError? = nil,
         signInError: SignInError? = nil
     ) {

@@ -46,11 +46,11 @@ public struct TokenRefresher: Sendable {
     }
 
     /// The store holding the tokens and the leases.
-    public let accounts: any AccountStore
+    package let accounts: any AccountStore
     /// The refresh requests.
-    public let operations: TokenOperations
+    package let operations: TokenOperations
     /// The tunables.
-    public let options: Options
+    package let options: Options
 
     private let clock: any WallClock
     private let sleeper: any Clock<Duration>

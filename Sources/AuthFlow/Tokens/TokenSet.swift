@@ -23,7 +23,7 @@ public struct TokenSet: Sendable, Hashable, CustomStringConvertible, CustomDebug
     package var dpopKey: JWK?
 
     /// Creates a token set.
-    public init(
+    package init(
         accessToken: String, tokenType: String?, refreshToken: String?, expiresIn: Int64?, idToken: String?,
         scope: String?
     ) {

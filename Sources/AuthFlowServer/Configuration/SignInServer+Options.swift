@@ -74,7 +74,7 @@ extension SignInServer {
         public init(
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
             signup: Bool = true, linkByVerifiedEmail: EmailLinkPolicy = .off, keepsTraces: Bool = false,
-            flow: OAuthFlow.Options = .init(),
+            flow: SignIn.Options = .init(),
             maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 600,
             rateLimits: RateLimitSettings? = RateLimitSettings()
         ) {
