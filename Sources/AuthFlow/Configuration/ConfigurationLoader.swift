@@ -39,7 +39,7 @@ public struct ConfigurationLoader: Sendable {
     ///   - mode: ``Mode/normal`` or ``Mode/sandbox``.
     ///   - readFile: reads the configuration and `*_file` keys; it may throw anything (the error is
     ///     summarised, never printed with the file's contents).
-    public init(
+    package init(
         sections: [ConfigurationSection], environment: [String: String], mode: Mode = .normal,
         readFile: @escaping @Sendable (String) throws -> String = ConfigurationLoader.readFileFromDisk
     ) {

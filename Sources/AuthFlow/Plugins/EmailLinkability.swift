@@ -7,7 +7,7 @@ public enum EmailLinkability: Sendable, Hashable {
     case never(reason: String)
 
     /// `never`, or the claim or member that makes the email linkable.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .whenVerified(let signal): signal
         case .never: "never"

@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 extension ResolvedProvider {
     /// The one verifier set-up for JWTs this provider signs (id_tokens at sign-in and refresh, signed events):
@@ -13,7 +13,7 @@ extension ResolvedProvider {
     ///   - audiences: accepted audiences instead of ``audiences``.
     ///   - requireExpiration: whether `exp` must be present (`false` for RFC 8417 security event tokens).
     ///   - requireIssuedAt: whether `iat` must be present.
-    public func jwtVerifier(
+    package func jwtVerifier(
         leeway: Double, nonce: String? = nil, issuers: Set<String>? = nil, audiences: Set<String>? = nil,
         requireExpiration: Bool = true, requireIssuedAt: Bool = true
     ) -> JWTVerifier {

@@ -11,7 +11,7 @@ public enum RefreshTokenIdentifier: Sendable, Hashable {
     case sha512SHA512(String)
 
     /// How many leading characters of a token the `prefix` form names.
-    public static let prefixLength = 16
+    package static let prefixLength = 16
 
     /// The identifier a provider sent as `algorithm` (`prefix` or `hash_base64_sha512_sha512`) and `value`,
     /// or `nil` for another algorithm, an empty value or a prefix of other than ``prefixLength`` characters.
@@ -27,18 +27,18 @@ public enum RefreshTokenIdentifier: Sendable, Hashable {
     }
 
     /// `base64(sha512(sha512(token)))`, the value of the `hash_base64_sha512_sha512` form for `token`.
-    public static func sha512SHA512Digest(of token: String) -> String {
+    package static func sha512SHA512Digest(of token: String) -> String {
         Data(Digest.sha512(Digest.sha512(Array(token.utf8)))).base64EncodedString()
     }
 
     /// The first ``prefixLength`` characters of `token`, or `nil` when it is shorter (such a token cannot be
     /// named by prefix).
-    public static func prefix(of token: String) -> String? {
+    package static func prefix(of token: String) -> String? {
         token.count >= prefixLength ? String(token.prefix(prefixLength)) : nil
     }
 
     /// Whether this identifier names `token`, compared in constant time.
-    public func matches(_ token: String) -> Bool {
+    package func matches(_ token: String) -> Bool {
         switch self {
         case .prefix(let prefix):
             guard let stored = Self.prefix(of: token) else { return false }

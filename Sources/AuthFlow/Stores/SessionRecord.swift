@@ -78,7 +78,7 @@ public struct SessionRecord: Sendable, Hashable {
     }
 
     /// The `(provider, subject)` of the identity the user signed in with.
-    public var identity: IdentityKey { IdentityKey(provider: provider, subject: subject) }
+    package var identity: IdentityKey { IdentityKey(provider: provider, subject: subject) }
 
     /// This record with `lastUsedAt` set to `date`.
     package func used(at date: Date) -> SessionRecord {

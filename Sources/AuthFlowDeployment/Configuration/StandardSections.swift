@@ -3,7 +3,7 @@ public import AuthFlow
 extension ConfigurationSection {
     /// The sections `authflow serve` reads besides `providers:`, in reading order: `server:`, `sandbox:` and
     /// `store:`.
-    public static let standard: [ConfigurationSection] = [.server, .sandbox, .store]
+    package static let standard: [ConfigurationSection] = [.server, .sandbox, .store]
 }
 
 extension ConfigurationLoader {

@@ -4,7 +4,7 @@ internal import AuthFlowYAML
 extension ConfigurationSection {
     /// `server:`, read into ``ServerSettings``; its `public_url` and `path_prefix` give every provider's default
     /// redirect URI, and the provider names it lists are checked against `providers:`.
-    public static let server = ConfigurationSection(
+    package static let server = ConfigurationSection(
         key: "server", credentialKeys: ["secret"],
         read: { reader, node, owner in reader.readServer(node, owner: owner).map { ConfigurationSectionValue($0) } },
         check: { reader, node, providers in
