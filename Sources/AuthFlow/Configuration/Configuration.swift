@@ -9,9 +9,9 @@ public struct Configuration: Sendable, Hashable {
     public let providers: [ProviderSettings]
     /// The URL browsers reach the sign-in routes at (`server.public_url`), without a trailing slash; `nil` when
     /// no section gave one. The default redirect URI of every provider derives from it.
-    public var publicURL: String?
+    package var publicURL: String?
     /// The path the sign-in routes live under (`server.path_prefix`); default ``defaultPathPrefix``.
-    public var pathPrefix: String = Configuration.defaultPathPrefix
+    package var pathPrefix: String = Configuration.defaultPathPrefix
     /// The files secrets were read from, in reading order (see ``secretFilePermissionWarnings(permissions:)``).
     package var secretFiles: [SecretFile] = []
     /// The other sections' values, by key.

@@ -1,4 +1,4 @@
-/// When a plugin vouches for a sign-in's email as linkable (``VerifiedIdentity/emailLinkable``, used by
+/// When a plugin vouches for a sign-in's email as linkable (the identity's `emailLinkable`, used by
 /// `link_by_verified_email`); reports such as `authflow matrix` show it.
 public enum EmailLinkability: Sendable, Hashable {
     /// When the provider states the email verified, in the claim or member named (e.g. `email_verified`).

@@ -10,7 +10,7 @@ public protocol ProviderPreparing: Sendable {
 
     /// Whether `settings` can only be resolved after ``prepared(for:context:)``; the synchronous
     /// ``ProviderRegistry/resolve(_:credentials:)`` then refuses the provider with a
-    /// ``ResolutionIssue/Kind/discoveryRequired`` issue naming the asynchronous entry. `false` by default.
+    /// `discovery_required` issue naming the asynchronous entry. `false` by default.
     func requiresPreparation(for settings: ProviderSettings) -> Bool
 
     /// The plugin to resolve one provider's `settings` with, after any asynchronous set-up. Called by

@@ -15,7 +15,7 @@ public enum RefreshTokenIdentifier: Sendable, Hashable {
 
     /// The identifier a provider sent as `algorithm` (`prefix` or `hash_base64_sha512_sha512`) and `value`,
     /// or `nil` for another algorithm, an empty value or a prefix of other than ``prefixLength`` characters.
-    public init?(algorithm: String, value: String) {
+    package init?(algorithm: String, value: String) {
         switch algorithm {
         case "prefix" where value.count == Self.prefixLength:
             self = .prefix(value)
@@ -38,7 +38,7 @@ public enum RefreshTokenIdentifier: Sendable, Hashable {
     }
 
     /// Whether this identifier names `token`, compared in constant time.
-    package func matches(_ token: String) -> Bool {
+    public func matches(_ token: String) -> Bool {
         switch self {
         case .prefix(let prefix):
             guard let stored = Self.prefix(of: token) else { return false }

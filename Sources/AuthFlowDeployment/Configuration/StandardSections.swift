@@ -7,7 +7,7 @@ extension ConfigurationSection {
 }
 
 extension ConfigurationLoader {
-    /// Creates a loader of the whole `providers.yaml` schema: `providers:` and the ``ConfigurationSection/standard``
+    /// Creates a loader of the whole `providers.yaml` schema: `providers:` and the standard
     /// sections.
     /// - Parameters:
     ///   - environment: what `${VAR}` reads (pass `ProcessInfo.processInfo.environment` in production).
