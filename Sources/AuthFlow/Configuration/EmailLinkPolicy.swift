@@ -4,7 +4,7 @@
 /// `false` (the default) never links; `true` trusts every provider's `email_verified`; a list such as
 /// `[apple, google]` trusts only the providers named there, so a `type: oidc` issuer the operator does not
 /// vouch for cannot claim another user's address. Addresses match only when they are identical after the
-/// domain is lower-cased in ASCII (see ``matches(_:_:)``).
+/// domain is lower-cased in ASCII (see `matches(_:_:)`).
 public enum EmailLinkPolicy: Sendable, Hashable, ExpressibleByBooleanLiteral {
     /// No sign-in is linked by email.
     case off

@@ -5,7 +5,7 @@ import Foundation
 /// `token_identifier_alg` and `token`), to find the identity it is stored for
 /// (``TokenStore/identity(provider:refreshToken:)``).
 public enum RefreshTokenIdentifier: Sendable, Hashable {
-    /// `prefix`: the token's first ``prefixLength`` characters.
+    /// `prefix`: the token's first `prefixLength` (16) characters.
     case prefix(String)
     /// `hash_base64_sha512_sha512`: standard base64 of SHA-512 of SHA-512 of the token's UTF-8 bytes.
     case sha512SHA512(String)
