@@ -9,9 +9,9 @@ public struct Configuration: Sendable, Hashable {
     public let providers: [ProviderSettings]
     /// The URL browsers reach the sign-in routes at (`server.public_url`), without a trailing slash; `nil` when
     /// no section gave one. The default redirect URI of every provider derives from it.
-    public var publicURL: String?
+    package var publicURL: String?
     /// The path the sign-in routes live under (`server.path_prefix`); default ``defaultPathPrefix``.
-    public var pathPrefix: String = Configuration.defaultPathPrefix
+    package var pathPrefix: String = Configuration.defaultPathPrefix
     /// The files secrets were read from, in reading order (see ``secretFilePermissionWarnings(permissions:)``).
     package var secretFiles: [SecretFile] = []
     /// The other sections' values, by key.
@@ -21,7 +21,7 @@ public struct Configuration: Sendable, Hashable {
     public static let defaultPathPrefix = "/auth"
 
     /// Creates a configuration of `providers` (set ``publicURL`` for their default redirect URIs).
-    public init(providers: [ProviderSettings]) {
+    package init(providers: [ProviderSettings]) {
         self.providers = providers
     }
 
@@ -36,13 +36,13 @@ public struct Configuration: Sendable, Hashable {
     }
 
     /// The provider called `name`, if any.
-    public func provider(named name: String) -> ProviderSettings? {
+    package func provider(named name: String) -> ProviderSettings? {
         providers.first { $0.name == name }
     }
 
     /// The redirect URI of `provider`: its `redirect_uri`, else one derived from ``publicURL``;
     /// `nil` when neither is known.
-    public func redirectURI(for provider: ProviderSettings) -> String? {
+    package func redirectURI(for provider: ProviderSettings) -> String? {
         if let uri = provider.redirectURI { return uri }
         return publicURL.map { provider.redirectURI(publicURL: $0, pathPrefix: pathPrefix) }
     }

@@ -10,7 +10,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public var readable: Configuration?
 
     /// Wraps issues, ordering them by position.
-    public init(issues: [ConfigurationIssue], readable: Configuration? = nil) {
+    package init(issues: [ConfigurationIssue], readable: Configuration? = nil) {
         self.readable = readable
         self.issues = issues.enumerated().sorted { left, right in
             let l = left.element.location.map { ($0.line, $0.column) } ?? (0, 0)

@@ -4,7 +4,7 @@ internal import Foundation
 /// Reads `providers.yaml`: parses it, interpolates `${VAR}` and `*_file` keys, checks every key, and
 /// reports all problems at once.
 ///
-/// The core reads `providers:`; every other top-level section is read by the ``ConfigurationSection`` its
+/// The core reads `providers:`; every other top-level section is read by the configuration section its
 /// owning module supplies, all in one run, so every problem of every section is reported together. The
 /// standard sections (`server:`, `store:`, `sandbox:`) come with `import AuthFlowDeployment`, whose
 /// `ConfigurationLoader(environment:)` reads them all.
@@ -39,7 +39,7 @@ public struct ConfigurationLoader: Sendable {
     ///   - mode: ``Mode/normal`` or ``Mode/sandbox``.
     ///   - readFile: reads the configuration and `*_file` keys; it may throw anything (the error is
     ///     summarised, never printed with the file's contents).
-    public init(
+    package init(
         sections: [ConfigurationSection], environment: [String: String], mode: Mode = .normal,
         readFile: @escaping @Sendable (String) throws -> String = ConfigurationLoader.readFileFromDisk
     ) {

@@ -5,7 +5,7 @@ package import AuthFlowYAML
 ///
 /// The core reads only `providers:`; a section's reader lives with its settings, so a new option of a
 /// section changes only its module. The owning module adds a typed accessor on ``Configuration``.
-public struct ConfigurationSection: Sendable {
+package struct ConfigurationSection: Sendable {
     /// Reads the section's value; `nil` when it could not be read (the reader's issues say why).
     package typealias Read =
         @Sendable (_ reader: inout ConfigurationReader, _ node: YAMLNode, _ owner: YAMLMark) ->
@@ -16,7 +16,7 @@ public struct ConfigurationSection: Sendable {
         -> Void
 
     /// The top-level key, as written in `providers.yaml`.
-    public let key: String
+    package let key: String
     /// Keys of this section whose values are credentials: their source lines are redacted in issues.
     package let credentialKeys: Set<String>
     package let read: Read

@@ -4,7 +4,7 @@
 /// `false` (the default) never links; `true` trusts every provider's `email_verified`; a list such as
 /// `[apple, google]` trusts only the providers named there, so a `type: oidc` issuer the operator does not
 /// vouch for cannot claim another user's address. Addresses match only when they are identical after the
-/// domain is lower-cased in ASCII (see ``matches(_:_:)``).
+/// domain is lower-cased in ASCII (see `matches(_:_:)`).
 public enum EmailLinkPolicy: Sendable, Hashable, ExpressibleByBooleanLiteral {
     /// No sign-in is linked by email.
     case off
@@ -19,7 +19,7 @@ public enum EmailLinkPolicy: Sendable, Hashable, ExpressibleByBooleanLiteral {
     }
 
     /// Whether a verified email from the provider named `provider` may link to an existing user.
-    public func allows(provider: String) -> Bool {
+    package func allows(provider: String) -> Bool {
         switch self {
         case .off: false
         case .allProviders: true
@@ -31,7 +31,7 @@ public enum EmailLinkPolicy: Sendable, Hashable, ExpressibleByBooleanLiteral {
     /// are compared byte for byte and the domains after lower-casing ASCII letters only. No Unicode case
     /// folding or normalization is applied, so `\u{212A}ate@example.com` (KELVIN SIGN) never matches
     /// `kate@example.com`; an address without `@` or with an empty part matches nothing.
-    public static func matches(_ left: String, _ right: String) -> Bool {
+    package static func matches(_ left: String, _ right: String) -> Bool {
         guard let left = comparable(left), let right = comparable(right) else { return false }
         return left == right
     }

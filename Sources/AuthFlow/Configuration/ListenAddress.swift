@@ -6,13 +6,13 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     public let port: Int
 
     /// Creates an address.
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses `host:port`; `nil` when the text is not of that form or the port is outside 0…65535.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {

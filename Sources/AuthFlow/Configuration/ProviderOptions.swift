@@ -9,9 +9,9 @@ public struct ProviderOptions: Sendable, Hashable {
     /// `tenant`: which accounts may sign in (Microsoft: `common`, `organizations`, `consumers` or a tenant id).
     public var tenant: String?
     /// `allowed_tenants`: the tenant ids whose tokens are accepted.
-    public var allowedTenants: [String]?
+    package var allowedTenants: [String]?
     /// `allow_any_tenant`: accept tokens of every tenant (a multi-tenant app open to all organizations).
-    public var allowAnyTenant: Bool?
+    package var allowAnyTenant: Bool?
     /// `base_url`: the provider's base URL (a self-hosted instance, or a stand-in for tests).
     public var baseURL: String?
     /// `hosted_domain`: the Google Workspace domain whose accounts alone may sign in, checked against the
@@ -25,7 +25,7 @@ public struct ProviderOptions: Sendable, Hashable {
     package var passkey = PasskeyOptions()
 
     /// Creates options; every key absent by default.
-    public init(
+    package init(
         tenant: String? = nil, allowedTenants: [String]? = nil, allowAnyTenant: Bool? = nil, baseURL: String? = nil
     ) {
         self.tenant = tenant
@@ -35,7 +35,7 @@ public struct ProviderOptions: Sendable, Hashable {
     }
 
     /// The YAML keys of these options.
-    public static let keys =
+    package static let keys =
         [
             "tenant", "allowed_tenants", "allow_any_tenant", "base_url", "hosted_domain", "allowed_organizations",
             "allowed_teams",

@@ -14,41 +14,41 @@ public struct ProviderSettings: Sendable, Hashable {
     /// `client_secret`, or the trimmed contents of `client_secret_file`.
     public let clientSecret: Secret?
     /// `audiences`: extra accepted id_token audiences (native app bundle IDs); default empty.
-    public let audiences: [String]
+    package let audiences: [String]
     /// `native_clients`: the client ids of the provider's native apps (Apple bundle ids, Google Android/iOS
     /// client ids, the Facebook app id); non-empty enables `POST /auth/{name}/native`. Default empty.
-    public let nativeClients: [String]
+    package let nativeClients: [String]
     /// `team_id` (Apple).
-    public let teamID: String?
+    package let teamID: String?
     /// `key_id` (Apple).
-    public let keyID: String?
+    package let keyID: String?
     /// The PEM text of `private_key_file` (Apple's `.p8`).
-    public let privateKey: Secret?
+    package let privateKey: Secret?
     /// `scopes`; `nil` keeps the plugin's defaults.
     public let scopes: [String]?
     /// `capabilities`: `pkce`, `oidc`, `jwt_client_auth`, `form_post` → requested on/off. Absent ones
     /// keep the plugin's default.
-    public let capabilities: [String: Bool]
+    package let capabilities: [String: Bool]
     /// `redirect_uri`; when absent and `server.public_url` is set, `{public_url}/auth/{name}/callback`.
-    public let redirectURI: String?
+    package let redirectURI: String?
     /// `post_logout_redirect_uri`: where the provider sends the browser after a provider logout; when absent,
     /// `{public_url}{path_prefix}/logged-out`. Register it with the provider.
-    public let postLogoutRedirectURI: String?
+    package let postLogoutRedirectURI: String?
     /// `issuer`: the expected `iss` of id_tokens (and the discovery base for `type: oidc`).
     public let issuer: String?
     /// `endpoints`: overrides of the plugin's default URLs.
-    public let endpoints: ProviderEndpoints
+    package let endpoints: ProviderEndpoints
     /// `authorization_params`: extra parameters of the authorization request, e.g. Google's
     /// `access_type: offline` for a refresh token. Never one AuthFlow sets itself
     /// (`state`, `nonce`, `scope`, `code_challenge`, …); the loader refuses those.
-    public let authorizationParameters: [String: String]
+    package let authorizationParameters: [String: String]
     /// `client_auth`: how the client authenticates at the token endpoint; `nil` keeps the plugin's default
     /// (or the issuer's advertised choice).
-    public let clientAuthentication: ClientAuthentication?
+    package let clientAuthentication: ClientAuthentication?
     /// `claims`: where the identity's members come from; `nil` keeps the plugin's own mapping.
-    public let claims: ClaimMapping?
+    package let claims: ClaimMapping?
     /// The keys only some provider types read (`tenant`, `allowed_tenants`, `allow_any_tenant`, `base_url`).
-    public var options = ProviderOptions()
+    package var options = ProviderOptions()
     /// `par`: whether sign-ins push their authorization request first (RFC 9126); `auto` by default.
     package var pushedAuthorization = PushedAuthorizationMode.auto
     /// `request_object`: whether the authorization request is a signed request object (RFC 9101); `auto` by
@@ -64,12 +64,12 @@ public struct ProviderSettings: Sendable, Hashable {
     /// Where the provider's name is written.
     public let location: SourceLocation
     /// Where the `type` value is written; `nil` when `type` was left out.
-    public let typeLocation: SourceLocation?
+    package let typeLocation: SourceLocation?
     /// Where each capability key is written, by capability name.
-    public let capabilityLocations: [String: SourceLocation]
+    package let capabilityLocations: [String: SourceLocation]
     /// Where each key is written, by its YAML name; nested keys are dotted (`endpoints.token`,
     /// `capabilities.pkce`).
-    public let keyLocations: [String: SourceLocation]
+    package let keyLocations: [String: SourceLocation]
 
     /// Creates provider settings (the loader does this; tests and applications may too).
     public init(
@@ -109,7 +109,7 @@ public struct ProviderSettings: Sendable, Hashable {
 
     /// ``redirectURI`` when set, otherwise `{publicURL}{pathPrefix}/{name}/callback` (a trailing `/` of
     /// `publicURL` is dropped; `pathPrefix` is `server.path_prefix`, `/auth` by default).
-    public func redirectURI(publicURL: String, pathPrefix: String = Configuration.defaultPathPrefix) -> String {
+    package func redirectURI(publicURL: String, pathPrefix: String = Configuration.defaultPathPrefix) -> String {
         if let redirectURI { return redirectURI }
         var base = Substring(publicURL)
         while base.hasSuffix("/") { base = base.dropLast() }
@@ -117,7 +117,7 @@ public struct ProviderSettings: Sendable, Hashable {
     }
 
     /// The location of `key` (see ``keyLocations``), or of the provider's name when the key is absent.
-    public func location(of key: String) -> SourceLocation {
+    package func location(of key: String) -> SourceLocation {
         keyLocations[key] ?? location
     }
 }

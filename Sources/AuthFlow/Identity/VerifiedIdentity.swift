@@ -22,20 +22,20 @@ public struct VerifiedIdentity: Sendable, Hashable {
     public let rawClaims: [String: JSONValue]
     /// The groups the provider placed the user in, as its plugin or the `claims.groups` mapping reads them;
     /// empty when the provider states none.
-    public let groups: [String]
+    package let groups: [String]
     /// The roles the provider granted the user in this application (Microsoft's app `roles`), kept apart from
     /// ``groups`` so that a role never satisfies a group rule; empty when the plugin states none.
-    public let roles: [String]
+    package let roles: [String]
     /// The tenant (directory) that issued the identity, for plugins whose provider has tenants (Microsoft's
     /// `tid`); `nil` otherwise. Access rules written `PROVIDER/TENANT:NAME` compare it.
-    public let tenant: String?
+    package let tenant: String?
     /// Whether the email is a relay address the provider made for this application (Apple's
     /// `is_private_email`), which forwards to the user's real mailbox.
-    public let isPrivateRelayEmail: Bool
+    package let isPrivateRelayEmail: Bool
     /// Whether the plugin vouches for the email as proof of mailbox ownership strong enough to link this
     /// identity to an existing user (`link_by_verified_email`). Never true without ``emailVerified``; a
     /// plugin sets it false where the provider's "verified" is weaker than that (see docs/providers.md).
-    public let emailLinkable: Bool
+    package let emailLinkable: Bool
 
     /// Creates an identity; plugins call this from their claim or userinfo mapping.
     ///

@@ -8,7 +8,7 @@ public enum CapabilitySupport: Sendable, Hashable {
     case unsupported(reason: String)
 
     /// `"required"`, `"optional"` or `"unsupported"`, as shown in the capability matrix.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .required: "required"
         case .optional: "optional"
@@ -17,7 +17,7 @@ public enum CapabilitySupport: Sendable, Hashable {
     }
 
     /// Whether the capability is on when configuration does not mention it.
-    public var enabledByDefault: Bool {
+    package var enabledByDefault: Bool {
         switch self {
         case .required: true
         case .optional(let value): value

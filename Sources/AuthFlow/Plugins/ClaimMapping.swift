@@ -1,4 +1,4 @@
-public import AuthFlowJOSE
+package import AuthFlowJOSE
 
 /// Where an identity's members come from in id_token claims or userinfo JSON (`providers.NAME.claims`).
 ///
@@ -11,22 +11,22 @@ public import AuthFlowJOSE
 /// the path; a numeric subject is taken as its decimal string.
 public struct ClaimMapping: Sendable, Hashable {
     /// A claim name or a dotted path of object members.
-    public struct Path: Sendable, Hashable, CustomStringConvertible {
+    package struct Path: Sendable, Hashable, CustomStringConvertible {
         /// The member names, outermost first.
-        public let components: [String]
+        package let components: [String]
 
         /// Parses `data.id`; `nil` when a component is empty.
-        public init?(_ text: String) {
+        package init?(_ text: String) {
             let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
             components = parts
         }
 
         /// The dotted form.
-        public var description: String { components.joined(separator: ".") }
+        package var description: String { components.joined(separator: ".") }
 
         /// The value at this path, or `nil` when a member is missing (or JSON `null`) or a parent is not an object.
-        public func value(in object: [String: JSONValue]) -> JSONValue? {
+        package func value(in object: [String: JSONValue]) -> JSONValue? {
             var current: JSONValue = .object(object)
             for component in components {
                 guard let next = current.objectValue?[component], next != .null else { return nil }
@@ -37,7 +37,7 @@ public struct ClaimMapping: Sendable, Hashable {
     }
 
     /// Where `email_verified` comes from.
-    public enum Verification: Sendable, Hashable {
+    package enum Verification: Sendable, Hashable {
         /// A claim holding `true`/`false` (or the strings `"true"`/`"false"`).
         case claim(Path)
         /// A policy: every email of this provider is verified (`true`) or none is (`false`).
@@ -45,22 +45,22 @@ public struct ClaimMapping: Sendable, Hashable {
     }
 
     /// `claims.subject`; `nil` reads `sub`.
-    public var subject: Path?
+    package var subject: Path?
     /// `claims.email`; `nil` reads `email`.
-    public var email: Path?
+    package var email: Path?
     /// `claims.email_verified`; `nil` reads `email_verified` when ``email`` is `nil`, and leaves a mapped email
     /// unverified.
-    public var emailVerified: Verification?
+    package var emailVerified: Verification?
     /// `claims.name`; `nil` reads `name`, else `given_name` and `family_name`.
-    public var name: Path?
+    package var name: Path?
     /// `claims.groups`; `nil` reads `groups` when it is an array of strings.
-    public var groups: Path?
+    package var groups: Path?
 
     /// The standard mapping (every member left out).
-    public static let standard = ClaimMapping()
+    package static let standard = ClaimMapping()
 
     /// Creates a mapping; members left `nil` keep their standard claim.
-    public init(
+    package init(
         subject: Path? = nil, email: Path? = nil, emailVerified: Verification? = nil, name: Path? = nil,
         groups: Path? = nil
     ) {
@@ -78,7 +78,7 @@ public struct ClaimMapping: Sendable, Hashable {
     ///
     /// - Throws: ``SignInError`` with `claim_mapping_failed` (``SignInError/claim`` the path) when a mapped
     ///   path is missing or holds the wrong type, or when the subject is missing or empty.
-    public func identity(from object: [String: JSONValue], provider: String, source: IdentitySource)
+    package func identity(from object: [String: JSONValue], provider: String, source: IdentitySource)
         throws(SignInError) -> VerifiedIdentity
     {
         let reading = Reading(object: object, provider: provider, source: source)

@@ -16,5 +16,5 @@ public enum ClientAuthentication: String, Sendable, Hashable, CaseIterable {
 
     /// The methods `providers.NAME.client_auth` may name, in the order they are preferred when the issuer's
     /// discovery document lists several and the plugin's default is not among them.
-    public static let configurable: [ClientAuthentication] = [.clientSecretBasic, .clientSecretPost, .privateKeyJWT]
+    package static let configurable: [ClientAuthentication] = [.clientSecretBasic, .clientSecretPost, .privateKeyJWT]
 }

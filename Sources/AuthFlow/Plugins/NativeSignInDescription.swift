@@ -12,13 +12,13 @@ public enum NativeAudience: Sendable, Hashable {
 /// ``ProviderDescription``; only a plugin that describes it accepts `native_clients`.
 public struct NativeSignInDescription: Sendable {
     /// How the tokens name the app they were issued to.
-    public var audience: NativeAudience
+    package var audience: NativeAudience
     /// Whether the app may send an authorization code with the token (Apple), which is exchanged at the token
     /// endpoint like a web sign-in's.
-    public var exchangesAuthorizationCode: Bool
+    package var exchangesAuthorizationCode: Bool
     /// The issuer and JWKS of native tokens when the web flow verifies none (Facebook Limited Login); `nil`
     /// uses the provider's own.
-    public var tokenSource: (issuer: String, jwks: String)?
+    package var tokenSource: (issuer: String, jwks: String)?
 
     /// Describes native sign-in.
     public init(

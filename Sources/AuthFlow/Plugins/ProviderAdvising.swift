@@ -1,15 +1,15 @@
 /// One finding of a plugin's ``ProviderPlugin/advice(for:)``.
 public struct ProviderAdvice: Sendable, Hashable {
     /// A stable snake_case code, e.g. `any_tenant`.
-    public let code: String
+    package let code: String
     /// What was found.
-    public let finding: String
+    package let finding: String
     /// The YAML key to change, when the advice is to set one.
-    public let key: String?
+    package let key: String?
     /// What to do about it (after the key, when there is one).
-    public let change: String
+    package let change: String
     /// Whether following it hardens the deployment (a hardening advisory) rather than being a note.
-    public let hardening: Bool
+    package let hardening: Bool
 
     /// Creates a finding.
     public init(code: String, finding: String, key: String? = nil, change: String, hardening: Bool = false) {

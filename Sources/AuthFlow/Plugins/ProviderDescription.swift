@@ -15,37 +15,37 @@ public struct ProviderDescription: Sendable {
     public var issuer: String?
     /// Other spellings of ``issuer`` that tokens may carry, accepted when the configured issuer is ``issuer``
     /// (Google: `accounts.google.com`).
-    public var issuerAliases: Set<String>
+    package var issuerAliases: Set<String>
     /// The placeholder that makes a configured issuer a template, for a provider whose tokens name their own
     /// tenant in `iss` (Microsoft's `{tenantid}`), and the claim that fills it (`tid`); `nil` compares `iss`
     /// exactly.
-    public var issuerPlaceholder: (placeholder: String, claim: String)?
+    package var issuerPlaceholder: (placeholder: String, claim: String)?
     /// Scopes requested when configuration sets no `scopes:` (`openid` is added when `oidc` is on).
     public var scopes: [String]
     /// The id_token signature algorithms accepted (HMAC and `none` are always refused).
-    public var idTokenAlgorithms: Set<JWSAlgorithm>
+    package var idTokenAlgorithms: Set<JWSAlgorithm>
     /// How the id_token must carry the nonce.
-    public var noncePolicy: NoncePolicy
+    package var noncePolicy: NoncePolicy
     /// When the plugin's identities carry a linkable email, for reports; the mapping sets the flag per sign-in.
-    public var emailLinkability: EmailLinkability
+    package var emailLinkability: EmailLinkability
     /// How the provider is asked for a refresh token (reports advise it when tokens are stored).
-    public var refreshTokenRequest: RefreshTokenRequest
+    package var refreshTokenRequest: RefreshTokenRequest
     /// Extra authorization-request parameters (never overriding the ones the flow sets).
-    public var authorizationParameters: [(String, String)]
+    package var authorizationParameters: [(String, String)]
     /// Whether an OpenID Connect sign-in also calls the userinfo endpoint (its `sub` must then match).
-    public var fetchesUserinfoWithIDToken: Bool
+    package var fetchesUserinfoWithIDToken: Bool
     /// Whether the provider names itself in every authorization response with an `iss` parameter (RFC 9207),
     /// so that a callback without one is refused. An `iss` parameter that is present is checked whatever this
     /// says.
-    public var sendsIssuerInAuthorizationResponse: Bool
+    package var sendsIssuerInAuthorizationResponse: Bool
     /// Whether the provider sends its ``UnverifiedProfile`` only once (Apple's first-login name), so the server
     /// keeps it across a failed attempt until the sign-in completes.
-    public var keepsUnverifiedProfile: Bool
+    package var keepsUnverifiedProfile: Bool
     /// Whether `claims:` may map the identity (the generic `oidc` and `oauth2` types).
-    public var supportsClaimMapping: Bool
+    package var supportsClaimMapping: Bool
     /// How native apps' ID tokens are verified; `nil` when the provider issues none (`native_clients` is then
     /// refused).
-    public var nativeSignIn: NativeSignInDescription?
+    package var nativeSignIn: NativeSignInDescription?
     /// Whether the provider accepts authorization requests only when pushed (RFC 9126 §5,
     /// `require_pushed_authorization_requests`), so `par: off` is a configuration error.
     package var requiresPushedAuthorizationRequests = false

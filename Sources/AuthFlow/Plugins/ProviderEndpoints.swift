@@ -32,13 +32,13 @@ public struct ProviderEndpoints: Sendable, Hashable {
     }
 
     /// `true` when no endpoint is set (as a provider's `endpoints:` overrides: none overridden).
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         authorization == nil && token == nil && userinfo == nil && jwks == nil && revocation == nil && endSession == nil
             && pushedAuthorizationRequest == nil
     }
 
     /// These endpoints with every key that `overrides` sets replaced (a provider's `endpoints:`).
-    public func overridden(by overrides: ProviderEndpoints) -> ProviderEndpoints {
+    package func overridden(by overrides: ProviderEndpoints) -> ProviderEndpoints {
         var result = ProviderEndpoints(
             authorization: overrides.authorization ?? authorization,
             token: overrides.token ?? token,

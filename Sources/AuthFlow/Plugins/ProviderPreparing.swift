@@ -2,7 +2,8 @@
 /// base URL), asynchronous set-up (the generic OpenID Connect plugin fetches the issuer's discovery document)
 /// and the form of its tenants. Every requirement has a default when the conforming type is the plugin.
 public protocol ProviderPreparing: Sendable {
-    /// The ``ProviderOptions/keys`` the plugin reads; setting another is a configuration error. None by default.
+    /// The provider option keys (`base_url`, `tenant`, …) the plugin reads; setting another is a configuration
+    /// error. None by default.
     var optionKeys: Set<String> { get }
 
     /// The plugin configured with one provider's options; resolution uses the returned plugin for that provider.
@@ -10,7 +11,7 @@ public protocol ProviderPreparing: Sendable {
 
     /// Whether `settings` can only be resolved after ``prepared(for:context:)``; the synchronous
     /// ``ProviderRegistry/resolve(_:credentials:)`` then refuses the provider with a
-    /// ``ResolutionIssue/Kind/discoveryRequired`` issue naming the asynchronous entry. `false` by default.
+    /// `discovery_required` issue naming the asynchronous entry. `false` by default.
     func requiresPreparation(for settings: ProviderSettings) -> Bool
 
     /// The plugin to resolve one provider's `settings` with, after any asynchronous set-up. Called by

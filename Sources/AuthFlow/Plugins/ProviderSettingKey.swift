@@ -7,23 +7,23 @@ public struct ProviderSettingKey: RawRepresentable, Hashable, Sendable, CustomSt
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `client_id`: the application's identifier at the provider.
-    public static let clientID = ProviderSettingKey(rawValue: "client_id")
+    package static let clientID = ProviderSettingKey(rawValue: "client_id")
     /// `client_secret` (or `client_secret_file`): the static client secret.
-    public static let clientSecret = ProviderSettingKey(rawValue: "client_secret")
+    package static let clientSecret = ProviderSettingKey(rawValue: "client_secret")
     /// `team_id`: Apple Developer Team ID (issuer of the ES256 client secret).
-    public static let teamID = ProviderSettingKey(rawValue: "team_id")
+    package static let teamID = ProviderSettingKey(rawValue: "team_id")
     /// `key_id`: the ID of the Sign in with Apple private key.
-    public static let keyID = ProviderSettingKey(rawValue: "key_id")
+    package static let keyID = ProviderSettingKey(rawValue: "key_id")
     /// `private_key_file`: the PKCS#8 PEM private key that signs the client-secret JWT.
-    public static let privateKey = ProviderSettingKey(rawValue: "private_key_file")
+    package static let privateKey = ProviderSettingKey(rawValue: "private_key_file")
     /// `issuer`: the expected `iss` of id_tokens.
-    public static let issuer = ProviderSettingKey(rawValue: "issuer")
+    package static let issuer = ProviderSettingKey(rawValue: "issuer")
 
     /// The YAML key.
     public var description: String { rawValue }
 
     /// Whether `settings` provides a value for this key. Keys unknown to ``ProviderSettings`` count as absent.
-    public func isPresent(in settings: ProviderSettings) -> Bool {
+    package func isPresent(in settings: ProviderSettings) -> Bool {
         switch self {
         case .clientID: settings.clientID.map { !$0.isEmpty } ?? false
         case .clientSecret: settings.clientSecret.map { !$0.value.isEmpty } ?? false

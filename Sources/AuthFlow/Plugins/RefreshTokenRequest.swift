@@ -1,5 +1,5 @@
 /// How a provider is asked for a refresh token, so reports can tell an operator what to add when tokens
-/// are stored (``ProviderDescription/refreshTokenRequest``).
+/// are stored (a description's `refreshTokenRequest`).
 public enum RefreshTokenRequest: Sendable, Hashable {
     /// Nothing to configure: the provider issues one unasked, or issues none at all.
     case none

@@ -86,12 +86,12 @@ public struct StandardTokenEndpoint: TokenEndpointStrategy {
 /// The client-authentication methods a provider allows and its default.
 public struct ClientAuthenticationChoice: Sendable, Hashable {
     /// The methods `client_auth` may name, in order of preference.
-    public let allowed: [ClientAuthentication]
+    package let allowed: [ClientAuthentication]
     /// The method used when `client_auth` is not set; one of ``allowed``.
-    public let defaultMethod: ClientAuthentication
+    package let defaultMethod: ClientAuthentication
     /// The issuer's advertised `token_endpoint_auth_methods_supported`, when the choice comes from it (named in
     /// the error for a method it does not list).
-    public let advertised: [String]?
+    package let advertised: [String]?
 
     /// Creates a choice; `defaultMethod` is added to `allowed` when missing.
     public init(allowed: [ClientAuthentication], defaultMethod: ClientAuthentication, advertised: [String]? = nil) {
@@ -103,7 +103,8 @@ public struct ClientAuthenticationChoice: Sendable, Hashable {
     /// The choice for an issuer that advertises `methods` (`nil`: it advertises none, so every method of
     /// ``ClientAuthentication/configurable`` may be named): the allowed ones are ours that it lists; the
     /// default is `preferred` when listed, else the first of ours it lists, else `preferred`.
-    public static func advertised(_ methods: [String]?, preferred: ClientAuthentication) -> ClientAuthenticationChoice {
+    package static func advertised(_ methods: [String]?, preferred: ClientAuthentication) -> ClientAuthenticationChoice
+    {
         guard let methods else {
             return ClientAuthenticationChoice(allowed: ClientAuthentication.configurable, defaultMethod: preferred)
         }

@@ -10,14 +10,14 @@ public final class ProviderPreparation: Sendable {
     private let values: Mutex<[String: any Sendable]>
 
     /// Creates a context; `shared` seeds values (e.g. a caller's own discovery cache under its plugin's key).
-    public init(httpClient: any HTTPClient, shared: [String: any Sendable] = [:]) {
+    package init(httpClient: any HTTPClient, shared: [String: any Sendable] = [:]) {
         self.httpClient = httpClient
         self.values = Mutex(shared)
     }
 
     /// The value stored under `key`, created by `make` on first use. A stored value of another type is
     /// replaced.
-    public func shared<Value: Sendable>(_ key: String, make: () -> Value) -> Value {
+    package func shared<Value: Sendable>(_ key: String, make: () -> Value) -> Value {
         values.withLock { values in
             if let value = values[key] as? Value { return value }
             let value = make()

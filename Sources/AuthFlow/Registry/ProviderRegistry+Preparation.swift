@@ -24,7 +24,7 @@ extension ProviderRegistry {
     /// preparation context (whose shared values a caller may have seeded).
     ///
     /// - Throws: ``ConfigurationError`` listing every issue found.
-    public func resolve(
+    package func resolve(
         _ configuration: Configuration, preparation: ProviderPreparation, credentials: CredentialRequirement = .values
     ) async throws(ConfigurationError) -> [ResolvedProvider] {
         var resolved: [ResolvedProvider] = []

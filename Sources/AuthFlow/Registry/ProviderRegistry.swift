@@ -8,7 +8,7 @@ public struct ProviderRegistry: Sendable {
     public init() {}
 
     /// A registry holding `plugins` (a later plugin with the same type replaces an earlier one).
-    public init(_ plugins: [any ProviderPlugin]) {
+    package init(_ plugins: [any ProviderPlugin]) {
         for plugin in plugins { register(plugin) }
     }
 
@@ -18,10 +18,10 @@ public struct ProviderRegistry: Sendable {
     }
 
     /// The plugin for `type`, or `nil`.
-    public func plugin(forType type: String) -> (any ProviderPlugin)? {
+    package func plugin(forType type: String) -> (any ProviderPlugin)? {
         plugins[type]
     }
 
     /// Every registered type, sorted.
-    public var types: [String] { plugins.keys.sorted() }
+    package var types: [String] { plugins.keys.sorted() }
 }

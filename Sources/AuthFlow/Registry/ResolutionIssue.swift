@@ -1,9 +1,9 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 /// Creates the positioned ``ConfigurationIssue``s that provider resolution reports.
-public enum ResolutionIssue {
+package enum ResolutionIssue {
     /// The issue codes resolution uses.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// `type:` names no registered plugin.
         case unknownProviderType = "unknown_provider_type"
         /// `capabilities:` names something that is not a capability.
@@ -30,14 +30,14 @@ public enum ResolutionIssue {
     }
 
     /// An issue of `kind` with `message`, at `location`. Plugins use it for their own ``ProviderPlugin/validate(_:capabilities:)`` checks.
-    public static func make(_ kind: Kind, _ message: String, _ location: SourceLocation?) -> ConfigurationIssue {
+    package static func make(_ kind: Kind, _ message: String, _ location: SourceLocation?) -> ConfigurationIssue {
         ConfigurationIssue(code: kind.code, message: message, location: location)
     }
 }
 
 extension ResolutionIssue.Kind {
     /// The issue code this kind reports (the same string as its raw value).
-    public var code: ConfigurationIssue.Code { ConfigurationIssue.Code(rawValue: rawValue) }
+    package var code: ConfigurationIssue.Code { ConfigurationIssue.Code(rawValue: rawValue) }
 }
 
 /// The codes of ``ResolutionIssue/Kind`` as issue codes, to compare an issue with (`invalid_value` is

@@ -3,14 +3,14 @@ public import AuthFlowJOSE
 extension ResolvedProvider {
     /// The one verifier set-up for JWTs this provider signs (id_tokens at sign-in and refresh, signed events):
     /// the plugin's algorithm allow-list without HMAC, `iss` among the provider's issuers (or `issuers`) or filled
-    /// into the plugin's ``ProviderDescription/issuerPlaceholder``, `aud`
-    /// among ``audiences`` (or `audiences`), `exp`/`nbf`/`iat` with `leeway`, and `nonce` when given.
+    /// into the plugin's issuer placeholder (`ProviderDescription`'s `issuerPlaceholder`), `aud`
+    /// among the provider's audiences (or `audiences`), `exp`/`nbf`/`iat` with `leeway`, and `nonce` when given.
     ///
     /// - Parameters:
     ///   - leeway: clock-skew allowance in seconds.
     ///   - nonce: the expected nonce, or `nil` to leave it unchecked.
     ///   - issuers: accepted issuers instead of the provider's own (Google RISC's event issuer).
-    ///   - audiences: accepted audiences instead of ``audiences``.
+    ///   - audiences: accepted audiences instead of the provider's own.
     ///   - requireExpiration: whether `exp` must be present (`false` for RFC 8417 security event tokens).
     ///   - requireIssuedAt: whether `iat` must be present.
     public func jwtVerifier(

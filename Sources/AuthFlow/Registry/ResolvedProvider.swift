@@ -19,22 +19,22 @@ public struct ResolvedProvider: Sendable {
     /// The client identifier.
     public let clientID: String
     /// Accepted id_token audiences: `client_id` first, then `audiences:` (duplicates removed).
-    public let audiences: [String]
+    package let audiences: [String]
     /// The endpoints in effect (plugin defaults with `endpoints:` overrides applied).
     public let endpoints: ProviderEndpoints
     /// The scopes requested, in order (`openid` first when `oidc` is on).
-    public let scopes: [String]
+    package let scopes: [String]
     /// The expected id_token issuer, when the provider has one.
     public let issuer: String?
     /// Every accepted `iss` value (empty without an issuer).
     package let acceptedIssuers: Set<String>
     /// The callback URL sent as `redirect_uri`.
-    public let redirectURI: String
+    package let redirectURI: String
     /// How the client authenticates at the token endpoint.
-    public let clientAuthentication: ClientAuthentication
+    package let clientAuthentication: ClientAuthentication
 
     /// The client ids of the provider's native apps (`native_clients`); empty when native sign-in is off.
-    public var nativeClients: [String] { settings.nativeClients }
+    package var nativeClients: [String] { settings.nativeClients }
 
     /// Whether `POST /auth/{name}/native` is on: `native_clients` is set and the plugin supports it.
     package var acceptsNativeSignIn: Bool { !nativeClients.isEmpty && plugin.nativeSignIn != nil }

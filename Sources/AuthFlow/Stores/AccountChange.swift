@@ -16,7 +16,7 @@ public enum AccountChange: Sendable, Hashable {
     case removeIdentity(IdentityKey)
 
     /// The identity the change concerns.
-    public var identity: IdentityKey {
+    package var identity: IdentityKey {
         switch self {
         case .updateProfile(let key, _), .setDisabled(let key, _), .deleteTokens(let key), .removeIdentity(let key):
             return key

@@ -44,5 +44,5 @@ public struct LinkedIdentity: Sendable, Hashable {
     }
 
     /// The identity's `(provider, subject)` key.
-    public var key: IdentityKey { IdentityKey(provider: provider, subject: subject) }
+    package var key: IdentityKey { IdentityKey(provider: provider, subject: subject) }
 }

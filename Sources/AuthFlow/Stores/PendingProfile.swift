@@ -28,7 +28,7 @@ public struct PendingProfile: Sendable, Hashable {
     }
 
     /// First and last name joined by a space, or `nil` when neither was sent.
-    public var displayName: String? {
+    package var displayName: String? {
         let parts = [firstName, lastName].compactMap { $0 }.filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }

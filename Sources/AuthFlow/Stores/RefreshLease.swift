@@ -10,7 +10,7 @@ public enum RefreshLease: Sendable, Hashable {
     case held(StoredTokens)
 
     /// The stored tokens either way.
-    public var tokens: StoredTokens {
+    package var tokens: StoredTokens {
         switch self {
         case .acquired(let tokens), .held(let tokens): return tokens
         }

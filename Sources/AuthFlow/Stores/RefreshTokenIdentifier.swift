@@ -5,17 +5,17 @@ import Foundation
 /// `token_identifier_alg` and `token`), to find the identity it is stored for
 /// (``TokenStore/identity(provider:refreshToken:)``).
 public enum RefreshTokenIdentifier: Sendable, Hashable {
-    /// `prefix`: the token's first ``prefixLength`` characters.
+    /// `prefix`: the token's first `prefixLength` (16) characters.
     case prefix(String)
     /// `hash_base64_sha512_sha512`: standard base64 of SHA-512 of SHA-512 of the token's UTF-8 bytes.
     case sha512SHA512(String)
 
     /// How many leading characters of a token the `prefix` form names.
-    public static let prefixLength = 16
+    package static let prefixLength = 16
 
     /// The identifier a provider sent as `algorithm` (`prefix` or `hash_base64_sha512_sha512`) and `value`,
     /// or `nil` for another algorithm, an empty value or a prefix of other than ``prefixLength`` characters.
-    public init?(algorithm: String, value: String) {
+    package init?(algorithm: String, value: String) {
         switch algorithm {
         case "prefix" where value.count == Self.prefixLength:
             self = .prefix(value)
@@ -27,13 +27,13 @@ public enum RefreshTokenIdentifier: Sendable, Hashable {
     }
 
     /// `base64(sha512(sha512(token)))`, the value of the `hash_base64_sha512_sha512` form for `token`.
-    public static func sha512SHA512Digest(of token: String) -> String {
+    package static func sha512SHA512Digest(of token: String) -> String {
         Data(Digest.sha512(Digest.sha512(Array(token.utf8)))).base64EncodedString()
     }
 
     /// The first ``prefixLength`` characters of `token`, or `nil` when it is shorter (such a token cannot be
     /// named by prefix).
-    public static func prefix(of token: String) -> String? {
+    package static func prefix(of token: String) -> String? {
         token.count >= prefixLength ? String(token.prefix(prefixLength)) : nil
     }
 

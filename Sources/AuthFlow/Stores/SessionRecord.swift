@@ -21,9 +21,9 @@ public struct SessionRecord: Sendable, Hashable {
     /// The groups the provider placed the user in at sign-in, at most 64 of at most
     /// 256 bytes each; empty when it named none.
     public let groups: [String]
-    /// The roles the provider granted the user at sign-in (``VerifiedIdentity/roles``), bounded as ``groups``.
+    /// The roles the provider granted the user at sign-in (the verified identity's `roles`), bounded as ``groups``.
     public let roles: [String]
-    /// The tenant that issued the identity (``VerifiedIdentity/tenant``), at most 256 bytes;
+    /// The tenant that issued the identity (the verified identity's `tenant`), at most 256 bytes;
     /// `nil` for a provider without tenants.
     public let tenant: String?
     /// When the session was last used, as the server last wrote it (it writes it at most so often, see
@@ -78,7 +78,7 @@ public struct SessionRecord: Sendable, Hashable {
     }
 
     /// The `(provider, subject)` of the identity the user signed in with.
-    public var identity: IdentityKey { IdentityKey(provider: provider, subject: subject) }
+    package var identity: IdentityKey { IdentityKey(provider: provider, subject: subject) }
 
     /// This record with `lastUsedAt` set to `date`.
     package func used(at date: Date) -> SessionRecord {

@@ -3,11 +3,11 @@ public import AuthFlow
 extension ConfigurationSection {
     /// The sections `authflow serve` reads besides `providers:`, in reading order: `server:`, `sandbox:` and
     /// `store:`.
-    public static let standard: [ConfigurationSection] = [.server, .sandbox, .store]
+    package static let standard: [ConfigurationSection] = [.server, .sandbox, .store]
 }
 
 extension ConfigurationLoader {
-    /// Creates a loader of the whole `providers.yaml` schema: `providers:` and the ``ConfigurationSection/standard``
+    /// Creates a loader of the whole `providers.yaml` schema: `providers:` and the standard
     /// sections.
     /// - Parameters:
     ///   - environment: what `${VAR}` reads (pass `ProcessInfo.processInfo.environment` in production).
