@@ -85,6 +85,7 @@ public struct OIDCPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrateg
         description.requiresPushedAuthorizationRequests = metadata?.requiresPushedAuthorizationRequests ?? false
         description.requiresSignedRequestObject = metadata?.requiresSignedRequestObject ?? false
         description.dpopSigningAlgorithms = metadata?.dpopSigningAlgorithms
+        description.profiles = [.fapi2]
         return description
     }
 
