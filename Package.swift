@@ -244,33 +244,137 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowYAMLTests", dependencies: ["AuthFlowYAML"], swiftSettings: strict),
+        // Python peers (an independent HTTP client and server) and small waits, for the HTTP, curl and HTTP server
+        // tests.
+        .target(
+            name: "AuthFlowHTTPTestSupport", dependencies: ["AuthFlowTestSupport", "AuthFlowHTTP", "AuthFlowCurl"],
+            path: "Tests/Support/AuthFlowHTTPTestSupport", exclude: ["Python"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowHTTPTests",
-            dependencies: ["AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowTestSupport"],
-            exclude: ["Support/Python"], swiftSettings: strict),
+            dependencies: ["AuthFlowHTTP", "AuthFlowHTTPTestSupport", "AuthFlowTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowCurlTests",
+            dependencies: ["AuthFlowCurl", "AuthFlowHTTP", "AuthFlowHTTPTestSupport", "AuthFlowTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowHTTPServerTests",
+            dependencies: [
+                "AuthFlowHTTPServer", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPTestSupport", "AuthFlowTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AuthFlowTests",
             dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP", "AuthFlowCurl"],
             swiftSettings: strict),
-        // The whole `providers.yaml` schema: `providers:` (the core) with the sections their modules read.
+        // The whole `providers.yaml` schema as AuthFlowDeployment's loader reads it: `providers:` (the core) with
+        // the sections their modules read.
         .testTarget(
-            name: "AuthFlowConfigurationTests",
+            name: "AuthFlowDeploymentTests",
             dependencies: [
                 "AuthFlowDeployment", "AuthFlowServer", "AuthFlow", "AuthFlowHTTP", "AuthFlowYAML",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowPasskeysTests",
-            dependencies: ["AuthFlowPasskeys", "AuthFlowProviders", "AuthFlowDeployment", "AuthFlowMatrix", "AuthFlow"],
+            dependencies: [
+                "AuthFlowPasskeys", "AuthFlowProviders", "AuthFlowDeployment", "AuthFlowMatrix", "AuthFlow",
+            ],
             swiftSettings: strict),
+        // Fixtures of the provider plugins' test targets: settings resolved through the standard registry, a flow
+        // driven to its token exchange, signed id_tokens.
+        .target(
+            name: "AuthFlowProviderTestSupport",
+            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders"],
+            path: "Tests/Support/AuthFlowProviderTestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowAppleTests",
+            dependencies: [
+                "AuthFlowApple", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowGoogleTests",
+            dependencies: [
+                "AuthFlowGoogle", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowFacebookTests",
+            dependencies: [
+                "AuthFlowFacebook", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowXTests",
+            dependencies: [
+                "AuthFlowX", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowMicrosoftTests",
+            dependencies: [
+                "AuthFlowMicrosoft", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowGitHubTests",
+            dependencies: [
+                "AuthFlowGitHub", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowGitLabTests",
+            dependencies: [
+                "AuthFlowGitLab", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowLinkedInTests",
+            dependencies: [
+                "AuthFlowLinkedIn", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowSlackTests",
+            dependencies: [
+                "AuthFlowSlack", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowDiscordTests",
+            dependencies: [
+                "AuthFlowDiscord", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowOAuth2Tests",
+            dependencies: [
+                "AuthFlowOAuth2", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowProviders",
+                "AuthFlowProviderTestSupport", "AuthFlowDeployment",
+            ],
+            swiftSettings: strict),
+        // The standard registry, and every built-in plugin signing in against the sandbox through the core's flow
+        // (`SignIn/`).
         .testTarget(
             name: "AuthFlowProvidersTests",
             dependencies: [
                 "AuthFlowDeployment",
                 "AuthFlowProviders", "AuthFlow", "AuthFlowApple", "AuthFlowGoogle", "AuthFlowFacebook", "AuthFlowX",
                 "AuthFlowMicrosoft", "AuthFlowGitHub", "AuthFlowGitLab", "AuthFlowLinkedIn", "AuthFlowSlack",
-                "AuthFlowDiscord",
+                "AuthFlowDiscord", "AuthFlowOIDC", "AuthFlowSandbox",
                 "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer", "AuthFlowTestSupport",
+                "AuthFlowProviderTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -287,14 +391,6 @@ let package = Package(
             dependencies: [
                 "AuthFlowDeployment",
                 "AuthFlowOIDC", "AuthFlowProviders", "AuthFlow", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
-                "AuthFlowHTTPServer", "AuthFlowSandbox",
-            ],
-            swiftSettings: strict),
-        .testTarget(
-            name: "AuthFlowEndToEndTests",
-            dependencies: [
-                "AuthFlowDeployment",
-                "AuthFlow", "AuthFlowProviders", "AuthFlowOIDC", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl",
                 "AuthFlowHTTPServer", "AuthFlowSandbox",
             ],
             swiftSettings: strict),

@@ -5,7 +5,7 @@
 # `AuthFlowDeployment` reach neither the sandbox, the matrix nor the demo (`AuthFlowDemo`); the HTTP values
 # module (`AuthFlowHTTP`) imports no C module; `AuthFlowJSON` depends on no other module; the shared SQL stores
 # (`AuthFlowSQL`) reach no database driver, and the core does not reach them. Prints every broken rule with the
-# path that breaks it.
+# path that breaks it. Also checks that the test targets mirror the library targets (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,6 +62,22 @@ for module, forbidden in rules:
     path = path_to(module, forbidden)
     if path:
         print(f"check-layers.sh: {module} must not reach {forbidden}, found " + " -> ".join(path))
+        broken += 1
+# Test targets mirror source targets (docs/testing.md): every library target under Sources/ has a test target
+# named after it, and every test target tests a library target, but for the `authflow` tool'"'"'s AuthFlowCLITests
+# and the support module'"'"'s AuthFlowTestSupportTests.
+kinds = {target["name"]: target["type"] for target in package["targets"]}
+paths = {target["name"]: target.get("path") or "" for target in package["targets"]}
+libraries = [name for name, kind in kinds.items()
+             if kind == "regular" and name.startswith("AuthFlow") and not paths[name].startswith("Tests/")]
+tests = [name for name, kind in kinds.items() if kind == "test"]
+for name in libraries:
+    if name + "Tests" not in tests:
+        print(f"check-layers.sh: expected a test target {name}Tests for {name}, found none")
+        broken += 1
+for name in tests:
+    if name[: -len("Tests")] not in libraries and name not in ("AuthFlowCLITests", "AuthFlowTestSupportTests"):
+        print(f"check-layers.sh: expected test target {name} to test a library target {name[:-5]}, found none")
         broken += 1
 sys.exit(1 if broken else 0)
 '

@@ -18,7 +18,7 @@ extension DemoSite {
             body += "<p>Sign in with one of the sandbox identity providers:</p>\n"
             for name in server.providerNames {
                 // A passkey provider has no sign-in link: its buttons are below.
-                guard let provider = server.providers[name], provider.type != "passkey" else { continue }
+                guard let provider = server.providers[name], provider.usesOAuth else { continue }
                 let display = provider.plugin.displayName
                 body +=
                     "<a class=\"signin\" id=\"signin-\(HTML.escape(name))\" "

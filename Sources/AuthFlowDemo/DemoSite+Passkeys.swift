@@ -8,7 +8,7 @@ extension DemoSite {
     /// signed in, "Add a passkey". Element ids (browser tests): `passkey-name`, `passkey-signin-{name}`,
     /// `passkey-signup-{name}`, `passkey-add-{name}`, `passkey-status`.
     func passkeySection(signedIn: Bool) -> String {
-        let names = server.providerNames.filter { server.providers[$0]?.type == "passkey" }
+        let names = server.providerNames.filter { server.providers[$0]?.signInProtocol == .webAuthn }
         guard !names.isEmpty else { return "" }
         let prefix = HTML.escape(server.options.pathPrefix)
         var html = "<div id=\"passkeys\">\n"

@@ -49,8 +49,8 @@ public struct SandboxDeployment: Sendable {
         // A passkey provider makes no round trip to anyone: it needs no emulator and is kept as written.
         let fapi2 = configuration.sandbox?.fapi2 ?? false
         for settings in configuration.providers
-        where SandboxProvider(rawValue: settings.type) == nil && settings.type != "passkey"
-            && !(fapi2 && settings.type == "oidc")
+        where SandboxProvider(rawValue: settings.type) == nil && !Self.needsNoStandIn(settings)
+            && !(fapi2 && Self.supportsFAPI2(settings))
         {
             issues.append(
                 ConfigurationIssue(
@@ -139,6 +139,18 @@ public struct SandboxDeployment: Sendable {
         try attach(configuration, to: sandbox, random: random, keepingSecret: true)
     }
 
+    /// Whether the standard registry's plugin for the provider's type makes no round trip to anyone
+    /// (``ProviderDescription/ownProtocol`` set: passkeys), so it needs no emulator and is kept as written.
+    static func needsNoStandIn(_ settings: ProviderSettings) -> Bool {
+        ProviderRegistry.standard.typesWithoutClient.contains(settings.type)
+    }
+
+    /// Whether the standard registry's plugin for the provider's type declares `profile: fapi2`
+    /// (``ProviderDescription/profiles``): `sandbox.fapi2` points such a provider at the sandbox's FAPI 2.0 issuer.
+    static func supportsFAPI2(_ settings: ProviderSettings) -> Bool {
+        ProviderRegistry.standard.types(supporting: .fapi2).contains(settings.type)
+    }
+
     static func attach(
         _ configuration: Configuration, to sandbox: SandboxIdentityProvider, random: any SecureRandom,
         keepingSecret: Bool
@@ -148,14 +160,14 @@ public struct SandboxDeployment: Sendable {
         let pathPrefix = existing?.pathPrefix ?? ServerSettings.defaultPathPrefix
         var providers: [ProviderSettings] = []
         for settings in configuration.providers {
-            if settings.type == "oidc", sandbox.configuration.fapi2 {
+            if Self.supportsFAPI2(settings), sandbox.configuration.fapi2 {
                 providers.append(
                     try registerFAPIClient(settings, publicURL: publicURL, pathPrefix: pathPrefix, sandbox: sandbox))
                 continue
             }
             guard let kind = SandboxProvider(rawValue: settings.type) else {
                 // A provider that makes no round trip to anyone (passkeys) needs no stand-in: kept as written.
-                if settings.type == "passkey" { providers.append(settings) }
+                if Self.needsNoStandIn(settings) { providers.append(settings) }
                 continue
             }
             providers.append(

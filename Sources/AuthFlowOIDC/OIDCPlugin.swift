@@ -91,6 +91,7 @@ public struct OIDCPlugin: ProviderPlugin {
         description.requiresPushedAuthorizationRequests = metadata?.requiresPushedAuthorizationRequests ?? false
         description.requiresSignedRequestObject = metadata?.requiresSignedRequestObject ?? false
         description.dpopSigningAlgorithms = metadata?.dpopSigningAlgorithms
+        description.profiles = [.fapi2]
         return description
     }
 

@@ -1,3 +1,4 @@
+import AuthFlowHTTPTestSupport
 import AuthFlowTestSupport
 import Dispatch
 import Foundation

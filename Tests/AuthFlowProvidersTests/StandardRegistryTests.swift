@@ -2,6 +2,7 @@ import AuthFlow
 import AuthFlowDeployment
 import AuthFlowHTTP
 import AuthFlowJOSE
+import AuthFlowProviderTestSupport
 import AuthFlowProviders
 import Foundation
 import Testing

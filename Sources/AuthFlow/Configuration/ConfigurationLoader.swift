@@ -30,6 +30,9 @@ public struct ConfigurationLoader: Sendable {
     package let environment: [String: String]
     /// The strictness.
     package let mode: Mode
+    /// Provider types that sign in without an OAuth client, so `client_id` is not required (the standard loader
+    /// of AuthFlowDeployment takes them from the standard registry: ``ProviderRegistry/typesWithoutClient``).
+    package var typesWithoutClient: Set<String> = []
     let readFile: @Sendable (String) throws -> String
 
     /// Creates a loader of `providers:` and `sections`.

@@ -24,10 +24,6 @@ extension ConfigurationReader {
         "request_uri": "AuthFlow (the pushed authorization request's answer when par is in effect)",
     ]
 
-    /// Provider types whose plugin signs in without an OAuth client, so `client_id` is not required: `passkey`
-    /// (WebAuthn, AuthFlowPasskeys).
-    static let typesWithoutClient: Set<String> = ["passkey"]
-
     mutating func readProviders(_ node: YAMLNode, owner: YAMLMark, callbackBase: String?, publicURL: String? = nil)
         -> [ProviderSettings]
     {
@@ -69,7 +65,7 @@ extension ConfigurationReader {
         let typeLocation = section.value("type").map { location($0.mark) }
         // Sandbox mode registers a demo client when client_id is absent or its ${VAR} unset.
         let clientID = string(section.value("client_id"), path: section.path("client_id"), credential: true)
-        if section.value("client_id") == nil, !isSandbox, !Self.typesWithoutClient.contains(type ?? name) {
+        if section.value("client_id") == nil, !isSandbox, !loader.typesWithoutClient.contains(type ?? name) {
             reportMissing("client_id", in: section)
         }
 

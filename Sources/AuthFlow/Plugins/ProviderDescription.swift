@@ -59,6 +59,9 @@ public struct ProviderDescription: Sendable {
     /// (passkeys), which needs no client, endpoints or redirect URI. `nil`, the default: OAuth 2.0, or OpenID
     /// Connect when the `oidc` capability is on.
     package var ownProtocol: SignInProtocol? = nil
+    /// The security profiles (`profile:`) the provider can be configured for; `profile:` naming another is a
+    /// configuration error. The generic OpenID Connect plugin declares `fapi2`.
+    package var profiles: Set<ProviderProfile> = []
     /// Whether `key_id` names the X.509 certificate registered for the `private_key_jwt` key by its thumbprint
     /// (hex, as Microsoft Entra shows it): the assertion then carries it as `x5t` (a 40-digit SHA-1 thumbprint)
     /// or `x5t#S256` (64 digits, SHA-256), base64url-encoded, instead of `kid`, and an `nbf` claim

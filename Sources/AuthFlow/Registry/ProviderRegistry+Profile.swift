@@ -31,11 +31,12 @@ extension ProviderRegistry {
 
     /// `profile: fapi2` (the FAPI 2.0 Security Profile's client requirements) against the rest of the
     /// configuration and what the issuer advertises: each key that contradicts it, and each thing the issuer
-    /// lacks, is an issue at that key (or at `profile:`, naming the discovery field).
+    /// lacks, is an issue at that key (or at `profile:`, naming the discovery field). `profileTypes` are the types
+    /// whose plugin declares the profile (``ProviderDescription/profiles``), named when the provider's does not.
     static func checkProfile(
         _ settings: ProviderSettings, plugin: any ProviderPlugin, endpoints: ProviderEndpoints,
-        clientAuthentication: ClientAuthentication, capabilities: Set<Capability>, subject: String,
-        issues: inout [ConfigurationIssue]
+        clientAuthentication: ClientAuthentication, capabilities: Set<Capability>, profileTypes: [String],
+        subject: String, issues: inout [ConfigurationIssue]
     ) {
         guard settings.profile == .fapi2 else { return }
         func issue(_ kind: ResolutionIssue.Kind, _ why: String, at key: String) {
@@ -44,9 +45,10 @@ extension ProviderRegistry {
                 ResolutionIssue.make(
                     kind, "\(subject) has profile: fapi2, which \(why)", settings.location(of: location)))
         }
-        guard plugin.type == "oidc" else {
-            issue(
-                .invalidValue, "applies to type: oidc only (found type \(plugin.type)); remove profile", at: "profile")
+        guard plugin.about.profiles.contains(.fapi2) else {
+            let types =
+                profileTypes.isEmpty ? "no registered type" : "type: " + profileTypes.joined(separator: " or ")
+            issue(.invalidValue, "applies to \(types) only (found type \(plugin.type)); remove profile", at: "profile")
             return
         }
         if settings.pushedAuthorization == .off {

@@ -90,7 +90,8 @@ extension ProviderRegistry {
         Self.checkIDTokenAlgorithm(settings, plugin: plugin, subject: subject, issues: &issues)
         Self.checkProfile(
             settings, plugin: plugin, endpoints: endpoints, clientAuthentication: clientAuthentication,
-            capabilities: enabled, subject: subject, issues: &issues)
+            capabilities: enabled, profileTypes: types(supporting: settings.profile), subject: subject,
+            issues: &issues)
         issues += plugin.validate(settings, capabilities: enabled)
 
         guard issues.isEmpty, let clientID = settings.clientID, let redirectURI else { return (nil, issues) }

@@ -19,6 +19,7 @@ extension ConfigurationLoader {
         readFile: @escaping @Sendable (String) throws -> String = ConfigurationLoader.readFileFromDisk
     ) {
         self.init(sections: ConfigurationSection.standard, environment: environment, mode: mode, readFile: readFile)
+        typesWithoutClient = ProviderRegistry.standard.typesWithoutClient
     }
 }
 

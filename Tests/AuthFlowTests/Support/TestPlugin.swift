@@ -23,9 +23,16 @@ struct TestPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
     /// Like an issuer setting `require_pushed_authorization_requests`.
     var demandsPushedAuthorization = false
 
+    /// The `type:` the plugin answers to.
+    var typeName = "test"
+    /// The security profiles the plugin declares (``ProviderDescription/profiles``).
+    var profiles: Set<ProviderProfile> = []
+    /// Like a plugin that signs in without an OAuth client (passkeys): ``ProviderDescription/ownProtocol``.
+    var ownProtocol: SignInProtocol?
+
     var about: ProviderDescription {
         var description = ProviderDescription(
-            type: "test",
+            type: typeName,
             endpoints: ProviderEndpoints(
                 authorization: "https://idp.test/authorize", token: "https://idp.test/token",
                 userinfo: "https://idp.test/userinfo", jwks: "https://idp.test/jwks",
@@ -35,6 +42,8 @@ struct TestPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
             sendsIssuerInAuthorizationResponse: promisesIssuerParameter)
         description.endpoints.pushedAuthorizationRequest = pushedAuthorizationEndpoint
         description.requiresPushedAuthorizationRequests = demandsPushedAuthorization
+        description.profiles = profiles
+        description.ownProtocol = ownProtocol
         return description
     }
 

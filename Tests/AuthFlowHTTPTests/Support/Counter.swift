@@ -1,8 +1,0 @@
-import Synchronization
-
-/// A thread-safe call counter for handlers.
-final class Counter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
-}
