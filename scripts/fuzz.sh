@@ -12,8 +12,8 @@ if [ "${#harnesses[@]}" -eq 0 ]; then
         FuzzFlowCookie FuzzRedisReply FuzzSignedRequest FuzzSecurityEvent FuzzLogoutToken
         FuzzNativeSignIn FuzzForwardAuth FuzzTraceparent)
 fi
-# -parse-as-library: libFuzzer supplies main(). -enable-testing: two harnesses reach the server's internal
-# flow-cookie type. (`--sanitize=fuzzer` makes SwiftPM link libFuzzer; the -Xswiftc flag instruments.)
+# -parse-as-library: libFuzzer supplies main(). -enable-testing: some harnesses reach package or internal
+# declarations with `@testable import` (the CBOR decoder, the cookie name list, Redis replies, traceparent). (`--sanitize=fuzzer` makes SwiftPM link libFuzzer; the -Xswiftc flag instruments.)
 build=(swift build -c release --scratch-path .build-fuzz --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
     -Xswiftc -parse-as-library -Xswiftc -enable-testing)
 for harness in "${harnesses[@]}"; do

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The claim checks run after a signature has verified, in a fixed order:
 /// `iss` → `aud`/`azp` → `exp`/`nbf`/`iat` → `nonce`.
@@ -19,9 +19,9 @@ public struct ClaimChecks: Sendable {
     /// Clock-skew allowance in seconds for `exp`, `nbf` and `iat`.
     public var leeway: Double
     /// Whether `iat` must be present (OpenID Connect requires it).
-    public var requireIssuedAt = true
+    package var requireIssuedAt = true
     /// Whether `exp` must be present (OpenID Connect requires it).
-    public var requireExpiration = true
+    package var requireExpiration = true
 
     /// Creates the checks; see the properties for the meaning of empty sets and `nil`.
     public init(issuers: Set<String> = [], audiences: Set<String> = [], nonce: String? = nil, leeway: Double = 60) {
@@ -35,7 +35,7 @@ public struct ClaimChecks: Sendable {
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`,
     ///   `.audienceMismatch`, `.authorizedPartyMismatch`, `.tokenExpired`, `.tokenNotYetValid`,
     ///   `.issuedInFuture`, `.nonceMismatch`.
-    public func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
+    package func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
         if !issuerTemplates.isEmpty {
             try Self.checkIssuer(claims, accepted: issuers, templates: issuerTemplates)
         } else if !issuers.isEmpty {
@@ -49,7 +49,7 @@ public struct ClaimChecks: Sendable {
 
     /// `iss` must be a string equal to one of `accepted`.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`.
-    public static func checkIssuer(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
+    package static func checkIssuer(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
         if claims.withPlainString("iss", { contains(accepted, ascii: $0) }) == true { return }
         guard let value = claims["iss"] else {
             throw JOSEError(.missingClaim, "expected an 'iss' claim, found none", claim: "iss")
@@ -88,7 +88,7 @@ public struct ClaimChecks: Sendable {
     /// must be one of `accepted`, and with several audiences it must be present.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.audienceMismatch`,
     ///   `.authorizedPartyMismatch`.
-    public static func checkAudience(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
+    package static func checkAudience(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
         // The usual single plain string is compared in place; no value is collected into a new array.
         var count = 1
         var matches = false
@@ -147,7 +147,7 @@ public struct ClaimChecks: Sendable {
     /// `leeway` seconds of allowance.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.tokenExpired`,
     ///   `.tokenNotYetValid`, `.issuedInFuture`.
-    public static func checkTimes(
+    package static func checkTimes(
         _ claims: JWTClaims, now: Date, leeway: Double, requireExpiration: Bool = true,
         requireIssuedAt: Bool = true
     ) throws(JOSEError) {
@@ -180,7 +180,7 @@ public struct ClaimChecks: Sendable {
 
     /// `nonce` must be present and equal to `expected` (compared in constant time).
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.nonceMismatch`.
-    public static func checkNonce(_ claims: JWTClaims, expected: String) throws(JOSEError) {
+    package static func checkNonce(_ claims: JWTClaims, expected: String) throws(JOSEError) {
         var expected = expected
         let plainEqual = expected.withUTF8 { expectedBytes in
             claims.withPlainString("nonce") { ConstantTime.equals($0, expectedBytes) }

@@ -6,7 +6,7 @@ public struct JWTVerifier: Sendable {
     /// The signature layer.
     package let jws: JWSVerifier
     /// The claim checks.
-    public let checks: ClaimChecks
+    package let checks: ClaimChecks
 
     /// Creates a verifier for the given algorithms, checks and size cap.
     public init(allowedAlgorithms: Set<JWSAlgorithm>, checks: ClaimChecks, maxTokenBytes: Int = 16 * 1024) {

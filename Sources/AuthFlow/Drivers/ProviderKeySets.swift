@@ -46,7 +46,7 @@ public struct ProviderKeySets: Sendable {
     }
 
     /// The cache of the provider named `name`, or `nil` when it has no `jwks` endpoint.
-    public subscript(name: String) -> JWKSCache? { caches[name] }
+    package subscript(name: String) -> JWKSCache? { caches[name] }
 
     /// Verifies a compact JWS signed with the keys of the provider named `provider`, refetching once on an
     /// unknown `kid` (rate-limited), and checks its claims with `verifier`: the one verification path of
