@@ -7,23 +7,26 @@ package import Foundation
 /// compose them. Errors name the claim; messages never echo a nonce.
 public struct ClaimChecks: Sendable {
     /// Accepted issuers, compared exactly; empty (with no issuer templates) means `iss` is not checked.
-    public var issuers: Set<String>
+    package var issuers: Set<String>
     /// Issuers filled from the token's own claims (Microsoft's `{tenantid}` with `tid`), accepted besides
     /// ``issuers``.
     package var issuerTemplates: [IssuerTemplate] = []
     /// Accepted audiences: `aud` must contain one; when `aud` has several values `azp` must be
     /// one of these too. Empty means `aud` is not checked.
-    public var audiences: Set<String>
+    package var audiences: Set<String>
     /// The expected `nonce`; when set, the claim must be present and equal.
-    public var nonce: String?
+    package var nonce: String?
     /// Clock-skew allowance in seconds for `exp`, `nbf` and `iat`.
-    public var leeway: Double
+    package var leeway: Double
     /// Whether `iat` must be present (OpenID Connect requires it).
     package var requireIssuedAt = true
     /// Whether `exp` must be present (OpenID Connect requires it).
     package var requireExpiration = true
 
-    /// Creates the checks; see the properties for the meaning of empty sets and `nil`.
+    /// Creates the checks: `iss` must be one of `issuers` (compared exactly), `aud` must contain one of
+    /// `audiences` (and `azp` must be one of them when `aud` has several values), `nonce`, when given, must be
+    /// present and equal; an empty set leaves its claim unchecked. `leeway` is the clock-skew allowance in
+    /// seconds for `exp`, `nbf` and `iat`, which OpenID Connect requires (`exp` and `iat` must be present).
     public init(issuers: Set<String> = [], audiences: Set<String> = [], nonce: String? = nil, leeway: Double = 60) {
         self.issuers = issuers
         self.audiences = audiences
