@@ -8,12 +8,12 @@ import Foundation
 /// Swift's cooperative threads and libmicrohttpd's polling thread must never block: a store that
 /// waits there holds up every other task or connection. An `HTTPServer` runs its handlers that wait on
 /// such a pool (its own, or one passed in), and a store runs its blocking operations through one
-/// (``run(_:)``). A deployment passes one pool to its server and its stores, so that a store operation
+/// (its `run`). A deployment passes one pool to its server and its stores, so that a store operation
 /// from a handler runs right on the handler's thread instead of handing it to a queue of the store's
 /// own and resuming the handler afterwards, which saves two thread wake-ups per operation.
 ///
 /// Whether a thread may block belongs to the thread, not to a task: it is true only on the threads of
-/// a pool (``currentThreadMayBlock``), whichever pool that is.
+/// a pool (`currentThreadMayBlock`), whichever pool that is.
 public final class BlockingThreads: Sendable {
     /// The executor behind the pool: HTTP servers start their handler tasks with it as their preference.
     package let executor: HandlerExecutor
@@ -43,7 +43,7 @@ public final class BlockingThreads: Sendable {
     /// Threads of the pool alive now (they end after ``shutdown()`` once idle).
     package var liveThreadCount: Int { executor.liveThreadCount }
 
-    /// Refuses further ``run(_:)`` calls and lets every thread end once no job waits. A task that still runs on
+    /// Refuses further `run` calls and lets every thread end once no job waits. A task that still runs on
     /// the pool goes on to its end. Calling it again does nothing.
     public func shutdown() {
         executor.shutdown()

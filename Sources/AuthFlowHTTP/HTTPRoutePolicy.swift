@@ -1,7 +1,7 @@
 /// How the server treats one route's requests, decided from the method and path alone, at the first call for a
 /// request (before any of its body is read).
 ///
-/// A body longer than ``maxBodyBytes`` is refused with 413: at once when `Content-Length` announces it, and as
+/// A body longer than its `maxBodyBytes` is refused with 413: at once when `Content-Length` announces it, and as
 /// soon as a chunked body passes it (nothing beyond the limit is kept).
 public struct HTTPRoutePolicy: Sendable {
     /// The largest body the route accepts (never more than `HTTPServer.Configuration.maxBodyBytes`).
