@@ -13,9 +13,9 @@ if [ "${#harnesses[@]}" -eq 0 ]; then
         FuzzNativeSignIn FuzzForwardAuth FuzzTraceparent)
 fi
 # -parse-as-library: libFuzzer supplies main(). -enable-testing: the harnesses that fuzz a `package` or internal
-# parser directly (the sign-in state machine's callback handling, the flow record's seal, CBOR, Redis replies,
-# trace context) import their module with `@testable`. (`--sanitize=fuzzer` makes SwiftPM link libFuzzer; the
-# -Xswiftc flag instruments.)
+# parser directly (the sign-in state machine's callback handling, the flow record's seal, CBOR, the cookie name
+# list, Redis replies, trace context) import their module with `@testable`. (`--sanitize=fuzzer` makes SwiftPM link
+# libFuzzer; the -Xswiftc flag instruments.)
 build=(swift build -c release --scratch-path .build-fuzz --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
     -Xswiftc -parse-as-library -Xswiftc -enable-testing)
 for harness in "${harnesses[@]}"; do

@@ -2,20 +2,20 @@ extension CurlHTTPClient {
     /// Settings shared by every request of a `CurlHTTPClient`.
     public struct Configuration: Sendable {
         /// Total time allowed for a request, in seconds, when the request sets none.
-        public var defaultTimeout: Double
+        package var defaultTimeout: Double
         /// Time allowed to establish the connection (TCP and TLS), in seconds.
-        public var connectTimeout: Double
+        package var connectTimeout: Double
         /// The largest response body accepted, in bytes; larger ones fail with `responseTooLarge`.
-        public var maxResponseBytes: Int
+        package var maxResponseBytes: Int
         /// The `User-Agent` sent when the request has none.
-        public var userAgent: String
+        package var userAgent: String
         /// The most connections the client's transfer thread keeps open to one host at a time (further
         /// requests wait); requests run on HTTP handler threads add at most four (see ``CurlHTTPClient``).
-        public var maxConnectionsPerHost: Int
+        package var maxConnectionsPerHost: Int
         /// A proxy URL to use; nil (the default) uses none, whatever the environment says.
-        public var proxy: String?
+        package var proxy: String?
         /// A PEM file of trusted CA certificates replacing the system store; nil uses the system's.
-        public var caBundlePath: String?
+        package var caBundlePath: String?
 
         /// Defaults: 10 s per request, 5 s to connect, 1 MiB responses, 8 connections per host.
         public init(

@@ -1,4 +1,4 @@
-public import AuthFlowJSON
+package import AuthFlowJSON
 
 import Foundation
 
@@ -8,12 +8,12 @@ import Foundation
 /// Swift's cooperative threads and libmicrohttpd's polling thread must never block: a store that
 /// waits there holds up every other task or connection. An `HTTPServer` runs its handlers that wait on
 /// such a pool (its own, or one passed in), and a store runs its blocking operations through one
-/// (``run(_:)``). A deployment passes one pool to its server and its stores, so that a store operation
+/// (its `run`). A deployment passes one pool to its server and its stores, so that a store operation
 /// from a handler runs right on the handler's thread instead of handing it to a queue of the store's
 /// own and resuming the handler afterwards, which saves two thread wake-ups per operation.
 ///
 /// Whether a thread may block belongs to the thread, not to a task: it is true only on the threads of
-/// a pool (``currentThreadMayBlock``), whichever pool that is.
+/// a pool (`currentThreadMayBlock`), whichever pool that is.
 public final class BlockingThreads: Sendable {
     /// The executor behind the pool: HTTP servers start their handler tasks with it as their preference.
     package let executor: HandlerExecutor
@@ -33,17 +33,17 @@ public final class BlockingThreads: Sendable {
     }
 
     /// Whether the calling thread may wait in a blocking call: whether it is a thread of a pool.
-    public static var currentThreadMayBlock: Bool {
+    package static var currentThreadMayBlock: Bool {
         HandlerExecutor.current != nil
     }
 
     /// Whether ``shutdown()`` was called.
-    public var isShutDown: Bool { executor.hasShutDown }
+    package var isShutDown: Bool { executor.hasShutDown }
 
     /// Threads of the pool alive now (they end after ``shutdown()`` once idle).
-    public var liveThreadCount: Int { executor.liveThreadCount }
+    package var liveThreadCount: Int { executor.liveThreadCount }
 
-    /// Refuses further ``run(_:)`` calls and lets every thread end once no job waits. A task that still runs on
+    /// Refuses further `run` calls and lets every thread end once no job waits. A task that still runs on
     /// the pool goes on to its end. Calling it again does nothing.
     public func shutdown() {
         executor.shutdown()
@@ -62,7 +62,7 @@ public final class BlockingThreads: Sendable {
     /// wait for the network. `body` must not call `run` itself.
     ///
     /// - Throws: `BlockingThreadsError` `.shutDown` after ``shutdown()``, without running `body`.
-    public func run<T>(_ body: () -> T) async throws(BlockingThreadsError) -> T {
+    package func run<T>(_ body: () -> T) async throws(BlockingThreadsError) -> T {
         guard !executor.hasShutDown else {
             throw BlockingThreadsError(
                 code: .shutDown, message: "expected a running pool of blocking threads, found it shut down")
@@ -77,23 +77,23 @@ public final class BlockingThreads: Sendable {
 }
 
 /// Why ``BlockingThreads`` refused work.
-public struct BlockingThreadsError: CodedError, Sendable, Equatable {
+package struct BlockingThreadsError: CodedError, Sendable, Equatable {
     /// A stable identifier for the kind of failure.
-    public typealias Code = ErrorCode<BlockingThreadsError>
+    package typealias Code = ErrorCode<BlockingThreadsError>
 
     /// What went wrong.
-    public let code: Code
+    package let code: Code
     /// What was expected and what was found.
-    public let message: String
+    package let message: String
 
     /// An error with the given code and message.
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
     /// `code: message`.
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 }
 
 extension ErrorCode where Domain == BlockingThreadsError {

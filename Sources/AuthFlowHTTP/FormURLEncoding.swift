@@ -12,7 +12,7 @@
 /// they expect (a `state` or `code` that was altered this way will simply not match).
 public enum FormURLEncoding {
     /// Encodes fields as `name=value&name=value`, in the given order.
-    public static func encode(_ fields: [(String, String)]) -> String {
+    package static func encode(_ fields: [(String, String)]) -> String {
         var out: [UInt8] = []
         for (index, (name, value)) in fields.enumerated() {
             if index > 0 { out.append(UInt8(ascii: "&")) }
@@ -24,7 +24,7 @@ public enum FormURLEncoding {
     }
 
     /// Encodes one component (a name or a value).
-    public static func escape(_ component: String) -> String {
+    package static func escape(_ component: String) -> String {
         var out: [UInt8] = []
         appendEscaped(component, to: &out)
         return String(decoding: out, as: UTF8.self)
@@ -47,7 +47,7 @@ public enum FormURLEncoding {
 
     /// The decoded values of the fields called `name`, in order, decoding no other field (a name is compared
     /// undecoded unless it holds an escape). Empty pieces are skipped, as in ``decode(_:)``.
-    public static func values(named name: String, in bytes: some Collection<UInt8>) -> [String] {
+    package static func values(named name: String, in bytes: some Collection<UInt8>) -> [String] {
         let wanted = Array(name.utf8)
         var values: [String] = []
         for piece in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
@@ -61,7 +61,7 @@ public enum FormURLEncoding {
     }
 
     /// Decodes one component: `+` → space, `%XX` → byte, malformed escapes kept literally.
-    public static func unescape(_ component: some StringProtocol) -> String {
+    package static func unescape(_ component: some StringProtocol) -> String {
         unescape(component.utf8)
     }
 

@@ -24,7 +24,7 @@ public struct HTTPClientRequest: Sendable {
     }
 
     /// A `POST` whose body is `fields` encoded as `application/x-www-form-urlencoded`.
-    public static func form(url: String, fields: [(String, String)]) -> HTTPClientRequest {
+    package static func form(url: String, fields: [(String, String)]) -> HTTPClientRequest {
         HTTPClientRequest(
             method: "POST", url: url,
             headers: ["Content-Type": "application/x-www-form-urlencoded"],
@@ -32,14 +32,14 @@ public struct HTTPClientRequest: Sendable {
     }
 
     /// A request (default `POST`) whose body is the given JSON text, sent as `application/json`.
-    public static func json(url: String, body: [UInt8], method: String = "POST") -> HTTPClientRequest {
+    package static func json(url: String, body: [UInt8], method: String = "POST") -> HTTPClientRequest {
         HTTPClientRequest(method: method, url: url, headers: ["Content-Type": "application/json"], body: body)
     }
 
     /// Sets `Authorization: Basic …` as RFC 6749 §2.3.1 requires for client credentials: the
     /// user (client id) and password (client secret) are each form-urlencoded, joined with `:`,
     /// and the result is base64-encoded.
-    public mutating func setBasicAuthorization(user: String, password: String) {
+    package mutating func setBasicAuthorization(user: String, password: String) {
         let credentials = FormURLEncoding.escape(user) + ":" + FormURLEncoding.escape(password)
         headers["Authorization"] = "Basic " + Data(credentials.utf8).base64EncodedString()
     }

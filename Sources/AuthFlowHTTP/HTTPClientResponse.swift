@@ -15,5 +15,5 @@ public struct HTTPClientResponse: Sendable {
     }
 
     /// The body decoded as UTF-8 (invalid sequences replaced).
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    package var bodyText: String { String(decoding: body, as: UTF8.self) }
 }

@@ -18,12 +18,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     }
 
     /// Makes room for at least `count` fields in all, so that adding up to that many does not regrow the storage.
-    public mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)
     }
 
     /// Headers from name/value pairs, in order; repeated names stay separate fields.
-    public init(_ fields: [(String, String)]) {
+    package init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
@@ -67,20 +67,20 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     }
 
     /// Removes every field named `name`.
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         fields.removeAll { Self.sameName($0.name, name) }
     }
 
     /// Whether at least one field is named `name`.
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         fields.contains { Self.sameName($0.name, name) }
     }
 
     /// The number of fields (a repeated name counts once per field).
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
     /// Whether there are no fields.
-    public var isEmpty: Bool { fields.isEmpty }
+    package var isEmpty: Bool { fields.isEmpty }
 
     /// Iterates the fields in order.
     public func makeIterator() -> IndexingIterator<[Element]> {

@@ -1,17 +1,17 @@
 /// How the server treats one route's requests, decided from the method and path alone, at the first call for a
 /// request (before any of its body is read).
 ///
-/// A body longer than ``maxBodyBytes`` is refused with 413: at once when `Content-Length` announces it, and as
+/// A body longer than its `maxBodyBytes` is refused with 413: at once when `Content-Length` announces it, and as
 /// soon as a chunked body passes it (nothing beyond the limit is kept).
 public struct HTTPRoutePolicy: Sendable {
     /// The largest body the route accepts (never more than `HTTPServer.Configuration.maxBodyBytes`).
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// Whether the handler may start on the server's polling thread (an answer without waiting then needs no
     /// thread switch). `false` starts it on the handler threads: for routes that parse a body, so that parsing
     /// never holds up the other connections.
-    public var startsOnPollingThread: Bool
+    package var startsOnPollingThread: Bool
     /// The answer to a body over the limit; `nil` answers 413 `request_too_large`.
-    public var tooLargeResponse: HTTPServerResponse?
+    package var tooLargeResponse: HTTPServerResponse?
 
     /// A policy accepting bodies of up to `maxBodyBytes`.
     public init(

@@ -11,7 +11,7 @@ public struct HTTPServerError: CodedError, Sendable, Equatable {
     public let message: String
 
     /// An error with the given code and message.
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
     }

@@ -2,7 +2,7 @@ import Foundation
 
 extension HTTPServerRequest {
     /// The media type of the body (`Content-Type` without parameters, lower-cased), or nil.
-    public var mediaType: String? {
+    package var mediaType: String? {
         guard let contentType = headers["Content-Type"] else { return nil }
         let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let trimmed = type.trimmingASCIISpaces()
@@ -25,7 +25,7 @@ extension HTTPServerRequest {
     /// Every value of form field `name`, in order, decoding no other field (see `formFields()`).
     ///
     /// - Throws: `HTTPServerError.unsupportedMediaType` unless the body is form-urlencoded.
-    public func formValues(_ name: String) throws(HTTPServerError) -> [String] {
+    package func formValues(_ name: String) throws(HTTPServerError) -> [String] {
         guard mediaType == "application/x-www-form-urlencoded" else {
             throw HTTPServerError(
                 code: .unsupportedMediaType,
@@ -37,7 +37,7 @@ extension HTTPServerRequest {
     /// The first value of form field `name`, or nil (see `formFields()`).
     ///
     /// - Throws: `HTTPServerError.unsupportedMediaType` unless the body is form-urlencoded.
-    public func formValue(_ name: String) throws(HTTPServerError) -> String? {
+    package func formValue(_ name: String) throws(HTTPServerError) -> String? {
         try formFields().first { $0.0 == name }?.1
     }
 
@@ -45,7 +45,7 @@ extension HTTPServerRequest {
     ///
     /// - Throws: `HTTPServerError.unsupportedMediaType` unless the media type is
     ///   `application/json` or ends in `+json`.
-    public func jsonBody() throws(HTTPServerError) -> [UInt8] {
+    package func jsonBody() throws(HTTPServerError) -> [UInt8] {
         guard let type = mediaType, type == "application/json" || type.hasSuffix("+json") else {
             throw HTTPServerError(
                 code: .unsupportedMediaType,
@@ -70,7 +70,7 @@ extension HTTPServerRequest {
     /// Every value the `Cookie` headers carry for `name`, in order. A browser sends one value per name unless
     /// cookies with the same name but different paths or domains were set (e.g. tossed in by a sibling
     /// subdomain); callers that need one value treat several as an error.
-    public func cookieValues(_ name: String) -> [String] {
+    package func cookieValues(_ name: String) -> [String] {
         var values: [String] = []
         var wanted = name
         wanted.withUTF8 { wanted in
@@ -89,7 +89,7 @@ extension HTTPServerRequest {
     }
 
     /// The names the `Cookie` headers carry, in order (with repeats).
-    public func cookieNames() -> [String] {
+    package func cookieNames() -> [String] {
         var names: [String] = []
         for (field, header) in headers where HTTPHeaders.sameName(field, "Cookie") {
             Self.forEachCookieRange(in: header) { bytes, name, _ in

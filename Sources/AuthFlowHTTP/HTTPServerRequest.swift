@@ -16,7 +16,7 @@ public struct HTTPServerRequest: Sendable {
     public let remoteAddress: String
     /// Whether the request came from one of the server's trusted proxies (`server.trusted_proxies`), whose
     /// headers (`X-Forwarded-For`, `X-Request-Id`) may be believed.
-    public let viaTrustedProxy: Bool
+    package let viaTrustedProxy: Bool
 
     /// A request with the given parts: what an adapter for another HTTP stack builds (see docs/adapters.md).
     ///
@@ -45,7 +45,7 @@ public struct HTTPServerRequest: Sendable {
     }
 
     /// The first value of query parameter `name`, or nil.
-    public func queryValue(_ name: String) -> String? {
+    package func queryValue(_ name: String) -> String? {
         query.first { $0.0 == name }?.1
     }
 }

@@ -5,12 +5,12 @@ extension HTTPServer {
     public struct Configuration: Sendable {
         /// A literal IPv4 or IPv6 address (`127.0.0.1`, `::1`, `0.0.0.0`, `::`); `localhost`
         /// means `127.0.0.1`.
-        public var host: String
+        package var host: String
         /// The TCP port; 0 picks a free one (see `HTTPServer.port`).
-        public var port: Int
+        package var port: Int
         /// The largest request body accepted on any route; larger ones get 413. A route policy
         /// (`HTTPRoutePolicy`) lowers it per route; set it to what the largest route needs.
-        public var maxBodyBytes: Int
+        package var maxBodyBytes: Int
         /// Polling threads; 1 (the default) is enough because handlers never block them.
         package var threads: Int
         /// Seconds a client has to send a whole request, headers and body, counted from the moment the

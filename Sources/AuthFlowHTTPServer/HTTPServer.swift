@@ -21,7 +21,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// The configuration the server was created with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let handler: HTTPHandler
     private let immediate: HTTPImmediateHandler?
     private let routePolicy: HTTPRoutePolicyProvider?

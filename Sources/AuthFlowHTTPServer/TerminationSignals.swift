@@ -7,12 +7,12 @@ import Synchronization
 ///
 /// Create it before starting anything, so a signal that arrives during start-up is not lost; then
 /// ``wait()``. ``HTTPServer/runUntilTerminated(started:)`` does both around a server.
-public final class TerminationSignals: Sendable {
+package final class TerminationSignals: Sendable {
     private let stream: AsyncStream<Int32>
     private let sources: Mutex<[any DispatchSourceSignal]>
 
     /// Starts catching SIGINT and SIGTERM (their default action, ending the process, is turned off).
-    public init() {
+    package init() {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
         self.stream = stream
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -26,7 +26,7 @@ public final class TerminationSignals: Sendable {
     }
 
     /// Returns when one of the signals arrives (at once when one arrived since creation).
-    public func wait() async {
+    package func wait() async {
         for await _ in stream { break }
         sources.withLock { sources in
             for source in sources { source.cancel() }

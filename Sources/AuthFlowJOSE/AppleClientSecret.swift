@@ -1,18 +1,18 @@
-public import Foundation
+package import Foundation
 
 /// The `client_secret` Sign in with Apple requires: an ES256 JWT signed with the team's `.p8`
 /// key (`iss` team id, `sub` client id, `aud` `https://appleid.apple.com`, header `kid`).
-public enum AppleClientSecret {
+package enum AppleClientSecret {
     /// Apple's upper bound on `exp - iat`: 6 months (15,777,000 seconds).
-    public static let maximumLifetime: Int64 = 15_777_000
+    package static let maximumLifetime: Int64 = 15_777_000
     /// Apple's audience.
-    public static let audience = "https://appleid.apple.com"
+    package static let audience = "https://appleid.apple.com"
 
     /// Mints a client secret valid from `issuedAt` for `lifetime` seconds.
     /// - Throws: `JOSEError` `.invalidClaim` for an empty id or a lifetime outside
     ///   1…``maximumLifetime``; `.keyMismatch` unless `privateKey` is a private EC P-256 key;
     ///   `.cryptoFailure` if signing fails.
-    public static func make(
+    package static func make(
         teamID: String, keyID: String, clientID: String, privateKey: JWK, issuedAt: Date,
         lifetime: Int64
     ) throws(JOSEError) -> String {

@@ -100,7 +100,7 @@ public enum Base64URL {
     /// Decodes strict unpadded base64url.
     /// - Throws: `JOSEError` `.invalidBase64URL` naming the offset of the first bad character,
     ///   or the impossible length, or non-zero unused bits.
-    public static func decode(_ text: some StringProtocol) throws(JOSEError) -> [UInt8] {
+    package static func decode(_ text: some StringProtocol) throws(JOSEError) -> [UInt8] {
         let utf8 = text.utf8
         if let result = utf8.withContiguousStorageIfAvailable({ buffer in
             Result { () throws(JOSEError) in try decode(buffer: buffer) }

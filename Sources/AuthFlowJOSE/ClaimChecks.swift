@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The claim checks run after a signature has verified, in a fixed order:
 /// `iss` → `aud`/`azp` → `exp`/`nbf`/`iat` → `nonce`.
@@ -7,23 +7,26 @@ public import Foundation
 /// compose them. Errors name the claim; messages never echo a nonce.
 public struct ClaimChecks: Sendable {
     /// Accepted issuers, compared exactly; empty (with no issuer templates) means `iss` is not checked.
-    public var issuers: Set<String>
+    package var issuers: Set<String>
     /// Issuers filled from the token's own claims (Microsoft's `{tenantid}` with `tid`), accepted besides
     /// ``issuers``.
     package var issuerTemplates: [IssuerTemplate] = []
     /// Accepted audiences: `aud` must contain one; when `aud` has several values `azp` must be
     /// one of these too. Empty means `aud` is not checked.
-    public var audiences: Set<String>
+    package var audiences: Set<String>
     /// The expected `nonce`; when set, the claim must be present and equal.
-    public var nonce: String?
+    package var nonce: String?
     /// Clock-skew allowance in seconds for `exp`, `nbf` and `iat`.
-    public var leeway: Double
+    package var leeway: Double
     /// Whether `iat` must be present (OpenID Connect requires it).
-    public var requireIssuedAt = true
+    package var requireIssuedAt = true
     /// Whether `exp` must be present (OpenID Connect requires it).
-    public var requireExpiration = true
+    package var requireExpiration = true
 
-    /// Creates the checks; see the properties for the meaning of empty sets and `nil`.
+    /// Creates the checks: `iss` must be one of `issuers` (compared exactly), `aud` must contain one of
+    /// `audiences` (and `azp` must be one of them when `aud` has several values), `nonce`, when given, must be
+    /// present and equal; an empty set leaves its claim unchecked. `leeway` is the clock-skew allowance in
+    /// seconds for `exp`, `nbf` and `iat`, which OpenID Connect requires (`exp` and `iat` must be present).
     public init(issuers: Set<String> = [], audiences: Set<String> = [], nonce: String? = nil, leeway: Double = 60) {
         self.issuers = issuers
         self.audiences = audiences
@@ -35,7 +38,7 @@ public struct ClaimChecks: Sendable {
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`,
     ///   `.audienceMismatch`, `.authorizedPartyMismatch`, `.tokenExpired`, `.tokenNotYetValid`,
     ///   `.issuedInFuture`, `.nonceMismatch`.
-    public func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
+    package func validate(_ claims: JWTClaims, now: Date) throws(JOSEError) {
         if !issuerTemplates.isEmpty {
             try Self.checkIssuer(claims, accepted: issuers, templates: issuerTemplates)
         } else if !issuers.isEmpty {
@@ -49,7 +52,7 @@ public struct ClaimChecks: Sendable {
 
     /// `iss` must be a string equal to one of `accepted`.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.issuerMismatch`.
-    public static func checkIssuer(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
+    package static func checkIssuer(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
         if claims.withPlainString("iss", { contains(accepted, ascii: $0) }) == true { return }
         guard let value = claims["iss"] else {
             throw JOSEError(.missingClaim, "expected an 'iss' claim, found none", claim: "iss")
@@ -88,7 +91,7 @@ public struct ClaimChecks: Sendable {
     /// must be one of `accepted`, and with several audiences it must be present.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.audienceMismatch`,
     ///   `.authorizedPartyMismatch`.
-    public static func checkAudience(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
+    package static func checkAudience(_ claims: JWTClaims, accepted: Set<String>) throws(JOSEError) {
         // The usual single plain string is compared in place; no value is collected into a new array.
         var count = 1
         var matches = false
@@ -147,7 +150,7 @@ public struct ClaimChecks: Sendable {
     /// `leeway` seconds of allowance.
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.tokenExpired`,
     ///   `.tokenNotYetValid`, `.issuedInFuture`.
-    public static func checkTimes(
+    package static func checkTimes(
         _ claims: JWTClaims, now: Date, leeway: Double, requireExpiration: Bool = true,
         requireIssuedAt: Bool = true
     ) throws(JOSEError) {
@@ -180,7 +183,7 @@ public struct ClaimChecks: Sendable {
 
     /// `nonce` must be present and equal to `expected` (compared in constant time).
     /// - Throws: `JOSEError` `.missingClaim`, `.invalidClaim`, `.nonceMismatch`.
-    public static func checkNonce(_ claims: JWTClaims, expected: String) throws(JOSEError) {
+    package static func checkNonce(_ claims: JWTClaims, expected: String) throws(JOSEError) {
         var expected = expected
         let plainEqual = expected.withUTF8 { expectedBytes in
             claims.withPlainString("nonce") { ConstantTime.equals($0, expectedBytes) }

@@ -1,7 +1,7 @@
 /// Comparisons of secrets (MACs, nonces, binding digests) whose time depends only on the lengths.
 public enum ConstantTime {
     /// Whether `a` and `b` hold the same bytes; the time taken depends only on their lengths.
-    public static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    package static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         if let result = a.withContiguousStorageIfAvailable({ left in
             b.withContiguousStorageIfAvailable { right in equals(left, right) }
         }), let result {

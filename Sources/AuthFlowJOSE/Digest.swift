@@ -13,7 +13,7 @@ public enum Digest {
     }
 
     /// SHA-512 of `bytes` (Google RISC's `hash_base64_sha512_sha512` token identifier).
-    public static func sha512(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func sha512(_ bytes: some Collection<UInt8>) -> [UInt8] {
         Array(bytes).withUnsafeBufferPointer { OpenSSLDigest.hash(.sha512, $0) }
     }
 

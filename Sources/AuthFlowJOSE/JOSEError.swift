@@ -18,7 +18,7 @@ public struct JOSEError: CodedError, Sendable, Equatable {
     public var keyID: String?
 
     /// Creates an error; keep `message` free of secrets, tokens and key material.
-    public init(_ code: Code, _ message: String, claim: String? = nil, keyID: String? = nil) {
+    package init(_ code: Code, _ message: String, claim: String? = nil, keyID: String? = nil) {
         self.code = code
         self.message = message
         self.claim = claim

@@ -26,7 +26,7 @@ extension JWK {
 
     /// A fresh Ed25519 key pair (EdDSA).
     /// - Throws: `JOSEError` `.cryptoFailure` if OpenSSL cannot generate it.
-    public static func generateEd25519(keyID: String? = nil) throws(JOSEError) -> JWK {
+    package static func generateEd25519(keyID: String? = nil) throws(JOSEError) -> JWK {
         guard let key = PKey.generateEd25519() else {
             throw JOSEError(.cryptoFailure, "expected OpenSSL to generate an Ed25519 key, it failed")
         }
@@ -35,13 +35,13 @@ extension JWK {
 
     /// A copy of this key with another `kid`, `alg` and `use` (validated again).
     /// - Throws: `JOSEError` `.keyMismatch` when `algorithm` does not fit the key.
-    public func with(keyID: String?, algorithm: JWSAlgorithm? = nil, use: String? = nil) throws(JOSEError) -> JWK {
+    package func with(keyID: String?, algorithm: JWSAlgorithm? = nil, use: String? = nil) throws(JOSEError) -> JWK {
         try JWK(material: material, keyID: keyID, algorithm: algorithm, use: use, keyOperations: nil)
     }
 
     /// An HMAC key from raw secret bytes (at least 32).
     /// - Throws: `JOSEError` `.weakKey` for shorter secrets.
-    public static func symmetric(_ secret: [UInt8], keyID: String? = nil, algorithm: JWSAlgorithm? = nil)
+    package static func symmetric(_ secret: [UInt8], keyID: String? = nil, algorithm: JWSAlgorithm? = nil)
         throws(JOSEError) -> JWK
     {
         try JWK(material: .oct(k: secret), keyID: keyID, algorithm: algorithm, use: nil, keyOperations: nil)

@@ -45,7 +45,7 @@ extension JWK {
     /// The private key as unencrypted PKCS#8 PEM (for sandbox and test key files).
     /// - Throws: `JOSEError` `.invalidKey` for public or symmetric keys; `.cryptoFailure` if
     ///   OpenSSL cannot write it.
-    public func pkcs8PEM() throws(JOSEError) -> String {
+    package func pkcs8PEM() throws(JOSEError) -> String {
         guard isPrivate, keyType != "oct", let pkey else {
             throw JOSEError(
                 .invalidKey,

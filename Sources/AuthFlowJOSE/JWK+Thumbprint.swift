@@ -1,6 +1,6 @@
 extension JWK {
     /// The RFC 7638 thumbprint: base64url SHA-256 of the required members in lexicographic order.
-    public func thumbprint() -> String {
+    package func thumbprint() -> String {
         Base64URL.encode(Digest.sha256(Array(thumbprintInput().utf8)))
     }
 

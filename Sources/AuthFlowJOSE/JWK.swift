@@ -12,11 +12,11 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
     /// The `kid` member.
     public let keyID: String?
     /// The `alg` member, when present; the key is then usable with this algorithm only.
-    public let algorithm: JWSAlgorithm?
+    package let algorithm: JWSAlgorithm?
     /// The `use` member (`"sig"` or `"enc"`), when present.
-    public let use: String?
+    package let use: String?
     /// The `key_ops` member, when present.
-    public let keyOperations: [String]?
+    package let keyOperations: [String]?
 
     let material: KeyMaterial
     let pkey: PKey?
@@ -47,7 +47,7 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the key holds private (or secret) material and can sign.
-    public var isPrivate: Bool { material.isPrivate }
+    package var isPrivate: Bool { material.isPrivate }
 
     /// The same key without its private parts. Symmetric keys have no public half and are
     /// returned unchanged.
@@ -60,7 +60,7 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
 
     /// The algorithm this key signs with by default: its `alg`, else RS256 for RSA, ES256/384/512
     /// by curve, EdDSA for Ed25519, HS256 for `oct`.
-    public var defaultAlgorithm: JWSAlgorithm {
+    package var defaultAlgorithm: JWSAlgorithm {
         if let algorithm { return algorithm }
         switch material {
         case .rsa: return .rs256

@@ -15,7 +15,7 @@ import Foundation
 /// - Concurrent callers share one fetch.
 ///
 /// The fetch closure does the I/O, so this type has no HTTP dependency.
-public actor JWKSCache {
+package actor JWKSCache {
     private let clock: any WallClock
     private let minimumTTL: Double
     private let maximumTTL: Double
@@ -36,10 +36,10 @@ public actor JWKSCache {
     package private(set) var fetchCount = 0
 
     /// How long past its expiry a cached set is served while the endpoint fails: 24 hours.
-    public static let defaultMaximumStaleness: Double = 86_400
+    package static let defaultMaximumStaleness: Double = 86_400
 
     /// Creates an empty cache; nothing is fetched until a key set is needed.
-    public init(
+    package init(
         clock: any WallClock, minimumTTL: Double = 60, maximumTTL: Double = 86_400, defaultTTL: Double = 300,
         refetchInterval: Double = 10, maximumStaleness: Double = JWKSCache.defaultMaximumStaleness,
         fetch: @escaping @Sendable () async throws -> JWKSFetchResult
@@ -71,7 +71,7 @@ public actor JWKSCache {
     /// The cached set, fetching it when absent or expired.
     /// - Throws: `JOSEError` `.jwksUnavailable` when the fetch fails (or returns an unusable
     ///   document), or failed within `refetchInterval`, and no earlier set is cached.
-    public func keySet() async throws(JOSEError) -> JWKSet {
+    package func keySet() async throws(JOSEError) -> JWKSet {
         try await currentSet().keys
     }
 
@@ -100,7 +100,7 @@ public actor JWKSCache {
     /// Verifies `token` with the cached set; on `.keyNotFound` refetches (rate-limited) and retries once.
     /// Claims are checked at the cache's clock time.
     /// - Throws: `JOSEError`, as ``verification(of:with:)`` reports it.
-    public func verify(_ token: String, with verifier: JWTVerifier) async throws(JOSEError) -> JWTClaims {
+    package func verify(_ token: String, with verifier: JWTVerifier) async throws(JOSEError) -> JWTClaims {
         try await verification(of: token, with: verifier).result.get()
     }
 
@@ -112,7 +112,7 @@ public actor JWKSCache {
     /// `refetchInterval`, however many such tokens arrive; otherwise the retry uses the cached set (a
     /// concurrent caller may already have refetched it). Claims are checked at the cache's clock time.
     /// Never throws: `.jwksUnavailable` in ``JWKSVerification/result`` when no set can be had.
-    public func verification(of token: String, with verifier: JWTVerifier) async -> JWKSVerification {
+    package func verification(of token: String, with verifier: JWTVerifier) async -> JWKSVerification {
         let first: (keys: JWKSet, fetched: Bool)
         do throws(JOSEError) {
             first = try await currentSet()
@@ -205,11 +205,11 @@ public actor JWKSCache {
     }
 }
 
-/// The outcome of verifying a token through a ``JWKSCache``: the claims or the refusal, and where the keys
-/// came from (for a trace).
+/// The outcome of verifying a token through a provider's key cache (the package's `JWKSCache`): the claims or
+/// the refusal, and where the keys came from (for a trace).
 public struct JWKSVerification: Sendable {
     /// Where the key set a verification used came from.
-    public enum KeySource: Sendable, Hashable {
+    package enum KeySource: Sendable, Hashable {
         /// The cached set, no fetch.
         case cached
         /// Fetched because none was cached or the cached one expired.
@@ -221,9 +221,9 @@ public struct JWKSVerification: Sendable {
     /// The verified claims, or the `JOSEError` (`.jwksUnavailable` when no key set could be had).
     public let result: Result<JWTClaims, JOSEError>
     /// Where the keys came from; `nil` when no key set could be had.
-    public let keySource: KeySource?
+    package let keySource: KeySource?
     /// How many keys the set used last held.
-    public let keyCount: Int
+    package let keyCount: Int
 
     /// Creates an outcome (the cache makes these; a test of a driver may too).
     package init(result: Result<JWTClaims, JOSEError>, keySource: KeySource?, keyCount: Int) {

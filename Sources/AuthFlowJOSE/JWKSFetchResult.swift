@@ -1,23 +1,23 @@
 /// What a JWKS fetch returns to ``JWKSCache``: the body and the `max-age` the server allowed.
-public struct JWKSFetchResult: Sendable {
+package struct JWKSFetchResult: Sendable {
     /// The response body (a JWK Set document).
-    public let body: [UInt8]
+    package let body: [UInt8]
     /// `Cache-Control: max-age` in seconds, when the response had one.
-    public let maxAge: Int?
+    package let maxAge: Int?
 
     /// Wraps a fetched body and its `max-age`.
-    public init(body: [UInt8], maxAge: Int?) {
+    package init(body: [UInt8], maxAge: Int?) {
         self.body = body
         self.maxAge = maxAge
     }
 
     /// Wraps a fetched body, reading `max-age` from a `Cache-Control` header value.
-    public init(body: [UInt8], cacheControl: String?) {
+    package init(body: [UInt8], cacheControl: String?) {
         self.init(body: body, maxAge: cacheControl.flatMap(Self.maxAge(cacheControl:)))
     }
 
     /// The `max-age` directive of a `Cache-Control` value (`no-store`/`no-cache` count as 0).
-    public static func maxAge(cacheControl: String) -> Int? {
+    package static func maxAge(cacheControl: String) -> Int? {
         var result: Int? = nil
         for directive in cacheControl.split(separator: ",") {
             let parts = directive.split(separator: "=", maxSplits: 1)

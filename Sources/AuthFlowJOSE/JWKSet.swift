@@ -8,7 +8,7 @@ public struct JWKSet: Sendable {
     /// The usable keys, in document order.
     public let keys: [JWK]
     /// Why each skipped key was skipped (`keyID` set when the key had a `kid`).
-    public let skippedKeys: [JOSEError]
+    package let skippedKeys: [JOSEError]
 
     let indexByKeyID: [String: Int]
     let duplicateKeyIDs: Set<String>
@@ -87,7 +87,7 @@ public struct JWKSet: Sendable {
     }
 
     /// The set as JSON with public members only; symmetric keys are left out.
-    public func jsonValue() -> JSONValue {
+    package func jsonValue() -> JSONValue {
         .object(["keys": .array(keys.filter { $0.keyType != "oct" }.map { $0.jsonValue() })])
     }
 

@@ -2,7 +2,7 @@
 public enum JWS {
     /// Signs `payload` and returns `header.payload.signature`.
     ///
-    /// The header gets `alg` (the argument, else the key's ``JWK/defaultAlgorithm``), `kid` when
+    /// The header gets `alg` (the argument, else the key's own `alg` or the one its type implies), `kid` when
     /// the key has one, plus `extraHeader` (which cannot override `alg` or `kid`).
     /// - Throws: `JOSEError` `.invalidKey` for a public key; `.keyMismatch` when the algorithm
     ///   does not fit the key or the key's `use`/`key_ops` forbid signing; `.cryptoFailure` if

@@ -31,10 +31,10 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable {
     case hs512 = "HS512"
 
     /// The algorithms that use public keys (everything but HMAC).
-    public static let asymmetric: Set<JWSAlgorithm> = Set(allCases.filter { !$0.isHMAC })
+    package static let asymmetric: Set<JWSAlgorithm> = Set(allCases.filter { !$0.isHMAC })
 
     /// Whether this is an HMAC algorithm (needs a shared secret, never a public key).
-    public var isHMAC: Bool { self == .hs256 || self == .hs384 || self == .hs512 }
+    package var isHMAC: Bool { self == .hs256 || self == .hs384 || self == .hs512 }
 
     /// A small number for each algorithm (0 to `allCases.count - 1`), for bit sets and tables.
     var ordinal: Int {

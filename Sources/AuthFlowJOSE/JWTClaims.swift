@@ -39,7 +39,7 @@ public struct JWTClaims: Sendable {
     /// `sub`, when a string.
     public var subject: String? { string("sub") }
     /// `aud` as a list: a single string becomes one element; other shapes give `[]`.
-    public var audience: [String] {
+    package var audience: [String] {
         switch self["aud"] {
         case .string(let value)?: return [value]
         case .array(let values)?: return values.compactMap(\.stringValue)
@@ -47,15 +47,15 @@ public struct JWTClaims: Sendable {
         }
     }
     /// `azp`, when a string.
-    public var authorizedParty: String? { string("azp") }
+    package var authorizedParty: String? { string("azp") }
     /// `nonce`, when a string.
-    public var nonce: String? { string("nonce") }
+    package var nonce: String? { string("nonce") }
     /// `exp` in seconds since 1970 (fractions dropped), when a number.
-    public var expiresAt: Int64? { numericDate("exp") }
+    package var expiresAt: Int64? { numericDate("exp") }
     /// `nbf` in seconds since 1970 (fractions dropped), when a number.
-    public var notBefore: Int64? { numericDate("nbf") }
+    package var notBefore: Int64? { numericDate("nbf") }
     /// `iat` in seconds since 1970 (fractions dropped), when a number.
-    public var issuedAt: Int64? { numericDate("iat") }
+    package var issuedAt: Int64? { numericDate("iat") }
 
     /// Calls `body` with the UTF-8 bytes of a string claim of a parsed payload written without
     /// escapes or non-ASCII bytes, without building the string; `nil` in every other case.

@@ -6,7 +6,7 @@ public struct JWTVerifier: Sendable {
     /// The signature layer.
     package let jws: JWSVerifier
     /// The claim checks.
-    public let checks: ClaimChecks
+    package let checks: ClaimChecks
 
     /// Creates a verifier for the given algorithms, checks and size cap.
     public init(allowedAlgorithms: Set<JWSAlgorithm>, checks: ClaimChecks, maxTokenBytes: Int = 16 * 1024) {
@@ -16,7 +16,7 @@ public struct JWTVerifier: Sendable {
 
     /// Verifies `token` against `keys` at time `now` and returns its claims.
     /// - Throws: `JOSEError` from the signature steps, `.invalidJSON` for a payload
-    ///   that is not a JSON object, and the claim errors of ``ClaimChecks/validate(_:now:)``.
+    ///   that is not a JSON object, and the errors of the claim checks (``ClaimChecks``).
     public func verify(_ token: String, keys: JWKSet, now: Date) throws(JOSEError) -> JWTClaims {
         let (header, payload, _) = try jws.verify(token, keys: keys)
         let claims: JWTClaims

@@ -1,14 +1,14 @@
 /// Proof Key for Code Exchange (RFC 7636) with the S256 method.
-public struct PKCE: Sendable, Equatable {
+package struct PKCE: Sendable, Equatable {
     /// The `code_verifier`, kept server-side and sent with the token request.
-    public let verifier: String
+    package let verifier: String
     /// The `code_challenge`: base64url(SHA-256(verifier)).
-    public let challenge: String
+    package let challenge: String
     /// Always `"S256"`.
-    public var method: String { "S256" }
+    package var method: String { "S256" }
 
     /// A fresh verifier from 32 random bytes (43 characters) and its challenge.
-    public static func generate(random: some SecureRandom) -> PKCE {
+    package static func generate(random: some SecureRandom) -> PKCE {
         var bytes = random.bytes(32)
         if bytes.count < 32 { bytes += SystemRandom().bytes(32 - bytes.count) }
         let verifier = Base64URL.encode(bytes.prefix(32))
@@ -18,7 +18,7 @@ public struct PKCE: Sendable, Equatable {
     /// Wraps an existing verifier.
     /// - Throws: `JOSEError` `.invalidClaim` (claim `code_verifier`) unless it is 43–128
     ///   characters of `A–Z a–z 0–9 - . _ ~`.
-    public init(verifier: String) throws(JOSEError) {
+    package init(verifier: String) throws(JOSEError) {
         let bytes = Array(verifier.utf8)
         guard (43...128).contains(bytes.count) else {
             throw JOSEError(
@@ -46,7 +46,7 @@ public struct PKCE: Sendable, Equatable {
     }
 
     /// The S256 challenge of a verifier: base64url(SHA-256(ASCII(verifier))).
-    public static func challenge(for verifier: String) -> String {
+    package static func challenge(for verifier: String) -> String {
         Base64URL.encode(Digest.sha256(Array(verifier.utf8)))
     }
 }

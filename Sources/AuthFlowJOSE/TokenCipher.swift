@@ -23,7 +23,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     /// The format version this code writes (the first byte of every sealed value).
     package static let formatVersion: UInt8 = 1
     /// The shortest accepted secret, in bytes.
-    public static let minimumSecretLength = 32
+    package static let minimumSecretLength = 32
     /// Bytes a sealed value adds to its plaintext: version, nonce and tag.
     package static let overhead = 1 + AESGCM.nonceLength + AESGCM.tagLength
 
@@ -86,7 +86,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
 
     /// Derives the encryption key from the UTF-8 bytes of `secret`.
     ///
-    /// - Throws: ``JOSEError`` `weakKey` for a secret shorter than ``minimumSecretLength`` bytes,
+    /// - Throws: ``JOSEError`` `weakKey` for a secret shorter than 32 bytes,
     ///   `cryptoFailure` when OpenSSL fails.
     public init(secret: String, random: any SecureRandom) throws(JOSEError) {
         try self.init(secret: Array(secret.utf8), random: random)

@@ -12,7 +12,7 @@ public struct JSONError: CodedError, Sendable, Equatable {
     public let message: String
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

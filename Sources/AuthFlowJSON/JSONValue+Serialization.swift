@@ -3,7 +3,7 @@ extension JSONValue {
 
     /// Appends the compact serialization (the bytes of ``serializedBytes()``) to `output`, for callers that
     /// write several values into one buffer.
-    public func serialize(into output: inout [UInt8]) {
+    package func serialize(into output: inout [UInt8]) {
         // The usual scalars go straight into the array: no buffer is allocated for them.
         switch self {
         case .integer(let value):

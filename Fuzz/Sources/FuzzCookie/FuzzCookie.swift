@@ -1,7 +1,9 @@
 import AuthFlow
-import AuthFlowHTTP
 import AuthFlowJOSE
 import FuzzSupport
+
+// `@testable`: the cookie name list (`cookieNames()`) is package API, fuzzed here with the cookie parser.
+@testable import AuthFlowHTTP
 
 /// The `Cookie` header as the server reads it, and every value it yields opened as a flow cookie: no crash,
 /// and no value opens without the server's key.
