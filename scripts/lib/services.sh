@@ -30,7 +30,9 @@ af_run_as_postgres() {
 }
 
 # start_test_postgres: initdb in a temporary directory, start on a free loopback port, create the
-# `authflow` database; exports AUTHFLOW_TEST_POSTGRES_URL and AUTHFLOW_TEST_POSTGRES_DATA.
+# `authflow` database; exports AUTHFLOW_TEST_POSTGRES_URL and AUTHFLOW_TEST_POSTGRES_DATA. `max_connections` is
+# raised from PostgreSQL's 100: the Swift tests run their suites in parallel, each test with a database and a pool
+# of its own, and a test that drops every connection then reconnects must not meet "too many clients".
 start_test_postgres() {
     AF_POSTGRES_BIN="$(af_postgres_bin)"
     local data="$AF_SERVICES_DIR/postgres" port
@@ -39,7 +41,7 @@ start_test_postgres() {
     [ "$(id -u)" -eq 0 ] && chown postgres "$AF_SERVICES_DIR" "$data"
     af_run_as_postgres "$AF_POSTGRES_BIN/initdb" -D "$data" -U authflow --auth=trust -E UTF8 >/dev/null
     af_run_as_postgres "$AF_POSTGRES_BIN/pg_ctl" -D "$data" -l "$data/server.log" -w -t 30 start \
-        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$data -c fsync=off" >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$data -c fsync=off -c max_connections=400" >/dev/null
     af_run_as_postgres "$AF_POSTGRES_BIN/createdb" -h 127.0.0.1 -p "$port" -U authflow authflow
     export AUTHFLOW_TEST_POSTGRES_DATA="$data"
     export AUTHFLOW_TEST_POSTGRES_URL="postgresql://authflow@127.0.0.1:$port/authflow?connect_timeout=5"

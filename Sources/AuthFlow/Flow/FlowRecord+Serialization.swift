@@ -1,4 +1,4 @@
-package import AuthFlowJOSE
+import AuthFlowJOSE
 import Foundation
 
 extension FlowRecord {

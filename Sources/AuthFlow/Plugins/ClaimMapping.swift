@@ -1,4 +1,4 @@
-package import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// Where an identity's members come from in id_token claims or userinfo JSON (`providers.NAME.claims`).
 ///

@@ -1,5 +1,5 @@
 package import AuthFlow
-package import AuthFlowJOSE
+import AuthFlowJOSE
 package import Foundation
 
 /// One security event of the audit trail (docs/audit.md): what happened, to which user, through which provider,

@@ -1,4 +1,4 @@
-package import AuthFlow
+import AuthFlow
 import Foundation
 import Synchronization
 

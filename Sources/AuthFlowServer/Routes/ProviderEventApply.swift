@@ -11,7 +11,7 @@ extension ProviderEventRoutes {
             // Ending the sessions of a provider session (front-channel logout, which carries no id to apply
             // once by) is idempotent by itself: it is applied each time and records nothing.
             guard outcome.actions.allSatisfy(\.endsProviderSession) else { return .unknownIdentity }
-            try await endSessions(of: outcome, users: [])
+            _ = try await endSessions(of: outcome, users: [])
             return .applied
         }
         let accounts = stores.accounts
