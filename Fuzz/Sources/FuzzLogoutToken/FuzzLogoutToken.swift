@@ -1,10 +1,13 @@
-import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
 import AuthFlowServer
 import Foundation
 import FuzzSupport
+
+// A configuration built in code (`Configuration(providers:)` is `package`: reached with `@testable`, as
+// scripts/fuzz.sh builds with -enable-testing), then resolved through real discovery.
+@testable import AuthFlow
 
 /// OpenID Connect back-channel logout bodies (`logout_token=…`) through the whole server route
 /// `POST /auth/corp/backchannel-logout` of a discovered issuer that supports it: the form, the JWS verified

@@ -1,10 +1,13 @@
 import AuthFlow
 import AuthFlowHTTP
-import AuthFlowJOSE
 import AuthFlowProviders
 import AuthFlowServer
 import Foundation
 import FuzzSupport
+
+// The harness checks an accepted body on its own with the package's base64url decoder (`package`: reached with
+// `@testable`, as scripts/fuzz.sh builds with -enable-testing).
+@testable import AuthFlowJOSE
 
 /// Facebook's callback bodies (`signed_request=…`) through the server's data-deletion route and, for the same
 /// body, the deauthorize route (both run the plugin's `signed_request` parser). Every answer is 200 or 400, never
