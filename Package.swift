@@ -209,7 +209,8 @@ let package = Package(
         .testTarget(
             name: "AuthFlowJOSETests", dependencies: ["AuthFlowJOSE", "AuthFlowTestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strict),
-        // The stores' shared harness: every backend's stores on fresh databases, for the store test targets.
+        // The stores' shared harness: every backend's stores on fresh databases, for the store test targets, and an
+        // account store that counts the calls it forwards (the core's and the server's tests).
         .target(
             name: "AuthFlowStoreTestSupport",
             dependencies: [
@@ -265,7 +266,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowTests",
-            dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP", "AuthFlowCurl"],
+            dependencies: [
+                "AuthFlow", "AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP", "AuthFlowCurl",
+                // `ObservedAccountStore`, for the account resolver's races.
+                "AuthFlowStoreTestSupport",
+            ],
             swiftSettings: strict),
         // The whole `providers.yaml` schema as AuthFlowDeployment's loader reads it: `providers:` (the core) with
         // the sections their modules read.

@@ -2,6 +2,7 @@ import AuthFlow
 import AuthFlowBrowserTestSupport
 import AuthFlowHTTP
 import AuthFlowProviders
+import AuthFlowStoreTestSupport
 import Testing
 
 @testable import AuthFlowServer

@@ -49,7 +49,9 @@ struct RefreshChainTests {
 
     /// Refreshes the bearer session `token` and returns the new token and its record.
     func refresh(_ token: String, with sessions: SessionService) async throws -> (id: String, record: SessionRecord) {
-        try await sessions.refresh(try await sessions.require(bearer(token)))
+        try await sessions.changing {
+            try await sessions.refresh(try await sessions.require(bearer(token)), changes: $0)
+        }
     }
 
     @Test func eachRefreshEndsAtTheEarlierOfTheSessionLifetimeAndTheChainsEnd() async throws {
@@ -115,7 +117,9 @@ struct RefreshChainTests {
         let sessions = service()
         let first = try await sessions.issue(for: try await identity(), kind: .bearer, providerSessionID: nil)
         let second = try await refresh(first.id, with: sessions)
-        #expect(try await sessions.end(.bearer(first.id), everywhere: false) == nil)
+        #expect(
+            try await sessions.changing { try await sessions.end(.bearer(first.id), everywhere: false, changes: $0) }
+                == nil)
         #expect(try await sessions.current(bearer(second.id)) == nil)
     }
 
@@ -124,7 +128,9 @@ struct RefreshChainTests {
         let first = try await sessions.issue(for: try await identity(), kind: .bearer, providerSessionID: "sid-1")
         let current = try await sessions.require(bearer(first.id))
         let winners = await withTaskGroup(of: String?.self) { group in
-            for _ in 0..<2 { group.addTask { try? await sessions.refresh(current).id } }
+            for _ in 0..<2 {
+                group.addTask { try? await sessions.changing { try await sessions.refresh(current, changes: $0) }.id }
+            }
             var ids: [String] = []
             for await id in group { if let id { ids.append(id) } }
             return ids

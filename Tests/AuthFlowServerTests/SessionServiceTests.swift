@@ -100,11 +100,14 @@ struct SessionServiceTests {
         let identity = try await identity()
         let bearer = try await sessions.issue(for: identity, kind: .bearer, providerSessionID: "sid-1", groups: ["ops"])
         let current = try await sessions.require(request(bearer: bearer.id))
-        let renewed = try await sessions.refresh(current)
+        let renewed = try await sessions.changing { try await sessions.refresh(current, changes: $0) }
         #expect(renewed.id != bearer.id)
         #expect(renewed.record.providerSessionID == "sid-1" && renewed.record.groups == ["ops"])
         #expect(try await sessions.current(request(bearer: bearer.id)) == nil)
-        #expect(await serverErrorCode { _ = try await sessions.refresh(current) } == "not_signed_in")
+        #expect(
+            await serverErrorCode {
+                _ = try await sessions.changing { try await sessions.refresh(current, changes: $0) }
+            } == "not_signed_in")
     }
 
     @Test func endingEverywhereEndsEverySessionOfTheUserOnly() async throws {
@@ -115,9 +118,13 @@ struct SessionServiceTests {
         let laptop = try await sessions.issueCookieSession(for: alice)
         let other = try await sessions.issueCookieSession(for: bob)
         // A bearer token sent as a cookie ends nothing.
-        #expect(try await sessions.end(.cookie(phone.id), everywhere: true) == nil)
+        #expect(
+            try await sessions.changing { try await sessions.end(.cookie(phone.id), everywhere: true, changes: $0) }
+                == nil)
         #expect(try await sessions.live(of: alice.userID).count == 2)
-        let ended = try await sessions.end(.cookie(laptop.id), everywhere: true)
+        let ended = try await sessions.changing {
+            try await sessions.end(.cookie(laptop.id), everywhere: true, changes: $0)
+        }
         #expect(ended?.userID == alice.userID)
         #expect(try await sessions.live(of: alice.userID).isEmpty)
         #expect(try await sessions.current(request(cookie: other.id)) != nil)
@@ -132,10 +139,12 @@ struct SessionServiceTests {
         let id = sessions.publicID(digest: listed.digest)
         #expect(!id.contains(session.id) && id != Base64URL.encode(listed.digest))
         #expect(
-            await serverErrorCode { _ = try await sessions.revoke(publicID: id, of: bob.userID) } == "session_not_found"
+            await serverErrorCode {
+                _ = try await sessions.changing { try await sessions.revoke(publicID: id, of: bob.userID, changes: $0) }
+            } == "session_not_found"
         )
         #expect(try await sessions.current(request(cookie: session.id)) != nil)
-        _ = try await sessions.revoke(publicID: id, of: alice.userID)
+        _ = try await sessions.changing { try await sessions.revoke(publicID: id, of: alice.userID, changes: $0) }
         #expect(try await sessions.current(request(cookie: session.id)) == nil)
     }
 
@@ -145,9 +154,8 @@ struct SessionServiceTests {
         let session = try await sessions.issueCookieSession(for: identity)
         #expect(try await sessions.current(request(cookie: session.id), cached: true) != nil)
         #expect(sessions.cache.session(id: session.id, now: clock.now()) != nil)
-        _ = try await sessions.changing { () async throws(ServerError) in
-            _ = try await sessions.end(.cookie(session.id), everywhere: false)
-            return .empty(status: 204)
+        try await sessions.changing { changes async throws(ServerError) in
+            _ = try await sessions.end(.cookie(session.id), everywhere: false, changes: changes)
         }
         #expect(try await sessions.current(request(cookie: session.id), cached: true) == nil)
     }

@@ -21,7 +21,9 @@ extension SignInServer {
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
     ///   exist (the store's `user_not_found`); nothing after the failing step is done.
     package func deleteUser(_ user: UserID) async throws(ServerError) -> AccountDeletion {
-        try await context.routes.account.deleteUser(user, actor: .admin)
+        try await context.sessions.changing { changes async throws(ServerError) in
+            try await context.routes.account.deleteUser(user, actor: .admin, changes: changes)
+        }
     }
 }
 
@@ -31,15 +33,16 @@ extension AccountRoutes {
     /// its identities and tokens (in this order, so a failure part-way never leaves a live session for a
     /// deleted user). A revocation that fails is logged and the deletion goes ahead, as does one whose tokens
     /// no longer decrypt (sealed under a secret since dropped from `server.previous_secrets`): those stay unrevoked.
+    /// The user is noted in `changes`.
     ///
     /// - Throws: ``ServerError`` `store_unavailable` when a store fails, including for a user that does not
     ///   exist (the store's `user_not_found`); nothing after the failing step is done.
-    func deleteUser(_ user: UserID, actor: AuditEvent.Actor = .user) async throws(ServerError)
-        -> SignInServer.AccountDeletion
+    func deleteUser(_ user: UserID, actor: AuditEvent.Actor = .user, changes: SessionChangeLog)
+        async throws(ServerError) -> SignInServer.AccountDeletion
     {
         let accounts = stores.accounts
         let sessions = stores.sessions
-        noteChanged(user: user)
+        changes.noteChanged(user: user)
         let tokens = try await storing("read the user's tokens") { () async throws(StoreError) in
             do throws(StoreError) {
                 return try await accounts.tokens(ofUser: user)

@@ -1,6 +1,7 @@
 /// What every log line of one request carries: its id, route template and provider. Set by
-/// ``SignInServer/handle(_:)`` for the duration of the request, read by the server's logger, so that handlers
-/// need not pass it along.
+/// ``SignInServer/handle(_:)`` for the duration of the request, read by the server's logger and the audit trail
+/// only (observability context, like the trace's ``ActiveSpan``: no route decides by it), so that handlers need not
+/// pass it to every line they write.
 struct RequestContext: Sendable {
     /// The request's id, also sent back as `X-Request-Id`.
     let requestID: String

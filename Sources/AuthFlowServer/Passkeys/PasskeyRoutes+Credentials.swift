@@ -41,9 +41,9 @@ extension PasskeyRoutes {
 
     /// `POST {prefix}/{name}/credentials/delete` `{"id"}` (signed in): refused `last_identity` (409) when it is the
     /// user's last way to sign in (delete the account instead). The last passkey of the provider takes its identity
-    /// and the identity's sessions with it.
-    func delete(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
-        -> HTTPServerResponse
+    /// and the identity's sessions with it; the user and the identity are noted in `changes`.
+    func delete(_ request: HTTPServerRequest, provider name: String, changes: SessionChangeLog)
+        async throws(ServerError) -> HTTPServerResponse
     {
         _ = try relyingParty(name)
         let current = try await requireSession(request)
@@ -55,8 +55,8 @@ extension PasskeyRoutes {
         let deleted = try await changing(name) { () async throws(StoreError) in
             try await passkeys.deletePasskey(id, of: userID)
         }
-        noteChanged(user: userID)
-        noteChanged(identity: deleted.identity)
+        changes.noteChanged(user: userID)
+        changes.noteChanged(identity: deleted.identity)
         let identityLeft = try await storing("read the identity") { () async throws(StoreError) in
             try await stores.accounts.identity(deleted.identity)
         }

@@ -8,9 +8,9 @@ import Foundation
 extension PasskeyRoutes {
     /// `POST {prefix}/{name}/register` `{"ceremony", "credential", "session"}`: verifies the new credential (WebAuthn
     /// Level 3 §7.1) and stores it for the ceremony's user (a new user for a sign-up), then starts a session.
-    /// Every refusal leaves no user, credential or session behind.
-    func register(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
-        -> HTTPServerResponse
+    /// Every refusal leaves no user, credential or session behind. What changes is noted in `changes`.
+    func register(_ request: HTTPServerRequest, provider name: String, changes: SessionChangeLog)
+        async throws(ServerError) -> HTTPServerResponse
     {
         let relyingParty = try self.relyingParty(name)
         try await rateLimiter.check(request, kind: .callback)
@@ -32,21 +32,23 @@ extension PasskeyRoutes {
                 RegistrationResponse.parse(try body.credentialJSON()), challenge: ceremony.challenge,
                 relyingParty: relyingParty)
         }
-        let identity = try await store(registered, for: user, provider: name, passkeys: passkeys)
+        let identity = try await store(registered, for: user, provider: name, passkeys: passkeys, changes: changes)
         logger.log(.info, "passkey registered", metadata: ["provider": name])
-        return try await signIn(identity, credentialID: registered.id, kind: try body.sessionKind(), request: request)
+        return try await signIn(
+            identity, credentialID: registered.id, kind: try body.sessionKind(), request: request, changes: changes)
     }
 
     /// `POST {prefix}/{name}/authenticate` `{"ceremony", "credential", "session"}`: verifies the assertion (§7.2)
     /// against the credential the store has for it, records the new sign count and backup state, then starts a
-    /// session. A refusal past the rate limit is written to the audit trail as `sign_in.refused`.
-    func authenticate(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
-        -> HTTPServerResponse
+    /// session. A refusal past the rate limit is written to the audit trail as `sign_in.refused`. The session's user
+    /// is noted in `changes`.
+    func authenticate(_ request: HTTPServerRequest, provider name: String, changes: SessionChangeLog)
+        async throws(ServerError) -> HTTPServerResponse
     {
         let relyingParty = try self.relyingParty(name)
         try await rateLimiter.check(request, kind: .callback)
         do throws(ServerError) {
-            return try await verifyAssertion(request, provider: name, relyingParty: relyingParty)
+            return try await verifyAssertion(request, provider: name, relyingParty: relyingParty, changes: changes)
         } catch {
             audit(AuditEvent(.signInRefused, outcome: .failure, code: error.code.rawValue, provider: name))
             throw error
@@ -54,7 +56,8 @@ extension PasskeyRoutes {
     }
 
     private func verifyAssertion(
-        _ request: HTTPServerRequest, provider name: String, relyingParty: WebAuthnRelyingParty
+        _ request: HTTPServerRequest, provider name: String, relyingParty: WebAuthnRelyingParty,
+        changes: SessionChangeLog
     ) async throws(ServerError) -> HTTPServerResponse {
         let body = try PasskeyRequestBody(request, provider: name)
         let (seal, passkeys) = try ready(name)
@@ -92,7 +95,8 @@ extension PasskeyRoutes {
                 .identityDisabled, "expected an identity that may sign in, found a disabled one", status: 403,
                 provider: name)
         }
-        return try await signIn(identity, credentialID: stored.id, kind: try body.sessionKind(), request: request)
+        return try await signIn(
+            identity, credentialID: stored.id, kind: try body.sessionKind(), request: request, changes: changes)
     }
 
     /// Opens the body's ceremony and spends it in the spent-state set, so it is accepted once on any instance.

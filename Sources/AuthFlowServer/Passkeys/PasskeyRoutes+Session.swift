@@ -7,13 +7,13 @@ import Foundation
 
 extension PasskeyRoutes {
     /// Stores the verified credential: a new user with it (a sign-up) or the ceremony's user, its identity linked
-    /// when new; returns the identity.
+    /// when new; returns the identity. The identity and its user are noted in `changes`.
     ///
     /// - Throws: ``ServerError`` `credential_exists` (409) for a credential id registered before, `account_exists`
     ///   (403) for a user handle another user has, `store_unavailable` (503).
     func store(
         _ registered: RegisteredCredential, for user: PasskeyCeremony.User, provider name: String,
-        passkeys: any PasskeyStore
+        passkeys: any PasskeyStore, changes: SessionChangeLog
     ) async throws(ServerError) -> LinkedIdentity {
         let key = IdentityKey(provider: name, subject: Base64URL.encode(user.handle))
         let userID = user.userID ?? UserID.generate(using: random)
@@ -25,8 +25,8 @@ extension PasskeyRoutes {
             attestationFormat: registered.attestationFormat, attestationVerified: registered.attestationVerified,
             name: "Passkey " + RequestParameters.timestamp(now).prefix(10), createdAt: now)
         let profile = IdentityProfile(name: user.displayName)
-        noteChanged(identity: key)
-        noteChanged(user: userID)
+        changes.noteChanged(identity: key)
+        changes.noteChanged(user: userID)
         do throws(StoreError) {
             if user.userID == nil {
                 _ = try await passkeys.createUser(userID, profile: profile, passkey: credential)
@@ -53,10 +53,12 @@ extension PasskeyRoutes {
 
     /// Starts a session for `identity` and answers as `POST {prefix}/{p}/native` does for `bearer` (with
     /// `credential_id` added), or `{"user_id", "provider", "credential_id"}` with the session cookie for `cookie`.
-    func signIn(_ identity: LinkedIdentity, credentialID: [UInt8], kind: SessionKind, request: HTTPServerRequest)
-        async throws(ServerError) -> HTTPServerResponse
-    {
-        noteChanged(user: identity.userID)
+    /// The user is noted in `changes`.
+    func signIn(
+        _ identity: LinkedIdentity, credentialID: [UInt8], kind: SessionKind, request: HTTPServerRequest,
+        changes: SessionChangeLog
+    ) async throws(ServerError) -> HTTPServerResponse {
+        changes.noteChanged(user: identity.userID)
         let agent = UserAgentSummary.summary(request.headers["User-Agent"])
         let credential = JSONValue.string(Base64URL.encode(credentialID))
         if kind == .bearer {

@@ -19,16 +19,17 @@ struct AccountRoutes: SessionUsing {
     /// in with them; 204, or 302 to a valid `return_to`.
     ///
     /// Refused: another origin (`cross_origin_request`), no session (`not_signed_in`), no such identity
-    /// (`not_linked`), or the user's last identity (`last_identity`: delete the account instead).
-    func disconnect(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
-        -> HTTPServerResponse
+    /// (`not_linked`), or the user's last identity (`last_identity`: delete the account instead). The user and the
+    /// removed identities are noted in `changes`.
+    func disconnect(_ request: HTTPServerRequest, provider name: String, changes: SessionChangeLog)
+        async throws(ServerError) -> HTTPServerResponse
     {
         _ = try providers.provider(name)
         let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
         let session = try await requireSession(request)
         let accounts = stores.accounts
         let user = session.record.userID
-        noteChanged(user: user)
+        changes.noteChanged(user: user)
         let removed: [RemovedIdentity]
         do throws(StoreError) {
             removed = try await accounts.unlinkProvider(name, from: user)
@@ -51,7 +52,7 @@ struct AccountRoutes: SessionUsing {
         }
         var endedOwnSession = false
         for identity in removed {
-            noteChanged(identity: identity.identity.key)
+            changes.noteChanged(identity: identity.identity.key)
             if let tokens = identity.tokens { await revoker.revoke(tokens, provider: name) }
             _ = try? await stores.sessions.deleteSessions(identity: identity.identity.key)
             if identity.identity.key == session.record.identity { endedOwnSession = true }
@@ -68,10 +69,12 @@ struct AccountRoutes: SessionUsing {
 
     /// `POST /auth/account/delete`: deletes the signed-in user as ``SignInServer/deleteUser(_:)`` does; 204 (or 302 to a
     /// valid `return_to`).
-    func deleteAccount(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+    func deleteAccount(_ request: HTTPServerRequest, changes: SessionChangeLog) async throws(ServerError)
+        -> HTTPServerResponse
+    {
         let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
         let session = try await requireSession(request)
-        _ = try await deleteUser(session.record.userID)
+        _ = try await deleteUser(session.record.userID, changes: changes)
         var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
         response.addCookie(cookies.clearedSessionCookie())
         return response

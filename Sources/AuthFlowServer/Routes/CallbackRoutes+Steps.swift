@@ -54,13 +54,13 @@ extension CallbackRoutes {
     /// The account of the completed sign-in, named with the first-login name the flow parked (which goes back
     /// to the store when the resolution fails, for the next attempt). The browser's previous session ends in the
     /// account write's transaction where the stores allow (one durable commit per sign-in; `signedIn` then finds
-    /// nothing left to delete).
-    func resolve(_ result: SignInResult, request: HTTPServerRequest, flow: Flow) async throws(ServerError)
-        -> LinkedIdentity
+    /// nothing left to delete). The identity is noted in `changes`.
+    func resolve(_ result: SignInResult, request: HTTPServerRequest, flow: Flow, changes: SessionChangeLog)
+        async throws(ServerError) -> LinkedIdentity
     {
         let pending = await pendingProfiles.take(flow.pendingKey)
         // The account of this identity may change (its profile, a link), and with it the identity's sessions.
-        noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
+        changes.noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         do throws(ServerError) {
             return try await accountResolution.resolveAccount(
                 for: result, request: request, pendingName: pending?.displayName,
@@ -78,14 +78,16 @@ extension CallbackRoutes {
 
     /// Starts the signed-in `identity`'s fresh session (the browser's earlier one ends) and answers with the
     /// redirect, the session cookie, the flow cookie cleared and, where the provider has an end-session
-    /// endpoint, the id_token hint cookie for a later provider logout.
-    func signedIn(_ identity: LinkedIdentity, result: SignInResult, request: HTTPServerRequest, flow: Flow)
-        async throws(ServerError) -> HTTPServerResponse
-    {
+    /// endpoint, the id_token hint cookie for a later provider logout. The user and the earlier session are noted in
+    /// `changes`.
+    func signedIn(
+        _ identity: LinkedIdentity, result: SignInResult, request: HTTPServerRequest, flow: Flow,
+        changes: SessionChangeLog
+    ) async throws(ServerError) -> HTTPServerResponse {
         let name = flow.provider
-        noteChanged(user: identity.userID)
+        changes.noteChanged(user: identity.userID)
         if let old = try sessionCookieValue(request) {
-            noteChanged(session: old)
+            changes.noteChanged(session: old)
             _ = try? await stores.sessions.deleteSession(id: old)
         }
         // The id_token's `sid` (OpenID Connect Front/Back-Channel Logout) ties the session to the provider's.

@@ -28,8 +28,11 @@ struct CallbackRoutes: SessionUsing {
     /// spent only once that cookie has opened and matched, so a callback with someone else's state and no (or
     /// a wrong) cookie changes nothing. A POST arriving cross-site (`Sec-Fetch-Site: cross-site`) or without a
     /// valid flow cookie, and not yet bounced, gets the `FormPostBounce` page instead; nothing is spent until the
-    /// re-POST. Rate-limited per client address (`server.rate_limits.callbacks`).
-    func callback(_ request: HTTPServerRequest, provider name: String) async throws(ServerError) -> HTTPServerResponse {
+    /// re-POST. Rate-limited per client address (`server.rate_limits.callbacks`). The identity, its user and the
+    /// browser's previous session are noted in `changes`.
+    func callback(_ request: HTTPServerRequest, provider name: String, changes: SessionChangeLog)
+        async throws(ServerError) -> HTTPServerResponse
+    {
         let started = clock.now()
         let provider = try providers.provider(name)
         try await rateLimiter.check(request, kind: .callback)
@@ -50,8 +53,8 @@ struct CallbackRoutes: SessionUsing {
             pendingKey: pendingKey, startTrace: options.keepsTraces ? traces.takeStart(state: state) : [],
             started: started)
         let result = try await complete(request, flow, parameters: CallbackParameters(fields))
-        let identity = try await resolve(result, request: request, flow: flow)
-        return try await signedIn(identity, result: result, request: request, flow: flow)
+        let identity = try await resolve(result, request: request, flow: flow, changes: changes)
+        return try await signedIn(identity, result: result, request: request, flow: flow, changes: changes)
     }
 
     /// What one callback knows of its flow, passed between its steps.

@@ -5,7 +5,8 @@ import AuthFlowJOSE
 /// `POST /auth/logout` and `GET /auth/logged-out` (where a provider logout comes back).
 struct LogoutRoutes: SessionUsing {
     let sessions: SessionService
-    let stores: SignInServer.Stores
+    /// Where a provider logout's state is spent, once for every instance.
+    let flows: any FlowStore
     let providers: ProviderDirectory
     let options: SignInServer.Options
     let clock: any WallClock
@@ -16,21 +17,24 @@ struct LogoutRoutes: SessionUsing {
 
     /// `POST /auth/logout`: ends the session server-side and clears the cookie; 204, or 302 to a valid
     /// `return_to` (query or form field). With `everywhere=1` (query or form field) it ends every session of the
-    /// signed-in user (``SessionService/endEverySession(of:)``).
+    /// signed-in user (``SessionService/endEverySession(of:changes:)``).
     ///
     /// With `provider_logout=1` (query or form field) and a cookie session of a provider with an end-session
     /// endpoint, the session ends first, then the answer is 303 to that endpoint (OpenID Connect RP-Initiated
     /// Logout 1.0) with `id_token_hint`, `client_id`, `post_logout_redirect_uri` and a sealed `state` carrying
     /// the `return_to`, which `GET /auth/logged-out` follows. Without such an endpoint: the local logout only.
     ///
-    /// With `Authorization: Bearer` it ends that bearer session (of its own kind only) and sets no cookie.
-    func logout(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+    /// With `Authorization: Bearer` it ends that bearer session (of its own kind only) and sets no cookie. What
+    /// ends is noted in `changes`.
+    func logout(_ request: HTTPServerRequest, changes: SessionChangeLog) async throws(ServerError)
+        -> HTTPServerResponse
+    {
         let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
         let atProvider = try RequestParameters.flagParameter(request, "provider_logout")
         let everywhere = try RequestParameters.flagParameter(request, "everywhere")
         let credential = try sessions.credential(request)
         var ended: SessionRecord?
-        if let credential { ended = try await sessions.end(credential, everywhere: everywhere) }
+        if let credential { ended = try await sessions.end(credential, everywhere: everywhere, changes: changes) }
         var response: HTTPServerResponse = returnTo.map { .redirect(to: $0, status: 302) } ?? .empty(status: 204)
         if atProvider, case .cookie(let id) = credential, let ended,
             let url = try providerLogoutURL(request, sessionID: id, record: ended, returnTo: returnTo)
@@ -98,7 +102,7 @@ struct LogoutRoutes: SessionUsing {
     private func spend(_ opened: ProviderLogout.Opened) async throws(ServerError) {
         let firstUse: Bool
         do throws(FlowStoreError) {
-            firstUse = try await stores.flows.markSpent(state: opened.spentKey, until: opened.expiresAt)
+            firstUse = try await flows.markSpent(state: opened.spentKey, until: opened.expiresAt)
         } catch {
             var failure = ServerError(
                 .storeUnavailable,

@@ -6,9 +6,9 @@ extension NativeRoutes {
     /// `POST /auth/{provider}/native`: a native app's ID token (and Apple's code and first-login `user`) for a
     /// bearer session. JSON in, JSON out; no cookie is set. Verification is ``NativeSignIn``'s; the account is
     /// resolved as at a web callback (intent `login`, `register` or `link` with a session). Rate-limited like
-    /// callbacks; 404 when the provider has no `native_clients`.
-    func nativeSignIn(_ request: HTTPServerRequest, provider name: String) async throws(ServerError)
-        -> HTTPServerResponse
+    /// callbacks; 404 when the provider has no `native_clients`. What may change is noted in `changes`.
+    func nativeSignIn(_ request: HTTPServerRequest, provider name: String, changes: SessionChangeLog)
+        async throws(ServerError) -> HTTPServerResponse
     {
         let started = clock.now()
         let native = try nativeSignIn(for: name)
@@ -35,7 +35,7 @@ extension NativeRoutes {
                 lastName: $0.lastName.map { PendingProfiles.capped($0, bytes: PendingProfiles.maximumNamePartBytes) })
         }
         // The account of this identity may change (its profile, a link), and with it the identity's sessions.
-        noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
+        changes.noteChanged(identity: IdentityKey(provider: result.provider, subject: result.identity.subject))
         let identity: LinkedIdentity
         do throws(ServerError) {
             identity = try await accountResolution.resolveAccount(
@@ -52,7 +52,7 @@ extension NativeRoutes {
         let providerSessionID = result.identity.rawClaims["sid"]?.stringValue.flatMap {
             $0.isEmpty || $0.utf8.count > 255 ? nil : $0
         }
-        noteChanged(user: identity.userID)
+        changes.noteChanged(user: identity.userID)
         let session = try await sessions.issue(
             for: identity, kind: .bearer, providerSessionID: providerSessionID,
             groups: membership.groups(of: result.identity, provider: result.provider),

@@ -41,15 +41,17 @@ struct NativeRoutes: SessionUsing {
     /// `POST /auth/session/refresh`: with a bearer session, a new token of the same refresh chain, for another
     /// `native_session_ttl` but never past `native_session_max_age` from the sign-in; the old token ends first, so
     /// of two refreshes with one token only one succeeds, and presented again it ends the chain
-    /// (``SessionService/refresh(_:)``). 401 `not_bearer_session` with a cookie or no session, `session_expired` at
+    /// (``SessionService/refresh(_:changes:)``). 401 `not_bearer_session` with a cookie or no session, `session_expired` at
     /// the chain's end.
-    func refresh(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+    func refresh(_ request: HTTPServerRequest, changes: SessionChangeLog) async throws(ServerError)
+        -> HTTPServerResponse
+    {
         guard case .bearer = try sessions.credential(request) else {
             throw ServerError(
                 .notBearerSession, "expected an Authorization bearer session token, found none", status: 401)
         }
         let current = try await requireSession(request)
-        let session = try await sessions.refresh(current)
+        let session = try await sessions.refresh(current, changes: changes)
         logger.log(.info, "bearer session refreshed", metadata: ["provider": current.identity.provider])
         return ResponseFactory.json(
             Self.bearerJSON(token: session.id, record: session.record, identity: current.identity))

@@ -2,9 +2,10 @@ import AuthFlow
 import AuthFlowHTTP
 
 extension ProviderEventRoutes {
-    /// Applies the outcome's actions once under its idempotency key.
-    func apply(_ outcome: ProviderEventOutcome, provider: String) async throws(ServerError)
-        -> ProviderEventDisposition
+    /// Applies the outcome's actions once under its idempotency key; the users whose sessions end are noted in
+    /// `changes`.
+    func apply(_ outcome: ProviderEventOutcome, provider: String, changes: SessionChangeLog)
+        async throws(ServerError) -> ProviderEventDisposition
     {
         guard let key = outcome.idempotencyKey else {
             guard !outcome.actions.isEmpty else { return .nothingToApply }
@@ -15,7 +16,7 @@ extension ProviderEventRoutes {
             return .applied
         }
         let accounts = stores.accounts
-        // Tokens to revoke at the provider are read before the changes can delete them.
+        // Tokens to revoke at the provider are read before the account changes can delete them.
         var toRevoke: [(IdentityKey, StoredTokens)] = []
         for case .revokeTokens(let identity) in outcome.actions {
             if let tokens = try await storing(
@@ -27,8 +28,9 @@ extension ProviderEventRoutes {
                 toRevoke.append((identity, tokens))
             }
         }
-        let changes = outcome.actions.compactMap(\.accountChange)
-        // Sessions are looked up before the changes too: removing an identity must still end its user's sessions.
+        let accountChanges = outcome.actions.compactMap(\.accountChange)
+        // Sessions are looked up before the account changes too: removing an identity must still end its user's
+        // sessions.
         var users: [UserID] = []
         for case .endUserSessions(let identity) in outcome.actions {
             if let user = try await storing(
@@ -37,7 +39,7 @@ extension ProviderEventRoutes {
                     try await accounts.identity(identity)
                 })?.userID
             {
-                noteChanged(user: user)
+                changes.noteChanged(user: user)
                 users.append(user)
             }
         }
@@ -49,7 +51,7 @@ extension ProviderEventRoutes {
         let ended = try await endSessions(of: outcome, users: users)
         let applied: Bool
         do throws(StoreError) {
-            applied = try await accounts.applyNotification(id: id, changes: changes)
+            applied = try await accounts.applyNotification(id: id, changes: accountChanges)
         } catch {
             if error.code == .identityNotFound { return .unknownIdentity }
             throw ServerError(error, while: "apply the provider event", store: "accounts")

@@ -42,12 +42,12 @@ struct ProviderEventRoutes: SessionUsing {
     /// the plugin verifies the request and names its actions, and the account changes are applied in one
     /// store transaction once per idempotency key. Sessions end just before that transaction (only for an event
     /// not applied yet, and a session store failure answers 503 so that the provider retries), tokens are revoked
-    /// only when it applied; so a replay changes nothing.
+    /// only when it applied; so a replay changes nothing. The identities and users it acts on are noted in `changes`.
     ///
     /// - Throws: ``ServerError`` with the plugin's code (400 for a refused event), `store_unavailable` (503).
     func providerEvent(
         _ request: HTTPServerRequest, provider: ResolvedProvider, endpoint: ProviderEventEndpoint,
-        parameters: [String]
+        parameters: [String], changes: SessionChangeLog
     ) async throws(ServerError) -> HTTPServerResponse {
         let limit = min(endpoint.maximumBodyBytes, options.maximumNotificationBytes)
         guard request.body.count <= limit else {
@@ -79,8 +79,8 @@ struct ProviderEventRoutes: SessionUsing {
                 "expected the plugin's actions to name identities of provider '\(provider.name)', found another",
                 status: 500)
         }
-        for action in outcome.actions { noteChanged(identity: action.identity) }
-        let disposition = try await apply(outcome, provider: provider.name)
+        for action in outcome.actions { changes.noteChanged(identity: action.identity) }
+        let disposition = try await apply(outcome, provider: provider.name, changes: changes)
         requestLog.countNotification(
             provider: provider.name, type: Self.eventTypeLabel(outcome.summary), applied: disposition == .applied)
         if disposition == .applied {

@@ -33,10 +33,12 @@ struct SessionManagementRoutes: SessionUsing {
     ///
     /// - Throws: ``ServerError`` `not_signed_in` (401), `invalid_request` (400) for another body,
     ///   `session_not_found` (404) for an id that names no live session of this user (another user's too).
-    func revokeSession(_ request: HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse {
+    func revokeSession(_ request: HTTPServerRequest, changes: SessionChangeLog) async throws(ServerError)
+        -> HTTPServerResponse
+    {
         let wanted = try Self.revokedSessionID(request)
         let session = try await requireSession(request)
-        let target = try await sessions.revoke(publicID: wanted, of: session.record.userID)
+        let target = try await sessions.revoke(publicID: wanted, of: session.record.userID, changes: changes)
         var response = HTTPServerResponse.empty(status: 204)
         if case .cookie = try sessions.credential(request),
             ConstantTime.equals(target.digest, Digest.sha256(Array(session.id.utf8)))

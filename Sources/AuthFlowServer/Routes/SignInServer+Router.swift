@@ -5,7 +5,7 @@ import AuthFlowHTTP
 /// (``admit(_:route:method:)``: method, cross-site defence, body type), then its handler (``SessionRoutes``,
 /// ``LogoutRoutes``, ``SessionManagementRoutes``, ``NativeRoutes``, ``AccountRoutes``, ``ProviderEventRoutes``,
 /// ``HealthRoute``, ``LoginRoutes``, ``CallbackRoutes``), all over the one ``ServerContext``. A route that may
-/// change sessions runs inside ``SessionService/changing(_:)``.
+/// change sessions runs inside ``SessionService/changing(_:)`` and is passed its ``SessionChangeLog``.
 extension SignInServer {
     func route(_ request: HTTPServerRequest, segments: [String]) async throws(ServerError) -> HTTPServerResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
@@ -32,8 +32,8 @@ extension SignInServer {
             .passkeyCredentials, .passkeyCredentialsRename, .passkeyCredentialsDelete:
             throw Self.noRoute
         case .logout, .sessionRefresh, .sessionsRevoke, .accountDelete, .callback, .disconnect, .native:
-            return try await context.sessions.changing { () async throws(ServerError) in
-                try await changingRoute(route, request, segments: segments)
+            return try await context.sessions.changing { changes async throws(ServerError) in
+                try await changingRoute(route, request, segments: segments, changes: changes)
             }
         }
     }
@@ -47,7 +47,7 @@ extension SignInServer {
     }
 
     /// A passkey route of provider `name`; those that may change sessions run inside
-    /// ``SessionService/changing(_:)``.
+    /// ``SessionService/changing(_:)`` (a rename changes no session).
     private func passkeyRoute(_ route: RouteName, _ request: HTTPServerRequest, provider name: String)
         async throws(ServerError) -> HTTPServerResponse
     {
@@ -56,31 +56,32 @@ extension SignInServer {
         case .passkeyRegisterOptions: return try await passkeys.registerOptions(request, provider: name)
         case .passkeyAuthenticateOptions: return try await passkeys.authenticateOptions(request, provider: name)
         case .passkeyCredentials: return try await passkeys.credentials(request, provider: name)
+        case .passkeyCredentialsRename: return try await passkeys.rename(request, provider: name)
         default:
-            return try await context.sessions.changing { () async throws(ServerError) in
+            return try await context.sessions.changing { changes async throws(ServerError) in
                 switch route {
-                case .passkeyRegister: try await passkeys.register(request, provider: name)
-                case .passkeyAuthenticate: try await passkeys.authenticate(request, provider: name)
-                case .passkeyCredentialsRename: try await passkeys.rename(request, provider: name)
-                default: try await passkeys.delete(request, provider: name)
+                case .passkeyRegister: try await passkeys.register(request, provider: name, changes: changes)
+                case .passkeyAuthenticate: try await passkeys.authenticate(request, provider: name, changes: changes)
+                default: try await passkeys.delete(request, provider: name, changes: changes)
                 }
             }
         }
     }
 
     /// The routes that may change sessions, run inside ``SessionService/changing(_:)``.
-    private func changingRoute(_ route: RouteName, _ request: HTTPServerRequest, segments: [String])
-        async throws(ServerError) -> HTTPServerResponse
-    {
+    private func changingRoute(
+        _ route: RouteName, _ request: HTTPServerRequest, segments: [String], changes: SessionChangeLog
+    ) async throws(ServerError) -> HTTPServerResponse {
         let provider = segments.count >= 3 ? segments[1] : ""
+        let routes = context.routes
         switch route {
-        case .logout: return try await context.routes.logout.logout(request)
-        case .sessionRefresh: return try await context.routes.native.refresh(request)
-        case .sessionsRevoke: return try await context.routes.sessionManagement.revokeSession(request)
-        case .accountDelete: return try await context.routes.account.deleteAccount(request)
-        case .callback: return try await context.routes.callback.callback(request, provider: provider)
-        case .disconnect: return try await context.routes.account.disconnect(request, provider: provider)
-        case .native: return try await context.routes.native.nativeSignIn(request, provider: provider)
+        case .logout: return try await routes.logout.logout(request, changes: changes)
+        case .sessionRefresh: return try await routes.native.refresh(request, changes: changes)
+        case .sessionsRevoke: return try await routes.sessionManagement.revokeSession(request, changes: changes)
+        case .accountDelete: return try await routes.account.deleteAccount(request, changes: changes)
+        case .callback: return try await routes.callback.callback(request, provider: provider, changes: changes)
+        case .disconnect: return try await routes.account.disconnect(request, provider: provider, changes: changes)
+        case .native: return try await routes.native.nativeSignIn(request, provider: provider, changes: changes)
         default: throw Self.noRoute
         }
     }
@@ -94,8 +95,9 @@ extension SignInServer {
             let (provider, endpoint, parameters) = try events.eventEndpoint(
                 provider: segments[1], segments: Array(segments.dropFirst(2)), method: method)
         else { throw Self.noRoute }
-        return try await context.sessions.changing { () async throws(ServerError) in
-            try await events.providerEvent(request, provider: provider, endpoint: endpoint, parameters: parameters)
+        return try await context.sessions.changing { changes async throws(ServerError) in
+            try await events.providerEvent(
+                request, provider: provider, endpoint: endpoint, parameters: parameters, changes: changes)
         }
     }
 

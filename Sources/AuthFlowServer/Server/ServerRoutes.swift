@@ -54,7 +54,7 @@ struct ServerRoutes: Sendable {
             returnToPolicy: seals.returnToPolicy, logger: s.logger)
         sessionManagement = SessionManagementRoutes(sessions: s.sessions, cookies: s.cookies)
         logout = LogoutRoutes(
-            sessions: s.sessions, stores: s.stores, providers: s.providers, options: s.options, clock: s.clock,
+            sessions: s.sessions, flows: s.stores.flows, providers: s.providers, options: s.options, clock: s.clock,
             cookies: s.cookies, returnToPolicy: seals.returnToPolicy, providerLogout: seals.providerLogout,
             logger: s.logger)
         login = LoginRoutes(

@@ -79,7 +79,7 @@ extension SessionService {
     /// every bearer session and marker of the chain, and a warning is logged (the provider, never a token).
     ///
     /// - Throws: ``ServerError`` `store_unavailable` when the store fails.
-    func endChainIfReused(_ token: String) async throws(ServerError) {
+    func endChainIfReused(_ token: String, changes: SessionChangeLog) async throws(ServerError) {
         let marker: SessionRecord?
         do throws(StoreError) {
             marker = try await sessions.session(id: Self.markerID(of: token))
@@ -87,7 +87,7 @@ extension SessionService {
             throw ServerError(error, while: "look up the session", store: "sessions")
         }
         guard let marker, marker.kind == .rotated else { return }
-        noteChanged(user: marker.userID)
+        changes.noteChanged(user: marker.userID)
         let mark = endedChainID(marker)
         let markDigest = Digest.sha256(Array(mark.utf8))
         var ended = 0

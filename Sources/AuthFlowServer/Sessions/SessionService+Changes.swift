@@ -2,64 +2,42 @@ import AuthFlow
 import AuthFlowHTTP
 import Synchronization
 
-/// The changes the running route noted, for the session cache to forget once the route finished.
+/// What one route (or one server operation) notes it changes, for the session cache to forget once it finished.
+/// ``SessionService/changing(_:)`` makes one and passes it to the code that changes sessions or accounts, which
+/// notes into it before it changes the stores.
 final class SessionChangeLog: Sendable {
     private let noted = Mutex(SessionChanges())
 
-    func note(_ update: (inout SessionChanges) -> Void) { noted.withLock { update(&$0) } }
-
+    /// What was noted so far.
     var changes: SessionChanges { noted.withLock { $0 } }
 
-    /// The log of the route this task runs, inside ``SessionService/changing(_:)``.
-    @TaskLocal static var current: SessionChangeLog?
+    /// Notes that the session `id` changes (with every cached session of its user).
+    func noteChanged(session id: String) {
+        noted.withLock { _ = $0.sessions.insert(id) }
+    }
+
+    /// Notes that user `user`, or its sessions, change.
+    func noteChanged(user: UserID) {
+        noted.withLock { _ = $0.users.insert(user) }
+    }
+
+    /// Notes that identity `identity`, or the sessions signed in with it, change.
+    func noteChanged(identity: IdentityKey) {
+        noted.withLock { _ = $0.identities.insert(identity) }
+    }
 }
 
 extension SessionService {
     /// Records `event` in the audit trail, when one is configured (`server.audit_log`).
     func audit(_ event: AuditEvent) { options.audit?.record(event) }
 
-    /// Runs a route that may change sessions or accounts; what it notes (``noteChanged(session:)`` and its
-    /// siblings) is forgotten by the session cache once it has finished, answered or thrown. Other routes leave
-    /// the cache alone.
-    func changing(
-        _ route: () async throws(ServerError) -> HTTPServerResponse
-    ) async throws(ServerError) -> HTTPServerResponse {
+    /// Runs `body`, a route or operation that may change sessions or accounts, with a fresh ``SessionChangeLog``;
+    /// what it notes there is forgotten by the session cache once it has finished, answered or thrown.
+    func changing<T, Failure: Error>(
+        _ body: (SessionChangeLog) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
         let log = SessionChangeLog()
-        let result = await SessionChangeLog.$current.withValue(log) {
-            () async -> Result<HTTPServerResponse, ServerError> in
-            do throws(ServerError) {
-                return .success(try await route())
-            } catch {
-                return .failure(error)
-            }
-        }
-        cache.invalidate(log.changes)
-        return try result.get()
-    }
-
-    /// Notes that the session `id` changes (with every cached session of its user).
-    func noteChanged(session id: String) {
-        note { $0.sessions.insert(id) }
-    }
-
-    /// Notes that user `user`, or its sessions, change.
-    func noteChanged(user: UserID) {
-        note { $0.users.insert(user) }
-    }
-
-    /// Notes that identity `identity`, or the sessions signed in with it, change.
-    func noteChanged(identity: IdentityKey) {
-        note { $0.identities.insert(identity) }
-    }
-
-    /// Adds to the running route's log; outside ``changing(_:)`` the cache forgets it at once.
-    private func note(_ update: (inout SessionChanges) -> Void) {
-        if let log = SessionChangeLog.current {
-            log.note(update)
-        } else {
-            var changes = SessionChanges()
-            update(&changes)
-            cache.invalidate(changes)
-        }
+        defer { cache.invalidate(log.changes) }
+        return try await body(log)
     }
 }

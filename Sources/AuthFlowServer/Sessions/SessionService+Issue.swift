@@ -47,12 +47,14 @@ extension SessionService {
     /// (`createdAt`), its groups and provider session, and ends at the earlier of `native_session_ttl` from now and
     /// the chain's end (`native_session_max_age` from the sign-in). The old token ends first, so of two refreshes
     /// with one token only one succeeds, and leaves a marker until the chain's end: presented again, it ends the
-    /// chain (``endChainIfReused(_:)``).
+    /// chain (``endChainIfReused(_:changes:)``). The old session is noted in `changes`.
     ///
     /// - Throws: ``ServerError`` `session_expired` (401) at or past the chain's end, `not_signed_in` (401) when the
     ///   old session ended meanwhile or its chain was ended for a reuse while this refresh ran.
-    func refresh(_ current: CurrentSession) async throws(ServerError) -> (id: String, record: SessionRecord) {
-        noteChanged(session: current.id)
+    func refresh(_ current: CurrentSession, changes: SessionChangeLog) async throws(ServerError)
+        -> (id: String, record: SessionRecord)
+    {
+        changes.noteChanged(session: current.id)
         let now = clock.now()
         let start = current.record.createdAt
         guard now < chainEnd(from: start) else {
@@ -74,9 +76,11 @@ extension SessionService {
     /// Ends the session `credential` opens (only one of the credential's kind: a bearer token sent as a cookie
     /// ends nothing), or with `everywhere` every session of its user when it is still live. Returns the ended
     /// session's record, `nil` when there was none. A bearer token that a refresh already replaced ends its
-    /// refresh chain (``endChainIfReused(_:)``).
-    func end(_ credential: SessionCredential, everywhere: Bool) async throws(ServerError) -> SessionRecord? {
-        noteChanged(session: credential.id)
+    /// refresh chain (``endChainIfReused(_:changes:)``). What ends is noted in `changes`.
+    func end(_ credential: SessionCredential, everywhere: Bool, changes: SessionChangeLog) async throws(ServerError)
+        -> SessionRecord?
+    {
+        changes.noteChanged(session: credential.id)
         let stored: SessionRecord?
         do throws(StoreError) {
             stored = try await sessions.session(id: credential.id)
@@ -84,13 +88,13 @@ extension SessionService {
             throw ServerError(error, while: "end the session", store: "sessions")
         }
         guard let record = stored else {
-            if credential.kind == .bearer { try await endChainIfReused(credential.id) }
+            if credential.kind == .bearer { try await endChainIfReused(credential.id, changes: changes) }
             return nil
         }
         guard record.kind == credential.kind else { return nil }
         do throws(StoreError) {
             if everywhere, idleState(record, now: clock.now()) != .idle {
-                try await endEverySession(of: record.userID)
+                try await endEverySession(of: record.userID, changes: changes)
             } else if try await sessions.deleteSession(id: credential.id) {
                 logger.log(.info, "signed out", metadata: ["session": record.kind.rawValue])
                 audit(
@@ -104,9 +108,10 @@ extension SessionService {
         }
     }
 
-    /// Ends every session of `user` (all its browsers and apps), and the markers of its refresh chains.
-    func endEverySession(of user: UserID) async throws(StoreError) {
-        noteChanged(user: user)
+    /// Ends every session of `user` (all its browsers and apps), and the markers of its refresh chains; the user is
+    /// noted in `changes`.
+    func endEverySession(of user: UserID, changes: SessionChangeLog) async throws(StoreError) {
+        changes.noteChanged(user: user)
         let ended = try await sessions.endSessions(of: user)
         logger.log(.info, "signed out everywhere", metadata: ["sessions": String(ended)])
         audit(.sessionsRevoked(user, actor: .user, scope: "user", count: ended))
@@ -132,10 +137,13 @@ extension SessionService {
         return Base64URL.encode(Digest.hmacSHA256(key: Array(options.secret.value.utf8), message: message).prefix(16))
     }
 
-    /// Ends the live session of `user` listed as `publicID` (``publicID(digest:)``) and returns it.
+    /// Ends the live session of `user` listed as `publicID` (``publicID(digest:)``) and returns it; the user is noted
+    /// in `changes`.
     ///
     /// - Throws: ``ServerError`` `session_not_found` (404) when it names no live session of this user.
-    func revoke(publicID wanted: String, of user: UserID) async throws(ServerError) -> StoredSession {
+    func revoke(publicID wanted: String, of user: UserID, changes: SessionChangeLog) async throws(ServerError)
+        -> StoredSession
+    {
         let live = try await live(of: user)
         guard
             let target = live.first(where: {
@@ -146,7 +154,7 @@ extension SessionService {
                 .sessionNotFound, "expected the id of one of this user's live sessions, found another", status: 404)
         }
         // The cache is keyed by session ids, which the list does not know: the user's entries all go.
-        noteChanged(user: user)
+        changes.noteChanged(user: user)
         do throws(StoreError) {
             try await sessions.deleteSession(digest: target.digest)
         } catch {

@@ -34,7 +34,7 @@ final class SessionService: Sendable {
 
     /// The session of `request`, or `nil` when it has no cookie or bearer token, the session is unknown, expired
     /// or of the other kind, or its identity was removed, moved to another user or disabled since. A bearer token
-    /// that a refresh already replaced ends its whole refresh chain (``endChainIfReused(_:)``) and opens nothing.
+    /// that a refresh already replaced ends its whole refresh chain (``endChainIfReused(_:changes:)``) and opens nothing.
     ///
     /// - Parameter cached: whether a session found valid a moment ago (``SessionCache``) may answer; only
     ///   for the read-only routes.
@@ -58,7 +58,12 @@ final class SessionService: Sendable {
         }
         // A token opens only its own kind of session: a bearer token is no cookie, and the reverse.
         guard let session, session.record.kind == credential.kind else {
-            if session == nil, credential.kind == .bearer { try await endChainIfReused(id) }
+            if session == nil, credential.kind == .bearer {
+                // Not a change the caller asked for: the cache forgets the chain once it has ended.
+                try await changing { changes async throws(ServerError) in
+                    try await endChainIfReused(id, changes: changes)
+                }
+            }
             return nil
         }
         return session

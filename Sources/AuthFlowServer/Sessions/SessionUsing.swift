@@ -26,13 +26,6 @@ extension SessionUsing {
         try await sessions.require(request, cached: cached)
     }
 
-    /// Notes that the session `id` changes (see ``SessionService/noteChanged(session:)``).
-    func noteChanged(session id: String) { sessions.noteChanged(session: id) }
-    /// Notes that user `user`, or its sessions, change.
-    func noteChanged(user: UserID) { sessions.noteChanged(user: user) }
-    /// Notes that identity `identity`, or the sessions signed in with it, change.
-    func noteChanged(identity: IdentityKey) { sessions.noteChanged(identity: identity) }
-
     /// Starts a new cookie session for `identity` and returns its id and cookie
     /// (``SessionService/issueCookieSession(for:providerSessionID:groups:roles:tenant:agent:)``).
     func createSession(

@@ -55,6 +55,8 @@ package final class ActiveSpan: Sendable {
     /// At most this many events per span (the OpenTelemetry SDK's default limit).
     static let maximumEvents = 128
 
-    /// The server span of the request this task handles, when tracing is on.
+    /// The server span of the request this task handles, when tracing is on. A task-local, as the trace context is
+    /// in Swift (`ServiceContext`): the plugins' and stores' HTTP requests open their client spans under it without
+    /// it being passed to them. Nothing but tracing reads it.
     @TaskLocal package static var current: ActiveSpan?
 }

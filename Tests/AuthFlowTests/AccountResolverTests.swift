@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowStoreTestSupport
 import Foundation
 import Testing
 
