@@ -15,10 +15,11 @@ callback → token exchange → id_token verification → userinfo → account a
 CPU per sign-in from /proc/PID/stat, best of R rounds, the two interleaved (their order alternating). The provider
 calls that carried a proof are counted from the server's own metrics (`authflow_provider_requests_total` of the
 `dpop` provider at its token and userinfo endpoints, every status: a `use_dpop_nonce` challenge and its retry
-are two calls); the cost per call is the CPU difference divided by them. With `--jose`, the Benchmarks package's
-JOSEBenchmark times one proof (`dpop_proof`) beside one ES256 signature of an id_token (`es256_sign`) on the
-server core, with the P-256 key generated per sign-in (`dpop_key`), best of the same rounds. Run by Benchmarks/dpop.sh; prints a table and one JSON object on its last
-line (also written to Benchmarks/results/dpop.json).
+are two calls); the cost per call is the CPU difference divided by them, so it spreads the once-per-sign-in work
+(the key, its thumbprint, sealing it) over the calls. With `--jose`, the Benchmarks package's JOSEBenchmark times
+one proof (`dpop_proof`) and the P-256 key of a sign-in (`dpop_key`) beside one ES256 signature of an id_token
+(`es256_sign`) on the server core, best of the same rounds. Run by Benchmarks/dpop.sh; prints a table and one JSON
+object on its last line (also written to Benchmarks/results/dpop.json).
 """
 from __future__ import annotations
 
@@ -165,7 +166,8 @@ def report(args, best: dict, jose: dict, load: dict) -> None:
         "providers": {name: {key: round(value, 3) for key, value in run.items()} for name, run in best.items()},
         "cpu_ms_difference": round(difference, 3), "proved_calls_per_signin": round(calls, 3),
         "cpu_us_per_proved_call": None if per_call_us is None else round(per_call_us, 1),
-        "jose": {"ops_per_s": {operation: int(value) for operation, value in jose.items()}, **figures} if jose else None,
+        "jose": ({"ops_per_s": {operation: int(value) for operation, value in jose.items()}, **figures}
+                 if jose else None),
     }
     write_result("dpop", result)
     print(json.dumps(result))

@@ -353,7 +353,8 @@ def dpop_section(dpop: dict | None) -> list[str]:
                      f"{number(run['system_ms_per_signin'], 3)} | {number(run.get('calls_per_signin'), 2)}{proved} |")
     lines += ["", f"DPoP adds {number(dpop['cpu_ms_difference'], 3)} ms of server CPU per sign-in over "
               f"{number(dpop['proved_calls_per_signin'], 2)} provider calls with a proof (counted from the server's "
-              f"`authflow_provider_requests_total`): {number(dpop['cpu_us_per_proved_call'], 1)} µs per call."]
+              f"`authflow_provider_requests_total`): {number(dpop['cpu_us_per_proved_call'], 1)} µs per call, the "
+              "once-per-sign-in work (the key, its thumbprint, sealing it with the tokens) spread over the calls."]
     jose = dpop.get("jose")
     if jose:
         lines += [f"JOSEBenchmark on one core: one DPoP proof {number(jose.get('dpop_proof_us'), 2)} µs, the P-256 key "
