@@ -136,10 +136,11 @@ class Sandbox:
 
 
 def start_sandbox(processes: Processes, authflow: str, redirect_uris: list[str], core: str | None,
-                  max_pending: int | None = None) -> Sandbox:
+                  max_pending: int | None = None, extra_args: list[str] | None = None) -> Sandbox:
     """A standalone `authflow sandbox` on a free port, with a Google client accepting `redirect_uris`;
     `max_pending` raises how many authorization codes it remembers at once (10,000 by default, each kept
-    for an hour after it is issued), for runs that sign in more often than that."""
+    for an hour after it is issued), for runs that sign in more often than that; `extra_args` are passed on
+    (`--dpop`)."""
     credentials = processes.directory / "sandbox-credentials"
     port = free_port()
     command = [authflow, "sandbox", "--listen", f"127.0.0.1:{port}", "--credentials-dir", str(credentials)]
@@ -147,6 +148,7 @@ def start_sandbox(processes: Processes, authflow: str, redirect_uris: list[str],
         command += ["--redirect-uri", uri]
     if max_pending is not None:
         command += ["--max-pending", str(max_pending)]
+    command += extra_args or []
     child = processes.start(command, "sandbox", core=core)
     fragment = credentials / "providers.yaml"
     deadline = time.monotonic() + 60

@@ -293,19 +293,24 @@ def tracing_section(tracing: dict | None) -> list[str]:
              "that is down (every export refused), and writing the audit log to a file. Goal: each option costs "
              "at most 5 % of checks/s and of CPU per sign-in against `off`; a down collector should cost nothing "
              "measurable (docs/tracing.md).", "",
-             "| option | sign-ins/s | app CPU per sign-in (ms) | user (ms) | system (ms) | checks/s |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| option | sign-ins/s | app CPU per sign-in (ms) | user (ms) | system (ms) | checks/s "
+             "| server CPU per check (µs) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for name, run in tracing["configurations"].items():
         checks = f"{run['checks_per_s']:,.0f}" if run.get("checks_per_s") is not None else "–"
         lines.append(f"| {name} | {number(run['signins_per_s'], 1)} | {number(run['cpu_ms_per_signin'], 3)} | "
-                     f"{number(run['user_ms_per_signin'], 3)} | {number(run['system_ms_per_signin'], 3)} | {checks} |")
+                     f"{number(run['user_ms_per_signin'], 3)} | {number(run['system_ms_per_signin'], 3)} | {checks} "
+                     f"| {number(run.get('cpu_us_per_check'), 1)} |")
     command = f"`Benchmarks/tracing.sh --count {tracing['count']} --rounds {tracing['rounds']}"
     command += f" --seconds {tracing['seconds']:g}`" if "seconds" in tracing else "`"
     lines += ["", f"{command}: best of {tracing['rounds']} rounds of {tracing['count']}; "
               f"{tracing['exports_received']} exports reached the receiver"
               + (f", {tracing['audit_events']} sign-ins reached the audit log" if "audit_events" in tracing else "")
               + f"; load average {tracing['load']['before']} before, {tracing['load']['after']} after. CPU per "
-              "sign-in is read from /proc in 10 ms ticks: compare the rows of one run, with enough sign-ins.", ""]
+              "sign-in is read from /proc in 10 ms ticks: compare the rows of one run, with enough sign-ins. The "
+              "server CPU per check is the server's /proc ticks over the wrk run divided by the requests wrk "
+              "counted (best of the runs): the OTLP receiver shares the client core with wrk and can hold checks/s "
+              "down, never this figure.", ""]
     return lines
 
 
@@ -331,6 +336,36 @@ def passkey_section(passkey: dict | None) -> list[str]:
     return lines
 
 
+def dpop_section(dpop: dict | None) -> list[str]:
+    lines = ["## DPoP (`Benchmarks/dpop.sh`)", ""]
+    if not dpop:
+        return lines + ["Not measured yet: run `Benchmarks/dpop.sh` on a quiet machine.", ""]
+    lines += ["One `authflow serve` on SQLite with two `type: oidc` providers on the OpenID issuer of one "
+              "`authflow sandbox --dpop`, the same client (secret, `client_secret_basic`, PKCE, id_token, userinfo); "
+              "only `dpop:` differs: with `true`, a P-256 key per sign-in, `dpop_jkt`, a proof on the token and "
+              "userinfo requests, `token_type: DPoP` and the key sealed with the stored tokens.", "",
+              "| provider | sign-ins/s | server CPU per sign-in (ms) | user (ms) | system (ms) | token and userinfo "
+              "calls per sign-in |", "|---|---:|---:|---:|---:|---:|"]
+    for name, run in dpop["providers"].items():
+        proved = " (each with a proof)" if name == "dpop" else ""
+        lines.append(f"| {name} (`dpop: {'true' if name == 'dpop' else 'false'}`) | {number(run['signins_per_s'], 1)} "
+                     f"| {number(run['cpu_ms_per_signin'], 3)} | {number(run['user_ms_per_signin'], 3)} | "
+                     f"{number(run['system_ms_per_signin'], 3)} | {number(run.get('calls_per_signin'), 2)}{proved} |")
+    lines += ["", f"DPoP adds {number(dpop['cpu_ms_difference'], 3)} ms of server CPU per sign-in over "
+              f"{number(dpop['proved_calls_per_signin'], 2)} provider calls with a proof (counted from the server's "
+              f"`authflow_provider_requests_total`): {number(dpop['cpu_us_per_proved_call'], 1)} µs per call, the "
+              "once-per-sign-in work (the key, its thumbprint, sealing it with the tokens) spread over the calls."]
+    jose = dpop.get("jose")
+    if jose:
+        lines += [f"JOSEBenchmark on one core: one DPoP proof {number(jose.get('dpop_proof_us'), 2)} µs, the P-256 key "
+                  f"of a sign-in {number(jose.get('dpop_key_us'), 2)} µs, one ES256 id_token signature "
+                  f"{number(jose.get('es256_sign_us'), 2)} µs."]
+    lines += ["", f"Best of {dpop['rounds']} rounds of {dpop['count']}, interleaved; load average "
+              f"{dpop['load']['before']} before, {dpop['load']['after']} after. CPU per sign-in is read from /proc "
+              "in 10 ms ticks: the difference needs enough sign-ins to stand above them.", ""]
+    return lines
+
+
 def main() -> None:
     jose, server, signin, callgrind = (load(name) for name in ("jose", "server", "signin", "callgrind"))
     chart(jose, server, signin, load("peer"))
@@ -340,6 +375,7 @@ def main() -> None:
     text += "\n" + "\n".join(memory_section(load("memory")))
     text += "\n" + "\n".join(tracing_section(load("tracing")))
     text += "\n" + "\n".join(passkey_section(load("passkey")))
+    text += "\n" + "\n".join(dpop_section(load("dpop")))
     profile = load("profile")
     if profile:
         text += "\n" + "\n".join(profile_section(profile))

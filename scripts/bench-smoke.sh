@@ -41,6 +41,7 @@ run callgrind bash Benchmarks/callgrind.sh --signins 1 --checks 3 --logins 3
 run mix bash Benchmarks/mix.sh --seconds 1 --rounds 1
 run instances bash Benchmarks/instances/run.sh --seconds 1 --rounds 1
 run passkey bash Benchmarks/passkey.sh --count 3 --rounds 1
+run dpop bash Benchmarks/dpop.sh --count 3 --rounds 1 --jose-seconds 0.2
 run tracing bash Benchmarks/tracing.sh --count 3 --rounds 1 --seconds 1
 # perf may not be allowed to record here (containers, kernel.perf_event_paranoid > 1): ask it first.
 if (source Benchmarks/lib.sh && ensure_apt_packages linux-perf && ensure_bench_venv && cd "$BENCH_DIR" \

@@ -46,6 +46,13 @@ public struct SandboxConfiguration: Sendable {
     /// FAPI mode, for tests of a client's nonce handling: every DPoP proof is answered `use_dpop_nonce` with a
     /// fresh nonce, so a client that retries once meets a second challenge.
     package var dpopNonceAlwaysStale = false
+    /// Outside the FAPI 2.0 mode: the OpenID issuer also binds tokens to a DPoP key (RFC 9449) when a token request
+    /// carries a proof, checked as the FAPI mode checks it (server nonces included). Its discovery advertises
+    /// `dpop_signing_alg_values_supported`, an authorization request's `dpop_jkt` binds the code (its exchange then
+    /// needs a proof with that key), the answer is `token_type: DPoP`, and userinfo takes a bound token only as
+    /// `Authorization: DPoP` with a proof (a refresh of a bound grant needs one too). A token request without a
+    /// proof gets a Bearer token as before. `authflow sandbox --dpop`; for measuring what DPoP costs a client.
+    package var dpop = false
 
     /// How long a `request_uri` of the FAPI 2.0 mode's pushed authorization requests lives, in seconds.
     package static let pushedRequestLifetime: Int64 = 60

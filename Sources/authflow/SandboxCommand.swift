@@ -13,7 +13,7 @@ struct SandboxCommand: Command {
 
     static let usage = """
         usage: authflow sandbox [--listen HOST:PORT] [--redirect-uri URI]... [--credentials-dir DIR]
-                                [--max-pending N]
+                                [--max-pending N] [--dpop]
 
           --listen HOST:PORT     where to listen (default 127.0.0.1:0: loopback, any free port)
           --redirect-uri URI     a redirect URI the demo clients accept; {provider} is replaced by apple,
@@ -24,6 +24,9 @@ struct SandboxCommand: Command {
           --max-pending N        consent tickets and authorization codes remembered at once, each; past it,
                                  sign-ins get 503 temporarily_unavailable (default 10000; raise it only for
                                  load tests: a code is remembered for an hour after it is issued)
+          --dpop                 the OpenID issuer (/google) also binds tokens to a DPoP key (RFC 9449)
+                                 when a token request carries a proof, with server nonces; userinfo then
+                                 takes a bound token only with a proof (without it, proofs are ignored)
 
         Prints the base URL, every provider's endpoints and the demo clients (secrets masked; the full
         values are in the credential files), then serves until interrupted (Ctrl-C) and stops gracefully.
@@ -33,18 +36,20 @@ struct SandboxCommand: Command {
     var redirectURIs: [String]
     var credentialsDirectory: String?
     var maximumPendingEntries = SandboxConfiguration.defaultMaximumPendingEntries
+    /// `--dpop`: ``SandboxConfiguration/dpop``.
+    var dpop = false
 
     /// The largest `--max-pending` accepted: the sandbox's memory stays bounded even when raised.
     static let maximumPendingLimit = 10_000_000
 
     static func parse(_ arguments: [String]) throws(ValidationError) -> SandboxCommand? {
         let parsed = try CommandIO.parse(
-            arguments, options: ["listen", "redirect-uri", "credentials-dir", "max-pending"])
+            arguments, options: ["listen", "redirect-uri", "credentials-dir", "max-pending"], flags: ["dpop"])
         if parsed.help { return nil }
         try parsed.requireNoPositional()
         var command = SandboxCommand(
             listen: parsed.last("listen") ?? defaultListen, redirectURIs: parsed.all("redirect-uri"),
-            credentialsDirectory: parsed.last("credentials-dir"))
+            credentialsDirectory: parsed.last("credentials-dir"), dpop: parsed.flags.contains("dpop"))
         if let text = parsed.last("max-pending") {
             guard let value = Int(text), (1...maximumPendingLimit).contains(value) else {
                 throw ValidationError(
@@ -70,9 +75,10 @@ struct SandboxCommand: Command {
         let address = (try? Self.parseListen(listen)) ?? (host: "127.0.0.1", port: 0)  // checked by validate()
         // Signals are caught from here on, so a SIGTERM right after the summary still stops gracefully.
         let signals = TerminationSignals()
-        let sandbox = SandboxIdentityProvider(
-            configuration: SandboxConfiguration(
-                host: address.host, port: address.port, maximumPendingEntries: maximumPendingEntries))
+        var configuration = SandboxConfiguration(
+            host: address.host, port: address.port, maximumPendingEntries: maximumPendingEntries)
+        configuration.dpop = dpop
+        let sandbox = SandboxIdentityProvider(configuration: configuration)
         let baseURL: String
         do {
             baseURL = try sandbox.start()

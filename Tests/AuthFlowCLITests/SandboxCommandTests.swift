@@ -103,6 +103,21 @@ struct SandboxCommandTests {
         #expect(await child.waitForExit() == 0)
     }
 
+    /// `--dpop` makes the OpenID issuer advertise the DPoP proof algorithms it checks; without it, none.
+    @Test(arguments: [true, false])
+    func advertisesDPoPOnlyWithTheFlag(dpop: Bool) async throws {
+        let child = try SandboxProcess(["--listen", "127.0.0.1:0"] + (dpop ? ["--dpop"] : []))
+        #expect(await child.waitFor("Press Ctrl-C to stop."), "stdout: \(child.stdout)\nstderr: \(child.stderr)")
+        let firstLine = try #require(child.stdout.split(separator: "\n").first)
+        let baseURL = try #require(firstLine.split(separator: " ").last.map(String.init))
+        let discovery = try await CurlHTTPClient().send(
+            HTTPClientRequest(url: baseURL + "/google/.well-known/openid-configuration"))
+        let algorithms = try JSONValue.parse(discovery.body)["dpop_signing_alg_values_supported"]
+        #expect(algorithms == (dpop ? .array(["ES256", "EdDSA", "PS256"]) : nil))
+        child.terminate()
+        #expect(await child.waitForExit() == 0)
+    }
+
     @Test func failsWhenTheAddressCannotBeBound() async throws {
         let child = try SandboxProcess(["--listen", "192.0.2.1:1"])
         #expect(await child.waitForExit() == 1)

@@ -1,9 +1,13 @@
 // Measures operations per second of AuthFlow's full JWT paths on a realistic ID token:
 // ES256 sign (claims → JSON → JWS), ES256 verify and RS256 (2048) verify (split, base64url,
-// header, key by kid, signature, claims JSON, iss/aud/exp/nbf/iat/nonce checks).
-// Usage: JOSEBenchmark [seconds-per-measurement]   Prints one JSON object: operations per second, and the
-// length of each token's signing input (header.payload), which run.sh gives the libcrypto floor
-// (floor/jose_floor.c) so that it hashes as much as this path does.
+// header, key by kid, signature, claims JSON, iss/aud/exp/nbf/iat/nonce checks), and one DPoP proof
+// (RFC 9449) as AuthFlow signs it before each token or userinfo request: a fresh jti, htm, htu, iat, the
+// access token's hash as ath and the server's nonce, signed ES256 with the public jwk in the header; and the
+// P-256 key a sign-in with DPoP generates first (dpop_key).
+// Usage: JOSEBenchmark [seconds-per-measurement] [operation]   Prints one JSON object: operations per second
+// (0 for the operations left out when one is named), and the length of each token's signing input
+// (header.payload), which run.sh gives the libcrypto floor (floor/jose_floor.c) so that it hashes as much as
+// this path does.
 import AuthFlowJOSE
 import Foundation
 
@@ -45,7 +49,8 @@ do {
     let now = Int64(Date().timeIntervalSince1970)
     let ec = try JWK.generateP256(keyID: "ec-bench")
     // A fixed RSA key would do as well; generation is skipped when only ES256 is profiled.
-    let rsa = only?.hasPrefix("es256") == true ? ec : try JWK.generateRSA(bits: 2048, keyID: "rsa-bench")
+    let ecOnly = only?.hasPrefix("es256") == true || only?.hasPrefix("dpop") == true
+    let rsa = ecOnly ? ec : try JWK.generateRSA(bits: 2048, keyID: "rsa-bench")
     // The verifier's key set is what a provider's JWKS gives: public keys, parsed once.
     let keys = JWKSet(keys: rsa == ec ? [ec.publicKey] : [rsa.publicKey, ec.publicKey])
     let verifier = JWTVerifier(
@@ -61,10 +66,26 @@ do {
     let sign = try measure("es256_sign") { _ = try JWT.sign(claims: signedClaims, key: ec) }
     let ecVerify = try measure("es256_verify") { _ = try verifier.verify(ecToken, keys: keys, now: Date()) }
     let rsaVerify = try measure("rs256_verify") { _ = try verifier.verify(rsaToken, keys: keys, now: Date()) }
+    // The grant's key signs every proof; its public jwk is made once per proof, as the client makes it.
+    let random = SystemRandom()
+    let accessToken = "ya29.a0AfB_byC" + String(repeating: "x", count: 160)
+    let proofNonce = "nonce-" + String(repeating: "n", count: 37)
+    let dpop = try measure("dpop_proof") {
+        let proofClaims: [String: JSONValue] = [
+            "jti": .string(Base64URL.encode(random.bytes(24))), "htm": "GET",
+            "htu": "https://openidconnect.googleapis.com/v1/userinfo",
+            "iat": .integer(Int64(Date().timeIntervalSince1970.rounded(.down))),
+            "ath": .string(Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))), "nonce": .string(proofNonce),
+        ]
+        _ = try JWT.sign(
+            claims: proofClaims, key: ec, extraHeader: ["typ": "dpop+jwt", "jwk": ec.publicKey.jsonValue()])
+    }
+    let dpopKey = try measure("dpop_key") { _ = try JWK.generateP256() }
     let ecInput = ecToken.utf8.count - (ecToken.split(separator: ".").last?.utf8.count ?? 0) - 1
     let rsaInput = rsaToken.utf8.count - (rsaToken.split(separator: ".").last?.utf8.count ?? 0) - 1
     print(
         #"{"es256_sign": \#(Int(sign)), "es256_verify": \#(Int(ecVerify)), "rs256_verify": \#(Int(rsaVerify)), "#
+            + #""dpop_proof": \#(Int(dpop)), "dpop_key": \#(Int(dpopKey)), "#
             + #""es256_input_bytes": \#(ecInput), "rs256_input_bytes": \#(rsaInput)}"#)
 } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))

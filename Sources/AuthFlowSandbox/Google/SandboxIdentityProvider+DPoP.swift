@@ -4,7 +4,8 @@ import Foundation
 import Synchronization
 
 /// DPoP (RFC 9449) in the OpenID issuer's FAPI 2.0 mode: every token, userinfo and revocation request carries a
-/// proof, checked strictly (§4.3), with server nonces (§8, §9); tokens are bound to the proof's key.
+/// proof, checked strictly (§4.3), with server nonces (§8, §9); tokens are bound to the proof's key. In the DPoP
+/// mode (``SandboxConfiguration/dpop``) the same checks apply to the token and userinfo requests that carry one.
 extension SandboxIdentityProvider {
     /// How far a proof's `iat` may be from the sandbox's clock, in seconds.
     static let dpopProofWindow: Int64 = 60
@@ -120,6 +121,37 @@ extension SandboxIdentityProvider {
         case .failure(let refusal): throw tokenEndpointRefusal(refusal)
         case .success(let jkt): return jkt
         }
+    }
+
+    /// The token request's proof key: required in the FAPI mode, checked when one is sent in the DPoP mode
+    /// (``SandboxConfiguration/dpop``), `nil` otherwise (the request is not looked at).
+    func tokenRequestProof(_ request: HTTPServerRequest) throws(OAuthFailure) -> String? {
+        let proves = configuration.fapi2 || (configuration.dpop && !request.headers.values("DPoP").isEmpty)
+        return proves ? try checkFAPITokenProof(request) : nil
+    }
+
+    /// The code exchange against the code's binding (RFC 9449 §10): in the FAPI mode every code is bound (at the
+    /// pushed request) and the proof's key must be its; otherwise a code bound by `dpop_jkt` needs a proof with
+    /// that key, and an unbound one takes a proof or none.
+    func checkCodeBinding(_ bound: String?, _ jkt: String?) throws(OAuthFailure) {
+        guard let jkt else {
+            if bound != nil {
+                throw OAuthFailure("invalid_dpop_proof", "the code is bound to a DPoP key: send a proof")
+            }
+            return
+        }
+        if configuration.fapi2 || bound != nil { try requireBinding(bound, jkt, what: "the code") }
+    }
+
+    /// The DPoP mode's `dpop_jkt` authorization parameter (RFC 9449 §10), a JWK SHA-256 thumbprint, into `request`.
+    static func readDPoPJKT(_ parameters: Parameters, into request: inout AuthorizationRequest) -> AuthorizationRefusal?
+    {
+        guard let jkt = parameters["dpop_jkt"] else { return nil }
+        guard jkt.utf8.count == 43 else {
+            return AuthorizationRefusal("invalid_request", "dpop_jkt must be a JWK SHA-256 thumbprint (43 characters)")
+        }
+        request.dpopJKT = jkt
+        return nil
     }
 
     /// The FAPI mode's revocation proof (checked before client authentication), whose key must be the one the

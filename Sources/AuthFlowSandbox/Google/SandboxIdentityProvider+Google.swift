@@ -59,6 +59,7 @@ extension SandboxIdentityProvider {
             state: parameters["state"], nonce: parameters["nonce"], challenge: challenge, offlineAccess: offline,
             forceConsent: prompts.contains("consent"))
         if let refusal = Self.readStepUp(parameters, into: &request) { return .failure(refusal) }
+        if configuration.dpop, let refusal = Self.readDPoPJKT(parameters, into: &request) { return .failure(refusal) }
         return .success(request)
     }
 
@@ -98,14 +99,14 @@ extension SandboxIdentityProvider {
     func handleGoogleToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
         state.withLock { $0.count(.google, \.token) }
         return answeringOAuthFailures { () throws(OAuthFailure) -> HTTPServerResponse in
-            // FAPI mode: the DPoP proof first, so a nonce challenge spends no client assertion.
-            let jkt = configuration.fapi2 ? try checkFAPITokenProof(request) : nil
+            // The DPoP proof first (FAPI mode: required), so a nonce challenge spends no client assertion.
+            let jkt = try tokenRequestProof(request)
             let tokenType: JSONValue = jkt == nil ? "Bearer" : "DPoP"
             let (form, client) = try authenticatedForm(request, authenticate: authenticateGoogleClient)
             switch form["grant_type"] {
             case "authorization_code"?:
                 let (code, record) = try redeemCode(in: form, client: client, provider: .google, policy: .init())
-                if let jkt { try requireBinding(record.request.dpopJKT, jkt, what: "the code") }
+                try checkCodeBinding(record.request.dpopJKT, jkt)
                 let tokens = issueTokens(code: code, record: record, withRefresh: record.issuesRefreshToken)
                 if let jkt { state.withLock { $0.dpopBindings[tokens.grant.id] = jkt } }
                 var body: [String: JSONValue] = [
@@ -129,9 +130,8 @@ extension SandboxIdentityProvider {
             case "refresh_token"?:
                 let grant = try refreshGrant(
                     in: form, client: client, provider: .google, refusal: "Token has been expired or revoked.")
-                if let jkt {
-                    try requireBinding(state.withLock { $0.dpopBindings[grant.id] }, jkt, what: "the refresh token")
-                }
+                let bound = state.withLock { $0.dpopBindings[grant.id] }
+                if jkt != nil || bound != nil { try requireBinding(bound, jkt ?? "", what: "the refresh token") }
                 let accessToken = issueAccessToken(grant: grant)
                 var body: [String: JSONValue] = [
                     "access_token": .string(accessToken), "token_type": tokenType,
@@ -172,7 +172,7 @@ extension SandboxIdentityProvider {
         }
         let token: String
         var jkt: String?
-        if configuration.fapi2 {
+        if configuration.fapi2 || (configuration.dpop && request.headers["Authorization"]?.hasPrefix("DPoP ") == true) {
             switch fapiUserinfoProof(request) {
             case .failure(let refusal): return refusal.response
             case .success(let value): (token, jkt) = (value.token, value.jkt)
@@ -189,8 +189,13 @@ extension SandboxIdentityProvider {
         case .failure(let problem): return refuse("invalid_token", problem.description, status: 401)
         case .success(let value): grant = value
         }
-        if let jkt, state.withLock({ $0.dpopBindings[grant.id] }) != jkt {
-            return resourceRefusal("invalid_token", "the access token is bound to another key")
+        let bound = state.withLock { $0.dpopBindings[grant.id] }
+        if bound != jkt {
+            return resourceRefusal(
+                "invalid_token",
+                jkt == nil
+                    ? "the access token is bound to a DPoP key: present it as Authorization: DPoP with a proof"
+                    : "the access token is bound to another key")
         }
         let identity = grant.identity
         var body: [String: JSONValue] = ["sub": .string(identity.subject)]
@@ -253,7 +258,7 @@ extension SandboxIdentityProvider {
     /// `GET /google/.well-known/openid-configuration`, with this sandbox's endpoints and issuer.
     func googleDiscovery() -> JSONValue {
         let endpoints = endpoints(for: .google)
-        let document: [String: JSONValue] = [
+        var document: [String: JSONValue] = [
             "issuer": .string(endpoints.issuer ?? ""),
             "authorization_endpoint": .string(endpoints.authorization),
             "token_endpoint": .string(endpoints.token),
@@ -274,6 +279,8 @@ extension SandboxIdentityProvider {
             "code_challenge_methods_supported": .array(["plain", "S256"].map(JSONValue.string)),
             "grant_types_supported": .array(["authorization_code", "refresh_token"].map(JSONValue.string)),
         ]
-        return .object(configuration.fapi2 ? document.merging(fapiDiscoveryMembers()) { $1 } : document)
+        if configuration.fapi2 { return .object(document.merging(fapiDiscoveryMembers()) { $1 }) }
+        if configuration.dpop { document["dpop_signing_alg_values_supported"] = ["ES256", "EdDSA", "PS256"] }
+        return .object(document)
     }
 }
