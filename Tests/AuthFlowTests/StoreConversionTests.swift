@@ -39,4 +39,13 @@ import Testing
         #expect(pending.unverifiedProfile == unverified)
         #expect(pending.displayName == "Ada Lovelace")
     }
+
+    /// The core re-exports the storage contract: code that imports `AuthFlow` names the store types as before,
+    /// qualified by the core's name too.
+    @Test func theCoreStillNamesTheStoreTypes() {
+        let error: AuthFlow.StoreError = AuthFlow.StoreError(.busy, "m", operation: "op")
+        #expect(error.description == "busy: m (operation: op)")
+        #expect(AuthFlow.UserID(rawValue: "u") == UserID(rawValue: "u"))
+        let _: any AuthFlow.AccountStore = AuthFlow.MemoryStores(clock: ManualClock(Self.now)).accounts
+    }
 }
