@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AuthFlowHTTP", targets: ["AuthFlowHTTP"]),
         .library(name: "AuthFlowCurl", targets: ["AuthFlowCurl"]),
         .library(name: "AuthFlowHTTPServer", targets: ["AuthFlowHTTPServer"]),
+        .library(name: "AuthFlowStores", targets: ["AuthFlowStores"]),
         .library(name: "AuthFlow", targets: ["AuthFlow"]),
         .library(name: "AuthFlowApple", targets: ["AuthFlowApple"]),
         .library(name: "AuthFlowGoogle", targets: ["AuthFlowGoogle"]),
@@ -77,10 +78,16 @@ let package = Package(
         .target(name: "AuthFlowCurl", dependencies: ["AuthFlowHTTP", "CCurl"], swiftSettings: strict),
         .target(name: "AuthFlowHTTPServer", dependencies: ["AuthFlowHTTP", "CMicroHTTPD"], swiftSettings: strict),
 
-        // Core: the OAuth flow, the plugin protocol, configuration, store protocols and in-memory stores.
-        // Re-exports AuthFlowJOSE and AuthFlowHTTP. Reaches neither libcurl nor libmicrohttpd.
+        // The storage contract: the store protocols, their records and errors, and the in-memory stores. What a
+        // store author depends on; knows nothing of the sign-in flow. Reaches neither libcurl nor libmicrohttpd.
         .target(
-            name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP"],
+            name: "AuthFlowStores", dependencies: ["AuthFlowJSON", "AuthFlowJOSE", "AuthFlowHTTP"],
+            swiftSettings: strict),
+
+        // Core: the OAuth flow, the plugin protocol, configuration. Re-exports AuthFlowJOSE, AuthFlowHTTP and
+        // AuthFlowStores. Reaches neither libcurl nor libmicrohttpd.
+        .target(
+            name: "AuthFlow", dependencies: ["AuthFlowJOSE", "AuthFlowYAML", "AuthFlowHTTP", "AuthFlowStores"],
             swiftSettings: strict),
 
         // Provider plugins (above the core; they never import each other) and the umbrella holding
@@ -129,17 +136,22 @@ let package = Package(
             dependencies: ["AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPServer"],
             swiftSettings: strict),
 
-        // Store backends (SQLite, PostgreSQL, Redis) for the core's store protocols. The SQL account and session
-        // stores are written once (AuthFlowSQL, package access only); SQLite and PostgreSQL supply a connection
-        // and a dialect.
-        .target(name: "AuthFlowSQL", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
+        // Store backends (SQLite, PostgreSQL, Redis) for the store protocols of AuthFlowStores; they do not depend
+        // on the core, so a change to the sign-in flow does not rebuild them. The SQL account and session stores
+        // are written once (AuthFlowSQL, package access only); SQLite and PostgreSQL supply a connection and a
+        // dialect.
+        .target(name: "AuthFlowSQL", dependencies: ["AuthFlowStores", "AuthFlowJOSE"], swiftSettings: strict),
         .target(
-            name: "AuthFlowSQLite", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "CSQLite"],
+            name: "AuthFlowSQLite",
+            dependencies: ["AuthFlowStores", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQL", "CSQLite"],
             swiftSettings: strict),
         .target(
-            name: "AuthFlowPostgres", dependencies: ["AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "CPostgres"],
+            name: "AuthFlowPostgres",
+            dependencies: ["AuthFlowStores", "AuthFlowJOSE", "AuthFlowHTTP", "AuthFlowSQL", "CPostgres"],
             swiftSettings: strict),
-        .target(name: "AuthFlowRedis", dependencies: ["AuthFlow", "AuthFlowJOSE", "CHiredis"], swiftSettings: strict),
+        .target(
+            name: "AuthFlowRedis", dependencies: ["AuthFlowStores", "AuthFlowJOSE", "AuthFlowHTTP", "CHiredis"],
+            swiftSettings: strict),
         // The capability matrix report (`authflow matrix`, the demo's /matrix page).
         .target(name: "AuthFlowMatrix", dependencies: ["AuthFlow", "AuthFlowJOSE"], swiftSettings: strict),
 
@@ -214,7 +226,7 @@ let package = Package(
         .target(
             name: "AuthFlowStoreTestSupport",
             dependencies: [
-                "AuthFlow", "AuthFlowJOSE", "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis",
+                "AuthFlowStores", "AuthFlowJOSE", "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis",
             ],
             path: "Tests/Support/AuthFlowStoreTestSupport", swiftSettings: strict),
         // The store conformance suites: the SQL stores (on SQLite and PostgreSQL) beside the in-memory and Redis
@@ -222,25 +234,27 @@ let package = Package(
         .testTarget(
             name: "AuthFlowSQLTests",
             dependencies: [
-                "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE",
+                "AuthFlowSQL", "AuthFlowSQLite", "AuthFlowPostgres", "AuthFlowRedis", "AuthFlowStores", "AuthFlowJOSE",
                 "AuthFlowStoreTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowSQLiteTests",
             dependencies: [
-                "AuthFlowSQLite", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport",
+                "AuthFlowSQLite", "AuthFlowSQL", "AuthFlowStores", "AuthFlowJOSE", "AuthFlowStoreTestSupport",
                 "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowPostgresTests",
-            dependencies: ["AuthFlowPostgres", "AuthFlowSQL", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport"],
+            dependencies: [
+                "AuthFlowPostgres", "AuthFlowSQL", "AuthFlowStores", "AuthFlowJOSE", "AuthFlowStoreTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "AuthFlowRedisTests",
             dependencies: [
-                "AuthFlowRedis", "AuthFlow", "AuthFlowJOSE", "AuthFlowStoreTestSupport", "AuthFlowTestSupport",
+                "AuthFlowRedis", "AuthFlowStores", "AuthFlowJOSE", "AuthFlowStoreTestSupport", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -264,6 +278,8 @@ let package = Package(
                 "AuthFlowHTTPServer", "AuthFlowHTTP", "AuthFlowCurl", "AuthFlowHTTPTestSupport", "AuthFlowTestSupport",
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "AuthFlowStoresTests", dependencies: ["AuthFlowStores", "AuthFlowJOSE"], swiftSettings: strict),
         .testTarget(
             name: "AuthFlowTests",
             dependencies: [

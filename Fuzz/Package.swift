@@ -36,7 +36,7 @@ let package = Package(
         harness(
             "FuzzNotification", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness("FuzzFlowCookie", ["AuthFlowServer"]),
-        harness("FuzzRedisReply", ["AuthFlow", "AuthFlowRedis"]),
+        harness("FuzzRedisReply", ["AuthFlowStores", "AuthFlowRedis"]),
         harness(
             "FuzzSignedRequest", ["AuthFlow", "AuthFlowProviders", "AuthFlowHTTP", "AuthFlowJOSE", "AuthFlowServer"]),
         harness(

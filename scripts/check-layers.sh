@@ -4,8 +4,11 @@
 # (`CMicroHTTPD`), directly or through another module; the store backends reach no HTTP server; the server and
 # `AuthFlowDeployment` reach neither the sandbox, the matrix nor the demo (`AuthFlowDemo`); the HTTP values
 # module (`AuthFlowHTTP`) imports no C module; `AuthFlowJSON` depends on no other module; the shared SQL stores
-# (`AuthFlowSQL`) reach no database driver, and the core does not reach them. Prints every broken rule with the
-# path that breaks it. Also checks that the test targets mirror the library targets (docs/testing.md).
+# (`AuthFlowSQL`) reach no database driver, and the core does not reach them. The storage contract
+# (`AuthFlowStores`) reaches neither the core, the HTTP client nor the HTTP server, and no C module but OpenSSL
+# (through JOSE); the store backends reach the storage contract, never the core (`AuthFlow`), so a change to the
+# sign-in flow does not rebuild them. Prints every broken rule with the path that breaks it. Also checks that the
+# test targets mirror the library targets (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +55,12 @@ rules += [("AuthFlowSQL", name) for name in ["CSQLite", "CPostgres", "CHiredis"]
 rules += [("AuthFlowWebAuthn", name) for name in edges
           if name not in ("AuthFlowWebAuthn", "AuthFlowJSON", "AuthFlowJOSE", "COpenSSL")]
 rules += [("AuthFlow", "AuthFlowSQL")]
+# The storage contract sits between the foundation and the core: JSON, JOSE (with OpenSSL) and the HTTP values
+# (its blocking threads), never the flow engine, the HTTP client or server, or another C library.
+rules += [("AuthFlowStores", name) for name in ["AuthFlow", "AuthFlowCurl", "AuthFlowHTTPServer"]]
+rules += [("AuthFlowStores", name) for name in edges if name.startswith("C") and name != "COpenSSL"]
+# A store author depends on the contract alone: the backends reach the storage contract, not the core.
+rules += [(module, "AuthFlow") for module in stores]
 
 broken = 0
 for module, forbidden in rules:

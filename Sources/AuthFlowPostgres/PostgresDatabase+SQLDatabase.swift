@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowSQL
+package import AuthFlowStores
 
 /// The database under the shared SQL stores (AuthFlowSQL): a pooled connection per operation; concurrent instances
 /// are kept apart by row locks (`FOR UPDATE`, `FOR SHARE`) and unique constraints.

@@ -1,4 +1,5 @@
-public import AuthFlow
+public import AuthFlowHTTP
+public import AuthFlowStores
 import Dispatch
 import Synchronization
 

@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowJOSE
+package import AuthFlowStores
 package import Foundation
 
 /// A `FlowStore` (the set of spent sign-in states) in a ``PostgresDatabase``, shared by every server instance

@@ -1,6 +1,6 @@
-import AuthFlow
 import AuthFlowJOSE
 import AuthFlowSQL
+import AuthFlowStores
 
 /// One result row in text format; typed accessors throw `corruptData` when a column does not hold the
 /// expected type, so a damaged or foreign row is a typed error rather than a crash.

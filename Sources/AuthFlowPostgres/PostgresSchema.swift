@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 
 /// The database schema, versioned in code: migration `n` (1-based) takes the database from version `n - 1`
 /// (the row in `authflow_schema`) to `n`. Migrations are only ever appended, never edited; each is a list of

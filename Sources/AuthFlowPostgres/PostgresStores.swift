@@ -1,6 +1,6 @@
-public import AuthFlow
 public import AuthFlowJOSE
 package import AuthFlowSQL
+public import AuthFlowStores
 
 /// The stores AuthFlow keeps in a ``PostgresDatabase``, shared by every server instance using the database: what
 /// an app opens to share sign-ins between instances.

@@ -1,6 +1,6 @@
-import AuthFlow
 import AuthFlowJOSE
 import AuthFlowSQL
+import AuthFlowStores
 
 /// A value bound to a statement parameter, sent in PostgreSQL's text format.
 ///

@@ -1,5 +1,6 @@
-public import AuthFlow
+public import AuthFlowHTTP
 import AuthFlowJOSE
+public import AuthFlowStores
 import Dispatch
 import Synchronization
 

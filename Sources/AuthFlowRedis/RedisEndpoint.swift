@@ -1,4 +1,4 @@
-public import AuthFlow
+public import AuthFlowStores
 import Foundation
 
 /// Where and how to reach Redis, parsed from `store.redis_url`:

@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowJOSE
+package import AuthFlowStores
 import Foundation
 
 /// A `RateLimitStore` in Redis: token buckets shared by every instance using the same server and prefix.

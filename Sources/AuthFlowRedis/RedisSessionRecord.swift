@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 import Foundation
 
 /// The stored form of a `SessionRecord`: each field as `<byte count>:<bytes>`, so any text round-trips; the

@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowJOSE
+package import AuthFlowStores
 package import Foundation
 
 /// A `SessionStore` in Redis, shared by every instance using the same server and prefix.

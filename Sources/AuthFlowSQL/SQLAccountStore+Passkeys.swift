@@ -1,4 +1,4 @@
-package import AuthFlow
+package import AuthFlowStores
 package import Foundation
 
 extension SQLAccountStore: PasskeyStore {

@@ -1,4 +1,4 @@
-package import AuthFlow
+package import AuthFlowStores
 import Foundation
 
 /// Apple's pending first-login names and applied notification ids.

@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 import Foundation
 
 /// Reading and writing identity rows inside a running operation.

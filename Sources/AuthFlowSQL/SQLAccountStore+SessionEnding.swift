@@ -1,4 +1,4 @@
-package import AuthFlow
+package import AuthFlowStores
 
 extension SQLAccountStore: SessionEndingAccountStore {
     /// A copy of this store whose account writes also delete the session stored under `digest`, when `sessions`

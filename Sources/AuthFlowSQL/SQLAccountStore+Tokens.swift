@@ -1,4 +1,4 @@
-package import AuthFlow
+package import AuthFlowStores
 import Foundation
 
 /// Provider tokens, sealed at rest (``TokenSealing``), and the single-flight refresh lease kept on the same

@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowJOSE
+package import AuthFlowStores
 import Foundation
 
 /// The one implementation of `AccountStore` over SQL, shared by the SQLite and PostgreSQL stores: each

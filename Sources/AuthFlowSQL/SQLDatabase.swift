@@ -1,4 +1,4 @@
-package import AuthFlow
+package import AuthFlowStores
 
 /// One connection of a SQL backend, lent to one operation.
 ///

@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowJOSE
+package import AuthFlowStores
 package import Foundation
 
 /// The one implementation of `SessionStore` over SQL, shared by the SQLite and PostgreSQL stores, which

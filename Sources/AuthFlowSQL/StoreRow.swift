@@ -1,4 +1,4 @@
-package import AuthFlow
+package import AuthFlowStores
 package import Foundation
 
 /// A result row of a SQL account or session store (SQLite, PostgreSQL), read by column index; each backend's

@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 
 /// A value bound to a statement of the shared SQL store layer; each backend maps it onto its driver's type
 /// (SQLite stores booleans as INTEGER 0/1 and bytes as BLOB, PostgreSQL as `boolean` and `bytea`).

@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowJOSE
+package import AuthFlowStores
 import Foundation
 
 /// How the SQL stores keep provider tokens at rest: access and refresh tokens are sealed separately with a

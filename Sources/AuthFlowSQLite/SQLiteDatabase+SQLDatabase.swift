@@ -1,5 +1,5 @@
-package import AuthFlow
 package import AuthFlowSQL
+package import AuthFlowStores
 
 /// The database under the shared SQL stores (AuthFlowSQL): one serial connection; transactions that write begin with
 /// `BEGIN IMMEDIATE` (the database's write lock), so SQLite needs no row locks.

@@ -1,5 +1,5 @@
-import AuthFlow
 import AuthFlowSQL
+import AuthFlowStores
 
 /// One result row; typed accessors throw `corruptData` when a column does not hold the expected type, so a
 /// damaged or foreign row is a typed error rather than a crash.

@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 
 /// The database schema, versioned in code: migration `n` (1-based) takes a database from `PRAGMA user_version`
 /// `n - 1` to `n`. Migrations are only ever appended, never edited.

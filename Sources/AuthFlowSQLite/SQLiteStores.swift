@@ -1,6 +1,6 @@
-public import AuthFlow
 public import AuthFlowJOSE
 package import AuthFlowSQL
+public import AuthFlowStores
 
 /// The account and session stores AuthFlow's SQL layer writes into a ``SQLiteDatabase``, with its flow store: what
 /// an app opens to keep its sign-ins in one SQLite file.

@@ -1,5 +1,5 @@
-import AuthFlow
 import AuthFlowSQL
+import AuthFlowStores
 
 /// A value bound to a statement parameter or read from a result column.
 enum SQLiteValue: Sendable, Hashable {

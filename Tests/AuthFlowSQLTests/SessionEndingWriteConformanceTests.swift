@@ -1,6 +1,6 @@
-import AuthFlow
 import AuthFlowJOSE
 import AuthFlowStoreTestSupport
+import AuthFlowStores
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
-import AuthFlow
 import AuthFlowStoreTestSupport
+import AuthFlowStores
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
-import AuthFlow
 import AuthFlowJOSE
 import AuthFlowSQL
 import AuthFlowStoreTestSupport
+import AuthFlowStores
 import Foundation
 import Testing
 

@@ -62,11 +62,6 @@ struct CoreValueTests {
         #expect(ConfigurationError(issues: [issue]) != ConfigurationError(issues: [other]))
     }
 
-    @Test func userIDsSortByTheirText() {
-        let ids = ["u-b", "u-a", "u-c"].map { UserID(rawValue: $0) }
-        #expect(ids.sorted().map(\.rawValue) == ["u-a", "u-b", "u-c"])
-    }
-
     @Test func aFlowRecordSealPrintsNoKeyMaterial() throws {
         let secret = [UInt8](repeating: 0x5A, count: 32)
         let seal = try FlowRecordSeal(secret: secret, random: SystemRandom())

@@ -1,6 +1,6 @@
 package import AuthFlowJOSE
 
-/// The thin driver of account resolution: reads what an ``AccountStore`` holds for a completed sign-in, asks
+/// The thin driver of account resolution: reads what an `AccountStore` holds for a completed sign-in, asks
 /// ``AccountRules/decide(_:)`` and applies the decision, storing the sign-in's tokens in the same transaction
 /// as the account write where the store supports it.
 ///

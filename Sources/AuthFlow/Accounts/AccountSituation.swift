@@ -1,6 +1,6 @@
 /// What account resolution decides from: the sign-in and what the stores hold for it.
 ///
-/// ``AccountResolver`` fills it from an ``AccountStore``; ``AccountRules/decide(_:)`` reads nothing else.
+/// ``AccountResolver`` fills it from an `AccountStore`; ``AccountRules/decide(_:)`` reads nothing else.
 package struct AccountSituation: Sendable, Hashable {
     /// Login, register or link.
     package var intent: SignInIntent

@@ -3,7 +3,7 @@ public import AuthFlowJOSE
 import Foundation
 
 /// The sign-in driver: runs an authorization-code sign-in (the project's pure flow state machine) with an
-/// HTTP client, a spent-state set (``FlowStore``), per-provider JWKS caches, a clock and a random source.
+/// HTTP client, a spent-state set (`FlowStore`), per-provider JWKS caches, a clock and a random source.
 ///
 /// A start stores nothing: the caller seals ``SignInStart/record`` into a flow cookie (``FlowRecordSeal``)
 /// and opens it again at the callback.

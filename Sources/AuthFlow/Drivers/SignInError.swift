@@ -104,7 +104,7 @@ extension ErrorCode where Domain == SignInError {
     package static var providerUnreachable: Self { Self(rawValue: "provider_unreachable") }
     /// No provider with that name is configured.
     package static var unknownProvider: Self { Self(rawValue: "unknown_provider") }
-    /// The spent-state set (``FlowStore``) did not answer, so the callback could not be made single-use.
+    /// The spent-state set (`FlowStore`) did not answer, so the callback could not be made single-use.
     package static var flowStoreUnavailable: Self { Self(rawValue: "flow_store_unavailable") }
     /// The client credential (e.g. Apple's ES256 client secret) could not be produced.
     package static var clientAuthenticationFailed: Self { Self(rawValue: "client_authentication_failed") }

@@ -1,8 +1,8 @@
 /// One effect of a verified provider event, applied by the server.
 ///
-/// ``account(_:)`` changes of one event are applied in one ``AccountStore`` transaction, once per
-/// idempotency key (``ProviderEventStore/applyNotification(id:changes:)``); the other actions run only when that
-/// transaction applied (not on a replay), sessions through the ``SessionStore``.
+/// ``account(_:)`` changes of one event are applied in one `AccountStore` transaction, once per
+/// idempotency key (`ProviderEventStore/applyNotification(id:changes:)`); the other actions run only when that
+/// transaction applied (not on a replay), sessions through the `SessionStore`.
 public enum ProviderEventAction: Sendable, Hashable {
     /// A change to the account store (profile update, disable/enable, delete tokens, remove the identity).
     case account(AccountChange)

@@ -4,7 +4,7 @@ package import Foundation
 /// What a sign-in carries between the redirect to the provider and the callback.
 ///
 /// It travels sealed in the browser's flow cookie (``FlowRecordSeal``); the server stores nothing at the
-/// start, and at the callback only marks the `state` spent (``FlowStore``). Its `description` redacts the
+/// start, and at the callback only marks the `state` spent (`FlowStore`). Its `description` redacts the
 /// nonce, the PKCE verifier and the browser-binding digest.
 public struct FlowRecord: Sendable, Hashable, CustomStringConvertible {
     /// The configured provider name the flow was started for.

@@ -7,7 +7,7 @@ extension OAuthFlow {
     /// What to do after ``OAuthFlow/callbackReceived(method:parameters:flowRecord:now:)``.
     package enum CallbackAction: Sendable {
         /// The browser's flow cookie matched the callback: mark `state` spent until `until`
-        /// (``FlowStore/markSpent(state:until:)``), then call ``OAuthFlow/stateSpent(_:now:)``.
+        /// (`FlowStore/markSpent(state:until:)`), then call ``OAuthFlow/stateSpent(_:now:)``.
         case markStateSpent(state: String, until: Date)
         /// The callback was refused.
         case fail(SignInError)

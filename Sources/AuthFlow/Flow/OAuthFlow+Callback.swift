@@ -83,7 +83,7 @@ extension OAuthFlow {
     /// `client_authentication_failed`.
     ///
     /// - Parameters:
-    ///   - firstUse: what ``FlowStore/markSpent(state:until:)`` returned.
+    ///   - firstUse: what `FlowStore/markSpent(state:until:)` returned.
     ///   - now: the current time.
     /// - Returns: ``StateSpentAction/exchangeCode(_:)`` or ``StateSpentAction/fail(_:)``.
     /// - Precondition: the flow answered its callback with ``CallbackAction/markStateSpent(state:until:)``.

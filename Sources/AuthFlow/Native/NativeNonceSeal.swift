@@ -3,7 +3,7 @@ package import Foundation
 
 /// The nonces `POST /auth/{provider}/native/nonce` hands out: stateless, sealed with a key derived from
 /// `server.secret` (AES-256-GCM), so any instance opens what another issued. A nonce names its provider,
-/// when it was issued and when it expires; single use comes from the spent-state set (``FlowStore``) when
+/// when it was issued and when it expires; single use comes from the spent-state set (`FlowStore`) when
 /// a sign-in spends it.
 package struct NativeNonceSeal: Sendable {
     /// How long an issued nonce is accepted: 10 minutes.

@@ -73,7 +73,7 @@ public final class TokenOperations: Sendable {
     ///   - scopes: a narrower scope to ask for; `nil` keeps the granted one.
     ///   - subject: the signed-in user's subject, to compare with a refreshed id_token's `sub`.
     ///   - clientID: the client the refresh token was issued to when it is not the provider's `client_id`
-    ///     (``StoredTokens/clientID``).
+    ///     (`StoredTokens/clientID`).
     /// - Returns: the new tokens and the refresh token to keep (see ``RefreshResult/rotated``).
     /// - Throws: ``SignInError``: `unknown_provider`, `refresh_unsupported`, `client_authentication_failed`,
     ///   `provider_unreachable`, `token_endpoint_error` (e.g. `invalid_grant` for a revoked or reused token),
@@ -88,7 +88,7 @@ public final class TokenOperations: Sendable {
     }
 
     /// ``refresh(provider:refreshToken:scopes:subject:clientID:)`` proving possession of `dpopKey` (RFC 9449),
-    /// the key the tokens are bound to (``StoredTokens/dpopKey``): the answer must then be `token_type: DPoP`.
+    /// the key the tokens are bound to (`StoredTokens/dpopKey`): the answer must then be `token_type: DPoP`.
     package func refresh(
         provider name: String, refreshToken: String, scopes: [String]? = nil, subject: String? = nil,
         clientID: String? = nil, dpopKey: JWK?
@@ -173,7 +173,7 @@ public final class TokenOperations: Sendable {
     ///   - token: the access or refresh token to revoke.
     ///   - tokenTypeHint: which kind `token` is, sent as `token_type_hint` when given.
     ///   - clientID: the client the token was issued to when it is not the provider's `client_id`
-    ///     (``StoredTokens/clientID``: a native app's bundle id); the request then authenticates as it.
+    ///     (`StoredTokens/clientID`: a native app's bundle id); the request then authenticates as it.
     public func revoke(
         provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil, clientID: String? = nil
     ) async throws(SignInError) {
@@ -181,7 +181,7 @@ public final class TokenOperations: Sendable {
     }
 
     /// ``revoke(provider:token:tokenTypeHint:clientID:)`` proving possession of `dpopKey` (RFC 9449), the key the
-    /// token is bound to (``StoredTokens/dpopKey``).
+    /// token is bound to (`StoredTokens/dpopKey`).
     package func revoke(
         provider name: String, token: String, tokenTypeHint: TokenTypeHint? = nil, clientID: String? = nil,
         dpopKey: JWK?

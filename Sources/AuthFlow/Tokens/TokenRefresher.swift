@@ -3,12 +3,12 @@ import Foundation
 
 /// Hands out a usable access token for a linked identity, refreshing it through ``TokenOperations`` when it
 /// is expired, about to expire, or known to be rejected, with **one refresh per identity at a time** across
-/// every caller sharing the ``AccountStore`` (tasks in one process, or server instances on one database).
+/// every caller sharing the `AccountStore` (tasks in one process, or server instances on one database).
 ///
 /// The store's refresh lease decides who refreshes: the caller that takes it
-/// (``TokenStore/beginTokenRefresh(for:holder:leaseDuration:)``, one conditional write) redeems the stored
+/// (`TokenStore/beginTokenRefresh(for:holder:leaseDuration:)`, one conditional write) redeems the stored
 /// refresh token and writes the new tokens while ending the lease
-/// (``TokenStore/completeTokenRefresh(_:for:holder:)``, one statement), so a rotated refresh token (X) is
+/// (`TokenStore/completeTokenRefresh(_:for:holder:)`, one statement), so a rotated refresh token (X) is
 /// replaced before anyone can present the old one. The other callers poll the store, at most
 /// ``Options/maximumWait``, and return the tokens the holder wrote; when the wait runs out they fail with
 /// `refresh_wait_timed_out`. A holder that crashes leaves its lease to expire after ``Options/leaseDuration``,

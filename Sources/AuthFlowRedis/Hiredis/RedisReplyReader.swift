@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 internal import CHiredis
 
 /// Parses Redis protocol bytes with hiredis's reader into ``RedisReply`` values, through the same conversion

@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 internal import CSQLite
 import Glibc
 

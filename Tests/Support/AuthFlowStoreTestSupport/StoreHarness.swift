@@ -1,9 +1,9 @@
-package import AuthFlow
 package import AuthFlowJOSE
 package import AuthFlowPostgres
 import AuthFlowRedis
 import AuthFlowSQL
 package import AuthFlowSQLite
+package import AuthFlowStores
 package import Foundation
 package import Testing
 

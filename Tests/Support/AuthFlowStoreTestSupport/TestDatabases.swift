@@ -1,5 +1,5 @@
-import AuthFlow
 package import AuthFlowRedis
+import AuthFlowStores
 import Foundation
 
 @testable import AuthFlowPostgres

@@ -1,10 +1,10 @@
-import AuthFlow
 import AuthFlowJOSE
+import AuthFlowStores
 import Foundation
 import Testing
 
-/// The store value types: redaction, the shared profile-update rules, validation, and conversions from the
-/// core's sign-in values.
+/// The store value types: redaction, the shared profile-update rules, validation, user ids. (The conversions
+/// from the core's sign-in values are the core's: StoreConversionTests.)
 @Suite struct StoreValueTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -108,37 +108,9 @@ import Testing
         #expect(first.description == first.rawValue)
     }
 
-    @Test func convertsTheCoreSignInValues() throws {
-        let verified = VerifiedIdentity(
-            provider: "apple", subject: "000544.x", email: "x@privaterelay.appleid.com", emailVerified: true, name: nil,
-            source: .idToken, rawClaims: ["is_private_email": .string("true")], isPrivateRelayEmail: true)
-        let profile = IdentityProfile(verified, name: "Ada Lovelace")
-        #expect(
-            profile
-                == IdentityProfile(
-                    email: "x@privaterelay.appleid.com", emailVerified: true, isPrivateEmail: true, name: "Ada Lovelace"
-                ))
-        #expect(IdentityKey(verified) == IdentityKey(provider: "apple", subject: "000544.x"))
-        let update = IdentityProfileUpdate(verified)
-        #expect(update.name == nil && update.isPrivateEmail == true && update.emailVerified == true)
-
-        let emailless = VerifiedIdentity(
-            provider: "x", subject: "42", email: nil, emailVerified: true, name: "Carol", source: .userinfo,
-            rawClaims: [:])
-        #expect(IdentityProfile(emailless).emailVerified == false)
-        #expect(IdentityProfileUpdate(emailless).emailVerified == nil)
-
-        let tokenSet = TokenSet(
-            accessToken: "a", tokenType: "Bearer", refreshToken: "r", expiresIn: 3600, idToken: "id", scope: "openid")
-        #expect(
-            StoredTokens(tokenSet, receivedAt: Self.now)
-                == StoredTokens(
-                    accessToken: "a", refreshToken: "r", accessTokenExpiresAt: Self.now + 3600, scope: "openid"))
-
-        let unverified = UnverifiedProfile(provider: "apple", firstName: "Ada", lastName: "Lovelace")
-        let pending = PendingProfile(key: "state", profile: unverified, expiresAt: Self.now)
-        #expect(pending.unverifiedProfile == unverified)
-        #expect(pending.displayName == "Ada Lovelace")
+    @Test func userIDsSortByTheirText() {
+        let ids = ["u-b", "u-a", "u-c"].map { UserID(rawValue: $0) }
+        #expect(ids.sorted().map(\.rawValue) == ["u-a", "u-b", "u-c"])
     }
 
     @Test func describesErrorsWithCodeAndOperation() {

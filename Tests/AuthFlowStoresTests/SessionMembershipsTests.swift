@@ -1,4 +1,4 @@
-import AuthFlow
+import AuthFlowStores
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
-import AuthFlow
 import AuthFlowJOSE
+import AuthFlowStores
 import Foundation
 import Testing
 

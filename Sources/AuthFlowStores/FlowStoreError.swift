@@ -20,7 +20,7 @@ public struct FlowStoreError: CodedError, Sendable, Equatable {
 extension ErrorCode where Domain == FlowStoreError {
     /// The store holds as many live spent states as it may; callbacks are refused until some expire.
     package static var capacityExceeded: Self { Self(rawValue: "capacity_exceeded") }
-    /// Bytes are not a flow record (``FlowRecord/init(serialized:)``).
+    /// Bytes are not a flow record (the core's `FlowRecord(serialized:)`).
     package static var invalidRecord: Self { Self(rawValue: "invalid_record") }
     /// The backend failed (connection, I/O).
     package static var backendFailure: Self { Self(rawValue: "backend_failure") }

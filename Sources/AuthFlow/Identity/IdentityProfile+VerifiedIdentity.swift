@@ -1,6 +1,6 @@
 extension IdentityProfile {
     /// The profile of a verified sign-in: email, its verification, whether it is a private relay address
-    /// (``VerifiedIdentity/isPrivateRelayEmail``), and the name — `name` when given (e.g. Apple's first-login name from a ``PendingProfile``),
+    /// (``VerifiedIdentity/isPrivateRelayEmail``), and the name — `name` when given (e.g. Apple's first-login name from a `PendingProfile`),
     /// else the provider's.
     package init(_ identity: VerifiedIdentity, name: String? = nil) {
         self.init(
