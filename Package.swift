@@ -293,7 +293,8 @@ let package = Package(
         .testTarget(
             name: "AuthFlowDeploymentTests",
             dependencies: [
-                "AuthFlowDeployment", "AuthFlowServer", "AuthFlow", "AuthFlowHTTP", "AuthFlowYAML",
+                "AuthFlowDeployment", "AuthFlowServer", "AuthFlow", "AuthFlowHTTP", "AuthFlowYAML", "AuthFlowGoogle",
+                "AuthFlowGitHub",
             ],
             swiftSettings: strict),
         .testTarget(

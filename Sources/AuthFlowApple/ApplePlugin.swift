@@ -28,16 +28,17 @@ public struct ApplePlugin: ProviderPlugin {
     /// id, one of `native_clients`; the app's `authorizationCode` is exchanged with `client_id` = the bundle id
     /// (a Services ID there gives `invalid_client`), for the refresh token account deletion revokes.
     public var about: ProviderDescription {
-        ProviderDescription(
+        var description = ProviderDescription(
             type: "apple", displayName: "Apple",
             endpoints: ProviderEndpoints(
                 authorization: "https://appleid.apple.com/auth/authorize",
                 token: "https://appleid.apple.com/auth/token", userinfo: nil,
                 jwks: "https://appleid.apple.com/auth/keys", revocation: "https://appleid.apple.com/auth/revoke"),
             issuer: Self.issuer, scopes: Self.scopes,
-            emailLinkability: .whenVerified(by: "email_verified, and not a private relay address"),
-            keepsUnverifiedProfile: true,
-            nativeSignIn: NativeSignInDescription(audience: .nativeClient, exchangesAuthorizationCode: true))
+            emailLinkability: .whenVerified(by: "email_verified, and not a private relay address"))
+        description.keepsUnverifiedProfile = true
+        description.nativeSignIn = NativeSignInDescription(audience: .nativeClient, exchangesAuthorizationCode: true)
+        return description
     }
 
     /// The id_token and `user` field mapping (`AppleIdentity`).
@@ -99,7 +100,7 @@ public struct ApplePlugin: ProviderPlugin {
 }
 
 /// Sign in with Apple's token endpoint: the client secret is an ES256 JWT, minted for each request.
-struct AppleTokenEndpoint: TokenEndpointStrategy {
+struct AppleTokenEndpoint: RequiredSettingsDeclaring, ClientSecretMinting {
     /// An ES256 JWT as `client_secret` in the POST body.
     func method(capabilities: Set<Capability>) -> ClientAuthentication { .es256ClientSecretJWT }
 

@@ -24,18 +24,18 @@ public struct FacebookPlugin: ProviderPlugin {
     /// issuer `https://www.facebook.com` and keys at `limited.facebook.com` (the `www` JWKS has served stale
     /// keys), not through Graph.
     public var about: ProviderDescription {
-        ProviderDescription(
+        var description = ProviderDescription(
             type: "facebook", displayName: "Facebook",
             endpoints: ProviderEndpoints(
                 authorization: "https://www.facebook.com/\(graphVersion)/dialog/oauth",
                 token: "https://graph.facebook.com/\(graphVersion)/oauth/access_token",
                 userinfo: "https://graph.facebook.com/\(graphVersion)/me"),
             scopes: ["email", "public_profile"],
-            emailLinkability: .never(reason: "Facebook's Graph API states no verification of the email"),
-            nativeSignIn: NativeSignInDescription(
-                audience: .nativeClient,
-                tokenSource: ("https://www.facebook.com", "https://limited.facebook.com/.well-known/oauth/openid/jwks/")
-            ))
+            emailLinkability: .never(reason: "Facebook's Graph API states no verification of the email"))
+        description.nativeSignIn = NativeSignInDescription(
+            audience: .nativeClient,
+            tokenSource: ("https://www.facebook.com", "https://limited.facebook.com/.well-known/oauth/openid/jwks/"))
+        return description
     }
 
     /// The Graph `/me` request and mapping (`FacebookIdentity`).
@@ -70,7 +70,7 @@ public struct FacebookPlugin: ProviderPlugin {
 }
 
 /// Facebook's token endpoint: a GET with the secret in the query, and the long-lived-token exchange.
-struct FacebookTokenEndpoint: TokenEndpointStrategy {
+struct FacebookTokenEndpoint: LongLivedTokenExchanging {
     /// A GET token request with the secret in the query.
     func method(capabilities: Set<Capability>) -> ClientAuthentication { .clientSecretGet }
 

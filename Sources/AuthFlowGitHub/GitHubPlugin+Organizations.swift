@@ -47,13 +47,59 @@ extension GitHubPlugin {
 struct GitHubPreparation: ProviderPreparing {
     var optionKeys: Set<String> { ["allowed_organizations", "allowed_teams"] }
 
-    func configured(with options: ProviderOptions) -> any ProviderPlugin {
-        GitHubPlugin(organizations: options.allowedOrganizations, teams: options.allowedTeams)
+    /// The plugin with the provider's organizations and teams, lower-cased.
+    ///
+    /// - Throws: ``ConfigurationError`` for a list of the wrong type or an entry that is no login (`org/team-slug`).
+    func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin {
+        var reading = options.reading()
+        let organizations = Self.names(&reading, key: "allowed_organizations", teams: false)
+        let teams = Self.names(&reading, key: "allowed_teams", teams: true)
+        try reading.check()
+        return GitHubPlugin(organizations: organizations, teams: teams)
     }
 
     func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
         -> any ProviderPlugin
     {
-        configured(with: settings.options)
+        try configured(with: settings.options)
+    }
+
+    /// `allowed_organizations` (logins) or `allowed_teams` (`org/team-slug`), lower-cased; an entry that is
+    /// neither is reported at the list's position.
+    static func names(_ reading: inout ProviderOptions.Reading, key: String, teams: Bool) -> [String]? {
+        guard let list = reading.strings(key) else { return nil }
+        var names: [String] = []
+        for entry in list {
+            let parts = entry.lowercased().split(separator: "/", omittingEmptySubsequences: false)
+            let valid =
+                parts.count == (teams ? 2 : 1) && isLogin(parts[0])
+                && (!teams
+                    || (1...100).contains(parts[1].utf8.count)
+                        && parts[1].utf8.allSatisfy {
+                            $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                        })
+            guard valid else {
+                let form =
+                    teams ? "ORGANIZATION/TEAM-SLUG like octo-org/platform" : "an organization login like octo-org"
+                reading.refuse(
+                    key, "expected \(form) in \(reading.path(key)), found " + ProviderOptions.Reading.quote(entry))
+                return nil
+            }
+            names.append(entry.lowercased())
+        }
+        return names
+    }
+
+    /// A GitHub login: 1 to 39 letters, digits or hyphens, not starting with a hyphen.
+    static func isLogin(_ text: Substring) -> Bool {
+        (1...39).contains(text.utf8.count) && !text.hasPrefix("-")
+            && text.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isASCIILetterOrDigit: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
     }
 }

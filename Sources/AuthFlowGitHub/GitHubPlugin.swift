@@ -15,7 +15,7 @@ import AuthFlowJOSE
 /// `primary` **and** `verified`, else none. GitHub App user tokens expire (8 h) with rotating refresh tokens;
 /// OAuth app tokens do not. Disconnecting deletes the grant: `DELETE /applications/{client_id}/grant` with HTTP
 /// Basic `client_id:client_secret` and the JSON body `{"access_token": …}`.
-public struct GitHubPlugin: ProviderPlugin {
+public struct GitHubPlugin: ProviderPlugin, PreparedPlugin {
     /// The `iss` GitHub names itself with on the callback.
     package static let issuer = "https://github.com/login/oauth"
     /// Sent as `User-Agent` on REST calls, which GitHub refuses without one.
@@ -63,7 +63,7 @@ public struct GitHubPlugin: ProviderPlugin {
 
     /// Reads the provider's `allowed_organizations` and `allowed_teams` (`GitHubPreparation`,
     /// `GitHubPlugin+Organizations.swift`).
-    public var preparation: (any ProviderPreparing)? { GitHubPreparation() }
+    package var preparation: any ProviderPreparing { GitHubPreparation() }
 
     /// pkce optional (on); oidc, jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {

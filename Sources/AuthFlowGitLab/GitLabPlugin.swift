@@ -8,7 +8,7 @@ import AuthFlowJOSE
 /// `/oauth/token`, `/oauth/userinfo`, `/oauth/revoke` and keys at `/oauth/discovery/keys` (RS256);
 /// `client_secret_basic` and `client_secret_post`; PKCE `plain` and `S256`; the id_token carries `sub` (the user
 /// id), `email`, `email_verified` (a boolean) and `groups_direct`; refresh tokens rotate.
-public struct GitLabPlugin: ProviderPlugin {
+public struct GitLabPlugin: ProviderPlugin, PreparedPlugin {
     /// gitlab.com.
     package static let defaultBaseURL = "https://gitlab.com"
 
@@ -41,7 +41,7 @@ public struct GitLabPlugin: ProviderPlugin {
     public var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
 
     /// Reads the provider's `base_url` (`GitLabPreparation`).
-    public var preparation: (any ProviderPreparing)? { GitLabPreparation() }
+    package var preparation: any ProviderPreparing { GitLabPreparation() }
 
     /// oidc required; pkce optional (on); jwt_client_auth and form_post unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -62,15 +62,20 @@ struct GitLabPreparation: ProviderPreparing {
     var optionKeys: Set<String> { ["base_url"] }
 
     /// The plugin at the provider's `base_url`.
-    func configured(with options: ProviderOptions) -> any ProviderPlugin {
-        GitLabPlugin(baseURL: options.baseURL ?? GitLabPlugin.defaultBaseURL)
+    ///
+    /// - Throws: ``ConfigurationError`` for a `base_url` that is no `https://` URL without query.
+    func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin {
+        var reading = options.reading()
+        let baseURL = reading.url("base_url", allowsQuery: false)
+        try reading.check()
+        return GitLabPlugin(baseURL: baseURL ?? GitLabPlugin.defaultBaseURL)
     }
 
     /// No set-up beyond the options.
     func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
         -> any ProviderPlugin
     {
-        configured(with: settings.options)
+        try configured(with: settings.options)
     }
 }
 

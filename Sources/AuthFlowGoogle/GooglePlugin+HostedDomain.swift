@@ -12,15 +12,29 @@ struct GooglePreparation: ProviderPreparing {
     var optionKeys: Set<String> { ["hosted_domain"] }
 
     /// The plugin with the provider's `hosted_domain`.
-    func configured(with options: ProviderOptions) -> any ProviderPlugin {
-        GooglePlugin(hostedDomain: options.hostedDomain)
+    ///
+    /// - Throws: ``ConfigurationError`` for a `hosted_domain` that is no ASCII domain (IDNA in its `xn--` form).
+    func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin {
+        var reading = options.reading()
+        var hostedDomain: String?
+        if let domain = reading.string("hosted_domain") {
+            hostedDomain = AccessRules.normalizedDomain(domain)
+            if hostedDomain == nil {
+                reading.refuse(
+                    "hosted_domain",
+                    "expected a Google Workspace domain like example.com (IDNA in its xn-- form) in "
+                        + "\(reading.path("hosted_domain")), found " + ProviderOptions.Reading.quote(domain))
+            }
+        }
+        try reading.check()
+        return GooglePlugin(hostedDomain: hostedDomain)
     }
 
     /// No set-up beyond the options.
     func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
         -> any ProviderPlugin
     {
-        configured(with: settings.options)
+        try configured(with: settings.options)
     }
 }
 

@@ -7,7 +7,7 @@ import AuthFlowJOSE
 /// carry the scheme-less `accounts.google.com`, so both are accepted (for Google only); RS256 keys from the v3 certs
 /// JWKS; `client_secret_post`. With `oidc: false` the identity comes from the userinfo endpoint called with the access
 /// token as a Bearer token: a plain OAuth 2.0 integration, by toggling one switch.
-public struct GooglePlugin: ProviderPlugin {
+public struct GooglePlugin: ProviderPlugin, PreparedPlugin {
     /// Google's issuer as discovery states it.
     package static let issuer = "https://accounts.google.com"
     /// The scheme-less spelling Google's own libraries also accept.
@@ -41,16 +41,18 @@ public struct GooglePlugin: ProviderPlugin {
     /// Manager and GoogleSignIn-iOS ask for a token whose `aud` is the server's (web) client id; `azp` names the
     /// Android or iOS client that presented it, one of `native_clients`.
     public var about: ProviderDescription {
-        ProviderDescription(
+        var description = ProviderDescription(
             type: "google", displayName: "Google",
             endpoints: ProviderEndpoints(
                 authorization: "https://accounts.google.com/o/oauth2/v2/auth",
                 token: "https://oauth2.googleapis.com/token",
                 userinfo: "https://openidconnect.googleapis.com/v1/userinfo",
                 jwks: "https://www.googleapis.com/oauth2/v3/certs", revocation: "https://oauth2.googleapis.com/revoke"),
-            issuer: Self.issuer, issuerAliases: [Self.legacyIssuer], scopes: ["email", "profile"],
-            refreshTokenRequest: .authorizationParameter(name: "access_type", value: "offline"),
-            nativeSignIn: NativeSignInDescription(audience: .serverClientPresentedByNativeClient))
+            issuer: Self.issuer, scopes: ["email", "profile"],
+            refreshTokenRequest: .authorizationParameter(name: "access_type", value: "offline"))
+        description.issuerAliases = [Self.legacyIssuer]
+        description.nativeSignIn = NativeSignInDescription(audience: .serverClientPresentedByNativeClient)
+        return description
     }
 
     /// `client_secret_post` (the default) or `client_secret_basic`, the methods Google's discovery document lists.
@@ -62,7 +64,7 @@ public struct GooglePlugin: ProviderPlugin {
     }
 
     /// Reads the provider's `hosted_domain` (`GooglePreparation`, `GooglePlugin+HostedDomain.swift`).
-    public var preparation: (any ProviderPreparing)? { GooglePreparation() }
+    package var preparation: any ProviderPreparing { GooglePreparation() }
 
     /// The standard claims, and with `hosted_domain` the check of `hd` (`GoogleHostedDomainIdentity`).
     public var identity: any IdentityStrategy {

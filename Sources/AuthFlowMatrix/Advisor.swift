@@ -15,14 +15,14 @@ struct Advisor {
         var found: [Advisory] = []
         // A provider without an OAuth round trip (passkeys) has no capability, client or token to advise on.
         guard provider.usesOAuth else {
-            return provider.plugin.advice(for: provider).map { Self.advisory($0, provider: provider.name) }
+            return provider.plugin.advice(on: provider).map { Self.advisory($0, provider: provider.name) }
         }
         for capability in Self.adviceOrder {
             if let advisory = capabilityOff(capability) { found.append(advisory) }
         }
         if let advisory = clientAuthentication() { found.append(advisory) }
         if let advisory = clientSecretLifetime() { found.append(advisory) }
-        for advice in provider.plugin.advice(for: provider) {
+        for advice in provider.plugin.advice(on: provider) {
             found.append(Self.advisory(advice, provider: provider.name))
         }
         if let advisory = refreshToken() { found.append(advisory) }

@@ -92,20 +92,20 @@ package struct MatrixRow: Sendable, Hashable {
         organizationRules = Self.organizationRules(provider.settings.options)
     }
 
-    /// The organisation rules set in `options`: Google's `hosted_domain` (the id_token's `hd` claim),
-    /// GitHub's `allowed_organizations` and `allowed_teams` (read with `read:org`).
+    /// The organisation rules set in `options` (already read by the provider's plugin): Google's `hosted_domain`
+    /// (the id_token's `hd` claim), GitHub's `allowed_organizations` and `allowed_teams` (read with `read:org`).
     static func organizationRules(_ options: ProviderOptions) -> [OrganizationRule] {
         var rules: [OrganizationRule] = []
-        if let domain = options.hostedDomain {
+        if let domain = options.text("hosted_domain").flatMap(AccessRules.normalizedDomain) {
             rules.append(OrganizationRule(key: "hosted_domain", values: [domain], refusal: "hosted_domain_mismatch"))
         }
-        if let organizations = options.allowedOrganizations {
+        if let organizations = options.texts("allowed_organizations") {
             rules.append(
                 OrganizationRule(
                     key: "allowed_organizations", values: organizations.map { $0.lowercased() }.sorted(),
                     refusal: "organization_not_allowed"))
         }
-        if let teams = options.allowedTeams {
+        if let teams = options.texts("allowed_teams") {
             rules.append(
                 OrganizationRule(
                     key: "allowed_teams", values: teams.map { $0.lowercased() }.sorted(), refusal: "team_not_allowed"))

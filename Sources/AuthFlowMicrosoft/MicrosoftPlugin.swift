@@ -24,7 +24,7 @@ import AuthFlowJOSE
 ///   `private_key_jwt` with a certificate credential: the key in `private_key_file`, `key_id` the certificate's
 ///   thumbprint in hex, sent as `x5t` (SHA-1) or `x5t#S256` (SHA-256) in the assertion's header. PKCE is
 ///   supported though discovery does not list it; a refresh token needs the `offline_access` scope.
-public struct MicrosoftPlugin: ProviderPlugin {
+public struct MicrosoftPlugin: ProviderPlugin, PreparedPlugin, AdvisingPlugin {
     /// Microsoft's sign-in host.
     package static let defaultBaseURL = "https://login.microsoftonline.com"
     /// The tenant id of personal Microsoft accounts.
@@ -72,9 +72,10 @@ public struct MicrosoftPlugin: ProviderPlugin {
                 authorization: "\(root)/oauth2/v2.0/authorize", token: "\(root)/oauth2/v2.0/token",
                 userinfo: baseURL == Self.defaultBaseURL ? "https://graph.microsoft.com/oidc/userinfo" : nil,
                 jwks: "\(root)/discovery/v2.0/keys"),
-            issuer: issuerForTenant, issuerPlaceholder: (Self.tenantPlaceholder, "tid"), scopes: ["profile", "email"],
+            issuer: issuerForTenant, scopes: ["profile", "email"],
             emailLinkability: .whenVerified(by: "xms_edov or verified_primary_email"),
             refreshTokenRequest: .scope("offline_access"))
+        description.issuerPlaceholder = (Self.tenantPlaceholder, "tid")
         description.certificateThumbprintKeyID = true
         return description
     }
@@ -98,7 +99,7 @@ public struct MicrosoftPlugin: ProviderPlugin {
     }
 
     /// Reads the provider's tenant options and states the form of a tenant (`MicrosoftPreparation`).
-    public var preparation: (any ProviderPreparing)? { MicrosoftPreparation() }
+    package var preparation: any ProviderPreparing { MicrosoftPreparation() }
 
     /// oidc required; pkce optional (on); form_post optional (off); jwt_client_auth unsupported.
     public func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -124,7 +125,7 @@ public struct MicrosoftPlugin: ProviderPlugin {
     }
 
     /// With `allow_any_tenant: true`: every organization's users can sign in, and anyone can create one.
-    public func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
+    package func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
         guard Self.multiTenant.contains(tenant), allowAnyTenant else { return [] }
         return [
             ProviderAdvice(
@@ -150,21 +151,22 @@ public struct MicrosoftPlugin: ProviderPlugin {
                     settings.location(of: "tenant"))
             ]
         }
-        let options = settings.options
+        var reading = settings.options.reading()
+        let allowedTenants = reading.strings("allowed_tenants")
         if Self.multiTenant.contains(tenant) {
-            if options.allowAnyTenant == true, options.allowedTenants != nil {
+            if allowAnyTenant, allowedTenants != nil {
                 issues.append(
                     ResolutionIssue.make(
                         .invalidValue,
                         "\(subject): use either allowed_tenants or allow_any_tenant: true, not both",
                         settings.location(of: "allow_any_tenant")))
-            } else if options.allowAnyTenant != true, (options.allowedTenants ?? []).isEmpty {
+            } else if !allowAnyTenant, (allowedTenants ?? []).isEmpty {
                 issues.append(
                     ResolutionIssue.make(
                         .missingRequiredKey,
                         "\(subject) with tenant \(tenant) requires allowed_tenants (the tenant ids that may sign in) "
                             + "or allow_any_tenant: true (every organization)",
-                        settings.location(of: options.allowedTenants == nil ? "tenant" : "allowed_tenants")))
+                        settings.location(of: allowedTenants == nil ? "tenant" : "allowed_tenants")))
             }
         } else {
             for key in ["allowed_tenants", "allow_any_tenant"] where settings.keyLocations[key] != nil {
@@ -176,7 +178,7 @@ public struct MicrosoftPlugin: ProviderPlugin {
             }
         }
         issues += validateCertificateCredential(settings, subject: subject)
-        for entry in options.allowedTenants ?? [] where !IssuerTemplate.isGUID(entry) {
+        for entry in allowedTenants ?? [] where !IssuerTemplate.isGUID(entry) {
             issues.append(
                 ResolutionIssue.make(
                     .invalidValue,
@@ -294,17 +296,33 @@ struct MicrosoftPreparation: ProviderPreparing {
     var optionKeys: Set<String> { ["tenant", "allowed_tenants", "allow_any_tenant", "base_url"] }
 
     /// The plugin with the provider's tenant, base URL and tenant allow-list.
-    func configured(with options: ProviderOptions) -> any ProviderPlugin {
-        MicrosoftPlugin(
-            tenant: options.tenant ?? "common", baseURL: options.baseURL ?? MicrosoftPlugin.defaultBaseURL,
-            allowedTenants: options.allowedTenants, allowAnyTenant: options.allowAnyTenant ?? false)
+    ///
+    /// - Throws: ``ConfigurationError`` for an option of the wrong type, a tenant with `/` or spaces, or a base
+    ///   URL that is no `https://` URL without query.
+    func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin {
+        var reading = options.reading()
+        var tenant = reading.string("tenant")
+        if let written = tenant, written.contains(where: { $0 == "/" || $0 == " " }) {
+            reading.refuse(
+                "tenant",
+                "expected a tenant name or id without '/' or spaces in \(reading.path("tenant")), found "
+                    + ProviderOptions.Reading.quote(written))
+            tenant = nil
+        }
+        let allowedTenants = reading.strings("allowed_tenants")
+        let allowAnyTenant = reading.bool("allow_any_tenant")
+        let baseURL = reading.url("base_url", allowsQuery: false)
+        try reading.check()
+        return MicrosoftPlugin(
+            tenant: tenant ?? "common", baseURL: baseURL ?? MicrosoftPlugin.defaultBaseURL,
+            allowedTenants: allowedTenants, allowAnyTenant: allowAnyTenant ?? false)
     }
 
     /// No set-up beyond the options.
     func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
         -> any ProviderPlugin
     {
-        configured(with: settings.options)
+        try configured(with: settings.options)
     }
 
     /// `a tenant id (a GUID, the id_token's tid)`: what an access rule's tenant is compared with.

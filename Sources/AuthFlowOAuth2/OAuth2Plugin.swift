@@ -17,8 +17,9 @@ public struct OAuth2Plugin: ProviderPlugin {
 
     /// No endpoints (every one comes from `endpoints:`); `claims:` maps the identity.
     public var about: ProviderDescription {
-        ProviderDescription(
-            type: "oauth2", displayName: "OAuth 2.0", endpoints: ProviderEndpoints(), supportsClaimMapping: true)
+        var description = ProviderDescription(type: "oauth2", displayName: "OAuth 2.0", endpoints: ProviderEndpoints())
+        description.supportsClaimMapping = true
+        return description
     }
 
     /// The `claims:` mapping (`OAuth2Identity`).
@@ -67,13 +68,6 @@ struct OAuth2Identity: IdentityStrategy {
     func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
-        let json = responses.first ?? .null
-        guard let object = json.objectValue else {
-            throw SignInError(
-                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
-                provider: provider.name)
-        }
-        return try (provider.settings.claims ?? .standard).identity(
-            from: object, provider: provider.name, source: .userinfo)
+        try (provider.settings.claims ?? .standard).identity(fromUserinfo: responses, provider: provider.name)
     }
 }

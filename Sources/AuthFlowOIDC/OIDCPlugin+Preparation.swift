@@ -12,7 +12,7 @@ struct OIDCPreparation: ProviderPreparing {
     let plugin: OIDCPlugin
 
     /// The plugin itself: its `type` and userinfo policy come from the application, not from options.
-    func configured(with options: ProviderOptions) -> any ProviderPlugin { plugin }
+    func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin { plugin }
 
     /// An undiscovered plugin fetches the discovery document of the provider's `issuer` (once per issuer and
     /// resolution, through the context's shared `OIDCDiscovery`) and returns `discovered(_:)`; a plugin

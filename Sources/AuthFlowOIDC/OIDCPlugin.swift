@@ -24,7 +24,7 @@ import AuthFlowJOSE
 /// `ProviderRegistry.resolve(_:httpClient:credentials:)` (or `SignInServer(resolving:registry:stores:httpClient:)`)
 /// instead: it fetches each issuer's document once and resolves the provider against a copy of this plugin that
 /// carries the issuer's metadata. Sign-ins then need no discovery I/O.
-public struct OIDCPlugin: ProviderPlugin {
+public struct OIDCPlugin: ProviderPlugin, PreparedPlugin, AdvisingPlugin {
     /// Whether a sign-in also calls the issuer's userinfo endpoint.
     package enum UserinfoPolicy: Sendable, Hashable {
         /// Call it when the discovery document names one.
@@ -85,9 +85,10 @@ public struct OIDCPlugin: ProviderPlugin {
             type: type, displayName: "OpenID Connect", endpoints: discoveredEndpoints, issuer: metadata?.issuer,
             scopes: metadata?.scopes.map { supported in wanted.filter(supported.contains) } ?? wanted,
             idTokenAlgorithms: metadata?.idTokenAlgorithms ?? [], refreshTokenRequest: .scope("offline_access"),
-            fetchesUserinfoWithIDToken: userinfoPolicy == .whenAdvertised && metadata?.userinfoEndpoint != nil,
-            sendsIssuerInAuthorizationResponse: metadata?.issuerInAuthorizationResponse ?? false,
-            supportsClaimMapping: true, nativeSignIn: NativeSignInDescription(audience: .nativeClient))
+            fetchesUserinfoWithIDToken: userinfoPolicy == .whenAdvertised && metadata?.userinfoEndpoint != nil)
+        description.sendsIssuerInAuthorizationResponse = metadata?.issuerInAuthorizationResponse ?? false
+        description.supportsClaimMapping = true
+        description.nativeSignIn = NativeSignInDescription(audience: .nativeClient)
         description.requiresPushedAuthorizationRequests = metadata?.requiresPushedAuthorizationRequests ?? false
         description.requiresSignedRequestObject = metadata?.requiresSignedRequestObject ?? false
         description.dpopSigningAlgorithms = metadata?.dpopSigningAlgorithms
@@ -112,7 +113,7 @@ public struct OIDCPlugin: ProviderPlugin {
     public var tokenEndpoint: any TokenEndpointStrategy { OIDCTokenEndpoint(metadata: metadata) }
 
     /// Discovery (`OIDCPreparation`, `OIDCPlugin+Preparation.swift`).
-    public var preparation: (any ProviderPreparing)? { OIDCPreparation(plugin: self) }
+    package var preparation: any ProviderPreparing { OIDCPreparation(plugin: self) }
 
     /// Back-channel and front-channel logout, as the issuer advertises them (`OIDCLogout`).
     public var events: (any ProviderEventHandling)? { OIDCLogout(metadata: metadata) }
@@ -141,7 +142,7 @@ public struct OIDCPlugin: ProviderPlugin {
     }
 
     /// PKCE forced on an issuer whose discovery document does not list S256.
-    public func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
+    package func advice(for provider: ResolvedProvider) -> [ProviderAdvice] {
         guard let metadata, !metadata.supportsPKCE, provider.isEnabled(.pkce) else { return [] }
         return [
             ProviderAdvice(
@@ -179,7 +180,7 @@ public struct OIDCPlugin: ProviderPlugin {
 }
 
 /// A discovered issuer's token endpoint: the client-authentication methods it advertises.
-struct OIDCTokenEndpoint: TokenEndpointStrategy {
+struct OIDCTokenEndpoint: RequiredSettingsDeclaring {
     /// The issuer's metadata; `nil` before discovery.
     let metadata: OIDCProviderMetadata?
 
@@ -217,14 +218,8 @@ struct OIDCIdentity: IdentityStrategy {
     func identity(fromUserinfo responses: [JSONValue], provider: ResolvedProvider) throws(SignInError)
         -> VerifiedIdentity
     {
-        let json = responses.first ?? .null
-        guard let object = json.objectValue else {
-            throw SignInError(
-                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
-                provider: provider.name)
-        }
         var mapping = provider.settings.claims ?? .standard
         mapping.subject = nil
-        return try mapping.identity(from: object, provider: provider.name, source: .userinfo)
+        return try mapping.identity(fromUserinfo: responses, provider: provider.name)
     }
 }

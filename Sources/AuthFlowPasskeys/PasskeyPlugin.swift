@@ -9,8 +9,11 @@ package import AuthFlow
 /// the host of `server.public_url`), `rp_name` (default: `rp_id`), `origins` (default: `server.public_url`'s
 /// origin), `user_verification` (`required`, the default, or `preferred`) and `attestation` (`none`, the
 /// default, or `direct`). docs/configuration.md describes them.
-package struct PasskeyPlugin: ProviderPlugin, ProviderPreparing {
-    package init() {}
+package struct PasskeyPlugin: PreparedPlugin, RelyingPartyPlugin, ProviderPreparing {
+    /// The relying-party keys as configured (none before configuration).
+    package let options: PasskeyOptions
+
+    package init(options: PasskeyOptions = PasskeyOptions()) { self.options = options }
 
     /// WebAuthn; identity from an assertion verified locally; no endpoints.
     package var about: ProviderDescription {
@@ -26,10 +29,20 @@ package struct PasskeyPlugin: ProviderPlugin, ProviderPreparing {
     package var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
 
     /// The plugin itself: it reads the relying-party keys.
-    package var preparation: (any ProviderPreparing)? { self }
+    package var preparation: any ProviderPreparing { self }
 
     /// `rp_id`, `rp_name`, `origins`, `user_verification`, `attestation`.
     package var optionKeys: Set<String> { Set(PasskeyOptions.keys) }
+
+    /// The plugin with the provider's relying-party keys.
+    ///
+    /// - Throws: ``ConfigurationError`` with every key of the wrong type or form, at its position.
+    package func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin {
+        PasskeyPlugin(options: try PasskeyOptions(reading: options))
+    }
+
+    /// The relying party in effect.
+    package var relyingParty: PasskeyRelyingPartySettings? { options.effective }
 
     /// Every capability is unsupported: they are options of the OAuth round trip a passkey does not make.
     package func support(for capability: Capability, settings: ProviderSettings) -> CapabilitySupport {
@@ -47,7 +60,6 @@ package struct PasskeyPlugin: ProviderPlugin, ProviderPreparing {
     /// and `rp_id` is a registrable suffix of every web origin's host (WebAuthn Level 3 §5.1.3 and the HTML
     /// standard's "is a registrable domain suffix of or is equal to").
     package func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue] {
-        let options = settings.options.passkey
         let subject = "provider '\(settings.name)' (type passkey)"
         guard let relyingParty = options.effective else {
             let missing =

@@ -50,7 +50,7 @@ struct CheckCommand: Command {
             CommandIO.out("OK: \(path): \(count)" + (summary.isEmpty ? "" : ": " + summary.joined(separator: ", ")))
             // What a plugin notes about a valid configuration (e.g. PKCE forced where it is not advertised).
             for provider in providers {
-                for advice in provider.plugin.advice(for: provider) {
+                for advice in provider.plugin.advice(on: provider) {
                     let change = advice.key.map { "set \($0) \(advice.change)" } ?? advice.change
                     CommandIO.out("note: \(provider.name): \(advice.finding); \(change)")
                 }

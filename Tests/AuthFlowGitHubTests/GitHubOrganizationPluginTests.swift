@@ -8,8 +8,8 @@ import Testing
 struct GitHubOrganizationPluginTests {
     static func provider(organizations: [String]? = nil, teams: [String]? = nil) throws -> ResolvedProvider {
         var settings = Fixtures.settings("github")
-        settings.options.allowedOrganizations = organizations
-        settings.options.allowedTeams = teams
+        settings.options["allowed_organizations"] = organizations.map { .strings($0) }
+        settings.options["allowed_teams"] = teams.map { .strings($0) }
         return try Fixtures.resolve(settings)
     }
 
@@ -39,7 +39,7 @@ struct GitHubOrganizationPluginTests {
             var google = ProviderSettings(
                 name: "google", type: "google", clientID: "c", clientSecret: Secret("s"), location: Fixtures.location(),
                 keyLocations: [key: Fixtures.location(6, 5)])
-            google.options.allowedOrganizations = ["octo-org"]
+            google.options[key] = .strings(["octo-org"])
             let issues = Fixtures.issues(google)
             #expect(issues.first?.location?.line == 6)
             #expect(issues.first?.message.contains("does not take '\(key)'") == true)

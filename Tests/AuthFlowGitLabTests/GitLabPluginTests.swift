@@ -12,7 +12,7 @@ import Testing
         #expect(hosted.endpoints.jwks == "https://gitlab.com/oauth/discovery/keys")
         #expect(hosted.capabilities == [.oidc, .pkce])
         var settings = Fixtures.settings("gitlab")
-        settings.options.baseURL = "https://git.corp.example/"
+        settings.options["base_url"] = .string("https://git.corp.example/")
         let own = try Fixtures.resolve(settings)
         #expect(own.issuer == "https://git.corp.example")
         #expect(own.endpoints.token == "https://git.corp.example/oauth/token")

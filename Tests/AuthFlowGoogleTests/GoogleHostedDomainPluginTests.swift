@@ -10,7 +10,7 @@ struct GoogleHostedDomainPluginTests {
     static func provider(oidc: Bool = true, hostedDomain: String? = "example.com") throws -> ResolvedProvider {
         var settings = Fixtures.settings("google", capabilities: oidc ? [:] : ["oidc": false])
         var options = ProviderOptions()
-        options.hostedDomain = hostedDomain
+        options["hosted_domain"] = hostedDomain.map { .string($0) }
         settings.options = options
         return try Fixtures.resolve(settings)
     }
@@ -66,7 +66,7 @@ struct GoogleHostedDomainPluginTests {
         var github = ProviderSettings(
             name: "github", type: "github", clientID: "c", clientSecret: Secret("s"), location: Fixtures.location(),
             keyLocations: ["hosted_domain": Fixtures.location(7, 5)])
-        github.options.hostedDomain = "example.com"
+        github.options["hosted_domain"] = .string("example.com")
         let issues = Fixtures.issues(github)
         #expect(issues.first?.location?.line == 7)
         #expect(issues.first?.message.contains("does not take 'hosted_domain'") == true)

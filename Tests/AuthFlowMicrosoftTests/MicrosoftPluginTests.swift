@@ -21,8 +21,10 @@ import Testing
         var settings = ProviderSettings(
             name: "ms", type: "microsoft", clientID: "client-id", clientSecret: Secret("app-secret"),
             location: Fixtures.location(), keyLocations: keys)
-        settings.options = ProviderOptions(
-            tenant: tenant, allowedTenants: allowed, allowAnyTenant: anyTenant, baseURL: baseURL)
+        settings.options["tenant"] = tenant.map { .string($0, at: Fixtures.location(4, 5)) }
+        settings.options["allowed_tenants"] = allowed.map { .strings($0, at: Fixtures.location(5, 5)) }
+        settings.options["allow_any_tenant"] = anyTenant.map { .bool($0, at: Fixtures.location(6, 5)) }
+        settings.options["base_url"] = baseURL.map { .string($0) }
         return settings
     }
 
@@ -81,7 +83,7 @@ import Testing
     }
 
     @Test func statesTenantsAsGUIDsOnly() throws {
-        let plugin = try #require(MicrosoftPlugin().preparation)
+        let plugin = MicrosoftPlugin().preparation
         #expect(plugin.isTenant(Self.contoso) && plugin.isTenant(Self.contoso.uppercased()))
         #expect(!plugin.isTenant("contoso.onmicrosoft.com") && !plugin.isTenant("organizations"))
     }
@@ -176,7 +178,7 @@ import Testing
         google = ProviderSettings(
             name: "google", type: "google", clientID: "c", clientSecret: Secret("s"), location: Fixtures.location(),
             keyLocations: ["tenant": Fixtures.location(7, 5)])
-        google.options.tenant = "common"
+        google.options["tenant"] = .string("common")
         let foreign = Fixtures.issues(google)
         #expect(foreign.first?.location?.line == 7)
         #expect(foreign.first?.message.contains("does not take 'tenant'") == true)

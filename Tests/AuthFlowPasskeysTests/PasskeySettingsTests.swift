@@ -47,7 +47,7 @@ import Testing
         #expect(provider.identitySource == .assertion)
         #expect(provider.roundTrips == 0)
         #expect(provider.capabilities.isEmpty)
-        let relyingParty = try #require(provider.settings.options.passkey.effective)
+        let relyingParty = try #require(provider.passkeyRelyingParty)
         #expect(relyingParty.rpID == "example.com")
         #expect(relyingParty.rpName == "example.com")
         #expect(relyingParty.origins == ["https://example.com"])
@@ -64,7 +64,7 @@ import Testing
                 user_verification: preferred
                 attestation: direct
             """, publicURL: "https://app.example.com")
-        let relyingParty = try #require(provider.settings.options.passkey.effective)
+        let relyingParty = try #require(provider.passkeyRelyingParty)
         #expect(relyingParty.rpID == "example.com")
         #expect(relyingParty.rpName == "Example")
         #expect(
@@ -151,10 +151,10 @@ import Testing
             try ProviderRegistry.standard.resolve(settings, publicURL: nil)
         }
         #expect(refused?.issues.first?.message.contains("has no rp_id and origins") == true)
-        settings.options.passkey.rpID = "localhost"
-        settings.options.passkey.origins = ["http://localhost:8080"]
+        settings.options["rp_id"] = .string("localhost")
+        settings.options["origins"] = .strings(["http://localhost:8080"])
         let provider = try ProviderRegistry.standard.resolve(settings, publicURL: nil)
-        #expect(provider.settings.options.passkey.effective?.rpID == "localhost")
+        #expect(provider.passkeyRelyingParty?.rpID == "localhost")
     }
 
     @Test func theMatrixShowsAWebAuthnRow() throws {

@@ -14,8 +14,8 @@ struct GitHubOrganizationTests {
         var settings = TestDeployment.Settings()
         settings.providers = ["github"]
         var options = ProviderOptions()
-        options.allowedOrganizations = organizations
-        options.allowedTeams = teams
+        options["allowed_organizations"] = organizations.map { .strings($0) }
+        options["allowed_teams"] = teams.map { .strings($0) }
         settings.options["github"] = options
         return settings
     }

@@ -14,7 +14,7 @@ struct GoogleHostedDomainTests {
     static func settings() -> TestDeployment.Settings {
         var settings = TestDeployment.Settings()
         var options = ProviderOptions()
-        options.hostedDomain = "example.com"
+        options["hosted_domain"] = .string("example.com")
         settings.options["google"] = options
         return settings
     }

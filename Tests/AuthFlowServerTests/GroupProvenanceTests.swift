@@ -17,7 +17,9 @@ struct GroupProvenanceTests {
     static func settings(_ access: AccessRules) -> TestDeployment.Settings {
         var settings = TestDeployment.Settings()
         settings.providers = ["google", "microsoft"]
-        settings.options["microsoft"] = ProviderOptions(tenant: "organizations", allowedTenants: [contoso, fabrikam])
+        settings.options["microsoft"] = ProviderOptions([
+            "tenant": .string("organizations"), "allowed_tenants": .strings([contoso, fabrikam]),
+        ])
         settings.access = access
         // Cached checks outlive any pause of a busy test run between caching and `handleAtOnce`.
         settings.sessionCacheLifetime = 600

@@ -18,7 +18,9 @@ import Testing
     static func settings(linking: Bool = false) -> TestDeployment.Settings {
         var settings = TestDeployment.Settings()
         settings.providers = ["google", "microsoft"]
-        settings.options["microsoft"] = ProviderOptions(tenant: "organizations", allowedTenants: [contoso])
+        settings.options["microsoft"] = ProviderOptions([
+            "tenant": .string("organizations"), "allowed_tenants": .strings([contoso]),
+        ])
         if linking { settings.linkByVerifiedEmail = true }
         return settings
     }

@@ -29,7 +29,7 @@ import Testing
         settings = ProviderSettings(
             name: "slack", type: "slack", clientID: "client-id", clientSecret: Secret("s"),
             location: Fixtures.location(), keyLocations: ["base_url": Fixtures.location(9, 5)])
-        settings.options.baseURL = "https://slack.example"
+        settings.options["base_url"] = .string("https://slack.example")
         let issues = Fixtures.issues(settings)
         #expect(issues.first?.location?.line == 9)
     }

@@ -11,7 +11,7 @@ import Testing
     }
 
     /// Resolvable only once prepared: preparation supplies the endpoints, named after the provider's issuer.
-    struct PreparingPlugin: ProviderPlugin, ProviderPreparing {
+    struct PreparingPlugin: PreparedPlugin, ProviderPreparing {
         var preparedFor: String?
         var about: ProviderDescription {
             let base = preparedFor ?? "https://unprepared.invalid"
@@ -24,7 +24,7 @@ import Testing
             .unsupported(reason: "Corp SSO is plain OAuth 2.0")
         }
         var tokenEndpoint: any TokenEndpointStrategy { StandardTokenEndpoint(.clientSecretBasic) }
-        var preparation: (any ProviderPreparing)? { self }
+        var preparation: any ProviderPreparing { self }
         func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
             -> any ProviderPlugin
         {

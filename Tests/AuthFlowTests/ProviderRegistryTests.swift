@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// A plugin with one of each capability support, to test resolution rules.
-private struct StrictPlugin: ProviderPlugin, TokenEndpointStrategy {
+private struct StrictPlugin: ProviderPlugin, RequiredSettingsDeclaring {
     var about: ProviderDescription {
         ProviderDescription(
             type: "strict",

@@ -7,7 +7,7 @@ import Testing
 
 /// Client authentication placement for every style, public clients and revocation.
 @Suite struct ResolvedProviderRequestsTests {
-    struct StylePlugin: ProviderPlugin, TokenEndpointStrategy {
+    struct StylePlugin: ProviderPlugin, RequiredSettingsDeclaring {
         let style: ClientAuthentication
         var about: ProviderDescription {
             ProviderDescription(

@@ -33,6 +33,11 @@ public struct ConfigurationLoader: Sendable {
     /// Provider types that sign in without an OAuth client, so `client_id` is not required (the standard loader
     /// of AuthFlowDeployment takes them from the standard registry: ``ProviderRegistry/typesWithoutClient``).
     package var typesWithoutClient: Set<String> = []
+    /// The provider option keys the plugins declare (``ProviderPreparing/optionKeys``), sorted: a provider entry
+    /// may set them besides the keys every provider takes, and they are read into its ``ProviderOptions``. The
+    /// standard loader of AuthFlowDeployment takes them from the standard registry
+    /// (``ProviderRegistry/optionKeys``).
+    package var providerOptionKeys: [String] = []
     let readFile: @Sendable (String) throws -> String
 
     /// Creates a loader of `providers:` and `sections`.

@@ -56,7 +56,9 @@ extension ConfigurationReader {
         name: String, key: YAMLScalar, node: YAMLNode, callbackBase: String?, publicURL: String?
     ) -> ProviderSettings? {
         let path = "providers.\(name)"
-        guard let section = fields(node, owner: key.mark, path: path, known: Self.providerKeys + ProviderOptions.keys)
+        guard
+            let section = fields(
+                node, owner: key.mark, path: path, known: Self.providerKeys + loader.providerOptionKeys)
         else { return nil }
         var keyLocations: [String: SourceLocation] = [:]
         for (fieldKey, _) in section.pairs { keyLocations[fieldKey.value] = location(fieldKey.mark) }

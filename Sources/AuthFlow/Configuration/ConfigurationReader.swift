@@ -217,13 +217,31 @@ package struct ConfigurationReader {
     package mutating func string(_ node: YAMLNode?, path: String, credential: Bool = false) -> String? {
         guard let text = text(node, path: path, credential: credential) else { return nil }
         guard !text.value.isEmpty else {
-            let origin = text.fromEnvironment || text.scalar.value.contains("${") ? " (after ${…} expansion)" : ""
             report(
-                .invalidValue, "expected a non-empty string for \(path), found an empty one\(origin)",
+                .invalidValue,
+                Self.emptyStringMessage(
+                    path: path, interpolated: text.fromEnvironment || text.scalar.value.contains("${")),
                 at: text.scalar.mark)
             return nil
         }
         return text.value
+    }
+
+    /// The message of an empty string where a non-empty one is expected.
+    package static func emptyStringMessage(path: String, interpolated: Bool) -> String {
+        "expected a non-empty string for \(path), found an empty one" + (interpolated ? " (after ${…} expansion)" : "")
+    }
+
+    /// The message of a scalar that is no boolean: `shown` as messages show it, `quoted` when it was written in
+    /// quotes.
+    package static func boolMessage(path: String, text: String, shown: String, quoted: Bool) -> String {
+        var message = "expected a boolean (true or false) for \(path), found \(shown)"
+        if !quoted, ["yes", "no", "on", "off", "y", "n"].contains(text.lowercased()) {
+            message += "; YAML 1.2 reads yes/no/on/off as strings"
+        } else if quoted, text == "true" || text == "false" {
+            message += "; remove the quotes"
+        }
+        return message
     }
 
     /// `true` or `false`: a plain YAML boolean, or exactly `true`/`false` from `${VAR}`.
@@ -235,13 +253,9 @@ package struct ConfigurationReader {
             if text.value == "true" { return true }
             if text.value == "false" { return false }
         }
-        var message = "expected a boolean (true or false) for \(path), found \(text.shown)"
-        if !text.scalar.isString, ["yes", "no", "on", "off", "y", "n"].contains(text.value.lowercased()) {
-            message += "; YAML 1.2 reads yes/no/on/off as strings"
-        } else if text.scalar.isString, text.value == "true" || text.value == "false" {
-            message += "; remove the quotes"
-        }
-        report(.wrongType, message, at: text.scalar.mark)
+        report(
+            .wrongType, Self.boolMessage(path: path, text: text.value, shown: text.shown, quoted: text.scalar.isString),
+            at: text.scalar.mark)
         return nil
     }
 
@@ -271,29 +285,36 @@ package struct ConfigurationReader {
     package mutating func checkURL(_ text: Text, path: String, allowsQuery: Bool = true) -> ConfigurationSyntax
         .URLParts?
     {
-        guard let parts = ConfigurationSyntax.url(text.value), parts.scheme == "https" || parts.scheme == "http" else {
-            report(
-                .invalidValue, "expected an absolute https:// URL for \(path), found \(text.shown)",
-                at: text.scalar.mark)
-            return nil
-        }
-        if parts.hasUserInfo {
-            report(.invalidValue, "the URL of \(path) must not contain user:password@", at: text.scalar.mark)
-            return nil
-        }
-        if parts.scheme == "http", !parts.isLoopback {
-            report(
-                .insecureURL,
-                "expected an https:// URL for \(path) (http:// is allowed only on localhost, 127.0.0.0/8 and [::1]), "
-                    + "found \(text.shown)", at: text.scalar.mark)
-            return nil
-        }
-        if parts.hasFragment || (!allowsQuery && parts.hasQuery) {
-            let what = allowsQuery ? "a #fragment" : "a ?query or #fragment"
-            report(.invalidValue, "the URL of \(path) must not have \(what), found \(text.shown)", at: text.scalar.mark)
+        let parts = ConfigurationSyntax.url(text.value)
+        if let (code, message) = Self.urlProblem(parts, shown: text.shown, path: path, allowsQuery: allowsQuery) {
+            report(code, message, at: text.scalar.mark)
             return nil
         }
         return parts
+    }
+
+    /// What is wrong with a URL (`parts`, `nil` when it does not parse) written at `path`: not an absolute
+    /// `https://` URL (`http://` on a loopback host), credentials in it, a fragment or (unless `allowsQuery`) a
+    /// query; `nil` when nothing is.
+    package static func urlProblem(
+        _ parts: ConfigurationSyntax.URLParts?, shown: String, path: String, allowsQuery: Bool
+    ) -> (ConfigurationIssue.Code, String)? {
+        guard let parts, parts.scheme == "https" || parts.scheme == "http" else {
+            return (.invalidValue, "expected an absolute https:// URL for \(path), found \(shown)")
+        }
+        if parts.hasUserInfo { return (.invalidValue, "the URL of \(path) must not contain user:password@") }
+        if parts.scheme == "http", !parts.isLoopback {
+            return (
+                .insecureURL,
+                "expected an https:// URL for \(path) (http:// is allowed only on localhost, 127.0.0.0/8 and [::1]), "
+                    + "found \(shown)"
+            )
+        }
+        if parts.hasFragment || (!allowsQuery && parts.hasQuery) {
+            let what = allowsQuery ? "a #fragment" : "a ?query or #fragment"
+            return (.invalidValue, "the URL of \(path) must not have \(what), found \(shown)")
+        }
+        return nil
     }
 
     /// Reads the file named by the scalar `node` (a `*_file` key); `nil` when absent or unreadable

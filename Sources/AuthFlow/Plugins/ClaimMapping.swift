@@ -113,6 +113,22 @@ public struct ClaimMapping: Sendable, Hashable {
             source: source, rawClaims: object, groups: groupList)
     }
 
+    /// Maps the first of a sign-in's userinfo responses, which must be a JSON object, to an identity of
+    /// `provider` (``identity(from:provider:source:)`` with the userinfo as source).
+    ///
+    /// - Throws: ``SignInError`` with `userinfo_error` when the first response is not a JSON object (or there is
+    ///   none), and as ``identity(from:provider:source:)``.
+    package func identity(fromUserinfo responses: [JSONValue], provider: String) throws(SignInError)
+        -> VerifiedIdentity
+    {
+        guard let object = responses.first?.objectValue else {
+            throw SignInError(
+                .userinfoError, "expected a JSON object from the userinfo endpoint, found another JSON value",
+                provider: provider)
+        }
+        return try identity(from: object, provider: provider, source: .userinfo)
+    }
+
     /// Reads mapped paths of one object, refusing a value of the wrong type with an error naming the path.
     struct Reading {
         let object: [String: JSONValue]

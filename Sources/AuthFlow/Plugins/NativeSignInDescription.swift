@@ -1,5 +1,5 @@
 /// How a provider's ID tokens for native apps name the app they were issued to.
-public enum NativeAudience: Sendable, Hashable {
+package enum NativeAudience: Sendable, Hashable {
     /// `aud` is one of `native_clients`: Apple (the bundle id), Facebook Limited Login (the app id), and
     /// OpenID Connect issuers that issue tokens to the app's own client id.
     case nativeClient
@@ -10,7 +10,7 @@ public enum NativeAudience: Sendable, Hashable {
 
 /// How a provider's ID tokens for native apps are verified (`POST /auth/{name}/native`), in a
 /// ``ProviderDescription``; only a plugin that describes it accepts `native_clients`.
-public struct NativeSignInDescription: Sendable {
+package struct NativeSignInDescription: Sendable {
     /// How the tokens name the app they were issued to.
     package var audience: NativeAudience
     /// Whether the app may send an authorization code with the token (Apple), which is exchanged at the token
@@ -21,7 +21,7 @@ public struct NativeSignInDescription: Sendable {
     package var tokenSource: (issuer: String, jwks: String)?
 
     /// Describes native sign-in.
-    public init(
+    package init(
         audience: NativeAudience, exchangesAuthorizationCode: Bool = false,
         tokenSource: (issuer: String, jwks: String)? = nil
     ) {

@@ -1,5 +1,5 @@
-/// One finding of a plugin's ``ProviderPlugin/advice(for:)``.
-public struct ProviderAdvice: Sendable, Hashable {
+/// One finding of a plugin's ``AdvisingPlugin/advice(for:)``.
+package struct ProviderAdvice: Sendable, Hashable {
     /// A stable snake_case code, e.g. `any_tenant`.
     package let code: String
     /// What was found.
@@ -12,7 +12,7 @@ public struct ProviderAdvice: Sendable, Hashable {
     package let hardening: Bool
 
     /// Creates a finding.
-    public init(code: String, finding: String, key: String? = nil, change: String, hardening: Bool = false) {
+    package init(code: String, finding: String, key: String? = nil, change: String, hardening: Bool = false) {
         self.code = code
         self.finding = finding
         self.key = key

@@ -2,8 +2,7 @@ public import AuthFlowJOSE
 
 /// What one kind of provider (a `type:` in `providers.yaml`) is: its name, endpoints, issuer, defaults and the
 /// ways its flow departs from the common one. A value; the behaviour a plugin adds lives in its strategies
-/// (``ProviderPlugin/identity``, ``ProviderPlugin/tokenEndpoint``, ``ProviderPlugin/preparation``,
-/// ``ProviderPlugin/events``).
+/// (``ProviderPlugin/identity``, ``ProviderPlugin/tokenEndpoint``, ``ProviderPlugin/events``).
 public struct ProviderDescription: Sendable {
     /// The `type:` value the plugin answers to, e.g. `"apple"`.
     public var type: String
@@ -68,23 +67,22 @@ public struct ProviderDescription: Sendable {
     /// (docs/providers.md, "Microsoft").
     package var certificateThumbprintKeyID = false
 
-    /// Describes a provider; everything but the type and endpoints has the common default.
+    /// Describes a provider; everything but the type and endpoints has the common default. The built-in plugins
+    /// set the package members (issuer aliases and templates, RFC 9207, native sign-in, claim mapping …) on the
+    /// value this returns.
     public init(
         type: String, displayName: String? = nil, endpoints: ProviderEndpoints, issuer: String? = nil,
-        issuerAliases: Set<String> = [], issuerPlaceholder: (placeholder: String, claim: String)? = nil,
         scopes: [String] = [], idTokenAlgorithms: Set<JWSAlgorithm> = [.rs256], noncePolicy: NoncePolicy = .required,
         emailLinkability: EmailLinkability = .whenVerified(by: "email_verified"),
         refreshTokenRequest: RefreshTokenRequest = .none, authorizationParameters: [(String, String)] = [],
-        fetchesUserinfoWithIDToken: Bool = false, sendsIssuerInAuthorizationResponse: Bool = false,
-        keepsUnverifiedProfile: Bool = false, supportsClaimMapping: Bool = false,
-        nativeSignIn: NativeSignInDescription? = nil
+        fetchesUserinfoWithIDToken: Bool = false
     ) {
         self.type = type
         self.displayName = displayName ?? type
         self.endpoints = endpoints
         self.issuer = issuer
-        self.issuerAliases = issuerAliases
-        self.issuerPlaceholder = issuerPlaceholder
+        self.issuerAliases = []
+        self.issuerPlaceholder = nil
         self.scopes = scopes
         self.idTokenAlgorithms = idTokenAlgorithms
         self.noncePolicy = noncePolicy
@@ -92,9 +90,9 @@ public struct ProviderDescription: Sendable {
         self.refreshTokenRequest = refreshTokenRequest
         self.authorizationParameters = authorizationParameters
         self.fetchesUserinfoWithIDToken = fetchesUserinfoWithIDToken
-        self.sendsIssuerInAuthorizationResponse = sendsIssuerInAuthorizationResponse
-        self.keepsUnverifiedProfile = keepsUnverifiedProfile
-        self.supportsClaimMapping = supportsClaimMapping
-        self.nativeSignIn = nativeSignIn
+        self.sendsIssuerInAuthorizationResponse = false
+        self.keepsUnverifiedProfile = false
+        self.supportsClaimMapping = false
+        self.nativeSignIn = nil
     }
 }

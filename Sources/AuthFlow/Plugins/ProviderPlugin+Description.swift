@@ -79,18 +79,33 @@ extension ProviderPlugin {
         return try await events.handleEvent(request, context: context)
     }
 
+    /// The set-up of a built-in plugin that has one (``PreparedPlugin``); `nil` for any other plugin.
+    package var preparing: (any ProviderPreparing)? { (self as? any PreparedPlugin)?.preparation }
+
+    /// The advice of a built-in plugin that gives some (``AdvisingPlugin``); none for any other plugin.
+    package func advice(on provider: ResolvedProvider) -> [ProviderAdvice] {
+        (self as? any AdvisingPlugin)?.advice(for: provider) ?? []
+    }
+
     package func needsPreparation(for settings: ProviderSettings) -> Bool {
-        preparation?.requiresPreparation(for: settings) ?? false
+        preparing?.requiresPreparation(for: settings) ?? false
     }
 
     package func preparedPlugin(for settings: ProviderSettings, context: ProviderPreparation)
         async throws(ConfigurationError) -> any ProviderPlugin
     {
-        guard let preparation else { return self }
-        return try await preparation.prepared(for: settings, context: context)
+        guard let preparing else { return self }
+        return try await preparing.prepared(for: settings, context: context)
     }
 
-    package func configuredPlugin(with options: ProviderOptions) -> any ProviderPlugin {
-        preparation?.configured(with: options) ?? self
+    /// The plugin configured with `options`; a plugin without set-up reads none and stays itself.
+    ///
+    /// - Throws: ``ConfigurationError`` with every option of the wrong type or form.
+    package func configuredPlugin(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin {
+        guard let preparing else { return self }
+        return try preparing.configured(with: options)
     }
+
+    /// The provider option keys the plugin reads (none without set-up).
+    package var declaredOptionKeys: Set<String> { preparing?.optionKeys ?? [] }
 }

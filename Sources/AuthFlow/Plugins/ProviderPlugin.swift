@@ -37,19 +37,12 @@ public protocol ProviderPlugin: Sendable {
     /// How the client authenticates at the token endpoint and the provider's token-endpoint departures.
     var tokenEndpoint: any TokenEndpointStrategy { get }
 
-    /// Per-provider set-up before resolution (options, discovery, tenants); `nil`, the default, when none.
-    var preparation: (any ProviderPreparing)? { get }
-
     /// The provider's server-to-server events; `nil`, the default, when it sends none.
     var events: (any ProviderEventHandling)? { get }
 
     /// Further checks of the settings (e.g. that a private key parses); returns every problem found. None by
     /// default.
     func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue]
-
-    /// What is weak or worth knowing in `provider`'s settings and what to change, which reports such as
-    /// `authflow matrix` and `authflow check` list with the core's advisories; none by default.
-    func advice(for provider: ResolvedProvider) -> [ProviderAdvice]
 }
 
 extension ProviderPlugin {
@@ -57,14 +50,22 @@ extension ProviderPlugin {
     public var identity: any IdentityStrategy { StandardIdentity() }
 
     /// None.
-    public var preparation: (any ProviderPreparing)? { nil }
-
-    /// None.
     public var events: (any ProviderEventHandling)? { nil }
 
     /// No further checks.
     public func validate(_ settings: ProviderSettings, capabilities: Set<Capability>) -> [ConfigurationIssue] { [] }
+}
 
-    /// No advice.
-    public func advice(for provider: ResolvedProvider) -> [ProviderAdvice] { [] }
+/// A built-in plugin that is set up per provider before resolution (provider options, discovery, tenants).
+/// Not part of the plugin protocol an outside plugin implements: the registry asks for it with `as?`.
+package protocol PreparedPlugin: ProviderPlugin {
+    /// The plugin's set-up.
+    var preparation: any ProviderPreparing { get }
+}
+
+/// A built-in plugin with advice on its provider's settings, which reports such as `authflow matrix` and
+/// `authflow check` list with the core's advisories. Asked for with `as?`.
+package protocol AdvisingPlugin: ProviderPlugin {
+    /// What is weak or worth knowing in `provider`'s settings and what to change.
+    func advice(for provider: ResolvedProvider) -> [ProviderAdvice]
 }

@@ -1,13 +1,16 @@
 /// How a plugin is set up for one provider before resolution: the provider options it reads (a tenant, a
 /// base URL), asynchronous set-up (the generic OpenID Connect plugin fetches the issuer's discovery document)
 /// and the form of its tenants. Every requirement has a default when the conforming type is the plugin.
-public protocol ProviderPreparing: Sendable {
+package protocol ProviderPreparing: Sendable {
     /// The provider option keys (`base_url`, `tenant`, …) the plugin reads; setting another is a configuration
     /// error. None by default.
     var optionKeys: Set<String> { get }
 
-    /// The plugin configured with one provider's options; resolution uses the returned plugin for that provider.
-    func configured(with options: ProviderOptions) -> any ProviderPlugin
+    /// The plugin configured with one provider's options, read with ``ProviderOptions``' typed readers;
+    /// resolution uses the returned plugin for that provider.
+    ///
+    /// - Throws: ``ConfigurationError`` with every option of the wrong type or form, at its position.
+    func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin
 
     /// Whether `settings` can only be resolved after ``prepared(for:context:)``; the synchronous
     /// ``ProviderRegistry/resolve(_:credentials:)`` then refuses the provider with a
@@ -31,24 +34,24 @@ public protocol ProviderPreparing: Sendable {
 
 extension ProviderPreparing {
     /// None.
-    public var optionKeys: Set<String> { [] }
+    package var optionKeys: Set<String> { [] }
 
     /// Resolves without preparation.
-    public func requiresPreparation(for settings: ProviderSettings) -> Bool { false }
+    package func requiresPreparation(for settings: ProviderSettings) -> Bool { false }
 
     /// No tenants.
-    public var tenantForm: String? { nil }
+    package var tenantForm: String? { nil }
 
     /// No tenants.
-    public func isTenant(_ text: String) -> Bool { false }
+    package func isTenant(_ text: String) -> Bool { false }
 }
 
 extension ProviderPreparing where Self: ProviderPlugin {
     /// The plugin itself, unchanged.
-    public func configured(with options: ProviderOptions) -> any ProviderPlugin { self }
+    package func configured(with options: ProviderOptions) throws(ConfigurationError) -> any ProviderPlugin { self }
 
     /// No set-up: the plugin itself.
-    public func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
+    package func prepared(for settings: ProviderSettings, context: ProviderPreparation) async throws(ConfigurationError)
         -> any ProviderPlugin
     { self }
 }

@@ -1,10 +1,10 @@
 /// A `providers.yaml` key a plugin can require (e.g. Apple's `team_id`), checked during resolution.
-public struct ProviderSettingKey: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+package struct ProviderSettingKey: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The YAML key, e.g. `"team_id"`.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Wraps a YAML key name.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
 
     /// `client_id`: the application's identifier at the provider.
     package static let clientID = ProviderSettingKey(rawValue: "client_id")
@@ -20,7 +20,7 @@ public struct ProviderSettingKey: RawRepresentable, Hashable, Sendable, CustomSt
     package static let issuer = ProviderSettingKey(rawValue: "issuer")
 
     /// The YAML key.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Whether `settings` provides a value for this key. Keys unknown to ``ProviderSettings`` count as absent.
     package func isPresent(in settings: ProviderSettings) -> Bool {

@@ -1,10 +1,9 @@
 public import AuthFlowHTTP
-public import Foundation
+package import Foundation
 
 /// How the client talks to a provider's token and revocation endpoints: how it authenticates (and which
-/// methods `client_auth` may pick), which credentials that needs, and the provider's departures from the
-/// standard requests. Only ``method(capabilities:)`` has no default; ``StandardTokenEndpoint`` is the common
-/// case.
+/// methods `client_auth` may pick) and the provider's revocation request when it is not the standard one. Only
+/// ``method(capabilities:)`` has no default; ``StandardTokenEndpoint`` is the common case.
 public protocol TokenEndpointStrategy: Sendable {
     /// How the client authenticates at the token endpoint, given the enabled capabilities.
     func method(capabilities: Set<Capability>) -> ClientAuthentication
@@ -12,21 +11,6 @@ public protocol TokenEndpointStrategy: Sendable {
     /// The methods `providers.NAME.client_auth` may pick for `settings` and the default; `nil` (the default)
     /// allows only ``method(capabilities:)``, and naming another is a configuration error that lists it.
     func choice(for settings: ProviderSettings, capabilities: Set<Capability>) -> ClientAuthenticationChoice?
-
-    /// Settings keys that must be present, given the enabled capabilities (`client_id` is always required); by
-    /// default `client_secret`, unless the client authenticates with a signed JWT.
-    func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey]
-
-    /// Mints the signed client secret, valid for `lifetime` seconds from `now`, when the method is
-    /// ``ClientAuthentication/es256ClientSecretJWT``; refuses by default.
-    ///
-    /// - Throws: ``SignInError`` with code `client_authentication_failed`.
-    func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String
-
-    /// The token-endpoint parameters that trade a short-lived access token for a long-lived one, for a
-    /// provider without refresh tokens (Facebook: `grant_type=fb_exchange_token`); `nil`, the default, when the
-    /// provider has no such exchange. The client authenticates as at the code exchange.
-    func longLivedTokenParameters(accessToken: String) -> [(String, String)]?
 
     /// The request that revokes `token`, for a provider whose revocation is not RFC 7009 (GitHub deletes the
     /// grant); `nil`, the default, sends the RFC 7009 form.
@@ -39,27 +23,65 @@ extension TokenEndpointStrategy {
         nil
     }
 
-    /// `client_secret` (in addition to `client_id`), unless the client authenticates with a signed JWT.
-    public func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey] {
-        method(capabilities: capabilities) == .es256ClientSecretJWT ? [] : [.clientSecret]
-    }
-
-    /// Refuses: no signed client secret is minted.
-    public func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
-        -> String
-    {
-        throw SignInError(
-            .clientAuthenticationFailed,
-            "provider type \(provider.type) does not mint a signed client secret (expected a token endpoint "
-                + "strategy that implements clientSecretJWT(for:now:lifetime:))",
-            provider: provider.name)
-    }
-
-    /// No long-lived-token exchange.
-    public func longLivedTokenParameters(accessToken: String) -> [(String, String)]? { nil }
-
     /// None: revocation is RFC 7009.
     public func revocationRequest(for provider: ResolvedProvider, token: String) -> HTTPClientRequest? { nil }
+}
+
+/// A built-in token endpoint that requires settings besides `client_id` other than the default (`client_secret`,
+/// unless the client authenticates with a signed JWT): Apple's `team_id`, `key_id` and key, OpenID Connect's
+/// `issuer`. Asked for with `as?`.
+package protocol RequiredSettingsDeclaring: TokenEndpointStrategy {
+    /// Settings keys that must be present, given the enabled capabilities (`client_id` is always required).
+    func requiredSettings(capabilities: Set<Capability>) -> [ProviderSettingKey]
+}
+
+/// A built-in token endpoint that mints the signed client secret of
+/// ``ClientAuthentication/es256ClientSecretJWT`` (Apple). Asked for with `as?`.
+package protocol ClientSecretMinting: TokenEndpointStrategy {
+    /// Mints the signed client secret, valid for `lifetime` seconds from `now`.
+    ///
+    /// - Throws: ``SignInError`` with code `client_authentication_failed`.
+    func clientSecretJWT(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError) -> String
+}
+
+/// A built-in token endpoint that trades a short-lived access token for a long-lived one, for a provider without
+/// refresh tokens (Facebook: `grant_type=fb_exchange_token`). Asked for with `as?`.
+package protocol LongLivedTokenExchanging: TokenEndpointStrategy {
+    /// The token-endpoint parameters of the exchange; `nil` when there is none. The client authenticates as at
+    /// the code exchange.
+    func longLivedTokenParameters(accessToken: String) -> [(String, String)]?
+}
+
+extension TokenEndpointStrategy {
+    /// The settings keys that must be present (``RequiredSettingsDeclaring``); by default `client_secret`, unless
+    /// the client authenticates with a signed JWT.
+    package func requiredSettingKeys(capabilities: Set<Capability>) -> [ProviderSettingKey] {
+        if let declaring = self as? any RequiredSettingsDeclaring {
+            return declaring.requiredSettings(capabilities: capabilities)
+        }
+        return method(capabilities: capabilities) == .es256ClientSecretJWT ? [] : [.clientSecret]
+    }
+
+    /// The signed client secret (``ClientSecretMinting``); refused for a strategy that mints none.
+    ///
+    /// - Throws: ``SignInError`` with code `client_authentication_failed`.
+    package func mintedClientSecret(for provider: ResolvedProvider, now: Date, lifetime: Int64) throws(SignInError)
+        -> String
+    {
+        guard let minting = self as? any ClientSecretMinting else {
+            throw SignInError(
+                .clientAuthenticationFailed,
+                "provider type \(provider.type) does not mint a signed client secret (expected a token endpoint "
+                    + "strategy that implements clientSecretJWT(for:now:lifetime:))",
+                provider: provider.name)
+        }
+        return try minting.clientSecretJWT(for: provider, now: now, lifetime: lifetime)
+    }
+
+    /// The long-lived-token exchange's parameters (``LongLivedTokenExchanging``); `nil` without one.
+    package func longLivedExchangeParameters(accessToken: String) -> [(String, String)]? {
+        (self as? any LongLivedTokenExchanging)?.longLivedTokenParameters(accessToken: accessToken)
+    }
 }
 
 /// The common token endpoint: one client-authentication method, or a choice of methods, and the standard

@@ -1,12 +1,12 @@
-public import AuthFlowHTTP
+package import AuthFlowHTTP
 import Synchronization
 
 /// What ``ProviderPreparing/prepared(for:context:)`` may use while providers are resolved: the HTTP client and
 /// values shared by every provider of one ``ProviderRegistry/resolve(_:httpClient:credentials:)`` call (e.g. a
 /// cache of discovery documents, so each issuer is fetched once).
-public final class ProviderPreparation: Sendable {
+package final class ProviderPreparation: Sendable {
     /// The client for any request a plugin makes before resolution.
-    public let httpClient: any HTTPClient
+    package let httpClient: any HTTPClient
     private let values: Mutex<[String: any Sendable]>
 
     /// Creates a context; `shared` seeds values (e.g. a caller's own discovery cache under its plugin's key).

@@ -1,13 +1,12 @@
 public import AuthFlowHTTP
 
 extension ProviderRegistry {
-    /// Resolves every configured provider after letting its plugin prepare for it
-    /// (``ProviderPreparing/prepared(for:context:)``, e.g. the generic OpenID Connect plugin fetching its
-    /// issuer's discovery document with `httpClient`).
+    /// Resolves every configured provider after letting a built-in plugin that prepares prepare for it (e.g. the
+    /// generic OpenID Connect plugin fetching its issuer's discovery document with `httpClient`).
     ///
     /// Each provider resolves against the plugin its own preparation returned, so several providers of one
     /// type with different settings coexist. Providers are prepared in file order with one shared
-    /// ``ProviderPreparation``. All problems are collected before throwing, with what the other sections name of
+    /// preparation context. All problems are collected before throwing, with what the other sections name of
     /// the resolved providers (`ProviderDependentSettings`).
     ///
     /// `credentials` as for ``resolve(_:credentials:)``.

@@ -55,7 +55,12 @@ extension ProviderRegistry {
     ) -> (ResolvedProvider?, [ConfigurationIssue]) {
         guard let registered = plugin(forType: settings.type) else { return (nil, [unknownTypeIssue(settings)]) }
         // A plugin that reads provider options (a tenant, a base URL) resolves as configured with them.
-        let plugin = registered.configuredPlugin(with: settings.options)
+        let plugin: any ProviderPlugin
+        do throws(ConfigurationError) {
+            plugin = try registered.configuredPlugin(with: settings.options)
+        } catch {
+            return (nil, error.issues)
+        }
         let subject = "provider '\(settings.name)' (type \(plugin.type))"
         if plugin.needsPreparation(for: settings) {
             return (nil, [Self.discoveryRequired(subject, settings)])
@@ -73,14 +78,8 @@ extension ProviderRegistry {
             credentials: credentials, subject: subject, issues: &issues)
         let (endpoints, issuer) = Self.endpointsAndIssuer(
             of: settings, plugin: plugin, capabilities: enabled, subject: subject, issues: &issues)
-        let redirectURI =
-            settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0, pathPrefix: pathPrefix) }
-        if redirectURI == nil {
-            issues.append(
-                ResolutionIssue.make(
-                    .missingRedirectURI, "\(subject) has no redirect URI; set redirect_uri or server.public_url",
-                    settings.location))
-        }
+        let redirectURI = Self.redirectURI(
+            of: settings, publicURL: publicURL, pathPrefix: pathPrefix, subject: subject, issues: &issues)
         Self.checkPluginKeys(
             settings, plugin: plugin, endpoints: endpoints, issuer: issuer, subject: subject, issues: &issues)
         Self.checkPushedAuthorization(settings, plugin: plugin, endpoints: endpoints, subject: subject, issues: &issues)
@@ -108,6 +107,22 @@ extension ProviderRegistry {
             acceptedIssuers: accepted, redirectURI: redirectURI,
             clientAuthentication: clientAuthentication)
         return (provider, [])
+    }
+
+    /// `redirect_uri`, else `{publicURL}{pathPrefix}/{name}/callback`; an issue when there is neither.
+    private static func redirectURI(
+        of settings: ProviderSettings, publicURL: String?, pathPrefix: String, subject: String,
+        issues: inout [ConfigurationIssue]
+    ) -> String? {
+        let redirectURI =
+            settings.redirectURI ?? publicURL.map { settings.redirectURI(publicURL: $0, pathPrefix: pathPrefix) }
+        if redirectURI == nil {
+            issues.append(
+                ResolutionIssue.make(
+                    .missingRedirectURI, "\(subject) has no redirect URI; set redirect_uri or server.public_url",
+                    settings.location))
+        }
+        return redirectURI
     }
 
     /// A provider with routes of its own and no OAuth round trip (passkeys): no client, endpoints or redirect URI;
@@ -195,7 +210,7 @@ extension ProviderRegistry {
         issues: inout [ConfigurationIssue]
     ) {
         var required: [ProviderSettingKey] = [.clientID]
-        var pluginRequired = plugin.tokenEndpoint.requiredSettings(capabilities: capabilities)
+        var pluginRequired = plugin.tokenEndpoint.requiredSettingKeys(capabilities: capabilities)
         if clientAuthentication == .privateKeyJWT {
             pluginRequired = pluginRequired.filter { $0 != .clientSecret } + [.privateKey]
         }
@@ -265,8 +280,8 @@ extension ProviderRegistry {
                     "\(subject) cannot take claims: its plugin reads the identity its own way (claims work with "
                         + "type oidc and type oauth2)", settings.location(of: "claims")))
         }
-        let readable = plugin.preparation?.optionKeys ?? []
-        for key in ProviderOptions.keys where settings.keyLocations[key] != nil && !readable.contains(key) {
+        let readable = plugin.declaredOptionKeys
+        for key in settings.options.keys.sorted() where !readable.contains(key) {
             issues.append(
                 ResolutionIssue.make(
                     .invalidValue, "\(subject) does not take '\(key)' (a key of other provider types)",

@@ -39,7 +39,7 @@ extension ResolvedProvider {
     package func longLivedTokenRequest(accessToken: String, now: Date, clientSecretLifetime: Int64 = 300)
         throws(SignInError) -> HTTPClientRequest?
     {
-        guard let fields = plugin.tokenEndpoint.longLivedTokenParameters(accessToken: accessToken),
+        guard let fields = plugin.tokenEndpoint.longLivedExchangeParameters(accessToken: accessToken),
             let url = endpoints.token
         else {
             return nil

@@ -95,7 +95,8 @@ extension ResolvedProvider {
         case .clientSecretPost:
             request = .form(url: url, fields: fields + clientFields(secret: settings.clientSecret?.value))
         case .es256ClientSecretJWT:
-            let secret = try plugin.tokenEndpoint.clientSecretJWT(for: self, now: now, lifetime: clientSecretLifetime)
+            let secret = try plugin.tokenEndpoint.mintedClientSecret(
+                for: self, now: now, lifetime: clientSecretLifetime)
             request = .form(url: url, fields: fields + clientFields(secret: secret))
         case .clientSecretBasic:
             if let secret = settings.clientSecret?.value {

@@ -9,7 +9,7 @@ public struct ResolvedProvider: Sendable {
     /// The provider's name in configuration (`providers.<name>`), used in URLs such as `/auth/<name>/login`.
     public let name: String
     /// The plugin that answers to the configured `type:`.
-    public let plugin: any ProviderPlugin
+    package let plugin: any ProviderPlugin
     /// The settings as loaded from configuration.
     public let settings: ProviderSettings
     /// How the plugin supports each capability, given these settings.

@@ -20,6 +20,7 @@ extension ConfigurationLoader {
     ) {
         self.init(sections: ConfigurationSection.standard, environment: environment, mode: mode, readFile: readFile)
         typesWithoutClient = ProviderRegistry.standard.typesWithoutClient
+        providerOptionKeys = ProviderRegistry.standard.optionKeys
     }
 }
 

@@ -20,7 +20,7 @@ extension ServerSettings: ProviderDependentSettings {
             guard let name = site.rule.provider, let tenant = site.rule.tenant,
                 let provider = providers.first(where: { $0.name == name })
             else { return nil }
-            guard let plugin = provider.plugin.preparation, let tenantForm = plugin.tenantForm else {
+            guard let plugin = provider.plugin.preparing, let tenantForm = plugin.tenantForm else {
                 return ConfigurationIssue(
                     code: .invalidValue,
                     message:

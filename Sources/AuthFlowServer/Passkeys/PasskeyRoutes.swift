@@ -97,7 +97,7 @@ struct PasskeyRoutes: SessionUsing {
     ///   provider.
     func relyingParty(_ name: String) throws(ServerError) -> WebAuthnRelyingParty {
         let provider = try providers.provider(name)
-        guard !provider.usesOAuth, let settings = provider.settings.options.passkey.effective else {
+        guard !provider.usesOAuth, let settings = provider.passkeyRelyingParty else {
             throw ServerError(.notFound, "expected a passkey provider, found '\(name)'", status: 404, provider: name)
         }
         return WebAuthnRelyingParty(

@@ -129,7 +129,7 @@ final class TestDeployment: Sendable {
                 nativeClients: settings.nativeClients[name] ?? [])
             provider.options = settings.options[name] ?? ProviderOptions()
             // A passkey provider's relying party defaults from the public URL, known only now.
-            if name.hasPrefix("passkey") { provider.options.passkey.publicURL = appURL }
+            if name.hasPrefix("passkey") { provider.options.publicURL = appURL }
             return provider
         }
         let loaded = Configuration(

@@ -5,7 +5,7 @@ import Foundation
 
 /// A provider plugin whose four capabilities are all optional (off by default), so tests can drive
 /// ``OAuthFlow`` through every combination. Registered from outside the built-ins, like an application's.
-struct TestPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
+struct TestPlugin: ProviderPlugin, IdentityStrategy, ClientSecretMinting {
     let clientSecretKey: JWK
     var alsoUserinfo = false
     var algorithms: Set<JWSAlgorithm> = [.rs256]
@@ -38,8 +38,8 @@ struct TestPlugin: ProviderPlugin, IdentityStrategy, TokenEndpointStrategy {
                 userinfo: "https://idp.test/userinfo", jwks: "https://idp.test/jwks",
                 revocation: "https://idp.test/revoke"),
             issuer: issuer, scopes: ["profile", "email"], idTokenAlgorithms: algorithms,
-            authorizationParameters: extraParameters, fetchesUserinfoWithIDToken: alsoUserinfo,
-            sendsIssuerInAuthorizationResponse: promisesIssuerParameter)
+            authorizationParameters: extraParameters, fetchesUserinfoWithIDToken: alsoUserinfo)
+        description.sendsIssuerInAuthorizationResponse = promisesIssuerParameter
         description.endpoints.pushedAuthorizationRequest = pushedAuthorizationEndpoint
         description.requiresPushedAuthorizationRequests = demandsPushedAuthorization
         description.profiles = profiles

@@ -1,21 +1,12 @@
+package import AuthFlow
 internal import Foundation
 
-/// The provider keys of `type: passkey` (`rp_id`, `rp_name`, `origins`, `user_verification`, `attestation`),
-/// as written and checked for their form by the loader; the passkey plugin (AuthFlowPasskeys) checks how they
-/// fit together and the server builds its relying party from ``effective``.
-///
-/// They are ``ProviderOptions``: the loader reads them for every provider, and a provider whose plugin does not
-/// declare them is refused at the key's position.
+/// The provider keys of `type: passkey` (`rp_id`, `rp_name`, `origins`, `user_verification`, `attestation`), as
+/// the plugin reads them from its ``ProviderOptions`` (each checked for its form, `PasskeyOptions+Reading.swift`);
+/// the plugin checks how they fit together and the server builds its relying party from ``effective``.
 package struct PasskeyOptions: Sendable, Hashable {
-    /// Whether a user must be verified (PIN, biometrics) by the authenticator (`user_verification`).
-    package enum UserVerification: String, Sendable, Hashable, CaseIterable {
-        case required, preferred
-    }
-
-    /// Which attestation the relying party asks for (`attestation`).
-    package enum Attestation: String, Sendable, Hashable, CaseIterable {
-        case none, direct
-    }
+    package typealias UserVerification = PasskeyRelyingPartySettings.UserVerification
+    package typealias Attestation = PasskeyRelyingPartySettings.Attestation
 
     /// `rp_id`: a lowercase host name.
     package var rpID: String?
@@ -69,13 +60,4 @@ package struct PasskeyOptions: Sendable, Hashable {
         guard let colon = authority.lastIndex(of: ":") else { return String(authority) }
         return String(authority[..<colon])
     }
-}
-
-/// A passkey provider's relying party as configured, defaults applied.
-package struct PasskeyRelyingPartySettings: Sendable, Hashable {
-    package var rpID: String
-    package var rpName: String
-    package var origins: [String]
-    package var userVerification: PasskeyOptions.UserVerification
-    package var attestation: PasskeyOptions.Attestation
 }
