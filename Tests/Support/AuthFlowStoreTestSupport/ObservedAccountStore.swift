@@ -1,4 +1,4 @@
-package import AuthFlow
+package import AuthFlowStores
 import Synchronization
 
 /// An ``AccountStore`` that forwards to an inner store, counting the calls by name, and may run a hook before
