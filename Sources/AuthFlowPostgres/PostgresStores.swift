@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 package import AuthFlowSQL
 
 /// The stores AuthFlow keeps in a ``PostgresDatabase``, shared by every server instance using the database: what
@@ -9,7 +9,7 @@ package import AuthFlowSQL
 /// `ON CONFLICT DO NOTHING`, so of two instances completing the first sign-in of one new identity at once
 /// exactly one creates the user, and a notification id is applied once however many instances receive it.
 /// Read-then-write operations lock the rows they read (`FOR UPDATE`). Provider tokens are encrypted with a
-/// `TokenCipher` exactly as in the SQLite stores. Timestamps and expiry follow the clock.
+/// key derived from the server secret exactly as in the SQLite stores. Timestamps and expiry follow the clock.
 public struct PostgresStores: Sendable {
     /// Users, linked identities, encrypted provider tokens, pending profiles and applied notifications.
     public let accounts: any AccountStore
@@ -20,13 +20,26 @@ public struct PostgresStores: Sendable {
     /// Rate-limit token buckets shared by the instances.
     public let rateLimits: any RateLimitStore
 
-    /// Opens the stores over `database`.
+    /// Opens the stores over `database`, encrypting tokens at rest (AES-256-GCM) under a key derived from `secret`.
     ///
     /// - Parameters:
     ///   - database: an open database.
-    ///   - cipher: encrypts tokens at rest; build it from `server.secret`.
+    ///   - secret: the server secret (`server.secret`), at least 32 bytes.
+    ///   - previousSecrets: secrets `secret` replaced (`server.previous_secrets`), newest first: tokens sealed
+    ///     under them still open, and are sealed again under `secret` when next written.
     ///   - clock: the time source for timestamps and expiry.
-    public init(database: PostgresDatabase, cipher: TokenCipher, clock: any WallClock) {
+    ///   - random: the source of the encryption nonces.
+    /// - Throws: `JOSEError` `weakKey` when a secret is shorter than 32 bytes.
+    public init(
+        database: PostgresDatabase, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
+        random: any SecureRandom
+    ) throws(JOSEError) {
+        let keyring = try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
+        self.init(database: database, cipher: try keyring.cipher(random: random), clock: clock)
+    }
+
+    /// Opens the stores over `database`, encrypting tokens at rest with `cipher`.
+    package init(database: PostgresDatabase, cipher: TokenCipher, clock: any WallClock) {
         accounts = PostgresAccountStore(database: database, cipher: cipher, clock: clock)
         sessions = PostgresSessionStore(database: database, clock: clock)
         flows = PostgresFlowStore(database: database, clock: clock)

@@ -1,5 +1,5 @@
 public import AuthFlow
-public import AuthFlowJOSE
+import AuthFlowJOSE
 
 /// The stores AuthFlow keeps in Redis over one ``RedisClient``: sessions, spent sign-in states and rate-limit
 /// token buckets, shared by every instance using the same server and key prefix. Accounts stay in PostgreSQL
