@@ -20,22 +20,17 @@ public struct PostgresStores: Sendable {
     /// Rate-limit token buckets shared by the instances.
     public let rateLimits: any RateLimitStore
 
-    /// Opens the stores over `database`, encrypting tokens at rest (AES-256-GCM) under a key derived from `secret`.
+    /// Opens the stores over `database` with tokens sealed as the SQLite stores seal them (AES-256-GCM under a key
+    /// derived from `secret`, the server secret of at least 32 bytes; what `previousSecrets`, newest first, sealed
+    /// still opens and is sealed again under `secret` when next written), on `clock`'s time and `random`'s nonces.
     ///
-    /// - Parameters:
-    ///   - database: an open database.
-    ///   - secret: the server secret (`server.secret`), at least 32 bytes.
-    ///   - previousSecrets: secrets `secret` replaced (`server.previous_secrets`), newest first: tokens sealed
-    ///     under them still open, and are sealed again under `secret` when next written.
-    ///   - clock: the time source for timestamps and expiry.
-    ///   - random: the source of the encryption nonces.
     /// - Throws: `JOSEError` `weakKey` when a secret is shorter than 32 bytes.
     public init(
         database: PostgresDatabase, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
         random: any SecureRandom
     ) throws(JOSEError) {
-        let keyring = try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
-        self.init(database: database, cipher: try keyring.cipher(random: random), clock: clock)
+        let cipher = try TokenSealing.cipher(secret: secret, previousSecrets: previousSecrets, random: random)
+        self.init(database: database, cipher: cipher, clock: clock)
     }
 
     /// Opens the stores over `database`, encrypting tokens at rest with `cipher`.

@@ -31,8 +31,8 @@ public struct SQLiteStores: Sendable {
         database: SQLiteDatabase, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
         random: any SecureRandom
     ) throws(JOSEError) {
-        let keyring = try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
-        self.init(database: database, cipher: try keyring.cipher(random: random), clock: clock)
+        let cipher = try TokenSealing.cipher(secret: secret, previousSecrets: previousSecrets, random: random)
+        self.init(database: database, cipher: cipher, clock: clock)
     }
 
     /// Opens the stores over `database`, encrypting tokens at rest with `cipher`.
