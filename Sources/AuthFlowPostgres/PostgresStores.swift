@@ -21,12 +21,12 @@ public struct PostgresStores: Sendable {
     public let rateLimits: any RateLimitStore
 
     /// Opens the stores over `database` with tokens sealed as the SQLite stores seal them (AES-256-GCM under a key
-    /// derived from `secret`, the server secret of at least 32 bytes; what `previousSecrets`, newest first, sealed
+    /// derived from `secret`, `server.secret`'s value of at least 32 bytes; what `previousSecrets`, newest first, sealed
     /// still opens and is sealed again under `secret` when next written), on `clock`'s time and `random`'s nonces.
     ///
     /// - Throws: `JOSEError` `weakKey` when a secret is shorter than 32 bytes.
     public init(
-        database: PostgresDatabase, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
+        database: PostgresDatabase, secret: String, previousSecrets: [String] = [], clock: any WallClock,
         random: any SecureRandom
     ) throws(JOSEError) {
         let cipher = try TokenSealing.cipher(secret: secret, previousSecrets: previousSecrets, random: random)

@@ -21,14 +21,14 @@ public struct SQLiteStores: Sendable {
     ///
     /// - Parameters:
     ///   - database: an open database.
-    ///   - secret: the server secret (`server.secret`), at least 32 bytes.
+    ///   - secret: the server secret (`server.secret`'s value), at least 32 bytes.
     ///   - previousSecrets: secrets `secret` replaced (`server.previous_secrets`), newest first: tokens sealed
     ///     under them still open, and are sealed again under `secret` when next written.
     ///   - clock: the time source for timestamps and expiry.
     ///   - random: the source of the encryption nonces.
     /// - Throws: `JOSEError` `weakKey` when a secret is shorter than 32 bytes.
     public init(
-        database: SQLiteDatabase, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
+        database: SQLiteDatabase, secret: String, previousSecrets: [String] = [], clock: any WallClock,
         random: any SecureRandom
     ) throws(JOSEError) {
         let cipher = try TokenSealing.cipher(secret: secret, previousSecrets: previousSecrets, random: random)
