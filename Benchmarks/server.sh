@@ -29,8 +29,9 @@ if [ -n "$baseline" ]; then
     args+=(--baseline "$BASE_BIN" --baseline-label "$baseline")
 fi
 cd "$BENCH_DIR"
-swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" --product HTTPFloor >&2
-FLOOR_BIN="$(swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" --show-bin-path)/HTTPFloor"
+# -enable-testing: HTTPFloor passes an immediate handler, which HTTPServer takes only from the package's own code.
+swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" -Xswiftc -enable-testing --product HTTPFloor >&2
+FLOOR_BIN="$(swift build -c "${AUTHFLOW_BENCH_CONFIGURATION:-release}" -Xswiftc -enable-testing --show-bin-path)/HTTPFloor"
 output=$("$BENCH_PYTHON" server_bench.py --authflow "$BIN" --floor "$FLOOR_BIN" "${args[@]}")
 "$BENCH_PYTHON" report.py >&2
 printf '%s\n' "$output"

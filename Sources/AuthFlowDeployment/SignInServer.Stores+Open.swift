@@ -8,16 +8,26 @@ extension SignInServer.Stores {
     /// instance using it) holding flows, accounts (tokens encrypted with AES-256-GCM under a key derived from
     /// `secret`) and sessions; with `store.redis_url`, sessions, spent flow states and rate-limit counters live in Redis (keys under
     /// `store.redis_prefix`). Tokens sealed under one of `previousSecrets` still open, and are sealed again under
-    /// `secret` when next written.
-    ///
-    /// Their blocking operations run on `blockingThreads` (pass the HTTP server's, so that a handler's operation
-    /// runs right on its thread); without them each database and Redis client owns a pool of its own.
+    /// `secret` when next written. Each database and Redis client runs its blocking operations on a pool of its
+    /// own.
     ///
     /// - Throws: `StoreError` when a database cannot be opened or migrated or Redis cannot be reached, or
     ///   `JOSEError` when the secret cannot key the token cipher.
     public static func open(
         _ settings: StoreSettings, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
-        random: any SecureRandom, blockingThreads: BlockingThreads? = nil
+        random: any SecureRandom
+    ) throws -> SignInServer.Stores {
+        try open(
+            settings, secret: secret, previousSecrets: previousSecrets, clock: clock, random: random,
+            blockingThreads: nil)
+    }
+
+    /// ``open(_:secret:previousSecrets:clock:random:)`` whose blocking operations run on `blockingThreads` (pass
+    /// the HTTP server's, so that a handler's operation runs right on its thread); without them each database and
+    /// Redis client owns a pool of its own.
+    package static func open(
+        _ settings: StoreSettings, secret: Secret, previousSecrets: [Secret] = [], clock: any WallClock,
+        random: any SecureRandom, blockingThreads: BlockingThreads?
     ) throws -> SignInServer.Stores {
         let keyring = try SecretKeyring(current: secret.value, previous: previousSecrets.map(\.value))
         var stores = try openDatabase(

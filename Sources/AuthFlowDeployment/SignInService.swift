@@ -1,4 +1,4 @@
-public import AuthFlow
+import AuthFlow
 public import AuthFlowServer
 import Foundation
 

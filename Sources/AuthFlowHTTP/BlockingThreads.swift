@@ -14,16 +14,16 @@ import Foundation
 ///
 /// Whether a thread may block belongs to the thread, not to a task: it is true only on the threads of
 /// a pool (`currentThreadMayBlock`), whichever pool that is.
-public final class BlockingThreads: Sendable {
+package final class BlockingThreads: Sendable {
     /// The executor behind the pool: HTTP servers start their handler tasks with it as their preference.
     package let executor: HandlerExecutor
 
     /// The threads a pool starts at once by default: twice the processors, at least four.
-    public static var defaultThreadCount: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
+    package static var defaultThreadCount: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
 
     /// A pool that starts `threadCount` threads at once (more start while all of them are blocked, up to 64),
     /// named `name-<index>`.
-    public init(threadCount: Int = BlockingThreads.defaultThreadCount, name: String = "authflow-blocking") {
+    package init(threadCount: Int = BlockingThreads.defaultThreadCount, name: String = "authflow-blocking") {
         executor = HandlerExecutor(threadCount: max(1, threadCount), threadName: name)
     }
 
@@ -45,7 +45,7 @@ public final class BlockingThreads: Sendable {
 
     /// Refuses further `run` calls and lets every thread end once no job waits. A task that still runs on
     /// the pool goes on to its end. Calling it again does nothing.
-    public func shutdown() {
+    package func shutdown() {
         executor.shutdown()
     }
 

@@ -3,7 +3,7 @@
 ///
 /// A body longer than its `maxBodyBytes` is refused with 413: at once when `Content-Length` announces it, and as
 /// soon as a chunked body passes it (nothing beyond the limit is kept).
-public struct HTTPRoutePolicy: Sendable {
+package struct HTTPRoutePolicy: Sendable {
     /// The largest body the route accepts (never more than `HTTPServer.Configuration.maxBodyBytes`).
     package var maxBodyBytes: Int
     /// Whether the handler may start on the server's polling thread (an answer without waiting then needs no
@@ -14,7 +14,7 @@ public struct HTTPRoutePolicy: Sendable {
     package var tooLargeResponse: HTTPServerResponse?
 
     /// A policy accepting bodies of up to `maxBodyBytes`.
-    public init(
+    package init(
         maxBodyBytes: Int, startsOnPollingThread: Bool = true, tooLargeResponse: HTTPServerResponse? = nil
     ) {
         self.maxBodyBytes = maxBodyBytes
@@ -25,4 +25,4 @@ public struct HTTPRoutePolicy: Sendable {
 
 /// The policy of a request's route, from its method and path (without the query); called on the polling thread,
 /// so it must answer at once.
-public typealias HTTPRoutePolicyProvider = @Sendable (_ method: String, _ path: String) -> HTTPRoutePolicy
+package typealias HTTPRoutePolicyProvider = @Sendable (_ method: String, _ path: String) -> HTTPRoutePolicy

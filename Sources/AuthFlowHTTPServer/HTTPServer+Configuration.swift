@@ -6,7 +6,7 @@ extension HTTPServer {
         /// A literal IPv4 or IPv6 address (`127.0.0.1`, `::1`, `0.0.0.0`, `::`); `localhost`
         /// means `127.0.0.1`.
         package var host: String
-        /// The TCP port; 0 picks a free one (see `HTTPServer.port`).
+        /// The TCP port; 0 picks a free one (`HTTPServer.start()` returns the one it bound).
         package var port: Int
         /// The largest request body accepted on any route; larger ones get 413. A route policy
         /// (`HTTPRoutePolicy`) lowers it per route; set it to what the largest route needs.

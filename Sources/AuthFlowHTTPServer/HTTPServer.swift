@@ -6,12 +6,9 @@ import Synchronization
 /// Handlers run as Swift tasks. A handler starts on the polling thread and, when it answers
 /// without waiting (a cached session, a redirect), is answered right there, with no thread
 /// switch. A handler that waits (a provider, a store, a timer) goes on on the handler threads
-/// while its connection is suspended, so it never holds one of the server's polling threads. An
-/// optional immediate handler (`HTTPImmediateHandler`) sees each request first and may answer it
-/// synchronously, which saves even the handler's task.
+/// while its connection is suspended, so it never holds one of the server's polling threads.
 /// Handlers should therefore not block their thread (use `await`, not blocking calls). Bodies
-/// larger than `Configuration.maxBodyBytes`, or than the limit the route policy gives the request's
-/// route (`HTTPRoutePolicy`), get 413 without reaching the handler. The server
+/// larger than `Configuration.maxBodyBytes` get 413 without reaching the handler. The server
 /// logs nothing, so request bodies and headers (which carry codes, tokens and cookies) never
 /// leave the handler.
 public final class HTTPServer: Sendable {
@@ -29,13 +26,20 @@ public final class HTTPServer: Sendable {
     /// The threads a handler goes on on once it waits; the server's own unless they were passed in.
     package let blockingThreads: BlockingThreads
 
+    /// A server that will pass every request to `handler`. A handler that waits goes on on a pool of threads
+    /// the server owns, shut down when the server is released.
+    public convenience init(configuration: Configuration = .init(), handler: @escaping HTTPHandler) {
+        self.init(
+            configuration: configuration, immediate: nil, routePolicy: nil, blockingThreads: nil, handler: handler)
+    }
+
     /// A server that will pass every request to `handler`, or first to `immediate`, which may answer it at
     /// once on the polling thread (no task is started for a request it answers). `routePolicy`, when given,
     /// sets each request's body limit and where its handler starts, from its method and path. A handler that
     /// waits goes on on `blockingThreads`; without them the server owns a pool of its own, shut down when the
     /// server is released (pass one pool to the server and its stores so that their blocking operations run
     /// right on the handler's thread).
-    public init(
+    package init(
         configuration: Configuration = .init(), immediate: HTTPImmediateHandler? = nil,
         routePolicy: HTTPRoutePolicyProvider? = nil, blockingThreads: BlockingThreads? = nil,
         handler: @escaping HTTPHandler
@@ -70,8 +74,8 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// The bound port of the running (or last running) server; 0 before the first start.
-    public var port: Int { state.withLock { $0.port } }
+    /// The bound port of the running (or last running) server; 0 before the first start (``start()`` returns it).
+    package var port: Int { state.withLock { $0.port } }
 
     /// Body bytes the running server holds for requests not completed yet (0 when stopped).
     var bufferedBodyBytes: Int { state.withLock { $0.daemon }?.bufferedBodyBytes ?? 0 }

@@ -13,9 +13,9 @@ public struct JOSEError: CodedError, Sendable, Equatable {
     /// What was expected and what was found; never a secret.
     public let message: String
     /// The claim concerned, when a claim check failed.
-    public var claim: String?
+    package var claim: String?
     /// The key id concerned, when key selection or key parsing failed.
-    public var keyID: String?
+    package var keyID: String?
 
     /// Creates an error; keep `message` free of secrets, tokens and key material.
     package init(_ code: Code, _ message: String, claim: String? = nil, keyID: String? = nil) {

@@ -207,7 +207,7 @@ package actor JWKSCache {
 
 /// The outcome of verifying a token through a provider's key cache (the package's `JWKSCache`): the claims or
 /// the refusal, and where the keys came from (for a trace).
-public struct JWKSVerification: Sendable {
+package struct JWKSVerification: Sendable {
     /// Where the key set a verification used came from.
     package enum KeySource: Sendable, Hashable {
         /// The cached set, no fetch.
@@ -219,7 +219,7 @@ public struct JWKSVerification: Sendable {
     }
 
     /// The verified claims, or the `JOSEError` (`.jwksUnavailable` when no key set could be had).
-    public let result: Result<JWTClaims, JOSEError>
+    package let result: Result<JWTClaims, JOSEError>
     /// Where the keys came from; `nil` when no key set could be had.
     package let keySource: KeySource?
     /// How many keys the set used last held.

@@ -22,7 +22,7 @@ public struct JWTClaims: Sendable {
     /// Parses a payload that must be a JSON object. The whole payload is validated now; each
     /// claim's value is decoded when it is read.
     /// - Throws: `JOSEError` `.invalidJSON` when it is not JSON or not an object.
-    public init(payload: some Collection<UInt8>) throws(JOSEError) {
+    package init(payload: some Collection<UInt8>) throws(JOSEError) {
         guard
             let index = try JOSEError.parsingJSON({ () throws(JSONError) in try JSONObjectIndex.index(Array(payload)) })
         else {

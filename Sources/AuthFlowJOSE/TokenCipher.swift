@@ -1,8 +1,7 @@
 package import AuthFlowJSON
 
-/// Authenticated encryption for secrets kept at rest (provider access and refresh tokens): build one from
-/// the server secret and hand it to a store opener (`SQLiteStores`, `PostgresStores`), which seals and opens
-/// with it.
+/// Authenticated encryption for secrets kept at rest (provider access and refresh tokens): the SQL stores
+/// (`SQLiteStores`, `PostgresStores`) derive one from the server secret and seal and open with it.
 ///
 /// AES-256-GCM under a key derived from the server secret (`server.secret`) by HKDF-SHA256 with the info
 /// string `"authflow token encryption v1"` (or another label per purpose) and no salt. Each seal draws a
@@ -19,7 +18,7 @@ package import AuthFlowJSON
 /// the previous secrets sealed (secret rotation); it always seals under the current one.
 ///
 /// `description` and reflection never show the key.
-public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable {
+package struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable {
     /// The format version this code writes (the first byte of every sealed value).
     package static let formatVersion: UInt8 = 1
     /// The shortest accepted secret, in bytes.
@@ -88,7 +87,7 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     ///
     /// - Throws: ``JOSEError`` `weakKey` for a secret shorter than 32 bytes,
     ///   `cryptoFailure` when OpenSSL fails.
-    public init(secret: String, random: any SecureRandom) throws(JOSEError) {
+    package init(secret: String, random: any SecureRandom) throws(JOSEError) {
         try self.init(secret: Array(secret.utf8), random: random)
     }
 
@@ -191,10 +190,10 @@ public struct TokenCipher: Sendable, CustomStringConvertible, CustomReflectable 
     }
 
     /// `TokenCipher(AES-256-GCM, v1)`; never the key.
-    public var description: String { "TokenCipher(AES-256-GCM, v\(Self.formatVersion))" }
+    package var description: String { "TokenCipher(AES-256-GCM, v\(Self.formatVersion))" }
 
     /// A mirror without children, so `dump` cannot print the key.
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
     /// Calls `body` with the bytes of `bytes`: in place when they are contiguous, else from a copy.
     private static func withBytes<Result, Failure: Error>(

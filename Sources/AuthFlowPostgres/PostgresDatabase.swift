@@ -58,13 +58,24 @@ public final class PostgresDatabase: Sendable {
     ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
     ///     as the handler threads; the pool's size while the server misses deadlines); more fail at once with
     ///     `busy`.
-    ///   - blockingThreads: where operations run (a server's, so that a handler's operation runs right on its
-    ///     thread); without them the database owns a pool of its own, shut down when it is released.
     /// - Throws: `StoreError` `backendFailure` (cannot connect), `invalidValue` (a URL libpq cannot parse),
     ///   `unsupportedSchema`, `busy`. Messages never quote the URL.
-    public init(
+    ///
+    /// Operations run on a thread of the database's own, ended when it is released.
+    public convenience init(
+        url: String, maximumConnections: Int = 4, operationTimeout: Double = 5, maximumPending: Int? = nil
+    ) throws(StoreError) {
+        try self.init(
+            url: url, maximumConnections: maximumConnections, operationTimeout: operationTimeout,
+            maximumPending: maximumPending, blockingThreads: nil)
+    }
+
+    /// ``init(url:maximumConnections:operationTimeout:maximumPending:)`` whose operations run on
+    /// `blockingThreads` (a server's, so that a handler's operation runs right on its thread); without them the
+    /// database owns a pool of its own, shut down when it is released.
+    package init(
         url: String, maximumConnections: Int = 4, operationTimeout: Double = 5,
-        maximumPending: Int? = nil, blockingThreads: BlockingThreads? = nil
+        maximumPending: Int? = nil, blockingThreads: BlockingThreads?
     ) throws(StoreError) {
         conninfo = url
         self.blockingThreads = blockingThreads ?? BlockingThreads(threadCount: 1, name: "authflow-postgres")

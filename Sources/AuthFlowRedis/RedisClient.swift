@@ -43,13 +43,26 @@ public final class RedisClient: Sendable {
     ///     (default 5, as `store.operation_timeout`).
     ///   - maximumPending: how many operations may run or wait for a connection at once (default 64, as many
     ///     as the handler threads; the pool's size while Redis fails to answer); more fail at once with `busy`.
-    ///   - blockingThreads: where commands run (a server's, so that a handler's command runs right on its
-    ///     thread); without them the client owns a pool of its own, shut down when it is released.
     /// - Throws: `StoreError` `backendFailure` when Redis cannot be reached or refuses the login.
-    public init(
+    ///
+    /// Commands run on a thread of the client's own, ended when it is released.
+    public convenience init(
+        endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4,
+        connectTimeout: Double = 5, commandTimeout: Double = 5, maximumPending: Int? = nil
+    ) throws(StoreError) {
+        try self.init(
+            endpoint: endpoint, prefix: prefix, maximumConnections: maximumConnections,
+            connectTimeout: connectTimeout, commandTimeout: commandTimeout, maximumPending: maximumPending,
+            blockingThreads: nil)
+    }
+
+    /// ``init(endpoint:prefix:maximumConnections:connectTimeout:commandTimeout:maximumPending:)`` whose commands
+    /// run on `blockingThreads` (a server's, so that a handler's command runs right on its thread); without them
+    /// the client owns a pool of its own, shut down when it is released.
+    package init(
         endpoint: RedisEndpoint, prefix: String = "authflow:", maximumConnections: Int = 4,
         connectTimeout: Double = 5, commandTimeout: Double = 5,
-        maximumPending: Int? = nil, blockingThreads: BlockingThreads? = nil
+        maximumPending: Int? = nil, blockingThreads: BlockingThreads?
     ) throws(StoreError) {
         self.endpoint = endpoint
         self.blockingThreads = blockingThreads ?? BlockingThreads(threadCount: 1, name: "authflow-redis")

@@ -10,6 +10,17 @@ import Foundation
 /// <token>}`, so the key lives only inside the sealed columns and no schema changes. Beside a refresh token go two lookup digests (for revocation notices
 /// that name a token, ``Columns/refreshHash`` and ``Columns/refreshPrefixDigest``).
 package struct TokenSealing: Sendable {
+    /// The cipher the SQL stores seal tokens with: a key derived from the UTF-8 bytes of `secret` (`server.secret`),
+    /// opening also what `previousSecrets` sealed (the one derivation `SignInServer.Stores.open` makes too, through
+    /// its keyring).
+    ///
+    /// - Throws: `JOSEError` `weakKey` when a secret is shorter than 32 bytes.
+    package static func cipher(secret: String, previousSecrets: [String], random: any SecureRandom) throws(JOSEError)
+        -> TokenCipher
+    {
+        try SecretKeyring(current: secret, previous: previousSecrets).cipher(random: random)
+    }
+
     /// Which token a sealed value holds.
     package enum Kind: String, Sendable {
         /// The access token column.

@@ -43,11 +43,18 @@ public final class SQLiteDatabase: Sendable {
     /// - Parameters:
     ///   - path: the file; its directory must exist.
     ///   - busyTimeout: seconds to wait for another connection's lock before failing with `busy`.
-    ///   - blockingThreads: where operations run (a server's, so that a handler's operation runs right on its
-    ///     thread); without them the database owns a pool of its own, shut down when it is released.
     /// - Throws: `StoreError` with `unsupportedSchema` (a newer or foreign database; nothing is written),
     ///   `corruptDatabase` (not a database, or damaged), `busy`, or `backendFailure` (cannot open, I/O).
-    public init(path: String, busyTimeout: Double = 5, blockingThreads: BlockingThreads? = nil) throws(StoreError) {
+    ///
+    /// Operations run on a thread of the database's own, ended when it is released.
+    public convenience init(path: String, busyTimeout: Double = 5) throws(StoreError) {
+        try self.init(path: path, busyTimeout: busyTimeout, blockingThreads: nil)
+    }
+
+    /// ``init(path:busyTimeout:)`` whose operations run on `blockingThreads` (a server's, so that a handler's
+    /// operation runs right on its thread); without them the database owns a pool of its own, shut down when it
+    /// is released.
+    package init(path: String, busyTimeout: Double = 5, blockingThreads: BlockingThreads?) throws(StoreError) {
         let opened = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
         // Per-connection settings first: they write nothing, so a refused file stays untouched.
         try opened.execute("PRAGMA foreign_keys = ON", operation: "open")

@@ -7,8 +7,8 @@ public import AuthFlowStores
 ///
 /// Every operation is one statement or one transaction; read-then-write transactions begin with
 /// `BEGIN IMMEDIATE`, so concurrent writers from other connections or processes wait rather than interleave.
-/// Provider tokens are encrypted with a `TokenCipher` whose associated data binds each value to its kind and
-/// identity, so a ciphertext copied to another row does not decrypt. Timestamps and expiry follow the clock.
+/// Provider tokens are encrypted under a key derived from the server secret, with associated data binding each
+/// value to its kind and identity, so a ciphertext copied to another row does not decrypt. Timestamps and expiry follow the clock.
 public struct SQLiteStores: Sendable {
     /// Users, linked identities, encrypted provider tokens, pending profiles and applied notifications.
     public let accounts: any AccountStore
@@ -17,13 +17,26 @@ public struct SQLiteStores: Sendable {
     /// The spent states of sign-in callbacks.
     public let flows: any FlowStore
 
-    /// Opens the stores over `database`.
+    /// Opens the stores over `database`, encrypting tokens at rest (AES-256-GCM) under a key derived from `secret`.
     ///
     /// - Parameters:
     ///   - database: an open database.
-    ///   - cipher: encrypts tokens at rest; build it from `server.secret`.
+    ///   - secret: the server secret (`server.secret`'s value), at least 32 bytes.
+    ///   - previousSecrets: secrets `secret` replaced (`server.previous_secrets`), newest first: tokens sealed
+    ///     under them still open, and are sealed again under `secret` when next written.
     ///   - clock: the time source for timestamps and expiry.
-    public init(database: SQLiteDatabase, cipher: TokenCipher, clock: any WallClock) {
+    ///   - random: the source of the encryption nonces.
+    /// - Throws: `JOSEError` `weakKey` when a secret is shorter than 32 bytes.
+    public init(
+        database: SQLiteDatabase, secret: String, previousSecrets: [String] = [], clock: any WallClock,
+        random: any SecureRandom
+    ) throws(JOSEError) {
+        let cipher = try TokenSealing.cipher(secret: secret, previousSecrets: previousSecrets, random: random)
+        self.init(database: database, cipher: cipher, clock: clock)
+    }
+
+    /// Opens the stores over `database`, encrypting tokens at rest with `cipher`.
+    package init(database: SQLiteDatabase, cipher: TokenCipher, clock: any WallClock) {
         accounts = SQLiteAccountStore(database: database, cipher: cipher, clock: clock)
         sessions = SQLiteSessionStore(database: database, clock: clock)
         flows = SQLiteFlowStore(database: database, clock: clock)

@@ -155,7 +155,7 @@ public final class SandboxIdentityProvider: Sendable {
 
     /// The base URL the sandbox advertises: `SandboxConfiguration.publicBaseURL` if set, else the running
     /// listener's `http://host:port`, else `http://host:port` from the configuration.
-    public var baseURL: String {
+    package var baseURL: String {
         if let url = configuration.publicBaseURL { return Self.trimmingTrailingSlash(url) }
         if let url = state.withLock({ $0.listenerBaseURL }) { return url }
         return "http://\(configuration.host):\(configuration.port)"

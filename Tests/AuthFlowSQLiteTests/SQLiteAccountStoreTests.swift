@@ -142,6 +142,26 @@ import Testing
         #expect(try await dropped.identity(provider: "google", refreshToken: .prefix(prefix)) == nil)
     }
 
+    /// The public initialiser derives the cipher from the secrets an app has: the same key as the server's keyring,
+    /// opening what a previous secret sealed; a short secret is refused.
+    @Test func thePublicInitialiserDerivesTheServersTokenKeyFromTheSecrets() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("public.sqlite")
+        let newSecret = "the-new-server-secret-fedcba9876543210"
+        let old = try Self.store(path)
+        _ = try await old.createUser(.alice, identity: .googleAlice, profile: IdentityProfile())
+        try await old.saveTokens(StoredTokens(accessToken: "a-alice", refreshToken: "r-alice"), for: .googleAlice)
+        let stores = try SQLiteStores(
+            database: try SQLiteDatabase(path: path), secret: newSecret, previousSecrets: [StoreHarness.secret],
+            clock: ManualClock(StoreHarness.start), random: SystemRandom())
+        #expect(try await stores.accounts.tokens(for: .googleAlice)?.refreshToken == "r-alice")
+        #expect(throws: JOSEError.self) {
+            _ = try SQLiteStores(
+                database: try SQLiteDatabase(path: path), secret: "short", clock: ManualClock(StoreHarness.start),
+                random: SystemRandom())
+        }
+    }
+
     @Test func takesAPendingProfileOnceAcrossTwoConnections() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("race.sqlite")

@@ -35,6 +35,27 @@ struct RouteBodyLimitTests {
         }
     }
 
+    /// An app that mounts the sign-in server among its own routes (`HTTPServer(configuration:signIn:handler:)`):
+    /// the sign-in routes keep their limits, the app's own paths take the listener's.
+    @Test func anAppsOwnPathsTakeTheListenersLimitBesideTheSignInRoutes() async throws {
+        try await TestDeployment.with { app in
+            let server = app.server
+            let appLimit = 256 * 1024
+            for (method, path) in [("POST", "/app/upload"), ("GET", "/"), ("POST", "/favicon.ico")] {
+                let policy = server.mountedRoutePolicy(method: method, path: path, otherwise: appLimit)
+                #expect(policy.maxBodyBytes == appLimit, "\(method) \(path)")
+                #expect(policy.startsOnPollingThread, "\(method) \(path)")
+            }
+            let logout = server.mountedRoutePolicy(method: "POST", path: "/auth/logout", otherwise: appLimit)
+            #expect(logout.maxBodyBytes == SignInServer.formBodyLimit)
+            #expect(!logout.startsOnPollingThread)
+            #expect(
+                server.mountedRoutePolicy(method: "POST", path: "/auth/unknown", otherwise: appLimit).maxBodyBytes
+                    == SignInServer.formBodyLimit)
+            #expect(server.mountedRoutePolicy(method: "GET", path: "/healthz", otherwise: appLimit).maxBodyBytes == 0)
+        }
+    }
+
     @Test func aLogoutFormOverTheLimitIsRefusedWith413AndKeepsTheSession() async throws {
         try await TestDeployment.with { app in
             let browser = TestBrowser()

@@ -7,9 +7,12 @@
 //                           handler (a task per request), the path a sign-in start takes
 //   anything else           404
 // Usage: HTTPFloor PORT   Serves on 127.0.0.1:PORT until it is killed; prints "ready" once listening.
+// The immediate handler is the package's own (the sign-in server's fast path), so this reaches it with @testable and
+// server.sh builds with -enable-testing.
 import AuthFlowHTTP
-import AuthFlowHTTPServer
 import Foundation
+
+@testable import AuthFlowHTTPServer
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 1, let port = Int(arguments.first!), (1...65535).contains(port) else {

@@ -2,9 +2,11 @@ import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
-import AuthFlowServer
 import Foundation
 import FuzzSupport
+
+// `rateLimits:` is the package initialiser of the options.
+@testable import AuthFlowServer
 
 /// `GET /auth/forward/RULES` (Caddy's `forward_auth`, Traefik's `forwardAuth`) with a rules segment, the
 /// `X-Forwarded-*`, `Accept`, `User-Agent` and `Cookie` headers and the peer's trust all of the input's choosing

@@ -1,5 +1,6 @@
-import AuthFlowJOSE
 import FuzzSupport
+
+@testable import AuthFlowJOSE
 
 /// The JSON parser: never crashes or hangs, and whatever it accepts serializes to text it parses back to
 /// the same value. The claims reader (which indexes an object and decodes members on use) accepts

@@ -2,9 +2,11 @@ import AuthFlow
 import AuthFlowHTTP
 import AuthFlowJOSE
 import AuthFlowProviders
-import AuthFlowServer
 import Foundation
 import FuzzSupport
+
+// `rateLimits:` is the package initialiser of the options.
+@testable import AuthFlowServer
 
 /// Native-app sign-in bodies (`POST /auth/google/native`, JSON `{"id_token", "nonce", "code"?, "user"?,
 /// "intent"?}`) through the whole server route: the body, the sealed nonce, the ID token verified against the

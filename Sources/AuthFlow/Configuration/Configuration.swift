@@ -18,7 +18,7 @@ public struct Configuration: Sendable, Hashable {
     package var sections: [String: ConfigurationSectionValue] = [:]
 
     /// `/auth`, the prefix of the sign-in routes unless `server.path_prefix` says otherwise.
-    public static let defaultPathPrefix = "/auth"
+    @usableFromInline package static let defaultPathPrefix = "/auth"
 
     /// Creates a configuration of `providers` (set ``publicURL`` for their default redirect URIs).
     package init(providers: [ProviderSettings]) {

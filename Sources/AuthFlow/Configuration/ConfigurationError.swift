@@ -7,11 +7,16 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     /// problem may be missing or incomplete), so a checker can also resolve it and report every problem in
     /// one run; `nil` when nothing usable was read or the problem came later than reading. Not part of
     /// equality.
-    public var readable: Configuration?
+    package var readable: Configuration? {
+        get { partial.configuration }
+        set { partial = Partial(configuration: newValue) }
+    }
+    /// ``readable``, kept out of the synthesized equality and hash.
+    private var partial: Partial
 
     /// Wraps issues, ordering them by position.
     package init(issues: [ConfigurationIssue], readable: Configuration? = nil) {
-        self.readable = readable
+        self.partial = Partial(configuration: readable)
         self.issues = issues.enumerated().sorted { left, right in
             let l = left.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             let r = right.element.location.map { ($0.line, $0.column) } ?? (0, 0)
@@ -19,14 +24,20 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         }.map(\.element)
     }
 
-    /// Equal when the issues are equal.
-    public static func == (lhs: ConfigurationError, rhs: ConfigurationError) -> Bool { lhs.issues == rhs.issues }
-
-    /// Hashes the issues.
-    public func hash(into hasher: inout Hasher) { hasher.combine(issues) }
-
     /// Each issue rendered (see ``ConfigurationIssue/description``), one after another.
     public var description: String {
         issues.map(\.description).joined(separator: "\n")
+    }
+}
+
+extension ConfigurationError {
+    /// What the file said as far as it could be read: equal to any other, so two errors are equal when their
+    /// issues are.
+    private struct Partial: Sendable, Hashable {
+        let configuration: Configuration?
+
+        static func == (lhs: Partial, rhs: Partial) -> Bool { true }
+
+        func hash(into hasher: inout Hasher) {}
     }
 }

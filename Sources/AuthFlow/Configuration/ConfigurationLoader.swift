@@ -101,7 +101,7 @@ public struct ConfigurationLoader: Sendable {
     /// Reads a UTF-8 file of at most 1 MiB. This is the default `readFile`.
     /// - Throws: an error whose description is a short reason (`no such file`, `permission denied`,
     ///   `larger than 1048576 bytes`, `not UTF-8`), never the file's contents.
-    @Sendable public static func readFileFromDisk(_ path: String) throws -> String {
+    @Sendable @usableFromInline package static func readFileFromDisk(_ path: String) throws -> String {
         guard FileManager.default.fileExists(atPath: path) else { throw FileReadFailure(reason: "no such file") }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw FileReadFailure(reason: "permission denied")

@@ -62,18 +62,6 @@ extension ConfigurationReader {
         }
         return texts
     }
-
-    /// A `host:port` (see ``ListenAddress/init(parsing:)``).
-    package mutating func listenAddress(_ node: YAMLNode?, path: String) -> ListenAddress? {
-        guard let text = text(node, path: path, expected: "host:port") else { return nil }
-        guard let address = ListenAddress(parsing: text.value) else {
-            report(
-                .invalidValue, "expected host:port for \(path) (e.g. 127.0.0.1:8080), found \(text.shown)",
-                at: text.scalar.mark)
-            return nil
-        }
-        return address
-    }
 }
 
 extension YAMLNode {

@@ -5,7 +5,7 @@
 /// `[apple, google]` trusts only the providers named there, so a `type: oidc` issuer the operator does not
 /// vouch for cannot claim another user's address. Addresses match only when they are identical after the
 /// domain is lower-cased in ASCII (see `matches(_:_:)`).
-public enum EmailLinkPolicy: Sendable, Hashable, ExpressibleByBooleanLiteral {
+package enum EmailLinkPolicy: Sendable, Hashable, ExpressibleByBooleanLiteral {
     /// No sign-in is linked by email.
     case off
     /// Every provider's verified email may link.
@@ -14,7 +14,7 @@ public enum EmailLinkPolicy: Sendable, Hashable, ExpressibleByBooleanLiteral {
     case providers(Set<String>)
 
     /// `true` is ``allProviders``, `false` is ``off``.
-    public init(booleanLiteral value: Bool) {
+    package init(booleanLiteral value: Bool) {
         self = value ? .allProviders : .off
     }
 

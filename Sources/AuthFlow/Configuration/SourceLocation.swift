@@ -4,15 +4,15 @@
 /// rendering a location never prints a secret.
 public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The file name as given to the loader.
-    public let fileName: String
+    package let fileName: String
     /// The 1-based line.
-    public let line: Int
+    package let line: Int
     /// The 1-based column, in characters.
-    public let column: Int
+    package let column: Int
     /// The source line (credential values redacted), when known.
-    public let sourceLine: String?
+    package let sourceLine: String?
 
-    /// Creates a location.
+    /// Creates a location (the loader does this; a test building `ProviderSettings` may too).
     public init(fileName: String, line: Int, column: Int, sourceLine: String?) {
         self.fileName = fileName
         self.line = line

@@ -1,4 +1,5 @@
 package import AuthFlow
+import AuthFlowServer
 internal import AuthFlowYAML
 
 extension ConfigurationSection {

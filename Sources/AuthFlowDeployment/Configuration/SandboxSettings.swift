@@ -1,4 +1,5 @@
-package import AuthFlow
+import AuthFlow
+package import AuthFlowServer
 
 /// The `sandbox:` section, used by `authflow serve --sandbox` and `authflow demo`.
 package struct SandboxSettings: Sendable, Hashable {

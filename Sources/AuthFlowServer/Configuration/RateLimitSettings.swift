@@ -3,16 +3,16 @@
 /// The defaults are ones an office of hundreds behind one NAT address never reaches: 600 starts and 300
 /// callbacks per minute, each with bursts of 100. `server.rate_limits: off` turns them off (for deployments
 /// whose proxy limits rates, and for benchmarks).
-public struct RateLimitSettings: Sendable, Hashable {
+package struct RateLimitSettings: Sendable, Hashable {
     /// One token bucket: `perMinute` tokens refilled per minute, at most `burst` at once.
-    public struct Rule: Sendable, Hashable {
+    package struct Rule: Sendable, Hashable {
         /// Requests allowed per minute on average.
         package var perMinute: Double
         /// Requests allowed at once before the rate applies.
         package var burst: Double
 
         /// Creates a rule.
-        public init(perMinute: Double, burst: Double) {
+        package init(perMinute: Double, burst: Double) {
             self.perMinute = perMinute
             self.burst = burst
         }
@@ -24,7 +24,7 @@ public struct RateLimitSettings: Sendable, Hashable {
     package var callbacks: Rule
 
     /// Creates settings; the defaults are 600 starts and 300 callbacks per minute, bursts of 100.
-    public init(
+    package init(
         starts: Rule = Rule(perMinute: 600, burst: 100), callbacks: Rule = Rule(perMinute: 300, burst: 100)
     ) {
         self.starts = starts

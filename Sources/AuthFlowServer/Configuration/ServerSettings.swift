@@ -42,7 +42,7 @@ public struct ServerSettings: Sendable, Hashable {
     package let nativeSessionMaxAge: Double
     /// The path every sign-in route lives under (`server.path_prefix`); default `/auth`.
     /// The default `redirect_uri` follows it: `{public_url}{path_prefix}/{name}/callback`.
-    public let pathPrefix: String
+    package let pathPrefix: String
     /// Who may pass `GET /auth/check` (`server.access`); default: everyone signed in.
     package let access: AccessRules
     /// How long, in seconds, a session may go unused before it ends (`server.session_idle_timeout`); `nil`

@@ -70,13 +70,26 @@ extension SignInServer {
         /// of the timeout after its last real use. `nil` when the rule is off.
         package var idleRenewalInterval: Double? { sessionIdleTimeout.map { $0 / 10 } }
 
-        /// Creates options with the hardened defaults.
+        /// Creates options with the hardened defaults (rate limits included: `server.rate_limits`' defaults; no
+        /// linking by verified email).
         public init(
             publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
+            signup: Bool = true, keepsTraces: Bool = false, flow: SignIn.Options = .init(),
+            maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 600
+        ) {
+            self.init(
+                publicURL: publicURL, secret: secret, allowedReturnTo: allowedReturnTo, sessionTTL: sessionTTL,
+                signup: signup, keepsTraces: keepsTraces, flow: flow,
+                maximumNotificationBytes: maximumNotificationBytes, pendingProfileTTL: pendingProfileTTL,
+                rateLimits: RateLimitSettings())
+        }
+
+        /// Creates options with these email linking rules and rate limits (`nil` turns them off).
+        package init(
+            publicURL: String, secret: Secret, allowedReturnTo: [String] = ["/"], sessionTTL: Double = 8 * 3600,
             signup: Bool = true, linkByVerifiedEmail: EmailLinkPolicy = .off, keepsTraces: Bool = false,
-            flow: SignIn.Options = .init(),
-            maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 600,
-            rateLimits: RateLimitSettings? = RateLimitSettings()
+            flow: SignIn.Options = .init(), maximumNotificationBytes: Int = 64 * 1024, pendingProfileTTL: Double = 600,
+            rateLimits: RateLimitSettings?
         ) {
             var base = Substring(publicURL)
             while base.hasSuffix("/") { base = base.dropLast() }

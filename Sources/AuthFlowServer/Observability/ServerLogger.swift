@@ -42,14 +42,19 @@ public enum ServerLogLevel: Int, Sendable, Hashable, Comparable, CustomStringCon
     }
 }
 
-/// A logger that drops everything (the library default).
-public struct SilentLogger: ServerLogger {
+/// A logger that drops everything (the library default; `@usableFromInline` because public initialisers name it
+/// as their default argument).
+@usableFromInline
+package struct SilentLogger: ServerLogger {
     /// Creates the logger.
-    public init() {}
+    @usableFromInline
+    package init() {}
     /// Drops the event.
-    public func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {}
+    @usableFromInline
+    package func log(_ level: ServerLogLevel, _ message: String, metadata: [String: String]) {}
     /// Never: nothing is recorded.
-    public func isEnabled(_ level: ServerLogLevel) -> Bool { false }
+    @usableFromInline
+    package func isEnabled(_ level: ServerLogLevel) -> Bool { false }
 }
 
 /// A logger writing one line per event to standard error: `authflow: LEVEL message key=value …`.

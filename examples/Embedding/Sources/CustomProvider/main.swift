@@ -34,11 +34,7 @@ do {
     ExampleConfiguration.fail("cannot set up sign-in: \(error)")
 }
 
-let http = HTTPServer(
-    configuration: .init(host: server.listen.host, port: server.listen.port), immediate: signIn.handleAtOnce
-) { request in
-    await signIn.handle(request)
-}
+let http = HTTPServer(configuration: .init(host: server.listen.host, port: server.listen.port), signIn: signIn)
 do {
     let port = try http.start()
     Console.say(

@@ -24,15 +24,11 @@ do {
 }
 
 let app = App(signIn: signIn)
-// Each sign-in route's body limit is known before the body is read; the app's own pages take 64 KiB.
-let routePolicy: HTTPRoutePolicyProvider = { method, path in
-    path.hasPrefix("/auth/") ? signIn.routePolicy(method: method, path: path) : HTTPRoutePolicy(maxBodyBytes: 64 * 1024)
-}
-// `handleAtOnce` answers a `/auth/check` whose session is cached right on the server's polling thread (no task).
-let http = HTTPServer(
-    configuration: .init(host: server.listen.host, port: server.listen.port), immediate: signIn.handleAtOnce,
-    routePolicy: routePolicy
-) { request in
+// With `signIn:`, each sign-in route's body limit is known before the body is read (the app's own pages take the
+// configuration's 64 KiB), and a `/auth/check` whose session is cached is answered right on the server's polling
+// thread (no task).
+let http = HTTPServer(configuration: .init(host: server.listen.host, port: server.listen.port), signIn: signIn) {
+    request in
     await app.handle(request)
 }
 do {

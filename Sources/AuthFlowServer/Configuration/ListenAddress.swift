@@ -1,3 +1,6 @@
+package import AuthFlow
+package import AuthFlowYAML
+
 /// A `host:port` to listen on (`127.0.0.1:8080`, `[::1]:8080`, `localhost:0` for any free port).
 public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// The host or IP address, without IPv6 brackets.
@@ -41,4 +44,18 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `host:port`, with brackets around an IPv6 host.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+extension ConfigurationReader {
+    /// A `host:port` (see ``ListenAddress/init(parsing:)``).
+    package mutating func listenAddress(_ node: YAMLNode?, path: String) -> ListenAddress? {
+        guard let text = text(node, path: path, expected: "host:port") else { return nil }
+        guard let address = ListenAddress(parsing: text.value) else {
+            report(
+                .invalidValue, "expected host:port for \(path) (e.g. 127.0.0.1:8080), found \(text.shown)",
+                at: text.scalar.mark)
+            return nil
+        }
+        return address
+    }
 }
