@@ -27,9 +27,10 @@ package enum DPoPProof {
         if let accessToken { claims["ath"] = .string(Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))) }
         if let nonce { claims["nonce"] = .string(nonce) }
         do throws(JOSEError) {
+            // `jsonValue()` writes a key's public members only (the private ones need `exportPrivate()`), so the
+            // header gets the public key without `publicKey` importing it into OpenSSL again at every proof.
             return try JWT.sign(
-                claims: claims, key: key,
-                extraHeader: ["typ": .string("dpop+jwt"), "jwk": key.publicKey.jsonValue()])
+                claims: claims, key: key, extraHeader: ["typ": .string("dpop+jwt"), "jwk": key.jsonValue()])
         } catch {
             throw SignInError(.invalidRequest, "expected the DPoP key to sign a proof, found \(error.code)")
         }
