@@ -1,4 +1,6 @@
-import AuthFlow
+// `@testable`: the resolvable part of a configuration with issues (`ConfigurationError.readable`, what
+// `authflow check` resolves) is package API; scripts/fuzz.sh builds with -enable-testing.
+@testable import AuthFlow
 import AuthFlowDeployment
 import AuthFlowProviders
 import Foundation
