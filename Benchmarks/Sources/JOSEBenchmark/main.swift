@@ -77,8 +77,8 @@ do {
             "iat": .integer(Int64(Date().timeIntervalSince1970.rounded(.down))),
             "ath": .string(Base64URL.encode(Digest.sha256(Array(accessToken.utf8)))), "nonce": .string(proofNonce),
         ]
-        _ = try JWT.sign(
-            claims: proofClaims, key: ec, extraHeader: ["typ": "dpop+jwt", "jwk": ec.publicKey.jsonValue()])
+        // As `DPoPProof.make` does: the key's `jsonValue()` is its public members only.
+        _ = try JWT.sign(claims: proofClaims, key: ec, extraHeader: ["typ": "dpop+jwt", "jwk": ec.jsonValue()])
     }
     let dpopKey = try measure("dpop_key") { _ = try JWK.generateP256() }
     let ecInput = ecToken.utf8.count - (ecToken.split(separator: ".").last?.utf8.count ?? 0) - 1
