@@ -4,7 +4,9 @@ child, shm session cache; its processes summed), both relying parties of one sta
 
 - at rest, after one sign-in;
 - with `--sessions` live sessions (default 100,000), made by whole sign-ins (login → sandbox consent →
-  callback) from `--workers` driver processes, each sign-in a new browser and a new subject;
+  callback) from the compiled sign-in driver (Benchmarks/driver/signin_driver.c, `--workers` threads), each
+  sign-in a new browser and a new subject (the Python browsers made about 190 sign-ins/s, too slow for the full
+  size);
 - then, with those sessions, `--connections` idle keep-alive connections (default 10,000): each connection
   sends one request, reads its answer and stays open; the server's open descriptors are counted to show it
   still holds them. (Sessions first: a heap does not always give back what closed connections used.)
@@ -20,13 +22,13 @@ import argparse
 import asyncio
 import json
 import os
+import subprocess
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchlib import (CLIENT_CORE, SERVER_CORE, Browser, Processes, descendants, free_port, log, machine_load,
                       pin_driver, start_authflow, start_sandbox, write_result)
-from peer_bench import PEER_COOKIE, start_apache
+from peer_bench import start_apache
 
 
 def memory_kib(pids: list[int]) -> dict:
@@ -91,23 +93,21 @@ def measure_connections(port: int, path: str, count: int, pids: list[int]) -> di
     return asyncio.run(run())
 
 
-def sign_in_many(sandbox, login_url: str, cookie_name: str, first_subject: int, count: int) -> int:
-    """`count` sign-ins, each from a new browser; returns how many left a session cookie (a worker process)."""
-    made = 0
-    for index in range(count):
-        browser = Browser(sandbox)
-        browser.sign_in(login_url, subject=str(first_subject + index))
-        made += bool(browser.session.cookies.get(cookie_name))
-        browser.hang_up()  # no idle connections left behind (see Browser.hang_up)
-    return made
-
-
-def make_sessions(sandbox, login_url: str, cookie_name: str, count: int, workers: int, base: int) -> int:
-    share = [count // workers + (1 if index < count % workers else 0) for index in range(workers)]
-    starts = [base + sum(share[:index]) for index in range(workers)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return sum(pool.map(sign_in_many, [sandbox] * workers, [login_url] * workers, [cookie_name] * workers,
-                            starts, share))
+def make_sessions(driver: str, sandbox, app_url: str, login_url: str, count: int, threads: int,
+                  subject_base: int) -> int:
+    """`count` whole sign-ins by the compiled driver, each from a new browser with a new subject; returns how many
+    completed (the callback answered with its redirect)."""
+    if count <= 0:
+        return 0
+    finished = subprocess.run([driver, "--url", app_url, "--sandbox", sandbox.base_url, "--count", str(count),
+                               "--threads", str(threads), "--subject-base", str(subject_base), "--login", login_url],
+                              capture_output=True, text=True, timeout=3600)
+    if finished.returncode != 0:
+        raise RuntimeError(f"signin_driver failed ({finished.returncode}): {finished.stderr[-500:]}")
+    figures = json.loads(finished.stdout.strip().splitlines()[-1])
+    if figures["failures"]:
+        log(f"{figures['failures']} of {count} sign-ins failed, for example: {figures['errors'][:2]}")
+    return figures["completed"]
 
 
 def main() -> None:
@@ -115,7 +115,8 @@ def main() -> None:
     parser.add_argument("--authflow", required=True, help="the release authflow binary")
     parser.add_argument("--connections", type=int, default=10_000, help="idle keep-alive connections")
     parser.add_argument("--sessions", type=int, default=100_000, help="live sessions")
-    parser.add_argument("--workers", type=int, default=4, help="driver processes making the sessions")
+    parser.add_argument("--workers", type=int, default=4, help="sign-in driver threads making the sessions")
+    parser.add_argument("--signin-driver", required=True, help="the compiled sign-in driver (memory.sh builds it)")
     parser.add_argument("--peer-sessions", type=int, default=None,
                         help="live sessions for mod_auth_openidc (default: --sessions); its shm cache finds an entry "
                              "by a scan of its slots, so its sign-ins slow down as sessions grow")
@@ -141,10 +142,9 @@ def main() -> None:
                                           shm_entries=2 * peer_sessions + 1000)
         servers = {
             "authflow-memory": {"pids": lambda: [authflow.pid], "port": authflow_port, "idle_path": "/healthz",
-                                "login": f"{authflow_url}/auth/google/login?return_to=/",
-                                "cookie": "authflow_session"},
+                                "url": authflow_url, "login": f"{authflow_url}/auth/google/login?return_to=/"},
             "mod_auth_openidc": {"pids": lambda: descendants(apache.pid), "port": apache_port, "idle_path": "/",
-                                 "login": f"{apache_url}/protected/check", "cookie": PEER_COOKIE},
+                                 "url": apache_url, "login": f"{apache_url}/protected/check"},
         }
         rows = []
         for number, (name, server) in enumerate(servers.items()):
@@ -153,12 +153,12 @@ def main() -> None:
             pids = server["pids"]()
             rest = memory_kib(pids)
             count = args.sessions if name == "authflow-memory" else peer_sessions
-            log(f"{name}: {count} sign-ins from {args.workers} processes")
+            log(f"{name}: {count} sign-ins from {args.workers} driver threads")
             started = time.monotonic()
             # The warm-up's session is one of the live sessions: a server's memory store keeps at most 100,000
             # spent states per flow lifetime (ten minutes), so a 100,001st sign-in within it is refused (503).
-            made = 1 + make_sessions(sandbox, server["login"], server["cookie"], count - 1, args.workers,
-                                     7 * 10**19 + number * 10**9)
+            made = 1 + make_sessions(args.signin_driver, sandbox, server["url"], server["login"], count - 1,
+                                     args.workers, 7 * 10**17 + number * 10**9)
             elapsed = time.monotonic() - started
             time.sleep(0.5)
             with_sessions = memory_kib(server["pids"]())

@@ -1,10 +1,14 @@
-// A compiled sign-in driver for the traffic mix (Benchmarks/mix_bench.py): browsers that make whole Google
-// sign-ins through the sandbox (login → consent page → consent → callback) and a logout after every N of them,
-// paced to a stated rate, with libcurl. The Python browsers it replaces made about 30 sign-ins/s with the
-// client core full, which kept the mix from reaching its ratio at full check speed.
+// A compiled sign-in driver: browsers that make whole Google sign-ins through the sandbox (login → consent page →
+// consent → callback) with libcurl. Two uses:
+// - the traffic mix (Benchmarks/mix_bench.py): paced to a stated rate for S seconds, a pool of 100 returning
+//   subjects, and a logout after every N sign-ins. The Python browsers it replaces made about 30 sign-ins/s
+//   with the client core full, which kept the mix from reaching its ratio at full check speed;
+// - the memory table (Benchmarks/memory_bench.py): `--count N` sign-ins as fast as the threads go, each a new
+//   subject, to leave N live sessions; `--login URL` starts them at another relying party (mod_auth_openidc's
+//   protected location), since every sign-in is a redirect to the sandbox and back.
 //
-// usage: signin_driver --url APP --sandbox SANDBOX --rate PER_SECOND --seconds S [--threads N]
-//                      [--per-logout N] [--subject-base N]
+// usage: signin_driver --url APP --sandbox SANDBOX (--rate PER_SECOND --seconds S | --count N) [--threads N]
+//                      [--per-logout N] [--subject-base N] [--login URL]
 // Prints one JSON object: {"signins": started, "completed": n, "logouts": n, "failures": n, "errors": [...]}.
 // Session cookies are kept in memory only, for the logouts, and never printed.
 #include <curl/curl.h>
@@ -18,8 +22,9 @@
 #define MAX_KEPT 4096
 #define MAX_ERRORS 5
 
-static const char *app_url, *sandbox_url;
+static const char *app_url, *sandbox_url, *login_url;
 static double rate, seconds, started_at;
+static long count;  // when > 0: this many sign-ins, unpaced, each a new subject
 static long per_logout = 1000000000L, subject_base = 500000000000000000L;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -137,7 +142,11 @@ static int sign_in(CURL *curl, long subject, struct buffer *body) {
     origin = curl_slist_append(NULL, origin_header);
     navigate = curl_slist_append(curl_slist_append(NULL, "Sec-Fetch-Site: cross-site"), "Sec-Fetch-Mode: navigate");
     curl_easy_setopt(curl, CURLOPT_COOKIELIST, "ALL");  // a new browser each time
-    snprintf(url, sizeof url, "%s/auth/google/login?return_to=/", app_url);
+    if (login_url) {
+        snprintf(url, sizeof url, "%s", login_url);
+    } else {
+        snprintf(url, sizeof url, "%s/auth/google/login?return_to=/", app_url);
+    }
     if (request(curl, url, NULL, NULL, body, &status, &location) || (status != 302 && status != 303) || !location ||
         strncmp(location, sandbox_url, strlen(sandbox_url)) != 0) {
         fail("login: expected a redirect to the sandbox (%s), found %ld", "start", status);
@@ -206,18 +215,20 @@ static void *work(void *unused) {
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
     curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-    while (now() - started_at < seconds) {
+    while (count > 0 || now() - started_at < seconds) {
         long number = 0;
         pthread_mutex_lock(&lock);
-        if (rate * (now() - started_at) > (double)started) number = ++started;
+        if (count > 0 ? started < count : rate * (now() - started_at) > (double)started) number = ++started;
         pthread_mutex_unlock(&lock);
+        if (!number && count > 0) break;
         if (!number) {
             struct timespec pause = {0, 1000000};  // pacing: a driver, not a test
             nanosleep(&pause, NULL);
             continue;
         }
-        // Returning users: a pool of 100 subjects, so most sign-ins find their account.
-        if (!sign_in(curl, subject_base + number % 100, &body)) continue;
+        // Paced: returning users from a pool of 100 subjects, so most sign-ins find their account. Counted: a new
+        // subject each time, so each sign-in leaves an account and a session of its own.
+        if (!sign_in(curl, subject_base + (count > 0 ? number : number % 100), &body)) continue;
         char *cookie = session_cookie(curl), *leaving = NULL;
         pthread_mutex_lock(&lock);
         completed++;
@@ -251,14 +262,19 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--threads")) threads = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--per-logout")) per_logout = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--subject-base")) subject_base = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--count")) count = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--login")) login_url = argv[i + 1];
         else {
             fprintf(stderr, "signin_driver: unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    if (!app_url || !sandbox_url || rate <= 0 || seconds <= 0 || threads < 1 || threads > 256 || per_logout < 1) {
-        fprintf(stderr, "usage: signin_driver --url APP --sandbox SANDBOX --rate R --seconds S [--threads N] "
-                        "[--per-logout N] [--subject-base N] (rate and seconds > 0, 1-256 threads)\n");
+    int paced = rate > 0 && seconds > 0;
+    if (!app_url || !sandbox_url || paced == (count > 0) || count < 0 || threads < 1 || threads > 256 ||
+        per_logout < 1) {
+        fprintf(stderr, "usage: signin_driver --url APP --sandbox SANDBOX (--rate R --seconds S | --count N) "
+                        "[--threads N] [--per-logout N] [--subject-base N] [--login URL] (rate and seconds > 0, "
+                        "or a count > 0; 1-256 threads)\n");
         return 2;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
