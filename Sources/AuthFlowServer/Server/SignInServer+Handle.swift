@@ -92,7 +92,7 @@ extension SignInServer {
         else { return nil }
         let segments = Self.checkSegments
         let scope = context.requestLog.context(of: request, segments: segments)
-        let span = context.tracer?.startServerSpan(request, route: scope.route, at: started)
+        let span = context.tracer?.startServerSpan(request, route: scope.route, at: started, droppingEarly: true)
         return RequestContext.$current.withValue(scope) {
             var response = answer
             complete(&response, of: request, segments: segments, context: scope, failure: nil, started: started)

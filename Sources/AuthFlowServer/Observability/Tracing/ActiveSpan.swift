@@ -38,12 +38,17 @@ package final class ActiveSpan: Sendable {
         }
     }
 
-    /// The span as it stands, with `end`, `status` and `attributes` added.
+    /// The span as it stands, with `end`, `status` and `attributes` (distinct keys) added, replacing any set before.
     func finished(end: UInt64, status: SpanRecord.Status, adding attributes: [SpanAttribute]) -> SpanRecord {
         record.withLock { record in
             var finished = record
             finished.end = max(end, record.start)
             finished.status = status
+            // The usual case: nothing was set before, and the callers' attributes have distinct keys.
+            guard !finished.attributes.isEmpty else {
+                finished.attributes = attributes
+                return finished
+            }
             for attribute in attributes {
                 finished.attributes.removeAll { $0.key == attribute.key }
                 finished.attributes.append(attribute)

@@ -9,6 +9,8 @@ package enum OTLPEncoder {
     /// One request carrying `spans` under one resource (`service.name` = `serviceName`) and one scope.
     package static func encode(_ spans: [SpanRecord], serviceName: String, version: String? = nil) -> [UInt8] {
         var request = ProtobufWriter()
+        // Room for the usual span (a server span's attributes come to about 300 bytes), so the buffer rarely grows.
+        request.bytes.reserveCapacity(128 + spans.count * 384)
         // ExportTraceServiceRequest.resource_spans = 1
         request.message(1) { resourceSpans in
             // ResourceSpans.resource = 1 → Resource.attributes = 1
@@ -54,12 +56,32 @@ package enum OTLPEncoder {
         writer.fixed32(16, UInt32(span.context.flags))  // flags: the W3C trace flags in the low 8 bits
     }
 
-    /// A `KeyValue` (key = 1, value = 2 an `AnyValue`) in field `field` of the enclosing message.
+    /// A `KeyValue` (key = 1, value = 2 an `AnyValue`) in field `field` of the enclosing message. A string, integer
+    /// or boolean value has its lengths worked out first and is written straight; a list of strings goes through
+    /// ``ProtobufWriter/message(_:_:)``.
     static func writeAttribute(_ writer: inout ProtobufWriter, field: Int, _ attribute: SpanAttribute) {
-        writer.message(field) { pair in
-            pair.string(1, attribute.key)
-            pair.message(2) { writeValue(&$0, attribute.value) }
+        let valueLength: Int
+        switch attribute.value {
+        case .string(let text):
+            let count = text.utf8.count
+            valueLength = 1 + ProtobufWriter.varintLength(UInt64(count)) + count
+        case .int(let number): valueLength = 1 + ProtobufWriter.varintLength(UInt64(bitPattern: number))
+        case .bool: valueLength = 2
+        case .strings:
+            writer.message(field) { pair in
+                pair.string(1, attribute.key)
+                pair.message(2) { writeValue(&$0, attribute.value) }
+            }
+            return
         }
+        let keyLength = attribute.key.utf8.count
+        let keyField = keyLength == 0 ? 0 : 1 + ProtobufWriter.varintLength(UInt64(keyLength)) + keyLength
+        writer.tag(field, .lengthDelimited)
+        writer.varint(UInt64(keyField + 1 + ProtobufWriter.varintLength(UInt64(valueLength)) + valueLength))
+        writer.string(1, attribute.key)
+        writer.tag(2, .lengthDelimited)
+        writer.varint(UInt64(valueLength))
+        writeValue(&writer, attribute.value)
     }
 
     /// An `AnyValue`: string_value = 1, bool_value = 2, int_value = 3, array_value = 5 (`ArrayValue.values` = 1).
@@ -69,7 +91,7 @@ package enum OTLPEncoder {
         case .string(let text):
             writer.tag(1, .lengthDelimited)
             writer.varint(UInt64(text.utf8.count))
-            writer.bytes.append(contentsOf: text.utf8)
+            writer.append(text)
         case .bool(let flag):
             writer.tag(2, .varint)
             writer.varint(flag ? 1 : 0)

@@ -1,6 +1,7 @@
 /// The few protobuf wire-format pieces the OTLP export needs (<https://protobuf.dev/programming-guides/encoding/>):
 /// varints, fixed-width little-endian integers and length-delimited fields (strings, bytes, nested messages).
-/// Fields equal to their default (zero, empty) are left out, as proto3 does.
+/// Fields equal to their default (zero, empty) are left out, as proto3 does. Everything, nested messages included,
+/// is written into the one byte array: a nested message's length is patched in once its fields are written.
 package struct ProtobufWriter {
     package internal(set) var bytes: [UInt8] = []
 
@@ -23,6 +24,17 @@ package struct ProtobufWriter {
         bytes.append(UInt8(value))
     }
 
+    /// How many bytes ``varint(_:)`` writes for `value`.
+    static func varintLength(_ value: UInt64) -> Int {
+        (64 - value.leadingZeroBitCount + 6) / 7 + (value == 0 ? 1 : 0)
+    }
+
+    /// The UTF-8 bytes of `text`, copied at once from its storage.
+    mutating func append(_ text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes.append(contentsOf: text.utf8) }
+    }
+
     mutating func tag(_ field: Int, _ type: WireType) {
         varint(UInt64(field) << 3 | UInt64(type.rawValue))
     }
@@ -43,14 +55,14 @@ package struct ProtobufWriter {
     package mutating func fixed64(_ field: Int, _ value: UInt64) {
         guard value != 0 else { return }
         tag(field, .fixed64)
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// A fixed32 field; skipped when zero.
     package mutating func fixed32(_ field: Int, _ value: UInt32) {
         guard value != 0 else { return }
         tag(field, .fixed32)
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// A double field (fixed64 of its bits); skipped when zero.
@@ -68,15 +80,28 @@ package struct ProtobufWriter {
 
     /// A string field (UTF-8); skipped when empty.
     package mutating func string(_ field: Int, _ value: String) {
-        data(field, Array(value.utf8))
+        let count = value.utf8.count
+        guard count > 0 else { return }
+        tag(field, .lengthDelimited)
+        varint(UInt64(count))
+        append(value)
     }
 
     /// A nested message field, written even when empty (a present but empty message differs from an absent one).
+    /// `build` writes the message's fields into this writer after a one-byte length, which is then set, or widened
+    /// to the varint the length needs (the fields move up by the extra bytes).
     package mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
-        var nested = ProtobufWriter()
-        build(&nested)
         tag(field, .lengthDelimited)
-        varint(UInt64(nested.bytes.count))
-        bytes.append(contentsOf: nested.bytes)
+        let lengthAt = bytes.count
+        bytes.append(0)
+        build(&self)
+        let length = bytes.count - lengthAt - 1
+        if length < 0x80 {
+            bytes[lengthAt] = UInt8(length)
+        } else {
+            var prefix = ProtobufWriter()
+            prefix.varint(UInt64(length))
+            bytes.replaceSubrange(lengthAt...lengthAt, with: prefix.bytes)
+        }
     }
 }

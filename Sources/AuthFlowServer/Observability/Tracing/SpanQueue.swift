@@ -7,6 +7,7 @@ package final class SpanQueue: Sendable {
     package let capacity: Int
     private let spans: Mutex<[SpanRecord]>
     private let droppedCount = Atomic<UInt64>(0)
+    private let refusing = Atomic<Bool>(false)
 
     package init(capacity: Int = 2048) {
         self.capacity = max(1, capacity)
@@ -23,6 +24,21 @@ package final class SpanQueue: Sendable {
         }
         if !added { droppedCount.add(1, ordering: .relaxed) }
         return added
+    }
+
+    /// Whether a span finishing now finds room (and the exporter is not backing off, ``refuse(_:)``); when not, it
+    /// counts as dropped at once, so that its caller builds nothing it would drop anyway. (One admitted may still
+    /// be dropped by ``push(_:)`` when others filled the queue in between.)
+    package func admitting() -> Bool {
+        let room = !refusing.load(ordering: .relaxed) && spans.withLock { $0.count < capacity }
+        if !room { droppedCount.add(1, ordering: .relaxed) }
+        return room
+    }
+
+    /// Makes ``admitting()`` refuse every span (`true`), while the exporter backs off from a collector that is
+    /// down, or admit them again (`false`).
+    package func refuse(_ refused: Bool) {
+        refusing.store(refused, ordering: .relaxed)
     }
 
     /// Takes up to `limit` of the oldest spans (none when the queue is empty).

@@ -37,21 +37,35 @@ package final class TraceExporter: Sendable {
     package var failedSpans: UInt64 { counts.failedSpans.load(ordering: .relaxed) }
 
     /// Exports what waits, a batch at a time, until the queue is empty (or `maximumBatches` were sent); returns
-    /// the number of exports attempted. Tests call it directly; ``run(interval:)`` calls it on every tick.
+    /// the number of exports attempted. Tests call it directly; ``run(interval:)`` exports the same way.
     @discardableResult
     package func exportPending(maximumBatches: Int = .max, timeout: Double? = nil) async -> Int {
+        await exportBatches(maximumBatches: maximumBatches, timeout: timeout, stoppingAtFailure: false).attempts
+    }
+
+    /// ``exportPending(maximumBatches:timeout:)``, stopping at the first failed export when `stoppingAtFailure`;
+    /// the exports attempted and whether one failed.
+    private func exportBatches(
+        maximumBatches: Int, timeout: Double?, stoppingAtFailure: Bool
+    ) async -> (attempts: Int, failed: Bool) {
         var attempts = 0
+        var failed = false
         while attempts < maximumBatches {
             let batch = queue.take(upTo: Self.batchSize)
             guard !batch.isEmpty else { break }
             attempts += 1
-            await export(batch, timeout: timeout)
+            if await !export(batch, timeout: timeout) {
+                failed = true
+                if stoppingAtFailure { break }
+            }
         }
-        return attempts
+        return (attempts, failed)
     }
 
-    /// Sends one batch within `timeout` seconds (the settings' by default); counts the outcome.
-    package func export(_ batch: [SpanRecord], timeout: Double? = nil) async {
+    /// Sends one batch within `timeout` seconds (the settings' by default); counts the outcome and returns whether
+    /// the collector accepted it.
+    @discardableResult
+    package func export(_ batch: [SpanRecord], timeout: Double? = nil) async -> Bool {
         var request = HTTPClientRequest(
             method: "POST", url: settings.endpoint, headers: ["Content-Type": "application/x-protobuf"],
             body: OTLPEncoder.encode(batch, serviceName: settings.serviceName, version: version))
@@ -69,14 +83,29 @@ package final class TraceExporter: Sendable {
             counts.failedExports.add(1, ordering: .relaxed)
             counts.failedSpans.add(UInt64(batch.count), ordering: .relaxed)
         }
+        return accepted
     }
 
     /// Exports what waits every `interval` seconds until the task is cancelled (``Tracer/shutdown()`` then
-    /// exports what is left from its own task).
+    /// exports what is left from its own task). When an export fails, the round stops and the pause before the
+    /// next one doubles, up to ``maximumBackOff`` seconds, until an export succeeds. While it backs off, the queue
+    /// refuses spans (they are dropped and counted without being built) but for the last `interval` of the pause,
+    /// whose spans the next export tries.
     package func run(interval: Double) async {
+        var pause = interval
         while !Task.isCancelled {
-            await exportPending()
+            let failed = await exportBatches(maximumBatches: .max, timeout: nil, stoppingAtFailure: true).failed
+            pause = failed ? min(pause * 2, max(interval, Self.maximumBackOff)) : interval
+            if pause > interval {
+                queue.refuse(true)
+                try? await Task.sleep(for: .milliseconds(Int((pause - interval) * 1000)))
+                queue.refuse(false)
+            }
             try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
         }
     }
+
+    /// The longest pause between exports while they fail, in seconds (the OpenTelemetry exporters' longest
+    /// retry interval).
+    package static let maximumBackOff: Double = 30
 }
