@@ -6,14 +6,14 @@ import Synchronization
 
 /// The server's OpenTelemetry tracer (`server.tracing`, docs/tracing.md): one SERVER span per request, a CLIENT
 /// span per provider call (``TracingHTTPClient``), the sign-in's steps as events. Finished spans go to a bounded
-/// ``SpanQueue`` that a ``TraceExporter`` drains on a task of its own. Ids come from ``SpanIDs``, seeded from the
-/// injected randomness; times from the injected clock.
+/// ``SpanQueue`` that a ``TraceExporter`` drains on a task of its own. Ids come from the injected randomness (through a
+/// buffer), times from the injected clock.
 package final class Tracer: Sendable {
     package let settings: TracingSettings
     package let queue: SpanQueue
     package let exporter: TraceExporter
     let clock: any WallClock
-    let ids: SpanIDs
+    let random: BufferedRandom
     private let endpointNames = Mutex<[String: EndpointName]>([:])
     /// `url.scheme`, `server.address` and `server.port` of the public URL, worked out once (``describe(_:publicURL:)``).
     private let publicURLAttributes = Mutex<[SpanAttribute]>([])
@@ -33,7 +33,7 @@ package final class Tracer: Sendable {
     ) {
         self.settings = settings
         self.clock = clock
-        self.ids = SpanIDs(seed: random.bytes(8))
+        self.random = BufferedRandom(source: random)
         self.queue = SpanQueue(capacity: queueCapacity ?? settings.queueSize)
         self.exporter = TraceExporter(settings: settings, queue: queue, httpClient: httpClient, version: version)
     }
@@ -126,11 +126,19 @@ package final class Tracer: Sendable {
         queue.push(span.finished(end: Self.nanoseconds(clock.now()), status: status, adding: attributes))
     }
 
-    /// 16 bytes, never all zero.
-    func traceID() -> [UInt8] { ids.bytes(words: 2) }
+    /// 16 random bytes, never all zero. Ids come from the secure source, not a faster predictable generator:
+    /// a trace id leaves the server in `traceparent`, and ids that follow from one another would tell whoever
+    /// sees one how many requests came between and let them name other requests' traces.
+    func traceID() -> [UInt8] { nonZero(16) }
 
-    /// 8 bytes, never all zero.
-    func spanID() -> [UInt8] { ids.bytes(words: 1) }
+    /// 8 random bytes, never all zero.
+    func spanID() -> [UInt8] { nonZero(8) }
+
+    private func nonZero(_ count: Int) -> [UInt8] {
+        var bytes = random.bytes(count)
+        if bytes.allSatisfy({ $0 == 0 }) { bytes[count - 1] = 1 }
+        return bytes
+    }
 
     /// `date` as nanoseconds since the Unix epoch (0 before it).
     static func nanoseconds(_ date: Date) -> UInt64 {
