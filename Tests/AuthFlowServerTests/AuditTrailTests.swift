@@ -399,3 +399,129 @@ struct AuditTrailWriterTests {
         Foundation.close(reader)
     }
 }
+
+/// How a line is built and when it reaches the writer: a request's events go out together as whole lines in the
+/// order they were recorded, whatever other requests do meanwhile; closing the trail writes everything queued; a
+/// line is the schema's JSON object with its names sorted, its time as Foundation's RFC 3339 format gives it.
+@Suite("Audit trail batches and lines")
+struct AuditTrailBatchTests {
+    /// Records `count` events inside a request of its own (the way `respond(to:route:with:)` does), then answers it.
+    static func request(_ id: String, on trail: AuditTrail, events count: Int) async {
+        let batch = AuditTrail.Batch(trail: trail)
+        let context = RequestContext(
+            requestID: id, route: "/auth/{provider}/callback", provider: "google", clientAddress: "192.0.2.1",
+            auditBatch: batch)
+        await RequestContext.$current.withValue(context) {
+            for index in 0..<count {
+                trail.record(AuditEvent(.adminAction, actor: .admin, details: ["action": .string("\(id)-\(index)")]))
+                await Task.yield()
+            }
+        }
+        batch.finish()
+    }
+
+    @Test func concurrentRequestsWriteTheirEventsAsWholeLinesTogetherAndInOrder() async throws {
+        let file = try AuditTrailTests.AuditFile()
+        defer { file.remove() }
+        await withTaskGroup(of: Void.self) { group in
+            for request in 0..<40 {
+                group.addTask { await Self.request("request-\(request)", on: file.trail, events: 5) }
+            }
+        }
+        // Closing writes what is queued before it returns: no waiting for the writer.
+        file.trail.close()
+        let text = String(decoding: FileManager.default.contents(atPath: file.path) ?? Data(), as: UTF8.self)
+        #expect(text.hasSuffix("\n"))
+        let events = try file.events()
+        #expect(events.count == 200)
+        var seen: [String] = []
+        for (offset, event) in events.enumerated() {
+            let id = try #require(event["request_id"]?.stringValue)
+            let position = offset % 5
+            // Each request's five lines follow one another, first to last.
+            #expect(event["action"]?.stringValue == "\(id)-\(position)")
+            if position > 0 { #expect(events[offset - 1]["request_id"]?.stringValue == id) }
+            if position == 0 { seen.append(id) }
+            #expect(event["client_address"]?.stringValue == "192.0.2.1")
+        }
+        #expect(Set(seen).count == 40)
+        #expect(file.trail.dropped == 0)
+    }
+
+    @Test func anEventAfterItsRequestIsQueuedAtOnceAndNothingIsQueuedAfterClose() async throws {
+        let file = try AuditTrailTests.AuditFile()
+        defer { file.remove() }
+        let batch = AuditTrail.Batch(trail: file.trail)
+        let context = RequestContext(requestID: "late", route: "/", provider: nil, auditBatch: batch)
+        RequestContext.$current.withValue(context) {
+            file.trail.record(AuditEvent(.adminAction, actor: .admin, details: ["action": .string("first")]))
+        }
+        batch.finish()
+        // A task that outlived its request still has the request's context: its event goes to the queue itself.
+        RequestContext.$current.withValue(context) {
+            file.trail.record(AuditEvent(.adminAction, actor: .admin, details: ["action": .string("second")]))
+        }
+        let unanswered = AuditTrail.Batch(trail: file.trail)
+        RequestContext.$current.withValue(
+            RequestContext(requestID: "cut", route: "/", provider: nil, auditBatch: unanswered)
+        ) {
+            file.trail.record(AuditEvent(.adminAction, actor: .admin, details: ["action": .string("third")]))
+        }
+        file.trail.close()
+        // A request answered after the trail closed (the server stops once requests are answered) is dropped and
+        // counted.
+        unanswered.finish()
+        #expect(try file.events().map { $0["action"]?.stringValue } == ["first", "second"])
+        #expect(try file.events().map { $0["request_id"]?.stringValue } == ["late", "late"])
+        #expect(file.trail.dropped == 1)
+    }
+
+    /// The line written member by member is the JSON object of the schema: the fixed fields, then the details,
+    /// names in UTF-8 order, a detail named like a fixed field left out.
+    @Test func aLineIsTheSchemasObjectWithSortedNames() throws {
+        let time = Date(timeIntervalSince1970: 1_796_607_000.123)
+        let events = [
+            AuditEvent(
+                .adminAction, actor: .admin, details: ["action": .string("users.delete"), "sessions": .integer(3)]),
+            AuditEvent.signedIn(UserID(rawValue: "u_1"), provider: "google", intent: "login", session: "cookie"),
+            AuditEvent(.signInRefused, outcome: .failure, code: "state_mismatch", provider: "x"),
+            AuditEvent(.accountDeleted, details: ["code": .string("hidden"), "zone": .string("a\"b\n"), "aa": .null]),
+            AuditEvent(.identityUnlinked, details: ["identities": .integer(1), "purpose": .string("é ☃")]),
+        ]
+        for (index, event) in events.enumerated() {
+            let requestID: String? = index.isMultiple(of: 2) ? "req-\(index)" : nil
+            let line = event.line(time: time, requestID: requestID, clientAddress: index == 1 ? nil : "203.0.113.7")
+            var object = event.details
+            object["version"] = .integer(1)
+            object["time"] = .string(AuditEvent.timestamp(time))
+            object["event"] = .string(event.kind.rawValue)
+            object["outcome"] = .string(event.outcome.rawValue)
+            object["code"] = event.code.map { .string($0) } ?? .null
+            object["request_id"] = requestID.map { .string($0) } ?? .null
+            object["client_address"] = index == 1 ? .null : .string("203.0.113.7")
+            object["user_id"] = event.userID.map { .string($0) } ?? .null
+            object["provider"] = event.provider.map { .string($0) } ?? .null
+            object["actor"] = event.actor.map { .string($0.rawValue) } ?? .null
+            #expect(line == JSONValue.object(object).serializedBytes() + [0x0A])
+        }
+    }
+
+    @Test func timestampsAreFoundationsRFC3339WithMilliseconds() {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var dates = [
+            "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "2000-02-29T12:00:00.500Z",
+            "1900-03-01T00:00:00.001Z", "2100-02-28T23:59:59.999Z", "2026-12-07T01:30:00.123Z",
+            "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
+        ].compactMap { try? style.parse($0) }
+        #expect(dates.count == 8)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let seconds = Double(state >> 11) / Double(1 << 53) * 6e9 - 2e9
+            dates.append(Date(timeIntervalSinceReferenceDate: seconds))
+        }
+        for date in dates {
+            #expect(AuditEvent.timestamp(date) == date.formatted(style), "\(date.timeIntervalSinceReferenceDate)")
+        }
+    }
+}

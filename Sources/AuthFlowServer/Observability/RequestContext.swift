@@ -12,6 +12,9 @@ struct RequestContext: Sendable {
     /// The client's address (``HTTPServerRequest/remoteAddress``), for the audit trail; never written to the
     /// request log line.
     var clientAddress: String? = nil
+    /// The request's audit events, gathered while it runs and queued together when it is answered; `nil` without
+    /// an audit trail.
+    var auditBatch: AuditTrail.Batch? = nil
 
     /// Adds the fields every line of the request carries: `request_id`, and `route` and `provider` unless the
     /// event set them.

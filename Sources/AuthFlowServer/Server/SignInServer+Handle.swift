@@ -39,7 +39,8 @@ extension SignInServer {
         with page: (HTTPServerRequest) async throws(ServerError) -> HTTPServerResponse
     ) async -> HTTPServerResponse {
         let started = context.clock.now()
-        let scope = context.requestLog.context(of: request, segments: segments, route: route)
+        var scope = context.requestLog.context(of: request, segments: segments, route: route)
+        scope.auditBatch = context.options.audit.map { AuditTrail.Batch(trail: $0) }
         let span = context.tracer?.startServerSpan(request, route: scope.route, at: started)
         return await RequestContext.$current.withValue(scope) {
             await ActiveSpan.$current.withValue(span) {
@@ -52,6 +53,8 @@ extension SignInServer {
                     response = ResponseFactory.error(error, accept: request.headers["Accept"])
                     if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
                 }
+                // The request's audit events go to the writer together, before the answer does.
+                scope.auditBatch?.finish()
                 complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
                 endSpan(span, of: request, context: scope, status: response.status, failure: failure)
                 return response
