@@ -88,3 +88,35 @@ private struct PKeyTemplate: @unchecked Sendable {
         pointer = parameters
     }
 }
+
+extension PKey {
+    /// The members of an EC key pair, read in one `EVP_PKEY_get_params`: the public point encoded once (one field
+    /// inversion, where `x` and `y` read apart take one each) and `d` into a buffer of its own size
+    /// (`EVP_PKEY_get_bn_param` writes every number into a 2,048-byte buffer and reads it back); `nil` when the key
+    /// is not a pair on `curve`.
+    func ecKeyPair(curve: ECCurve) -> (x: [UInt8], y: [UInt8], d: [UInt8])? {
+        let size = curve.coordinateLength
+        var point = [UInt8](repeating: 0, count: 1 + 2 * size)
+        var secret = [UInt8](repeating: 0, count: size)
+        let read = point.withUnsafeMutableBufferPointer { point in
+            secret.withUnsafeMutableBufferPointer { secret -> Bool in
+                var parameters: [OSSL_PARAM] = [
+                    OSSL_PARAM_construct_octet_string(af_param_pub_key(), point.baseAddress, point.count),
+                    OSSL_PARAM_construct_BN(af_param_priv_key(), secret.baseAddress, secret.count),
+                    OSSL_PARAM_construct_end(),
+                ]
+                guard EVP_PKEY_get_params(pointer, &parameters) == 1 else { return false }
+                return parameters[0].return_size == point.count && parameters[1].return_size <= secret.count
+            }
+        }
+        guard read, point[0] == 0x04 else {
+            ERR_clear_error()
+            return nil
+        }
+        // OSSL_PARAM big numbers are in the machine's byte order; JWK members are big-endian.
+        #if _endian(little)
+            secret.reverse()
+        #endif
+        return (Array(point[1...size]), Array(point[(size + 1)...]), secret)
+    }
+}
