@@ -78,17 +78,15 @@ struct LoginRoutes: SessionUsing {
         let (returnTo, stepUp) = try parameters(of: request)
         if intent == .register, !options.signup { throw Self.signupDisabled }
         guard let flowCookie else { throw Self.noFlowCookieKey }
-        let start: SignInStart
-        do throws(SignInError) {
-            start = try signIn.beginAtOnce(
+        let start = try Result { () throws(SignInError) in
+            try signIn.beginAtOnce(
                 provider: name, returnTo: returnTo, intent: intent, browserBinding: signIn.newBrowserBinding(),
                 stepUp: stepUp)
-        } catch {
-            throw ServerError(error)
-        }
+        }.mapError(ServerError.init).get()
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
-        let held = flowCookie.held(in: request)
-        return redirect(to: start, provider: name, intent: intent, setting: setCookie, held: held, in: flowCookie)
+        return redirect(
+            to: start, provider: name, intent: intent, setting: setCookie, held: flowCookie.held(in: request),
+            in: flowCookie)
     }
 
     /// The validated `return_to` and step-up (`max_age`, `acr_values`) of a start.

@@ -43,17 +43,11 @@ extension SignInServer {
         let span = context.tracer?.startServerSpan(request, route: scope.route, at: started)
         return await RequestContext.$current.withValue(scope) {
             await ActiveSpan.$current.withValue(span) {
-                var response: HTTPServerResponse
-                var failure: ServerError?
-                do throws(ServerError) {
-                    response = try await page(request)
-                } catch {
-                    failure = error
-                    response = Self.errorResponse(error, to: request)
+                let outcome: Result<HTTPServerResponse, ServerError>
+                do throws(ServerError) { outcome = .success(try await page(request)) } catch {
+                    outcome = .failure(error)
                 }
-                complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
-                endSpan(span, of: request, context: scope, status: response.status, failure: failure)
-                return response
+                return answer(outcome, to: request, segments: segments, context: scope, span: span, started: started)
             }
         }
     }
@@ -69,26 +63,31 @@ extension SignInServer {
         let span = context.tracer?.startServerSpan(request, route: scope.route, at: started)
         return RequestContext.$current.withValue(scope) {
             ActiveSpan.$current.withValue(span) {
-                var response: HTTPServerResponse
-                var failure: ServerError?
-                do throws(ServerError) {
-                    response = try page(request)
-                } catch {
-                    failure = error
-                    response = Self.errorResponse(error, to: request)
-                }
-                complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
-                endSpan(span, of: request, context: scope, status: response.status, failure: failure)
-                return response
+                let outcome = Result { () throws(ServerError) in try page(request) }
+                return answer(outcome, to: request, segments: segments, context: scope, span: span, started: started)
             }
         }
     }
 
-    /// The server's answer to a thrown `error`: JSON, or HTML when the client prefers it, with `Retry-After` when
-    /// the error names a wait.
-    private static func errorResponse(_ error: ServerError, to request: HTTPServerRequest) -> HTTPServerResponse {
-        var response = ResponseFactory.error(error, accept: request.headers["Accept"])
-        if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+    /// The answer to `request` once its page ran: the page's response, or for a thrown error the server's error
+    /// response (JSON, or HTML when the client prefers it, with `Retry-After` when the error names a wait), then
+    /// what every answer gets (``complete(_:of:segments:context:failure:started:)``) and the span ended.
+    private func answer(
+        _ outcome: Result<HTTPServerResponse, ServerError>, to request: HTTPServerRequest, segments: [String],
+        context scope: RequestContext, span: ActiveSpan?, started: Date
+    ) -> HTTPServerResponse {
+        var response: HTTPServerResponse
+        var failure: ServerError?
+        switch outcome {
+        case .success(let page):
+            response = page
+        case .failure(let error):
+            failure = error
+            response = ResponseFactory.error(error, accept: request.headers["Accept"])
+            if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+        }
+        complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
+        endSpan(span, of: request, context: scope, status: response.status, failure: failure)
         return response
     }
 
