@@ -35,6 +35,10 @@ public final class SignInService: Sendable {
         package var keepsTraces: Bool
         /// The handler the listener runs, given the server.
         package var handler: @Sendable (SignInServer) -> HTTPHandler
+        /// Whether `handler` is the server's own (``SignInServer/handle(_:)``), so a sign-in start that waits for
+        /// nothing is answered on the listener's polling thread (``SignInServer/answerAtOnce(_:)``); a handler in
+        /// front of the server sees every start.
+        package var answersStartsAtOnce: Bool
         /// What the mode started (read back by the mode's module).
         package var started: (any Sendable)?
         /// Stops what the mode started; run by ``SignInService/stop()`` and when the start fails.
@@ -42,16 +46,18 @@ public final class SignInService: Sendable {
 
         /// `authflow serve`: the configured stores, no traces, the server's own handler.
         package static let normal = Mode(
-            storeSettings: nil, keepsTraces: false, handler: { $0.handle }, started: nil, stop: {})
+            storeSettings: nil, keepsTraces: false, handler: { $0.handle }, answersStartsAtOnce: true, started: nil,
+            stop: {})
 
         package init(
             storeSettings: StoreSettings?, keepsTraces: Bool,
-            handler: @escaping @Sendable (SignInServer) -> HTTPHandler,
+            handler: @escaping @Sendable (SignInServer) -> HTTPHandler, answersStartsAtOnce: Bool = false,
             started: (any Sendable)?, stop: @escaping @Sendable () async -> Void
         ) {
             self.storeSettings = storeSettings
             self.keepsTraces = keepsTraces
             self.handler = handler
+            self.answersStartsAtOnce = answersStartsAtOnce
             self.started = started
             self.stop = stop
         }
@@ -133,7 +139,8 @@ public final class SignInService: Sendable {
                 metrics = try startMetrics(server, on: metricsListen, blockingThreads: blockingThreads)
             }
             let (http, listenURL) = try startListener(
-                server, configuration: configuration, handler: mode.handler(server), blockingThreads: blockingThreads)
+                server, configuration: configuration, handler: mode.handler(server),
+                startsAtOnce: mode.answersStartsAtOnce, blockingThreads: blockingThreads)
             return SignInService(
                 server: server, http: http, metrics: metrics, listenURL: listenURL, publicURL: options.publicURL,
                 mode: mode, blockingThreads: blockingThreads, audit: audit, tracer: tracer)
@@ -159,9 +166,10 @@ public final class SignInService: Sendable {
         return (listener, "http://\(ListenAddress(host: listen.host, port: port))")
     }
 
-    /// Starts the public listener on `server.listen` with the connection limits, running `handler`.
+    /// Starts the public listener on `server.listen` with the connection limits, running `handler`; with
+    /// `startsAtOnce`, the sign-in starts that wait for nothing are answered without it.
     private static func startListener(
-        _ server: SignInServer, configuration: Configuration, handler: @escaping HTTPHandler,
+        _ server: SignInServer, configuration: Configuration, handler: @escaping HTTPHandler, startsAtOnce: Bool,
         blockingThreads: BlockingThreads
     ) throws -> (HTTPServer, String) {
         let listen = configuration.server?.listen ?? ListenAddress(host: "127.0.0.1", port: 8080)
@@ -176,8 +184,8 @@ public final class SignInService: Sendable {
         // once from the session cache. Each route's body limit is known from its method and path, before the body
         // is read.
         let http = HTTPServer(
-            configuration: httpConfiguration, immediate: server.handleAtOnce, routePolicy: server.routePolicy,
-            blockingThreads: blockingThreads, handler: handler)
+            configuration: httpConfiguration, immediate: startsAtOnce ? server.answerAtOnce : server.handleAtOnce,
+            routePolicy: server.routePolicy, blockingThreads: blockingThreads, handler: handler)
         let port = try http.start()
         let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
         return (http, "http://\(host):\(port)")

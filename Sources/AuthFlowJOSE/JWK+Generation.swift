@@ -2,10 +2,11 @@ extension JWK {
     /// A fresh P-256 key pair (ES256).
     /// - Throws: `JOSEError` `.cryptoFailure` if OpenSSL cannot generate it.
     public static func generateP256(keyID: String? = nil) throws(JOSEError) -> JWK {
-        guard let key = PKey.generateEC(.p256) else {
+        guard let key = PKey.generateEC(.p256), let (x, y, d) = key.ecKeyPair(curve: .p256) else {
             throw JOSEError(.cryptoFailure, "expected OpenSSL to generate a P-256 key, it failed")
         }
-        return try JWK(pkey: key, keyID: keyID)
+        // OpenSSL's own key pair: kept as generated, not rebuilt from its members and checked again.
+        return JWK(generated: key, material: .ec(curve: .p256, x: x, y: y, d: d), keyID: keyID)
     }
 
     /// A fresh RSA key pair of `bits` bits (at least 2048).

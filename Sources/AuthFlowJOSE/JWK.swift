@@ -3,7 +3,8 @@
 /// Every initializer validates the key and refuses weak or inconsistent ones (RSA below 2048
 /// bits, even exponents or `e = 1`, ROCA moduli, points not on their curve, private halves that
 /// do not match the public half, HMAC keys shorter than their hash, `alg`/`kty`/`crv` that
-/// disagree). The OpenSSL key is built once, here, and reused by every signature operation.
+/// disagree); a key generated here is OpenSSL's own pair, consistent by construction, and kept as generated. The
+/// OpenSSL key is built once, here, and reused by every signature operation.
 ///
 /// `description` never shows key material.
 public struct JWK: Sendable, Hashable, CustomStringConvertible {
@@ -34,6 +35,20 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
         }
         self.pkey = try material.makeKey(keyID: keyID)
         self.material = material
+    }
+
+    /// A key pair OpenSSL has just generated, with `material` read from it. The key is kept as generated: it is
+    /// neither rebuilt from `material` nor checked again, since a generated pair is consistent by construction
+    /// (the point on the curve, the private part matching it); the checks of ``init(material:keyID:algorithm:use:keyOperations:)``
+    /// are for keys from outside, and cost P-256 about six times its generation.
+    init(generated pkey: PKey, material: KeyMaterial, keyID: String?) {
+        self.keyType = material.keyType
+        self.keyID = keyID
+        self.algorithm = nil
+        self.use = nil
+        self.keyOperations = nil
+        self.material = material
+        self.pkey = pkey
     }
 
     private init(copying key: JWK, material: KeyMaterial, pkey: PKey?) {

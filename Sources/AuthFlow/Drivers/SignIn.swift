@@ -94,11 +94,9 @@ public final class SignIn: Sendable {
         var flow = OAuthFlow(provider: provider, options: options)
         let now = clock.now()
         let redirect: OAuthFlow.AuthorizationRedirect
-        var secrets = FlowSecrets.generate(random: random)
-        secrets.dpopKey = try Self.dpopKey(for: provider)
         switch try flow.begin(
-            returnTo: returnTo, intent: intent, browserBinding: browserBinding, secrets: secrets, now: now,
-            stepUp: stepUp)
+            returnTo: returnTo, intent: intent, browserBinding: browserBinding, secrets: try secrets(for: provider),
+            now: now, stepUp: stepUp)
         {
         case .redirect(let value):
             redirect = value
@@ -110,6 +108,38 @@ public final class SignIn: Sendable {
         return SignInStart(
             redirectURL: redirect.url, record: redirect.record, expiresAt: now.addingTimeInterval(redirect.ttl),
             trace: flow.trace)
+    }
+
+    /// Whether ``begin(provider:returnTo:intent:browserBinding:stepUp:)`` of provider `name` needs no round trip
+    /// (no pushed authorization request), so ``beginAtOnce(provider:returnTo:intent:browserBinding:stepUp:)`` can
+    /// start it; `false` for an unknown provider.
+    package func beginsAtOnce(provider name: String) -> Bool {
+        guard let provider = providers[name] else { return false }
+        return provider.pushedAuthorizationEndpoint == nil
+    }
+
+    /// ``begin(provider:returnTo:intent:browserBinding:stepUp:)`` without waiting, for a provider that
+    /// ``beginsAtOnce(provider:)``: the same start and the same errors.
+    /// - Throws: ``SignInError`` as `begin` does; `invalid_request` for a provider with `par` in effect.
+    package func beginAtOnce(
+        provider name: String, returnTo: String?, intent: SignInIntent, browserBinding: String, stepUp: StepUp?
+    ) throws(SignInError) -> SignInStart {
+        guard let provider = providers[name] else { throw Self.unknownProvider(name) }
+        var flow = OAuthFlow(provider: provider, options: options)
+        let now = clock.now()
+        let redirect = try flow.start(
+            returnTo: returnTo, intent: intent, browserBinding: browserBinding, secrets: try secrets(for: provider),
+            now: now, stepUp: stepUp)
+        return SignInStart(
+            redirectURL: redirect.url, record: redirect.record, expiresAt: now.addingTimeInterval(redirect.ttl),
+            trace: flow.trace)
+    }
+
+    /// A start's fresh secrets: state, nonce, PKCE verifier and, with DPoP, the sign-in's key.
+    private func secrets(for provider: ResolvedProvider) throws(SignInError) -> FlowSecrets {
+        var secrets = FlowSecrets.generate(random: random)
+        secrets.dpopKey = try Self.dpopKey(for: provider)
+        return secrets
     }
 
     /// Completes a sign-in from the provider's callback.

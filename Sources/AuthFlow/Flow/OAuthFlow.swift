@@ -87,13 +87,15 @@ package struct OAuthFlow: Sendable {
     ///     while the browser holds a flow cookie); only its SHA-256 digest goes into the record.
     ///   - secrets: fresh random state, nonce and PKCE verifier.
     ///   - now: the current time.
+    ///   - stepUp: the `max_age` and `acr_values` to ask for, if any.
     /// - Returns: the redirect.
     /// - Throws: ``SignInError`` with `invalid_request` when the binding or a secret is empty, the provider
     ///   has no authorization endpoint, or `par` is in effect for it (the pushed authorization request is a
     ///   provider round trip, which ``SignIn`` performs).
     /// - Precondition: the flow is new.
     package mutating func start(
-        returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date
+        returnTo: String?, intent: SignInIntent, browserBinding: String, secrets: FlowSecrets, now: Date,
+        stepUp: StepUp? = nil
     ) throws(SignInError) -> AuthorizationRedirect {
         guard provider.pushedAuthorizationEndpoint == nil else {
             guard case .idle = state else { unexpected("start") }
@@ -105,7 +107,9 @@ package struct OAuthFlow: Sendable {
                         + "(begin the sign-in through SignIn, which pushes the request)"),
                 now: now)
         }
-        switch try begin(returnTo: returnTo, intent: intent, browserBinding: browserBinding, secrets: secrets, now: now)
+        switch try begin(
+            returnTo: returnTo, intent: intent, browserBinding: browserBinding, secrets: secrets, now: now,
+            stepUp: stepUp)
         {
         case .redirect(let redirect): return redirect
         case .pushAuthorizationRequest: unexpected("start")
@@ -205,7 +209,7 @@ package struct OAuthFlow: Sendable {
         // Searched in place: a handful of names, not worth hashing into a set on every start.
         let taken = parameters.count
         let configured = provider.settings.authorizationParameters
-        for extra in provider.plugin.authorizationParameters(for: provider)
+        for extra in provider.about.authorizationParameters
         where !parameters[..<taken].contains(where: { $0.0 == extra.0 }) && configured[extra.0] == nil {
             parameters.append(extra)
         }

@@ -45,10 +45,6 @@ extension ProviderPlugin {
 
     package var nativeSignIn: NativeSignInDescription? { about.nativeSignIn }
 
-    package func authorizationParameters(for provider: ResolvedProvider) -> [(String, String)] {
-        about.authorizationParameters
-    }
-
     package func clientAuthentication(capabilities: Set<Capability>) -> ClientAuthentication {
         tokenEndpoint.method(capabilities: capabilities)
     }

@@ -28,7 +28,7 @@ extension ResolvedProvider {
     /// `dpop: false`; `dpop: auto` without an advertised algorithm AuthFlow signs with. ES256 unless the provider
     /// advertises only EdDSA.
     package var dpopAlgorithm: JWSAlgorithm? {
-        let advertised = plugin.dpopSigningAlgorithms
+        let advertised = about.dpopSigningAlgorithms
         switch settings.dpop {
         case .off: return nil
         case .on: return advertised.flatMap(Self.dpopAlgorithm(advertised:)) ?? .es256

@@ -74,7 +74,7 @@ extension ResolvedProvider {
     /// Whether the authorization request travels as a signed request object (RFC 9101): `request_object:
     /// signed`, or a provider that demands one (resolution makes sure `client_auth` is `private_key_jwt`).
     package var signsRequestObject: Bool {
-        settings.requestObject == .signed || plugin.requiresSignedRequestObject
+        settings.requestObject == .signed || about.requiresSignedRequestObject
     }
 
     /// Where a sign-in pushes its authorization request (RFC 9126) before the redirect; `nil` when `par` is

@@ -32,6 +32,12 @@ public struct ResolvedProvider: Sendable {
     package let redirectURI: String
     /// How the client authenticates at the token endpoint.
     package let clientAuthentication: ClientAuthentication
+    /// The plugin's description, read once here: a plugin builds it anew at every `about`, and a sign-in start
+    /// asked for it five times (about 40,000 instructions of a start's 255,000, building and freeing it).
+    private let described: PluginDescription
+
+    /// The plugin's description (``ProviderPlugin/about``) as it was when the provider was resolved.
+    package var about: ProviderDescription { described.about }
 
     /// The client ids of the provider's native apps (`native_clients`); empty when native sign-in is off.
     package var nativeClients: [String] { settings.nativeClients }
@@ -48,7 +54,7 @@ public struct ResolvedProvider: Sendable {
             capabilities: capabilities, clientID: clientID,
             audiences: [clientID] + audiences.filter { $0 != clientID }, endpoints: endpoints,
             scopes: scopes, issuer: issuer, acceptedIssuers: acceptedIssuers, redirectURI: redirectURI,
-            clientAuthentication: clientAuthentication)
+            clientAuthentication: clientAuthentication, described: described)
     }
 
     /// The `type:` value.
@@ -58,10 +64,15 @@ public struct ResolvedProvider: Sendable {
     public func isEnabled(_ capability: Capability) -> Bool { capabilities.contains(capability) }
 
     /// OpenID Connect when `oidc` is on, plain OAuth 2.0 otherwise.
-    package var signInProtocol: SignInProtocol { plugin.about.ownProtocol ?? (isEnabled(.oidc) ? .oidc : .oauth2) }
+    package var signInProtocol: SignInProtocol {
+        described.about.ownProtocol ?? (isEnabled(.oidc) ? .oidc : .oauth2)
+    }
 
     /// Whether the provider signs in through OAuth (a login, a callback, tokens), not on routes of its own.
-    package var usesOAuth: Bool { plugin.about.ownProtocol == nil }
+    package var usesOAuth: Bool { described.about.ownProtocol == nil }
+
+    /// Whether the plugin keeps Apple's first-login name (``ProviderDescription/keepsUnverifiedProfile``).
+    package var keepsUnverifiedProfile: Bool { described.about.keepsUnverifiedProfile }
 
     /// Where the identity comes from: the id_token with `oidc`, the userinfo endpoint otherwise.
     package var identitySource: IdentitySource {
@@ -96,7 +107,8 @@ public struct ResolvedProvider: Sendable {
         name: String, plugin: any ProviderPlugin, settings: ProviderSettings,
         capabilitySupport: [Capability: CapabilitySupport], capabilities: Set<Capability>, clientID: String,
         audiences: [String], endpoints: ProviderEndpoints, scopes: [String], issuer: String?,
-        acceptedIssuers: Set<String>, redirectURI: String, clientAuthentication: ClientAuthentication
+        acceptedIssuers: Set<String>, redirectURI: String, clientAuthentication: ClientAuthentication,
+        described: PluginDescription? = nil
     ) {
         self.name = name
         self.plugin = plugin
@@ -111,5 +123,13 @@ public struct ResolvedProvider: Sendable {
         self.acceptedIssuers = acceptedIssuers
         self.redirectURI = redirectURI
         self.clientAuthentication = clientAuthentication
+        self.described = described ?? PluginDescription(plugin.about)
     }
+}
+
+/// A plugin's description, read once and shared by the copies of its ``ResolvedProvider``.
+final class PluginDescription: Sendable {
+    let about: ProviderDescription
+
+    init(_ about: ProviderDescription) { self.about = about }
 }

@@ -114,8 +114,9 @@ final class PKey: @unchecked Sendable {
         return PKey(owning: key)
     }
 
+    /// A fresh EC key pair, from ``ECKeyGenerator``'s pooled contexts.
     static func generateEC(_ curve: ECCurve) -> PKey? {
-        generate(type: "EC") { EVP_PKEY_CTX_set_group_name($0, curve.rawValue) }
+        ECKeyGenerator.generate(curve)
     }
 
     static func generateRSA(bits: Int) -> PKey? {

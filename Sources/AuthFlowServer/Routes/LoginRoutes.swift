@@ -33,8 +33,7 @@ struct LoginRoutes: SessionUsing {
     {
         try providers.require(name)
         try await rateLimiter.check(request, kind: .start)
-        let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
-        let stepUp = try RequestParameters.stepUpParameters(request)
+        let (returnTo, stepUp) = try parameters(of: request)
         if intent == .link {
             _ = try await requireSession(request)
         } else if intent == .register, !options.signup {
@@ -52,11 +51,55 @@ struct LoginRoutes: SessionUsing {
         let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
         // The browser's flow cookies are read from their names once, for the carry and the evictions.
         let held = flowCookie.held(in: request)
-        if providers[name]?.plugin.keepsUnverifiedProfile == true,
+        if providers[name]?.keepsUnverifiedProfile == true,
             let earlier = flowCookie.newestRecord(in: request, held: held.examined, provider: name)
         {
             await carryPendingProfile(from: earlier, to: start.record)
         }
+        return redirect(to: start, provider: name, intent: intent, setting: setCookie, held: held, in: flowCookie)
+    }
+
+    /// Whether ``beginSignInAtOnce(_:provider:intent:)`` answers a start of provider `name` with `intent`: one
+    /// that waits for nothing. Not a `link` (it reads the session from the store), not a provider that keeps
+    /// Apple's first-login name (carried in the pending-profile store), not one with a pushed authorization request
+    /// (a provider round trip), and only while the rate limit is decided in memory.
+    func beginsAtOnce(provider name: String, intent: SignInIntent) -> Bool {
+        guard intent != .link, let provider = providers[name], !provider.keepsUnverifiedProfile else { return false }
+        return signIn.beginsAtOnce(provider: name) && rateLimiter.decidesAtOnce
+    }
+
+    /// ``beginSignIn(_:provider:intent:)`` without waiting, for a start that ``beginsAtOnce(provider:intent:)``:
+    /// the same checks in the same order, the same response and the same errors.
+    func beginSignInAtOnce(_ request: HTTPServerRequest, provider name: String, intent: SignInIntent)
+        throws(ServerError) -> HTTPServerResponse
+    {
+        try providers.require(name)
+        try rateLimiter.checkAtOnce(request, kind: .start)
+        let (returnTo, stepUp) = try parameters(of: request)
+        if intent == .register, !options.signup { throw Self.signupDisabled }
+        guard let flowCookie else { throw Self.noFlowCookieKey }
+        let start = try Result { () throws(SignInError) in
+            try signIn.beginAtOnce(
+                provider: name, returnTo: returnTo, intent: intent, browserBinding: signIn.newBrowserBinding(),
+                stepUp: stepUp)
+        }.mapError(ServerError.init).get()
+        let setCookie = try flowCookie.setCookie(for: start.record, lifetime: options.flow.flowTTL)
+        return redirect(
+            to: start, provider: name, intent: intent, setting: setCookie, held: flowCookie.held(in: request),
+            in: flowCookie)
+    }
+
+    /// The validated `return_to` and step-up (`max_age`, `acr_values`) of a start.
+    private func parameters(of request: HTTPServerRequest) throws(ServerError) -> (String?, StepUp?) {
+        let returnTo = try returnToPolicy.validate(try RequestParameters.returnToParameter(request))
+        return (returnTo, try RequestParameters.stepUpParameters(request))
+    }
+
+    /// The start's redirect (302) to the provider, clearing the browser's oldest flow cookies and setting its own.
+    private func redirect(
+        to start: SignInStart, provider name: String, intent: SignInIntent, setting setCookie: String,
+        held: (examined: [FlowCookies.Held], others: [String]), in flowCookie: ServerFlowCookies
+    ) -> HTTPServerResponse {
         if options.keepsTraces { traces.rememberStart(state: start.state, trace: start.trace) }
         ActiveSpan.recordFlow(start.trace)
         // The event's metadata is only built when debug events are written (not by default).

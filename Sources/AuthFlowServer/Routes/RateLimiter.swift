@@ -27,16 +27,53 @@ struct RateLimiter: Sendable {
     func check(_ request: HTTPServerRequest, kind: RateLimitKind) async throws(ServerError) {
         guard let limits = rules else { return }
         let rule = kind == .start ? limits.starts : limits.callbacks
-        let client =
-            request.remoteAddress.isEmpty
-            ? "unknown" : IPNetwork.clientKey(request.remoteAddress, ipv6Prefix: ipv6Prefix)
         let decision: RateLimitDecision
         do throws(StoreError) {
             decision = try await stores.rateLimits.consume(
-                key: "\(kind.rawValue):\(client)", capacity: rule.burst, refillPerSecond: rule.perMinute / 60)
+                key: key(request, kind: kind), capacity: rule.burst, refillPerSecond: rule.perMinute / 60)
         } catch {
             throw ServerError(error, while: "check the rate limit")
         }
+        try enforce(decision, rule: rule, kind: kind)
+    }
+
+    /// Whether ``checkAtOnce(_:kind:)`` decides: rate limiting is off, or the buckets are in this process's memory
+    /// (a shared store is a round trip).
+    var decidesAtOnce: Bool { rules == nil || stores.rateLimits is InMemoryRateLimitStore }
+
+    /// ``check(_:kind:)`` without waiting, the same decision from the same buckets, when ``decidesAtOnce``.
+    ///
+    /// - Throws: as `check`; `store_unavailable` (503) when the buckets are not in memory after all.
+    func checkAtOnce(_ request: HTTPServerRequest, kind: RateLimitKind) throws(ServerError) {
+        guard let limits = rules else { return }
+        guard let buckets = stores.rateLimits as? InMemoryRateLimitStore else {
+            throw ServerError(
+                .storeUnavailable, "expected the rate limits in memory to decide at once, found a shared store",
+                status: 503)
+        }
+        let rule = kind == .start ? limits.starts : limits.callbacks
+        let decision: RateLimitDecision
+        do throws(StoreError) {
+            decision = try buckets.consume(
+                key: key(request, kind: kind), capacity: rule.burst, refillPerSecond: rule.perMinute / 60)
+        } catch {
+            throw ServerError(error, while: "check the rate limit")
+        }
+        try enforce(decision, rule: rule, kind: kind)
+    }
+
+    /// The bucket of `request`'s client address for `kind`.
+    private func key(_ request: HTTPServerRequest, kind: RateLimitKind) -> String {
+        let client =
+            request.remoteAddress.isEmpty
+            ? "unknown" : IPNetwork.clientKey(request.remoteAddress, ipv6Prefix: ipv6Prefix)
+        return "\(kind.rawValue):\(client)"
+    }
+
+    /// `rate_limited` (429) when `decision` took no token.
+    private func enforce(_ decision: RateLimitDecision, rule: RateLimitSettings.Rule, kind: RateLimitKind)
+        throws(ServerError)
+    {
         guard decision.allowed else {
             let wait = max(1, Int(decision.retryAfter.rounded(.up)))
             logger.log(.warning, "rate limited", metadata: ["kind": kind.rawValue])

@@ -99,21 +99,23 @@ extension HTTPServer {
     /// gets 413 unread); the app's other paths take the configuration's `maxBodyBytes`. A `GET /auth/check`
     /// whose session the session cache holds is answered right on the server's polling thread, with no task
     /// (the answer, log line and metrics are the ones ``SignInServer/handle(_:)`` gives), which makes that
-    /// request, the one nginx `auth_request` sends for every request it proxies, about 40 % cheaper.
+    /// request, the one nginx `auth_request` sends for every request it proxies, about 40 % cheaper. Without
+    /// `handler`, a sign-in start that needs no store and no provider round trip is answered there too.
     public convenience init(configuration: Configuration = .init(), signIn: SignInServer, handler: HTTPHandler? = nil) {
         let otherwise = configuration.maxBodyBytes
         let routePolicy: HTTPRoutePolicyProvider
         let answer: HTTPHandler
+        let immediate: HTTPImmediateHandler
         if let handler {
             routePolicy = { method, path in signIn.mountedRoutePolicy(method: method, path: path, otherwise: otherwise)
             }
             answer = handler
+            immediate = { request in signIn.handleAtOnce(request) }
         } else {
             routePolicy = { method, path in signIn.routePolicy(method: method, path: path) }
             answer = { request in await signIn.handle(request) }
+            immediate = { request in signIn.answerAtOnce(request) }
         }
-        self.init(
-            configuration: configuration, immediate: { request in signIn.handleAtOnce(request) },
-            routePolicy: routePolicy, handler: answer)
+        self.init(configuration: configuration, immediate: immediate, routePolicy: routePolicy, handler: answer)
     }
 }

@@ -44,22 +44,54 @@ extension SignInServer {
         let span = context.tracer?.startServerSpan(request, route: scope.route, at: started)
         return await RequestContext.$current.withValue(scope) {
             await ActiveSpan.$current.withValue(span) {
-                var response: HTTPServerResponse
-                var failure: ServerError?
-                do throws(ServerError) {
-                    response = try await page(request)
-                } catch {
-                    failure = error
-                    response = ResponseFactory.error(error, accept: request.headers["Accept"])
-                    if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+                let outcome: Result<HTTPServerResponse, ServerError>
+                do throws(ServerError) { outcome = .success(try await page(request)) } catch {
+                    outcome = .failure(error)
                 }
-                // The request's audit events go to the writer together, before the answer does.
-                scope.auditBatch?.finish()
-                complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
-                endSpan(span, of: request, context: scope, status: response.status, failure: failure)
-                return response
+                return answer(outcome, to: request, segments: segments, context: scope, span: span, started: started)
             }
         }
+    }
+
+    /// ``respond(to:segments:route:with:)`` for a page that answers without waiting, right on the caller's thread:
+    /// the same request context, span, error response, headers, log line and metrics.
+    private func respondAtOnce(
+        to request: HTTPServerRequest, segments: [String],
+        with page: (HTTPServerRequest) throws(ServerError) -> HTTPServerResponse
+    ) -> HTTPServerResponse {
+        let started = context.clock.now()
+        let scope = context.requestLog.context(of: request, segments: segments)
+        let span = context.tracer?.startServerSpan(request, route: scope.route, at: started, droppingEarly: true)
+        return RequestContext.$current.withValue(scope) {
+            ActiveSpan.$current.withValue(span) {
+                let outcome = Result { () throws(ServerError) in try page(request) }
+                return answer(outcome, to: request, segments: segments, context: scope, span: span, started: started)
+            }
+        }
+    }
+
+    /// The answer to `request` once its page ran: the page's response, or for a thrown error the server's error
+    /// response (JSON, or HTML when the client prefers it, with `Retry-After` when the error names a wait), then
+    /// what every answer gets (``complete(_:of:segments:context:failure:started:)``) and the span ended.
+    private func answer(
+        _ outcome: Result<HTTPServerResponse, ServerError>, to request: HTTPServerRequest, segments: [String],
+        context scope: RequestContext, span: ActiveSpan?, started: Date
+    ) -> HTTPServerResponse {
+        var response: HTTPServerResponse
+        var failure: ServerError?
+        switch outcome {
+        case .success(let page):
+            response = page
+        case .failure(let error):
+            failure = error
+            response = ResponseFactory.error(error, accept: request.headers["Accept"])
+            if let retryAfter = error.retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+        }
+        // The request's audit events go to the writer together, before the answer does.
+        scope.auditBatch?.finish()
+        complete(&response, of: request, segments: segments, context: scope, failure: failure, started: started)
+        endSpan(span, of: request, context: scope, status: response.status, failure: failure)
+        return response
     }
 
     /// What every answer gets once its route finished, in ``respond(to:segments:with:)`` and
@@ -80,8 +112,8 @@ extension SignInServer {
     /// session the session cache holds (``SignInServer/Options/sessionCacheLifetime``). Returns `nil` for any
     /// other request, which ``handle(_:)`` then answers. The answer, its headers, log line and metrics are
     /// those ``handle(_:)`` gives; `HTTPServer(configuration:signIn:handler:)` passes it to the server as its
-    /// immediate handler, so the server's most frequent request (nginx `auth_request` asks on every request it
-    /// proxies) needs no task.
+    /// immediate handler (within ``answerAtOnce(_:)`` without an app handler), so the server's most frequent
+    /// request (nginx `auth_request` asks on every request it proxies) needs no task.
     package func handleAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         // A bearer is looked up (and refused beside a cookie) by `handle`.
         guard request.method == "GET" || request.method == "HEAD", request.path == context.routePrefix.checkPath,
@@ -101,6 +133,31 @@ extension SignInServer {
             complete(&response, of: request, segments: segments, context: scope, failure: nil, started: started)
             endSpan(span, of: request, context: scope, status: response.status, failure: nil)
             return response
+        }
+    }
+
+    /// ``handleAtOnce(_:)``, and also a sign-in start that waits for nothing (``startAtOnce(_:)``): the immediate
+    /// handler of a server that ``handle(_:)`` answers alone, with no app handler in front of it.
+    package func answerAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        handleAtOnce(request) ?? startAtOnce(request)
+    }
+
+    /// Answers a sign-in start (`GET` or `HEAD` of `/auth/{provider}/login` or `/register`) at once, without a
+    /// task, when it waits for nothing: no store (the flow lives in the sealed flow cookie; the rate limit is
+    /// decided in memory or off) and no provider round trip (``LoginRoutes/beginsAtOnce(provider:intent:)``).
+    /// Returns `nil` for any other request, which ``handle(_:)`` then answers. The answer, its headers, log line
+    /// and metrics are those ``handle(_:)`` gives.
+    package func startAtOnce(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard request.method == "GET" || request.method == "HEAD" else { return nil }
+        let segments = context.routePrefix.routed(Self.segments(of: request.path))
+        guard let route = routeName(segments), route == .login || route == .register else { return nil }
+        let provider = segments[1]
+        let intent = SignInIntent(rawValue: segments[2]) ?? .login
+        let login = context.routes.login
+        guard login.beginsAtOnce(provider: provider, intent: intent) else { return nil }
+        return respondAtOnce(to: request, segments: segments) { request throws(ServerError) in
+            try admit(request, route: route, method: "GET")
+            return try login.beginSignInAtOnce(request, provider: provider, intent: intent)
         }
     }
 
