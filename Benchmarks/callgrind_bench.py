@@ -20,6 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import requests
+
 from benchlib import (CLIENT_CORE, Browser, Processes, authflow_config, config_accepted, free_port, log,
                       start_sandbox, wait_http, write_result)
 
@@ -63,6 +65,35 @@ def top_functions(path: Path, count: int) -> list[dict]:
     return rows
 
 
+def floor_checks(processes: Processes, floor: str, preload: str | None, checks: int, top: int,
+                 keep: Path | None) -> tuple[int, list[dict]]:
+    """`GET /auth/check` on the HTTP layer alone (Sources/HTTPFloor: a fixed 202 from the immediate handler, the
+    path a cached check takes), under callgrind as the server: instructions per request and the top functions.
+    The same client sends both (its usual headers, without a session cookie here), so the difference is the
+    check's own work."""
+    out = processes.directory / "cg-floor"
+    out.mkdir()
+    port = free_port()
+    child = processes.start(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out.%p", floor, str(port)],
+        "callgrind-floor", core=None, env={**os.environ, "LD_PRELOAD": preload} if preload else None)
+    url = f"http://127.0.0.1:{port}/auth/check"
+    wait_http(url, child, limit=300)
+    session = requests.Session()
+    for _ in range(20):
+        session.get(url, timeout=60)
+    log(f"callgrind: {checks} /auth/check on http-floor")
+    subprocess.run(["callgrind_control", "-z", str(child.pid)], check=True, capture_output=True, timeout=120)
+    for _ in range(checks):
+        answer = session.get(url, timeout=60)
+        if answer.status_code != 202:
+            raise RuntimeError(f"http-floor /auth/check: expected 202, found {answer.status_code}")
+    dumped = dump(child.pid, out, "floor")
+    if keep:
+        (keep / dumped.name).write_bytes(dumped.read_bytes())
+    return totals(dumped) // checks, top_functions(dumped, top)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--authflow", required=True, help="the authflow binary (release, with symbols)")
@@ -72,6 +103,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--preload", help="a shared object to preload into the server (see valgrind/sigsuspend_copy.c)")
     parser.add_argument("--keep", help="a directory to copy the callgrind dumps into (for callgrind_annotate)")
+    parser.add_argument("--floor", help="the HTTPFloor binary: also counts its /auth/check (the HTTP layer alone)")
     args = parser.parse_args()
 
     with Processes() as processes:
@@ -149,14 +181,22 @@ def main() -> None:
         check_top = top_functions(check_dump, args.top)
         login_top = top_functions(login_dump, args.top)
         login4_top = top_functions(login4_dump, args.top)
+        floor_ir, floor_top = None, []
+        if args.floor:
+            keep = Path(args.keep) if args.keep else None
+            floor_ir, floor_top = floor_checks(processes, args.floor, args.preload, args.checks, args.top, keep)
 
     print(f"{'operation':<14}{'instructions':>14}")
     print(f"{'sign-in':<14}{signin_ir:>14,}")
     print(f"{'/auth/check':<14}{check_ir:>14,}")
     print(f"{'sign-in start':<14}{login_ir:>14,}")
     print(f"{'start, 4 flow':<14}{login4_ir:>14,}  ({login4_ir / login_ir:.2f} x a fresh start; goal <= 2)")
+    if floor_ir is not None:
+        print(f"{'floor check':<14}{floor_ir:>14,}  (the check's own: {check_ir - floor_ir:,})")
     for label, top in (("sign-in", signin_top), ("/auth/check", check_top), ("sign-in start", login_top),
-                       ("sign-in start with four flow cookies", login4_top)):
+                       ("sign-in start with four flow cookies", login4_top), ("http-floor /auth/check", floor_top)):
+        if not top:
+            continue
         print(f"\nwhere {label} instructions go (self, all threads):")
         for row in top:
             print(f"{row['percent']:>6.2f}%  {row['function']}")
@@ -165,6 +205,8 @@ def main() -> None:
               "signin_top": signin_top,
               "check_top": check_top, "login_top": login_top,
               "login_flow4_top": login4_top}
+    if floor_ir is not None:
+        result |= {"floor_check_ir": floor_ir, "floor_check_top": floor_top}
     write_result("callgrind", result)
     print(json.dumps(result))
 

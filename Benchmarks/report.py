@@ -154,9 +154,14 @@ def markdown(jose, server, signin, callgrind) -> str:
             ratio = callgrind["login_flow4_ir"] / callgrind["login_ir"]
             lines.append(f"| one sign-in start from a browser holding four flow cookies | "
                          f"{callgrind['login_flow4_ir']:,} ({ratio:.2f} × a fresh start; goal ≤ 2) |")
+        if "floor_check_ir" in callgrind:
+            own = callgrind["check_ir"] - callgrind["floor_check_ir"]
+            lines.append(f"| one `/auth/check` on `http-floor` (the HTTP layer alone) | "
+                         f"{callgrind['floor_check_ir']:,} (the check's own: {own:,}) |")
         lines += [""]
         for label, key in (("sign-in", "signin_top"), ("/auth/check", "check_top"), ("sign-in start", "login_top"),
-                           ("sign-in start with four flow cookies", "login_flow4_top")):
+                           ("sign-in start with four flow cookies", "login_flow4_top"),
+                           ("/auth/check on http-floor", "floor_check_top")):
             if key not in callgrind:
                 continue
             lines += [f"Where a {label} goes (self instructions, all threads):", "", "```"]

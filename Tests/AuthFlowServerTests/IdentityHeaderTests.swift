@@ -129,4 +129,28 @@ struct IdentityHeaderTests {
             }
         }
     }
+
+    /// The cached answer is prepared once per cache entry: each request gets that answer field for field, in the
+    /// same order as the uncached one, with its own request id added once and nothing left from the last request.
+    @Test func theCachedAnswerIsTheUncachedOneFieldForField() async throws {
+        var settings = TestDeployment.Settings()
+        settings.sessionCacheLifetime = 600
+        try await TestDeployment.with(settings) { app in
+            let request = try await Self.forge(.name, with: "", number: 0, in: app)
+            let uncached = await app.server.handle(request)
+            let fields = { (response: HTTPServerResponse) in
+                response.headers.map { [$0.name, $0.name == "X-Request-Id" ? "" : $0.value] }
+            }
+            var ids: Set<String> = [try #require(uncached.headers["X-Request-Id"])]
+            for _ in 0..<3 {
+                let cached = try #require(app.server.handleAtOnce(request))
+                #expect(cached.status == uncached.status)
+                #expect(cached.body == uncached.body)
+                #expect(fields(cached) == fields(uncached))
+                #expect(cached.headers.values("X-Request-Id").count == 1)
+                ids.insert(try #require(cached.headers["X-Request-Id"]))
+            }
+            #expect(ids.count == 4)
+        }
+    }
 }

@@ -41,6 +41,19 @@ final class AuthCheck: Sendable {
         return try IdentityHeaders.response(for: session)
     }
 
+    /// ``answer(_:narrowing:stepUp:returnTo:browser:)`` for `session` asked without a query, with the headers every
+    /// response gets already in place (``ResponseFactory/secure(_:)``), or `nil` when it is no 202 (a refusal, an
+    /// identity no header can carry whole): what a session cache entry keeps, so the immediate path
+    /// (``SignInServer/handleAtOnce(_:)``) only adds the request's id. It depends on the session and
+    /// `server.access` alone, both fixed for the entry's life.
+    func preparedAnswer(_ session: CurrentSession) -> HTTPServerResponse? {
+        guard var response = try? answer(session, narrowing: nil) else { return nil }
+        // Room for the security headers and the request id, so neither regrows the fields.
+        response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
+        ResponseFactory.secure(&response)
+        return response
+    }
+
     /// Whether `session` satisfies `server.access` and, when given, the rules of the request's query.
     func allows(_ session: CurrentSession, narrowing: AccessRules?) -> Bool {
         let email = session.identity.emailVerified ? session.identity.email : nil

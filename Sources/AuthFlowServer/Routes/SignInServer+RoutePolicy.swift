@@ -16,9 +16,10 @@ extension SignInServer {
     /// it declares (capped by the notification limit, 64 KiB by default). A route with a body never starts on the
     /// polling thread, so parsing it never holds up other connections. A new route declares its limit here.
     package func routePolicy(method: String, path: String) -> HTTPRoutePolicy {
-        let segments = context.routePrefix.routed(Self.segments(of: path))
+        // Decided before the path is split: every `GET` (the checks a proxy sends among them) takes no body.
         let method = method == "HEAD" ? "GET" : method
         guard method != "GET" else { return Self.noBody }
+        let segments = context.routePrefix.routed(Self.segments(of: path))
         guard let route = routeName(segments) else { return Self.unrouted }
         if route == .providerEvent { return eventPolicy(method: method, segments: segments) }
         guard RouteTable.rule(for: route).methods.contains(method) else { return Self.unrouted }

@@ -58,13 +58,15 @@ final class ServerContext: Sendable {
             observer: observer, requestTimeout: AccountRoutes.revocationTimeout)
         self.traces = TraceLog()
         self.metrics = metrics
+        let check = AuthCheck(
+            access: options.access, clock: clock, loginBase: options.publicURL + options.pathPrefix)
+        self.check = check
         self.sessions = SessionService(
-            options: options, stores: stores, cookies: cookies, clock: clock, random: random, logger: scoped)
+            options: options, stores: stores, cookies: cookies, clock: clock, random: random, logger: scoped,
+            checkAnswer: { check.preparedAnswer($0) })
         self.routePrefix = RoutePrefix(options.pathPrefix)
         self.requestLog = RequestLog(
             providers: directory, random: random, clock: clock, metrics: metrics, logger: logger)
-        self.check = AuthCheck(
-            access: options.access, clock: clock, loginBase: options.publicURL + options.pathPrefix)
         let shared = ServerRoutes.Shared(
             options: options, providers: directory, stores: stores, clock: clock, random: random, logger: scoped,
             cookies: cookies, sessions: sessions, traces: traces, requestLog: requestLog, keySets: keySets,

@@ -97,13 +97,16 @@ extension SignInServer {
     /// What every answer gets once its route finished, in ``respond(to:segments:with:)`` and
     /// ``handleAtOnce(_:)`` alike: the security headers, `X-Request-Id`, and the request counted and logged.
     /// (A route that changes sessions had the session cache forget them already: ``SessionService/changing(_:)``.)
+    /// `secured`: the answer carries the security headers already (``AuthCheck/preparedAnswer(_:)``).
     private func complete(
         _ response: inout HTTPServerResponse, of request: HTTPServerRequest, segments: [String],
-        context: RequestContext, failure: ServerError?, started: Date
+        context: RequestContext, failure: ServerError?, started: Date, secured: Bool = false
     ) {
-        // Room for the security headers and the request id, so adding them does not regrow the fields.
-        response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
-        ResponseFactory.secure(&response)
+        if !secured {
+            // Room for the security headers and the request id, so adding them does not regrow the fields.
+            response.headers.reserveCapacity(response.headers.count + ResponseFactory.securityHeaders.count + 1)
+            ResponseFactory.secure(&response)
+        }
         response.headers[RequestID.header] = context.requestID
         self.context.requestLog.finish(context, status: response.status, failure: failure, started: started)
     }
@@ -121,16 +124,19 @@ extension SignInServer {
         else { return nil }
         let started = context.clock.now()
         // A duplicated cookie, an unknown or stale session, a query or a refusal is answered by `handle`, with
-        // its error; so is a user id or provider no header can carry whole.
-        guard request.query.isEmpty, let session = context.sessions.cachedCookieSession(request, now: started),
-            let answer = try? context.check.answer(session, narrowing: nil)
+        // its error; so is a user id or provider no header can carry whole. The answer was prepared once, with
+        // the security headers, when the session entered the cache (``AuthCheck/preparedAnswer(_:)``).
+        guard request.query.isEmpty, let entry = context.sessions.cachedCookieEntry(request, now: started),
+            let answer = entry.checkAnswer
         else { return nil }
         let segments = Self.checkSegments
         let scope = context.requestLog.context(of: request, segments: segments)
         let span = context.tracer?.startServerSpan(request, route: scope.route, at: started, droppingEarly: true)
         return RequestContext.$current.withValue(scope) {
             var response = answer
-            complete(&response, of: request, segments: segments, context: scope, failure: nil, started: started)
+            complete(
+                &response, of: request, segments: segments, context: scope, failure: nil, started: started,
+                secured: true)
             endSpan(span, of: request, context: scope, status: response.status, failure: nil)
             return response
         }

@@ -7,10 +7,11 @@ extension SessionCache {
     /// happened since.
     func store(_ session: CurrentSession, id: String, epoch: UInt64, now: Date) {
         guard isEnabled else { return }
+        let entry = entry(session, storedAt: now)
         state.withLock { state in
             guard state.epoch == epoch else { return }
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[id] = Entry(session: session, storedAt: now)
+            state.entries[id] = entry
         }
     }
 

@@ -1,9 +1,21 @@
+import AuthFlowHTTP
 import Foundation
 
 extension SessionCache {
-    struct Entry {
+    /// A session found valid, shared by the requests it answers (a reference: a lookup copies no session fields).
+    final class Entry: Sendable {
         let session: CurrentSession
         let storedAt: Date
+        /// `/auth/check`'s answer for this session asked without a query, made once when the entry is stored
+        /// (``SessionCache/prepare``); `nil` for a bearer session or one the check refuses, which the task path
+        /// answers.
+        let checkAnswer: HTTPServerResponse?
+
+        init(session: CurrentSession, storedAt: Date, checkAnswer: HTTPServerResponse?) {
+            self.session = session
+            self.storedAt = storedAt
+            self.checkAnswer = checkAnswer
+        }
     }
 
     /// A store read in flight for one session id, begun at `epoch`, and the requests waiting for it.

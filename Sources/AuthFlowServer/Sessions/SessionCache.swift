@@ -1,4 +1,5 @@
 import AuthFlow
+import AuthFlowHTTP
 import Foundation
 import Synchronization
 
@@ -32,10 +33,24 @@ final class SessionCache: Sendable {
     /// The most entries kept at once.
     let capacity: Int
     let state = Mutex(State())
+    /// What an entry of a cookie session prepares once for the requests it answers: `/auth/check`'s answer
+    /// (``AuthCheck/preparedAnswer(_:)``), so a cached check builds no identity headers.
+    let prepare: @Sendable (CurrentSession) -> HTTPServerResponse?
 
-    init(lifetime: Double, capacity: Int = 10_000) {
+    init(
+        lifetime: Double, capacity: Int = 10_000,
+        prepare: @escaping @Sendable (CurrentSession) -> HTTPServerResponse? = { _ in nil }
+    ) {
         self.lifetime = lifetime.isFinite ? max(0, lifetime) : 0
         self.capacity = max(1, capacity)
+        self.prepare = prepare
+    }
+
+    /// The entry for `session`, stored at `storedAt`, with what it prepares (made outside the lock).
+    func entry(_ session: CurrentSession, storedAt: Date) -> Entry {
+        Entry(
+            session: session, storedAt: storedAt,
+            checkAnswer: session.record.kind == .cookie ? prepare(session) : nil)
     }
 
     var isEnabled: Bool { lifetime > 0 }
@@ -48,15 +63,21 @@ final class SessionCache: Sendable {
     /// The session cached under `id`, when it is younger than the lifetime, not expired, and no change
     /// happened since it was read.
     func session(id: String, now: Date) -> CurrentSession? {
+        entry(id: id, now: now)?.session
+    }
+
+    /// The entry cached under `id` (its session and prepared answer), when it is younger than the lifetime, not
+    /// expired, and no change happened since it was read.
+    func entry(id: String, now: Date) -> Entry? {
         guard isEnabled else { return nil }
-        return state.withLock { state -> CurrentSession? in
+        return state.withLock { state -> Entry? in
             guard let entry = state.entries[id] else { return nil }
             let age = now.timeIntervalSince(entry.storedAt)
             guard age >= 0, age < lifetime, now < entry.session.record.expiresAt else {
                 state.entries[id] = nil
                 return nil
             }
-            return entry.session
+            return entry
         }
     }
 
@@ -120,6 +141,8 @@ final class SessionCache: Sendable {
             result = .failure(error)
         }
         let finished = now()
+        let entry: Entry? =
+            if case .success(let session?) = result { self.entry(session, storedAt: finished) } else { nil }
         let waiters = state.withLock { state -> (waiting: [Waiter], unchanged: Bool) in
             var waiting: [Waiter] = []
             if state.flights[id]?.token == token {
@@ -127,9 +150,9 @@ final class SessionCache: Sendable {
                 state.flights[id] = nil
             }
             let unchanged = state.epoch == epoch
-            if unchanged, case .success(let session?) = result {
+            if unchanged, let entry {
                 if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-                state.entries[id] = Entry(session: session, storedAt: finished)
+                state.entries[id] = entry
             }
             return (waiting, unchanged)
         }

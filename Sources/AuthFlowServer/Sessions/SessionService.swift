@@ -18,14 +18,17 @@ final class SessionService: Sendable {
     let random: BufferedRandom
     let logger: any ServerLogger
 
+    /// - Parameter checkAnswer: `/auth/check`'s answer for a session asked without a query, prepared once per
+    ///   cache entry (``SessionCache/prepare``).
     init(
         options: SignInServer.Options, stores: SignInServer.Stores, cookies: CookiePolicy, clock: any WallClock,
-        random: BufferedRandom, logger: any ServerLogger
+        random: BufferedRandom, logger: any ServerLogger,
+        checkAnswer: @escaping @Sendable (CurrentSession) -> HTTPServerResponse? = { _ in nil }
     ) {
         self.options = options
         self.sessions = stores.sessions
         self.accounts = stores.accounts
-        self.cache = SessionCache(lifetime: options.sessionCacheLifetime)
+        self.cache = SessionCache(lifetime: options.sessionCacheLifetime, prepare: checkAnswer)
         self.cookies = cookies
         self.clock = clock
         self.random = random
@@ -69,16 +72,16 @@ final class SessionService: Sendable {
         return session
     }
 
-    /// The session of `request`'s session cookie when the cache holds it and it may answer at `now` without the
-    /// stores or a task: a cookie session, neither idle nor due for its last use to be written. `nil` when
-    /// ``current(_:cached:)`` must decide: no cookie or a duplicated one, a session not cached, of the other kind
-    /// or no longer fresh.
-    func cachedCookieSession(_ request: HTTPServerRequest, now: Date) -> CurrentSession? {
-        guard let id = (try? cookieValue(request)) ?? nil, let session = cache.session(id: id, now: now),
+    /// The cache entry of `request`'s session cookie (its session and prepared check answer) when the cache holds
+    /// it and it may answer at `now` without the stores or a task: a cookie session, neither idle nor due for its
+    /// last use to be written. `nil` when ``current(_:cached:)`` must decide: no cookie or a duplicated one, a
+    /// session not cached, of the other kind or no longer fresh.
+    func cachedCookieEntry(_ request: HTTPServerRequest, now: Date) -> SessionCache.Entry? {
+        guard let id = (try? cookieValue(request)) ?? nil, let entry = cache.entry(id: id, now: now),
             // The cache holds both kinds: a session cookie opens only a cookie session, never a bearer one.
-            session.record.kind == .cookie, idleState(session.record, now: now) == .fresh
+            entry.session.record.kind == .cookie, idleState(entry.session.record, now: now) == .fresh
         else { return nil }
-        return session
+        return entry
     }
 
     /// The session of `request`.
