@@ -115,18 +115,31 @@ def authflow_binary() -> str:
         return _binary_path
 
 
+_handed_out: set[int] = set()
+_handed_out_lock = threading.Lock()
+
+
 def free_port() -> int:
     """A TCP port that was free on 127.0.0.1 a moment ago, chosen below the kernel's ephemeral range
     (32768-60999): the server under test binds port 0 for its sandbox listener, and the kernel hands
-    such ports out of the ephemeral range, so the sandbox can never take the port meant for the app."""
+    such ports out of the ephemeral range, so the sandbox can never take the port meant for the app.
+    A port is handed out once per run: a fixture that picks its ports before it starts what binds them
+    (nginx's, then the instances behind it) must not be given one of them again in between."""
     for _ in range(200):
         candidate = random.randrange(20000, 32000)
+        with _handed_out_lock:
+            if candidate in _handed_out:
+                continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
                 sock.bind(("127.0.0.1", candidate))
             except OSError:
                 continue
-            return candidate
+        with _handed_out_lock:
+            if candidate in _handed_out:
+                continue
+            _handed_out.add(candidate)
+        return candidate
     raise RuntimeError("no free port found in 20000-31999")
 
 
